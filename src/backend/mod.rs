@@ -1,0 +1,1 @@
+//! Device backends: adb (Android), simctl + AXe or idb (iOS Simulator).

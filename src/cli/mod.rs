@@ -1,0 +1,1 @@
+//! The thin command-line client: calls the server over HTTP only.

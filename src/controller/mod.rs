@@ -1,0 +1,1 @@
+//! DeviceController: target-device resolution, per-device state, serialised commands.

@@ -1,0 +1,171 @@
+//! The product's one error type: a typed [`ErrorCode`] plus a message, a hint for the caller
+//! and optional structured details. Every layer below the server returns [`Error`]; the server
+//! turns it into the JSON envelope of DESIGN.md, with the HTTP status taken from the single
+//! exhaustive table in [`ErrorCode::status`].
+
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+macro_rules! error_codes {
+    ($( $(#[doc = $doc:literal])* $variant:ident = ($name:literal, $status:literal, $retryable:literal), )*) => {
+        /// Machine-readable error codes. The string form is the API contract.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ToSchema)]
+        #[schema(rename_all = "SCREAMING_SNAKE_CASE")]
+        pub enum ErrorCode {
+            $( $(#[doc = $doc])* $variant, )*
+        }
+
+        impl ErrorCode {
+            /// Every code, in table order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),*];
+
+            /// The wire name, e.g. `"ELEMENT_NOT_FOUND"`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $name,)* }
+            }
+
+            /// The HTTP status of this code.
+            pub fn status(self) -> u16 {
+                match self { $(ErrorCode::$variant => $status,)* }
+            }
+
+            /// Whether the same request may succeed if simply tried again.
+            pub fn retryable(self) -> bool {
+                match self { $(ErrorCode::$variant => $retryable,)* }
+            }
+        }
+    };
+}
+
+// The one table of the product: code, wire name, HTTP status, retryable.
+error_codes! {
+    /// The request was malformed (bad JSON, wrong types, invalid values).
+    BadRequest = ("BAD_REQUEST", 400, false),
+    /// The request is well-formed but its values cannot be acted on.
+    ValidationFailed = ("VALIDATION_FAILED", 422, false),
+    /// No route matches the path.
+    RouteNotFound = ("ROUTE_NOT_FOUND", 404, false),
+    /// The route exists but not for this HTTP method.
+    MethodNotAllowed = ("METHOD_NOT_ALLOWED", 405, false),
+    /// The body is not `application/json`.
+    UnsupportedMediaType = ("UNSUPPORTED_MEDIA_TYPE", 415, false),
+    /// The body exceeds the size limit.
+    PayloadTooLarge = ("PAYLOAD_TOO_LARGE", 413, false),
+    /// A bearer token is required and missing or wrong.
+    Unauthorized = ("UNAUTHORIZED", 401, false),
+    /// The `Host` header is not a loopback name, the bound address or an allowed host.
+    ForbiddenHost = ("FORBIDDEN_HOST", 403, false),
+    /// No device matches (or none is connected).
+    NoDevice = ("NO_DEVICE", 404, false),
+    /// Several devices could be meant; the caller must choose one.
+    AmbiguousDevice = ("AMBIGUOUS_DEVICE", 409, false),
+    /// The device exists but is offline, unauthorized or gone mid-request.
+    DeviceOffline = ("DEVICE_OFFLINE", 409, true),
+    /// A required external tool is not installed.
+    ToolMissing = ("TOOL_MISSING", 503, false),
+    /// The operation does not exist on this platform or device kind.
+    UnsupportedOnPlatform = ("UNSUPPORTED_ON_PLATFORM", 501, false),
+    /// No element matches the target.
+    ElementNotFound = ("ELEMENT_NOT_FOUND", 404, true),
+    /// Several elements match the selector.
+    AmbiguousTarget = ("AMBIGUOUS_TARGET", 409, false),
+    /// The ref or snapshot id belongs to an older snapshot.
+    StaleReference = ("STALE_REFERENCE", 409, true),
+    /// The element exists but cannot be acted on (disabled, not editable…).
+    ElementNotInteractable = ("ELEMENT_NOT_INTERACTABLE", 422, false),
+    /// The element is covered (for example by the on-screen keyboard).
+    ElementObscured = ("ELEMENT_OBSCURED", 409, true),
+    /// A system alert blocks the screen.
+    AlertBlocking = ("ALERT_BLOCKING", 409, true),
+    /// An action was expected to change the screen and did not.
+    NavigationNoChange = ("NAVIGATION_NO_CHANGE", 409, true),
+    /// The text cannot be typed by any available method.
+    UnsupportedText = ("UNSUPPORTED_TEXT", 422, false),
+    /// The app, file or other named resource does not exist.
+    NotFound = ("NOT_FOUND", 404, false),
+    /// An external command or the device took too long.
+    Timeout = ("TIMEOUT", 504, true),
+    /// An external command failed; details carry its stderr.
+    CommandFailed = ("COMMAND_FAILED", 502, true),
+    /// A failure that fits no other code.
+    Unknown = ("UNKNOWN", 500, false),
+    /// Something failed inside mobilectl; details are logged, never returned.
+    Internal = ("INTERNAL", 500, false),
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// An error on its way to the caller.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{code:?}: {message}")]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+    pub hint: Option<String>,
+    pub details: Option<Value>,
+}
+
+/// Result alias used across the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            hint: None,
+            details: None,
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::BadRequest, message)
+    }
+
+    pub fn validation(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::ValidationFailed, message)
+    }
+
+    /// Something broke inside mobilectl. The message is logged by the server and replaced by a
+    /// generic one on the wire.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::Internal, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_are_unique_and_serialize_as_such() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(code.as_str()), "duplicate {}", code.as_str());
+            assert_eq!(serde_json::to_value(code).unwrap(), Value::String(code.as_str().into()));
+        }
+    }
+
+    #[test]
+    fn only_internal_failures_are_500() {
+        for code in ErrorCode::ALL {
+            let internal = matches!(code, ErrorCode::Internal | ErrorCode::Unknown);
+            assert_eq!(code.status() == 500, internal, "{code:?}");
+        }
+    }
+}

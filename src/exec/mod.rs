@@ -1,0 +1,372 @@
+//! The one runner through which every external command goes.
+//!
+//! A [`Command`] is an argument vector — never a host shell — with a timeout. The child runs in
+//! its own process group; on timeout, and when the future running it is dropped (a client hung
+//! up), the whole group is killed. Stdout and stderr are drained concurrently so a chatty child
+//! never blocks on a full pipe. Each run is a tracing span with the argv, duration and exit
+//! status.
+
+mod tools;
+
+pub use tools::{Tool, ToolInfo, Toolbox};
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tracing::Instrument;
+
+/// Default time limit of an external command.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An external command to run: program, arguments, optional stdin, timeout.
+#[derive(Debug, Clone)]
+pub struct Command {
+    program: PathBuf,
+    args: Vec<OsString>,
+    stdin: Option<Vec<u8>>,
+    envs: Vec<(OsString, OsString)>,
+    timeout: Duration,
+}
+
+/// What a finished command left behind.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// Exit code; `None` when the child was ended by a signal.
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub duration: Duration,
+}
+
+impl Output {
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+/// Why a command could not be run to completion.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("{program}: not found or not executable")]
+    NotFound { program: String },
+    #[error("`{argv}` did not finish within {}s and was killed", timeout.as_secs_f32())]
+    Timeout { argv: String, timeout: Duration },
+    #[error("`{argv}`: {source}")]
+    Io {
+        argv: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Command {
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        Command {
+            program: program.into(),
+            args: Vec::new(),
+            stdin: None,
+            envs: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.envs.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The argv as one printable line (for logs and error messages; never executed).
+    pub fn display(&self) -> String {
+        std::iter::once(self.program.as_os_str())
+            .chain(self.args.iter().map(|a| a.as_os_str()))
+            .map(|a| {
+                let a = a.to_string_lossy();
+                if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
+                    format!("{a:?}")
+                } else {
+                    a.into_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn tokio_command(&self) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(&self.program);
+        cmd.args(&self.args)
+            .envs(self.envs.iter().map(|(k, v)| (k, v)))
+            .stdin(if self.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        cmd
+    }
+
+    /// Runs the command to completion, or kills it when the timeout passes.
+    pub async fn run(&self) -> Result<Output, ExecError> {
+        let argv = self.display();
+        let span = tracing::debug_span!(
+            "exec",
+            argv = %argv,
+            duration_ms = tracing::field::Empty,
+            status = tracing::field::Empty
+        );
+        self.run_inner(argv).instrument(span).await
+    }
+
+    async fn run_inner(&self, argv: String) -> Result<Output, ExecError> {
+        let started = Instant::now();
+        let mut child = self.tokio_command().spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                ExecError::NotFound {
+                    program: self.program.display().to_string(),
+                }
+            }
+            _ => ExecError::Io {
+                argv: argv.clone(),
+                source: e,
+            },
+        })?;
+        let group = GroupGuard(child.id().map(|pid| pid as i32));
+
+        let stdin_task = match (child.stdin.take(), self.stdin.clone()) {
+            (Some(mut pipe), Some(bytes)) => Some(tokio::spawn(async move {
+                // A child that exits without reading its stdin is not an error of ours.
+                let _ = pipe.write_all(&bytes).await;
+                let _ = pipe.shutdown().await;
+            })),
+            _ => None,
+        };
+        let mut stdout = child.stdout.take();
+        let mut stderr = child.stderr.take();
+        let drain = async {
+            let mut out = Vec::new();
+            let mut err = Vec::new();
+            let read_out = async {
+                if let Some(s) = stdout.as_mut() {
+                    s.read_to_end(&mut out).await?;
+                }
+                Ok::<_, std::io::Error>(())
+            };
+            let read_err = async {
+                if let Some(s) = stderr.as_mut() {
+                    s.read_to_end(&mut err).await?;
+                }
+                Ok::<_, std::io::Error>(())
+            };
+            let (a, b) = tokio::join!(read_out, read_err);
+            a.and(b)?;
+            let status = child.wait().await?;
+            Ok::<_, std::io::Error>((status, out, err))
+        };
+
+        let result = tokio::time::timeout(self.timeout, drain).await;
+        if let Some(task) = stdin_task {
+            task.abort();
+        }
+        let span = tracing::Span::current();
+        let elapsed = started.elapsed();
+        span.record("duration_ms", elapsed.as_millis() as u64);
+        match result {
+            Err(_) => {
+                span.record("status", "timeout");
+                tracing::warn!(argv = %argv, "command timed out after {:?}; killed", self.timeout);
+                drop(group); // kills the whole process group
+                Err(ExecError::Timeout {
+                    argv,
+                    timeout: self.timeout,
+                })
+            }
+            Ok(Err(source)) => Err(ExecError::Io { argv, source }),
+            Ok(Ok((status, stdout, stderr))) => {
+                span.record("status", status.code().unwrap_or(-1));
+                tracing::debug!(status = ?status.code(), ms = elapsed.as_millis() as u64, "exec done");
+                // The leader exited; still end any helper it left behind in its group.
+                drop(group);
+                Ok(Output {
+                    code: status.code(),
+                    stdout,
+                    stderr,
+                    duration: elapsed,
+                })
+            }
+        }
+    }
+
+    /// Starts the command detached from us (its own session, no pipes to us) and returns its
+    /// pid. Used for long-lived processes: an emulator, a background server.
+    pub fn spawn_detached(&self, log: Option<std::fs::File>) -> Result<u32, ExecError> {
+        let argv = self.display();
+        let mut cmd = std::process::Command::new(&self.program);
+        cmd.args(&self.args)
+            .envs(self.envs.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null());
+        match log {
+            Some(file) => {
+                let err = file.try_clone().map_err(|source| ExecError::Io {
+                    argv: argv.clone(),
+                    source,
+                })?;
+                cmd.stdout(file).stderr(err);
+            }
+            None => {
+                cmd.stdout(Stdio::null()).stderr(Stdio::null());
+            }
+        }
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+        tracing::info!(argv = %argv, "spawning detached");
+        let child = cmd.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                ExecError::NotFound {
+                    program: self.program.display().to_string(),
+                }
+            }
+            _ => ExecError::Io { argv, source: e },
+        })?;
+        Ok(child.id())
+    }
+}
+
+/// Kills a process group when dropped (after timeout, or when the caller's future is dropped).
+struct GroupGuard(Option<i32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            // SAFETY: kill(2) with a negative pid signals the process group we created for the
+            // child (process_group(0) makes its pid the group id); it has no memory effects.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn captures_stdout_stderr_and_code() {
+        let out = Command::new("sh")
+            .args(["-c", "echo out; echo err >&2; exit 3"])
+            .run()
+            .await
+            .unwrap();
+        assert_eq!(out.stdout_text(), "out\n");
+        assert_eq!(out.stderr_text(), "err\n");
+        assert_eq!(out.code, Some(3));
+    }
+
+    #[tokio::test]
+    async fn arguments_are_not_interpreted_by_a_shell() {
+        let out = Command::new("echo")
+            .arg("a;b$(id) `x` | y")
+            .run()
+            .await
+            .unwrap();
+        assert_eq!(out.stdout_text(), "a;b$(id) `x` | y\n");
+    }
+
+    #[tokio::test]
+    async fn passes_stdin() {
+        let out = Command::new("cat").stdin("hello").run().await.unwrap();
+        assert_eq!(out.stdout, b"hello");
+    }
+
+    #[tokio::test]
+    async fn large_outputs_on_both_pipes_do_not_deadlock() {
+        let out = Command::new("sh")
+            .args([
+                "-c",
+                "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2",
+            ])
+            .run()
+            .await
+            .unwrap();
+        assert_eq!(out.stdout.len(), 300_000);
+        assert_eq!(out.stderr.len(), 300_000);
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+        let err = Command::new("sh")
+            .args(["-c", &script])
+            .timeout(Duration::from_millis(300))
+            .run()
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ExecError::Timeout { .. }), "{err}");
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // The grandchild `sleep` must be gone: SIGKILL is delivered asynchronously, so wait
+        // (bounded) for it to die or become a zombie awaiting its reaper.
+        let dead = |pid: i32| {
+            (unsafe { libc::kill(pid, 0) }) != 0
+                || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .map(|s| s.contains(") Z"))
+                    .unwrap_or(true)
+        };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !dead(pid) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(dead(pid), "grandchild {pid} survived the timeout");
+    }
+
+    #[tokio::test]
+    async fn missing_program_is_not_found() {
+        let err = Command::new("/nonexistent/mobilectl-tool")
+            .run()
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ExecError::NotFound { .. }));
+    }
+}

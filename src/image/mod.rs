@@ -1,0 +1,1 @@
+//! Screenshot decoding, scaling, encoding and annotation.

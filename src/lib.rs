@@ -1,0 +1,25 @@
+//! mobilectl: a local HTTP server (and thin CLI) that lets AI agents, test scripts and people
+//! inspect and drive phones — iOS Simulators, Android devices and emulators.
+//!
+//! The layers, top to bottom (see DESIGN.md):
+//! - [`server`]: axum router, one error envelope, security middleware, OpenAPI.
+//! - [`controller`]: target-device resolution, per-device state and serialisation.
+//! - [`backend`]: adb (Android), simctl + AXe/idb (iOS Simulator).
+//! - [`exec`]: the one runner through which every external command goes.
+//! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
+//! - [`image`]: screenshot scaling, encoding, annotation.
+//! - [`virtual_device`]: an adb-speaking virtual Android device for tests and `serve --demo`.
+//! - [`cli`]: the thin client that calls the server over HTTP.
+
+pub mod backend;
+pub mod cli;
+pub mod controller;
+pub mod error;
+pub mod exec;
+pub mod image;
+pub mod server;
+pub mod ui;
+pub mod virtual_device;
+
+/// Version of the HTTP API contract; clients refuse a server with another one.
+pub const API_PROTOCOL_VERSION: u32 = 1;

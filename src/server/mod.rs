@@ -1,0 +1,1 @@
+//! HTTP layer: router, error envelope, security middleware, OpenAPI assembly.

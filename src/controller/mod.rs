@@ -1,1 +1,288 @@
-//! DeviceController: target-device resolution, per-device state, serialised commands.
+//! DeviceController: the one object routes talk to. It lists devices across platforms, resolves
+//! the target device of every request (DESIGN.md's rule), remembers the active device, and
+//! dispatches device operations to the right backend.
+
+mod resolve;
+
+pub use resolve::resolve_target;
+
+use std::sync::RwLock;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::ToSchema;
+
+use crate::backend::android::AdbBackend;
+use crate::backend::ios::SimctlBackend;
+use crate::backend::{Device, DeviceKind, DeviceState, Platform, PlatformStatus};
+use crate::error::{Error, ErrorCode, Result};
+use crate::exec::Toolbox;
+
+/// Settings the controller needs from the server's configuration.
+#[derive(Debug, Clone, Default)]
+pub struct ControllerConfig {
+    pub tools: Toolbox,
+    /// Port of the adb server to use (`adb -P`), when not adb's default.
+    pub adb_server_port: Option<u16>,
+}
+
+/// Which platforms could be listed, and why not.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlatformTools {
+    pub android: PlatformStatus,
+    pub ios: PlatformStatus,
+}
+
+/// The answer of a device listing.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeviceList {
+    pub devices: Vec<Device>,
+    /// The active device's udid, if one is chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<String>,
+    /// Per platform: whether it could be listed, and why not.
+    pub tools: PlatformTools,
+}
+
+/// Which device to boot: an iOS Simulator by udid or name, or an Android emulator by AVD.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BootRequest {
+    /// iOS Simulator udid or name.
+    pub udid: Option<String>,
+    /// Android Virtual Device name (started with the SDK's `emulator`).
+    pub avd: Option<String>,
+    /// Wait until the device has finished booting (default true).
+    pub wait: Option<bool>,
+    /// How long to wait, in milliseconds (default 180000).
+    pub timeout_ms: Option<u64>,
+}
+
+/// Which device to shut down.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShutdownRequest {
+    /// Device udid or name; default: the target device.
+    pub udid: Option<String>,
+}
+
+/// What a boot or shutdown did.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PowerResult {
+    /// The device, as listed after the operation (absent when an emulator is still starting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<Device>,
+    /// `booted`, `booting` or `shutdown`.
+    pub state: DeviceState,
+}
+
+/// Orchestrates devices across backends.
+pub struct DeviceController {
+    android: AdbBackend,
+    ios: SimctlBackend,
+    tools: Toolbox,
+    active: RwLock<Option<String>>,
+}
+
+impl DeviceController {
+    pub fn new(config: ControllerConfig) -> Self {
+        DeviceController {
+            android: AdbBackend::new(config.tools.clone(), config.adb_server_port),
+            ios: SimctlBackend::new(config.tools.clone()),
+            tools: config.tools,
+            active: RwLock::new(None),
+        }
+    }
+
+    pub fn tools(&self) -> &Toolbox {
+        &self.tools
+    }
+
+    pub fn android(&self) -> &AdbBackend {
+        &self.android
+    }
+
+    pub fn ios(&self) -> &SimctlBackend {
+        &self.ios
+    }
+
+    /// The active device's udid.
+    pub fn active(&self) -> Option<String> {
+        self.active.read().map(|a| a.clone()).unwrap_or(None)
+    }
+
+    fn set_active_udid(&self, udid: Option<String>) {
+        if let Ok(mut a) = self.active.write() {
+            *a = udid;
+        }
+    }
+
+    /// Lists devices on every platform whose tool is present, concurrently. A platform whose
+    /// tool is missing or fails is absent, and `tools` says why.
+    pub async fn list(&self) -> DeviceList {
+        let (android, ios) = tokio::join!(self.android.list_devices(), self.ios.list_devices());
+        let mut devices = Vec::new();
+        let mut status = |r: Result<Vec<Device>>| match r {
+            Ok(mut ds) => {
+                devices.append(&mut ds);
+                PlatformStatus::available()
+            }
+            Err(e) => PlatformStatus::absent(&e),
+        };
+        let tools = PlatformTools {
+            android: status(android),
+            ios: status(ios),
+        };
+        DeviceList {
+            devices,
+            active: self.active(),
+            tools,
+        }
+    }
+
+    /// Resolves the target device of a request. A request that names a device makes it the
+    /// active one.
+    pub async fn resolve(&self, udid: Option<&str>) -> Result<Device> {
+        let udid = udid.filter(|u| !u.is_empty());
+        let list = self.list().await;
+        let device = resolve_target(udid, self.active().as_deref(), &list.devices)?;
+        if udid.is_some() {
+            self.set_active_udid(Some(device.udid.clone()));
+        }
+        Ok(device)
+    }
+
+    /// Resolves the target device and requires it to take commands now.
+    pub async fn resolve_ready(&self, udid: Option<&str>) -> Result<Device> {
+        let device = self.resolve(udid).await?;
+        require_ready(&device)?;
+        Ok(device)
+    }
+
+    /// Chooses the active device.
+    pub async fn set_active(&self, udid: &str) -> Result<Device> {
+        let device = self.resolve(Some(udid)).await?;
+        self.set_active_udid(Some(device.udid.clone()));
+        Ok(device)
+    }
+
+    /// Forgets the active device.
+    pub fn clear_active(&self) {
+        self.set_active_udid(None);
+    }
+
+    /// Boots an iOS Simulator (udid or name) or an Android emulator (AVD name).
+    pub async fn boot(&self, req: &BootRequest) -> Result<PowerResult> {
+        let wait = req.wait.unwrap_or(true);
+        let limit = Duration::from_millis(req.timeout_ms.unwrap_or(180_000).clamp(1_000, 600_000));
+        match (req.udid.as_deref(), req.avd.as_deref()) {
+            (Some(_), Some(_)) | (None, None) => Err(Error::validation(
+                "name exactly one of `udid` (iOS Simulator) or `avd` (Android emulator)",
+            )
+            .with_hint("e.g. {\"udid\": \"iPhone 15\"} or {\"avd\": \"Pixel_7_API_34\"}")),
+            (Some(udid), None) => {
+                let list = self.list().await;
+                let sims: Vec<Device> = list
+                    .devices
+                    .into_iter()
+                    .filter(|d| d.platform == Platform::Ios)
+                    .collect();
+                let sim = resolve_target(Some(udid), None, &sims).map_err(|e| {
+                    if list.tools.ios.available {
+                        e.with_hint("Android emulators are booted by AVD name: {\"avd\": \"…\"}")
+                    } else {
+                        Error::new(
+                            ErrorCode::ToolMissing,
+                            "iOS Simulators cannot be listed here",
+                        )
+                        .with_hint(list.tools.ios.hint.clone().unwrap_or_default())
+                    }
+                })?;
+                self.ios.boot(&sim.udid).await?;
+                let device = self.find(&sim.udid).await;
+                self.set_active_udid(Some(sim.udid.clone()));
+                Ok(PowerResult {
+                    state: device.as_ref().map_or(DeviceState::Booted, |d| d.state),
+                    device,
+                })
+            }
+            (None, Some(avd)) => {
+                let serial = self.android.boot_avd(avd, wait.then_some(limit)).await?;
+                let device = match &serial {
+                    Some(s) => self.find(s).await,
+                    None => None,
+                };
+                if let Some(s) = serial {
+                    self.set_active_udid(Some(s));
+                }
+                Ok(PowerResult {
+                    state: if device.is_some() {
+                        DeviceState::Online
+                    } else {
+                        DeviceState::Booting
+                    },
+                    device,
+                })
+            }
+        }
+    }
+
+    /// Shuts down a simulator or an emulator. Physical phones are refused.
+    pub async fn shutdown(&self, req: &ShutdownRequest) -> Result<PowerResult> {
+        let device = self.resolve(req.udid.as_deref()).await?;
+        match (device.platform, device.kind) {
+            (Platform::Ios, _) => self.ios.shutdown(&device.udid).await?,
+            (Platform::Android, DeviceKind::Emulator) => {
+                self.android.kill_emulator(&device.udid).await?
+            }
+            (Platform::Android, _) => {
+                return Err(Error::new(
+                    ErrorCode::UnsupportedOnPlatform,
+                    "mobilectl does not power off physical phones",
+                )
+                .with_hint("only emulators and simulators can be shut down"))
+            }
+        }
+        if self.active().as_deref() == Some(&device.udid) && device.platform == Platform::Android {
+            self.clear_active();
+        }
+        Ok(PowerResult {
+            device: self.find(&device.udid).await,
+            state: DeviceState::Shutdown,
+        })
+    }
+
+    async fn find(&self, udid: &str) -> Option<Device> {
+        self.list()
+            .await
+            .devices
+            .into_iter()
+            .find(|d| d.udid == udid)
+    }
+}
+
+/// `DEVICE_OFFLINE` for a device that cannot take commands now.
+pub fn require_ready(device: &Device) -> Result<()> {
+    if device.state.is_ready() {
+        return Ok(());
+    }
+    let hint = match device.state {
+        DeviceState::Unauthorized => "accept the USB debugging prompt on the phone, then retry",
+        DeviceState::Shutdown => "boot it with POST /api/v1/device/boot",
+        _ => "reconnect the device (adb reconnect), or wait for it to finish booting",
+    };
+    Err(Error::new(
+        ErrorCode::DeviceOffline,
+        format!(
+            "device `{}` is {}",
+            device.udid,
+            serde_json::to_value(device.state)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        ),
+    )
+    .with_hint(hint)
+    .with_details(json!({ "device": device })))
+}

@@ -1,1 +1,113 @@
-//! HTTP layer: router, error envelope, security middleware, OpenAPI assembly.
+//! HTTP layer: the router ([`app`]), the error envelope, security middleware and the OpenAPI
+//! document assembled from the handlers' own descriptions. Handlers stay thin: they parse the
+//! request, call the [`DeviceController`], and shape the answer.
+
+mod error;
+mod openapi;
+pub mod routes;
+pub mod security;
+
+pub use error::{ApiJson, ApiQuery, ErrorBody, ErrorEnvelope};
+pub use openapi::{openapi, openapi_json, ApiErrors};
+pub use security::SecurityPolicy;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{header, HeaderValue, Method};
+use axum::Router;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::trace::TraceLayer;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::controller::DeviceController;
+
+/// Request bodies larger than this are refused with `413 PAYLOAD_TOO_LARGE`.
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+/// Everything a handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub controller: Arc<DeviceController>,
+    pub options: Arc<ServerOptions>,
+}
+
+/// Behaviour switches of the server that are not about security.
+#[derive(Debug, Clone, Default)]
+pub struct ServerOptions {
+    /// Allow `open-url` with any scheme (`javascript:`, `file:`, `content:`…).
+    pub allow_any_url_scheme: bool,
+}
+
+impl AppState {
+    pub fn new(controller: DeviceController, options: ServerOptions) -> Self {
+        AppState {
+            controller: Arc::new(controller),
+            options: Arc::new(options),
+        }
+    }
+}
+
+/// The whole HTTP application: API routes, `/openapi.json`, Swagger UI at `/docs`, the error
+/// envelope for unknown routes and methods, and the security layers.
+pub fn app(state: AppState, policy: SecurityPolicy) -> Router {
+    let (api, spec) = routes::all().split_for_parts();
+    let spec = openapi::finish(spec);
+    let mut router = api
+        .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
+        .fallback(error::route_not_found)
+        .method_not_allowed_fallback(error::method_not_allowed)
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT));
+    if !policy.allow_origins.is_empty() {
+        let origins: Vec<HeaderValue> = policy
+            .allow_origins
+            .iter()
+            .filter_map(|o| HeaderValue::from_str(o.trim_end_matches('/')).ok())
+            .collect();
+        router = router.layer(
+            CorsLayer::new()
+                .allow_origin(AllowOrigin::list(origins))
+                .allow_methods([Method::GET, Method::POST, Method::PUT])
+                .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION]),
+        );
+    }
+    router
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(policy),
+            security::enforce,
+        ))
+        .layer(CatchPanicLayer::custom(error::panic_response))
+        .layer(TraceLayer::new_for_http())
+}
+
+/// Runs the server until SIGINT or SIGTERM, then lets in-flight requests finish.
+pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

@@ -1,0 +1,251 @@
+//! Android device discovery: `adb devices -l`, then one `getprop` round trip per online device
+//! for its model and Android version.
+
+use std::time::Duration;
+
+use tokio::task::JoinSet;
+
+use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::backend::{command_failed, Device, DeviceKind, DeviceState, Platform};
+use crate::error::Result;
+use crate::exec::Tool;
+
+/// One line of `adb devices -l`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedDevice {
+    pub serial: String,
+    pub state: DeviceState,
+    /// `model:`, `product:`, `device:` and other `key:value` fields.
+    pub fields: Vec<(String, String)>,
+}
+
+impl ListedDevice {
+    fn field(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Parses `adb devices -l` output. Banner lines (`* daemon started…`, `List of devices
+/// attached`) and blank lines are skipped; states adb prints with spaces (`no permissions (…)`)
+/// are kept as one state.
+pub fn parse_devices_l(text: &str) -> Vec<ListedDevice> {
+    text.lines()
+        .map(|l| l.trim_end_matches('\r'))
+        .filter(|l| {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with('*') && !t.starts_with("List of devices")
+        })
+        .filter_map(|line| {
+            let mut parts = line.split_whitespace();
+            let serial = parts.next()?.to_string();
+            let rest: Vec<&str> = parts.collect();
+            let state_word = *rest.first()?;
+            let state = match state_word {
+                "device" => DeviceState::Online,
+                "offline" => DeviceState::Offline,
+                "unauthorized" | "authorizing" => DeviceState::Unauthorized,
+                "no" => DeviceState::Unauthorized, // "no permissions (…)"
+                "bootloader" | "recovery" | "sideload" | "rescue" | "host" | "connecting" => {
+                    DeviceState::Offline
+                }
+                _ => DeviceState::Unknown,
+            };
+            let fields = rest
+                .iter()
+                .skip(1)
+                .filter_map(|kv| kv.split_once(':'))
+                .filter(|(k, v)| {
+                    !k.is_empty()
+                        && !v.is_empty()
+                        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                })
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Some(ListedDevice {
+                serial,
+                state,
+                fields,
+            })
+        })
+        .collect()
+}
+
+/// Properties read from an online device in one round trip.
+#[derive(Debug, Default, PartialEq)]
+struct Props {
+    model: Option<String>,
+    release: Option<String>,
+    sdk: Option<u32>,
+    qemu: bool,
+}
+
+/// One command, four properties, one value per line (empty when unset).
+const PROPS_SCRIPT: &str = "getprop ro.product.model; getprop ro.build.version.release; \
+getprop ro.build.version.sdk; getprop ro.kernel.qemu";
+
+fn parse_props(text: &str) -> Props {
+    let mut lines = text.lines().map(|l| l.trim_end_matches('\r').trim());
+    let mut next = || lines.next().filter(|v| !v.is_empty()).map(str::to_string);
+    let model = next();
+    let release = next();
+    let sdk = next().and_then(|s| s.parse().ok());
+    let qemu = next().as_deref() == Some("1");
+    Props {
+        model,
+        release,
+        sdk,
+        qemu,
+    }
+}
+
+impl AdbBackend {
+    /// Every device adb knows, online or not. Starts the adb server when it is not running.
+    pub async fn list_devices(&self) -> Result<Vec<Device>> {
+        let listed = self.list_serials().await?;
+        let mut props = JoinSet::new();
+        for (i, d) in listed.iter().enumerate() {
+            if d.state == DeviceState::Online {
+                let this = self.clone();
+                let serial = d.serial.clone();
+                props.spawn(async move { (i, this.read_props(&serial).await) });
+            }
+        }
+        let mut read: Vec<Option<Props>> = listed.iter().map(|_| None).collect();
+        while let Some(joined) = props.join_next().await {
+            if let Ok((i, p)) = joined {
+                // A device that fails its getprop is still listed, without details.
+                read[i] = p.ok();
+            }
+        }
+        Ok(listed
+            .into_iter()
+            .zip(read)
+            .map(|(d, p)| to_device(d, p.unwrap_or_default()))
+            .collect())
+    }
+
+    /// `adb devices -l`, parsed; no per-device round trips.
+    pub async fn list_serials(&self) -> Result<Vec<ListedDevice>> {
+        // Starting the adb server can take a few seconds on a cold machine.
+        let cmd = self
+            .adb()?
+            .args(["devices", "-l"])
+            .timeout(Duration::from_secs(20));
+        let out = self.run(cmd).await?;
+        if !out.success() {
+            return Err(command_failed(Tool::Adb, "adb devices", &out));
+        }
+        Ok(parse_devices_l(&out.stdout_text()))
+    }
+
+    async fn read_props(&self, serial: &str) -> Result<Props> {
+        let cmd = self
+            .adb_for(serial)?
+            .args(["shell", PROPS_SCRIPT])
+            .timeout(QUICK_TIMEOUT);
+        let out = self.run(cmd).await?;
+        if !out.success() {
+            return Err(command_failed(Tool::Adb, "getprop", &out));
+        }
+        Ok(parse_props(&out.stdout_text()))
+    }
+}
+
+fn to_device(d: ListedDevice, p: Props) -> Device {
+    let emulator = d.serial.starts_with("emulator-") || p.qemu;
+    let name = p
+        .model
+        .clone()
+        .or_else(|| d.field("model").map(|m| m.replace('_', " ")))
+        .unwrap_or_else(|| d.serial.clone());
+    Device {
+        name,
+        platform: Platform::Android,
+        kind: if emulator {
+            DeviceKind::Emulator
+        } else {
+            DeviceKind::Device
+        },
+        state: d.state,
+        os_version: p.release,
+        api_level: p.sdk,
+        model: p.model.or_else(|| d.field("model").map(str::to_string)),
+        udid: d.serial,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_recorded_devices_l() {
+        let text = include_str!("../../../fixtures/android_misc/adb_devices_l_xiaomi.txt");
+        let devices = parse_devices_l(text);
+        assert_eq!(devices.len(), 1);
+        assert_eq!(devices[0].serial, "6563c026");
+        assert_eq!(devices[0].state, DeviceState::Online);
+        assert_eq!(devices[0].field("model"), Some("M2101K9AG"));
+        assert_eq!(devices[0].field("transport_id"), Some("5"));
+    }
+
+    #[test]
+    fn skips_daemon_banners_and_prompts() {
+        let text =
+            include_str!("../../../fixtures/android_misc/adb_devices_powershell_transcript.txt");
+        // The transcript holds a whole PowerShell session; only the part adb printed matters.
+        let adb_part: String = text
+            .lines()
+            .skip_while(|l| !l.starts_with("* daemon"))
+            .take_while(|l| !l.starts_with("PS "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let devices = parse_devices_l(&adb_part);
+        assert_eq!(devices.len(), 1);
+        assert_eq!(devices[0].serial, "DEFNW18B29003825");
+        assert_eq!(devices[0].state, DeviceState::Online);
+    }
+
+    #[test]
+    fn keeps_unauthorized_and_offline_devices() {
+        let text = "List of devices attached\n\
+            emulator-5554          offline transport_id:3\n\
+            R58M123ABC             unauthorized usb:1-1 transport_id:4\n\
+            0123456789ABCDEF       no permissions (missing udev rules? user is in the plugdev group); see [http://developer.android.com/tools/device.html] usb:1-2\n";
+        let devices = parse_devices_l(text);
+        let states: Vec<_> = devices.iter().map(|d| d.state).collect();
+        assert_eq!(
+            states,
+            [
+                DeviceState::Offline,
+                DeviceState::Unauthorized,
+                DeviceState::Unauthorized
+            ]
+        );
+        assert_eq!(devices[2].field("usb"), Some("1-2"));
+    }
+
+    #[test]
+    fn props_with_crlf_and_missing_values() {
+        let p = parse_props("Pixel 7\r\n14\r\n34\r\n\r\n");
+        assert_eq!(p.model.as_deref(), Some("Pixel 7"));
+        assert_eq!(p.release.as_deref(), Some("14"));
+        assert_eq!(p.sdk, Some(34));
+        assert!(!p.qemu);
+        assert_eq!(parse_props(""), Props::default());
+    }
+
+    #[test]
+    fn emulators_are_recognised() {
+        let d = parse_devices_l(
+            "emulator-5554 device product:sdk_gphone64 model:sdk_gphone64_x86_64 device:emu64x\n",
+        )
+        .remove(0);
+        let dev = to_device(d, Props::default());
+        assert_eq!(dev.kind, DeviceKind::Emulator);
+        assert_eq!(dev.name, "sdk gphone64 x86 64");
+    }
+}

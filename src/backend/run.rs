@@ -1,0 +1,104 @@
+//! How backends run their tools: through [`crate::exec`], with the tool's location from the
+//! [`Toolbox`] and runner failures turned into the product's error codes.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::exec::{Command, ExecError, Output, Tool, Toolbox};
+
+/// The `TOOL_MISSING` error for `tool`, with its install hint.
+pub fn tool_missing(tool: Tool) -> Error {
+    Error::new(
+        ErrorCode::ToolMissing,
+        format!("`{}` was not found", tool.name()),
+    )
+    .with_hint(tool.install_hint())
+    .with_details(json!({ "tool": tool.name(), "env_override": tool.env_override() }))
+}
+
+/// A command for `tool`, or `TOOL_MISSING` when the tool is not installed.
+pub fn tool_command(tools: &Toolbox, tool: Tool) -> Result<Command> {
+    tools
+        .path(tool)
+        .map(Command::new)
+        .ok_or_else(|| tool_missing(tool))
+}
+
+/// Maps a runner failure to the product's error.
+pub fn exec_error(tool: Tool, err: ExecError) -> Error {
+    match err {
+        ExecError::NotFound { .. } => tool_missing(tool),
+        ExecError::Timeout { argv, timeout } => Error::new(
+            ErrorCode::Timeout,
+            format!(
+                "`{argv}` did not answer within {} ms and was stopped",
+                timeout.as_millis()
+            ),
+        )
+        .with_hint("the device may be busy or hung; retry, or check it with GET /api/v1/doctor"),
+        ExecError::Io { argv, source } => {
+            Error::internal(format!("could not run `{argv}`: {source}"))
+        }
+    }
+}
+
+/// Runs `tool` with `args` and returns its output whatever its exit status.
+pub async fn run_tool<I, S>(
+    tools: &Toolbox,
+    tool: Tool,
+    args: I,
+    timeout: Duration,
+) -> Result<Output>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    tool_command(tools, tool)?
+        .args(args)
+        .timeout(timeout)
+        .run()
+        .await
+        .map_err(|e| exec_error(tool, e))
+}
+
+/// The `COMMAND_FAILED` error for a command that exited non-zero, carrying its words.
+pub fn command_failed(tool: Tool, what: &str, out: &Output) -> Error {
+    let stderr = out.stderr_text();
+    let stdout = out.stdout_text();
+    let words = if stderr.trim().is_empty() {
+        &stdout
+    } else {
+        &stderr
+    };
+    Error::new(
+        ErrorCode::CommandFailed,
+        format!("{what} failed: {}", first_line(words)),
+    )
+    .with_details(json!({
+        "tool": tool.name(),
+        "exit_code": out.code,
+        "stderr": truncate(&stderr, 4000),
+        "stdout": truncate(&stdout, 4000),
+    }))
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("no output")
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}

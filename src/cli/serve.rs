@@ -1,0 +1,129 @@
+//! `mobilectl serve`: builds the server from flags and environment, refuses unsafe setups
+//! (a non-loopback bind without a token), and runs until SIGINT/SIGTERM.
+
+use std::net::SocketAddr;
+
+use clap::Args;
+
+use crate::controller::{ControllerConfig, DeviceController};
+use crate::exec::Toolbox;
+use crate::server::{self, AppState, SecurityPolicy, ServerOptions};
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "MOBILECTL_ADDR", default_value = "127.0.0.1:9100")]
+    pub addr: SocketAddr,
+    /// Bearer token required on every route but /health and the docs. Mandatory when --addr
+    /// is not a loopback address.
+    #[arg(long, env = "MOBILECTL_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Extra Host names the server answers to (repeatable).
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// Browser origins allowed to call the API, with CORS (repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// Allow open-url with any scheme (javascript:, file:, content:…).
+    #[arg(long)]
+    pub allow_any_url_scheme: bool,
+    /// Port of the adb server to use (default: adb's own, 5037 or ANDROID_ADB_SERVER_PORT).
+    #[arg(long, env = "MOBILECTL_ADB_SERVER_PORT")]
+    pub adb_server_port: Option<u16>,
+}
+
+/// Why the server refuses to start.
+fn check_bind(args: &ServeArgs) -> Result<(), String> {
+    let token_set = args.token.as_deref().is_some_and(|t| !t.is_empty());
+    if !args.addr.ip().is_loopback() && !token_set {
+        return Err(format!(
+            "refusing to listen on {} without a token: anyone on the network could drive your \
+             devices. Pass --token (or set MOBILECTL_TOKEN), or bind 127.0.0.1.",
+            args.addr
+        ));
+    }
+    Ok(())
+}
+
+pub fn run(args: ServeArgs) -> i32 {
+    init_tracing();
+    if let Err(msg) = check_bind(&args) {
+        eprintln!("mobilectl: {msg}");
+        return 2;
+    }
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mobilectl: cannot start the async runtime: {e}");
+            return 1;
+        }
+    };
+    runtime.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(args.addr).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("mobilectl: cannot listen on {}: {e}", args.addr);
+                return 1;
+            }
+        };
+        let bound = listener.local_addr().unwrap_or(args.addr);
+        let controller = DeviceController::new(ControllerConfig {
+            tools: Toolbox::from_env(),
+            adb_server_port: args.adb_server_port,
+        });
+        let state = AppState::new(
+            controller,
+            ServerOptions {
+                allow_any_url_scheme: args.allow_any_url_scheme,
+            },
+        );
+        let policy = SecurityPolicy {
+            bound: Some(bound),
+            allow_hosts: args.allow_hosts,
+            allow_origins: args.allow_origins,
+            token: args.token.filter(|t| !t.is_empty()),
+        };
+        let router = server::app(state, policy);
+        println!("mobilectl listening on http://{bound} (Swagger UI: http://{bound}/docs)");
+        tracing::info!(%bound, "listening");
+        match server::serve(listener, router).await {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("mobilectl: server error: {e}");
+                1
+            }
+        }
+    })
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MOBILECTL_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn parse(args: &[&str]) -> ServeArgs {
+        #[derive(Parser)]
+        struct T {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        T::parse_from(std::iter::once("t").chain(args.iter().copied())).serve
+    }
+
+    #[test]
+    fn non_loopback_without_token_is_refused() {
+        assert!(check_bind(&parse(&["--addr", "0.0.0.0:9100", "--token", ""])).is_err());
+        assert!(check_bind(&parse(&["--addr", "0.0.0.0:9100", "--token", "t0k"])).is_ok());
+        assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100"])).is_ok());
+        assert!(check_bind(&parse(&["--addr", "[::1]:9100"])).is_ok());
+    }
+}

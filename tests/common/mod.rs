@@ -1,0 +1,174 @@
+//! Shared helpers of the HTTP tests: an in-process app driven with `oneshot`, and fake tool
+//! executables that replay recorded real outputs from `fixtures/` and log the argv they got.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use http_body_util::BodyExt;
+use mobilectl::controller::{ControllerConfig, DeviceController};
+use mobilectl::exec::{Tool, Toolbox};
+use mobilectl::server::{self, AppState, SecurityPolicy, ServerOptions};
+use serde_json::Value;
+use tower::ServiceExt;
+
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}
+
+/// A directory of fake tools; each logs its argv (one line per call, arguments separated by
+/// the unit separator 0x1f) to `<name>.argv` beside it.
+pub struct FakeTools {
+    pub dir: tempfile::TempDir,
+}
+
+impl FakeTools {
+    pub fn new() -> Self {
+        FakeTools {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Writes an executable `name` whose body is `script` (POSIX sh), preceded by argv logging.
+    pub fn add(&self, name: &str, script: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        let log = self.dir.path().join(format!("{name}.argv"));
+        let body = format!(
+            "#!/bin/sh\n\
+             {{ first=1; for a in \"$@\"; do if [ $first = 1 ]; then first=0; else printf '\\037'; fi; printf '%s' \"$a\"; done; printf '\\n'; }} >> '{}'\n\
+             {script}\n",
+            log.display()
+        );
+        std::fs::write(&path, body).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// The argv of every call of `name`, in order.
+    pub fn calls(&self, name: &str) -> Vec<Vec<String>> {
+        std::fs::read_to_string(self.dir.path().join(format!("{name}.argv")))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.split('\u{1f}').map(str::to_string).collect())
+            .collect()
+    }
+}
+
+/// A fake `adb` that answers `devices -l` with a recorded listing and `getprop` queries with
+/// values read from a recorded `getprop` dump.
+pub fn fake_adb(tools: &FakeTools, devices_fixture: &str, getprop_fixture: &str) -> PathBuf {
+    let devices = fixture(devices_fixture);
+    let getprop = fixture(getprop_fixture);
+    tools.add(
+        "adb",
+        &format!(
+            r#"case "$*" in
+  *"devices -l"*) cat '{devices}' ;;
+  *getprop*)
+    for k in ro.product.model ro.build.version.release ro.build.version.sdk ro.kernel.qemu; do
+      v=$(tr -d '\r' < '{getprop}' | sed -n "s/^\[$k\]: \[\(.*\)\]$/\1/p" | head -n 1)
+      printf '%s\n' "$v"
+    done ;;
+  *) echo "fake adb: unexpected $*" >&2; exit 1 ;;
+esac"#,
+            devices = devices.display(),
+            getprop = getprop.display()
+        ),
+    )
+}
+
+/// A fake `xcrun` that answers `simctl list …` with a recorded listing.
+pub fn fake_xcrun(tools: &FakeTools, list_fixture: &str) -> PathBuf {
+    let list = fixture(list_fixture);
+    tools.add(
+        "xcrun",
+        &format!(
+            r#"case "$*" in
+  "simctl list devices available -j") cat '{}' ;;
+  *) echo "fake xcrun: unexpected $*" >&2; exit 1 ;;
+esac"#,
+            list.display()
+        ),
+    )
+}
+
+pub fn app_with(toolbox: Toolbox, policy: SecurityPolicy) -> Router {
+    app_with_config(
+        ControllerConfig {
+            tools: toolbox,
+            adb_server_port: None,
+        },
+        policy,
+    )
+}
+
+pub fn app_with_config(config: ControllerConfig, policy: SecurityPolicy) -> Router {
+    let state = AppState::new(DeviceController::new(config), ServerOptions::default());
+    server::app(state, policy)
+}
+
+/// An app with no tools at all and the default (loopback, no token) policy.
+pub fn bare_app() -> Router {
+    app_with(Toolbox::with([]), loopback_policy())
+}
+
+pub fn loopback_policy() -> SecurityPolicy {
+    SecurityPolicy {
+        bound: Some("127.0.0.1:9100".parse().unwrap()),
+        ..Default::default()
+    }
+}
+
+pub fn toolbox(entries: &[(Tool, &Path)]) -> Toolbox {
+    Toolbox::with(entries.iter().map(|(t, p)| (*t, p.to_path_buf())))
+}
+
+/// A request to the app as a local client would send it.
+pub fn get(path: &str) -> Request<Body> {
+    Request::get(path)
+        .header("host", "127.0.0.1:9100")
+        .body(Body::empty())
+        .unwrap()
+}
+
+pub fn send_json(method: &str, path: &str, body: &str) -> Request<Body> {
+    Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", "127.0.0.1:9100")
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap()
+}
+
+/// Sends one request; returns the status and the JSON body (the body must be JSON).
+pub async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let ct = res
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    assert!(
+        ct.starts_with("application/json"),
+        "{status}: content-type {ct:?}, body {:?}",
+        String::from_utf8_lossy(&bytes)
+    );
+    let json = serde_json::from_slice(&bytes).unwrap();
+    (status, json)
+}
+
+/// Asserts the error envelope and returns its code.
+pub fn error_code(body: &Value) -> String {
+    let e = &body["error"];
+    assert!(e["message"].is_string(), "no message in {body}");
+    assert!(e["retryable"].is_boolean(), "no retryable in {body}");
+    e["code"].as_str().unwrap().to_string()
+}

@@ -7,6 +7,11 @@ pub mod android;
 pub mod doctor;
 pub mod ios;
 mod run;
+mod traits;
+pub mod types;
+pub mod validate;
+
+pub use traits::{unsupported, DeviceBackend, KeyPress, TypedWith, UiSource};
 
 pub use run::{command_failed, exec_error, run_tool, tool_command, tool_missing};
 

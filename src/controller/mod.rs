@@ -2,7 +2,10 @@
 //! the target device of every request (DESIGN.md's rule), remembers the active device, and
 //! dispatches device operations to the right backend.
 
+mod apps;
 mod resolve;
+
+pub use apps::{check_bundle_id, check_install_path};
 
 pub use resolve::resolve_target;
 
@@ -15,7 +18,7 @@ use utoipa::ToSchema;
 
 use crate::backend::android::AdbBackend;
 use crate::backend::ios::SimctlBackend;
-use crate::backend::{Device, DeviceKind, DeviceState, Platform, PlatformStatus};
+use crate::backend::{Device, DeviceBackend, DeviceKind, DeviceState, Platform, PlatformStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Toolbox;
 
@@ -105,6 +108,14 @@ impl DeviceController {
 
     pub fn ios(&self) -> &SimctlBackend {
         &self.ios
+    }
+
+    /// The backend that drives `device`.
+    pub fn backend(&self, device: &Device) -> &dyn DeviceBackend {
+        match device.platform {
+            Platform::Android => &self.android,
+            Platform::Ios => &self.ios,
+        }
     }
 
     /// The active device's udid.

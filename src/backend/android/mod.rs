@@ -54,3 +54,10 @@ impl AdbBackend {
         cmd.run().await.map_err(|e| exec_error(Tool::Adb, e))
     }
 }
+
+#[async_trait::async_trait]
+impl crate::backend::DeviceBackend for AdbBackend {
+    fn platform(&self) -> crate::backend::Platform {
+        crate::backend::Platform::Android
+    }
+}

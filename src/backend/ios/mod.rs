@@ -77,3 +77,10 @@ impl SimctlBackend {
         .map(drop)
     }
 }
+
+#[async_trait::async_trait]
+impl crate::backend::DeviceBackend for SimctlBackend {
+    fn platform(&self) -> crate::backend::Platform {
+        crate::backend::Platform::Ios
+    }
+}

@@ -1,8 +1,11 @@
 //! One module per resource; each handler carries its OpenAPI description beside it.
 
+pub mod apps;
 pub mod devices;
 pub mod doctor;
 pub mod health;
+pub mod screenshot;
+pub mod system;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -14,4 +17,7 @@ pub fn all() -> OpenApiRouter<AppState> {
         .merge(health::router())
         .merge(doctor::router())
         .merge(devices::router())
+        .merge(apps::router())
+        .merge(screenshot::router())
+        .merge(system::router())
 }

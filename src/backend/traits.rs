@@ -1,0 +1,130 @@
+//! The platform-free contract every backend implements. The controller resolves a device, picks
+//! its backend by platform, and calls these. Operations a backend does not support keep the
+//! default body, which answers `501 UNSUPPORTED_ON_PLATFORM` with a hint.
+
+use std::path::Path;
+
+use async_trait::async_trait;
+
+use super::types::{AppInfo, Key, LaunchOptions, Launched, PermissionAction, Point};
+use super::{Device, Platform};
+use crate::error::{Error, ErrorCode, Result};
+
+/// The native UI dump of a device, before parsing into the canonical tree.
+#[derive(Debug, Clone)]
+pub struct UiSource {
+    /// The dump as the tool printed it (uiautomator XML, AXe JSON, idb JSON…).
+    pub text: String,
+    /// Which tool produced it (`uiautomator`, `axe`, `idb`).
+    pub tool: &'static str,
+    /// The foreground app or activity, when the backend learnt it in the same round trip.
+    pub foreground: Option<String>,
+}
+
+/// A key press: a named key or a raw platform key code (Android `KEYCODE_*` number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyPress {
+    Named(Key),
+    Code(u32),
+}
+
+/// How text was typed, reported back to the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedWith(pub &'static str);
+
+/// The answer for an operation a platform or device kind cannot do.
+pub fn unsupported(what: &str, platform: Platform) -> Error {
+    let name = match platform {
+        Platform::Android => "Android",
+        Platform::Ios => "iOS",
+    };
+    Error::new(
+        ErrorCode::UnsupportedOnPlatform,
+        format!("{what} is not supported on {name}"),
+    )
+    .with_hint("see GET /api/v1/doctor and the route's description for what each platform offers")
+}
+
+#[async_trait]
+pub trait DeviceBackend: Send + Sync {
+    fn platform(&self) -> Platform;
+
+    // --- apps -----------------------------------------------------------------------------
+    async fn install_app(&self, _device: &Device, _path: &Path) -> Result<()> {
+        Err(unsupported("installing apps", self.platform()))
+    }
+    async fn launch_app(
+        &self,
+        _device: &Device,
+        _bundle_id: &str,
+        _opts: &LaunchOptions,
+    ) -> Result<Launched> {
+        Err(unsupported("launching apps", self.platform()))
+    }
+    async fn terminate_app(&self, _device: &Device, _bundle_id: &str) -> Result<()> {
+        Err(unsupported("terminating apps", self.platform()))
+    }
+    async fn reset_app(&self, _device: &Device, _bundle_id: &str) -> Result<()> {
+        Err(unsupported("resetting app data", self.platform()))
+    }
+    async fn list_apps(&self, _device: &Device) -> Result<Vec<AppInfo>> {
+        Err(unsupported("listing apps", self.platform()))
+    }
+    async fn open_url(&self, _device: &Device, _url: &str) -> Result<()> {
+        Err(unsupported("opening URLs", self.platform()))
+    }
+
+    // --- screen ---------------------------------------------------------------------------
+    /// The screen as PNG bytes, at the device's native resolution.
+    async fn screenshot_png(&self, _device: &Device) -> Result<Vec<u8>> {
+        Err(unsupported("screenshots", self.platform()))
+    }
+    /// The native UI dump.
+    async fn dump_ui(&self, _device: &Device) -> Result<UiSource> {
+        Err(unsupported("reading the UI", self.platform()))
+    }
+
+    // --- input (coordinates in the platform's tap space) ----------------------------------
+    async fn tap(&self, _device: &Device, _at: Point) -> Result<()> {
+        Err(unsupported("tapping", self.platform()))
+    }
+    async fn long_press(&self, _device: &Device, _at: Point, _duration_ms: u64) -> Result<()> {
+        Err(unsupported("long presses", self.platform()))
+    }
+    async fn swipe(
+        &self,
+        _device: &Device,
+        _from: Point,
+        _to: Point,
+        _duration_ms: u64,
+    ) -> Result<()> {
+        Err(unsupported("swiping", self.platform()))
+    }
+    /// Types into the focused field; says which method was used.
+    async fn type_text(&self, _device: &Device, _text: &str) -> Result<TypedWith> {
+        Err(unsupported("typing", self.platform()))
+    }
+    async fn press_key(&self, _device: &Device, _key: KeyPress) -> Result<()> {
+        Err(unsupported("pressing keys", self.platform()))
+    }
+    async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
+        Err(unsupported("hiding the keyboard", self.platform()))
+    }
+
+    // --- system ---------------------------------------------------------------------------
+    async fn set_location(&self, _device: &Device, _latitude: f64, _longitude: f64) -> Result<()> {
+        Err(unsupported("setting the location", self.platform()))
+    }
+    async fn clear_location(&self, _device: &Device) -> Result<()> {
+        Err(unsupported("clearing the location", self.platform()))
+    }
+    async fn permission(
+        &self,
+        _device: &Device,
+        _bundle_id: &str,
+        _permission: &str,
+        _action: PermissionAction,
+    ) -> Result<()> {
+        Err(unsupported("changing permissions", self.platform()))
+    }
+}

@@ -1,0 +1,131 @@
+//! Checks on identifiers and paths before they reach any command. A value that fails is refused
+//! with `VALIDATION_FAILED` and never passed on.
+
+use crate::error::{Error, Result};
+
+/// Android package names: dot-separated Java identifiers, at least two segments.
+pub fn android_package(s: &str) -> Result<&str> {
+    let ok = s.len() <= 255
+        && s.split('.').count() >= 2
+        && s.split('.').all(|seg| {
+            seg.starts_with(|c: char| c.is_ascii_alphabetic())
+                && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+    if ok {
+        Ok(s)
+    } else {
+        Err(
+            Error::validation(format!("`{s}` is not a valid Android package name"))
+                .with_hint("package names look like com.example.app"),
+        )
+    }
+}
+
+/// iOS bundle identifiers: letters, digits, '-' and '.'.
+pub fn ios_bundle_id(s: &str) -> Result<&str> {
+    let ok = !s.is_empty()
+        && s.len() <= 255
+        && s.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'));
+    if ok {
+        Ok(s)
+    } else {
+        Err(
+            Error::validation(format!("`{s}` is not a valid bundle identifier"))
+                .with_hint("bundle identifiers look like com.example.App"),
+        )
+    }
+}
+
+/// Android activity names: `.Main`, `com.example.MainActivity` or `pkg/.Main`-style class parts.
+pub fn android_activity(s: &str) -> Result<&str> {
+    let ok = !s.is_empty()
+        && s.len() <= 255
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$' | '/'))
+        && !s.starts_with('/');
+    if ok {
+        Ok(s)
+    } else {
+        Err(
+            Error::validation(format!("`{s}` is not a valid activity name"))
+                .with_hint("activities look like .MainActivity or com.example.MainActivity"),
+        )
+    }
+}
+
+/// URL schemes that open local files or run script; refused unless the server allows any.
+pub const DANGEROUS_SCHEMES: [&str; 4] = ["javascript", "file", "content", "data"];
+
+/// Checks a URL for `open-url`: a scheme, no control characters, and no dangerous scheme
+/// unless `allow_any` is set.
+pub fn open_url(url: &str, allow_any: bool) -> Result<&str> {
+    let scheme = url.split_once(':').map(|(s, _)| s).unwrap_or("");
+    let scheme_ok = !scheme.is_empty()
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !scheme_ok || url.chars().any(char::is_control) || url.len() > 8192 {
+        return Err(Error::validation(format!("`{url}` is not a URL"))
+            .with_hint("pass an absolute URL such as https://example.com or myapp://path"));
+    }
+    if !allow_any && DANGEROUS_SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()) {
+        return Err(Error::validation(format!("the `{scheme}:` scheme is refused"))
+            .with_hint("javascript:, file:, content: and data: URLs are refused unless the server runs with --allow-any-url-scheme"));
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packages() {
+        for ok in ["com.example.app", "a.b", "com.android.settings", "x_1.y_2"] {
+            assert!(android_package(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "app",
+            "com..app",
+            "1com.app",
+            "com.app;reboot",
+            "com.app -f",
+            "com/app",
+        ] {
+            assert!(android_package(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bundles() {
+        assert!(ios_bundle_id("com.apple.mobilesafari").is_ok());
+        assert!(ios_bundle_id("dev.devicehubpro.fixture.apps").is_ok());
+        assert!(ios_bundle_id("com.x-y.App").is_ok());
+        for bad in ["", "-x", "a b", "a;b", "a$(id)"] {
+            assert!(ios_bundle_id(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn urls() {
+        assert!(open_url("https://example.com/a?b=c&d=e", false).is_ok());
+        assert!(open_url("myapp://deep/link", false).is_ok());
+        assert!(open_url("tel:123", false).is_ok());
+        for bad in [
+            "javascript:alert(1)",
+            "JavaScript:x",
+            "file:///etc/passwd",
+            "content://x",
+        ] {
+            assert!(open_url(bad, false).is_err(), "{bad}");
+            assert!(open_url(bad, true).is_ok(), "{bad}");
+        }
+        for bad in ["", "no scheme", "://x", "https://a\nb"] {
+            assert!(open_url(bad, true).is_err(), "{bad:?}");
+        }
+    }
+}

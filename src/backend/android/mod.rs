@@ -2,14 +2,21 @@
 //! (which talks to the adb server, which talks to the device). One adb round trip per operation
 //! where possible.
 
+mod apps;
 mod devices;
 mod emulator;
+pub mod input;
+pub mod screen;
+pub mod shell;
 
 pub use devices::parse_devices_l;
 
+use std::path::Path;
 use std::time::Duration;
 
-use crate::error::Result;
+use crate::backend::types::{AppInfo, Key, LaunchOptions, Launched, PermissionAction, Point};
+use crate::backend::{Device, KeyPress, Platform, TypedWith, UiSource};
+use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Tool, Toolbox};
 
 use super::{exec_error, tool_command};
@@ -57,7 +64,138 @@ impl AdbBackend {
 
 #[async_trait::async_trait]
 impl crate::backend::DeviceBackend for AdbBackend {
-    fn platform(&self) -> crate::backend::Platform {
-        crate::backend::Platform::Android
+    fn platform(&self) -> Platform {
+        Platform::Android
+    }
+
+    async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {
+        self.install(device, path).await
+    }
+
+    async fn launch_app(
+        &self,
+        device: &Device,
+        bundle_id: &str,
+        opts: &LaunchOptions,
+    ) -> Result<Launched> {
+        self.launch(device, bundle_id, opts).await
+    }
+
+    async fn terminate_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
+        let script = format!("am force-stop {}", shell::quote(bundle_id));
+        self.package_script(device, &script, "force-stop")
+            .await
+            .map(drop)
+    }
+
+    async fn reset_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
+        let script = format!("pm clear {}", shell::quote(bundle_id));
+        let out = self.package_script(device, &script, "pm clear").await?;
+        if !out.contains("Success") {
+            return Err(Error::new(
+                ErrorCode::CommandFailed,
+                format!("pm clear: {}", out.trim()),
+            ));
+        }
+        Ok(())
+    }
+
+    async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
+        self.apps_list(device).await
+    }
+
+    async fn open_url(&self, device: &Device, url: &str) -> Result<()> {
+        self.view_url(device, url).await
+    }
+
+    async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
+        self.screencap(device).await
+    }
+
+    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
+        self.ui_dump(device).await
+    }
+
+    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
+        self.input(device, &input::tap_script(at)).await
+    }
+
+    async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
+        self.input(device, &input::swipe_script(at, at, duration_ms))
+            .await
+    }
+
+    async fn swipe(&self, device: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
+        self.input(device, &input::swipe_script(from, to, duration_ms))
+            .await
+    }
+
+    async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
+        let needs_ime = !text.chars().all(|c| c == ' ' || c.is_ascii_graphic());
+        let has_ime = needs_ime && self.has_adb_keyboard(device).await?;
+        match input::plan_typing(text, has_ime)? {
+            input::TypingPlan::InputText(script) => {
+                self.input(device, &script).await?;
+                Ok(TypedWith("input_text"))
+            }
+            input::TypingPlan::AdbKeyboard(script) => {
+                self.input(device, &script).await?;
+                Ok(TypedWith("adb_keyboard"))
+            }
+        }
+    }
+
+    async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
+        self.input(device, &input::key_script(key)?).await
+    }
+
+    async fn hide_keyboard(&self, device: &Device) -> Result<()> {
+        self.input(device, &input::key_script(KeyPress::Named(Key::Back))?)
+            .await
+    }
+
+    async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {
+        self.geo_fix(device, Some((latitude, longitude))).await
+    }
+
+    async fn clear_location(&self, device: &Device) -> Result<()> {
+        self.geo_fix(device, None).await
+    }
+
+    async fn permission(
+        &self,
+        device: &Device,
+        bundle_id: &str,
+        permission: &str,
+        action: PermissionAction,
+    ) -> Result<()> {
+        self.change_permission(device, bundle_id, permission, action)
+            .await
+    }
+}
+
+impl AdbBackend {
+    /// Runs an `input …` script; `input` prints nothing on success.
+    async fn input(&self, device: &Device, script: &str) -> Result<()> {
+        let out = self.shell(&device.udid, script, QUICK_TIMEOUT).await?;
+        let text = out.stdout_text() + &out.stderr_text();
+        if text.contains("Error") || text.contains("Exception") {
+            return Err(Error::new(
+                ErrorCode::CommandFailed,
+                format!("input failed: {}", text.trim()),
+            )
+            .with_details(serde_json::json!({ "output": text })));
+        }
+        Ok(())
+    }
+
+    /// Whether the ADB Keyboard IME is installed.
+    async fn has_adb_keyboard(&self, device: &Device) -> Result<bool> {
+        let script = format!("pm list packages {}", input::ADB_KEYBOARD_PACKAGE);
+        let out = self.shell(&device.udid, &script, QUICK_TIMEOUT).await?;
+        Ok(out
+            .stdout_text()
+            .lines()
+            .any(|l| l.trim() == format!("package:{}", input::ADB_KEYBOARD_PACKAGE)))
     }
 }

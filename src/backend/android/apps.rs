@@ -1,0 +1,246 @@
+//! Android apps and system settings over adb: install, launch (launcher activity resolved on
+//! the device, launch time from `am start -W`), force-stop, `pm clear`, user packages,
+//! VIEW intents, runtime permissions and the emulator's GPS.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::shell::{adb_failure, quote};
+use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::backend::types::{AppInfo, LaunchOptions, Launched, PermissionAction};
+use crate::backend::{Device, DeviceKind};
+use crate::error::{Error, ErrorCode, Result};
+
+/// Time limit of an install.
+const INSTALL_TIMEOUT: Duration = Duration::from_secs(240);
+/// Time limit of a launch (`am start -W` waits for the first frame).
+const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Words of Android tools that mean the command failed even though the shell exited 0.
+fn failure_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).find(|l| {
+        l.starts_with("Error")
+            || l.starts_with("Failure")
+            || l.starts_with("Exception")
+            || l.starts_with("java.lang.")
+            || l.contains("Unknown package")
+            || l.starts_with("Bad component name")
+    })
+}
+
+fn tool_refused(what: &str, line: &str, text: &str) -> Error {
+    let code = if line.contains("Unknown package")
+        || line.contains("does not exist")
+        || line.contains("unable to resolve Intent")
+    {
+        ErrorCode::NotFound
+    } else {
+        ErrorCode::CommandFailed
+    };
+    Error::new(code, format!("{what}: {line}")).with_details(serde_json::json!({ "output": text }))
+}
+
+/// Parses `TotalTime: 123` (or `WaitTime`) from `am start -W`.
+pub fn parse_launch_time(text: &str) -> Option<u64> {
+    ["TotalTime:", "WaitTime:"].iter().find_map(|key| {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .and_then(|v| v.trim().parse().ok())
+    })
+}
+
+impl AdbBackend {
+    /// Runs a device script and fails when its output carries a tool's failure words.
+    async fn shell_checked(
+        &self,
+        serial: &str,
+        script: &str,
+        what: &str,
+        timeout: Duration,
+    ) -> Result<String> {
+        let out = self.shell(serial, script, timeout).await?;
+        let text = out.stdout_text() + &out.stderr_text();
+        match failure_line(&text) {
+            Some(line) => Err(tool_refused(what, line, &text)),
+            None => Ok(text),
+        }
+    }
+
+    pub(super) async fn install(&self, device: &Device, path: &Path) -> Result<()> {
+        let cmd = self
+            .adb_for(&device.udid)?
+            .arg("install")
+            .arg("-r")
+            .arg(path.as_os_str())
+            .timeout(INSTALL_TIMEOUT);
+        let out = self.run(cmd).await?;
+        let text = out.stdout_text() + &out.stderr_text();
+        if !out.success() || !text.contains("Success") {
+            let line = failure_line(&text).unwrap_or("adb install failed");
+            return Err(Error::new(ErrorCode::CommandFailed, format!("install: {line}"))
+                .with_details(serde_json::json!({ "output": text, "exit_code": out.code }))
+                .with_hint("INSTALL_FAILED_UPDATE_INCOMPATIBLE: uninstall the old app first; INSTALL_FAILED_VERSION_DOWNGRADE: install a newer build"));
+        }
+        Ok(())
+    }
+
+    pub(super) async fn launch(
+        &self,
+        device: &Device,
+        package: &str,
+        opts: &LaunchOptions,
+    ) -> Result<Launched> {
+        let pkg = quote(package);
+        let stop = if opts.relaunch {
+            format!("am force-stop {pkg}; ")
+        } else {
+            String::new()
+        };
+        let component = match &opts.activity {
+            Some(a) if a.contains('/') => quote(a),
+            Some(a) => quote(&format!("{package}/{a}")),
+            None => {
+                // Resolve the launcher activity on the device, in the same round trip.
+                "\"$(cmd package resolve-activity --brief -c android.intent.category.LAUNCHER "
+                    .to_string()
+                    + &pkg
+                    + " | tail -n 1)\""
+            }
+        };
+        let script = format!("{stop}am start -W -n {component}");
+        let out = self.shell(&device.udid, &script, LAUNCH_TIMEOUT).await?;
+        let text = out.stdout_text() + &out.stderr_text();
+        if let Some(line) = failure_line(&text) {
+            let mut err = tool_refused("launch", line, &text);
+            if opts.activity.is_none() {
+                err = Error::new(
+                    ErrorCode::NotFound,
+                    format!("`{package}` is not installed or has no launcher activity"),
+                )
+                .with_hint("check GET /api/v1/device/app/list, or pass `activity`")
+                .with_details(serde_json::json!({ "output": text }));
+            }
+            return Err(err);
+        }
+        let activity = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Activity:"))
+            .map(|a| a.trim().to_string());
+        Ok(Launched {
+            bundle_id: package.to_string(),
+            activity,
+            pid: None,
+            launch_time_ms: parse_launch_time(&text).unwrap_or(0),
+        })
+    }
+
+    pub(super) async fn apps_list(&self, device: &Device) -> Result<Vec<AppInfo>> {
+        let text = self
+            .shell_checked(
+                &device.udid,
+                "pm list packages -3",
+                "pm list packages",
+                QUICK_TIMEOUT,
+            )
+            .await?;
+        let mut apps: Vec<AppInfo> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("package:"))
+            .map(|p| AppInfo {
+                bundle_id: p.trim().to_string(),
+                name: None,
+                version: None,
+                kind: Some("user".into()),
+            })
+            .collect();
+        apps.sort_by(|a, b| a.bundle_id.cmp(&b.bundle_id));
+        Ok(apps)
+    }
+
+    pub(super) async fn package_script(
+        &self,
+        device: &Device,
+        script: &str,
+        what: &str,
+    ) -> Result<String> {
+        self.shell_checked(&device.udid, script, what, QUICK_TIMEOUT)
+            .await
+    }
+
+    pub(super) async fn view_url(&self, device: &Device, url: &str) -> Result<()> {
+        let script = format!("am start -a android.intent.action.VIEW -d {}", quote(url));
+        self.shell_checked(&device.udid, &script, "open-url", QUICK_TIMEOUT)
+            .await
+            .map(drop)
+    }
+
+    pub(super) async fn change_permission(
+        &self,
+        device: &Device,
+        package: &str,
+        permission: &str,
+        action: PermissionAction,
+    ) -> Result<()> {
+        let (p, perm) = (quote(package), quote(permission));
+        let script = match action {
+            PermissionAction::Grant => format!("pm grant {p} {perm}"),
+            PermissionAction::Revoke => format!("pm revoke {p} {perm}"),
+            PermissionAction::Reset => {
+                format!("pm revoke {p} {perm}; pm clear-permission-flags {p} {perm} user-set user-fixed")
+            }
+        };
+        self.shell_checked(&device.udid, &script, "permission", QUICK_TIMEOUT)
+            .await
+            .map(drop)
+    }
+
+    pub(super) async fn geo_fix(&self, device: &Device, at: Option<(f64, f64)>) -> Result<()> {
+        if device.kind != DeviceKind::Emulator {
+            return Err(Error::new(
+                ErrorCode::UnsupportedOnPlatform,
+                "a physical Android phone's location cannot be set over adb",
+            )
+            .with_hint("use an emulator, or a mock-location app selected in Developer options"));
+        }
+        let Some((lat, lon)) = at else {
+            return Err(Error::new(
+                ErrorCode::UnsupportedOnPlatform,
+                "the Android emulator keeps its last GPS fix; it cannot be cleared",
+            )
+            .with_hint("set another location instead"));
+        };
+        // The emulator console takes longitude first.
+        let cmd = self
+            .adb_for(&device.udid)?
+            .args(["emu", "geo", "fix", &lon.to_string(), &lat.to_string()])
+            .timeout(QUICK_TIMEOUT);
+        let out = self.run(cmd).await?;
+        if !out.success() || out.stdout_text().contains("KO") {
+            return Err(adb_failure(&device.udid, "adb emu geo fix", &out));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_time_from_recorded_am_start() {
+        let text = include_str!("../../../fixtures/android_misc/am_start_output.txt");
+        let expected = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("TotalTime:"))
+            .map(|v| v.trim().parse::<u64>().unwrap());
+        assert_eq!(parse_launch_time(text), expected);
+        assert_eq!(parse_launch_time("Status: ok\nTotalTime: 412\n"), Some(412));
+    }
+
+    #[test]
+    fn failure_words() {
+        assert!(failure_line("Error: Activity not started, unable to resolve Intent").is_some());
+        assert!(failure_line("Starting: Intent { act=android.intent.action.VIEW }\n").is_none());
+        assert!(failure_line("Exception occurred while executing 'clear':\njava.lang.IllegalArgumentException: Unknown package: x.y").is_some());
+    }
+}

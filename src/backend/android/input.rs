@@ -1,0 +1,192 @@
+//! Android input over adb: taps, swipes, long presses (a zero-distance swipe), key events, and
+//! typing. Typing is planned as one device script: printable ASCII goes through `input text`
+//! word by word with `KEYCODE_SPACE` between words (spaces in `input text` break on API 35+,
+//! and `%s` would turn into a space); anything else needs the ADB Keyboard IME, whose
+//! base64 broadcast carries any Unicode text literally.
+
+use base64::Engine;
+
+use super::shell::quote;
+use crate::backend::types::{Key, Point};
+use crate::backend::KeyPress;
+use crate::error::{Error, ErrorCode, Result};
+
+/// The ADB Keyboard IME (github.com/senzhk/ADBKeyBoard).
+pub const ADB_KEYBOARD_PACKAGE: &str = "com.android.adbkeyboard";
+pub const ADB_KEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
+
+pub const KEYCODE_SPACE: u32 = 62;
+
+/// Android key code of a named key, or `None` when Android has no such key.
+pub fn keycode(key: Key) -> Option<u32> {
+    Some(match key {
+        Key::Back => 4,
+        Key::Home => 3,
+        Key::Enter => 66,
+        Key::Delete => 67,
+        Key::Tab => 61,
+        Key::Escape => 111,
+        Key::Space => KEYCODE_SPACE,
+        Key::DpadUp => 19,
+        Key::DpadDown => 20,
+        Key::DpadLeft => 21,
+        Key::DpadRight => 22,
+        Key::DpadCenter => 23,
+        Key::VolumeUp => 24,
+        Key::VolumeDown => 25,
+        Key::Power => 26,
+        Key::Lock => 223, // KEYCODE_SLEEP: locks without toggling
+        Key::RecentApps => 187,
+        Key::Menu => 82,
+        Key::Search => 84,
+        Key::Siri | Key::ApplePay => return None,
+    })
+}
+
+pub fn key_script(key: KeyPress) -> Result<String> {
+    let code = match key {
+        KeyPress::Code(c) => c,
+        KeyPress::Named(k) => keycode(k).ok_or_else(|| {
+            crate::backend::unsupported(
+                &format!("the {k:?} key"),
+                crate::backend::Platform::Android,
+            )
+        })?,
+    };
+    Ok(format!("input keyevent {code}"))
+}
+
+/// Tap coordinates are whole pixels.
+fn px(v: f64) -> i64 {
+    v.round() as i64
+}
+
+pub fn tap_script(at: Point) -> String {
+    format!("input tap {} {}", px(at.x), px(at.y))
+}
+
+pub fn swipe_script(from: Point, to: Point, duration_ms: u64) -> String {
+    format!(
+        "input swipe {} {} {} {} {}",
+        px(from.x),
+        px(from.y),
+        px(to.x),
+        px(to.y),
+        duration_ms
+    )
+}
+
+/// How a text will be typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypingPlan {
+    /// `input text` word by word with `KEYCODE_SPACE`: the device script.
+    InputText(String),
+    /// The ADB Keyboard broadcast: the device script.
+    AdbKeyboard(String),
+}
+
+fn is_plain(text: &str) -> bool {
+    text.chars().all(|c| c == ' ' || c.is_ascii_graphic())
+}
+
+/// Plans typing `text`. `adb_keyboard` says whether the ADB Keyboard IME is installed.
+pub fn plan_typing(text: &str, adb_keyboard: bool) -> Result<TypingPlan> {
+    if is_plain(text) {
+        let mut steps: Vec<String> = Vec::new();
+        for (i, word) in text.split(' ').enumerate() {
+            if i > 0 {
+                steps.push(format!("input keyevent {KEYCODE_SPACE}"));
+            }
+            // `input text` turns "%s" into a space: type such words in pieces split after '%'.
+            let mut rest = word;
+            while !rest.is_empty() {
+                let cut = match rest.find("%s") {
+                    Some(i) => i + 1,
+                    None => rest.len(),
+                };
+                steps.push(format!("input text {}", quote(&rest[..cut])));
+                rest = &rest[cut..];
+            }
+        }
+        return Ok(TypingPlan::InputText(steps.join(" && ")));
+    }
+    if adb_keyboard {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+        return Ok(TypingPlan::AdbKeyboard(format!(
+            "ime enable {ime} >/dev/null 2>&1; ime set {ime} >/dev/null 2>&1; am broadcast -a ADB_INPUT_B64 --es msg {b64}",
+            ime = ADB_KEYBOARD_IME
+        )));
+    }
+    Err(Error::new(
+        ErrorCode::UnsupportedText,
+        "this text has characters `input text` cannot type (non-ASCII, newlines or tabs)",
+    )
+    .with_hint("install the ADB Keyboard IME (github.com/senzhk/ADBKeyBoard: `adb install ADBKeyboard.apk`); mobilectl then types any Unicode through it")
+    .with_details(serde_json::json!({ "unsupported": text.chars().filter(|c| !(*c == ' ' || c.is_ascii_graphic())).collect::<String>() })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_typed_with_space_key_events() {
+        let TypingPlan::InputText(s) = plan_typing("hello big world", false).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            s,
+            "input text 'hello' && input keyevent 62 && input text 'big' && input keyevent 62 && input text 'world'"
+        );
+    }
+
+    #[test]
+    fn percent_s_is_split_so_it_stays_literal() {
+        let TypingPlan::InputText(s) = plan_typing("a%sb", false).unwrap() else {
+            panic!()
+        };
+        assert_eq!(s, "input text 'a%' && input text 'sb'");
+    }
+
+    #[test]
+    fn shell_metacharacters_are_quoted() {
+        let TypingPlan::InputText(s) = plan_typing("a;b$(id)'x'", false).unwrap() else {
+            panic!()
+        };
+        assert_eq!(s, "input text 'a;b$(id)'\\''x'\\'''");
+    }
+
+    #[test]
+    fn unicode_needs_the_adb_keyboard() {
+        assert_eq!(
+            plan_typing("héllo", false).unwrap_err().code,
+            ErrorCode::UnsupportedText
+        );
+        let TypingPlan::AdbKeyboard(s) = plan_typing("héllo\n", true).unwrap() else {
+            panic!()
+        };
+        assert!(s.ends_with("--es msg aMOpbGxvCg=="), "{s}");
+    }
+
+    #[test]
+    fn keys() {
+        assert_eq!(
+            key_script(KeyPress::Named(Key::Back)).unwrap(),
+            "input keyevent 4"
+        );
+        assert_eq!(
+            key_script(KeyPress::Code(279)).unwrap(),
+            "input keyevent 279"
+        );
+        assert!(key_script(KeyPress::Named(Key::Siri)).is_err());
+    }
+
+    #[test]
+    fn coordinates_are_rounded_pixels() {
+        assert_eq!(tap_script(Point { x: 10.4, y: 20.6 }), "input tap 10 21");
+        assert_eq!(
+            swipe_script(Point { x: 1.0, y: 2.0 }, Point { x: 1.0, y: 2.0 }, 800),
+            "input swipe 1 2 1 2 800"
+        );
+    }
+}

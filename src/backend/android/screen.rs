@@ -1,0 +1,193 @@
+//! Reading an Android screen: the UI dump (uiautomator to a file, then `cat`, plus the focused
+//! window from `dumpsys window`, all in one adb round trip, retried on uiautomator's transient
+//! failures) and screenshots (`exec-out screencap -p`).
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::AdbBackend;
+use crate::backend::{Device, UiSource};
+use crate::error::{Error, ErrorCode, Result};
+
+/// Where the dump is written on the device.
+pub const DUMP_PATH: &str = "/data/local/tmp/mobilectl.xml";
+const FOCUS_MARKER: &str = "__MOBILECTL_FOCUS__";
+const DUMP_TIMEOUT: Duration = Duration::from_secs(30);
+const SCREENCAP_TIMEOUT: Duration = Duration::from_secs(20);
+/// Tries of a dump before giving up.
+pub const DUMP_ATTEMPTS: u32 = 3;
+
+/// The one script of a snapshot. On failure it prints uiautomator's own words instead of XML.
+pub fn dump_script() -> String {
+    format!(
+        "rm -f {p}; out=$(uiautomator dump {p} 2>&1); if [ -s {p} ]; then cat {p}; else echo \"$out\"; fi; \
+         echo; echo {FOCUS_MARKER}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'",
+        p = DUMP_PATH
+    )
+}
+
+/// What one dump attempt gave.
+#[derive(Debug, PartialEq)]
+pub enum DumpOutcome {
+    Xml {
+        xml: String,
+        focus: Option<String>,
+    },
+    /// uiautomator's transient failures: worth another try.
+    Transient(String),
+    Failed(String),
+}
+
+/// `mCurrentFocus=Window{… u0 com.example/com.example.MainActivity}` → `com.example/com.example.MainActivity`.
+pub fn parse_focus(text: &str) -> Option<String> {
+    let line = text
+        .lines()
+        .find(|l| l.contains("mCurrentFocus") && l.contains('/'))
+        .or_else(|| {
+            text.lines()
+                .find(|l| l.contains("mFocusedApp") && l.contains('/'))
+        })?;
+    line.split_whitespace()
+        .find(|w| w.contains('/'))
+        .map(|w| w.trim_end_matches('}').to_string())
+}
+
+pub fn classify_dump(output: &str) -> DumpOutcome {
+    let (body, focus) = match output.split_once(FOCUS_MARKER) {
+        Some((b, f)) => (b, parse_focus(f)),
+        None => (output, None),
+    };
+    let body = body.trim();
+    if body.starts_with("<?xml") || body.starts_with("<hierarchy") {
+        return DumpOutcome::Xml {
+            xml: body.to_string(),
+            focus,
+        };
+    }
+    let lower = body.to_ascii_lowercase();
+    if body.is_empty()
+        || lower.contains("could not get idle state")
+        || lower.contains("null root node")
+        || lower.contains("killed")
+    {
+        DumpOutcome::Transient(body.to_string())
+    } else {
+        DumpOutcome::Failed(body.to_string())
+    }
+}
+
+impl AdbBackend {
+    /// The UI dump, retried with backoff on uiautomator's transient failures.
+    pub(super) async fn ui_dump(&self, device: &Device) -> Result<UiSource> {
+        let script = dump_script();
+        let mut last = String::new();
+        for attempt in 0..DUMP_ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(Duration::from_millis(250 * 2u64.pow(attempt - 1))).await;
+            }
+            let out = self.exec_out(&device.udid, &script, DUMP_TIMEOUT).await?;
+            match classify_dump(&out.stdout_text()) {
+                DumpOutcome::Xml { xml, focus } => {
+                    return Ok(UiSource {
+                        text: xml,
+                        tool: "uiautomator",
+                        foreground: focus,
+                    })
+                }
+                DumpOutcome::Transient(words) => {
+                    tracing::info!(attempt, words = %words, "uiautomator dump failed; retrying");
+                    last = words;
+                }
+                DumpOutcome::Failed(words) => {
+                    return Err(Error::new(
+                        ErrorCode::CommandFailed,
+                        format!(
+                            "uiautomator dump failed: {}",
+                            words.lines().next().unwrap_or("")
+                        ),
+                    )
+                    .with_details(json!({ "output": words })))
+                }
+            }
+        }
+        Err(Error::new(
+            ErrorCode::CommandFailed,
+            format!(
+                "uiautomator dump failed {DUMP_ATTEMPTS} times: {}",
+                if last.is_empty() { "empty output" } else { last.as_str() }
+            ),
+        )
+        .with_hint("the screen may be animating (disable animations in Developer options) or another UiAutomation client holds the device")
+        .with_details(json!({ "output": last, "attempts": DUMP_ATTEMPTS })))
+    }
+
+    pub(super) async fn screencap(&self, device: &Device) -> Result<Vec<u8>> {
+        let out = self
+            .exec_out(&device.udid, "screencap -p", SCREENCAP_TIMEOUT)
+            .await?;
+        if !out.stdout.starts_with(b"\x89PNG\r\n\x1a\n") {
+            return Err(Error::new(
+                ErrorCode::CommandFailed,
+                "screencap did not return a PNG",
+            )
+            .with_hint("the screen may be secure (FLAG_SECURE) or the display off")
+            .with_details(json!({ "output": String::from_utf8_lossy(&out.stdout[..out.stdout.len().min(500)]) })));
+        }
+        Ok(out.stdout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_with_focus() {
+        let out = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"></hierarchy>\n\n__MOBILECTL_FOCUS__\n  mCurrentFocus=Window{5c3 u0 com.example/com.example.MainActivity}\n  mFocusedApp=ActivityRecord{1 u0 com.example/.MainActivity t12}\n";
+        let DumpOutcome::Xml { xml, focus } = classify_dump(out) else {
+            panic!()
+        };
+        assert!(xml.ends_with("</hierarchy>"));
+        assert_eq!(
+            focus.as_deref(),
+            Some("com.example/com.example.MainActivity")
+        );
+    }
+
+    #[test]
+    fn transient_and_hard_failures() {
+        assert!(matches!(
+            classify_dump("ERROR: could not get idle state.\n\n__MOBILECTL_FOCUS__\n"),
+            DumpOutcome::Transient(_)
+        ));
+        assert!(matches!(classify_dump(""), DumpOutcome::Transient(_)));
+        assert!(matches!(
+            classify_dump("ERROR: null root node returned by UiTestAutomationBridge."),
+            DumpOutcome::Transient(_)
+        ));
+        assert!(matches!(
+            classify_dump("/system/bin/sh: uiautomator: not found"),
+            DumpOutcome::Failed(_)
+        ));
+    }
+
+    #[test]
+    fn focus_from_recorded_dumpsys() {
+        let emulator = include_str!(
+            "../../../fixtures/android_misc/dumpsys_activity_activities_api34_emulator.txt"
+        );
+        assert_eq!(
+            parse_focus(emulator).as_deref(),
+            Some("com.google.android.apps.nexuslauncher/com.google.android.apps.nexuslauncher.NexusLauncherActivity")
+        );
+        // The notification shade has focus (no activity): the focused app is reported.
+        let mtk = include_str!(
+            "../../../fixtures/android_misc/dumpsys_activity_activities_android13_mtk.txt"
+        );
+        assert_eq!(
+            parse_focus(mtk).as_deref(),
+            Some("com.mediatek.camera/.CameraLauncher")
+        );
+    }
+}

@@ -54,12 +54,14 @@ pub fn keyboard(els: &[Element], shown: &[bool], ends: &[usize], screen: Rect) -
     if anchors.len() < 2 {
         return None;
     }
-    let key_h = anchors.iter().map(|&i| els[i].bounds.h).fold(0.0, f64::max);
+    let mut hs: Vec<f64> = anchors.iter().map(|&i| els[i].bounds.h).collect();
+    hs.sort_by(f64::total_cmp);
+    let key_h = hs[hs.len() / 2];
     let anchor_top = anchors
         .iter()
         .map(|&i| els[i].bounds.y)
         .fold(f64::INFINITY, f64::min);
-    let floor = anchor_top - 5.0 * key_h;
+    let floor = anchor_top - 3.5 * key_h;
     let top = (0..n)
         .filter(|&i| {
             shown[i]

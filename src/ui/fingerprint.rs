@@ -5,32 +5,28 @@
 use super::model::{Element, Rect, Role};
 use super::parse::is_system_ui_package;
 
-/// Whether an element belongs to the status bar (or sits in it on iOS).
-pub fn in_status_bar(els: &[Element], i: usize, screen: Rect) -> bool {
+/// Per element: whether it belongs to the status bar (or sits in it on iOS). One pass;
+/// parents precede children.
+pub fn status_bar_mask(els: &[Element], screen: Rect) -> Vec<bool> {
     let band = screen.h * 0.065;
-    let e = &els[i];
-    let mut cur = Some(i);
-    while let Some(c) = cur {
-        let a = &els[c];
-        if a.role == Role::Statusbar
-            || a.id.as_deref().is_some_and(|id| {
+    let mut out: Vec<bool> = Vec::with_capacity(els.len());
+    for e in els.iter() {
+        let inherited = e.parent.filter(|&p| p < out.len()).is_some_and(|p| out[p]);
+        let own = e.role == Role::Statusbar
+            || e.id.as_deref().is_some_and(|id| {
                 let l = id.to_ascii_lowercase();
                 l.contains("status_bar") || l.contains("statusbar")
-            })
-        {
-            return true;
-        }
-        cur = a.parent;
+            });
+        let in_band = e.bounds.is_valid() && e.bounds.bottom() <= screen.y + band;
+        let band_item = in_band
+            && match e.package.as_deref() {
+                Some(p) => is_system_ui_package(p),
+                // iOS: the status bar items are plain texts and generic elements at the top.
+                None => !e.role.is_control(),
+            };
+        out.push(inherited || own || band_item);
     }
-    let in_band = e.bounds.is_valid() && e.bounds.bottom() <= screen.y + band;
-    if !in_band {
-        return false;
-    }
-    match e.package.as_deref() {
-        Some(p) => is_system_ui_package(p),
-        // iOS: the status bar items are plain texts and generic elements at the top.
-        None => !e.role.is_control() || e.role == Role::Cell,
-    }
+    out
 }
 
 /// Replaces volatile fragments: `12:34`, `9:41 AM`, `100%` become `#`.
@@ -74,8 +70,9 @@ pub fn fingerprint(els: &[Element], significant: &[bool], screen: Rect) -> Strin
             0
         }
     };
+    let bar = status_bar_mask(els, screen);
     for (i, e) in els.iter().enumerate() {
-        if !significant[i] || in_status_bar(els, i, screen) {
+        if !significant[i] || bar[i] {
             continue;
         }
         h.update(e.role.as_str().as_bytes());

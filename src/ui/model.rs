@@ -85,7 +85,18 @@ impl Rect {
 
 /// A small fixed vocabulary of roles, serialized lowercase.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    ToSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -116,6 +127,7 @@ pub enum Role {
     Application,
     Statusbar,
     Group,
+    #[default]
     Other,
 }
 
@@ -263,12 +275,6 @@ pub struct Element {
     pub children: Vec<usize>,
 }
 
-impl Default for Role {
-    fn default() -> Self {
-        Role::Other
-    }
-}
-
 impl Element {
     /// The label an agent would read: name, else text, else desc.
     pub fn label(&self) -> Option<&str> {
@@ -395,6 +401,37 @@ impl Tree {
         a <= d && d < self.subtree_end(a)
     }
 
+    /// A copy without the subtree of `i` (indices renumbered). Used to simulate a screen
+    /// where one element disappeared.
+    pub fn without(&self, i: usize) -> Tree {
+        let end = self.subtree_end(i);
+        let removed = end - i;
+        let map = |j: usize| if j >= end { j - removed } else { j };
+        let mut t = Tree {
+            nodes: Vec::with_capacity(self.nodes.len() - removed),
+            roots: Vec::new(),
+            ..self.clone()
+        };
+        for (j, n) in self.nodes.iter().enumerate() {
+            if (i..end).contains(&j) {
+                continue;
+            }
+            let mut n = n.clone();
+            n.parent = n.parent.map(map);
+            n.children = n
+                .children
+                .iter()
+                .filter(|c| !(i..end).contains(*c))
+                .map(|&c| map(c))
+                .collect();
+            if n.parent.is_none() {
+                t.roots.push(t.nodes.len());
+            }
+            t.nodes.push(n);
+        }
+        t
+    }
+
     /// Fills the screen size from the union of the roots' bounds when the dump did not say.
     pub fn infer_screen(&mut self) {
         if self.screen.w > 0.0 && self.screen.h > 0.0 {
@@ -461,5 +498,9 @@ mod tests {
         assert!(t.is_ancestor_or_self(a, d));
         assert!(!t.is_ancestor_or_self(b, d));
         assert_eq!(t.roots, vec![a, e]);
+        let w = t.without(b);
+        assert_eq!(w.nodes.len(), 3);
+        assert_eq!(w.nodes[0].children, vec![1]);
+        assert_eq!(w.roots, vec![0, 2]);
     }
 }

@@ -85,6 +85,13 @@ fn is_list_like(e: &Element) -> bool {
     e.states.scrollable || matches!(e.role, Role::List | Role::Tablist | Role::Webview)
 }
 
+fn specific(r: Role) -> bool {
+    matches!(
+        r,
+        Role::Switch | Role::Checkbox | Role::Radio | Role::Textbox | Role::Slider | Role::Picker
+    )
+}
+
 fn semantic_container(e: &Element) -> bool {
     matches!(
         e.role,
@@ -129,6 +136,11 @@ pub fn prune(input: &Input<'_>, subtree_end: &[usize]) -> View {
     let mut view = View::default();
     let mut stack: Vec<Open> = Vec::new();
     let mut kb_item: Option<usize> = None;
+    let inner = sole_inner_action(input, subtree_end);
+    let mut merged = vec![false; els.len()];
+    for j in inner.iter().flatten() {
+        merged[*j] = true;
+    }
     for i in 0..els.len() {
         while stack.last().is_some_and(|o| o.end <= i) {
             stack.pop();
@@ -150,8 +162,11 @@ pub fn prune(input: &Input<'_>, subtree_end: &[usize]) -> View {
                     view.items.len() - 1
                 });
                 if i != kb {
-                    if let Some(l) = e.label() {
-                        push_piece(&mut view.items[it].pieces, l);
+                    if let Some(l) = e.label().map(clean) {
+                        let pieces = &mut view.items[it].pieces;
+                        if !pieces.contains(&l) {
+                            pieces.push(l);
+                        }
                     }
                 }
                 continue;
@@ -165,12 +180,19 @@ pub fn prune(input: &Input<'_>, subtree_end: &[usize]) -> View {
         }
         let actionable = is_actionable(e);
         let absorbing = stack.last().filter(|o| o.absorbs).map(|o| o.item);
+        // An inner control merged into its outer control reads as a label of it.
+        let actionable = actionable && !merged[i];
         if actionable {
             let mut pieces = Vec::new();
             own_pieces(e, &mut pieces);
             let depth = stack.len();
+            // The line shows the more specific of the two merged controls.
+            let node = match inner[i] {
+                Some(j) if specific(els[j].role) => j,
+                _ => i,
+            };
             view.items.push(Item {
-                node: i,
+                node,
                 depth,
                 actionable: true,
                 pieces,
@@ -230,6 +252,41 @@ pub fn prune(input: &Input<'_>, subtree_end: &[usize]) -> View {
     view
 }
 
+/// For each actionable, non-list element: its only shown actionable descendant when that one
+/// covers the element's centre (the two are one control for an agent).
+fn sole_inner_action(input: &Input<'_>, ends: &[usize]) -> Vec<Option<usize>> {
+    let els = input.elements;
+    let n = els.len();
+    let act = |j: usize| input.shown[j] && is_actionable(&els[j]);
+    // Reverse pass: number of actionable descendants, and the last one seen.
+    let mut count = vec![0usize; n];
+    let mut some = vec![None; n];
+    for i in (0..n).rev() {
+        for &c in &els[i].children {
+            if c <= i || c >= n {
+                continue;
+            }
+            count[i] += count[c] + act(c) as usize;
+            if act(c) {
+                some[i] = Some(c);
+            } else if some[c].is_some() {
+                some[i] = some[c];
+            }
+        }
+    }
+    let _ = ends;
+    (0..n)
+        .map(|i| {
+            if count[i] != 1 || !act(i) || is_list_like(&els[i]) {
+                return None;
+            }
+            let j = some[i]?;
+            let (cx, cy) = els[i].bounds.center();
+            (els[j].bounds.contains(cx, cy) && !is_list_like(&els[j])).then_some(j)
+        })
+        .collect()
+}
+
 /// The element's own label pieces: name (or text), then a differing description.
 fn own_pieces(e: &Element, out: &mut Vec<String>) {
     for s in [e.name.as_deref(), e.text.as_deref(), e.desc.as_deref()]
@@ -240,12 +297,38 @@ fn own_pieces(e: &Element, out: &mut Vec<String>) {
     }
 }
 
+/// Adds a piece unless an existing one already holds it; replaces pieces it holds.
 fn push_piece(out: &mut Vec<String>, s: &str) {
     let c = clean(s);
-    if c.is_empty() || out.iter().any(|p| p == &c) {
+    if c.is_empty() || out.iter().any(|p| p.contains(c.as_str())) {
+        return;
+    }
+    if let Some(k) = out.iter().position(|p| c.contains(p.as_str())) {
+        out[k] = c;
+        out.retain_with_index_dedup();
         return;
     }
     out.push(c);
+}
+
+trait DedupPieces {
+    fn retain_with_index_dedup(&mut self);
+}
+
+impl DedupPieces for Vec<String> {
+    /// Drops pieces contained in another piece (keeps the first of equal ones).
+    fn retain_with_index_dedup(&mut self) {
+        let snapshot = self.clone();
+        let mut k = 0;
+        self.retain(|p| {
+            let me = k;
+            k += 1;
+            !snapshot
+                .iter()
+                .enumerate()
+                .any(|(o, q)| o != me && q.contains(p.as_str()) && (q != p || o < me))
+        });
+    }
 }
 
 fn count_offscreen(o: &mut Offscreen, b: &Rect, screen: &Rect) {

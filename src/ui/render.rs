@@ -10,6 +10,9 @@ use std::fmt::Write;
 /// Joins label pieces the way the text does.
 pub const PIECE_SEP: &str = " · ";
 
+/// Deeper nesting is drawn at this depth (keeps hostile trees from blowing up the text).
+pub const MAX_INDENT: usize = 24;
+
 /// Renders the items. `alert_line` goes first when a blocking alert was detected.
 pub fn render(
     els: &[Element],
@@ -30,7 +33,7 @@ pub fn render(
         .collect();
     for it in items {
         let e = &els[it.node];
-        for _ in 0..it.depth {
+        for _ in 0..it.depth.min(MAX_INDENT) {
             out.push_str("  ");
         }
         let role = e.role;

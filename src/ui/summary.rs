@@ -2,7 +2,7 @@
 //! keyboard, focused field, scroll containers and a one-paragraph description. Deterministic:
 //! the same screen gives the same summary.
 
-use super::fingerprint::in_status_bar;
+use super::fingerprint::status_bar_mask;
 use super::model::{Rect, Role};
 use super::{Alert, Offscreen, Screen};
 use serde::Serialize;
@@ -58,7 +58,8 @@ fn entry(s: &Screen, i: usize) -> Option<SummaryElement> {
 pub fn title(s: &Screen) -> Option<String> {
     let screen = s.screen_rect();
     let top = |i: usize| s.elements[i].bounds.y < screen.y + screen.h * 0.3;
-    let usable = |i: usize| s.shown[i] && !in_status_bar(&s.elements, i, screen);
+    let bar = status_bar_mask(&s.elements, screen);
+    let usable = |i: usize| s.shown[i] && !bar[i];
     let n = s.elements.len().min(s.shown.len());
     let heading = (0..n).find(|&i| {
         let e = &s.elements[i];

@@ -56,7 +56,11 @@ fn floor_listing(t: &Tree) -> String {
         if !on_screen(t, e) {
             continue;
         }
-        let label = e.text.as_deref().or(e.desc.as_deref()).or(e.name.as_deref());
+        let label = e
+            .text
+            .as_deref()
+            .or(e.desc.as_deref())
+            .or(e.name.as_deref());
         if e.states.clickable {
             k += 1;
             out.push_str(&format!("- btn \"{}\" [ref=e{k}]\n", label.unwrap_or("")));
@@ -204,7 +208,11 @@ fn refs_are_stable() {
             if (victim..end).contains(&e.node) || e.node >= t.nodes.len() {
                 continue;
             }
-            let j = if e.node >= end { e.node - removed } else { e.node };
+            let j = if e.node >= end {
+                e.node - removed
+            } else {
+                e.node
+            };
             // Merging decisions may change for the parent of the removed element; every
             // element that still has a ref must have its old one.
             if let Some(r) = ref_of(&s3, j) {
@@ -220,10 +228,20 @@ fn fingerprints_same_screen_same_other_screen_differs() {
     for (path, _, text) in ui_fixtures() {
         let t = parse_any(&text).unwrap();
         let a = analyze(&t, None, &ViewOptions::default());
-        let b = analyze(&parse_any(&text).unwrap(), Some(&a.refs), &ViewOptions::default());
+        let b = analyze(
+            &parse_any(&text).unwrap(),
+            Some(&a.refs),
+            &ViewOptions::default(),
+        );
         assert_eq!(a.fingerprint, b.fingerprint);
         // The interactive-only view is a view, not another screen.
-        let io = analyze(&t, None, &ViewOptions { interactive_only: true });
+        let io = analyze(
+            &t,
+            None,
+            &ViewOptions {
+                interactive_only: true,
+            },
+        );
         assert_eq!(a.fingerprint, io.fingerprint);
         if let Some((other, other_text)) =
             seen.insert(a.fingerprint.clone(), (path.clone(), a.tree_text.clone()))
@@ -263,7 +281,11 @@ fn fingerprint_ignores_the_status_bar_clock() {
         let old = clock.text.clone().unwrap();
         let attr = format!("text=\"{old}\"");
         assert_eq!(text.matches(&attr).count(), 1, "{}", path.display());
-        let new_time = if old.starts_with("23") { "00:00" } else { "23:59" };
+        let new_time = if old.starts_with("23") {
+            "00:00"
+        } else {
+            "23:59"
+        };
         let changed = text.replace(&attr, &format!("text=\"{new_time}\""));
         let a = analyze(&t, None, &ViewOptions::default());
         let b = analyze(&parse_any(&changed).unwrap(), None, &ViewOptions::default());
@@ -283,7 +305,10 @@ fn fingerprint_ignores_the_status_bar_clock() {
         }
         tested += 1;
     }
-    assert!(tested >= 2, "expected dumps with a status-bar clock, got {tested}");
+    assert!(
+        tested >= 2,
+        "expected dumps with a status-bar clock, got {tested}"
+    );
 }
 
 #[test]
@@ -292,15 +317,24 @@ fn detection_on_real_dumps() {
         let t = parse_any(&read(&fixtures_dir().join(dir).join(name))).unwrap();
         analyze(&t, None, &ViewOptions::default())
     };
-    let s = get("android_uiautomator", "avito_search_keyboard_multiwindow_u2.xml");
+    let s = get(
+        "android_uiautomator",
+        "avito_search_keyboard_multiwindow_u2.xml",
+    );
     assert!(s.keyboard.is_some());
     assert_eq!(s.foreground.as_deref(), Some("com.avito.android"));
     let f = s.focused.as_deref().and_then(|r| s.element(r)).unwrap();
     assert!(f.states.editable);
-    let s = get("ios_axe", "simuse_describe_ui_raw_line_app_qwerty_ja_402x874.json");
+    let s = get(
+        "ios_axe",
+        "simuse_describe_ui_raw_line_app_qwerty_ja_402x874.json",
+    );
     let kb = s.keyboard.expect("AXe keyboard from its keys");
     assert!(kb.y > 400.0 && kb.bottom() <= 874.5);
-    let s = get("ios_axe", "simuse_describe_ui_raw_line_app_no_keyboard_ja_402x874.json");
+    let s = get(
+        "ios_axe",
+        "simuse_describe_ui_raw_line_app_no_keyboard_ja_402x874.json",
+    );
     assert!(s.keyboard.is_none());
     let s = get(
         "ios_wda_source",
@@ -328,12 +362,11 @@ fn detection_on_real_dumps() {
 #[test]
 fn selectors_on_a_real_dump() {
     use ui::select::{find, find_query, Selector};
-    let t = parse_any(&read(
-        &fixtures_dir()
-            .join("ios_wda_source")
-            .join("wda_source_settings_root_iphone17pro_ios26.4_traits_bundleId.xml"),
-    ))
-    .unwrap();
+    let t =
+        parse_any(&read(&fixtures_dir().join("ios_wda_source").join(
+            "wda_source_settings_root_iphone17pro_ios26.4_traits_bundleId.xml",
+        )))
+        .unwrap();
     let s = analyze(&t, None, &ViewOptions::default());
     let m = find(
         &s,

@@ -17,8 +17,19 @@ pub struct Keyboard {
 
 /// Ids AX dumps give to the keyboard's function keys.
 const KEY_IDS: &[&str] = &[
-    "shift", "delete", "more", "emoji", "space", "dictation", "return", "search", "go", "done",
-    "next", "send", "join",
+    "shift",
+    "delete",
+    "more",
+    "emoji",
+    "space",
+    "dictation",
+    "return",
+    "search",
+    "go",
+    "done",
+    "next",
+    "send",
+    "join",
 ];
 
 pub fn keyboard(els: &[Element], shown: &[bool], ends: &[usize], screen: Rect) -> Option<Keyboard> {
@@ -98,8 +109,8 @@ pub struct AlertNodes {
 pub fn alert(els: &[Element], shown: &[bool], ends: &[usize], screen: Rect) -> Option<AlertNodes> {
     let n = els.len();
     // iOS: an Alert/Sheet element that is visible (even with a zero-size frame).
-    if let Some(a) =
-        (0..n).find(|&i| els[i].role == Role::Alert && els[i].states.visible && has_shown(shown, i, ends))
+    if let Some(a) = (0..n)
+        .find(|&i| els[i].role == Role::Alert && els[i].states.visible && has_shown(shown, i, ends))
     {
         return Some(collect(els, shown, a, ends[a]));
     }
@@ -114,9 +125,13 @@ pub fn alert(els: &[Element], shown: &[bool], ends: &[usize], screen: Rect) -> O
     }) {
         let root = window_of(els, t);
         let mut a = collect(els, shown, root, ends[root]);
-        if let Some(msg) = (root..ends[root])
-            .find(|&i| shown[i] && els[i].id.as_deref().is_some_and(|d| d.ends_with("id/message")))
-        {
+        if let Some(msg) = (root..ends[root]).find(|&i| {
+            shown[i]
+                && els[i]
+                    .id
+                    .as_deref()
+                    .is_some_and(|d| d.ends_with("id/message"))
+        }) {
             a.message = els[msg].label().map(str::to_string);
         }
         if !a.buttons.is_empty() {
@@ -225,7 +240,11 @@ mod tests {
     }
 
     fn masks(t: &Tree, screen: Rect) -> (Vec<bool>, Vec<usize>) {
-        let shown = t.nodes.iter().map(|n| n.bounds.intersects(&screen)).collect();
+        let shown = t
+            .nodes
+            .iter()
+            .map(|n| n.bounds.intersects(&screen))
+            .collect();
         let ends = (0..t.nodes.len()).map(|i| t.subtree_end(i)).collect();
         (shown, ends)
     }
@@ -235,17 +254,35 @@ mod tests {
         let screen = Rect::new(0.0, 0.0, 400.0, 800.0);
         let mut t = Tree::new(DumpKind::WdaXml);
         let app = t.push(node(Role::Application, Some("App"), screen, false), None);
-        let al = t.push(node(Role::Alert, Some("Allow?"), Rect::default(), false), Some(app));
+        let al = t.push(
+            node(Role::Alert, Some("Allow?"), Rect::default(), false),
+            Some(app),
+        );
         t.push(
-            node(Role::Text, Some("Allow location?"), Rect::new(10.0, 300.0, 300.0, 20.0), false),
+            node(
+                Role::Text,
+                Some("Allow location?"),
+                Rect::new(10.0, 300.0, 300.0, 20.0),
+                false,
+            ),
             Some(al),
         );
         t.push(
-            node(Role::Text, Some("Needed for maps"), Rect::new(10.0, 330.0, 300.0, 20.0), false),
+            node(
+                Role::Text,
+                Some("Needed for maps"),
+                Rect::new(10.0, 330.0, 300.0, 20.0),
+                false,
+            ),
             Some(al),
         );
         t.push(
-            node(Role::Button, Some("Allow"), Rect::new(10.0, 360.0, 100.0, 40.0), true),
+            node(
+                Role::Button,
+                Some("Allow"),
+                Rect::new(10.0, 360.0, 100.0, 40.0),
+                true,
+            ),
             Some(al),
         );
         let (shown, ends) = masks(&t, screen);
@@ -261,10 +298,31 @@ mod tests {
         let screen = Rect::new(0.0, 0.0, 400.0, 800.0);
         let mut t = Tree::new(DumpKind::Axe);
         let app = t.push(node(Role::Application, None, screen, false), None);
-        t.push(node(Role::Button, Some("Back"), Rect::new(0.0, 50.0, 40.0, 40.0), true), Some(app));
-        t.push(node(Role::Button, Some("Q"), Rect::new(0.0, 600.0, 40.0, 50.0), true), Some(app));
+        t.push(
+            node(
+                Role::Button,
+                Some("Back"),
+                Rect::new(0.0, 50.0, 40.0, 40.0),
+                true,
+            ),
+            Some(app),
+        );
+        t.push(
+            node(
+                Role::Button,
+                Some("Q"),
+                Rect::new(0.0, 600.0, 40.0, 50.0),
+                true,
+            ),
+            Some(app),
+        );
         for (k, id) in ["shift", "delete"].iter().enumerate() {
-            let mut e = node(Role::Button, Some(id), Rect::new(k as f64 * 50.0, 700.0, 40.0, 50.0), true);
+            let mut e = node(
+                Role::Button,
+                Some(id),
+                Rect::new(k as f64 * 50.0, 700.0, 40.0, 50.0),
+                true,
+            );
             e.id = Some(id.to_string());
             t.push(e, Some(app));
         }

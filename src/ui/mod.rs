@@ -149,7 +149,10 @@ pub fn analyze(tree: &Tree, previous: Option<&RefTable>, opts: &ViewOptions) -> 
             elements: &els,
             screen,
             shown: &shown,
-            keyboard: kb.as_ref().zip(kb_node).map(|(k, n)| (n, k.members.as_slice())),
+            keyboard: kb
+                .as_ref()
+                .zip(kb_node)
+                .map(|(k, n)| (n, k.members.as_slice())),
             interactive_only: opts.interactive_only,
         },
         &ends,
@@ -268,7 +271,11 @@ struct OfflineSnapshot<'a> {
 
 /// Renders a saved dump offline (`mobilectl snapshot --from-file`); the kind is detected from
 /// the content.
-pub fn render_dump(text: &str, format: Format, interactive_only: bool) -> Result<String, ParseError> {
+pub fn render_dump(
+    text: &str,
+    format: Format,
+    interactive_only: bool,
+) -> Result<String, ParseError> {
     let tree = parse_any(text)?;
     let s = analyze(&tree, None, &ViewOptions { interactive_only });
     Ok(match format {

@@ -79,7 +79,12 @@ impl Rect {
         }
         let x = self.x.min(o.x);
         let y = self.y.min(o.y);
-        Rect::new(x, y, self.right().max(o.right()) - x, self.bottom().max(o.bottom()) - y)
+        Rect::new(
+            x,
+            y,
+            self.right().max(o.right()) - x,
+            self.bottom().max(o.bottom()) - y,
+        )
     }
 }
 
@@ -195,7 +200,10 @@ impl Role {
 
     /// Containers that never carry meaning on their own.
     pub fn is_structural(self) -> bool {
-        matches!(self, Role::Group | Role::Other | Role::Window | Role::Application)
+        matches!(
+            self,
+            Role::Group | Role::Other | Role::Window | Role::Application
+        )
     }
 }
 

@@ -182,13 +182,14 @@ pub fn prune(input: &Input<'_>, subtree_end: &[usize]) -> View {
         let absorbing = stack.last().filter(|o| o.absorbs).map(|o| o.item);
         // An inner control merged into its outer control reads as a label of it.
         let actionable = actionable && !merged[i];
-        if actionable {
+        if actionable || inner[i].is_some() {
             let mut pieces = Vec::new();
             own_pieces(e, &mut pieces);
             let depth = stack.len();
-            // The line shows the more specific of the two merged controls.
+            // The line shows the more specific of the two merged controls; a label-less
+            // control hosted by a plain container is the line of that container.
             let node = match inner[i] {
-                Some(j) if specific(els[j].role) => j,
+                Some(j) if !actionable || specific(els[j].role) => j,
                 _ => i,
             };
             view.items.push(Item {
@@ -249,17 +250,38 @@ pub fn prune(input: &Input<'_>, subtree_end: &[usize]) -> View {
             });
         }
     }
+    if input.interactive_only {
+        for it in &mut view.items {
+            shorten(&mut it.pieces);
+        }
+    }
     view
 }
 
-/// For each actionable, non-list element: its only shown actionable descendant when that one
-/// covers the element's centre (the two are one control for an agent).
+/// The interactive-only view names a control, it does not read it: the first two label
+/// pieces, each cut to 24 characters.
+fn shorten(pieces: &mut Vec<String>) {
+    pieces.truncate(2);
+    for p in pieces.iter_mut() {
+        if p.chars().count() > 24 {
+            *p = p.chars().take(24).chain(std::iter::once('…')).collect();
+        }
+    }
+}
+
+/// Pairs of elements that read as one control, as `outer → inner`:
+/// - an actionable element whose only shown actionable descendant covers its centre;
+/// - a plain container (up to 3 levels up) around exactly one label-less control and some
+///   labels: the labels name the control (a settings row and its switch, a field and its
+///   caption).
 fn sole_inner_action(input: &Input<'_>, ends: &[usize]) -> Vec<Option<usize>> {
     let els = input.elements;
     let n = els.len();
     let act = |j: usize| input.shown[j] && is_actionable(&els[j]);
-    // Reverse pass: number of actionable descendants, and the last one seen.
+    let lab = |j: usize| input.shown[j] && !is_actionable(&els[j]) && els[j].label().is_some();
+    // Reverse pass: actionable and labelled descendants, and the last actionable one seen.
     let mut count = vec![0usize; n];
+    let mut labels = vec![0usize; n];
     let mut some = vec![None; n];
     for i in (0..n).rev() {
         for &c in &els[i].children {
@@ -267,6 +289,7 @@ fn sole_inner_action(input: &Input<'_>, ends: &[usize]) -> Vec<Option<usize>> {
                 continue;
             }
             count[i] += count[c] + act(c) as usize;
+            labels[i] += labels[c] + lab(c) as usize;
             if act(c) {
                 some[i] = Some(c);
             } else if some[c].is_some() {
@@ -275,7 +298,7 @@ fn sole_inner_action(input: &Input<'_>, ends: &[usize]) -> Vec<Option<usize>> {
         }
     }
     let _ = ends;
-    (0..n)
+    let mut out: Vec<Option<usize>> = (0..n)
         .map(|i| {
             if count[i] != 1 || !act(i) || is_list_like(&els[i]) {
                 return None;
@@ -284,7 +307,33 @@ fn sole_inner_action(input: &Input<'_>, ends: &[usize]) -> Vec<Option<usize>> {
             let (cx, cy) = els[i].bounds.center();
             (els[j].bounds.contains(cx, cy) && !is_list_like(&els[j])).then_some(j)
         })
-        .collect()
+        .collect();
+    for e in 0..n {
+        if !act(e) || els[e].label().is_some() || is_list_like(&els[e]) || count[e] > 0 {
+            continue;
+        }
+        let mut host = None;
+        let mut cur = els[e].parent;
+        for _ in 0..3 {
+            let Some(a) = cur else { break };
+            let ok = input.shown[a]
+                && !is_actionable(&els[a])
+                && els[a].parent.is_some()
+                && !semantic_container(&els[a])
+                && count[a] == 1;
+            if !ok {
+                break;
+            }
+            if labels[a] > 0 {
+                host = Some(a);
+            }
+            cur = els[a].parent;
+        }
+        if let Some(a) = host {
+            out[a] = Some(e);
+        }
+    }
+    out
 }
 
 /// The element's own label pieces: name (or text), then a differing description.
@@ -392,27 +441,57 @@ mod tests {
             Some(wrap),
         );
         t.push(
-            el(Role::Text, Some("Wi-Fi"), false, Rect::new(0.0, 0.0, 50.0, 10.0)),
+            el(
+                Role::Text,
+                Some("Wi-Fi"),
+                false,
+                Rect::new(0.0, 0.0, 50.0, 10.0),
+            ),
             Some(row),
         );
         t.push(
-            el(Role::Text, Some("On"), false, Rect::new(0.0, 10.0, 50.0, 10.0)),
+            el(
+                Role::Text,
+                Some("On"),
+                false,
+                Rect::new(0.0, 10.0, 50.0, 10.0),
+            ),
             Some(row),
         );
         t.push(
-            el(Role::Text, Some("Title"), false, Rect::new(0.0, 30.0, 50.0, 10.0)),
+            el(
+                Role::Text,
+                Some("Title"),
+                false,
+                Rect::new(0.0, 30.0, 50.0, 10.0),
+            ),
             Some(wrap),
         );
         t.push(
-            el(Role::Text, Some("Title"), false, Rect::new(0.0, 40.0, 50.0, 10.0)),
+            el(
+                Role::Text,
+                Some("Title"),
+                false,
+                Rect::new(0.0, 40.0, 50.0, 10.0),
+            ),
             Some(wrap),
         );
         t.push(
-            el(Role::Text, Some("zero"), false, Rect::new(0.0, 40.0, 0.0, 10.0)),
+            el(
+                Role::Text,
+                Some("zero"),
+                false,
+                Rect::new(0.0, 40.0, 0.0, 10.0),
+            ),
             Some(wrap),
         );
         t.push(
-            el(Role::Button, Some("More"), true, Rect::new(0.0, 150.0, 50.0, 10.0)),
+            el(
+                Role::Button,
+                Some("More"),
+                true,
+                Rect::new(0.0, 150.0, 50.0, 10.0),
+            ),
             Some(wrap),
         );
         let v = run(&t, false);

@@ -109,13 +109,9 @@ pub fn assign(
                 continue;
             };
             let b = elements[i].bounds;
-            let best = olds
-                .iter_mut()
-                .filter(|(_, used)| !used)
-                .min_by(|a, z| {
-                    dist(&prev.entries[a.0].bounds, &b)
-                        .total_cmp(&dist(&prev.entries[z.0].bounds, &b))
-                });
+            let best = olds.iter_mut().filter(|(_, used)| !used).min_by(|a, z| {
+                dist(&prev.entries[a.0].bounds, &b).total_cmp(&dist(&prev.entries[z.0].bounds, &b))
+            });
             if let Some(slot) = best {
                 slot.1 = true;
                 numbers[c] = num(&prev.entries[slot.0].r#ref);

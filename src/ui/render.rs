@@ -41,7 +41,11 @@ pub fn render(
         if !bare {
             out.push_str(role.as_str());
         }
-        let sep = if role == Role::Keyboard { " " } else { PIECE_SEP };
+        let sep = if role == Role::Keyboard {
+            " "
+        } else {
+            PIECE_SEP
+        };
         if !it.pieces.is_empty() {
             if !bare {
                 out.push(' ');
@@ -61,10 +65,16 @@ pub fn render(
             let _ = write!(out, " [{r}]");
         }
         if let Some(v) = e.value.as_deref().map(clean).filter(|v| !v.is_empty()) {
-            let show = matches!(role, Role::Textbox | Role::Slider | Role::Picker | Role::Progress)
-                && !it.pieces.iter().any(|p| p == &v);
+            let show = matches!(
+                role,
+                Role::Textbox | Role::Slider | Role::Picker | Role::Progress
+            ) && !it.pieces.iter().any(|p| p == &v);
             if show {
-                let v = if e.states.password { "•••".to_string() } else { v };
+                let v = if e.states.password {
+                    "•••".to_string()
+                } else {
+                    v
+                };
                 let _ = write!(out, " = \"{v}\"");
             }
         }

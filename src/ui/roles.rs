@@ -27,18 +27,27 @@ pub fn android_role(class: &str, clickable: bool, has_desc: bool, checkable: boo
         "imagebutton" | "appcompatimagebutton" | "floatingactionbutton" => Some(Role::Button),
         "togglebutton" => Some(Role::Switch),
         "switch" | "switchcompat" | "switchmaterial" | "materialswitch" => Some(Role::Switch),
-        "checkbox" | "appcompatcheckbox" | "materialcheckbox" | "checkedtextview"
+        "checkbox"
+        | "appcompatcheckbox"
+        | "materialcheckbox"
+        | "checkedtextview"
         | "appcompatcheckedtextview" => Some(Role::Checkbox),
         "radiobutton" | "appcompatradiobutton" | "materialradiobutton" => Some(Role::Radio),
         "seekbar" | "appcompatseekbar" | "ratingbar" | "slider" | "rangeslider" => {
             Some(Role::Slider)
         }
-        "progressbar" | "contentloadingprogressbar" | "linearprogressindicator"
+        "progressbar"
+        | "contentloadingprogressbar"
+        | "linearprogressindicator"
         | "circularprogressindicator" => Some(Role::Progress),
         "spinner" | "appcompatspinner" | "numberpicker" | "datepicker" | "timepicker" => {
             Some(Role::Picker)
         }
-        "tablayout" | "tabwidget" | "tabhost" | "bottomnavigationview" | "navigationbarview"
+        "tablayout"
+        | "tabwidget"
+        | "tabhost"
+        | "bottomnavigationview"
+        | "navigationbarview"
         | "navigationrailview" => Some(Role::Tablist),
         "tabitem" | "tabview" | "bottomnavigationitemview" | "navigationbaritemview" => {
             Some(Role::Tab)
@@ -87,9 +96,7 @@ pub fn ios_type_role(ty: &str) -> Role {
         "Button" | "MenuButton" | "PopUpButton" | "DisclosureTriangle" | "ToolbarButton"
         | "Icon" | "IncrementArrow" | "DecrementArrow" | "ColorWell" => Role::Button,
         "StaticText" => Role::Text,
-        "TextField" | "SecureTextField" | "SearchField" | "TextView" | "TextArea" => {
-            Role::Textbox
-        }
+        "TextField" | "SecureTextField" | "SearchField" | "TextView" | "TextArea" => Role::Textbox,
         "Image" => Role::Image,
         "Switch" | "Toggle" => Role::Switch,
         "CheckBox" => Role::Checkbox,
@@ -116,10 +123,8 @@ pub fn ios_type_role(ty: &str) -> Role {
         "Window" => Role::Window,
         "Application" => Role::Application,
         "StatusBar" => Role::Statusbar,
-        "Group" | "Other" | "Any" | "Element" | "GenericElement" | "LayoutArea"
-        | "LayoutItem" | "ScrollBar" | "Splitter" | "SplitGroup" | "Drawer" | "Matte" => {
-            Role::Group
-        }
+        "Group" | "Other" | "Any" | "Element" | "GenericElement" | "LayoutArea" | "LayoutItem"
+        | "ScrollBar" | "Splitter" | "SplitGroup" | "Drawer" | "Matte" => Role::Group,
         _ => Role::Other,
     }
 }
@@ -150,7 +155,10 @@ pub fn ax_role(role: Option<&str>, subrole: Option<&str>, ty: Option<&str>) -> R
         Some("Link") => Some(Role::Link),
         Some("Heading") => Some(Role::Heading),
         Some("Cell") | Some("Row") => Some(Role::Cell),
-        Some("Table") | Some("List") | Some("Outline") | Some("ScrollArea")
+        Some("Table")
+        | Some("List")
+        | Some("Outline")
+        | Some("ScrollArea")
         | Some("CollectionView") => Some(Role::List),
         Some("TabGroup") | Some("TabBar") => Some(Role::Tablist),
         Some("Toolbar") => Some(Role::Toolbar),
@@ -184,7 +192,12 @@ mod tests {
             Role::Button
         );
         assert_eq!(
-            android_role("androidx.appcompat.widget.AppCompatButton", true, false, false),
+            android_role(
+                "androidx.appcompat.widget.AppCompatButton",
+                true,
+                false,
+                false
+            ),
             Role::Button
         );
         assert_eq!(
@@ -269,11 +282,11 @@ mod tests {
             ax_role(Some("AXGenericElement"), Some("AXSearchField"), None),
             Role::Textbox
         );
-        assert_eq!(ax_role(Some("AXButton"), None, Some("Button")), Role::Button);
         assert_eq!(
-            ax_role(Some("AXGroup"), None, Some("Group")),
-            Role::Group
+            ax_role(Some("AXButton"), None, Some("Button")),
+            Role::Button
         );
+        assert_eq!(ax_role(Some("AXGroup"), None, Some("Group")), Role::Group);
         assert_eq!(ax_role(None, None, Some("Heading")), Role::Heading);
     }
 }

@@ -225,7 +225,10 @@ fn score_one(hay: &str, q: &str) -> Option<(f64, &'static str)> {
     }
     let hit = qt
         .iter()
-        .filter(|t| ht.iter().any(|w| w.starts_with(t.as_str()) || t.starts_with(w.as_str())))
+        .filter(|t| {
+            ht.iter()
+                .any(|w| w.starts_with(t.as_str()) || t.starts_with(w.as_str()))
+        })
         .count();
     let f = hit as f64 / qt.len() as f64;
     (f >= 0.5).then_some((0.5 * f, "fuzzy"))
@@ -258,7 +261,11 @@ pub fn find_query(s: &Screen, query: &str) -> Vec<ScoredMatch> {
             continue;
         };
         let target = s.ref_owner(i).unwrap_or(i);
-        let bonus = if s.elements[target].r#ref.is_some() { 0.05 } else { 0.0 };
+        let bonus = if s.elements[target].r#ref.is_some() {
+            0.05
+        } else {
+            0.0
+        };
         let score = (score + bonus).min(1.0);
         match best.iter_mut().find(|m| m.element.node == target) {
             Some(m) if m.score >= score => {}
@@ -342,8 +349,14 @@ mod tests {
             id: Some("row".into()),
             ..Selector::default()
         };
-        assert!(matches!(find(&s, &by_id), Err(SelectError::Ambiguous { .. })));
-        assert_eq!(find(&s, &Selector::default()), Err(SelectError::EmptySelector));
+        assert!(matches!(
+            find(&s, &by_id),
+            Err(SelectError::Ambiguous { .. })
+        ));
+        assert_eq!(
+            find(&s, &Selector::default()),
+            Err(SelectError::EmptySelector)
+        );
     }
 
     #[test]

@@ -66,7 +66,10 @@ pub fn title(s: &Screen) -> Option<String> {
         usable(i)
             && e.label().is_some()
             && (e.role == Role::Heading
-                || (e.role == Role::Toolbar && e.class.as_deref().is_some_and(|c| c.contains("NavigationBar"))))
+                || (e.role == Role::Toolbar
+                    && e.class
+                        .as_deref()
+                        .is_some_and(|c| c.contains("NavigationBar"))))
     });
     let titled = || {
         (0..n).find(|&i| {
@@ -75,7 +78,8 @@ pub fn title(s: &Screen) -> Option<String> {
                 && top(i)
                 && e.label().is_some()
                 && !e.states.clickable
-                && e.id_tail().is_some_and(|t| t.to_ascii_lowercase().contains("title"))
+                && e.id_tail()
+                    .is_some_and(|t| t.to_ascii_lowercase().contains("title"))
         })
     };
     let first_text = || {
@@ -98,8 +102,12 @@ pub fn summarize(s: &Screen) -> ScreenSummary {
             .entry(s.elements[i].role.as_str().to_string())
             .or_default() += 1;
     }
-    let interactive: Vec<SummaryElement> =
-        s.refs.entries.iter().filter_map(|r| entry(s, r.node)).collect();
+    let interactive: Vec<SummaryElement> = s
+        .refs
+        .entries
+        .iter()
+        .filter_map(|r| entry(s, r.node))
+        .collect();
     let scroll: Vec<SummaryElement> = s
         .refs
         .entries

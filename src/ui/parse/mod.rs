@@ -20,7 +20,9 @@ pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 pub enum ParseError {
     #[error("the dump is empty")]
     Empty,
-    #[error("the dump is not a recognised UI dump (uiautomator/Appium XML, AXe/idb JSON, WDA XML/JSON)")]
+    #[error(
+        "the dump is not a recognised UI dump (uiautomator/Appium XML, AXe/idb JSON, WDA XML/JSON)"
+    )]
     UnknownFormat,
     #[error("the dump is {0} bytes, more than the {MAX_INPUT_BYTES} allowed")]
     TooLarge(usize),

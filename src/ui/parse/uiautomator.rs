@@ -51,6 +51,9 @@ pub(super) fn parse(kind: DumpKind, text: &str) -> Result<Tree, ParseError> {
                         msg: "unexpected closing tag".into(),
                     });
                 }
+                if stack.is_empty() {
+                    break; // the document element is closed; anything after it is not the dump
+                }
             }
             Event::Eof => break,
             _ => {}
@@ -140,7 +143,12 @@ fn open(tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>]) -> Option<
     } else {
         el.name = el.text.clone().or_else(|| el.desc.clone());
     }
-    if el.states.clickable && matches!(el.role, Role::Group | Role::Other | Role::Text | Role::Image) {
+    if el.states.clickable
+        && matches!(
+            el.role,
+            Role::Group | Role::Other | Role::Text | Role::Image
+        )
+    {
         el.role = Role::Button;
     }
     el.states.visible = visible;
@@ -217,7 +225,20 @@ mod tests {
         let t = parse(DumpKind::AppiumSource, src).unwrap();
         assert_eq!(t.nodes[0].class.as_deref(), Some("android.widget.Button"));
         assert_eq!(t.nodes[0].role, Role::Button);
-        assert_eq!(t.screen, Size { w: 1080.0, h: 2254.0 });
+        assert_eq!(
+            t.screen,
+            Size {
+                w: 1080.0,
+                h: 2254.0
+            }
+        );
+    }
+
+    #[test]
+    fn content_after_the_document_is_ignored() {
+        let doubled = format!("{DUMP}\n'{DUMP}' +");
+        let t = parse(DumpKind::Uiautomator, &doubled).unwrap();
+        assert_eq!(t.nodes.len(), 4);
     }
 
     #[test]

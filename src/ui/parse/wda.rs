@@ -34,6 +34,9 @@ pub(super) fn parse_xml(text: &str) -> Result<Tree, ParseError> {
                         msg: "unexpected closing tag".into(),
                     });
                 }
+                if stack.is_empty() {
+                    break; // the document element is closed; anything after it is not the dump
+                }
             }
             Event::Eof => break,
             _ => {}
@@ -171,7 +174,10 @@ pub(super) fn parse_json(text: &str) -> Result<Tree, ParseError> {
         el.states.visible = obj.get("isVisible").map(json_bool).unwrap_or(true);
         el.states.focused = obj
             .get("hasFocus")
-            .or_else(|| obj.get("attributes").and_then(|a| a.get("hasKeyboardFocus")))
+            .or_else(|| {
+                obj.get("attributes")
+                    .and_then(|a| a.get("hasKeyboardFocus"))
+            })
             .map(json_bool)
             .unwrap_or(false);
         el.states.selected = obj.get("isSelected").map(json_bool).unwrap_or(false);
@@ -227,7 +233,9 @@ fn json_rect(obj: &serde_json::Map<String, Value>) -> Option<Rect> {
             }
         }
     }
-    obj.get("frame").and_then(Value::as_str).and_then(frame_string)
+    obj.get("frame")
+        .and_then(Value::as_str)
+        .and_then(frame_string)
 }
 
 #[cfg(test)]

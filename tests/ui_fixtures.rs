@@ -349,6 +349,19 @@ fn detection_on_real_dumps() {
     );
     assert_eq!(s.foreground.as_deref(), Some("com.apple.Preferences"));
     assert!(s.alert.is_none() && s.keyboard.is_none());
+    let s = get("android_uiautomator", "kakaotalk_delete_dialog_korean.xml");
+    let a = s.alert.expect("floating dialog window");
+    assert_eq!(a.buttons.len(), 2);
+    let s = get("android_uiautomator", "wework_invite_confirm_dialog.xml");
+    assert!(s.alert.is_some());
+    for quiet in [
+        "ivi_vehiclecontrol_landscape_korean.xml",
+        "huawei_calendar_popup_offset_window.xml",
+        "notification_shade_spanish_systemui.xml",
+        "whatsapp_samsung_systemui_launcher.xml",
+    ] {
+        assert!(get("android_uiautomator", quiet).alert.is_none(), "{quiet}");
+    }
     let s = get("android_uiautomator", "bluestacks_spotlight_rotation1.xml");
     assert_eq!(s.rotation, Some(1));
     let sum = ui::summary::summarize(&get(

@@ -138,22 +138,24 @@ pub fn alert(els: &[Element], shown: &[bool], ends: &[usize], screen: Rect) -> O
             return Some(a);
         }
     }
-    // Android: a later, smaller window above the app holding a few buttons.
+    // Android: a window above the app, or a floating one, holding a title and a few buttons.
     let roots: Vec<usize> = (0..n).filter(|&i| els[i].parent.is_none()).collect();
-    if roots.len() >= 2 {
-        for &r in roots.iter().skip(1).rev() {
-            let e = &els[r];
-            let pkg = e.package.as_deref().unwrap_or("");
-            if !shown[r] || is_system_ui_package(pkg) || is_ime_package(pkg) {
-                continue;
-            }
-            if e.role == Role::Keyboard || e.bounds.area() > 0.85 * screen.area() {
-                continue;
-            }
-            let a = collect(els, shown, r, ends[r]);
-            if (1..=4).contains(&a.buttons.len()) && a.title.is_some() {
-                return Some(a);
-            }
+    for (k, &r) in roots.iter().enumerate().rev() {
+        let e = &els[r];
+        let pkg = e.package.as_deref().unwrap_or("");
+        if !shown[r] || e.role == Role::Keyboard || is_system_ui_package(pkg) || is_ime_package(pkg)
+        {
+            continue;
+        }
+        let b = e.bounds;
+        let floating = b.x > screen.x + 0.05 * screen.w || b.y > screen.y + 0.05 * screen.h;
+        let above_smaller = k > 0 && b.area() < 0.85 * screen.area();
+        if !(floating || above_smaller) {
+            continue;
+        }
+        let a = collect(els, shown, r, ends[r]);
+        if (1..=4).contains(&a.buttons.len()) && a.title.is_some() {
+            return Some(a);
         }
     }
     None
@@ -179,7 +181,7 @@ fn collect(els: &[Element], shown: &[bool], start: usize, end: usize) -> AlertNo
             continue;
         }
         let e = &els[i];
-        if e.states.clickable && (e.role == Role::Button || e.role.is_control()) {
+        if e.states.clickable && matches!(e.role, Role::Button | Role::Link) {
             buttons.push(i);
             skip_until = skip_until.max(end_of(els, i));
             continue;

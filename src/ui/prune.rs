@@ -309,7 +309,8 @@ fn sole_inner_action(input: &Input<'_>, ends: &[usize]) -> Vec<Option<usize>> {
         })
         .collect();
     for e in 0..n {
-        if !act(e) || els[e].label().is_some() || is_list_like(&els[e]) || count[e] > 0 {
+        let nameless = els[e].label().is_none() && labels[e] == 0;
+        if !act(e) || !nameless || is_list_like(&els[e]) || count[e] > 0 {
             continue;
         }
         let mut host = None;
@@ -503,6 +504,44 @@ mod tests {
         assert_eq!(v.offscreen.describe(), "1 more below");
         let v = run(&t, true);
         assert_eq!(v.items.len(), 1);
+    }
+
+    #[test]
+    fn label_less_switch_is_named_by_its_row() {
+        let full = Rect::new(0.0, 0.0, 100.0, 100.0);
+        let mut t = Tree::new(DumpKind::Uiautomator);
+        let root = t.push(el(Role::Group, None, false, full), None);
+        let row = t.push(
+            el(Role::Group, None, false, Rect::new(0.0, 0.0, 100.0, 20.0)),
+            Some(root),
+        );
+        t.push(
+            el(
+                Role::Text,
+                Some("Wi-Fi"),
+                false,
+                Rect::new(0.0, 0.0, 50.0, 10.0),
+            ),
+            Some(row),
+        );
+        let mut sw = el(Role::Switch, None, true, Rect::new(80.0, 0.0, 20.0, 20.0));
+        sw.states.checkable = true;
+        let sw = t.push(sw, Some(row));
+        t.push(
+            el(
+                Role::Text,
+                Some("Other"),
+                false,
+                Rect::new(0.0, 50.0, 50.0, 10.0),
+            ),
+            Some(root),
+        );
+        let v = run(&t, false);
+        assert_eq!(v.items.len(), 2);
+        assert_eq!(v.items[0].node, sw);
+        assert!(v.items[0].actionable);
+        assert_eq!(v.items[0].pieces, vec!["Wi-Fi"]);
+        assert_eq!(v.items[1].pieces, vec!["Other"]);
     }
 
     #[test]

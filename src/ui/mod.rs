@@ -1,2 +1,301 @@
 //! The canonical, platform-free UI tree: parsers, pruning, refs, text, fingerprints, selectors.
 //! Pure code: no I/O, no async, no knowledge of HTTP or devices.
+//!
+//! Per snapshot the controller calls [`parse`] (or [`parse_any`]) then [`analyze`], keeping the
+//! returned [`Screen::refs`] to pass as `previous` next time so unchanged elements keep their
+//! refs. [`summary::summarize`] and [`select::find`] work on the [`Screen`].
+
+pub mod detect;
+pub mod fingerprint;
+pub mod model;
+pub mod parse;
+pub mod prune;
+pub mod refs;
+pub mod render;
+pub mod roles;
+pub mod select;
+pub mod summary;
+
+pub use model::{CoordinateSpace, DumpKind, Element, Rect, Role, Size, States, Tree};
+pub use parse::{detect_kind, parse, parse_any, ParseError};
+pub use prune::Offscreen;
+pub use refs::{RefEntry, RefTable};
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// How a snapshot is viewed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+pub struct ViewOptions {
+    /// Keep only the elements an agent can act on.
+    #[serde(default)]
+    pub interactive_only: bool,
+}
+
+/// A button of an alert.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct AlertButton {
+    pub label: String,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<String>,
+    pub bounds: Rect,
+}
+
+/// A blocking system alert or app dialog.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Alert {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    pub buttons: Vec<AlertButton>,
+}
+
+/// The analysed screen of one snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Screen {
+    pub source: DumpKind,
+    pub coordinate_space: CoordinateSpace,
+    pub screen: Size,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<u8>,
+    /// Foreground package (Android) or bundle id / app name (iOS).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub foreground: Option<String>,
+    /// Every element of the tree (refs filled in), plus a synthetic keyboard element when the
+    /// dump lists keys without a keyboard container.
+    pub elements: Vec<Element>,
+    pub refs: RefTable,
+    /// The compact text, one line per listed element.
+    pub tree_text: String,
+    pub fingerprint: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alert: Option<Alert>,
+    /// Bounds of the soft keyboard when it is up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keyboard: Option<Rect>,
+    /// Ref of the focused element (or of its nearest ancestor with a ref).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focused: Option<String>,
+    pub offscreen: Offscreen,
+    /// Indices of the listed elements (the lines of `tree_text`), in order.
+    pub listed: Vec<usize>,
+    /// Per element: visible, of positive size and on the screen.
+    #[serde(skip)]
+    pub shown: Vec<bool>,
+}
+
+impl Screen {
+    /// The element behind a ref (`e12` or `@e12`).
+    pub fn element(&self, r: &str) -> Option<&Element> {
+        self.refs.get(r).map(|e| &self.elements[e.node])
+    }
+
+    /// The nearest element at or above `i` that has a ref.
+    pub fn ref_owner(&self, mut i: usize) -> Option<usize> {
+        loop {
+            if self.elements[i].r#ref.is_some() {
+                return Some(i);
+            }
+            i = self.elements[i].parent?;
+        }
+    }
+
+    /// The screen as a rectangle.
+    pub fn screen_rect(&self) -> Rect {
+        Rect::new(0.0, 0.0, self.screen.w, self.screen.h)
+    }
+}
+
+/// Subtree ends: `ends[i]` is one past the last descendant of `i`.
+fn subtree_ends(els: &[Element]) -> Vec<usize> {
+    let mut ends = vec![0; els.len()];
+    for i in (0..els.len()).rev() {
+        ends[i] = match els[i].children.last() {
+            Some(&c) if c > i && c < els.len() => ends[c],
+            _ => i + 1,
+        };
+    }
+    ends
+}
+
+/// Prunes, assigns refs (stable against `previous`), renders, fingerprints and detects the
+/// alert, keyboard and focus of a parsed tree.
+pub fn analyze(tree: &Tree, previous: Option<&RefTable>, opts: &ViewOptions) -> Screen {
+    let mut els = tree.nodes.clone();
+    let screen = tree.screen_rect();
+    let mut ends = subtree_ends(&els);
+    let mut shown: Vec<bool> = els
+        .iter()
+        .map(|e| e.states.visible && e.bounds.is_valid() && e.bounds.intersects(&screen))
+        .collect();
+    let kb = detect::keyboard(&els, &shown, &ends, screen);
+    let kb_node = kb.as_ref().map(|k| match k.container {
+        Some(c) => c,
+        None => {
+            els.push(Element {
+                role: Role::Keyboard,
+                class: Some("keyboard".into()),
+                bounds: k.bounds,
+                ..Element::default()
+            });
+            shown.push(true);
+            ends.push(els.len());
+            els.len() - 1
+        }
+    });
+    let view = prune::prune(
+        &prune::Input {
+            elements: &els,
+            screen,
+            shown: &shown,
+            keyboard: kb
+                .as_ref()
+                .zip(kb_node)
+                .map(|(k, n)| (n, k.members.as_slice())),
+            interactive_only: opts.interactive_only,
+        },
+        &ends,
+    );
+    let candidates: Vec<usize> = view
+        .items
+        .iter()
+        .filter(|i| i.actionable)
+        .map(|i| i.node)
+        .collect();
+    let paths = refs::path_hashes(&els);
+    let table = refs::assign(&els, &paths, &candidates, previous);
+    for e in &table.entries {
+        els[e.node].r#ref = Some(e.r#ref.clone());
+    }
+    let alert = detect::alert(&els, &shown, &ends, screen).map(|a| Alert {
+        title: a.title,
+        message: a.message,
+        buttons: a
+            .buttons
+            .iter()
+            .map(|&b| AlertButton {
+                label: els[b].label().unwrap_or("").to_string(),
+                r#ref: els[b].r#ref.clone(),
+                bounds: els[b].bounds,
+            })
+            .collect(),
+    });
+    let alert_line = alert.as_ref().map(|a| {
+        let buttons: Vec<&str> = a
+            .buttons
+            .iter()
+            .filter_map(|b| b.r#ref.as_deref())
+            .collect();
+        format!(
+            "! alert \"{}\" buttons: {}",
+            a.title.as_deref().map(prune::clean).unwrap_or_default(),
+            buttons.join(" ")
+        )
+    });
+    let tree_text = render::render(
+        &els,
+        &view.items,
+        &table,
+        &view.offscreen,
+        alert_line.as_deref(),
+    );
+    let kb_members = kb.as_ref().map(|k| k.members.as_slice()).unwrap_or(&[]);
+    let significant: Vec<bool> = (0..els.len())
+        .map(|i| {
+            let e = &els[i];
+            let member = kb_members.get(i).copied().unwrap_or(false);
+            Some(i) == kb_node
+                || (shown[i] && !member && (prune::is_actionable(e) || e.label().is_some()))
+        })
+        .collect();
+    let fp = fingerprint::fingerprint(&els, &significant, screen);
+    let owner = |i: usize, els: &[Element]| {
+        let mut c = Some(i);
+        while let Some(x) = c {
+            if let Some(r) = &els[x].r#ref {
+                return Some(r.clone());
+            }
+            c = els[x].parent;
+        }
+        None
+    };
+    let focused = detect::focused(&els, &shown).and_then(|f| owner(f, &els));
+    Screen {
+        source: tree.source,
+        coordinate_space: tree.coordinate_space,
+        screen: tree.screen,
+        rotation: tree.rotation,
+        foreground: tree.foreground.clone(),
+        refs: table,
+        tree_text,
+        fingerprint: fp,
+        alert,
+        keyboard: kb.map(|k| k.bounds),
+        focused,
+        offscreen: view.offscreen,
+        listed: view.items.iter().map(|i| i.node).collect(),
+        elements: els,
+        shown,
+    }
+}
+
+/// Output format of [`render_dump`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// The JSON form of an offline snapshot: the listed elements only.
+#[derive(Serialize)]
+struct OfflineSnapshot<'a> {
+    source: DumpKind,
+    coordinate_space: CoordinateSpace,
+    screen: Size,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rotation: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    foreground: Option<&'a str>,
+    fingerprint: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alert: Option<&'a Alert>,
+    keyboard_visible: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    focused: Option<&'a str>,
+    offscreen: Offscreen,
+    tree_text: &'a str,
+    elements: Vec<&'a Element>,
+}
+
+/// Renders a saved dump offline (`mobilectl snapshot --from-file`); the kind is detected from
+/// the content.
+pub fn render_dump(
+    text: &str,
+    format: Format,
+    interactive_only: bool,
+) -> Result<String, ParseError> {
+    let tree = parse_any(text)?;
+    let s = analyze(&tree, None, &ViewOptions { interactive_only });
+    Ok(match format {
+        Format::Text => s.tree_text,
+        Format::Json => {
+            let snap = OfflineSnapshot {
+                source: s.source,
+                coordinate_space: s.coordinate_space,
+                screen: s.screen,
+                rotation: s.rotation,
+                foreground: s.foreground.as_deref(),
+                fingerprint: &s.fingerprint,
+                alert: s.alert.as_ref(),
+                keyboard_visible: s.keyboard.is_some(),
+                focused: s.focused.as_deref(),
+                offscreen: s.offscreen,
+                tree_text: &s.tree_text,
+                elements: s.listed.iter().map(|&i| &s.elements[i]).collect(),
+            };
+            serde_json::to_string_pretty(&snap).unwrap_or_else(|_| "{}".into())
+        }
+    })
+}

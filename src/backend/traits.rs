@@ -107,6 +107,14 @@ pub trait DeviceBackend: Send + Sync {
     async fn press_key(&self, _device: &Device, _key: KeyPress) -> Result<()> {
         Err(unsupported("pressing keys", self.platform()))
     }
+    /// Deletes `chars` characters before the cursor of the focused field (after moving the
+    /// cursor to the end where the platform can).
+    async fn clear_field(&self, device: &Device, chars: usize) -> Result<()> {
+        for _ in 0..chars {
+            self.press_key(device, KeyPress::Named(Key::Delete)).await?;
+        }
+        Ok(())
+    }
     async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
         Err(unsupported("hiding the keyboard", self.platform()))
     }

@@ -2,15 +2,27 @@
 //! the target device of every request (DESIGN.md's rule), remembers the active device, and
 //! dispatches device operations to the right backend.
 
+mod actions;
 mod apps;
 mod resolve;
+mod scroll;
+mod session;
+mod snapshot;
+mod target;
+
+pub use actions::{ActionResult, Direction, TargetReport, TypeOptions};
+pub use target::{Resolved, Target};
+
+pub use session::DeviceSession;
+pub use snapshot::Snapshot;
 
 pub use apps::{check_bundle_id, check_install_path};
 
 pub use resolve::resolve_target;
 
-use std::sync::RwLock;
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -86,7 +98,14 @@ pub struct DeviceController {
     ios: SimctlBackend,
     tools: Toolbox,
     active: RwLock<Option<String>>,
+    sessions: Mutex<HashMap<String, Arc<DeviceSession>>>,
+    /// The last device listing and when it was made: requests that name a known device (or
+    /// go to the active one) are resolved from it without another `adb devices` round trip.
+    known: Mutex<Option<(Instant, Vec<Device>)>>,
 }
+
+/// How long a device listing is trusted for resolving a named or active device.
+const KNOWN_TTL: Duration = Duration::from_secs(3);
 
 impl DeviceController {
     pub fn new(config: ControllerConfig) -> Self {
@@ -95,6 +114,8 @@ impl DeviceController {
             ios: SimctlBackend::new(config.tools.clone()),
             tools: config.tools,
             active: RwLock::new(None),
+            sessions: Mutex::new(HashMap::new()),
+            known: Mutex::new(None),
         }
     }
 
@@ -108,6 +129,15 @@ impl DeviceController {
 
     pub fn ios(&self) -> &SimctlBackend {
         &self.ios
+    }
+
+    /// The per-device state of `udid`.
+    pub fn session(&self, udid: &str) -> Arc<DeviceSession> {
+        let mut map = match self.sessions.lock() {
+            Ok(m) => m,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        map.entry(udid.to_string()).or_default().clone()
     }
 
     /// The backend that drives `device`.
@@ -145,6 +175,9 @@ impl DeviceController {
             android: status(android),
             ios: status(ios),
         };
+        if let Ok(mut known) = self.known.lock() {
+            *known = Some((Instant::now(), devices.clone()));
+        }
         DeviceList {
             devices,
             active: self.active(),
@@ -156,8 +189,21 @@ impl DeviceController {
     /// active one.
     pub async fn resolve(&self, udid: Option<&str>) -> Result<Device> {
         let udid = udid.filter(|u| !u.is_empty());
-        let list = self.list().await;
-        let device = resolve_target(udid, self.active().as_deref(), &list.devices)?;
+        let active = self.active();
+        let recent = self.known.lock().ok().and_then(|k| {
+            k.as_ref()
+                .filter(|(at, _)| at.elapsed() < KNOWN_TTL)
+                .map(|(_, ds)| ds.clone())
+        });
+        // A recent listing answers when it resolves to a ready device; anything else (an
+        // unknown name, a device that was offline) is looked up afresh.
+        let from_cache = recent
+            .and_then(|ds| resolve_target(udid, active.as_deref(), &ds).ok())
+            .filter(|d| d.state.is_ready());
+        let device = match from_cache {
+            Some(d) => d,
+            None => resolve_target(udid, active.as_deref(), &self.list().await.devices)?,
+        };
         if udid.is_some() {
             self.set_active_udid(Some(device.udid.clone()));
         }

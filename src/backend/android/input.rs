@@ -56,6 +56,16 @@ pub fn key_script(key: KeyPress) -> Result<String> {
     Ok(format!("input keyevent {code}"))
 }
 
+/// Moves the cursor to the end (`KEYCODE_MOVE_END`) and deletes `chars` characters, in one
+/// `input keyevent` with several codes.
+pub fn clear_script(chars: usize) -> String {
+    let mut s = String::from("input keyevent 123");
+    for _ in 0..chars.min(2000) {
+        s.push_str(" 67");
+    }
+    s
+}
+
 /// Tap coordinates are whole pixels.
 fn px(v: f64) -> i64 {
     v.round() as i64

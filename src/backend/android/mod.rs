@@ -149,6 +149,10 @@ impl crate::backend::DeviceBackend for AdbBackend {
         self.input(device, &input::key_script(key)?).await
     }
 
+    async fn clear_field(&self, device: &Device, chars: usize) -> Result<()> {
+        self.input(device, &input::clear_script(chars)).await
+    }
+
     async fn hide_keyboard(&self, device: &Device) -> Result<()> {
         self.input(device, &input::key_script(KeyPress::Named(Key::Back))?)
             .await

@@ -1,11 +1,13 @@
 //! One module per resource; each handler carries its OpenAPI description beside it.
 
+pub mod actions;
 pub mod apps;
 pub mod devices;
 pub mod doctor;
 pub mod health;
 pub mod screenshot;
 pub mod system;
+pub mod ui;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -20,4 +22,6 @@ pub fn all() -> OpenApiRouter<AppState> {
         .merge(apps::router())
         .merge(screenshot::router())
         .merge(system::router())
+        .merge(ui::router())
+        .merge(actions::router())
 }

@@ -1,0 +1,130 @@
+//! Scrolling: one swipe inside a scroll container, and scroll-to, which swipes until a selector
+//! matches an element on screen, stops at the end of the content (the screen stops changing),
+//! and reports the scrolls done.
+
+use serde_json::json;
+
+use super::actions::{report, swipe_within, ActionResult, Direction};
+use super::target::{select_error, Target};
+use super::DeviceController;
+use crate::error::{Error, ErrorCode, Result};
+use crate::ui::select::{self, Selector};
+use crate::ui::{Rect, Screen};
+
+/// The biggest scrollable element on screen, else the screen without its edges.
+fn default_scroll_area(screen: &Screen) -> Rect {
+    screen
+        .elements
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| e.states.scrollable && screen.shown.get(*i).copied().unwrap_or(false))
+        .map(|(_, e)| e.bounds)
+        .max_by(|a, b| a.area().total_cmp(&b.area()))
+        .unwrap_or_else(|| {
+            let s = screen.screen_rect();
+            Rect::new(s.x, s.y + s.h * 0.15, s.w, s.h * 0.7)
+        })
+}
+
+/// Whether element `node` is on screen and not under the keyboard.
+fn in_view(screen: &Screen, node: usize) -> bool {
+    let e = &screen.elements[node];
+    let (x, y) = e.bounds.center();
+    screen.shown.get(node).copied().unwrap_or(false)
+        && screen.screen_rect().contains(x, y)
+        && !screen.keyboard.is_some_and(|k| k.contains(x, y))
+}
+
+impl DeviceController {
+    /// One scroll of `target`'s area (default: the biggest scroll container).
+    pub async fn scroll(
+        &self,
+        udid: Option<&str>,
+        target: &Target,
+        direction: Direction,
+        observe: bool,
+    ) -> Result<ActionResult> {
+        let mut action = self.begin(udid, "scroll").await?;
+        let (area, report_target) = if target.is_empty() {
+            let s = self
+                .fresh_or_dump_locked(&action.device, &action.session)
+                .await?;
+            (default_scroll_area(&s.screen), None)
+        } else {
+            let r = self.aim(&mut action, target).await?;
+            let area = r
+                .bounds
+                .unwrap_or_else(|| Rect::new(r.x - 200.0, r.y - 200.0, 400.0, 400.0));
+            (area, Some(report(target, r)))
+        };
+        let (from, to) = swipe_within(&area, direction);
+        self.backend(&action.device)
+            .swipe(&action.device, from, to, 400)
+            .await?;
+        let details = json!({ "direction": direction, "from": from, "to": to });
+        self.finish(action, report_target, observe, Some(details))
+            .await
+    }
+
+    /// Scrolls until `selector` matches an element in view, at most `max_scrolls` times.
+    pub async fn scroll_to(
+        &self,
+        udid: Option<&str>,
+        selector: &Selector,
+        direction: Direction,
+        max_scrolls: u32,
+    ) -> Result<ActionResult> {
+        let mut action = self.begin(udid, "scroll_to").await?;
+        let mut scrolls = 0u32;
+        let mut previous_fingerprint: Option<String> = None;
+        loop {
+            let snapshot = self
+                .fresh_or_dump_locked(&action.device, &action.session)
+                .await?;
+            match select::find(&snapshot.screen, selector) {
+                Ok(m) if in_view(&snapshot.screen, m.node) => {
+                    let target = Target {
+                        r#ref: m.r#ref.clone(),
+                        snapshot_id: Some(snapshot.id.clone()),
+                        ..Target::default()
+                    };
+                    let resolved = self.aim(&mut action, &target).await?;
+                    let report = super::actions::TargetReport {
+                        selector: Target {
+                            selector: Some(selector.clone()),
+                            ..Target::default()
+                        },
+                        resolved: Some(resolved),
+                    };
+                    let details =
+                        json!({ "scrolls": scrolls, "found": true, "snapshot_id": snapshot.id });
+                    return self
+                        .finish(action, Some(report), false, Some(details))
+                        .await;
+                }
+                Err(e @ select::SelectError::Ambiguous { .. }) => {
+                    return Err(select_error(e, selector));
+                }
+                _ => {}
+            }
+            let end_reached = previous_fingerprint.as_deref() == Some(&snapshot.screen.fingerprint);
+            if scrolls >= max_scrolls || end_reached {
+                let why = if end_reached {
+                    format!("the content stopped moving after {scrolls} scroll(s)")
+                } else {
+                    format!("not found within {max_scrolls} scroll(s)")
+                };
+                return Err(Error::new(ErrorCode::ElementNotFound, why)
+                    .with_hint("try the other direction, a looser selector (`contains: true`), or more `max_scrolls`")
+                    .with_details(json!({ "scrolls": scrolls, "selector": selector, "end_reached": end_reached })));
+            }
+            previous_fingerprint = Some(snapshot.screen.fingerprint.clone());
+            let (from, to) = swipe_within(&default_scroll_area(&snapshot.screen), direction);
+            self.backend(&action.device)
+                .swipe(&action.device, from, to, 400)
+                .await?;
+            action.session.touch();
+            scrolls += 1;
+        }
+    }
+}

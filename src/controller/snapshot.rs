@@ -1,0 +1,118 @@
+//! Snapshots: one native dump turned into the canonical tree, analysed, and kept per device.
+//! Concurrent requests share one in-flight dump: a request that arrives while a dump runs waits
+//! for the device's command lock and then takes the snapshot that completed after it arrived.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::session::DeviceSession;
+use super::DeviceController;
+use crate::backend::Device;
+use crate::error::{Error, ErrorCode, Result};
+use crate::ui::{self, ViewOptions};
+
+/// One read of a device's screen.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// `s1`, `s2`… per device.
+    pub id: String,
+    /// RFC 3339 time of the dump's completion.
+    pub taken_at: String,
+    pub device: Device,
+    /// The tool that produced the dump (`uiautomator`, `axe`, `idb`).
+    pub tool: &'static str,
+    /// The focused window/activity when the backend reported it.
+    pub activity: Option<String>,
+    pub tree: ui::Tree,
+    /// The full analysis (all listed elements, refs, alert, keyboard, fingerprint).
+    pub screen: ui::Screen,
+    pub completed: Instant,
+    /// How long the dump took on the device.
+    pub dump_ms: u64,
+}
+
+impl Snapshot {
+    /// The foreground app: from the focused activity, else from the tree.
+    pub fn app(&self) -> Option<String> {
+        self.activity
+            .as_deref()
+            .and_then(|a| a.split('/').next())
+            .map(str::to_string)
+            .or_else(|| self.screen.foreground.clone())
+    }
+
+    /// The screen again, viewed with other options (the refs stay the same).
+    pub fn view(&self, opts: &ViewOptions) -> ui::Screen {
+        if *opts == ViewOptions::default() {
+            return self.screen.clone();
+        }
+        ui::analyze(&self.tree, Some(&self.screen.refs), opts)
+    }
+}
+
+impl DeviceController {
+    /// A snapshot of the device: shares a dump in flight, else takes a new one.
+    pub async fn snapshot(&self, device: &Device) -> Result<Arc<Snapshot>> {
+        let session = self.session(&device.udid);
+        let arrived = Instant::now();
+        let _commands = session.commands.lock().await;
+        if let Some(shared) = session.completed_after(arrived) {
+            return Ok(shared);
+        }
+        self.dump_locked(device, &session).await
+    }
+
+    /// The kept snapshot when no action ran since; else a new one. Caller holds the lock.
+    pub(super) async fn fresh_or_dump_locked(
+        &self,
+        device: &Device,
+        session: &DeviceSession,
+    ) -> Result<Arc<Snapshot>> {
+        match session.fresh() {
+            Some(s) => Ok(s),
+            None => self.dump_locked(device, session).await,
+        }
+    }
+
+    /// Takes a new snapshot. The caller holds the device's command lock.
+    pub(super) async fn dump_locked(
+        &self,
+        device: &Device,
+        session: &DeviceSession,
+    ) -> Result<Arc<Snapshot>> {
+        let started = Instant::now();
+        let source = self.backend(device).dump_ui(device).await?;
+        let dump_ms = started.elapsed().as_millis() as u64;
+        let tree = ui::parse_any(&source.text).map_err(|e| {
+            Error::new(
+                ErrorCode::CommandFailed,
+                format!("the {} dump could not be read: {e}", source.tool),
+            )
+            .with_details(json!({
+                "tool": source.tool,
+                "head": source.text.chars().take(300).collect::<String>(),
+            }))
+        })?;
+        let previous = session.last();
+        let screen = ui::analyze(
+            &tree,
+            previous.as_ref().map(|p| &p.screen.refs),
+            &ViewOptions::default(),
+        );
+        let snapshot = Arc::new(Snapshot {
+            id: format!("s{}", session.next_seq()),
+            taken_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            device: device.clone(),
+            tool: source.tool,
+            activity: source.foreground,
+            tree,
+            screen,
+            completed: Instant::now(),
+            dump_ms,
+        });
+        session.store(snapshot.clone());
+        Ok(snapshot)
+    }
+}

@@ -1,0 +1,275 @@
+//! Targets of actions: exactly one of a ref, a point or a selector, resolved to a point in the
+//! platform's tap coordinates against the device's snapshot — with the checks that keep an
+//! agent from acting blind: stale refs, ambiguous selectors, a blocking alert, a target hidden
+//! under the keyboard.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::ToSchema;
+
+use super::session::DeviceSession;
+use super::snapshot::Snapshot;
+use super::DeviceController;
+use crate::backend::types::Point;
+use crate::backend::Device;
+use crate::error::{Error, ErrorCode, Result};
+use crate::ui::select::{self, SelectError, Selector};
+use crate::ui::{Rect, Role, Screen};
+
+/// What an action aims at: exactly one of `ref`, `x`+`y`, or `selector`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct Target {
+    /// An element ref from the latest snapshot (`e12`; `@e12` is accepted).
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<String>,
+    /// A point in the platform's tap coordinates (Android pixels, iOS points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
+    /// Find the element on a fresh read of the screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<Selector>,
+    /// The snapshot the ref was read from; a newer read answers `409 STALE_REFERENCE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_id: Option<String>,
+}
+
+impl Target {
+    pub fn is_empty(&self) -> bool {
+        self.r#ref.is_none() && self.x.is_none() && self.y.is_none() && self.selector.is_none()
+    }
+}
+
+/// What a target resolved to.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Resolved {
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<Rect>,
+    /// The point acted on.
+    pub x: f64,
+    pub y: f64,
+    /// Index of the element in the snapshot it was resolved against.
+    #[serde(skip)]
+    pub node: Option<usize>,
+    /// The snapshot it was resolved against, if any.
+    #[serde(skip)]
+    pub snapshot: Option<Arc<Snapshot>>,
+}
+
+impl Resolved {
+    pub fn point(&self) -> Point {
+        Point {
+            x: self.x,
+            y: self.y,
+        }
+    }
+}
+
+fn element_resolved(snapshot: &Arc<Snapshot>, node: usize) -> Resolved {
+    let screen = &snapshot.screen;
+    let e = &screen.elements[node];
+    let visible = clip(&e.bounds, &screen.screen_rect());
+    let (x, y) = visible.center();
+    Resolved {
+        r#ref: e.r#ref.clone(),
+        role: Some(e.role),
+        name: e.label().map(str::to_string),
+        bounds: Some(e.bounds),
+        x: x.round(),
+        y: y.round(),
+        node: Some(node),
+        snapshot: Some(snapshot.clone()),
+    }
+}
+
+/// The part of `r` inside `screen` (or `r` when they do not meet).
+fn clip(r: &Rect, screen: &Rect) -> Rect {
+    let x0 = r.x.max(screen.x);
+    let y0 = r.y.max(screen.y);
+    let x1 = r.right().min(screen.right());
+    let y1 = r.bottom().min(screen.bottom());
+    if x1 > x0 && y1 > y0 {
+        Rect::new(x0, y0, x1 - x0, y1 - y0)
+    } else {
+        *r
+    }
+}
+
+/// Turns a selector failure into the API's error.
+pub fn select_error(err: SelectError, selector: &Selector) -> Error {
+    match err {
+        SelectError::EmptySelector => Error::validation(err.to_string())
+            .with_hint("e.g. {\"text\": \"Sign in\"} or {\"id\": \"login_button\"}"),
+        SelectError::NotFound | SelectError::IndexOutOfRange { .. } => {
+            Error::new(ErrorCode::ElementNotFound, err.to_string())
+                .with_hint("check GET /api/v1/device/ui; try `contains: true`, or scroll-to")
+                .with_details(json!({ "selector": selector }))
+        }
+        SelectError::Ambiguous { candidates } => Error::new(
+            ErrorCode::AmbiguousTarget,
+            format!("{} elements match the selector", candidates.len()),
+        )
+        .with_hint("act on one candidate's ref, or add `index`, `role` or `id` to the selector")
+        .with_details(json!({ "candidates": candidates, "selector": selector })),
+    }
+}
+
+fn stale(message: String) -> Error {
+    Error::new(ErrorCode::StaleReference, message)
+        .with_hint("read the screen again with GET /api/v1/device/ui and use its refs")
+}
+
+/// Whether element `i` belongs to the on-screen keyboard.
+fn is_keyboard_part(screen: &Screen, mut i: usize) -> bool {
+    loop {
+        let e = &screen.elements[i];
+        if e.role == Role::Keyboard
+            || e.package
+                .as_deref()
+                .is_some_and(|p| p.contains("inputmethod") || p.contains("keyboard"))
+        {
+            return true;
+        }
+        match e.parent {
+            Some(p) => i = p,
+            None => return false,
+        }
+    }
+}
+
+/// Refuses a resolved element target that a blocking alert or the keyboard covers.
+pub fn check_reachable(resolved: &Resolved) -> Result<()> {
+    let (Some(snapshot), Some(node)) = (&resolved.snapshot, resolved.node) else {
+        return Ok(());
+    };
+    let screen = &snapshot.screen;
+    let (x, y) = (resolved.x, resolved.y);
+    if let Some(alert) = &screen.alert {
+        let on_alert = alert.buttons.iter().any(|b| b.bounds.contains(x, y));
+        if !on_alert {
+            return Err(Error::new(
+                ErrorCode::AlertBlocking,
+                format!(
+                    "an alert blocks the screen: {}",
+                    alert.title.as_deref().or(alert.message.as_deref()).unwrap_or("(untitled)")
+                ),
+            )
+            .with_hint("answer it first: POST /api/v1/device/alert/accept or /dismiss, or tap one of its buttons")
+            .with_details(json!({ "alert": alert })));
+        }
+    }
+    if let Some(kb) = &screen.keyboard {
+        if kb.contains(x, y) && !is_keyboard_part(screen, node) {
+            return Err(Error::new(
+                ErrorCode::ElementObscured,
+                "the target lies under the on-screen keyboard",
+            )
+            .with_hint("hide the keyboard (POST /api/v1/device/ui/hide-keyboard) or scroll the element into view first")
+            .with_details(json!({ "keyboard": kb, "point": { "x": x, "y": y } })));
+        }
+    }
+    Ok(())
+}
+
+impl DeviceController {
+    /// Resolves `target` for the device whose command lock the caller holds. Element targets
+    /// use the kept snapshot when no action ran since it, else read the screen again.
+    pub(super) async fn resolve_target_locked(
+        &self,
+        device: &Device,
+        session: &DeviceSession,
+        target: &Target,
+    ) -> Result<Resolved> {
+        let forms = [
+            target.r#ref.is_some(),
+            target.x.is_some() || target.y.is_some(),
+            target.selector.is_some(),
+        ];
+        if forms.iter().filter(|f| **f).count() != 1 {
+            return Err(Error::validation(
+                "give exactly one target: `ref`, `x`+`y`, or `selector`",
+            )
+            .with_hint("e.g. {\"ref\": \"e12\"} or {\"x\": 120, \"y\": 540} or {\"selector\": {\"text\": \"Sign in\"}}"));
+        }
+        if let Some(r) = &target.r#ref {
+            return self
+                .resolve_ref(device, session, r, target.snapshot_id.as_deref())
+                .await;
+        }
+        if let Some(selector) = &target.selector {
+            let snapshot = self.fresh_or_dump_locked(device, session).await?;
+            let m =
+                select::find(&snapshot.screen, selector).map_err(|e| select_error(e, selector))?;
+            return Ok(element_resolved(&snapshot, m.node));
+        }
+        match (target.x, target.y) {
+            (Some(x), Some(y)) if x.is_finite() && y.is_finite() && x >= 0.0 && y >= 0.0 => {
+                Ok(Resolved {
+                    r#ref: None,
+                    role: None,
+                    name: None,
+                    bounds: None,
+                    x,
+                    y,
+                    node: None,
+                    snapshot: None,
+                })
+            }
+            _ => Err(Error::validation(
+                "`x` and `y` must both be given, as non-negative numbers",
+            )),
+        }
+    }
+
+    async fn resolve_ref(
+        &self,
+        device: &Device,
+        session: &DeviceSession,
+        r: &str,
+        snapshot_id: Option<&str>,
+    ) -> Result<Resolved> {
+        let r = r.strip_prefix('@').unwrap_or(r);
+        let Some(base) = session.last() else {
+            return Err(stale(format!(
+                "`{r}` cannot be resolved: the screen was not read yet"
+            )));
+        };
+        if let Some(id) = snapshot_id {
+            if id != base.id {
+                return Err(stale(format!(
+                    "`{r}` is from snapshot {id}, but the screen was read again since (now {})",
+                    base.id
+                )));
+            }
+        }
+        let Some(entry) = base.screen.refs.get(r) else {
+            return Err(Error::new(
+                ErrorCode::ElementNotFound,
+                format!("snapshot {} has no ref `{r}`", base.id),
+            )
+            .with_hint("use a ref listed by the latest GET /api/v1/device/ui"));
+        };
+        if session.fresh().is_some_and(|f| Arc::ptr_eq(&f, &base)) {
+            return Ok(element_resolved(&base, entry.node));
+        }
+        // An action ran since the ref was read: read again and require the same element.
+        let identity = entry.identity;
+        let now = self.dump_locked(device, session).await?;
+        match now.screen.refs.get(r) {
+            Some(e) if e.identity == identity => Ok(element_resolved(&now, e.node)),
+            _ => Err(stale(format!(
+                "the screen changed since snapshot {}: `{r}` is gone (now {})",
+                base.id, now.id
+            ))),
+        }
+    }
+}

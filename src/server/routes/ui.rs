@@ -112,7 +112,7 @@ fn view(snapshot: &Snapshot, opts: &ViewOptions) -> SnapshotView {
                 id: e.id.clone(),
                 class: e.class.clone(),
                 bounds: e.bounds,
-                states: e.states.clone(),
+                states: e.states,
             }
         })
         .collect();
@@ -132,7 +132,7 @@ fn view(snapshot: &Snapshot, opts: &ViewOptions) -> SnapshotView {
         keyboard: screen.keyboard,
         alert: screen.alert.clone(),
         focused: screen.focused.clone(),
-        offscreen: screen.offscreen.clone(),
+        offscreen: screen.offscreen,
         dump_ms: snapshot.dump_ms,
     }
 }

@@ -157,7 +157,10 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for code in ErrorCode::ALL {
             assert!(seen.insert(code.as_str()), "duplicate {}", code.as_str());
-            assert_eq!(serde_json::to_value(code).unwrap(), Value::String(code.as_str().into()));
+            assert_eq!(
+                serde_json::to_value(code).unwrap(),
+                Value::String(code.as_str().into())
+            );
         }
     }
 

@@ -13,7 +13,8 @@ fn start() -> VdHarness {
 }
 
 fn dump(vd: &VdHarness) -> String {
-    let out = vd.adb(&["exec-out", "sh", "-c", &format!("'{DUMP}'")]);
+    // adb sends the first exec-out argument as is and shell-quotes the others.
+    let out = vd.adb(&["exec-out", &format!("sh -c '{DUMP}'")]);
     assert!(out.success(), "dump failed: {}", out.stderr_text());
     out.stdout_text()
 }
@@ -365,9 +366,7 @@ fn fault_failing_dumps() {
     for _ in 0..2 {
         let out = vd.adb(&[
             "exec-out",
-            "sh",
-            "-c",
-            "'uiautomator dump /data/local/tmp/f.xml; echo rc=$?'",
+            "sh -c 'uiautomator dump /data/local/tmp/f.xml; echo rc=$?'",
         ]);
         assert_eq!(
             out.stdout_text(),
@@ -476,7 +475,7 @@ fn fixture_dumps_drive_a_scripted_app() {
         .unwrap()
         .to_string();
     let nums: Vec<i32> = bounds
-        .split(|c| c == '[' || c == ']' || c == ',')
+        .split(['[', ']', ','])
         .filter(|s| !s.is_empty())
         .map(|s| s.parse().unwrap())
         .collect();

@@ -66,7 +66,7 @@ impl Tool {
     fn sdk_candidates(self) -> Vec<PathBuf> {
         let sdk_dirs = ["ANDROID_HOME", "ANDROID_SDK_ROOT"]
             .iter()
-            .filter_map(|k| std::env::var_os(k))
+            .filter_map(std::env::var_os)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from);
         match self {

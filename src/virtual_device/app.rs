@@ -45,12 +45,15 @@ pub struct Selector {
 impl Selector {
     fn matches(&self, n: &Node) -> bool {
         let any = self.id.is_some() || self.text.is_some() || self.desc.is_some();
-        any && self.id.as_deref().is_none_or(|v| n.get("resource-id") == v)
-            && self.text.as_deref().is_none_or(|v| n.get("text") == v)
+        any && self
+            .id
+            .as_deref()
+            .map_or(true, |v| n.get("resource-id") == v)
+            && self.text.as_deref().map_or(true, |v| n.get("text") == v)
             && self
                 .desc
                 .as_deref()
-                .is_none_or(|v| n.get("content-desc") == v)
+                .map_or(true, |v| n.get("content-desc") == v)
     }
 }
 

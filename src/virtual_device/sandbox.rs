@@ -187,8 +187,17 @@ impl Sandbox {
         ]
     }
 
-    /// Spawns `mksh -c CMD` (or an interactive `mksh` reading stdin) in its own process group.
-    pub fn spawn_shell(&self, cmd: Option<&str>) -> std::io::Result<tokio::process::Child> {
+    /// Spawns `sh -c CMD` (mksh; or an interactive one reading stdin) in its own process
+    /// group. With `merged`, stdout and stderr share one pipe (returned), as adbd does for
+    /// commands without the shell protocol, so their interleaving is kept.
+    pub fn spawn_shell(
+        &self,
+        cmd: Option<&str>,
+        merged: bool,
+    ) -> std::io::Result<(
+        tokio::process::Child,
+        Option<tokio::net::unix::pipe::Receiver>,
+    )> {
         let mut c = tokio::process::Command::new(&self.mksh);
         c.arg0("sh");
         if let Some(cmd) = cmd {
@@ -198,12 +207,38 @@ impl Sandbox {
             .envs(self.env())
             .current_dir(&self.root)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        c.spawn()
+        let mut out = None;
+        if merged {
+            let (reader, writer) = cloexec_pipe()?;
+            c.stdout(writer.try_clone()?).stderr(writer);
+            out = Some(tokio::net::unix::pipe::Receiver::from_owned_fd(reader)?);
+        } else {
+            c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        }
+        let child = c.spawn()?;
+        drop(c);
+        Ok((child, out))
     }
+}
+
+/// A pipe whose ends are closed on exec (the child gets dups through `Stdio`).
+fn cloexec_pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two fresh descriptors into `fds`, which we then own exclusively.
+    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created by pipe2 and are owned by nobody else.
+    Ok(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
 }
 
 #[cfg(test)]

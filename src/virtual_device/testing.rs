@@ -4,7 +4,8 @@
 //!
 //! ```no_run
 //! use mobilectl::virtual_device::testing::VdHarness;
-//! let vd = VdHarness::start(env!("CARGO_BIN_EXE_mobilectl"), &[]).unwrap();
+//! // In an integration test, pass env!("CARGO_BIN_EXE_mobilectl").
+//! let vd = VdHarness::start("target/debug/mobilectl", &[]).unwrap();
 //! let out = vd.adb(&["shell", "echo", "hi"]);
 //! assert_eq!(out.stdout_text(), "hi\n");
 //! vd.control(&["fail-dumps", "2"]).unwrap();

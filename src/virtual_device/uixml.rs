@@ -30,7 +30,7 @@ pub struct Rect {
 impl Rect {
     pub fn parse(s: &str) -> Option<Rect> {
         let nums: Vec<i32> = s
-            .split(|c: char| c == '[' || c == ']' || c == ',')
+            .split(['[', ']', ','])
             .filter(|p| !p.is_empty())
             .map(|p| p.trim().parse().ok())
             .collect::<Option<_>>()?;

@@ -224,10 +224,7 @@ pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
         }
         "grant" | "revoke" => {
             let (Some(pkg), Some(perm)) = (rest.first(), rest.get(1)) else {
-                return AppletResult::fail(
-                    1,
-                    format!("Error: no package or permission specified\n"),
-                );
+                return AppletResult::fail(1, "Error: no package or permission specified\n");
             };
             if !known(&st, pkg) {
                 return AppletResult::fail(255, format!("Exception occurred while executing '{sub}':\njava.lang.IllegalArgumentException: Unknown package: {pkg}\n"));

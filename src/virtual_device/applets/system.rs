@@ -115,7 +115,7 @@ pub fn dumpsys(dev: &Device, args: &[String]) -> AppletResult {
     let out = match service {
         "window" => format!(
             "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  Window #0 Window{{7d1c2e3 u0 {comp}}}:\n    mDisplayId=0 rootTaskId=12 mSession=Session{{c0ffee 4242:u0a10123}}\n\n  mGlobalConfiguration={{1.0 ?mcc?mnc [en_US] ldltr sw411dp w411dp h914dp {DENSITY}dpi nrml long port finger -keyb/v/h -nav/h winConfig={{ mBounds=Rect(0, 0 - {w}, {h}) }}}}\n  mCurrentFocus=Window{{7d1c2e3 u0 {comp}}}\n  mFocusedApp=ActivityRecord{{5a6b7c8 u0 {short} t12}}\n  mInputMethodWindow={}\n",
-            if st.keyboard_visible() { format!("Window{{1f2e3d4 u0 InputMethod}}") } else { "null".to_string() }
+            if st.keyboard_visible() { "Window{1f2e3d4 u0 InputMethod}".to_string() } else { "null".to_string() }
         ),
         "activity" => format!(
             "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n  * Task{{a1b2c3d #12 type=standard A=10123:{pkg} U=0 visible=true mode=fullscreen translucent=false sz=1}}\n    * Hist  #0: ActivityRecord{{5a6b7c8 u0 {short} t12}}\n\n  ResumedActivity: ActivityRecord{{5a6b7c8 u0 {short} t12}}\n  mResumedActivity: ActivityRecord{{5a6b7c8 u0 {short} t12}}\n  mFocusedApp=ActivityRecord{{5a6b7c8 u0 {short} t12}}\n",

@@ -56,7 +56,7 @@ pub async fn run(
     mut r: StreamReader,
 ) {
     let w = Arc::new(Mutex::new(w));
-    let mut child = match dev.sandbox.spawn_shell(cmd.as_deref()) {
+    let (mut child, merged) = match dev.sandbox.spawn_shell(cmd.as_deref(), !v2) {
         Ok(c) => c,
         Err(e) => {
             let msg = format!("mobilectl virtual device: cannot start mksh: {e}\n");
@@ -75,16 +75,24 @@ pub async fn run(
         }
     };
     let pgid = child.id().map(|p| p as i32);
-    let out = tokio::spawn(pump(
-        child.stdout.take().expect("piped"),
-        w.clone(),
-        v2.then_some(ID_STDOUT),
-    ));
-    let err = tokio::spawn(pump(
-        child.stderr.take().expect("piped"),
-        w.clone(),
-        v2.then_some(ID_STDERR),
-    ));
+    let (out, err) = match merged {
+        Some(both) => (
+            tokio::spawn(pump(both, w.clone(), None)),
+            tokio::spawn(async {}),
+        ),
+        None => (
+            tokio::spawn(pump(
+                child.stdout.take().expect("piped"),
+                w.clone(),
+                Some(ID_STDOUT),
+            )),
+            tokio::spawn(pump(
+                child.stderr.take().expect("piped"),
+                w.clone(),
+                Some(ID_STDERR),
+            )),
+        ),
+    };
     let mut stdin = child.stdin.take();
     let (gone_tx, mut gone_rx) = tokio::sync::oneshot::channel::<()>();
     let input = tokio::spawn(async move {

@@ -226,6 +226,9 @@ fn tap_on_button_changes_screen_and_focus_reported_by_dumpsys() {
     let vd = start();
     let before = dump(&vd);
     assert!(before.contains("LOG IN"));
+    // The same dump with the script as a separate argument (adb quotes it for the device).
+    let split = vd.adb(&["exec-out", "sh", "-c", DUMP]).stdout_text();
+    assert_eq!(split, before);
     let focus = vd.adb(&["shell", "dumpsys", "window"]).stdout_text();
     assert!(
         focus.contains("mCurrentFocus=Window{7d1c2e3 u0 com.mobilectl.demo/.LoginActivity}"),
@@ -411,11 +414,8 @@ fn fault_dropped_connection() {
         assert!(!out.stdout_text().contains("never"));
         assert!(!out.timed_out);
     });
-    // adb reconnects (or the caller reconnects) and the device serves again.
+    // The adb server reconnects by itself (a fresh CNXN handshake) and the device serves again.
     let back = wait_until(Duration::from_secs(15), || {
-        if vd.adb_state() != "device" {
-            vd.adb_global(&["connect", &vd.serial]);
-        }
         vd.adb(&["shell", "echo", "back"]).stdout_text() == "back\n"
     });
     assert!(back);
@@ -425,19 +425,22 @@ fn fault_dropped_connection() {
 fn fault_offline() {
     let vd = start();
     vd.control(&["offline", "on"]).unwrap();
-    assert!(wait_until(Duration::from_secs(15), || {
-        let s = vd.adb_state();
-        s.contains("offline") || s.contains("not found")
-    }));
-    assert!(!vd.adb(&["shell", "echo", "x"]).success());
+    assert!(wait_until(Duration::from_secs(15), || vd.adb_state()
+        == "error: device offline"));
+    let out = vd.adb(&["shell", "echo", "x"]);
+    assert!(
+        !out.success() && out.stderr_text().contains("offline"),
+        "{}",
+        out.stderr_text()
+    );
+    assert_eq!(vd.state()["offline"], true);
     vd.control(&["offline", "off"]).unwrap();
-    let back = wait_until(Duration::from_secs(20), || {
-        if vd.adb_state().contains("not found") {
-            vd.adb_global(&["connect", &vd.serial]);
-        }
-        vd.adb_state() == "device"
-    });
-    assert!(back, "device back online");
+    // The pending handshake is answered: adb lists the device again without a new connect.
+    assert!(
+        vd.wait_for_state("device", Duration::from_secs(20)),
+        "device back online"
+    );
+    assert_eq!(vd.adb(&["shell", "echo", "x"]).stdout_text(), "x\n");
 }
 
 #[test]
@@ -491,4 +494,112 @@ fn fixture_dumps_drive_a_scripted_app() {
     );
     vd.adb(&["shell", "input", "keyevent", "BACK"]);
     assert_eq!(vd.state()["screen"], "login");
+}
+
+#[test]
+fn legacy_shell_without_v2_and_interactive_shell() {
+    let vd = VdHarness::start(BIN, &["--no-shell-v2"]).unwrap();
+    let out = vd.adb(&["shell", "echo out; echo err >&2; exit 3"]);
+    assert_eq!(
+        out.stdout_text(),
+        "out\nerr\n",
+        "legacy shell mixes stdout and stderr"
+    );
+    assert!(vd
+        .journal()
+        .iter()
+        .any(|j| j["service"] == "shell:echo out; echo err >&2; exit 3"));
+    let vd2 = start();
+    let out = vd2.adb_with_input(&["shell"], b"echo one\nx=2; echo $((x+1))\nexit 4\n");
+    assert_eq!(out.stdout_text(), "one\n3\n");
+    assert_eq!(out.code, Some(4));
+}
+
+#[test]
+fn keyboard_keys_password_bullets_and_open_url() {
+    let vd = start();
+    vd.adb(&["shell", "input", "tap", "540", "950"]); // password field [80,880][1000,1020]
+    vd.adb(&["shell", "input", "text", "s3cret"]);
+    let xml = dump(&vd);
+    assert!(
+        xml.contains(r#"text="••••••" resource-id="com.mobilectl.demo:id/password""#),
+        "{xml}"
+    );
+    // Keyboard window: bottom 40% of the screen; its first row starts with "q".
+    let key_q = xml.split(r#"content-desc="q""#).nth(1).unwrap();
+    let b = key_q
+        .split("bounds=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    let n: Vec<i32> = b
+        .split(['[', ']', ','])
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    vd.adb(&[
+        "shell",
+        "input",
+        "tap",
+        &((n[0] + n[2]) / 2).to_string(),
+        &((n[1] + n[3]) / 2).to_string(),
+    ]);
+    assert!(dump(&vd).contains(r#"text="•••••••" resource-id="com.mobilectl.demo:id/password""#));
+    let out = vd.adb(&[
+        "shell",
+        "am",
+        "start",
+        "-a",
+        "android.intent.action.VIEW",
+        "-d",
+        "https://example.com/x?a=1",
+    ]);
+    assert!(out.stdout_text().contains("dat=https://example.com/x?a=1"));
+    assert_eq!(vd.state()["last_url"], "https://example.com/x?a=1");
+}
+
+#[test]
+fn in_process_device_for_serve_demo() {
+    use mobilectl::virtual_device::{
+        run_demo_for_serve,
+        testing::{adb_path, free_port, run_with_timeout},
+    };
+    let adb_port = free_port();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dev = rt
+        .block_on(run_demo_for_serve(BIN.into(), &adb_path(), Some(adb_port)))
+        .expect("demo device connected");
+    let adb = |args: &[&str]| {
+        let mut c = std::process::Command::new(adb_path());
+        c.arg("-P").arg(adb_port.to_string()).args(args);
+        run_with_timeout(&mut c, Duration::from_secs(30)).unwrap()
+    };
+    assert_eq!(
+        adb(&["-s", &dev.serial(), "shell", "echo", "hi"]).stdout_text(),
+        "hi\n"
+    );
+    dev.fail_next_dumps(1);
+    let out = adb(&["-s", &dev.serial(), "shell", "uiautomator", "dump"]);
+    assert_eq!(out.stderr_text(), "ERROR: could not get idle state.\n");
+    assert!(adb(&["-s", &dev.serial(), "shell", "uiautomator", "dump"])
+        .stdout_text()
+        .contains("/sdcard/window_dump.xml"));
+    assert!(dev.root().join("sdcard/window_dump.xml").is_file());
+    assert_eq!(dev.state()["screen"], "login");
+    let journal = std::fs::read_to_string(dev.journal_path()).unwrap();
+    assert_eq!(
+        journal
+            .lines()
+            .filter(|l| l.contains(r#""argv":["uiautomator","dump"]"#))
+            .count(),
+        2
+    );
+    drop(dev);
+    adb(&["kill-server"]);
 }

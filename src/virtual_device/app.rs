@@ -459,6 +459,16 @@ impl DeviceState {
             return;
         }
         if self.keyboard_visible() && self.keyboard_rect().contains(x, y) {
+            // A key of the on-screen keyboard types its letter.
+            let h = self.current();
+            let key = self
+                .hit(&h, x, y)
+                .first()
+                .and_then(|p| h.node(p))
+                .map(|n| n.get("content-desc").to_string());
+            if let Some(k) = key.filter(|k| k.chars().count() == 1) {
+                self.type_text(&k);
+            }
             return;
         }
         let h = self.current();

@@ -29,6 +29,9 @@ pub struct VirtualDeviceArgs {
     /// Make the next N `uiautomator dump` calls fail with "could not get idle state".
     #[arg(long, default_value_t = 0)]
     pub fail_dumps: u32,
+    /// Do not offer shell protocol v2 (adb then uses the legacy `shell:` service).
+    #[arg(long)]
+    pub no_shell_v2: bool,
     /// ro.product.model in the adb banner.
     #[arg(long, default_value = "Mobilectl_Virtual")]
     pub model: String,
@@ -84,6 +87,7 @@ pub fn run_cli(args: VirtualDeviceArgs) -> i32 {
     opts.latency_ms = args.latency_ms;
     opts.fail_dumps = args.fail_dumps;
     opts.model = args.model;
+    opts.shell_v2 = !args.no_shell_v2;
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -77,6 +77,8 @@ pub struct VirtualDeviceOptions {
     pub journal_path: Option<PathBuf>,
     pub latency_ms: u64,
     pub fail_dumps: u32,
+    /// Advertise and serve shell protocol v2 (exit codes, separate stderr); default true.
+    pub shell_v2: bool,
     /// Longest a device command may run before its process group is killed.
     pub command_timeout: Duration,
 }
@@ -94,6 +96,7 @@ impl VirtualDeviceOptions {
             journal_path: None,
             latency_ms: 0,
             fail_dumps: 0,
+            shell_v2: true,
             command_timeout: Duration::from_secs(600),
         }
     }
@@ -148,6 +151,7 @@ impl Device {
             "package": st.foreground_package(),
             "activity": st.focused_component(),
             "installed": st.installed.keys().collect::<Vec<_>>(),
+            "last_url": st.last_url,
             "fail_dumps_left": self.faults.fail_dumps_left(),
             "offline": *self.offline.borrow(),
         })

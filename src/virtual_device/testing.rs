@@ -56,11 +56,28 @@ impl CmdOutput {
 
 /// Runs a command with a time limit, capturing its output; stdin is `/dev/null`.
 pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> std::io::Result<CmdOutput> {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
+    run_with_input(cmd, None, timeout)
+}
+
+/// Like [`run_with_timeout`], feeding `input` (then EOF) to stdin when given.
+pub fn run_with_input(
+    cmd: &mut Command,
+    input: Option<&[u8]>,
+    timeout: Duration,
+) -> std::io::Result<CmdOutput> {
+    cmd.stdin(if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    if let (Some(mut sin), Some(data)) = (child.stdin.take(), input) {
+        let data = data.to_vec();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = sin.write_all(&data);
+        });
+    }
     let mut so = child.stdout.take().expect("piped");
     let mut se = child.stderr.take().expect("piped");
     let t_out = std::thread::spawn(move || {
@@ -231,6 +248,16 @@ impl VdHarness {
     pub fn adb(&self, args: &[&str]) -> CmdOutput {
         run_with_timeout(
             self.adb_command().arg("-s").arg(&self.serial).args(args),
+            ADB_TIMEOUT,
+        )
+        .expect("run adb")
+    }
+
+    /// `adb -P PORT -s SERIAL ARGS…` with `input` on stdin (e.g. an interactive `shell`).
+    pub fn adb_with_input(&self, args: &[&str], input: &[u8]) -> CmdOutput {
+        run_with_input(
+            self.adb_command().arg("-s").arg(&self.serial).args(args),
+            Some(input),
             ADB_TIMEOUT,
         )
         .expect("run adb")

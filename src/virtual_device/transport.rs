@@ -119,13 +119,21 @@ pub(crate) fn banner(dev: &Device) -> Vec<u8> {
         o.product,
         o.model,
         o.device,
-        FEATURES.join(",")
+        features(o.shell_v2).join(",")
     )
     .into_bytes()
 }
 
-/// Features advertised to the host: only what the services implement.
-pub const FEATURES: &[&str] = &["shell_v2", "cmd"];
+/// Features advertised to the host: only what the services implement (`cmd` makes `adb install`
+/// stream through `exec:cmd package install -S`; without `shell_v2` adb falls back to the legacy
+/// `shell:` service, which has no exit status).
+pub fn features(shell_v2: bool) -> Vec<&'static str> {
+    if shell_v2 {
+        vec!["shell_v2", "cmd"]
+    } else {
+        vec!["cmd"]
+    }
+}
 
 /// The sending half of a stream: WRTE packets, each waiting for the host's OKAY.
 pub struct StreamWriter {

@@ -31,7 +31,7 @@ pub async fn run(dev: Arc<Device>, service: String, w: StreamWriter, r: StreamRe
         sync::run(&dev, w, r).await;
     } else {
         let (opts, cmd) = service.split_once(':').unwrap_or((&service, ""));
-        let v2 = opts.split(',').any(|o| o == "v2");
+        let v2 = dev.opts.shell_v2 && opts.split(',').any(|o| o == "v2");
         shell::run(&dev, cmd, v2, w, r).await;
     }
 }

@@ -99,6 +99,14 @@ fn push_pull_and_ls() {
     );
     let ls = vd.adb(&["shell", "ls", "/sdcard/Download"]);
     assert_eq!(ls.stdout_text(), "up.bin\n");
+    let sync_ls = vd.adb(&["ls", "/sdcard/Download"]).stdout_text();
+    assert!(
+        sync_ls
+            .lines()
+            .any(|l| l.starts_with(&format!("000081a4 {:08x} ", data.len()))
+                && l.ends_with(" up.bin")),
+        "{sync_ls}"
+    );
     let back = tmp.path().join("down.bin");
     let out = vd.adb(&[
         "pull",

@@ -7,7 +7,8 @@
 //! - [`sandbox`]: temp device root, restricted `PATH` of stand-ins, path mapping.
 //! - `applets`: `input`, `uiautomator`, `screencap`, `am`, `pm`, `monkey`, `cmd`,
 //!   `dumpsys`, `wm`, `getprop`, `settings`, `logcat`, … plus passed-through utilities.
-//! - [`app`]: the scripted app (screens = uiautomator dumps, transitions, focus, typing).
+//! - [`app`]: the scripted app (screens = uiautomator dumps, transitions); [`state`]: what
+//!   taps, keys and typing do to it, plus packages, settings and logcat.
 //! - `render`: PNG / raw screenshots. [`journal`]: JSON lines of everything run.
 //! - [`faults`]: latency, failing dumps, dropped connections, offline.
 //! - `ipc`: the Unix socket for applets and run-time control from other processes.
@@ -31,6 +32,7 @@ pub mod journal;
 mod render;
 pub mod sandbox;
 mod services;
+pub mod state;
 pub mod testing;
 pub mod transport;
 mod uixml;
@@ -45,10 +47,11 @@ use tokio::task::JoinHandle;
 
 pub use cli::{applet_entry, run_cli, VirtualDeviceArgs};
 
-use app::{App, DeviceState};
+use app::App;
 use faults::Faults;
 use journal::Journal;
 use sandbox::Sandbox;
+use state::DeviceState;
 
 /// Which app the device runs.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use image::{ImageEncoder, Rgba, RgbaImage};
 use imageproc::drawing::{draw_filled_rect_mut, draw_hollow_rect_mut, draw_text_mut};
 use imageproc::rect::Rect as IRect;
 
-use super::app::IME_PKG;
+use super::state::IME_PKG;
 use super::uixml::Hierarchy;
 
 pub const BACKGROUND: Rgba<u8> = Rgba([255, 255, 255, 255]);

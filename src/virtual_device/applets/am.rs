@@ -8,7 +8,7 @@
 //! path, can be cleared and uninstalled, but starting them shows nothing new.
 
 use super::AppletResult;
-use crate::virtual_device::app::{DeviceState, IME_PKG, LAUNCHER_PKG};
+use crate::virtual_device::state::{DeviceState, IME_PKG, LAUNCHER_PKG};
 use crate::virtual_device::Device;
 
 const SYSTEM_PACKAGES: &[&str] = &[

@@ -3,7 +3,7 @@
 //! `-c`, `-v threadtime|brief|time`, `-t N`; without `-d` it prints the buffer and exits too).
 
 use super::AppletResult;
-use crate::virtual_device::app::{DeviceState, IME_PKG};
+use crate::virtual_device::state::{DeviceState, IME_PKG};
 use crate::virtual_device::Device;
 
 const DENSITY: u32 = 420;

@@ -3,6 +3,10 @@
 use clap::Parser;
 
 fn main() {
+    // Inside a virtual device's shell, mobilectl also plays the device's programs (`input`, …).
+    if let Some(code) = mobilectl::virtual_device::applet_entry() {
+        std::process::exit(code);
+    }
     let cli = mobilectl::cli::Cli::parse();
     std::process::exit(mobilectl::cli::run(cli));
 }

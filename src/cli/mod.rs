@@ -19,6 +19,8 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Print the OpenAPI document (the checked-in openapi/openapi.json).
     Openapi,
+    /// Run a virtual Android device that the real adb connects to (tests, demos).
+    VirtualDevice(crate::virtual_device::VirtualDeviceArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -29,5 +31,6 @@ pub fn run(cli: Cli) -> i32 {
             print!("{}", crate::server::openapi_json());
             0
         }
+        Command::VirtualDevice(args) => crate::virtual_device::run_cli(args),
     }
 }

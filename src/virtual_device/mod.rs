@@ -1,3 +1,313 @@
 //! A virtual Android device that the real `adb` client and server drive over the adb
 //! device transport. It stands in for a phone in tests and in `serve --demo`, and shares no
-//! code with the product's own device code.
+//! code with the product's own device code (not the ui parser, not the adb backend).
+//!
+//! - [`transport`]: TCP, adb packets, CNXN banner (`features=shell_v2,cmd`), streams.
+//! - [`services`]: `shell:` (legacy and v2), `exec:`, `sync:`.
+//! - [`sandbox`]: temp device root, restricted `PATH` of stand-ins, path mapping.
+//! - `applets`: `input`, `uiautomator`, `screencap`, `am`, `pm`, `monkey`, `cmd`,
+//!   `dumpsys`, `wm`, `getprop`, `settings`, `logcat`, … plus passed-through utilities.
+//! - [`app`]: the scripted app (screens = uiautomator dumps, transitions); [`state`]: what
+//!   taps, keys and typing do to it, plus packages, settings and logcat.
+//! - `render`: PNG / raw screenshots. [`journal`]: JSON lines of everything run.
+//! - [`faults`]: latency, failing dumps, dropped connections, offline.
+//! - `ipc`: the Unix socket for applets and run-time control from other processes.
+//! - [`testing`]: a blocking harness for integration tests (device subprocess + private
+//!   adb server).
+//!
+//! Start in process with [`start`], or as a subprocess with
+//! `mobilectl virtual-device [--port P] [--app DIR] [--journal F] [--latency-ms MS]
+//! [--fail-dumps N]`, which prints one JSON line first —
+//! `{"port":…,"serial":"127.0.0.1:…","control_socket":…,"journal":…,"root":…}` — then serves
+//! until killed. Control it from elsewhere with
+//! `mobilectl virtual-device control --socket SOCKET (latency MS | fail-dumps N | drop |
+//! offline on|off | state | journal)`.
+
+pub mod app;
+mod applets;
+mod cli;
+pub mod faults;
+mod ipc;
+pub mod journal;
+mod render;
+pub mod sandbox;
+mod services;
+pub mod state;
+pub mod testing;
+pub mod transport;
+mod uixml;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::net::{TcpListener, UnixListener};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+pub use cli::{applet_entry, run_cli, VirtualDeviceArgs};
+
+use app::App;
+use faults::Faults;
+use journal::Journal;
+use sandbox::Sandbox;
+use state::DeviceState;
+
+/// Which app the device runs.
+#[derive(Debug, Clone)]
+pub enum AppSource {
+    /// The embedded demo: login → permission dialog → list → detail.
+    Demo,
+    /// A folder with `app.json` and screen dumps (format in [`app`]).
+    Dir(PathBuf),
+}
+
+/// How to start a virtual device.
+#[derive(Debug, Clone)]
+pub struct VirtualDeviceOptions {
+    /// TCP port on 127.0.0.1; `None` picks a free ephemeral one (outside 5555–5585).
+    pub port: Option<u16>,
+    pub app: AppSource,
+    /// `ro.product.name`, `ro.product.model`, `ro.product.device` in the CNXN banner.
+    pub product: String,
+    pub model: String,
+    pub device: String,
+    /// The mobilectl binary the stand-in programs run as (see [`sandbox`]).
+    pub mobilectl_bin: PathBuf,
+    /// The POSIX shell device commands run in.
+    pub mksh: PathBuf,
+    /// Journal file; default `journal.jsonl` in the device's temporary folder.
+    pub journal_path: Option<PathBuf>,
+    pub latency_ms: u64,
+    pub fail_dumps: u32,
+    /// Advertise and serve shell protocol v2 (exit codes, separate stderr); default true.
+    pub shell_v2: bool,
+    /// Longest a device command may run before its process group is killed.
+    pub command_timeout: Duration,
+}
+
+impl VirtualDeviceOptions {
+    pub fn new(mobilectl_bin: impl Into<PathBuf>) -> Self {
+        VirtualDeviceOptions {
+            port: None,
+            app: AppSource::Demo,
+            product: "demo".into(),
+            model: "Mobilectl_Virtual".into(),
+            device: "virtual".into(),
+            mobilectl_bin: mobilectl_bin.into(),
+            mksh: PathBuf::from("/usr/bin/mksh"),
+            journal_path: None,
+            latency_ms: 0,
+            fail_dumps: 0,
+            shell_v2: true,
+            command_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum VdError {
+    #[error("virtual device I/O: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("virtual device app: {0}")]
+    App(String),
+    #[error("adb: {0}")]
+    Adb(String),
+}
+
+/// State shared by every task of one device.
+pub(crate) struct Device {
+    pub opts: VirtualDeviceOptions,
+    pub port: u16,
+    pub sandbox: Sandbox,
+    pub journal: Journal,
+    pub faults: Faults,
+    state: Mutex<DeviceState>,
+    pub conn_gen: watch::Sender<u64>,
+    pub offline: watch::Sender<bool>,
+}
+
+impl Device {
+    pub fn state(&self) -> MutexGuard<'_, DeviceState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn drop_connections(&self) {
+        self.conn_gen.send_modify(|g| *g += 1);
+    }
+
+    pub fn set_offline(&self, offline: bool) {
+        self.offline.send_replace(offline);
+        if offline {
+            self.drop_connections();
+        }
+    }
+
+    pub fn state_json(&self) -> serde_json::Value {
+        let st = self.state();
+        serde_json::json!({
+            "screen": st.screen,
+            "foreground": st.foreground,
+            "running": st.running,
+            "focused": st.focused,
+            "keyboard": st.keyboard_visible(),
+            "package": st.foreground_package(),
+            "activity": st.focused_component(),
+            "installed": st.installed.keys().collect::<Vec<_>>(),
+            "last_url": st.last_url,
+            "fail_dumps_left": self.faults.fail_dumps_left(),
+            "offline": *self.offline.borrow(),
+        })
+    }
+}
+
+/// A running virtual device; shuts down (connections closed, sandbox removed) on drop.
+pub struct RunningDevice {
+    dev: Arc<Device>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl RunningDevice {
+    pub fn port(&self) -> u16 {
+        self.dev.port
+    }
+
+    /// The adb serial after `adb connect`: `127.0.0.1:PORT`.
+    pub fn serial(&self) -> String {
+        format!("127.0.0.1:{}", self.dev.port)
+    }
+
+    pub fn journal_path(&self) -> &Path {
+        self.dev.journal.path()
+    }
+
+    /// The control socket (for `mobilectl virtual-device control --socket …`).
+    pub fn control_socket(&self) -> &Path {
+        &self.dev.sandbox.socket
+    }
+
+    /// The host folder that is the device's `/`.
+    pub fn root(&self) -> &Path {
+        &self.dev.sandbox.root
+    }
+
+    pub fn set_latency(&self, ms: u64) {
+        self.dev.faults.set_latency_ms(ms);
+    }
+
+    pub fn fail_next_dumps(&self, n: u32) {
+        self.dev.faults.set_fail_dumps(n);
+    }
+
+    pub fn drop_connections(&self) {
+        self.dev.drop_connections();
+    }
+
+    pub fn set_offline(&self, offline: bool) {
+        self.dev.set_offline(offline);
+    }
+
+    /// The device state as JSON (screen, focus, keyboard, activity, …).
+    pub fn state(&self) -> serde_json::Value {
+        self.dev.state_json()
+    }
+}
+
+impl Drop for RunningDevice {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+        self.dev.drop_connections();
+    }
+}
+
+/// Starts a device: sandbox, app, TCP listener for adb, Unix socket for applets and control.
+pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError> {
+    let app = match &opts.app {
+        AppSource::Demo => App::demo(),
+        AppSource::Dir(d) => App::from_dir(d),
+    }
+    .map_err(VdError::App)?;
+    let sandbox = Sandbox::create(&opts.mobilectl_bin, &opts.mksh)?;
+    let journal_path = opts
+        .journal_path
+        .clone()
+        .unwrap_or_else(|| sandbox.socket.with_file_name("journal.jsonl"));
+    let journal = Journal::create(&journal_path)?;
+    let listener = TcpListener::bind(("127.0.0.1", opts.port.unwrap_or(0))).await?;
+    let port = listener.local_addr()?.port();
+    let ipc_listener = UnixListener::bind(&sandbox.socket)?;
+    let dev = Arc::new(Device {
+        faults: Faults::new(opts.latency_ms, opts.fail_dumps),
+        opts,
+        port,
+        sandbox,
+        journal,
+        state: Mutex::new(DeviceState::new(app)),
+        conn_gen: watch::channel(0).0,
+        offline: watch::channel(false).0,
+    });
+    let d = dev.clone();
+    let accept = tokio::spawn(async move {
+        while let Ok((sock, _)) = listener.accept().await {
+            tokio::spawn(transport::serve_connection(d.clone(), sock));
+        }
+    });
+    let ipc = tokio::spawn(ipc::serve(dev.clone(), ipc_listener));
+    Ok(RunningDevice {
+        dev,
+        tasks: vec![accept, ipc],
+    })
+}
+
+async fn adb_run(adb: &Path, server_port: Option<u16>, args: &[&str]) -> Result<String, VdError> {
+    let mut c = tokio::process::Command::new(adb);
+    if let Some(p) = server_port {
+        c.arg("-P").arg(p.to_string());
+    }
+    c.args(args)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(20), c.output())
+        .await
+        .map_err(|_| VdError::Adb(format!("adb {} timed out", args.join(" "))))??;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+}
+
+/// For `serve --demo`: starts the demo device, `adb connect`s it (through `adb`, with an
+/// optional server port) and waits until adb lists it as `device`. Keep the returned device
+/// alive as long as it should serve; `serial()` is what adb calls it.
+pub async fn run_demo_for_serve(
+    mobilectl_bin: PathBuf,
+    adb: &Path,
+    adb_server_port: Option<u16>,
+) -> Result<RunningDevice, VdError> {
+    let dev = start(VirtualDeviceOptions::new(mobilectl_bin)).await?;
+    connect_adb(&dev.serial(), adb, adb_server_port).await?;
+    Ok(dev)
+}
+
+/// `adb connect SERIAL`, then polls `adb -s SERIAL get-state` until `device` (10 s deadline).
+pub async fn connect_adb(
+    serial: &str,
+    adb: &Path,
+    adb_server_port: Option<u16>,
+) -> Result<(), VdError> {
+    let out = adb_run(adb, adb_server_port, &["connect", serial]).await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let state = adb_run(adb, adb_server_port, &["-s", serial, "get-state"]).await?;
+        if state.trim() == "device" {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err(VdError::Adb(format!(
+                "{serial} not ready: {} / {}",
+                out.trim(),
+                state.trim()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

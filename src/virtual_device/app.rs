@@ -1,0 +1,175 @@
+//! The scripted app and the device state around it.
+//!
+//! An app is a folder (or the embedded demo) with `app.json` and one uiautomator XML dump per
+//! screen:
+//!
+//! ```json
+//! {
+//!   "package": "com.mobilectl.demo", "label": "Mobilectl Demo", "initial": "login",
+//!   "screen": [1080, 2400],
+//!   "screens": {
+//!     "login": { "xml": "login.xml", "activity": ".LoginActivity", "back": "@home",
+//!                "transitions": [ { "tap": { "id": "com.mobilectl.demo:id/login" }, "to": "permission" },
+//!                                 { "key": "ENTER", "to": "permission" } ] }
+//!   }
+//! }
+//! ```
+//!
+//! `screen` is optional (default: the largest root bounds of the initial screen). Selectors
+//! match on `id` (resource-id), `text` or `desc` (content-desc); every given field must be equal.
+//! A transition fires on `tap` (a tap whose topmost hit node or one of its ancestors matches),
+//! `long_press` (a zero-distance swipe of at least 500 ms) or `key` (a key event name such as
+//! `ENTER`). Targets are screen names, `@back` (previous screen) or `@home` (launcher).
+//! `back` names the screen the BACK key leads to (default: the previous one, else home).
+//!
+//!
+//! How taps, keys and typing change the screens: see [`super::state`].
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::uixml::{Hierarchy, Node};
+
+#[derive(Debug, Clone, Deserialize, Default)]
+pub struct Selector {
+    pub id: Option<String>,
+    pub text: Option<String>,
+    pub desc: Option<String>,
+}
+
+impl Selector {
+    /// True when every given field equals the node's attribute (and at least one is given).
+    pub fn matches(&self, n: &Node) -> bool {
+        let any = self.id.is_some() || self.text.is_some() || self.desc.is_some();
+        any && self
+            .id
+            .as_deref()
+            .map_or(true, |v| n.get("resource-id") == v)
+            && self.text.as_deref().map_or(true, |v| n.get("text") == v)
+            && self
+                .desc
+                .as_deref()
+                .map_or(true, |v| n.get("content-desc") == v)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Transition {
+    #[serde(default)]
+    pub tap: Option<Selector>,
+    #[serde(default)]
+    pub long_press: Option<Selector>,
+    #[serde(default)]
+    pub key: Option<String>,
+    pub to: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScreenSpec {
+    pub xml: String,
+    pub activity: String,
+    #[serde(default)]
+    pub back: Option<String>,
+    #[serde(default)]
+    pub transitions: Vec<Transition>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AppSpec {
+    pub package: String,
+    #[serde(default)]
+    pub label: String,
+    pub initial: String,
+    #[serde(default)]
+    pub screen: Option<[u32; 2]>,
+    pub screens: BTreeMap<String, ScreenSpec>,
+}
+
+/// An app ready to run: its spec and every screen parsed.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub spec: AppSpec,
+    pub screens: BTreeMap<String, Hierarchy>,
+    pub size: (u32, u32),
+}
+
+const DEMO_JSON: &str = include_str!("demo/app.json");
+const DEMO_FILES: &[(&str, &str)] = &[
+    ("login.xml", include_str!("demo/login.xml")),
+    ("permission.xml", include_str!("demo/permission.xml")),
+    ("list.xml", include_str!("demo/list.xml")),
+    ("detail.xml", include_str!("demo/detail.xml")),
+];
+
+impl App {
+    pub fn demo() -> Result<App, String> {
+        App::build(DEMO_JSON, |name| {
+            DEMO_FILES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, x)| x.to_string())
+                .ok_or_else(|| format!("demo screen {name} missing"))
+        })
+    }
+
+    pub fn from_dir(dir: &Path) -> Result<App, String> {
+        let json = std::fs::read_to_string(dir.join("app.json"))
+            .map_err(|e| format!("{}: {e}", dir.join("app.json").display()))?;
+        App::build(&json, |name| {
+            std::fs::read_to_string(dir.join(name))
+                .map_err(|e| format!("{}: {e}", dir.join(name).display()))
+        })
+    }
+
+    fn build(json: &str, load: impl Fn(&str) -> Result<String, String>) -> Result<App, String> {
+        let mut spec: AppSpec = serde_json::from_str(json).map_err(|e| format!("app.json: {e}"))?;
+        if spec.label.is_empty() {
+            spec.label = spec.package.clone();
+        }
+        let mut screens = BTreeMap::new();
+        for (name, s) in &spec.screens {
+            let h = Hierarchy::parse(&load(&s.xml)?).map_err(|e| format!("{}: {e}", s.xml))?;
+            screens.insert(name.clone(), h);
+            for t in &s.transitions {
+                if !t.to.starts_with('@') && !spec.screens.contains_key(&t.to) {
+                    return Err(format!(
+                        "screen {name}: transition to unknown screen {}",
+                        t.to
+                    ));
+                }
+            }
+        }
+        let initial = screens
+            .get(&spec.initial)
+            .ok_or_else(|| format!("initial screen {} missing", spec.initial))?;
+        let size = match spec.screen {
+            Some([w, h]) => (w, h),
+            None => initial.roots.iter().fold((1, 1), |(w, h), n| {
+                let b = n.bounds();
+                (w.max(b.x2.max(0) as u32), h.max(b.y2.max(0) as u32))
+            }),
+        };
+        Ok(App {
+            spec,
+            screens,
+            size,
+        })
+    }
+
+    /// `pkg/.Activity` → `pkg/pkg.Activity` style full component of a screen.
+    pub fn component(&self, screen: &str) -> String {
+        let act = self
+            .spec
+            .screens
+            .get(screen)
+            .map(|s| s.activity.as_str())
+            .unwrap_or(".MainActivity");
+        if act.contains('/') {
+            act.to_string()
+        } else {
+            format!("{}/{}", self.spec.package, act)
+        }
+    }
+}

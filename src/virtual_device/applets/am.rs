@@ -1,0 +1,325 @@
+//! App lifecycle stand-ins: `am` (start [-W] [-S] [-n CMP | -a ACTION -d URI], force-stop,
+//! broadcast, kill), `pm` (list packages [-3], path, clear, grant, revoke, install, uninstall),
+//! `monkey -p PKG … 1`, and `cmd package|activity|input|window …`.
+//!
+//! Installs record a package name: from a `package=NAME` (or `package="NAME"`) marker in the
+//! first 64 KiB of the file (the test APKs are text files carrying one), else from the file name
+//! (`app-debug.apk` → `app.debug`). Installed packages have no UI: they are listed, have a
+//! path, can be cleared and uninstalled, but starting them shows nothing new.
+
+use super::AppletResult;
+use crate::virtual_device::state::{DeviceState, IME_PKG, LAUNCHER_PKG};
+use crate::virtual_device::Device;
+
+const SYSTEM_PACKAGES: &[&str] = &[
+    "android",
+    "com.android.systemui",
+    "com.android.settings",
+    LAUNCHER_PKG,
+    IME_PKG,
+    "com.android.permissioncontroller",
+    "com.android.shell",
+];
+
+fn known(st: &DeviceState, pkg: &str) -> bool {
+    pkg == st.app.spec.package || st.installed.contains_key(pkg) || SYSTEM_PACKAGES.contains(&pkg)
+}
+
+fn value_after<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+pub fn am(dev: &Device, args: &[String]) -> AppletResult {
+    let Some(sub) = args.first() else {
+        return AppletResult::fail(1, "usage: am [subcommand] [options]\n");
+    };
+    let rest = &args[1..];
+    let mut st = dev.state();
+    match sub.as_str() {
+        "start" | "start-activity" => start(&mut st, rest),
+        "force-stop" | "kill" => {
+            if let Some(pkg) = rest.iter().rev().find(|a| !a.starts_with('-')) {
+                if pkg == &st.app.spec.package {
+                    st.force_stop();
+                }
+                st.log(
+                    'I',
+                    "ActivityManager",
+                    &format!("Force stopping {pkg} appid=10123 user=0: from pid 4242"),
+                );
+            }
+            AppletResult::ok("")
+        }
+        "broadcast" => {
+            let action = value_after(rest, "-a").unwrap_or("null");
+            AppletResult::ok(format!("Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"))
+        }
+        other => AppletResult::fail(255, format!("Unknown command: {other}\n")),
+    }
+}
+
+fn start(st: &mut DeviceState, rest: &[String]) -> AppletResult {
+    let wait = rest.iter().any(|a| a == "-W");
+    if rest.iter().any(|a| a == "-S") {
+        st.force_stop();
+    }
+    let pkg = st.app.spec.package.clone();
+    let (intent, screen) = if let Some(cmp) = value_after(rest, "-n") {
+        let Some((p, act)) = cmp.split_once('/') else {
+            return AppletResult::fail(1, format!("Error: Bad component name: {cmp}\n"));
+        };
+        if p != pkg {
+            let msg = format!("Starting: Intent {{ cmp={cmp} }}\nError type 3\nError: Activity class {{{cmp}}} does not exist.\n");
+            return AppletResult::Output {
+                code: 1,
+                stdout: msg.into_bytes(),
+                stderr: Vec::new(),
+            };
+        }
+        match st.screen_for_activity(act) {
+            Some(s) => (format!("cmp={cmp}"), Some(s)),
+            None => {
+                let msg = format!("Starting: Intent {{ cmp={cmp} }}\nError type 3\nError: Activity class {{{cmp}}} does not exist.\n");
+                return AppletResult::Output {
+                    code: 1,
+                    stdout: msg.into_bytes(),
+                    stderr: Vec::new(),
+                };
+            }
+        }
+    } else if let Some(uri) = value_after(rest, "-d") {
+        let action = value_after(rest, "-a").unwrap_or("android.intent.action.VIEW");
+        st.last_url = Some(uri.to_string());
+        st.log(
+            'I',
+            "ActivityTaskManager",
+            &format!("START u0 {{act={action} dat={uri}}} from uid 2000"),
+        );
+        return AppletResult::ok(format!("Starting: Intent {{ act={action} dat={uri} }}\n"));
+    } else {
+        return AppletResult::fail(1, "Error: Intent does not match any activities\n");
+    };
+    let cold = !st.running;
+    let target = screen.filter(|s| s != &st.app.spec.initial);
+    st.launch(target.as_deref());
+    let comp = st.focused_component();
+    let mut out = format!("Starting: Intent {{ {intent} }}\n");
+    if wait {
+        out.push_str(&format!(
+            "Status: ok\nLaunchState: {}\nActivity: {comp}\nTotalTime: 312\nWaitTime: 318\nComplete\n",
+            if cold { "COLD" } else { "HOT" }
+        ));
+    }
+    AppletResult::ok(out)
+}
+
+pub fn monkey(dev: &Device, args: &[String]) -> AppletResult {
+    let mut st = dev.state();
+    match value_after(args, "-p") {
+        Some(p) if p == st.app.spec.package => {
+            st.launch(None);
+            AppletResult::ok("Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n")
+        }
+        _ => AppletResult::Output {
+            code: 252,
+            stdout: b"** No activities found to run, monkey aborted.\n".to_vec(),
+            stderr: Vec::new(),
+        },
+    }
+}
+
+fn package_name_of(data: &[u8], file_name: &str) -> String {
+    let head = String::from_utf8_lossy(&data[..data.len().min(64 * 1024)]).into_owned();
+    if let Some(i) = head.find("package=") {
+        let name: String = head[i + 8..]
+            .trim_start_matches('"')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '_')
+            .collect();
+        if name.contains('.') {
+            return name;
+        }
+    }
+    let stem = file_name
+        .rsplit('/')
+        .next()
+        .unwrap_or(file_name)
+        .trim_end_matches(".apk");
+    let clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    if clean.contains('.') {
+        clean
+    } else {
+        format!("com.example.{clean}")
+    }
+}
+
+pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
+    let Some(sub) = args.first() else {
+        return AppletResult::fail(1, "usage: pm [subcommand] [options]\n");
+    };
+    let rest = &args[1..];
+    let mut st = dev.state();
+    let target = rest
+        .iter()
+        .rev()
+        .find(|a| !a.starts_with('-'))
+        .cloned()
+        .unwrap_or_default();
+    match sub.as_str() {
+        "list" if rest.first().map(String::as_str) == Some("packages") => {
+            let third_party = rest.iter().any(|a| a == "-3");
+            let filter = rest[1..]
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .cloned()
+                .unwrap_or_default();
+            let mut names: Vec<String> = vec![st.app.spec.package.clone()];
+            names.extend(st.installed.keys().cloned());
+            if !third_party {
+                names.extend(SYSTEM_PACKAGES.iter().map(|s| s.to_string()));
+            }
+            names.sort();
+            names.dedup();
+            let out: String = names
+                .iter()
+                .filter(|n| n.contains(&filter))
+                .map(|n| format!("package:{n}\n"))
+                .collect();
+            AppletResult::ok(out)
+        }
+        "path" => {
+            if target == st.app.spec.package || st.installed.contains_key(&target) {
+                AppletResult::ok(format!(
+                    "package:/data/app/~~mobilectl==/{target}-1/base.apk\n"
+                ))
+            } else {
+                AppletResult::fail(1, "")
+            }
+        }
+        "clear" => {
+            if target == st.app.spec.package {
+                st.force_stop();
+            }
+            if known(&st, &target) {
+                AppletResult::ok("Success\n")
+            } else {
+                AppletResult::Output {
+                    code: 1,
+                    stdout: b"Failed\n".to_vec(),
+                    stderr: Vec::new(),
+                }
+            }
+        }
+        "grant" | "revoke" => {
+            let (Some(pkg), Some(perm)) = (rest.first(), rest.get(1)) else {
+                return AppletResult::fail(1, "Error: no package or permission specified\n");
+            };
+            if !known(&st, pkg) {
+                return AppletResult::fail(255, format!("Exception occurred while executing '{sub}':\njava.lang.IllegalArgumentException: Unknown package: {pkg}\n"));
+            }
+            let key = (pkg.clone(), perm.clone());
+            if sub == "grant" {
+                st.permissions.insert(key);
+            } else {
+                st.permissions.remove(&key);
+            }
+            AppletResult::ok("")
+        }
+        "install" | "install-streamed" => {
+            let streamed = rest.iter().any(|a| a == "-S");
+            let (data, name) = if streamed {
+                (stdin, String::new())
+            } else {
+                match std::fs::read(dev.sandbox.host_path(&target)) {
+                    Ok(d) => (d, target.clone()),
+                    Err(_) => {
+                        return AppletResult::fail(1, format!("Exception occurred while executing 'install':\njava.lang.IllegalArgumentException: Error: Can't open file: {target}\n"))
+                    }
+                }
+            };
+            if data.is_empty() {
+                return AppletResult::Output {
+                    code: 1,
+                    stdout:
+                        b"Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse: empty file]\n"
+                            .to_vec(),
+                    stderr: Vec::new(),
+                };
+            }
+            let pkg = package_name_of(&data, &name);
+            let apk = dev.sandbox.host_path(&format!("/data/app/{pkg}-1.apk"));
+            let _ = std::fs::write(apk, &data);
+            st.log(
+                'I',
+                "PackageManager",
+                &format!("Package {pkg} installed ({} bytes)", data.len()),
+            );
+            st.installed.insert(pkg, name);
+            AppletResult::ok("Success\n")
+        }
+        "uninstall" => {
+            if st.installed.remove(&target).is_some() {
+                AppletResult::ok("Success\n")
+            } else {
+                AppletResult::Output {
+                    code: 1,
+                    stdout: b"Failure [DELETE_FAILED_INTERNAL_ERROR]\n".to_vec(),
+                    stderr: Vec::new(),
+                }
+            }
+        }
+        other => AppletResult::fail(255, format!("Unknown command: {other}\n")),
+    }
+}
+
+pub fn cmd(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
+    let Some(service) = args.first() else {
+        return AppletResult::fail(
+            1,
+            "cmd: No service specified; use -l to list all running services\n",
+        );
+    };
+    let rest = &args[1..];
+    match service.as_str() {
+        "package" => pm(dev, rest, stdin),
+        "activity" => am(dev, rest),
+        "input" => super::input::run(dev, rest),
+        "window" => super::system::wm(dev, rest),
+        "settings" => super::system::settings(dev, rest),
+        "-l" => AppletResult::ok(
+            "Currently running services:\n  activity\n  input\n  package\n  settings\n  window\n",
+        ),
+        other => AppletResult::fail(20, format!("cmd: Can't find service: {other}\n")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn package_names_from_marker_or_file_name() {
+        assert_eq!(
+            super::package_name_of(b"xx package=\"com.acme.app\" yy", "x.apk"),
+            "com.acme.app"
+        );
+        assert_eq!(
+            super::package_name_of(b"PK\x03\x04", "/data/local/tmp/app-debug.apk"),
+            "app.debug"
+        );
+        assert_eq!(
+            super::package_name_of(b"", "hello.apk"),
+            "com.example.hello"
+        );
+    }
+}

@@ -1,0 +1,82 @@
+//! Stand-in programs, run in the device process on behalf of an applet client (see
+//! [`super::sandbox`]). Each gets the argv mksh produced, the client's working directory and
+//! (for `pm`/`cmd package install -S N`) N bytes of its stdin, and answers with output and an
+//! exit code — or, for passed-through utilities, with the host program to `exec`.
+
+mod am;
+mod input;
+mod system;
+mod ui;
+
+use std::path::PathBuf;
+
+use super::sandbox::{APPLETS, UTILITIES};
+use super::Device;
+
+/// What the applet client must do.
+pub enum AppletResult {
+    Output {
+        code: i32,
+        stdout: Vec<u8>,
+        stderr: Vec<u8>,
+    },
+    Exec {
+        program: PathBuf,
+        args: Vec<String>,
+    },
+}
+
+impl AppletResult {
+    pub fn ok(stdout: impl Into<Vec<u8>>) -> Self {
+        AppletResult::Output {
+            code: 0,
+            stdout: stdout.into(),
+            stderr: Vec::new(),
+        }
+    }
+
+    pub fn fail(code: i32, stderr: impl Into<Vec<u8>>) -> Self {
+        AppletResult::Output {
+            code,
+            stdout: Vec::new(),
+            stderr: stderr.into(),
+        }
+    }
+}
+
+/// Journals `argv` and runs it.
+pub fn run(dev: &Device, argv: &[String], stdin: Vec<u8>) -> AppletResult {
+    dev.journal.argv(argv);
+    let Some(name) = argv.first() else {
+        return AppletResult::fail(1, "empty argv\n");
+    };
+    let args = &argv[1..];
+    match name.as_str() {
+        "input" => input::run(dev, args),
+        "uiautomator" => ui::uiautomator(dev, args),
+        "screencap" => ui::screencap(dev, args),
+        "am" => am::am(dev, args),
+        "pm" => am::pm(dev, args, stdin),
+        "monkey" => am::monkey(dev, args),
+        "cmd" => am::cmd(dev, args, stdin),
+        "dumpsys" => system::dumpsys(dev, args),
+        "wm" => system::wm(dev, args),
+        "getprop" => system::getprop(dev, args),
+        "setprop" => system::setprop(dev, args),
+        "settings" => system::settings(dev, args),
+        "logcat" => system::logcat(dev, args),
+        "id" => AppletResult::ok("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3003(inet) context=u:r:shell:s0\n"),
+        "getenforce" => AppletResult::ok("Enforcing\n"),
+        n if UTILITIES.contains(&n) => match dev.sandbox.real_program(n) {
+            Some(program) => AppletResult::Exec {
+                program,
+                args: args.iter().map(|a| if n == "sh" { a.clone() } else { dev.sandbox.translate_arg(a) }).collect(),
+            },
+            None => AppletResult::fail(127, format!("/system/bin/sh: {n}: inaccessible or not found\n")),
+        },
+        n => {
+            debug_assert!(!APPLETS.contains(&n));
+            AppletResult::fail(127, format!("/system/bin/sh: {n}: inaccessible or not found\n"))
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! `uiautomator dump [--compressed] [FILE]` (default `/sdcard/window_dump.xml`, `/dev/tty`
+//! prints the XML) and `screencap [-p] [-d ID] [FILE]` (PNG with `-p` or a `.png` file name,
+//! else Android's raw format; to stdout without FILE).
+
+use super::AppletResult;
+use crate::virtual_device::{render, Device};
+
+pub fn uiautomator(dev: &Device, args: &[String]) -> AppletResult {
+    if args.first().map(String::as_str) != Some("dump") {
+        return AppletResult::fail(1, "Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\ndump: creates an XML dump of current UI hierarchy\n");
+    }
+    if dev.faults.take_dump_failure() {
+        return AppletResult::fail(0, "ERROR: could not get idle state.\n");
+    }
+    let file = args[1..]
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .cloned()
+        .unwrap_or_else(|| "/sdcard/window_dump.xml".into());
+    let xml = dev.state().current().to_xml();
+    if file == "/dev/tty" || file == "/dev/stdout" {
+        return AppletResult::ok(format!("{xml}UI hierchary dumped to: {file}\n"));
+    }
+    match std::fs::write(dev.sandbox.host_path(&file), xml) {
+        Ok(()) => AppletResult::ok(format!("UI hierchary dumped to: {file}\n")),
+        Err(e) => AppletResult::fail(0, format!("ERROR: could not write {file}: {e}\n")),
+    }
+}
+
+pub fn screencap(dev: &Device, args: &[String]) -> AppletResult {
+    let mut png = false;
+    let mut file = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-p" => png = true,
+            "-h" => return AppletResult::ok("usage: screencap [-hp] [-d display-id] [FILENAME]\n"),
+            "-d" => {
+                it.next();
+            }
+            s if s.starts_with('-') => {}
+            s => file = Some(s.to_string()),
+        }
+    }
+    if file.as_deref().is_some_and(|f| f.ends_with(".png")) {
+        png = true;
+    }
+    let (hier, (w, h)) = {
+        let st = dev.state();
+        (st.current(), st.app.size)
+    };
+    let img = render::draw(&hier, w, h);
+    let bytes = if png {
+        render::png(&img)
+    } else {
+        render::raw(&img)
+    };
+    match file {
+        None => AppletResult::ok(bytes),
+        Some(f) => match std::fs::write(dev.sandbox.host_path(&f), bytes) {
+            Ok(()) => AppletResult::ok(""),
+            Err(e) => AppletResult::fail(1, format!("Error opening file: {f} ({e})\n")),
+        },
+    }
+}

@@ -1,0 +1,202 @@
+//! Command-line entry points: `mobilectl virtual-device …` (run a device, or `control` one),
+//! and the applet client that runs when the binary is invoked through a sandbox symlink.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::sandbox::{APPLETS, SOCKET_ENV, UTILITIES};
+use super::{AppSource, VirtualDeviceOptions};
+
+/// `mobilectl virtual-device`: run a virtual Android device for adb.
+#[derive(Debug, clap::Args)]
+pub struct VirtualDeviceArgs {
+    /// TCP port on 127.0.0.1 (default: a free port outside adb's emulator range 5555–5585).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// App folder with app.json and screen dumps (default: the built-in demo app).
+    #[arg(long)]
+    pub app: Option<PathBuf>,
+    /// Journal file (JSON lines); default: inside the device's temporary folder.
+    #[arg(long)]
+    pub journal: Option<PathBuf>,
+    /// Delay before every adb service request, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    pub latency_ms: u64,
+    /// Make the next N `uiautomator dump` calls fail with "could not get idle state".
+    #[arg(long, default_value_t = 0)]
+    pub fail_dumps: u32,
+    /// Do not offer shell protocol v2 (adb then uses the legacy `shell:` service).
+    #[arg(long)]
+    pub no_shell_v2: bool,
+    /// ro.product.model in the adb banner.
+    #[arg(long, default_value = "Mobilectl_Virtual")]
+    pub model: String,
+    #[command(subcommand)]
+    pub action: Option<VdAction>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum VdAction {
+    /// Control a running device: latency MS | fail-dumps N | drop | offline on|off | state | journal
+    Control {
+        #[arg(long)]
+        socket: PathBuf,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        args: Vec<String>,
+    },
+}
+
+/// Runs the `virtual-device` subcommand; returns the process exit code.
+pub fn run_cli(args: VirtualDeviceArgs) -> i32 {
+    if let Some(VdAction::Control { socket, args }) = &args.action {
+        return match super::ipc::control_request(socket, args) {
+            Ok((code, out, err)) => {
+                let _ = std::io::stdout().write_all(&out);
+                let _ = std::io::stderr().write_all(&err);
+                code
+            }
+            Err(e) => {
+                eprintln!(
+                    "mobilectl virtual-device control: {}: {e}",
+                    socket.display()
+                );
+                1
+            }
+        };
+    }
+    if let Some(p) = args.port {
+        if (5555..=5585).contains(&p) {
+            eprintln!("warning: port {p} is in adb's emulator scan range 5555–5585; adb may treat it as an emulator");
+        }
+    }
+    let bin = match std::env::current_exe() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("mobilectl virtual-device: cannot find own binary: {e}");
+            return 1;
+        }
+    };
+    let mut opts = VirtualDeviceOptions::new(bin);
+    opts.port = args.port;
+    opts.app = args.app.map(AppSource::Dir).unwrap_or(AppSource::Demo);
+    opts.journal_path = args.journal;
+    opts.latency_ms = args.latency_ms;
+    opts.fail_dumps = args.fail_dumps;
+    opts.model = args.model;
+    opts.shell_v2 = !args.no_shell_v2;
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mobilectl virtual-device: {e}");
+            return 1;
+        }
+    };
+    rt.block_on(async move {
+        let dev = match super::start(opts).await {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("mobilectl virtual-device: {e}");
+                return 1;
+            }
+        };
+        let line = json!({
+            "port": dev.port(),
+            "serial": dev.serial(),
+            "control_socket": dev.control_socket(),
+            "journal": dev.journal_path(),
+            "root": dev.root(),
+        });
+        println!("{line}");
+        let _ = std::io::stdout().flush();
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => return 1,
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+        drop(dev);
+        0
+    })
+}
+
+/// If this process was started through a sandbox symlink (`input`, `cat`, …) inside a device
+/// command, acts as that program and returns its exit code; otherwise `None`.
+pub fn applet_entry() -> Option<i32> {
+    let socket = std::env::var_os(SOCKET_ENV)?;
+    let mut args = std::env::args_os();
+    let argv0 = args.next()?;
+    let name = Path::new(&argv0)
+        .file_name()?
+        .to_string_lossy()
+        .into_owned();
+    if !APPLETS.contains(&name.as_str()) && !UTILITIES.contains(&name.as_str()) {
+        return None;
+    }
+    let argv: Vec<String> = std::iter::once(name.clone())
+        .chain(args.map(|a: OsString| a.to_string_lossy().into_owned()))
+        .collect();
+    Some(run_applet(Path::new(&socket), &name, argv))
+}
+
+/// `pm install -S N` / `cmd package install -S N` stream the APK on stdin.
+fn stdin_size(argv: &[String]) -> Option<usize> {
+    let pm =
+        argv[0] == "pm" || (argv[0] == "cmd" && argv.get(1).map(String::as_str) == Some("package"));
+    if !pm
+        || !argv
+            .iter()
+            .any(|a| a == "install" || a == "install-streamed")
+    {
+        return None;
+    }
+    let i = argv.iter().position(|a| a == "-S")?;
+    argv.get(i + 1)?.parse().ok()
+}
+
+fn run_applet(socket: &Path, name: &str, argv: Vec<String>) -> i32 {
+    let mut stdin = Vec::new();
+    if let Some(n) = stdin_size(&argv) {
+        let _ = std::io::stdin().take(n as u64).read_to_end(&mut stdin);
+    }
+    let header = json!({"kind": "applet", "argv": argv, "stdin_len": stdin.len()});
+    let (head, body) = match super::ipc::request(socket, &header, &stdin) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{name}: virtual device unreachable: {e}");
+            return 127;
+        }
+    };
+    if let Some(program) = head["exec"].as_str() {
+        let args: Vec<String> = head["args"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|s| s.as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let err = std::process::Command::new(program)
+            .arg0(name)
+            .args(args)
+            .exec();
+        eprintln!("{name}: {err}");
+        return 126;
+    }
+    let n = (head["stdout_len"].as_u64().unwrap_or(0) as usize).min(body.len());
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(&body[..n]);
+    let _ = out.flush();
+    let _ = std::io::stderr().write_all(&body[n..]);
+    head["code"].as_i64().unwrap_or(1) as i32
+}

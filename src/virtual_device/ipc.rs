@@ -1,0 +1,153 @@
+//! The device's Unix socket (`vd.sock` in the sandbox folder; its path is in the startup line
+//! and in `MOBILECTL_VD_SOCKET` inside device commands). One request per connection:
+//!
+//! - request: a JSON line — `{"kind":"applet","argv":[…],"stdin_len":N}` or
+//!   `{"kind":"control","args":[…]}` — then N raw stdin bytes;
+//! - response: a JSON line — `{"code":C,"stdout_len":N,"stderr_len":M}` then the raw bytes, or
+//!   `{"exec":"/usr/bin/cat","args":[…]}` telling an applet client to exec a host utility.
+//!
+//! Control commands (`mobilectl virtual-device control --socket S …`): `latency MS`,
+//! `fail-dumps N`, `drop`, `offline on|off`, `state` (JSON: screen, foreground, running,
+//! focused, keyboard, package, activity, fail_dumps_left), `journal` (its path).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream as StdUnixStream;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+use tokio::net::UnixListener;
+
+use super::applets::{self, AppletResult};
+use super::Device;
+
+pub async fn serve(dev: Arc<Device>, listener: UnixListener) {
+    while let Ok((sock, _)) = listener.accept().await {
+        let dev = dev.clone();
+        tokio::spawn(async move {
+            let _ = handle(dev, sock).await;
+        });
+    }
+}
+
+async fn handle(dev: Arc<Device>, sock: tokio::net::UnixStream) -> std::io::Result<()> {
+    let (rd, mut wr) = sock.into_split();
+    let mut rd = tokio::io::BufReader::new(rd);
+    let mut line = String::new();
+    rd.read_line(&mut line).await?;
+    let req: Value = serde_json::from_str(&line).map_err(std::io::Error::other)?;
+    let stdin_len = req["stdin_len"].as_u64().unwrap_or(0) as usize;
+    let mut stdin = vec![0u8; stdin_len.min(512 * 1024 * 1024)];
+    rd.read_exact(&mut stdin).await?;
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|s| s.as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let result = match req["kind"].as_str() {
+        Some("applet") => {
+            let argv = strings(&req["argv"]);
+            let dev = dev.clone();
+            tokio::task::spawn_blocking(move || applets::run(&dev, &argv, stdin))
+                .await
+                .map_err(std::io::Error::other)?
+        }
+        Some("control") => control(&dev, &strings(&req["args"])),
+        _ => AppletResult::fail(2, "unknown request kind\n"),
+    };
+    let mut out = Vec::new();
+    match result {
+        AppletResult::Output {
+            code,
+            stdout,
+            stderr,
+        } => {
+            out.extend(
+                json!({"code": code, "stdout_len": stdout.len(), "stderr_len": stderr.len()})
+                    .to_string()
+                    .bytes(),
+            );
+            out.push(b'\n');
+            out.extend(stdout);
+            out.extend(stderr);
+        }
+        AppletResult::Exec { program, args } => {
+            out.extend(
+                json!({"exec": program.to_string_lossy(), "args": args})
+                    .to_string()
+                    .bytes(),
+            );
+            out.push(b'\n');
+        }
+    }
+    wr.write_all(&out).await?;
+    wr.shutdown().await
+}
+
+fn control(dev: &Device, args: &[String]) -> AppletResult {
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    match a[..] {
+        ["latency", ms] => match ms.parse() {
+            Ok(ms) => {
+                dev.faults.set_latency_ms(ms);
+                AppletResult::ok("ok\n")
+            }
+            Err(_) => AppletResult::fail(2, "latency needs milliseconds\n"),
+        },
+        ["fail-dumps", n] => match n.parse() {
+            Ok(n) => {
+                dev.faults.set_fail_dumps(n);
+                AppletResult::ok("ok\n")
+            }
+            Err(_) => AppletResult::fail(2, "fail-dumps needs a count\n"),
+        },
+        ["drop"] => {
+            dev.drop_connections();
+            AppletResult::ok("ok\n")
+        }
+        ["offline", v @ ("on" | "off")] => {
+            dev.set_offline(v == "on");
+            AppletResult::ok("ok\n")
+        }
+        ["state"] => AppletResult::ok(format!("{}\n", dev.state_json())),
+        ["journal"] => AppletResult::ok(format!("{}\n", dev.journal.path().display())),
+        _ => AppletResult::fail(
+            2,
+            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal\n",
+        ),
+    }
+}
+
+/// Client side (blocking, no runtime): sends one request, returns the header and the body.
+pub fn request(socket: &Path, header: &Value, body: &[u8]) -> std::io::Result<(Value, Vec<u8>)> {
+    let mut s = StdUnixStream::connect(socket)?;
+    let mut msg = header.to_string().into_bytes();
+    msg.push(b'\n');
+    msg.extend_from_slice(body);
+    s.write_all(&msg)?;
+    s.shutdown(std::net::Shutdown::Write)?;
+    let mut r = BufReader::new(s);
+    let mut line = String::new();
+    r.read_line(&mut line)?;
+    let head: Value = serde_json::from_str(&line).map_err(std::io::Error::other)?;
+    let mut rest = Vec::new();
+    r.read_to_end(&mut rest)?;
+    Ok((head, rest))
+}
+
+/// Sends a control command; returns (exit code, stdout, stderr).
+pub fn control_request(socket: &Path, args: &[String]) -> std::io::Result<(i32, Vec<u8>, Vec<u8>)> {
+    let (head, body) = request(socket, &json!({"kind": "control", "args": args}), &[])?;
+    let n = head["stdout_len"].as_u64().unwrap_or(0) as usize;
+    let n = n.min(body.len());
+    Ok((
+        head["code"].as_i64().unwrap_or(1) as i32,
+        body[..n].to_vec(),
+        body[n..].to_vec(),
+    ))
+}

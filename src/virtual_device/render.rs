@@ -1,0 +1,103 @@
+//! `screencap`: draws the current hierarchy — white background, every node's box, its text
+//! (or content-desc) in DejaVu Sans — as RGBA, encoded as PNG or Android's raw format
+//! (`u32 width, height, format=1 (RGBA_8888), colorspace=1 (sRGB)` little-endian, then pixels).
+//!
+//! Colours are fixed so tests can probe pixels: clickable nodes are filled [`BUTTON_FILL`],
+//! text fields [`FIELD_FILL`], the keyboard window [`KEYBOARD_FILL`], the status bar
+//! [`STATUS_FILL`]; outlines are grey, text is black (hints grey).
+
+use ab_glyph::{FontRef, PxScale};
+use image::{ImageEncoder, Rgba, RgbaImage};
+use imageproc::drawing::{draw_filled_rect_mut, draw_hollow_rect_mut, draw_text_mut};
+use imageproc::rect::Rect as IRect;
+
+use super::state::IME_PKG;
+use super::uixml::Hierarchy;
+
+pub const BACKGROUND: Rgba<u8> = Rgba([255, 255, 255, 255]);
+pub const BUTTON_FILL: Rgba<u8> = Rgba([187, 222, 251, 255]);
+pub const FIELD_FILL: Rgba<u8> = Rgba([245, 245, 245, 255]);
+pub const KEYBOARD_FILL: Rgba<u8> = Rgba([224, 224, 224, 255]);
+pub const STATUS_FILL: Rgba<u8> = Rgba([33, 33, 33, 255]);
+const OUTLINE: Rgba<u8> = Rgba([158, 158, 158, 255]);
+const TEXT: Rgba<u8> = Rgba([0, 0, 0, 255]);
+const HINT: Rgba<u8> = Rgba([117, 117, 117, 255]);
+const STATUS_TEXT: Rgba<u8> = Rgba([255, 255, 255, 255]);
+
+pub fn draw(h: &Hierarchy, width: u32, height: u32) -> RgbaImage {
+    let mut img = RgbaImage::from_pixel(width.max(1), height.max(1), BACKGROUND);
+    let font = FontRef::try_from_slice(dejavu::sans::regular()).expect("embedded DejaVu Sans");
+    for (_, n) in h.walk() {
+        let b = n.bounds();
+        if b.is_empty() {
+            continue;
+        }
+        let rect = IRect::at(b.x1, b.y1).of_size((b.x2 - b.x1) as u32, (b.y2 - b.y1) as u32);
+        let class = n.get("class");
+        let status = n.get("resource-id").ends_with(":id/status_bar");
+        let keyboard = n.get("package") == IME_PKG;
+        let fill = if status {
+            Some(STATUS_FILL)
+        } else if keyboard && n.get("resource-id").ends_with(":id/keyboard_holder") {
+            Some(KEYBOARD_FILL)
+        } else if class.contains("EditText") {
+            Some(FIELD_FILL)
+        } else if n.flag("clickable") && !keyboard {
+            Some(BUTTON_FILL)
+        } else {
+            None
+        };
+        if let Some(c) = fill {
+            draw_filled_rect_mut(&mut img, rect, c);
+        }
+        draw_hollow_rect_mut(&mut img, rect, OUTLINE);
+        let (label, colour) = match (n.get("text"), n.get("content-desc"), n.get("hint")) {
+            (t, _, _) if !t.is_empty() => (t, TEXT),
+            (_, _, hint) if class.contains("EditText") && !hint.is_empty() => (hint, HINT),
+            (_, d, _) if !d.is_empty() => (d, TEXT),
+            _ => continue,
+        };
+        let colour = if n.get("package") == "com.android.systemui" {
+            STATUS_TEXT
+        } else {
+            colour
+        };
+        let size = (((b.y2 - b.y1) as f32) * 0.5).clamp(12.0, 48.0);
+        draw_text_mut(
+            &mut img,
+            colour,
+            b.x1 + 12,
+            b.y1 + ((b.y2 - b.y1) as f32 - size) as i32 / 2,
+            PxScale::from(size),
+            &font,
+            label,
+        );
+    }
+    img
+}
+
+pub fn png(img: &RgbaImage) -> Vec<u8> {
+    let mut out = Vec::new();
+    let enc = image::codecs::png::PngEncoder::new_with_quality(
+        &mut out,
+        image::codecs::png::CompressionType::Fast,
+        image::codecs::png::FilterType::Sub,
+    );
+    enc.write_image(
+        img.as_raw(),
+        img.width(),
+        img.height(),
+        image::ExtendedColorType::Rgba8,
+    )
+    .expect("PNG encoding into memory");
+    out
+}
+
+pub fn raw(img: &RgbaImage) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + img.as_raw().len());
+    for v in [img.width(), img.height(), 1, 1] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(img.as_raw());
+    out
+}

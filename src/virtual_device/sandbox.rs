@@ -1,0 +1,262 @@
+//! The device's file system and shell environment.
+//!
+//! A temporary folder holds `root/` (the device's `/`: `sdcard/`, `data/local/tmp/`,
+//! `data/app/`, and `storage/emulated/0` + `storage/self/primary` as symlinks to `sdcard`),
+//! `bin/` (the only `PATH` entry) and `vd.sock` (the applet/control socket).
+//!
+//! `bin/` holds one symlink per program a device command may run, every one pointing at the
+//! mobilectl binary; run under that name with `MOBILECTL_VD_SOCKET` set, mobilectl acts as that
+//! program ([`super::applet_entry`]): it sends its argv to the device process, which journals it
+//! and either answers (stand-ins such as `input`, `uiautomator`, `am`) or tells the client to
+//! `exec` the real host utility (`cat`, `ls`, `sh` → mksh, …) with device paths translated.
+//! Anything else (`reboot`, `su`, `curl`, …) is "not found".
+//!
+//! Path mapping, chosen over chroot or mount namespaces so it works unprivileged anywhere:
+//! absolute device paths in program arguments and in `sync:` requests (`/sdcard/x`,
+//! `/data/local/tmp/x`, any path except `/dev/…` and `/proc/…`) are mapped under `root/`.
+//! Limits: mksh builtins see host paths — `cd /sdcard` and redirections such as
+//! `> /sdcard/x` do not map (use relative paths: the shell starts in `root/`, so `sdcard/x`
+//! works), and `pwd` prints a host path. It is a fidelity tool, not a security boundary: a
+//! command may still run a host program by its absolute path.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+/// Environment variable naming the applet socket inside device commands.
+pub const SOCKET_ENV: &str = "MOBILECTL_VD_SOCKET";
+
+/// Stand-in programs answered by the device process.
+pub const APPLETS: &[&str] = &[
+    "input",
+    "uiautomator",
+    "screencap",
+    "am",
+    "pm",
+    "monkey",
+    "cmd",
+    "dumpsys",
+    "wm",
+    "getprop",
+    "setprop",
+    "settings",
+    "logcat",
+    "id",
+    "getenforce",
+];
+
+/// Harmless utilities passed through to the host's program of the same name.
+pub const UTILITIES: &[&str] = &[
+    "cat",
+    "ls",
+    "mkdir",
+    "rm",
+    "rmdir",
+    "cp",
+    "mv",
+    "touch",
+    "chmod",
+    "sleep",
+    "sh",
+    "head",
+    "tail",
+    "wc",
+    "grep",
+    "stat",
+    "md5sum",
+    "sha256sum",
+    "date",
+    "base64",
+    "printf",
+    "true",
+    "false",
+    "echo",
+    "sed",
+    "sort",
+    "uniq",
+    "tr",
+    "cut",
+    "xargs",
+    "find",
+    "which",
+];
+
+pub struct Sandbox {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub bin: PathBuf,
+    pub socket: PathBuf,
+    pub mksh: PathBuf,
+}
+
+fn find_program(name: &str) -> Option<PathBuf> {
+    ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]
+        .iter()
+        .map(|d| Path::new(d).join(name))
+        .find(|p| p.is_file())
+}
+
+impl Sandbox {
+    pub fn create(mobilectl_bin: &Path, mksh: &Path) -> std::io::Result<Sandbox> {
+        let dir = tempfile::Builder::new().prefix("mobilectl-vd-").tempdir()?;
+        let root = dir.path().join("root");
+        let bin = dir.path().join("bin");
+        for d in [
+            "sdcard/Download",
+            "data/local/tmp",
+            "data/app",
+            "storage/emulated",
+            "storage/self",
+        ] {
+            std::fs::create_dir_all(root.join(d))?;
+        }
+        std::os::unix::fs::symlink("../../sdcard", root.join("storage/emulated/0"))?;
+        std::os::unix::fs::symlink("../../sdcard", root.join("storage/self/primary"))?;
+        std::fs::create_dir_all(&bin)?;
+        let target = std::fs::canonicalize(mobilectl_bin)?;
+        for name in APPLETS.iter().chain(UTILITIES) {
+            std::os::unix::fs::symlink(&target, bin.join(name))?;
+        }
+        Ok(Sandbox {
+            socket: dir.path().join("vd.sock"),
+            root,
+            bin,
+            mksh: mksh.to_path_buf(),
+            _dir: dir,
+        })
+    }
+
+    /// The host path for a device path: absolute device paths live under `root/`, relative
+    /// ones are relative to the device's working directory (`root/`).
+    pub fn host_path(&self, device_path: &str) -> PathBuf {
+        let p = Path::new(device_path);
+        if p.starts_with(&self.root) {
+            return p.to_path_buf();
+        }
+        match device_path.strip_prefix('/') {
+            Some(rest) => self.root.join(rest),
+            None => self.root.join(device_path),
+        }
+    }
+
+    /// Translates one argument of a passed-through utility.
+    pub fn translate_arg(&self, arg: &str) -> String {
+        let keep = !arg.starts_with('/')
+            || arg.starts_with("/dev/")
+            || arg == "/dev"
+            || arg.starts_with("/proc/")
+            || Path::new(arg).starts_with(&self.root)
+            || Path::new(arg).starts_with(&self.bin);
+        if keep {
+            arg.to_string()
+        } else {
+            self.host_path(arg).to_string_lossy().into_owned()
+        }
+    }
+
+    /// The host program that a passed-through utility runs.
+    pub fn real_program(&self, name: &str) -> Option<PathBuf> {
+        match name {
+            "sh" => Some(self.mksh.clone()),
+            other => find_program(other),
+        }
+    }
+
+    /// The environment of every device command.
+    pub fn env(&self) -> Vec<(String, String)> {
+        let tmp = self
+            .root
+            .join("data/local/tmp")
+            .to_string_lossy()
+            .into_owned();
+        vec![
+            ("PATH".into(), self.bin.to_string_lossy().into_owned()),
+            (
+                SOCKET_ENV.into(),
+                self.socket.to_string_lossy().into_owned(),
+            ),
+            ("HOME".into(), self.root.to_string_lossy().into_owned()),
+            ("TMPDIR".into(), tmp),
+            ("EXTERNAL_STORAGE".into(), "/sdcard".into()),
+            ("ANDROID_ROOT".into(), "/system".into()),
+            ("ANDROID_DATA".into(), "/data".into()),
+            ("HOSTNAME".into(), "localhost".into()),
+            ("USER".into(), "shell".into()),
+            ("LOGNAME".into(), "shell".into()),
+            ("SHELL".into(), "/system/bin/sh".into()),
+            ("LANG".into(), "C.UTF-8".into()),
+        ]
+    }
+
+    /// Spawns `sh -c CMD` (mksh; or an interactive one reading stdin) in its own process
+    /// group. With `merged`, stdout and stderr share one pipe (returned), as adbd does for
+    /// commands without the shell protocol, so their interleaving is kept.
+    pub fn spawn_shell(
+        &self,
+        cmd: Option<&str>,
+        merged: bool,
+    ) -> std::io::Result<(
+        tokio::process::Child,
+        Option<tokio::net::unix::pipe::Receiver>,
+    )> {
+        let mut c = tokio::process::Command::new(&self.mksh);
+        c.arg0("sh");
+        if let Some(cmd) = cmd {
+            c.arg("-c").arg(cmd);
+        }
+        c.env_clear()
+            .envs(self.env())
+            .current_dir(&self.root)
+            .stdin(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut out = None;
+        if merged {
+            let (reader, writer) = cloexec_pipe()?;
+            c.stdout(writer.try_clone()?).stderr(writer);
+            out = Some(tokio::net::unix::pipe::Receiver::from_owned_fd(reader)?);
+        } else {
+            c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        }
+        let child = c.spawn()?;
+        drop(c);
+        Ok((child, out))
+    }
+}
+
+/// A pipe whose ends are closed on exec (the child gets dups through `Stdio`).
+fn cloexec_pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two fresh descriptors into `fds`, which we then own exclusively.
+    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created by pipe2 and are owned by nobody else.
+    Ok(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_paths_map_under_root() {
+        let sb = Sandbox::create(Path::new("/bin/true"), Path::new("/usr/bin/mksh")).unwrap();
+        assert_eq!(sb.host_path("/sdcard/a.txt"), sb.root.join("sdcard/a.txt"));
+        assert_eq!(
+            sb.translate_arg("/data/local/tmp/x"),
+            sb.root.join("data/local/tmp/x").to_string_lossy()
+        );
+        assert_eq!(sb.translate_arg("/dev/null"), "/dev/null");
+        assert_eq!(sb.translate_arg("-la"), "-la");
+        let inside = sb.root.join("sdcard").to_string_lossy().into_owned();
+        assert_eq!(sb.translate_arg(&inside), inside);
+        assert!(sb.root.join("storage/emulated/0/Download").is_dir());
+    }
+}

@@ -1,0 +1,37 @@
+//! Services a host can open on the device: `shell:` (legacy and v2), `exec:` and `sync:`.
+//! Every request is journaled (`{"service": …}`) and delayed by the latency fault knob.
+
+mod process;
+mod shell;
+mod sync;
+
+use std::sync::Arc;
+
+use super::transport::{StreamReader, StreamWriter};
+use super::Device;
+
+/// Whether the device serves this service name (unknown ones are refused with CLSE).
+pub fn is_known(service: &str) -> bool {
+    service.starts_with("shell:")
+        || service.starts_with("shell,")
+        || service.starts_with("exec:")
+        || service == "sync:"
+}
+
+/// Runs one service on an opened stream, then closes the stream.
+pub async fn run(dev: Arc<Device>, service: String, w: StreamWriter, r: StreamReader) {
+    dev.journal.service(&service);
+    let latency = dev.faults.latency();
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    if let Some(cmd) = service.strip_prefix("exec:") {
+        process::run(&dev, Some(cmd.to_string()), false, w, r).await;
+    } else if service == "sync:" {
+        sync::run(&dev, w, r).await;
+    } else {
+        let (opts, cmd) = service.split_once(':').unwrap_or((&service, ""));
+        let v2 = dev.opts.shell_v2 && opts.split(',').any(|o| o == "v2");
+        shell::run(&dev, cmd, v2, w, r).await;
+    }
+}

@@ -1,0 +1,520 @@
+//! The device state around the scripted app: the live copy of each screen, the focused
+//! field and typed text, the keyboard and launcher windows, packages, settings, logcat.
+//!
+//! Behaviour: tapping an `EditText` focuses it and shows the keyboard window (package
+//! `com.google.android.inputmethod.latin`, bottom 40% of the screen); `input text` appends to
+//! the focused field (`%s` → space), `DEL` deletes the last character, BACK hides the keyboard
+//! first, a tap on a key of the keyboard window types that letter; tapping a checkable node
+//! toggles `checked`; password fields dump bullets. Typed text survives navigation and is reset
+//! by `am force-stop`/`pm clear`. Away from the app (HOME, force-stop) the screen is a
+//! launcher with one icon (tap it to launch the app).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::app::{App, ScreenSpec};
+use super::uixml::{Hierarchy, Node, Rect};
+
+/// One logcat entry.
+#[derive(Debug, Clone)]
+pub struct LogLine {
+    pub t_ms: u64,
+    pub pid: u32,
+    pub level: char,
+    pub tag: String,
+    pub msg: String,
+}
+
+pub const LAUNCHER_PKG: &str = "com.android.launcher3";
+pub const IME_PKG: &str = "com.google.android.inputmethod.latin";
+
+/// Everything mutable on the device: the app's screens and focus, packages, settings, logs.
+pub struct DeviceState {
+    pub app: App,
+    live: BTreeMap<String, Hierarchy>,
+    typed: BTreeMap<(String, Vec<usize>), String>,
+    pub screen: String,
+    pub foreground: bool,
+    pub running: bool,
+    history: Vec<String>,
+    pub focused: Option<Vec<usize>>,
+    pub installed: BTreeMap<String, String>,
+    pub permissions: BTreeSet<(String, String)>,
+    pub settings: BTreeMap<(String, String), String>,
+    pub props: BTreeMap<String, String>,
+    pub logcat: Vec<LogLine>,
+    pub last_url: Option<String>,
+}
+
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+impl DeviceState {
+    pub fn new(app: App) -> DeviceState {
+        let mut settings = BTreeMap::new();
+        settings.insert(
+            ("secure".into(), "default_input_method".into()),
+            format!("{IME_PKG}/com.android.inputmethod.latin.LatinIME"),
+        );
+        settings.insert(("global".into(), "airplane_mode_on".into()), "0".into());
+        settings.insert(("system".into(), "screen_brightness".into()), "128".into());
+        let mut s = DeviceState {
+            live: app.screens.clone(),
+            screen: app.spec.initial.clone(),
+            app,
+            typed: BTreeMap::new(),
+            foreground: true,
+            running: true,
+            history: Vec::new(),
+            focused: None,
+            installed: BTreeMap::new(),
+            permissions: BTreeSet::new(),
+            settings,
+            props: BTreeMap::new(),
+            logcat: Vec::new(),
+            last_url: None,
+        };
+        s.log(
+            'I',
+            "ActivityManager",
+            &format!("Start proc for activity {}", s.app.component(&s.screen)),
+        );
+        s
+    }
+
+    pub fn log(&mut self, level: char, tag: &str, msg: &str) {
+        self.logcat.push(LogLine {
+            t_ms: now_ms(),
+            pid: 1234,
+            level,
+            tag: tag.into(),
+            msg: msg.into(),
+        });
+        if self.logcat.len() > 5000 {
+            self.logcat.remove(0);
+        }
+    }
+
+    pub fn keyboard_visible(&self) -> bool {
+        self.foreground && self.focused.is_some()
+    }
+
+    fn keyboard_rect(&self) -> Rect {
+        let (w, h) = self.app.size;
+        Rect {
+            x1: 0,
+            y1: (h as i32) * 6 / 10,
+            x2: w as i32,
+            y2: h as i32,
+        }
+    }
+
+    /// The package in the foreground (the launcher when the app is not).
+    pub fn foreground_package(&self) -> String {
+        let comp = self.focused_component();
+        comp.split('/').next().unwrap_or_default().to_string()
+    }
+
+    /// The focused activity as `pkg/.Activity`.
+    pub fn focused_component(&self) -> String {
+        if self.foreground {
+            self.app.component(&self.screen)
+        } else {
+            format!("{LAUNCHER_PKG}/.uioverride.QuickstepLauncher")
+        }
+    }
+
+    /// The current screen as a hierarchy, with typed text, focus and the keyboard applied.
+    pub fn current(&self) -> Hierarchy {
+        if !self.foreground {
+            return self.home();
+        }
+        let mut h = self.live.get(&self.screen).cloned().unwrap_or_default();
+        for ((screen, path), value) in &self.typed {
+            if screen != &self.screen {
+                continue;
+            }
+            if let Some(n) = h.node_mut(path) {
+                let shown = if n.flag("password") {
+                    "•".repeat(value.chars().count())
+                } else {
+                    value.clone()
+                };
+                n.set("text", &shown);
+            }
+        }
+        if let Some(path) = &self.focused {
+            if let Some(n) = h.node_mut(path) {
+                n.set("focused", "true");
+            }
+            h.roots.push(self.keyboard());
+        }
+        h
+    }
+
+    fn keyboard(&self) -> Node {
+        let r = self.keyboard_rect();
+        let node = |class: &str, id: &str, desc: &str, b: Rect, clickable: bool| {
+            let mut n = Node::default();
+            for (k, v) in [
+                ("index", "0"),
+                ("text", ""),
+                ("resource-id", id),
+                ("class", class),
+                ("package", IME_PKG),
+                ("content-desc", desc),
+                ("checkable", "false"),
+                ("checked", "false"),
+                ("clickable", if clickable { "true" } else { "false" }),
+                ("enabled", "true"),
+                ("focusable", "false"),
+                ("focused", "false"),
+                ("scrollable", "false"),
+                ("long-clickable", "false"),
+                ("password", "false"),
+                ("selected", "false"),
+            ] {
+                n.set(k, v);
+            }
+            n.set("bounds", &format!("[{},{}][{},{}]", b.x1, b.y1, b.x2, b.y2));
+            n
+        };
+        let mut root = node("android.widget.FrameLayout", "", "", r, false);
+        let mut keys = node(
+            "android.widget.FrameLayout",
+            &format!("{IME_PKG}:id/keyboard_holder"),
+            "",
+            r,
+            false,
+        );
+        let row_h = (r.y2 - r.y1) / 5;
+        let key_w = (r.x2 - r.x1) / 10;
+        for (row, letters) in ["qwertyuiop", "asdfghjkl", "zxcvbnm"].iter().enumerate() {
+            for (i, ch) in letters.chars().enumerate() {
+                let x1 = r.x1 + i as i32 * key_w + row as i32 * key_w / 2;
+                let y1 = r.y1 + row_h / 2 + row as i32 * row_h;
+                let b = Rect {
+                    x1,
+                    y1,
+                    x2: x1 + key_w,
+                    y2: y1 + row_h,
+                };
+                let mut k = node(
+                    "android.widget.FrameLayout",
+                    &format!("{IME_PKG}:id/key_pos_{row}_{i}"),
+                    &ch.to_string(),
+                    b,
+                    true,
+                );
+                k.set("index", &i.to_string());
+                keys.children.push(k);
+            }
+        }
+        root.children.push(keys);
+        root
+    }
+
+    /// The launcher: one icon per launchable app.
+    fn home(&self) -> Hierarchy {
+        let (w, h) = self.app.size;
+        let xml = format!(
+            "<hierarchy rotation=\"0\"><node index=\"0\" text=\"\" resource-id=\"\" class=\"android.widget.FrameLayout\" package=\"{LAUNCHER_PKG}\" content-desc=\"\" checkable=\"false\" checked=\"false\" clickable=\"false\" enabled=\"true\" focusable=\"false\" focused=\"false\" scrollable=\"false\" long-clickable=\"false\" password=\"false\" selected=\"false\" bounds=\"[0,0][{w},{h}]\"><node index=\"0\" text=\"{label}\" resource-id=\"{LAUNCHER_PKG}:id/icon\" class=\"android.widget.TextView\" package=\"{LAUNCHER_PKG}\" content-desc=\"{label}\" checkable=\"false\" checked=\"false\" clickable=\"true\" enabled=\"true\" focusable=\"true\" focused=\"false\" scrollable=\"false\" long-clickable=\"true\" password=\"false\" selected=\"false\" bounds=\"[{x1},{y1}][{x2},{y2}]\" /></node></hierarchy>",
+            label = self.app.spec.label.replace('"', "&quot;"),
+            x1 = w / 20,
+            y1 = h / 10,
+            x2 = w / 20 + w / 5,
+            y2 = h / 10 + w / 5,
+        );
+        Hierarchy::parse(&xml).unwrap_or_default()
+    }
+
+    fn spec(&self) -> Option<&ScreenSpec> {
+        self.app.spec.screens.get(&self.screen)
+    }
+
+    fn go(&mut self, to: &str) {
+        self.unfocus();
+        match to {
+            "@home" => self.foreground = false,
+            "@back" => match self.history.pop() {
+                Some(prev) => self.screen = prev,
+                None => self.foreground = false,
+            },
+            name if self.app.spec.screens.contains_key(name) => {
+                let prev = std::mem::replace(&mut self.screen, name.to_string());
+                self.history.push(prev);
+                let comp = self.app.component(name);
+                self.log(
+                    'I',
+                    "ActivityTaskManager",
+                    &format!("Displayed {comp}: +120ms"),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn unfocus(&mut self) {
+        if let Some(path) = self.focused.take() {
+            if let Some(n) = self
+                .live
+                .get_mut(&self.screen)
+                .and_then(|h| h.node_mut(&path))
+            {
+                n.set("focused", "false");
+            }
+        }
+    }
+
+    /// Hit chain at a point: the topmost node containing it, then its ancestors.
+    fn hit(&self, h: &Hierarchy, x: i32, y: i32) -> Vec<Vec<usize>> {
+        let Some((path, _)) = h
+            .walk()
+            .into_iter()
+            .rev()
+            .find(|(_, n)| n.bounds().contains(x, y))
+        else {
+            return Vec::new();
+        };
+        (1..=path.len()).rev().map(|l| path[..l].to_vec()).collect()
+    }
+
+    /// A tap (or a long press when `long`); returns a description for the log.
+    pub fn tap(&mut self, x: i32, y: i32, long: bool) {
+        if !self.foreground {
+            let h = self.home();
+            let on_icon = self
+                .hit(&h, x, y)
+                .first()
+                .and_then(|p| h.node(p))
+                .map(|n| n.get("resource-id").ends_with(":id/icon"));
+            if on_icon == Some(true) {
+                self.launch(None);
+            }
+            return;
+        }
+        if self.keyboard_visible() && self.keyboard_rect().contains(x, y) {
+            // A key of the on-screen keyboard types its letter.
+            let h = self.current();
+            let key = self
+                .hit(&h, x, y)
+                .first()
+                .and_then(|p| h.node(p))
+                .map(|n| n.get("content-desc").to_string());
+            if let Some(k) = key.filter(|k| k.chars().count() == 1) {
+                self.type_text(&k);
+            }
+            return;
+        }
+        let h = self.current();
+        let chain = self.hit(&h, x, y);
+        let transitions = self
+            .spec()
+            .map(|s| s.transitions.clone())
+            .unwrap_or_default();
+        for t in &transitions {
+            let sel = if long { &t.long_press } else { &t.tap };
+            if let Some(sel) = sel {
+                if chain
+                    .iter()
+                    .filter_map(|p| h.node(p))
+                    .any(|n| sel.matches(n))
+                {
+                    let to = t.to.clone();
+                    self.go(&to);
+                    return;
+                }
+            }
+        }
+        if long {
+            return;
+        }
+        if let Some(path) = chain.iter().find(|p| {
+            h.node(p)
+                .is_some_and(|n| n.get("class").contains("EditText"))
+        }) {
+            self.unfocus();
+            self.focused = Some(path.clone());
+            return;
+        }
+        if let Some(path) = chain
+            .iter()
+            .find(|p| h.node(p).is_some_and(|n| n.flag("checkable")))
+        {
+            if let Some(n) = self
+                .live
+                .get_mut(&self.screen)
+                .and_then(|h| h.node_mut(path))
+            {
+                let now = !n.flag("checked");
+                n.set("checked", if now { "true" } else { "false" });
+            }
+        }
+    }
+
+    /// Types into the focused field; false when no field has focus.
+    pub fn type_text(&mut self, text: &str) -> bool {
+        let Some(path) = self.focused.clone() else {
+            return false;
+        };
+        let entry = self
+            .typed
+            .entry((self.screen.clone(), path.clone()))
+            .or_insert_with(|| {
+                self.live
+                    .get(&self.screen)
+                    .and_then(|h| h.node(&path))
+                    .map(|n| n.get("text").to_string())
+                    .unwrap_or_default()
+            });
+        entry.push_str(text);
+        true
+    }
+
+    /// A key event by name (`ENTER`, `DEL`, `BACK`, `HOME`, `A`…).
+    pub fn key(&mut self, name: &str) {
+        match name {
+            "DEL" => {
+                if let Some(path) = self.focused.clone() {
+                    let current = self
+                        .current()
+                        .node(&path)
+                        .map(|n| n.get("text").to_string())
+                        .unwrap_or_default();
+                    let entry = self
+                        .typed
+                        .entry((self.screen.clone(), path))
+                        .or_insert(current);
+                    entry.pop();
+                }
+            }
+            "BACK" if self.foreground => {
+                if self.focused.is_some() {
+                    self.unfocus();
+                } else {
+                    let back = self
+                        .spec()
+                        .and_then(|s| s.back.clone())
+                        .unwrap_or_else(|| "@back".into());
+                    self.go(&back);
+                }
+            }
+            "HOME" => {
+                self.unfocus();
+                self.foreground = false;
+            }
+            "SPACE" => {
+                self.type_text(" ");
+            }
+            k if k.len() == 1 && k.chars().all(|c| c.is_ascii_alphanumeric()) => {
+                self.type_text(&k.to_lowercase());
+            }
+            other if self.foreground => {
+                let transitions = self
+                    .spec()
+                    .map(|s| s.transitions.clone())
+                    .unwrap_or_default();
+                if let Some(t) = transitions.iter().find(|t| t.key.as_deref() == Some(other)) {
+                    let to = t.to.clone();
+                    self.go(&to);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Brings the app to the front: a given screen name, else where it was (or its initial
+    /// screen when it was not running).
+    pub fn launch(&mut self, screen: Option<&str>) {
+        if !self.running {
+            self.running = true;
+            self.screen = self.app.spec.initial.clone();
+            self.history.clear();
+        }
+        self.foreground = true;
+        if let Some(s) = screen {
+            if s != self.screen {
+                self.go(s);
+            }
+        }
+        let comp = self.app.component(&self.screen);
+        self.log(
+            'I',
+            "ActivityTaskManager",
+            &format!("START u0 {{cmp={comp}}} from uid 2000"),
+        );
+    }
+
+    /// `am force-stop`: the app leaves, its unsaved state is lost.
+    pub fn force_stop(&mut self) {
+        self.unfocus();
+        self.running = false;
+        self.foreground = false;
+        self.history.clear();
+        self.typed.clear();
+        self.live = self.app.screens.clone();
+        self.screen = self.app.spec.initial.clone();
+    }
+
+    /// The screen whose activity (`.Name` or `pkg.Name`) matches.
+    pub fn screen_for_activity(&self, activity: &str) -> Option<String> {
+        let pkg = &self.app.spec.package;
+        let short = activity.strip_prefix(pkg.as_str()).unwrap_or(activity);
+        self.app
+            .spec
+            .screens
+            .iter()
+            .find(|(_, s)| {
+                s.activity == activity
+                    || s.activity == short
+                    || format!("{pkg}{}", s.activity) == activity
+            })
+            .map(|(n, _)| n.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn centre(h: &Hierarchy, id: &str) -> (i32, i32) {
+        let (_, n) = h
+            .walk()
+            .into_iter()
+            .find(|(_, n)| n.get("resource-id") == id)
+            .expect(id);
+        let b = n.bounds();
+        ((b.x1 + b.x2) / 2, (b.y1 + b.y2) / 2)
+    }
+
+    #[test]
+    fn demo_login_flow() {
+        let mut s = DeviceState::new(App::demo().unwrap());
+        assert_eq!(s.app.size, (1080, 2400));
+        let h = s.current();
+        let (x, y) = centre(&h, "com.mobilectl.demo:id/username");
+        s.tap(x, y, false);
+        assert!(s.keyboard_visible());
+        assert!(s.type_text("ada"));
+        s.key("DEL");
+        let h = s.current();
+        let user = h
+            .walk()
+            .into_iter()
+            .find(|(_, n)| n.get("resource-id") == "com.mobilectl.demo:id/username")
+            .unwrap()
+            .1
+            .clone();
+        assert_eq!(user.get("text"), "ad");
+        assert_eq!(user.get("focused"), "true");
+        assert!(h.walk().iter().any(|(_, n)| n.get("package") == IME_PKG));
+        s.key("BACK");
+        assert!(!s.keyboard_visible());
+        let (x, y) = centre(&s.current(), "com.mobilectl.demo:id/login");
+        s.tap(x, y, false);
+        assert_eq!(s.screen, "permission");
+    }
+}

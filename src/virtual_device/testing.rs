@@ -1,0 +1,350 @@
+//! A blocking test harness: runs `mobilectl virtual-device` as a subprocess and a private adb
+//! server (its own port, `-P`), connects them, and cleans both up on drop. For integration
+//! tests of the virtual device and of the product's Android backend:
+//!
+//! ```no_run
+//! use mobilectl::virtual_device::testing::VdHarness;
+//! // In an integration test, pass env!("CARGO_BIN_EXE_mobilectl").
+//! let vd = VdHarness::start("target/debug/mobilectl", &[]).unwrap();
+//! let out = vd.adb(&["shell", "echo", "hi"]);
+//! assert_eq!(out.stdout_text(), "hi\n");
+//! vd.control(&["fail-dumps", "2"]).unwrap();
+//! let typed: Vec<Vec<String>> = vd.journal_argvs();
+//! # let _ = typed;
+//! ```
+//!
+//! Every adb call has a timeout ([`ADB_TIMEOUT`]); waits poll a condition with a deadline.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Time limit of one adb invocation.
+pub const ADB_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The adb client used by the harness (`MOBILECTL_TEST_ADB` overrides `/usr/bin/adb`).
+pub fn adb_path() -> PathBuf {
+    std::env::var_os("MOBILECTL_TEST_ADB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/adb"))
+}
+
+/// Output of one finished command.
+#[derive(Debug, Clone)]
+pub struct CmdOutput {
+    /// `None` when killed (by signal or on timeout).
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub timed_out: bool,
+}
+
+impl CmdOutput {
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+/// Runs a command with a time limit, capturing its output; stdin is `/dev/null`.
+pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> std::io::Result<CmdOutput> {
+    run_with_input(cmd, None, timeout)
+}
+
+/// Like [`run_with_timeout`], feeding `input` (then EOF) to stdin when given.
+pub fn run_with_input(
+    cmd: &mut Command,
+    input: Option<&[u8]>,
+    timeout: Duration,
+) -> std::io::Result<CmdOutput> {
+    cmd.stdin(if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    if let (Some(mut sin), Some(data)) = (child.stdin.take(), input) {
+        let data = data.to_vec();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = sin.write_all(&data);
+        });
+    }
+    let mut so = child.stdout.take().expect("piped");
+    let mut se = child.stderr.take().expect("piped");
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = so.read_to_end(&mut v);
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = se.read_to_end(&mut v);
+        v
+    });
+    let deadline = Instant::now() + timeout;
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(s) = child.try_wait()? {
+            break Some(s);
+        }
+        if Instant::now() > deadline {
+            timed_out = true;
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    Ok(CmdOutput {
+        code: status.and_then(|s| s.code()),
+        stdout: t_out.join().unwrap_or_default(),
+        stderr: t_err.join().unwrap_or_default(),
+        timed_out,
+    })
+}
+
+/// A free TCP port on 127.0.0.1 (bound then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// Polls `cond` every 20 ms until it holds or `timeout` passes; returns whether it held.
+pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A virtual device subprocess plus a private adb server connected to it.
+pub struct VdHarness {
+    /// `127.0.0.1:PORT`, the adb serial.
+    pub serial: String,
+    pub port: u16,
+    /// The private adb server's port (pass as `-P` or `ANDROID_ADB_SERVER_PORT`).
+    pub adb_port: u16,
+    pub control_socket: PathBuf,
+    pub journal: PathBuf,
+    /// Host folder that is the device's `/` (e.g. `root.join("sdcard/x")` is `/sdcard/x`).
+    pub root: PathBuf,
+    pub adb: PathBuf,
+    bin: PathBuf,
+    child: Child,
+}
+
+impl VdHarness {
+    /// Starts `mobilectl virtual-device --port 0 EXTRA…` (e.g. `["--app", dir]`), a private adb
+    /// server, `adb connect`, and waits until adb lists the device as `device`.
+    pub fn start(
+        mobilectl_bin: impl AsRef<Path>,
+        extra_args: &[&str],
+    ) -> std::io::Result<VdHarness> {
+        let h = VdHarness::start_unconnected(mobilectl_bin, extra_args)?;
+        let out = h.adb_global(&["connect", &h.serial]);
+        if !h.wait_for_state("device", Duration::from_secs(15)) {
+            return Err(std::io::Error::other(format!(
+                "adb connect {} failed: {}{}",
+                h.serial,
+                out.stdout_text(),
+                out.stderr_text()
+            )));
+        }
+        Ok(h)
+    }
+
+    /// Starts the device and the adb server without connecting them.
+    pub fn start_unconnected(
+        mobilectl_bin: impl AsRef<Path>,
+        extra_args: &[&str],
+    ) -> std::io::Result<VdHarness> {
+        let bin = mobilectl_bin.as_ref().to_path_buf();
+        let mut child = Command::new(&bin)
+            .arg("virtual-device")
+            .args(extra_args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(l) => l,
+            Err(_) => {
+                let _ = child.kill();
+                return Err(std::io::Error::other(
+                    "virtual device did not print its startup line",
+                ));
+            }
+        };
+        let v: Value = match serde_json::from_str(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(std::io::Error::other(format!(
+                    "bad startup line {line:?}: {e}"
+                )));
+            }
+        };
+        let s = |k: &str| PathBuf::from(v[k].as_str().unwrap_or_default());
+        let h = VdHarness {
+            serial: v["serial"].as_str().unwrap_or_default().to_string(),
+            port: v["port"].as_u64().unwrap_or(0) as u16,
+            adb_port: free_port(),
+            control_socket: s("control_socket"),
+            journal: s("journal"),
+            root: s("root"),
+            adb: adb_path(),
+            bin,
+            child,
+        };
+        let out = h.adb_global(&["start-server"]);
+        if !out.success() {
+            return Err(std::io::Error::other(format!(
+                "adb start-server: {}",
+                out.stderr_text()
+            )));
+        }
+        Ok(h)
+    }
+
+    fn adb_command(&self) -> Command {
+        let mut c = Command::new(&self.adb);
+        c.env("ANDROID_ADB_SERVER_PORT", self.adb_port.to_string())
+            .arg("-P")
+            .arg(self.adb_port.to_string());
+        c
+    }
+
+    /// `adb -P PORT ARGS…` (no `-s`: `devices -l`, `connect`, `disconnect`).
+    pub fn adb_global(&self, args: &[&str]) -> CmdOutput {
+        run_with_timeout(self.adb_command().args(args), ADB_TIMEOUT).expect("run adb")
+    }
+
+    /// `adb -P PORT -s SERIAL ARGS…`.
+    pub fn adb(&self, args: &[&str]) -> CmdOutput {
+        run_with_timeout(
+            self.adb_command().arg("-s").arg(&self.serial).args(args),
+            ADB_TIMEOUT,
+        )
+        .expect("run adb")
+    }
+
+    /// `adb -P PORT -s SERIAL ARGS…` with `input` on stdin (e.g. an interactive `shell`).
+    pub fn adb_with_input(&self, args: &[&str], input: &[u8]) -> CmdOutput {
+        run_with_input(
+            self.adb_command().arg("-s").arg(&self.serial).args(args),
+            Some(input),
+            ADB_TIMEOUT,
+        )
+        .expect("run adb")
+    }
+
+    /// `adb get-state` of this device (`device`, `offline`, or the error text).
+    pub fn adb_state(&self) -> String {
+        let out = self.adb(&["get-state"]);
+        if out.success() {
+            out.stdout_text().trim().to_string()
+        } else {
+            out.stderr_text().trim().to_string()
+        }
+    }
+
+    /// Polls `adb get-state` until it equals `want`.
+    pub fn wait_for_state(&self, want: &str, timeout: Duration) -> bool {
+        wait_until(timeout, || self.adb_state() == want)
+    }
+
+    /// `mobilectl virtual-device control --socket S ARGS…`; the command's stdout.
+    pub fn control(&self, args: &[&str]) -> std::io::Result<String> {
+        let out = run_with_timeout(
+            Command::new(&self.bin)
+                .arg("virtual-device")
+                .arg("control")
+                .arg("--socket")
+                .arg(&self.control_socket)
+                .args(args),
+            Duration::from_secs(10),
+        )?;
+        if !out.success() {
+            return Err(std::io::Error::other(out.stderr_text()));
+        }
+        Ok(out.stdout_text())
+    }
+
+    /// The device state (`control state`): screen, focused, keyboard, activity, …
+    pub fn state(&self) -> Value {
+        self.control(&["state"])
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    /// Every journal line parsed.
+    pub fn journal(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.journal)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    /// The argv of every program the device ran, in order.
+    pub fn journal_argvs(&self) -> Vec<Vec<String>> {
+        self.journal()
+            .iter()
+            .filter_map(|v| {
+                v["argv"].as_array().map(|a| {
+                    a.iter()
+                        .map(|s| s.as_str().unwrap_or_default().to_string())
+                        .collect()
+                })
+            })
+            .collect()
+    }
+}
+
+impl Drop for VdHarness {
+    fn drop(&mut self) {
+        let _ = run_with_timeout(
+            self.adb_command().arg("kill-server"),
+            Duration::from_secs(10),
+        );
+        // SAFETY: SIGTERM to the device process this harness spawned (its pid); lets it clean up.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -19,9 +19,10 @@ const SCREENCAP_TIMEOUT: Duration = Duration::from_secs(20);
 pub const DUMP_ATTEMPTS: u32 = 3;
 
 /// The one script of a snapshot. On failure it prints uiautomator's own words instead of XML.
+/// (No shell builtins touch the dump's path, so a sandboxed device maps it like a real one.)
 pub fn dump_script() -> String {
     format!(
-        "rm -f {p}; out=$(uiautomator dump {p} 2>&1); if [ -s {p} ]; then cat {p}; else echo \"$out\"; fi; \
+        "rm -f {p}; out=$(uiautomator dump {p} 2>&1); cat {p} 2>/dev/null || echo \"$out\"; \
          echo; echo {FOCUS_MARKER}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'",
         p = DUMP_PATH
     )

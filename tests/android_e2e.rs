@@ -20,6 +20,7 @@ fn app_for(h: &VdHarness) -> axum::Router {
         ControllerConfig {
             tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
             adb_server_port: Some(h.adb_port),
+            max_command_time: None,
         },
         loopback_policy(),
     )

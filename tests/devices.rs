@@ -317,6 +317,7 @@ async fn real_adb_with_no_device_lists_nothing() {
         ControllerConfig {
             tools: Toolbox::with([(Tool::Adb, adb.clone())]),
             adb_server_port: Some(port),
+            max_command_time: None,
         },
         loopback_policy(),
     );

@@ -70,6 +70,7 @@ pub fn run(args: ServeArgs) -> i32 {
         let controller = DeviceController::new(ControllerConfig {
             tools: Toolbox::from_env(),
             adb_server_port: args.adb_server_port,
+            max_command_time: None,
         });
         let state = AppState::new(
             controller,

@@ -40,6 +40,8 @@ pub struct ControllerConfig {
     pub tools: Toolbox,
     /// Port of the adb server to use (`adb -P`), when not adb's default.
     pub adb_server_port: Option<u16>,
+    /// Upper bound of every device command's time limit (default: each command's own).
+    pub max_command_time: Option<Duration>,
 }
 
 /// Which platforms could be listed, and why not.
@@ -110,7 +112,11 @@ const KNOWN_TTL: Duration = Duration::from_secs(3);
 impl DeviceController {
     pub fn new(config: ControllerConfig) -> Self {
         DeviceController {
-            android: AdbBackend::new(config.tools.clone(), config.adb_server_port),
+            android: AdbBackend::new(
+                config.tools.clone(),
+                config.adb_server_port,
+                config.max_command_time,
+            ),
             ios: SimctlBackend::new(config.tools.clone()),
             tools: config.tools,
             active: RwLock::new(None),

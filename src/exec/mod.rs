@@ -110,6 +110,14 @@ impl Command {
         self
     }
 
+    /// Lowers the timeout to `max` when it is longer.
+    pub fn cap_timeout(mut self, max: Option<Duration>) -> Self {
+        if let Some(max) = max {
+            self.timeout = self.timeout.min(max);
+        }
+        self
+    }
+
     /// The argv as one printable line (for logs and error messages; never executed).
     pub fn display(&self) -> String {
         std::iter::once(self.program.as_os_str())

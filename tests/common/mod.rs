@@ -102,6 +102,7 @@ pub fn app_with(toolbox: Toolbox, policy: SecurityPolicy) -> Router {
         ControllerConfig {
             tools: toolbox,
             adb_server_port: None,
+            max_command_time: None,
         },
         policy,
     )

@@ -31,11 +31,17 @@ pub struct AdbBackend {
     /// The adb server's port (`adb -P`); `None` means adb's default (5037 or
     /// `ANDROID_ADB_SERVER_PORT`).
     server_port: Option<u16>,
+    /// Upper bound of every adb command's time limit (tests, impatient setups).
+    max_command_time: Option<Duration>,
 }
 
 impl AdbBackend {
-    pub fn new(tools: Toolbox, server_port: Option<u16>) -> Self {
-        AdbBackend { tools, server_port }
+    pub fn new(tools: Toolbox, server_port: Option<u16>, max_command_time: Option<Duration>) -> Self {
+        AdbBackend {
+            tools,
+            server_port,
+            max_command_time,
+        }
     }
 
     pub fn tools(&self) -> &Toolbox {
@@ -58,7 +64,10 @@ impl AdbBackend {
 
     /// Runs a prepared adb command.
     pub async fn run(&self, cmd: Command) -> Result<crate::exec::Output> {
-        cmd.run().await.map_err(|e| exec_error(Tool::Adb, e))
+        cmd.cap_timeout(self.max_command_time)
+            .run()
+            .await
+            .map_err(|e| exec_error(Tool::Adb, e))
     }
 }
 

@@ -184,6 +184,7 @@ impl Sandbox {
             ("LOGNAME".into(), "shell".into()),
             ("SHELL".into(), "/system/bin/sh".into()),
             ("LANG".into(), "C.UTF-8".into()),
+            ("PS1".into(), "virtual:/ $ ".into()),
         ]
     }
 
@@ -194,6 +195,7 @@ impl Sandbox {
         &self,
         cmd: Option<&str>,
         merged: bool,
+        interactive: bool,
     ) -> std::io::Result<(
         tokio::process::Child,
         Option<tokio::net::unix::pipe::Receiver>,
@@ -202,6 +204,8 @@ impl Sandbox {
         c.arg0("sh");
         if let Some(cmd) = cmd {
             c.arg("-c").arg(cmd);
+        } else if interactive {
+            c.arg("-i");
         }
         c.env_clear()
             .envs(self.env())

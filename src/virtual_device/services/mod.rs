@@ -26,12 +26,13 @@ pub async fn run(dev: Arc<Device>, service: String, w: StreamWriter, r: StreamRe
         tokio::time::sleep(latency).await;
     }
     if let Some(cmd) = service.strip_prefix("exec:") {
-        process::run(&dev, Some(cmd.to_string()), false, w, r).await;
+        process::run(&dev, Some(cmd.to_string()), false, false, w, r).await;
     } else if service == "sync:" {
         sync::run(&dev, w, r).await;
     } else {
         let (opts, cmd) = service.split_once(':').unwrap_or((&service, ""));
         let v2 = dev.opts.shell_v2 && opts.split(',').any(|o| o == "v2");
-        shell::run(&dev, cmd, v2, w, r).await;
+        let pty = opts.split(',').any(|o| o == "pty");
+        shell::run(&dev, cmd, v2, pty, w, r).await;
     }
 }

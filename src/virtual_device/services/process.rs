@@ -47,16 +47,18 @@ async fn pump<R: AsyncRead + Unpin>(mut src: R, w: Arc<Mutex<StreamWriter>>, v2:
     }
 }
 
-/// Runs `cmd` (an interactive shell reading stdin when `None`) and closes the stream after.
+/// Runs `cmd` (a shell reading stdin when `None`, with prompts when `interactive`) and closes
+/// the stream after.
 pub async fn run(
     dev: &Device,
     cmd: Option<String>,
     v2: bool,
+    interactive: bool,
     w: StreamWriter,
     mut r: StreamReader,
 ) {
     let w = Arc::new(Mutex::new(w));
-    let (mut child, merged) = match dev.sandbox.spawn_shell(cmd.as_deref(), !v2) {
+    let (mut child, merged) = match dev.sandbox.spawn_shell(cmd.as_deref(), !v2, interactive) {
         Ok(c) => c,
         Err(e) => {
             let msg = format!("mobilectl virtual device: cannot start mksh: {e}\n");

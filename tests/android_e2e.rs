@@ -115,3 +115,97 @@ async fn login_flow_through_real_adb() {
     let (_, after) = call(&app, get("/api/v1/device/ui")).await;
     assert!(after["alert"].is_object(), "the permission dialog is up: {}", after["tree_text"]);
 }
+
+/// A deterministic generator of hostile texts (no external crate needed for a fixed seed).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[(self.next() as usize) % items.len()]
+    }
+}
+
+fn hostile_texts(n: usize) -> Vec<String> {
+    let pool: Vec<&str> = vec![
+        ";", "|", "&", "$", "(", ")", "`", "'", "\"", "\\", "<", ">", "*", "?", "~", "#", "!",
+        "{", "}", "[", "]", "%", "%s", "\n", "\t", " ", "a", "b", "Z", "0", "9", "$(id)",
+        "`id`", "&&", "||", "é", "ß", "中", "😀", "-", "--", "=", "^", "/", ",", ".",
+    ];
+    let mut rng = Lcg(0x5eed);
+    (0..n)
+        .map(|_| {
+            let len = 1 + (rng.next() % 8) as usize;
+            (0..len).map(|_| *rng.pick(&pool)).collect::<String>()
+        })
+        .collect()
+}
+
+/// Installs the ADB Keyboard IME on the virtual device (its installer reads the package name
+/// from a `package=` marker in the file).
+fn install_adb_keyboard(h: &VdHarness) {
+    let apk = h.root.join("sdcard/adbkeyboard.apk");
+    std::fs::write(&apk, b"package=com.android.adbkeyboard\n").unwrap();
+    let out = h.adb(&["install", "-r", apk.to_str().unwrap()]);
+    assert!(out.stdout_text().contains("Success"), "{}", out.stderr_text());
+}
+
+#[tokio::test]
+async fn typed_text_arrives_literally_and_nothing_runs() {
+    let h = start_device();
+    install_adb_keyboard(&h);
+    let setup = h.journal_argvs().len();
+    let app = app_for(&h);
+    let (_, snap) = call(&app, get("/api/v1/device/ui")).await;
+    let user = ref_by_id(&snap, "username");
+    let (status, _) = call(
+        &app,
+        send_json("POST", "/api/v1/device/ui/tap", &json!({ "ref": user }).to_string()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let texts = hostile_texts(200);
+    let mut methods = std::collections::BTreeMap::new();
+    for text in &texts {
+        let (status, res) = call(
+            &app,
+            send_json(
+                "POST",
+                "/api/v1/device/ui/type",
+                &json!({ "text": text, "clear": true }).to_string(),
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{text:?}: {res}");
+        assert_eq!(res["details"]["readback"], text.as_str(), "{text:?}: {res}");
+        assert_eq!(res["details"]["matched"], true);
+        *methods
+            .entry(res["details"]["typed_with"].as_str().unwrap().to_string())
+            .or_insert(0) += 1;
+    }
+    assert!(methods["input_text"] > 20 && methods["adb_keyboard"] > 20, "{methods:?}");
+    // Only the programs mobilectl sends ever ran: no `id`, nothing from the typed texts.
+    let allowed = ["input", "am", "ime", "pm", "uiautomator", "cat", "rm", "echo", "dumpsys", "grep", "sync"];
+    for argv in h.journal_argvs().into_iter().skip(setup) {
+        assert!(allowed.contains(&argv[0].as_str()), "unexpected program ran: {argv:?}");
+    }
+}
+
+#[tokio::test]
+async fn non_ascii_without_an_ime_is_422_with_the_hint() {
+    let h = start_device();
+    let app = app_for(&h);
+    let (_, snap) = call(&app, get("/api/v1/device/ui")).await;
+    let user = ref_by_id(&snap, "username");
+    let (status, res) = call(
+        &app,
+        send_json("POST", "/api/v1/device/ui/type", &json!({ "ref": user, "text": "héllo" }).to_string()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{res}");
+    assert_eq!(error_code(&res), "UNSUPPORTED_TEXT");
+    assert!(res["error"]["hint"].as_str().unwrap().contains("ADB Keyboard"));
+}

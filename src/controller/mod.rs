@@ -208,7 +208,19 @@ impl DeviceController {
             .filter(|d| d.state.is_ready());
         let device = match from_cache {
             Some(d) => d,
-            None => resolve_target(udid, active.as_deref(), &self.list().await.devices)?,
+            None => match resolve_target(udid, active.as_deref(), &self.list().await.devices) {
+                Ok(d) => d,
+                Err(e) if e.code == ErrorCode::NoDevice => {
+                    // A restarted adb server forgets devices reached over TCP: reconnect the
+                    // one the request is about, once, and look again.
+                    let wanted = udid.or(active.as_deref()).unwrap_or_default();
+                    if !self.android.reconnect(wanted).await.unwrap_or(false) {
+                        return Err(e);
+                    }
+                    resolve_target(udid, active.as_deref(), &self.list().await.devices)?
+                }
+                Err(e) => return Err(e),
+            },
         };
         if udid.is_some() {
             self.set_active_udid(Some(device.udid.clone()));

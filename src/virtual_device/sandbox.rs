@@ -42,6 +42,7 @@ pub const APPLETS: &[&str] = &[
     "logcat",
     "id",
     "getenforce",
+    "ime",
 ];
 
 /// Harmless utilities passed through to the host's program of the same name.

@@ -73,6 +73,13 @@ pub fn parse_devices_l(text: &str) -> Vec<ListedDevice> {
         .collect()
 }
 
+/// `host:port` serials are devices reached over TCP (`adb connect`).
+pub fn is_network_serial(serial: &str) -> bool {
+    serial
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok())
+}
+
 /// Properties read from an online device in one round trip.
 #[derive(Debug, Default, PartialEq)]
 struct Props {
@@ -139,6 +146,25 @@ impl AdbBackend {
             return Err(command_failed(Tool::Adb, "adb devices", &out));
         }
         Ok(parse_devices_l(&out.stdout_text()))
+    }
+
+    /// `adb connect HOST:PORT` for a network device the adb server forgot (after a restart).
+    /// Returns whether adb says it is connected.
+    pub async fn reconnect(&self, serial: &str) -> Result<bool> {
+        if !is_network_serial(serial) {
+            return Ok(false);
+        }
+        let cmd = self.adb()?.args(["connect", serial]).timeout(QUICK_TIMEOUT);
+        let out = self.run(cmd).await?;
+        if !(out.success() && out.stdout_text().contains("connected to")) {
+            return Ok(false);
+        }
+        // The transport comes up asynchronously: wait (bounded) until adb can use it.
+        let wait = self
+            .adb_for(serial)?
+            .arg("wait-for-device")
+            .timeout(QUICK_TIMEOUT);
+        Ok(self.run(wait).await.is_ok_and(|o| o.success()))
     }
 
     async fn read_props(&self, serial: &str) -> Result<Props> {

@@ -105,7 +105,8 @@ fn open(tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>]) -> Option<
         let raw = std::str::from_utf8(&a.value).unwrap_or("");
         let st = &mut el.states;
         match a.key.as_ref() {
-            b"text" => el.text = non_empty(unescape(raw)),
+            // Whitespace is content in a text field (a typed tab or space); labels skip it.
+            b"text" => el.text = Some(unescape(raw).to_string()).filter(|t| !t.is_empty()),
             b"content-desc" => el.desc = non_empty(unescape(raw)),
             b"resource-id" => el.id = non_empty(unescape(raw)),
             b"class" => class = non_empty(unescape(raw)),

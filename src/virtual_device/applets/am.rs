@@ -7,6 +7,7 @@
 //! (`app-debug.apk` → `app.debug`). Installed packages have no UI: they are listed, have a
 //! path, can be cleared and uninstalled, but starting them shows nothing new.
 
+use base64::Engine;
 use super::AppletResult;
 use crate::virtual_device::state::{DeviceState, IME_PKG, LAUNCHER_PKG};
 use crate::virtual_device::Device;
@@ -24,6 +25,9 @@ const SYSTEM_PACKAGES: &[&str] = &[
 fn known(st: &DeviceState, pkg: &str) -> bool {
     pkg == st.app.spec.package || st.installed.contains_key(pkg) || SYSTEM_PACKAGES.contains(&pkg)
 }
+
+/// Package of the ADB Keyboard IME, which types `am broadcast -a ADB_INPUT_B64 --es msg …`.
+const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 
 fn value_after<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
     args.iter()
@@ -55,6 +59,21 @@ pub fn am(dev: &Device, args: &[String]) -> AppletResult {
         }
         "broadcast" => {
             let action = value_after(rest, "-a").unwrap_or("null");
+            // The ADB Keyboard IME (when installed) types the broadcast's text literally.
+            if st.installed.contains_key(ADB_KEYBOARD) {
+                let msg = value_after(rest, "msg").unwrap_or("");
+                let text = match action {
+                    "ADB_INPUT_TEXT" => Some(msg.to_string()),
+                    "ADB_INPUT_B64" => base64::engine::general_purpose::STANDARD
+                        .decode(msg)
+                        .ok()
+                        .and_then(|b| String::from_utf8(b).ok()),
+                    _ => None,
+                };
+                if let Some(text) = text {
+                    st.type_text(&text);
+                }
+            }
             AppletResult::ok(format!("Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"))
         }
         other => AppletResult::fail(255, format!("Unknown command: {other}\n")),

@@ -67,6 +67,8 @@ pub fn run(dev: &Device, argv: &[String], stdin: Vec<u8>) -> AppletResult {
         "logcat" => system::logcat(dev, args),
         "id" => AppletResult::ok("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3003(inet) context=u:r:shell:s0\n"),
         "getenforce" => AppletResult::ok("Enforcing\n"),
+        // Input method switching: accepted; the IME in use does not change what typing does.
+        "ime" => AppletResult::ok(""),
         n if UTILITIES.contains(&n) => match dev.sandbox.real_program(n) {
             Some(program) => AppletResult::Exec {
                 program,

@@ -32,10 +32,9 @@ fn ref_by_id(snapshot: &Value, id_tail: &str) -> String {
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| {
-            e["id"].as_str().is_some_and(|i| i.ends_with(id_tail)) && e["ref"].is_string()
-        })
-        .unwrap_or_else(|| panic!("no element with id {id_tail} in {}", snapshot["tree_text"]))["ref"]
+        .find(|e| e["id"].as_str().is_some_and(|i| i.ends_with(id_tail)) && e["ref"].is_string())
+        .unwrap_or_else(|| panic!("no element with id {id_tail} in {}", snapshot["tree_text"]))
+        ["ref"]
         .as_str()
         .unwrap()
         .to_string()
@@ -78,7 +77,8 @@ async fn login_flow_through_real_adb() {
         send_json(
             "POST",
             "/api/v1/device/ui/type",
-            &json!({ "ref": user, "text": "alice smith", "snapshot_id": snap["snapshot_id"] }).to_string(),
+            &json!({ "ref": user, "text": "alice smith", "snapshot_id": snap["snapshot_id"] })
+                .to_string(),
         ),
     )
     .await;
@@ -88,7 +88,10 @@ async fn login_flow_through_real_adb() {
     assert_eq!(typed["details"]["readback"], "alice smith");
     assert!(typed["fingerprint_before"].is_string());
     let inputs = argvs_with(&h, "input");
-    assert!(inputs.contains(&vec!["input".into(), "text".into(), "alice".into()]), "{inputs:?}");
+    assert!(
+        inputs.contains(&vec!["input".into(), "text".into(), "alice".into()]),
+        "{inputs:?}"
+    );
     assert!(inputs.contains(&vec!["input".into(), "keyevent".into(), "62".into()]));
 
     let (status, tapped) = call(
@@ -113,7 +116,11 @@ async fn login_flow_through_real_adb() {
     ]));
 
     let (_, after) = call(&app, get("/api/v1/device/ui")).await;
-    assert!(after["alert"].is_object(), "the permission dialog is up: {}", after["tree_text"]);
+    assert!(
+        after["alert"].is_object(),
+        "the permission dialog is up: {}",
+        after["tree_text"]
+    );
 }
 
 /// A deterministic generator of hostile texts (no external crate needed for a fixed seed).
@@ -121,7 +128,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
@@ -131,9 +141,9 @@ impl Lcg {
 
 fn hostile_texts(n: usize) -> Vec<String> {
     let pool: Vec<&str> = vec![
-        ";", "|", "&", "$", "(", ")", "`", "'", "\"", "\\", "<", ">", "*", "?", "~", "#", "!",
-        "{", "}", "[", "]", "%", "%s", "\n", "\t", " ", "a", "b", "Z", "0", "9", "$(id)",
-        "`id`", "&&", "||", "é", "ß", "中", "😀", "-", "--", "=", "^", "/", ",", ".",
+        ";", "|", "&", "$", "(", ")", "`", "'", "\"", "\\", "<", ">", "*", "?", "~", "#", "!", "{",
+        "}", "[", "]", "%", "%s", "\n", "\t", " ", "a", "b", "Z", "0", "9", "$(id)", "`id`", "&&",
+        "||", "é", "ß", "中", "😀", "-", "--", "=", "^", "/", ",", ".",
     ];
     let mut rng = Lcg(0x5eed);
     (0..n)
@@ -150,7 +160,11 @@ fn install_adb_keyboard(h: &VdHarness) {
     let apk = h.root.join("sdcard/adbkeyboard.apk");
     std::fs::write(&apk, b"package=com.android.adbkeyboard\n").unwrap();
     let out = h.adb(&["install", "-r", apk.to_str().unwrap()]);
-    assert!(out.stdout_text().contains("Success"), "{}", out.stderr_text());
+    assert!(
+        out.stdout_text().contains("Success"),
+        "{}",
+        out.stderr_text()
+    );
 }
 
 #[tokio::test]
@@ -163,7 +177,11 @@ async fn typed_text_arrives_literally_and_nothing_runs() {
     let user = ref_by_id(&snap, "username");
     let (status, _) = call(
         &app,
-        send_json("POST", "/api/v1/device/ui/tap", &json!({ "ref": user }).to_string()),
+        send_json(
+            "POST",
+            "/api/v1/device/ui/tap",
+            &json!({ "ref": user }).to_string(),
+        ),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
@@ -186,11 +204,29 @@ async fn typed_text_arrives_literally_and_nothing_runs() {
             .entry(res["details"]["typed_with"].as_str().unwrap().to_string())
             .or_insert(0) += 1;
     }
-    assert!(methods["input_text"] > 20 && methods["adb_keyboard"] > 20, "{methods:?}");
+    assert!(
+        methods["input_text"] > 20 && methods["adb_keyboard"] > 20,
+        "{methods:?}"
+    );
     // Only the programs mobilectl sends ever ran: no `id`, nothing from the typed texts.
-    let allowed = ["input", "am", "ime", "pm", "uiautomator", "cat", "rm", "echo", "dumpsys", "grep", "sync"];
+    let allowed = [
+        "input",
+        "am",
+        "ime",
+        "pm",
+        "uiautomator",
+        "cat",
+        "rm",
+        "echo",
+        "dumpsys",
+        "grep",
+        "getprop",
+    ];
     for argv in h.journal_argvs().into_iter().skip(setup) {
-        assert!(allowed.contains(&argv[0].as_str()), "unexpected program ran: {argv:?}");
+        assert!(
+            allowed.contains(&argv[0].as_str()),
+            "unexpected program ran: {argv:?}"
+        );
     }
 }
 
@@ -202,10 +238,17 @@ async fn non_ascii_without_an_ime_is_422_with_the_hint() {
     let user = ref_by_id(&snap, "username");
     let (status, res) = call(
         &app,
-        send_json("POST", "/api/v1/device/ui/type", &json!({ "ref": user, "text": "héllo" }).to_string()),
+        send_json(
+            "POST",
+            "/api/v1/device/ui/type",
+            &json!({ "ref": user, "text": "héllo" }).to_string(),
+        ),
     )
     .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{res}");
     assert_eq!(error_code(&res), "UNSUPPORTED_TEXT");
-    assert!(res["error"]["hint"].as_str().unwrap().contains("ADB Keyboard"));
+    assert!(res["error"]["hint"]
+        .as_str()
+        .unwrap()
+        .contains("ADB Keyboard"));
 }

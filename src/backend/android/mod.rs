@@ -36,7 +36,11 @@ pub struct AdbBackend {
 }
 
 impl AdbBackend {
-    pub fn new(tools: Toolbox, server_port: Option<u16>, max_command_time: Option<Duration>) -> Self {
+    pub fn new(
+        tools: Toolbox,
+        server_port: Option<u16>,
+        max_command_time: Option<Duration>,
+    ) -> Self {
         AdbBackend {
             tools,
             server_port,

@@ -7,10 +7,10 @@
 //! (`app-debug.apk` → `app.debug`). Installed packages have no UI: they are listed, have a
 //! path, can be cleared and uninstalled, but starting them shows nothing new.
 
-use base64::Engine;
 use super::AppletResult;
 use crate::virtual_device::state::{DeviceState, IME_PKG, LAUNCHER_PKG};
 use crate::virtual_device::Device;
+use base64::Engine;
 
 const SYSTEM_PACKAGES: &[&str] = &[
     "android",

@@ -5,47 +5,10 @@
 mod common;
 
 use axum::http::StatusCode;
+use common::android::*;
 use common::*;
-use mobilectl::controller::ControllerConfig;
-use mobilectl::exec::{Tool, Toolbox};
 use mobilectl::virtual_device::testing::VdHarness;
-use serde_json::{json, Value};
-
-fn start_device() -> VdHarness {
-    VdHarness::start(env!("CARGO_BIN_EXE_mobilectl"), &[]).expect("virtual device")
-}
-
-fn app_for(h: &VdHarness) -> axum::Router {
-    app_with_config(
-        ControllerConfig {
-            tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
-            adb_server_port: Some(h.adb_port),
-            max_command_time: None,
-        },
-        loopback_policy(),
-    )
-}
-
-/// The ref of the first listed element whose id ends with `id_tail`.
-fn ref_by_id(snapshot: &Value, id_tail: &str) -> String {
-    snapshot["elements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["id"].as_str().is_some_and(|i| i.ends_with(id_tail)) && e["ref"].is_string())
-        .unwrap_or_else(|| panic!("no element with id {id_tail} in {}", snapshot["tree_text"]))
-        ["ref"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-fn argvs_with(h: &VdHarness, program: &str) -> Vec<Vec<String>> {
-    h.journal_argvs()
-        .into_iter()
-        .filter(|a| a.first().map(String::as_str) == Some(program))
-        .collect()
-}
+use serde_json::json;
 
 #[tokio::test]
 async fn login_flow_through_real_adb() {

@@ -2,6 +2,8 @@
 //! executables that replay recorded real outputs from `fixtures/` and log the argv they got.
 #![allow(dead_code)]
 
+pub mod android;
+
 use std::path::{Path, PathBuf};
 
 use axum::body::Body;

@@ -1,0 +1,54 @@
+//! Helpers of the Android end-to-end tests: a virtual device behind a private adb server, an
+//! app whose controller talks to that adb server, and readers of the device's journal.
+
+use mobilectl::controller::ControllerConfig;
+use mobilectl::exec::{Tool, Toolbox};
+use mobilectl::virtual_device::testing::VdHarness;
+use serde_json::Value;
+
+use super::{app_with_config, loopback_policy};
+
+pub fn start_device() -> VdHarness {
+    start_device_with(&[])
+}
+
+pub fn start_device_with(args: &[&str]) -> VdHarness {
+    VdHarness::start(env!("CARGO_BIN_EXE_mobilectl"), args).expect("virtual device")
+}
+
+pub fn app_for(h: &VdHarness) -> axum::Router {
+    app_for_with(h, None)
+}
+
+/// An app whose adb commands are capped at `max` (to test time-outs quickly).
+pub fn app_for_with(h: &VdHarness, max: Option<std::time::Duration>) -> axum::Router {
+    app_with_config(
+        ControllerConfig {
+            tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
+            adb_server_port: Some(h.adb_port),
+            max_command_time: max,
+        },
+        loopback_policy(),
+    )
+}
+
+/// The ref of the first listed element whose id ends with `id_tail`.
+pub fn ref_by_id(snapshot: &Value, id_tail: &str) -> String {
+    snapshot["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"].as_str().is_some_and(|i| i.ends_with(id_tail)) && e["ref"].is_string())
+        .unwrap_or_else(|| panic!("no element with id {id_tail} in {}", snapshot["tree_text"]))
+        ["ref"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+pub fn argvs_with(h: &VdHarness, program: &str) -> Vec<Vec<String>> {
+    h.journal_argvs()
+        .into_iter()
+        .filter(|a| a.first().map(String::as_str) == Some(program))
+        .collect()
+}

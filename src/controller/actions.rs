@@ -78,7 +78,7 @@ pub(super) struct Action {
     _commands: OwnedMutexGuard<()>,
     started: Instant,
     kind: &'static str,
-    fingerprint_before: Option<String>,
+    pub fingerprint_before: Option<String>,
 }
 
 impl DeviceController {

@@ -3,6 +3,7 @@
 //! dispatches device operations to the right backend.
 
 mod actions;
+mod alerts;
 mod apps;
 mod resolve;
 mod scroll;
@@ -11,6 +12,7 @@ mod snapshot;
 mod target;
 
 pub use actions::{ActionResult, Direction, TargetReport, TypeOptions};
+pub use alerts::AlertChoice;
 pub use target::{Resolved, Target};
 
 pub use session::DeviceSession;

@@ -58,8 +58,11 @@ impl AdbBackend {
         what: &str,
         timeout: Duration,
     ) -> Result<String> {
-        let out = self.shell(serial, script, timeout).await?;
+        let out = self.shell_any(serial, script, timeout).await?;
         let text = out.stdout_text() + &out.stderr_text();
+        if !out.success() && failure_line(&text).is_none() {
+            return Err(adb_failure(serial, what, &out));
+        }
         match failure_line(&text) {
             Some(line) => Err(tool_refused(what, line, &text)),
             None => Ok(text),
@@ -108,7 +111,9 @@ impl AdbBackend {
             }
         };
         let script = format!("{stop}am start -W -n {component}");
-        let out = self.shell(&device.udid, &script, LAUNCH_TIMEOUT).await?;
+        let out = self
+            .shell_any(&device.udid, &script, LAUNCH_TIMEOUT)
+            .await?;
         let text = out.stdout_text() + &out.stderr_text();
         if let Some(line) = failure_line(&text) {
             let mut err = tool_refused("launch", line, &text);

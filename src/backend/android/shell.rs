@@ -79,6 +79,23 @@ impl AdbBackend {
         Ok(out)
     }
 
+    /// `adb -s S shell SCRIPT` whatever the remote command's exit status: only adb's own
+    /// failures (device gone, adb errors) are errors. For tools whose words say more than
+    /// their exit code (`am`, `pm`).
+    pub async fn shell_any(&self, serial: &str, script: &str, timeout: Duration) -> Result<Output> {
+        let cmd = self
+            .adb_for(serial)?
+            .args(["shell", script])
+            .timeout(timeout);
+        let out = self.run(cmd).await?;
+        let stderr = out.stderr_text();
+        let adb_said = stderr.starts_with("error:") || stderr.starts_with("adb:");
+        if !out.success() && (adb_said || offline_words(&stderr)) {
+            return Err(adb_failure(serial, "adb shell", &out));
+        }
+        Ok(out)
+    }
+
     /// `adb -s S exec-out SCRIPT`: binary-safe stdout (no pty, no CRLF translation).
     pub async fn exec_out(&self, serial: &str, script: &str, timeout: Duration) -> Result<Output> {
         let cmd = self

@@ -1,6 +1,7 @@
 //! One module per resource; each handler carries its OpenAPI description beside it.
 
 pub mod actions;
+pub mod alerts;
 pub mod apps;
 pub mod devices;
 pub mod doctor;
@@ -24,4 +25,5 @@ pub fn all() -> OpenApiRouter<AppState> {
         .merge(system::router())
         .merge(ui::router())
         .merge(actions::router())
+        .merge(alerts::router())
 }

@@ -288,6 +288,23 @@ pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
             st.installed.insert(pkg, name);
             AppletResult::ok("Success\n")
         }
+        // `cmd package resolve-activity --brief -c android.intent.category.LAUNCHER PKG`
+        "resolve-activity" => {
+            let spec = &st.app.spec;
+            if target == spec.package {
+                let activity = spec
+                    .screens
+                    .get(&spec.initial)
+                    .map(|s| s.activity.clone())
+                    .unwrap_or_default();
+                AppletResult::ok(format!(
+                    "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n{}/{activity}\n",
+                    spec.package
+                ))
+            } else {
+                AppletResult::ok("No activity found\n")
+            }
+        }
         "uninstall" => {
             if st.installed.remove(&target).is_some() {
                 AppletResult::ok("Success\n")

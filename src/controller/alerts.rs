@@ -1,0 +1,195 @@
+//! Answering alerts: the snapshot's alert (title, message, buttons) is accepted, dismissed or
+//! answered with a named button by tapping that button.
+
+use serde_json::json;
+
+use super::actions::{ActionResult, TargetReport};
+use super::target::{Resolved, Target};
+use super::DeviceController;
+use crate::error::{Error, ErrorCode, Result};
+use crate::ui::AlertButton;
+
+/// How to answer an alert.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AlertChoice {
+    Accept,
+    Dismiss,
+    /// The button with this label (case-insensitive).
+    Button(String),
+}
+
+const ACCEPT: &[&str] = &[
+    "allow",
+    "ok",
+    "accept",
+    "yes",
+    "continue",
+    "while using the app",
+    "allow while using app",
+    "allow once",
+    "only this time",
+    "always allow",
+    "open",
+    "agree",
+    "confirm",
+    "got it",
+    "done",
+];
+const DISMISS: &[&str] = &[
+    "don't allow",
+    "dont allow",
+    "deny",
+    "cancel",
+    "no",
+    "not now",
+    "close",
+    "later",
+    "dismiss",
+    "no thanks",
+    "skip",
+    "ask app not to track",
+    "decline",
+];
+
+fn norm(label: &str) -> String {
+    label
+        .trim()
+        .to_lowercase()
+        .replace(['\u{2019}', '\u{2018}', '`'], "'")
+}
+
+/// Picks the button that answers `choice`: a known word first, then by position (accept is
+/// the last button on iOS alerts and the first on Android permission dialogs, so position is
+/// only a fallback for two-button alerts: the one that is not the dismiss word).
+pub fn pick_button<'a>(
+    buttons: &'a [AlertButton],
+    choice: &AlertChoice,
+) -> Option<&'a AlertButton> {
+    let labelled = |words: &[&str]| {
+        words
+            .iter()
+            .find_map(|w| buttons.iter().find(|b| norm(&b.label) == *w))
+    };
+    match choice {
+        AlertChoice::Button(label) => buttons.iter().find(|b| norm(&b.label) == norm(label)),
+        AlertChoice::Accept => labelled(ACCEPT).or_else(|| {
+            let dismiss = labelled(DISMISS)?;
+            buttons.iter().find(|b| b.label != dismiss.label)
+        }),
+        AlertChoice::Dismiss => labelled(DISMISS).or_else(|| {
+            let accept = labelled(ACCEPT)?;
+            buttons.iter().find(|b| b.label != accept.label)
+        }),
+    }
+}
+
+impl DeviceController {
+    pub async fn answer_alert(
+        &self,
+        udid: Option<&str>,
+        choice: AlertChoice,
+    ) -> Result<ActionResult> {
+        let kind = match choice {
+            AlertChoice::Accept => "alert_accept",
+            AlertChoice::Dismiss => "alert_dismiss",
+            AlertChoice::Button(_) => "alert_button",
+        };
+        let mut action = self.begin(udid, kind).await?;
+        let snapshot = self
+            .fresh_or_dump_locked(&action.device, &action.session)
+            .await?;
+        let Some(alert) = snapshot.screen.alert.clone() else {
+            return Err(
+                Error::new(ErrorCode::ElementNotFound, "no alert is on screen").with_hint(
+                    "read the screen with GET /api/v1/device/ui; the alert may have closed already",
+                ),
+            );
+        };
+        let Some(button) = pick_button(&alert.buttons, &choice).cloned() else {
+            let labels: Vec<&str> = alert.buttons.iter().map(|b| b.label.as_str()).collect();
+            return Err(Error::new(
+                ErrorCode::ElementNotFound,
+                format!("the alert has no button that answers {choice:?}"),
+            )
+            .with_hint("name the button: POST /api/v1/device/alert/accept with {\"button\": \"…\"}")
+            .with_details(json!({ "buttons": labels, "alert": alert })));
+        };
+        let (x, y) = button.bounds.center();
+        let resolved = Resolved {
+            r#ref: button.r#ref.clone(),
+            role: Some(crate::ui::Role::Button),
+            name: Some(button.label.clone()),
+            bounds: Some(button.bounds),
+            x: x.round(),
+            y: y.round(),
+            node: None,
+            snapshot: None,
+        };
+        if action.fingerprint_before.is_none() {
+            action.fingerprint_before = Some(snapshot.screen.fingerprint.clone());
+        }
+        self.backend(&action.device)
+            .tap(&action.device, resolved.point())
+            .await?;
+        let report = TargetReport {
+            selector: Target {
+                r#ref: button.r#ref.clone(),
+                ..Target::default()
+            },
+            resolved: Some(resolved),
+        };
+        let details = json!({ "alert": alert, "button": button.label });
+        self.finish(action, Some(report), false, Some(details))
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::Rect;
+
+    fn buttons(labels: &[&str]) -> Vec<AlertButton> {
+        labels
+            .iter()
+            .map(|l| AlertButton {
+                label: l.to_string(),
+                r#ref: None,
+                bounds: Rect::new(0.0, 0.0, 10.0, 10.0),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn android_permission_dialog() {
+        let b = buttons(&["Allow", "Don’t allow"]);
+        assert_eq!(
+            pick_button(&b, &AlertChoice::Accept).unwrap().label,
+            "Allow"
+        );
+        assert_eq!(
+            pick_button(&b, &AlertChoice::Dismiss).unwrap().label,
+            "Don’t allow"
+        );
+    }
+
+    #[test]
+    fn ios_alert_with_unknown_accept_word() {
+        let b = buttons(&["Cancel", "Delete"]);
+        assert_eq!(
+            pick_button(&b, &AlertChoice::Accept).unwrap().label,
+            "Delete"
+        );
+        assert_eq!(
+            pick_button(&b, &AlertChoice::Dismiss).unwrap().label,
+            "Cancel"
+        );
+        assert_eq!(
+            pick_button(&b, &AlertChoice::Button("delete".into()))
+                .unwrap()
+                .label,
+            "Delete"
+        );
+        assert!(pick_button(&b, &AlertChoice::Button("Nope".into())).is_none());
+    }
+}

@@ -1,0 +1,465 @@
+//! Every Android route through the real adb and the virtual device, with assertions on the
+//! exact commands the device received (its journal: argv after its shell parsed them).
+
+mod common;
+
+use axum::http::StatusCode;
+use common::android::*;
+use common::*;
+use serde_json::{json, Value};
+
+fn post(path: &str, body: Value) -> axum::http::Request<axum::body::Body> {
+    send_json("POST", path, &body.to_string())
+}
+
+fn ran(h: &mobilectl::virtual_device::testing::VdHarness, argv: &[&str]) -> bool {
+    h.journal_argvs()
+        .iter()
+        .any(|a| a.iter().map(String::as_str).eq(argv.iter().copied()))
+}
+
+#[tokio::test]
+async fn app_routes() {
+    let h = start_device();
+    let app = app_for(&h);
+
+    // install: a file that exists with the .apk extension
+    let dir = tempfile::tempdir().unwrap();
+    let apk = dir.path().join("notes.apk");
+    std::fs::write(&apk, b"package=com.example.notes\n").unwrap();
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/app/install", json!({ "path": apk })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = call(&app, get("/api/v1/device/app/list")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let ids: Vec<&str> = body["apps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["bundle_id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"com.example.notes"), "{ids:?}");
+    assert!(ran(&h, &["pm", "list", "packages", "-3"]));
+
+    // .aab, a missing path and a non-apk are refused before anything runs
+    let aab = dir.path().join("app.aab");
+    std::fs::write(&aab, b"x").unwrap();
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/app/install", json!({ "path": aab })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(body["error"]["hint"]
+        .as_str()
+        .unwrap()
+        .contains("bundletool"));
+    let (status, _) = call(
+        &app,
+        post(
+            "/api/v1/device/app/install",
+            json!({ "path": "/nope/x.apk" }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // launch resolves the launcher activity on the device and reports the launch time
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/app/launch",
+            json!({ "bundle_id": "com.mobilectl.demo" }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["launch_time_ms"], 312);
+    assert_eq!(body["activity"], "com.mobilectl.demo/.LoginActivity");
+    assert!(ran(
+        &h,
+        &[
+            "cmd",
+            "package",
+            "resolve-activity",
+            "--brief",
+            "-c",
+            "android.intent.category.LAUNCHER",
+            "com.mobilectl.demo"
+        ]
+    ));
+    assert!(ran(
+        &h,
+        &[
+            "am",
+            "start",
+            "-W",
+            "-n",
+            "com.mobilectl.demo/.LoginActivity"
+        ]
+    ));
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/app/launch",
+            json!({ "bundle_id": "com.example.absent" }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+
+    // terminate, reset
+    let (status, _) = call(
+        &app,
+        post(
+            "/api/v1/device/app/terminate",
+            json!({ "bundle_id": "com.mobilectl.demo" }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(ran(&h, &["am", "force-stop", "com.mobilectl.demo"]));
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/app/reset",
+            json!({ "bundle_id": "com.mobilectl.demo" }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(ran(&h, &["pm", "clear", "com.mobilectl.demo"]));
+
+    // identifiers are validated before they reach the device
+    let (status, _) = call(
+        &app,
+        post(
+            "/api/v1/device/app/terminate",
+            json!({ "bundle_id": "com.x;reboot" }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(!h.journal_argvs().iter().any(|a| a[0] == "reboot"));
+
+    // open-url: the URL arrives as one argument; dangerous schemes are refused
+    let url = "https://example.com/a?b=1&c=$(id)";
+    let (status, body) = call(&app, post("/api/v1/device/open-url", json!({ "url": url }))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(ran(
+        &h,
+        &["am", "start", "-a", "android.intent.action.VIEW", "-d", url]
+    ));
+    for bad in [
+        "javascript:alert(1)",
+        "file:///sdcard/x",
+        "content://contacts/people",
+    ] {
+        let (status, body) =
+            call(&app, post("/api/v1/device/open-url", json!({ "url": bad }))).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {body}");
+    }
+
+    // permission grant / revoke
+    let (status, _) = call(&app, post("/api/v1/device/permission", json!({
+        "bundle_id": "com.mobilectl.demo", "permission": "android.permission.POST_NOTIFICATIONS", "action": "grant" }))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(ran(
+        &h,
+        &[
+            "pm",
+            "grant",
+            "com.mobilectl.demo",
+            "android.permission.POST_NOTIFICATIONS"
+        ]
+    ));
+    let (status, _) = call(&app, post("/api/v1/device/permission", json!({
+        "bundle_id": "com.mobilectl.demo", "permission": "android.permission.CAMERA", "action": "revoke" }))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(ran(
+        &h,
+        &[
+            "pm",
+            "revoke",
+            "com.mobilectl.demo",
+            "android.permission.CAMERA"
+        ]
+    ));
+
+    // location: the virtual device is not an emulator
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/location",
+            json!({ "latitude": 48.85, "longitude": 2.29 }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    assert_eq!(error_code(&body), "UNSUPPORTED_ON_PLATFORM");
+}
+
+#[tokio::test]
+async fn screenshot_is_the_devices_png() {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let h = start_device();
+    let app = app_for(&h);
+    let res = app.oneshot(get("/api/v1/device/screenshot")).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()["content-type"], "image/png");
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    let img = image::load_from_memory(&bytes).unwrap();
+    assert_eq!((img.width(), img.height()), (1080, 2400));
+    assert!(ran(&h, &["screencap", "-p"]));
+}
+
+async fn snapshot(app: &axum::Router) -> Value {
+    let (status, snap) = call(app, get("/api/v1/device/ui")).await;
+    assert_eq!(status, StatusCode::OK, "{snap}");
+    snap
+}
+
+/// Logs in through the demo app's login and permission screens to its list screen.
+async fn to_list(app: &axum::Router) -> Value {
+    call(
+        app,
+        post(
+            "/api/v1/device/ui/tap",
+            json!({ "selector": { "text": "LOG IN" } }),
+        ),
+    )
+    .await;
+    call(app, post("/api/v1/device/alert/accept", json!({}))).await;
+    let (_, snap) = call(app, get("/api/v1/device/ui")).await;
+    snap
+}
+
+#[tokio::test]
+async fn inspect_routes() {
+    let h = start_device();
+    let app = app_for(&h);
+    let res = {
+        use tower::ServiceExt;
+        app.clone()
+            .oneshot(get("/api/v1/device/ui?format=text"))
+            .await
+            .unwrap()
+    };
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
+    let text = {
+        use http_body_util::BodyExt;
+        String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
+    };
+    assert!(text.starts_with("# s1 "), "{text}");
+    assert!(text.contains("\"LOG IN\" [e"), "{text}");
+
+    let (_, only) = call(&app, get("/api/v1/device/ui?interactive_only=true")).await;
+    let full = snapshot(&app).await;
+    assert!(only["tree_text"].as_str().unwrap().len() < full["tree_text"].as_str().unwrap().len());
+    assert!(!only["tree_text"].as_str().unwrap().contains("Welcome back"));
+
+    let (status, summary) = call(&app, get("/api/v1/device/screen-summary")).await;
+    assert_eq!(status, StatusCode::OK, "{summary}");
+    assert_eq!(summary["keyboard_visible"], false);
+    assert!(summary["interactive_elements"].as_array().unwrap().len() >= 4);
+
+    let (status, found) = call(&app, get("/api/v1/device/ui/find?query=log%20in")).await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    assert_eq!(found["matches"][0]["name"], "LOG IN");
+    let (status, _) = call(&app, get("/api/v1/device/ui/find?query=")).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
+async fn act_routes() {
+    let h = start_device();
+    let app = app_for(&h);
+    let list = to_list(&app).await;
+    assert!(
+        list["tree_text"].as_str().unwrap().contains("Order #1001"),
+        "{}",
+        list["tree_text"]
+    );
+
+    // tap-element with several matches is ambiguous, with candidates
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/tap-element",
+            json!({ "identifier": "item" }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(error_code(&body), "AMBIGUOUS_TARGET");
+    assert_eq!(
+        body["error"]["details"]["candidates"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/tap-element",
+            json!({ "label": "Order #1002", "contains": true }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let detail = snapshot(&app).await;
+    assert!(
+        detail["tree_text"].as_str().unwrap().contains("SEND"),
+        "{}",
+        detail["tree_text"]
+    );
+
+    // press back returns to the list
+    let (status, _) = call(
+        &app,
+        post("/api/v1/device/ui/press", json!({ "key": "back" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(ran(&h, &["input", "keyevent", "4"]));
+    let (status, _) = call(
+        &app,
+        post("/api/v1/device/ui/press", json!({ "keycode": 24 })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(ran(&h, &["input", "keyevent", "24"]));
+    let (status, _) = call(
+        &app,
+        post("/api/v1/device/ui/press", json!({ "key": "siri" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED);
+
+    // long press is a zero-distance swipe
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/long-press",
+            json!({ "x": 540, "y": 400, "duration_ms": 800 }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(ran(
+        &h,
+        &["input", "swipe", "540", "400", "540", "400", "800"]
+    ));
+    call(
+        &app,
+        post("/api/v1/device/ui/press", json!({ "key": "back" })),
+    )
+    .await;
+
+    // swipe between points; scroll inside the default container
+    let (status, _) = call(&app, post("/api/v1/device/ui/swipe", json!({ "from": {"x": 540, "y": 1800}, "to": {"x": 540, "y": 600}, "duration_ms": 250 }))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(ran(
+        &h,
+        &["input", "swipe", "540", "1800", "540", "600", "250"]
+    ));
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/ui/scroll", json!({ "direction": "down" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (from, to) = (&body["details"]["from"], &body["details"]["to"]);
+    assert!(
+        from["y"].as_f64().unwrap() > to["y"].as_f64().unwrap(),
+        "{body}"
+    );
+
+    // a target needs exactly one form
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/tap",
+            json!({ "ref": "e1", "x": 1, "y": 2 }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/tap",
+            json!({ "selector": { "text": "No such thing" } }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(error_code(&body), "ELEMENT_NOT_FOUND");
+}
+
+#[tokio::test]
+async fn scroll_to_reports_the_scrolls_and_the_end() {
+    let h = start_device();
+    let app = app_for(&h);
+    to_list(&app).await;
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/scroll-to",
+            json!({ "selector": { "text": "Order #1003" } }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["details"]["scrolls"], 0);
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/scroll-to",
+            json!({ "selector": { "text": "Order #9999" }, "max_scrolls": 3 }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let scrolls = body["error"]["details"]["scrolls"].as_u64().unwrap();
+    assert!((1..=3).contains(&scrolls), "{body}");
+}
+
+#[tokio::test]
+async fn hide_keyboard_only_when_it_is_up() {
+    let h = start_device();
+    let app = app_for(&h);
+    let (status, body) = call(&app, post("/api/v1/device/ui/hide-keyboard", json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["details"]["keyboard_was_visible"], false);
+    let backs = |h: &mobilectl::virtual_device::testing::VdHarness| {
+        h.journal_argvs()
+            .iter()
+            .filter(|a| a.join(" ") == "input keyevent 4")
+            .count()
+    };
+    assert_eq!(backs(&h), 0);
+    call(
+        &app,
+        post(
+            "/api/v1/device/ui/tap",
+            json!({ "selector": { "id": "username" } }),
+        ),
+    )
+    .await;
+    let snap = snapshot(&app).await;
+    assert_eq!(snap["keyboard_visible"], true, "{}", snap["tree_text"]);
+    let (_, body) = call(&app, post("/api/v1/device/ui/hide-keyboard", json!({}))).await;
+    assert_eq!(body["details"]["keyboard_was_visible"], true);
+    assert_eq!(backs(&h), 1);
+    assert_eq!(snapshot(&app).await["keyboard_visible"], false);
+}

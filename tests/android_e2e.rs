@@ -215,3 +215,77 @@ async fn non_ascii_without_an_ime_is_422_with_the_hint() {
         .unwrap()
         .contains("ADB Keyboard"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_snapshots_share_one_dump() {
+    // A slow phone: each device command takes 400 ms, so the 32 requests overlap the dump.
+    let h = start_device_with(&["--latency-ms", "400"]);
+    let app = app_for(&h);
+    let (status, _) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(status, StatusCode::OK);
+    let before = argvs_with(&h, "uiautomator").len();
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..32 {
+        let app = app.clone();
+        set.spawn(async move { call(&app, get("/api/v1/device/ui")).await });
+    }
+    let mut ids = std::collections::BTreeSet::new();
+    while let Some(r) = set.join_next().await {
+        let (status, snap) = r.unwrap();
+        assert_eq!(status, StatusCode::OK, "{snap}");
+        ids.insert(snap["snapshot_id"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        argvs_with(&h, "uiautomator").len() - before,
+        1,
+        "exactly one dump"
+    );
+    assert_eq!(ids.len(), 1, "all 32 answered from one snapshot: {ids:?}");
+}
+
+#[tokio::test]
+async fn stale_refs_are_refused_after_the_screen_changed() {
+    let h = start_device();
+    let app = app_for(&h);
+    let (_, login) = call(&app, get("/api/v1/device/ui")).await;
+    let login_button = ref_by_id(&login, "login");
+    let remember = ref_by_id(&login, "remember");
+    let (status, _) = call(
+        &app,
+        send_json(
+            "POST",
+            "/api/v1/device/ui/tap",
+            &json!({ "ref": login_button }).to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // The ref is from the login screen; the screen is now the permission dialog.
+    let (status, body) = call(
+        &app,
+        send_json(
+            "POST",
+            "/api/v1/device/ui/tap",
+            &json!({ "ref": remember }).to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(error_code(&body), "STALE_REFERENCE");
+    // With an old snapshot id the answer is stale too, without touching the device.
+    let (_, now) = call(&app, get("/api/v1/device/ui")).await;
+    assert_ne!(now["snapshot_id"], login["snapshot_id"]);
+    let taps = argvs_with(&h, "input").len();
+    let (status, body) = call(
+        &app,
+        send_json(
+            "POST",
+            "/api/v1/device/ui/tap",
+            &json!({ "ref": "e1", "snapshot_id": login["snapshot_id"] }).to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(error_code(&body), "STALE_REFERENCE");
+    assert_eq!(argvs_with(&h, "input").len(), taps, "nothing was tapped");
+}

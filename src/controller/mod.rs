@@ -10,10 +10,15 @@ mod scroll;
 mod session;
 mod snapshot;
 mod target;
+mod verify;
 
 pub use actions::{ActionResult, Direction, TargetReport, TypeOptions};
 pub use alerts::AlertChoice;
 pub use target::{Resolved, Target};
+pub use verify::{
+    expect_on, ChangeResult, ChangeStatus, Condition, ExpectResult, Expectation, Observed, Polling,
+    WaitResult, WaitStatus,
+};
 
 pub use session::DeviceSession;
 pub use snapshot::Snapshot;

@@ -9,6 +9,7 @@ pub mod health;
 pub mod screenshot;
 pub mod system;
 pub mod ui;
+pub mod verify;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -26,4 +27,5 @@ pub fn all() -> OpenApiRouter<AppState> {
         .merge(ui::router())
         .merge(actions::router())
         .merge(alerts::router())
+        .merge(verify::router())
 }

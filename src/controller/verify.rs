@@ -1,0 +1,316 @@
+//! Verification: actions say a command was dispatched; these say whether the intended outcome
+//! happened. `wait` polls until a selector meets a condition, `expect` judges the screen once,
+//! `wait_for_change` polls until the fingerprint moves and then confirms the new screen with
+//! one more read so a screen in mid-animation is not reported as settled.
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+use super::snapshot::Snapshot;
+use super::DeviceController;
+use crate::error::{Error, ErrorCode, Result};
+use crate::ui::select::{self, Selector};
+use crate::ui::{Rect, Role, Screen};
+
+/// What `wait` waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    Exists,
+    NotExists,
+    Visible,
+    Enabled,
+    TextEquals,
+}
+
+/// Whether a wait ended because its condition held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitStatus {
+    Success,
+    Timeout,
+}
+
+/// An element as verification reports it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Observed {
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<String>,
+    pub role: Role,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    pub bounds: Rect,
+    pub visible: bool,
+    pub enabled: bool,
+}
+
+/// The answer of `wait` (a timeout is an answer, not an error).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WaitResult {
+    pub status: WaitStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched: Option<Observed>,
+    /// What the last read showed: how many elements matched and the first one's state.
+    #[schema(value_type = Object)]
+    pub observed: Value,
+    pub elapsed_ms: u64,
+    pub polls: u32,
+    pub snapshot_id: String,
+}
+
+/// Polling parameters, clamped to sane bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct Polling {
+    pub timeout: Duration,
+    pub interval: Duration,
+}
+
+impl Polling {
+    pub fn new(timeout_ms: Option<u64>, interval_ms: Option<u64>) -> Self {
+        Polling {
+            timeout: Duration::from_millis(timeout_ms.unwrap_or(5_000).min(120_000)),
+            interval: Duration::from_millis(interval_ms.unwrap_or(300).clamp(50, 10_000)),
+        }
+    }
+}
+
+fn observe(screen: &Screen, node: usize) -> Observed {
+    let e = &screen.elements[node];
+    let (x, y) = e.bounds.center();
+    Observed {
+        r#ref: e.r#ref.clone(),
+        role: e.role,
+        name: e.label().map(str::to_string),
+        text: e.text.clone().or_else(|| e.value.clone()),
+        bounds: e.bounds,
+        visible: screen.shown.get(node).copied().unwrap_or(false)
+            && screen.screen_rect().contains(x, y),
+        enabled: e.states.enabled,
+    }
+}
+
+/// Judges `condition` on a screen: (held, first match, what was observed).
+pub fn judge(
+    screen: &Screen,
+    selector: &Selector,
+    condition: Condition,
+    text: Option<&str>,
+) -> (bool, Option<Observed>, Value) {
+    let matches = select::find_all(screen, selector);
+    let first = matches.first().map(|m| observe(screen, m.node));
+    let held = match condition {
+        Condition::Exists => first.is_some(),
+        Condition::NotExists => first.is_none(),
+        Condition::Visible => matches.iter().any(|m| observe(screen, m.node).visible),
+        Condition::Enabled => first.as_ref().is_some_and(|o| o.enabled),
+        Condition::TextEquals => first
+            .as_ref()
+            .is_some_and(|o| o.text.as_deref().or(o.name.as_deref()) == text),
+    };
+    let observed = json!({ "matches": matches.len(), "first": first });
+    (held, first, observed)
+}
+
+impl DeviceController {
+    /// Polls until `selector` meets `condition` or the timeout passes.
+    pub async fn wait(
+        &self,
+        udid: Option<&str>,
+        selector: &Selector,
+        condition: Condition,
+        text: Option<&str>,
+        polling: Polling,
+    ) -> Result<WaitResult> {
+        if condition == Condition::TextEquals && text.is_none() {
+            return Err(Error::validation("`text_equals` needs `text`"));
+        }
+        let device = self.resolve_ready(udid).await?;
+        let started = Instant::now();
+        let mut polls = 0;
+        loop {
+            let snapshot = self.snapshot(&device).await?;
+            polls += 1;
+            let (held, matched, observed) = judge(&snapshot.screen, selector, condition, text);
+            let timed_out = started.elapsed() >= polling.timeout;
+            if held || timed_out {
+                return Ok(WaitResult {
+                    status: if held {
+                        WaitStatus::Success
+                    } else {
+                        WaitStatus::Timeout
+                    },
+                    matched: if held { matched } else { None },
+                    observed,
+                    elapsed_ms: started.elapsed().as_millis() as u64,
+                    polls,
+                    snapshot_id: snapshot.id.clone(),
+                });
+            }
+            tokio::time::sleep(polling.interval.min(polling.timeout - started.elapsed())).await;
+        }
+    }
+
+    /// Reads the screen now (or uses a fresh read) for `expect`.
+    pub async fn current(&self, udid: Option<&str>) -> Result<std::sync::Arc<Snapshot>> {
+        let device = self.resolve_ready(udid).await?;
+        let session = self.session(&device.udid);
+        let _commands = session.commands.lock().await;
+        self.fresh_or_dump_locked(&device, &session).await
+    }
+
+    /// Polls until the fingerprint differs from `from` (default: the current screen's), then
+    /// confirms with one more read that the new screen has settled.
+    pub async fn wait_for_change(
+        &self,
+        udid: Option<&str>,
+        from: Option<String>,
+        polling: Polling,
+    ) -> Result<ChangeResult> {
+        let device = self.resolve_ready(udid).await?;
+        let started = Instant::now();
+        let before = match from {
+            Some(f) => f,
+            None => self
+                .current(Some(&device.udid))
+                .await?
+                .screen
+                .fingerprint
+                .clone(),
+        };
+        let mut polls = 0;
+        let mut candidate: Option<String> = None;
+        loop {
+            let snapshot = self.snapshot(&device).await?;
+            polls += 1;
+            let now = snapshot.screen.fingerprint.clone();
+            let settled = now != before && candidate.as_deref() == Some(now.as_str());
+            if settled || started.elapsed() >= polling.timeout {
+                return Ok(ChangeResult {
+                    status: if settled {
+                        ChangeStatus::Changed
+                    } else {
+                        ChangeStatus::Timeout
+                    },
+                    fingerprint_before: before,
+                    fingerprint_after: now,
+                    elapsed_ms: started.elapsed().as_millis() as u64,
+                    polls,
+                    snapshot_id: snapshot.id.clone(),
+                });
+            }
+            // A new fingerprint is confirmed by the next read straight away; otherwise wait.
+            if now != before {
+                candidate = Some(now);
+            } else {
+                candidate = None;
+                tokio::time::sleep(polling.interval.min(polling.timeout - started.elapsed())).await;
+            }
+        }
+    }
+}
+
+/// Whether the screen changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeStatus {
+    Changed,
+    Timeout,
+}
+
+/// The answer of `wait-for-change`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ChangeResult {
+    pub status: ChangeStatus,
+    pub fingerprint_before: String,
+    pub fingerprint_after: String,
+    pub elapsed_ms: u64,
+    pub polls: u32,
+    pub snapshot_id: String,
+}
+
+/// What `expect` asserts.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Expectation {
+    /// An element matching `selector` is on screen.
+    ElementVisible { selector: Selector },
+    /// No element matching `selector` is on screen.
+    ElementNotVisible { selector: Selector },
+    /// The first element matching `selector` shows exactly `text`.
+    ElementHasText { selector: Selector, text: String },
+    /// The screen's fingerprint is `fingerprint`.
+    Screen { fingerprint: String },
+    /// The foreground app (package / bundle id) is `app`.
+    ForegroundApp { app: String },
+    /// The focused activity (Android) ends with `activity`.
+    ForegroundActivity { activity: String },
+}
+
+/// The binary answer of `expect`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ExpectResult {
+    pub success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_code: Option<ErrorCode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+    /// What the screen showed.
+    #[schema(value_type = Object)]
+    pub observed: Value,
+    pub snapshot_id: String,
+}
+
+/// Judges an expectation on one snapshot.
+pub fn expect_on(snapshot: &Snapshot, expectation: &Expectation) -> ExpectResult {
+    let screen = &snapshot.screen;
+    let (success, code, observed) = match expectation {
+        Expectation::ElementVisible { selector } => {
+            let (ok, _, obs) = judge(screen, selector, Condition::Visible, None);
+            (ok, ErrorCode::ElementNotFound, obs)
+        }
+        Expectation::ElementNotVisible { selector } => {
+            let (visible, _, obs) = judge(screen, selector, Condition::Visible, None);
+            (!visible, ErrorCode::ElementNotFound, obs)
+        }
+        Expectation::ElementHasText { selector, text } => {
+            let (ok, _, obs) = judge(screen, selector, Condition::TextEquals, Some(text));
+            (ok, ErrorCode::ElementNotFound, obs)
+        }
+        Expectation::Screen { fingerprint } => (
+            &screen.fingerprint == fingerprint,
+            ErrorCode::NavigationNoChange,
+            json!({ "fingerprint": screen.fingerprint }),
+        ),
+        Expectation::ForegroundApp { app } => {
+            let now = snapshot.app();
+            (
+                now.as_deref() == Some(app.as_str()),
+                ErrorCode::NavigationNoChange,
+                json!({ "app": now }),
+            )
+        }
+        Expectation::ForegroundActivity { activity } => {
+            let now = snapshot.activity.clone();
+            let ok = now
+                .as_deref()
+                .is_some_and(|a| a.ends_with(activity.as_str()));
+            (
+                ok,
+                ErrorCode::NavigationNoChange,
+                json!({ "activity": now, "app": snapshot.app() }),
+            )
+        }
+    };
+    ExpectResult {
+        success,
+        failure_code: (!success).then_some(code),
+        retryable: (!success).then_some(code.retryable()),
+        observed,
+        snapshot_id: snapshot.id.clone(),
+    }
+}

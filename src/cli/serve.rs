@@ -30,6 +30,10 @@ pub struct ServeArgs {
     /// Port of the adb server to use (default: adb's own, 5037 or ANDROID_ADB_SERVER_PORT).
     #[arg(long, env = "MOBILECTL_ADB_SERVER_PORT")]
     pub adb_server_port: Option<u16>,
+    /// Also start a virtual Android device running a small demo app, connect adb to it and
+    /// make it the active device: every Android route can be tried without a phone.
+    #[arg(long)]
+    pub demo: bool,
 }
 
 /// Why the server refuses to start.
@@ -67,11 +71,34 @@ pub fn run(args: ServeArgs) -> i32 {
             }
         };
         let bound = listener.local_addr().unwrap_or(args.addr);
+        let tools = Toolbox::from_env();
+        // Kept alive for as long as the server runs.
+        let demo = if args.demo {
+            match start_demo(&tools, args.adb_server_port).await {
+                Ok(d) => Some(d),
+                Err(msg) => {
+                    eprintln!("mobilectl: --demo: {msg}");
+                    return 1;
+                }
+            }
+        } else {
+            None
+        };
         let controller = DeviceController::new(ControllerConfig {
-            tools: Toolbox::from_env(),
+            tools,
             adb_server_port: args.adb_server_port,
             max_command_time: None,
         });
+        if let Some(d) = &demo {
+            if let Err(e) = controller.set_active(&d.serial()).await {
+                eprintln!("mobilectl: --demo: the virtual device is not usable: {}", e.message);
+                return 1;
+            }
+            println!(
+                "demo: virtual Android device {} is the active device (try GET /api/v1/device/ui)",
+                d.serial()
+            );
+        }
         let state = AppState::new(
             controller,
             ServerOptions {
@@ -87,7 +114,18 @@ pub fn run(args: ServeArgs) -> i32 {
         let router = server::app(state, policy);
         println!("mobilectl listening on http://{bound} (Swagger UI: http://{bound}/docs)");
         tracing::info!(%bound, "listening");
-        match server::serve(listener, router).await {
+        let served = server::serve(listener, router).await;
+        if let Some(d) = demo {
+            // Leave the adb server without a dangling offline entry.
+            if let Some(adb) = Toolbox::from_env().path(crate::exec::Tool::Adb) {
+                let mut cmd = crate::exec::Command::new(adb);
+                if let Some(port) = args.adb_server_port {
+                    cmd = cmd.args(["-P".to_string(), port.to_string()]);
+                }
+                let _ = cmd.args(["disconnect", &d.serial()]).run().await;
+            }
+        }
+        match served {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("mobilectl: server error: {e}");
@@ -95,6 +133,21 @@ pub fn run(args: ServeArgs) -> i32 {
             }
         }
     })
+}
+
+/// Starts the demo virtual device and connects the adb server to it.
+async fn start_demo(
+    tools: &Toolbox,
+    adb_server_port: Option<u16>,
+) -> Result<crate::virtual_device::RunningDevice, String> {
+    let adb = tools
+        .path(crate::exec::Tool::Adb)
+        .ok_or_else(|| format!("adb is needed: {}", crate::exec::Tool::Adb.install_hint()))?
+        .to_path_buf();
+    let me = std::env::current_exe().map_err(|e| format!("cannot find the mobilectl binary: {e}"))?;
+    crate::virtual_device::run_demo_for_serve(me, &adb, adb_server_port)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 fn init_tracing() {

@@ -1,0 +1,57 @@
+//! The `mobilectl serve` binary: refuses unsafe binds, serves the demo device, and shuts down
+//! gracefully on SIGTERM.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use mobilectl::virtual_device::testing::{free_port, wait_until};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
+
+#[test]
+fn non_loopback_bind_without_a_token_refuses_to_start() {
+    let out = Command::new(BIN)
+        .args(["serve", "--addr", "0.0.0.0:0"])
+        .env_remove("MOBILECTL_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("without a token"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_demo_answers_ui_and_stops_on_sigterm() {
+    let (port, adb_port) = (free_port(), free_port());
+    let mut child = Command::new(BIN)
+        .args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
+        .args(["--adb-server-port", &adb_port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let up = wait_until(Duration::from_secs(30), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    assert!(up, "the server did not come up");
+    let ui: serde_json::Value = client
+        .get(format!("{base}/api/v1/device/ui"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(ui["tree_text"].as_str().unwrap().contains("LOG IN"), "{ui}");
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let exited = wait_until(Duration::from_secs(10), || matches!(child.try_wait(), Ok(Some(_))));
+    assert!(exited, "the server did not stop on SIGTERM");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let _ = Command::new("adb")
+        .args(["-P", &adb_port.to_string(), "kill-server"])
+        .output();
+}

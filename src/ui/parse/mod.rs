@@ -257,7 +257,7 @@ pub(crate) fn android_bounds(s: &str) -> Option<Rect> {
 pub(crate) fn frame_string(s: &str) -> Option<Rect> {
     let start = s.find("{{")?;
     let nums: Vec<f64> = s[start..]
-        .split(|c: char| c == '{' || c == '}' || c == ',')
+        .split(['{', '}', ','])
         .map(str::trim)
         .filter(|p| !p.is_empty())
         .map(|p| p.parse::<f64>())

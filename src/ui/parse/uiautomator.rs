@@ -31,7 +31,7 @@ pub(super) fn parse(kind: DumpKind, text: &str) -> Result<Tree, ParseError> {
     let mut saw_root = false;
     loop {
         let ev = reader.read_event().map_err(|e| ParseError::Xml {
-            pos: reader.buffer_position() as u64,
+            pos: reader.buffer_position(),
             msg: e.to_string(),
         })?;
         match ev {
@@ -47,7 +47,7 @@ pub(super) fn parse(kind: DumpKind, text: &str) -> Result<Tree, ParseError> {
             Event::End(_) => {
                 if stack.pop().is_none() {
                     return Err(ParseError::Xml {
-                        pos: reader.buffer_position() as u64,
+                        pos: reader.buffer_position(),
                         msg: "unexpected closing tag".into(),
                     });
                 }

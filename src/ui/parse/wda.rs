@@ -16,7 +16,7 @@ pub(super) fn parse_xml(text: &str) -> Result<Tree, ParseError> {
     let mut stack: Vec<Option<usize>> = Vec::new();
     loop {
         let ev = reader.read_event().map_err(|e| ParseError::Xml {
-            pos: reader.buffer_position() as u64,
+            pos: reader.buffer_position(),
             msg: e.to_string(),
         })?;
         match ev {
@@ -30,7 +30,7 @@ pub(super) fn parse_xml(text: &str) -> Result<Tree, ParseError> {
             Event::End(_) => {
                 if stack.pop().is_none() {
                     return Err(ParseError::Xml {
-                        pos: reader.buffer_position() as u64,
+                        pos: reader.buffer_position(),
                         msg: "unexpected closing tag".into(),
                     });
                 }
@@ -167,8 +167,10 @@ pub(super) fn parse_json(text: &str) -> Result<Tree, ParseError> {
         };
         let s = |k: &str| obj.get(k).and_then(Value::as_str).and_then(non_empty);
         let ty = s("type").unwrap_or_else(|| "Other".into());
-        let mut el = Element::default();
-        el.bounds = json_rect(obj).unwrap_or(Rect::new(f64::NAN, f64::NAN, 0.0, 0.0));
+        let mut el = Element {
+            bounds: json_rect(obj).unwrap_or(Rect::new(f64::NAN, f64::NAN, 0.0, 0.0)),
+            ..Element::default()
+        };
         el.states.enabled = obj.get("isEnabled").map(json_bool).unwrap_or(true);
         el.states.visible = obj.get("isVisible").map(json_bool).unwrap_or(true);
         el.states.focused = obj

@@ -1,7 +1,7 @@
 //! parse → prune → refs → text on the largest UI fixture (criterion).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use mobilectl::ui::{analyze, parse_any, ViewOptions};
+use mobilectl::ui::{analyze, analyze_owned, parse_any, ViewOptions};
 use std::path::PathBuf;
 
 fn largest_fixture() -> (PathBuf, String) {
@@ -45,7 +45,7 @@ fn bench(c: &mut Criterion) {
     c.bench_function("pipeline parse->prune->refs->text", |b| {
         b.iter(|| {
             let t = parse_any(black_box(&text)).unwrap();
-            analyze(&t, Some(&first.refs), &ViewOptions::default()).tree_text
+            analyze_owned(t, Some(&first.refs), &ViewOptions::default()).tree_text
         })
     });
 }

@@ -479,7 +479,7 @@ mod props {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
         #[test]
         fn arbitrary_strings_never_panic(s in "\\PC{0,400}") {

@@ -14,8 +14,15 @@ pub fn status_bar_mask(els: &[Element], screen: Rect) -> Vec<bool> {
         let inherited = e.parent.filter(|&p| p < out.len()).is_some_and(|p| out[p]);
         let own = e.role == Role::Statusbar
             || e.id.as_deref().is_some_and(|id| {
-                let l = id.to_ascii_lowercase();
-                l.contains("status_bar") || l.contains("statusbar")
+                [
+                    "status_bar",
+                    "statusbar",
+                    "statusBar",
+                    "StatusBar",
+                    "STATUS_BAR",
+                ]
+                .iter()
+                .any(|p| id.contains(p))
             });
         let in_band = e.bounds.is_valid() && e.bounds.bottom() <= screen.y + band;
         let band_item = in_band

@@ -122,7 +122,27 @@ fn subtree_ends(els: &[Element]) -> Vec<usize> {
 /// Prunes, assigns refs (stable against `previous`), renders, fingerprints and detects the
 /// alert, keyboard and focus of a parsed tree.
 pub fn analyze(tree: &Tree, previous: Option<&RefTable>, opts: &ViewOptions) -> Screen {
-    let mut els = tree.nodes.clone();
+    let meta = Tree {
+        nodes: Vec::new(),
+        roots: Vec::new(),
+        foreground: tree.foreground.clone(),
+        ..*tree
+    };
+    analyze_nodes(&meta, tree.nodes.clone(), previous, opts)
+}
+
+/// [`analyze`] taking the tree by value (no copy of its elements).
+pub fn analyze_owned(mut tree: Tree, previous: Option<&RefTable>, opts: &ViewOptions) -> Screen {
+    let nodes = std::mem::take(&mut tree.nodes);
+    analyze_nodes(&tree, nodes, previous, opts)
+}
+
+fn analyze_nodes(
+    tree: &Tree,
+    mut els: Vec<Element>,
+    previous: Option<&RefTable>,
+    opts: &ViewOptions,
+) -> Screen {
     let screen = tree.screen_rect();
     let mut ends = subtree_ends(&els);
     let mut shown: Vec<bool> = els
@@ -277,7 +297,7 @@ pub fn render_dump(
     interactive_only: bool,
 ) -> Result<String, ParseError> {
     let tree = parse_any(text)?;
-    let s = analyze(&tree, None, &ViewOptions { interactive_only });
+    let s = analyze_owned(tree, None, &ViewOptions { interactive_only });
     Ok(match format {
         Format::Text => s.tree_text,
         Format::Json => {

@@ -85,6 +85,13 @@ fn is_list_like(e: &Element) -> bool {
     e.states.scrollable || matches!(e.role, Role::List | Role::Tablist | Role::Webview)
 }
 
+fn same_rect(a: &Rect, b: &Rect) -> bool {
+    (a.x - b.x).abs() <= 1.0
+        && (a.y - b.y).abs() <= 1.0
+        && (a.w - b.w).abs() <= 1.0
+        && (a.h - b.h).abs() <= 1.0
+}
+
 fn specific(r: Role) -> bool {
     matches!(
         r,
@@ -182,6 +189,16 @@ pub fn prune(input: &Input<'_>, subtree_end: &[usize]) -> View {
         let absorbing = stack.last().filter(|o| o.absorbs).map(|o| o.item);
         // An inner control merged into its outer control reads as a label of it.
         let actionable = actionable && !merged[i];
+        // A scroll container filling the scroll container around it adds nothing.
+        if actionable && is_list_like(e) && !e.states.clickable && e.label().is_none() {
+            let same = stack.last().is_some_and(|o| {
+                let outer = &els[view.items[o.item].node];
+                !o.absorbs && same_rect(&outer.bounds, &e.bounds)
+            });
+            if same {
+                continue;
+            }
+        }
         if actionable || inner[i].is_some() {
             let mut pieces = Vec::new();
             own_pieces(e, &mut pieces);

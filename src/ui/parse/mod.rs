@@ -41,10 +41,12 @@ pub fn detect_kind(text: &str) -> Option<DumpKind> {
     let t = strip_bom(text).trim_start();
     let head: &str = &t[..floor_char_boundary(t, 4096)];
     if t.starts_with('<') {
-        if t.contains("XCUIElementType") {
+        // The first elements decide: WDA starts with XCUIElementTypeApplication (possibly in
+        // an <AppiumAUT> wrapper), uiautomator with <hierarchy><node, Appium with class tags.
+        if head.contains("<XCUIElementType") {
             Some(DumpKind::WdaXml)
         } else if head.contains("<hierarchy") || head.contains("<node") {
-            if t.contains("<node") {
+            if head.contains("<node") {
                 Some(DumpKind::Uiautomator)
             } else {
                 Some(DumpKind::AppiumSource)
@@ -191,9 +193,48 @@ fn flush_high(out: &mut String, h: &mut Option<u32>) {
     }
 }
 
+/// The attributes of a start tag as `(name, raw value)` pairs, values still escaped. A fast
+/// path for the well-formed `name="value"` / `name='value'` lists every dump uses; it stops
+/// at the first malformed attribute (the rest of that tag is ignored, never a panic).
+pub(crate) fn attrs<'a>(doc: &'a str, e: &'a quick_xml::events::BytesStart<'_>) -> AttrIter<'a> {
+    let raw = e.attributes_raw();
+    // The tag borrows from `doc`: slice the document instead of validating UTF-8 again.
+    let start = (raw.as_ptr() as usize).wrapping_sub(doc.as_ptr() as usize);
+    let s = doc
+        .get(start..start.wrapping_add(raw.len()))
+        .filter(|s| s.as_ptr() == raw.as_ptr())
+        .or_else(|| std::str::from_utf8(raw).ok())
+        .unwrap_or("");
+    AttrIter { s }
+}
+
+pub(crate) struct AttrIter<'a> {
+    s: &'a str,
+}
+
+impl<'a> Iterator for AttrIter<'a> {
+    type Item = (&'a str, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let s = self.s;
+        let b = s.as_bytes();
+        let eq = b.iter().position(|&c| c == b'=')?;
+        let key = s[..eq].trim_ascii();
+        let mut i = eq + 1;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let q = *b.get(i).filter(|&&c| c == b'"' || c == b'\'')?;
+        let start = i + 1;
+        let len = b[start..].iter().position(|&c| c == q)?;
+        self.s = &s[start + len + 1..];
+        Some((key, &s[start..start + len]))
+    }
+}
+
 /// `"true"`/`"1"`/`"yes"` → true; anything else false.
 pub(crate) fn truthy(v: &str) -> bool {
-    matches!(v.trim(), "true" | "1" | "yes" | "TRUE" | "True")
+    matches!(v, "true" | "1") || matches!(v.trim(), "true" | "1" | "yes" | "TRUE" | "True")
 }
 
 /// Android bounds `"[l,t][r,b]"` → rectangle; `None` when malformed.
@@ -216,7 +257,7 @@ pub(crate) fn android_bounds(s: &str) -> Option<Rect> {
 pub(crate) fn frame_string(s: &str) -> Option<Rect> {
     let start = s.find("{{")?;
     let nums: Vec<f64> = s[start..]
-        .split(|c: char| c == '{' || c == '}' || c == ',')
+        .split(['{', '}', ','])
         .map(str::trim)
         .filter(|p| !p.is_empty())
         .map(|p| p.parse::<f64>())
@@ -247,6 +288,26 @@ mod tests {
         assert_eq!(unescape("&#55357;x"), "\u{fffd}x");
         assert_eq!(unescape("&nbsp; &"), "&nbsp; &");
         assert_eq!(unescape("&lt;&gt;&quot;&apos;"), "<>\"'");
+    }
+
+    #[test]
+    fn attribute_scanner() {
+        let mut r =
+            quick_xml::Reader::from_str("<node a=\"1\" b = 'x \"y\"' c=\"&amp;\" broken d=\"2\"/>");
+        let ev = r.read_event().unwrap();
+        let quick_xml::events::Event::Empty(e) = ev else {
+            panic!("{ev:?}")
+        };
+        let v: Vec<_> = attrs("", &e).collect();
+        assert_eq!(v[0], ("a", "1"));
+        assert_eq!(v[1], ("b", "x \"y\""));
+        assert_eq!(v[2], ("c", "&amp;"));
+        assert_eq!(v[3], ("broken d", "2"));
+        let mut r = quick_xml::Reader::from_str("<node a=1 b=\"2\"/>");
+        let quick_xml::events::Event::Empty(e) = r.read_event().unwrap() else {
+            panic!()
+        };
+        assert_eq!(attrs("", &e).count(), 0);
     }
 
     #[test]

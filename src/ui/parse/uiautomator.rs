@@ -4,7 +4,7 @@
 
 use super::super::model::{DumpKind, Element, Role, Size, Tree};
 use super::super::roles::android_role;
-use super::{android_bounds, non_empty, truthy, unescape, ParseError};
+use super::{android_bounds, attrs, non_empty, truthy, unescape, ParseError};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
@@ -31,23 +31,23 @@ pub(super) fn parse(kind: DumpKind, text: &str) -> Result<Tree, ParseError> {
     let mut saw_root = false;
     loop {
         let ev = reader.read_event().map_err(|e| ParseError::Xml {
-            pos: reader.buffer_position() as u64,
+            pos: reader.buffer_position(),
             msg: e.to_string(),
         })?;
         match ev {
             Event::Start(e) => {
                 saw_root = true;
-                let slot = open(&mut tree, &e, &stack);
+                let slot = open(text, &mut tree, &e, &stack);
                 stack.push(slot);
             }
             Event::Empty(e) => {
                 saw_root = true;
-                open(&mut tree, &e, &stack);
+                open(text, &mut tree, &e, &stack);
             }
             Event::End(_) => {
                 if stack.pop().is_none() {
                     return Err(ParseError::Xml {
-                        pos: reader.buffer_position() as u64,
+                        pos: reader.buffer_position(),
                         msg: "unexpected closing tag".into(),
                     });
                 }
@@ -80,13 +80,12 @@ fn parent_of(stack: &[Option<usize>]) -> Option<usize> {
     stack.iter().rev().find_map(|s| *s)
 }
 
-fn open(tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>]) -> Option<usize> {
+fn open(doc: &str, tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>]) -> Option<usize> {
     let tag = e.name();
     let tag = std::str::from_utf8(tag.as_ref()).unwrap_or("");
     if tag == "hierarchy" || (stack.is_empty() && tag == "AppiumAUT") {
-        for a in e.attributes().with_checks(false).flatten() {
-            let v = std::str::from_utf8(&a.value).unwrap_or("");
-            match a.key.as_ref() {
+        for (key, v) in attrs(doc, e) {
+            match key.as_bytes() {
                 b"rotation" => tree.rotation = v.trim().parse().ok(),
                 b"width" => tree.screen.w = v.trim().parse().unwrap_or(0.0),
                 b"height" => tree.screen.h = v.trim().parse().unwrap_or(0.0),
@@ -101,10 +100,9 @@ fn open(tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>]) -> Option<
     let mut el = Element::default();
     let mut class: Option<String> = None;
     let mut visible = true;
-    for a in e.attributes().with_checks(false).flatten() {
-        let raw = std::str::from_utf8(&a.value).unwrap_or("");
+    for (key, raw) in attrs(doc, e) {
         let st = &mut el.states;
-        match a.key.as_ref() {
+        match key.as_bytes() {
             // Whitespace is content in a text field (a typed tab or space); labels skip it.
             b"text" => el.text = Some(unescape(raw).to_string()).filter(|t| !t.is_empty()),
             b"content-desc" => el.desc = non_empty(unescape(raw)),

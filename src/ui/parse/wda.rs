@@ -4,7 +4,7 @@
 
 use super::super::model::{DumpKind, Element, Rect, Role, Size, Tree};
 use super::super::roles::ios_type_role;
-use super::{frame_string, non_empty, truthy, unescape, ParseError};
+use super::{attrs, frame_string, non_empty, truthy, unescape, ParseError};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use serde_json::Value;
@@ -16,21 +16,21 @@ pub(super) fn parse_xml(text: &str) -> Result<Tree, ParseError> {
     let mut stack: Vec<Option<usize>> = Vec::new();
     loop {
         let ev = reader.read_event().map_err(|e| ParseError::Xml {
-            pos: reader.buffer_position() as u64,
+            pos: reader.buffer_position(),
             msg: e.to_string(),
         })?;
         match ev {
             Event::Start(e) => {
-                let slot = open(&mut tree, &e, &stack);
+                let slot = open(text, &mut tree, &e, &stack);
                 stack.push(slot);
             }
             Event::Empty(e) => {
-                open(&mut tree, &e, &stack);
+                open(text, &mut tree, &e, &stack);
             }
             Event::End(_) => {
                 if stack.pop().is_none() {
                     return Err(ParseError::Xml {
-                        pos: reader.buffer_position() as u64,
+                        pos: reader.buffer_position(),
                         msg: "unexpected closing tag".into(),
                     });
                 }
@@ -49,7 +49,7 @@ pub(super) fn parse_xml(text: &str) -> Result<Tree, ParseError> {
     Ok(tree)
 }
 
-fn open(tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>]) -> Option<usize> {
+fn open(doc: &str, tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>]) -> Option<usize> {
     let tag = e.name();
     let tag = std::str::from_utf8(tag.as_ref()).unwrap_or("");
     if tag == "AppiumAUT" {
@@ -63,9 +63,8 @@ fn open(tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>]) -> Option<
     let (mut x, mut y, mut w, mut h) = (f64::NAN, f64::NAN, f64::NAN, f64::NAN);
     let mut el = Element::default();
     let mut bundle = None;
-    for a in e.attributes().with_checks(false).flatten() {
-        let raw = std::str::from_utf8(&a.value).unwrap_or("");
-        match a.key.as_ref() {
+    for (key, raw) in attrs(doc, e) {
+        match key.as_bytes() {
             b"type" => ty = non_empty(unescape(raw)),
             b"name" => name = non_empty(unescape(raw)),
             b"label" => label = non_empty(unescape(raw)),
@@ -168,8 +167,10 @@ pub(super) fn parse_json(text: &str) -> Result<Tree, ParseError> {
         };
         let s = |k: &str| obj.get(k).and_then(Value::as_str).and_then(non_empty);
         let ty = s("type").unwrap_or_else(|| "Other".into());
-        let mut el = Element::default();
-        el.bounds = json_rect(obj).unwrap_or(Rect::new(f64::NAN, f64::NAN, 0.0, 0.0));
+        let mut el = Element {
+            bounds: json_rect(obj).unwrap_or(Rect::new(f64::NAN, f64::NAN, 0.0, 0.0)),
+            ..Element::default()
+        };
         el.states.enabled = obj.get("isEnabled").map(json_bool).unwrap_or(true);
         el.states.visible = obj.get("isVisible").map(json_bool).unwrap_or(true);
         el.states.focused = obj

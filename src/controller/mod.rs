@@ -4,10 +4,12 @@
 
 mod apps;
 mod resolve;
+mod simulator;
 
 pub use apps::{check_bundle_id, check_install_path};
 
 pub use resolve::resolve_target;
+pub use simulator::check_status_bar;
 
 use std::sync::RwLock;
 use std::time::Duration;

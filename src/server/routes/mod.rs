@@ -5,6 +5,7 @@ pub mod devices;
 pub mod doctor;
 pub mod health;
 pub mod screenshot;
+pub mod simulator;
 pub mod system;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -20,4 +21,5 @@ pub fn all() -> OpenApiRouter<AppState> {
         .merge(apps::router())
         .merge(screenshot::router())
         .merge(system::router())
+        .merge(simulator::router())
 }

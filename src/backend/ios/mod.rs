@@ -1,17 +1,23 @@
-//! The iOS Simulator backend: `xcrun simctl` for devices, apps, screenshots and system settings.
-//! (UI through AXe or idb comes next.) Each concern lives in its own module; this one holds the
+//! The iOS Simulator backend: `xcrun simctl` for devices, apps, screenshots and system settings;
+//! AXe (preferred) or idb for the UI. Each concern lives in its own module; this one holds the
 //! backend type, its simctl runner and the [`DeviceBackend`] wiring.
 
 mod apps;
 mod devices;
+mod keys;
 mod listapps;
 mod scale;
 mod screen;
 mod system;
+mod typing;
+mod ui;
 
 pub use devices::parse_simctl_devices;
+pub use keys::{ios_key, IosKey};
 pub use listapps::parse_listapps;
 pub use scale::{pixels_to_points, png_dimensions, points_to_pixels, screen_scale};
+pub use typing::is_hid_typeable;
+pub use ui::{AxeSelector, UiTool};
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -20,9 +26,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::backend::types::{
-    AppInfo, LaunchOptions, Launched, PermissionAction, StatusBarOverride,
+    AppInfo, LaunchOptions, Launched, PermissionAction, Point, StatusBarOverride,
 };
-use crate::backend::{command_failed, exec_error, tool_command, Device, DeviceBackend, Platform};
+use crate::backend::{
+    command_failed, exec_error, tool_command, Device, DeviceBackend, KeyPress, Platform, TypedWith,
+    UiSource,
+};
 use crate::error::Result;
 use crate::exec::{Command, Output, Tool, Toolbox};
 
@@ -125,6 +134,29 @@ impl DeviceBackend for SimctlBackend {
     async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
         self.screenshot(&device.udid).await
     }
+    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
+        self.describe_ui(&device.udid).await
+    }
+
+    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
+        self.ui_tap(&device.udid, at).await
+    }
+    async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
+        self.ui_long_press(&device.udid, at, duration_ms).await
+    }
+    async fn swipe(&self, d: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
+        self.ui_swipe(&d.udid, from, to, duration_ms).await
+    }
+    async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
+        self.ui_type(&device.udid, text).await
+    }
+    async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
+        self.ui_key(&device.udid, key).await
+    }
+    async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
+        Err(keys::hide_keyboard_unsupported())
+    }
+
     async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {
         self.location_set(&device.udid, latitude, longitude).await
     }

@@ -22,8 +22,9 @@ fn main() {
         println!("android_overhead: skipped (run with cargo bench)");
         return;
     }
-    let bin = std::env::var("MOBILECTL_BIN")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/mobilectl").into());
+    let bin = std::env::var("MOBILECTL_BIN").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/mobilectl").into()
+    });
     let h = VdHarness::start(&bin, &[]).expect("virtual device (build the release binary first)");
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {

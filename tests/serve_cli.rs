@@ -48,7 +48,9 @@ async fn serve_demo_answers_ui_and_stops_on_sigterm() {
     unsafe {
         libc::kill(child.id() as i32, libc::SIGTERM);
     }
-    let exited = wait_until(Duration::from_secs(10), || matches!(child.try_wait(), Ok(Some(_))));
+    let exited = wait_until(Duration::from_secs(10), || {
+        matches!(child.try_wait(), Ok(Some(_)))
+    });
     assert!(exited, "the server did not stop on SIGTERM");
     assert_eq!(child.wait().unwrap().code(), Some(0));
     let _ = Command::new("adb")

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use async_trait::async_trait;
 
-use super::types::{AppInfo, Key, LaunchOptions, Launched, PermissionAction, Point};
+use super::types::{
+    AppInfo, Key, LaunchOptions, Launched, PermissionAction, Point, StatusBarOverride,
+};
 use super::{Device, Platform};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -134,5 +136,19 @@ pub trait DeviceBackend: Send + Sync {
         _action: PermissionAction,
     ) -> Result<()> {
         Err(unsupported("changing permissions", self.platform()))
+    }
+
+    // --- simulator housekeeping -------------------------------------------------------------
+    /// Wipes the device's content and settings (iOS Simulator `simctl erase`).
+    async fn erase(&self, _device: &Device) -> Result<()> {
+        Err(unsupported("erasing the device", self.platform()))
+    }
+    /// Overrides the status bar (`Some`) or restores it (`None`).
+    async fn status_bar(
+        &self,
+        _device: &Device,
+        _values: Option<&StatusBarOverride>,
+    ) -> Result<()> {
+        Err(unsupported("overriding the status bar", self.platform()))
     }
 }

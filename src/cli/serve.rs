@@ -91,7 +91,10 @@ pub fn run(args: ServeArgs) -> i32 {
         });
         if let Some(d) = &demo {
             if let Err(e) = controller.set_active(&d.serial()).await {
-                eprintln!("mobilectl: --demo: the virtual device is not usable: {}", e.message);
+                eprintln!(
+                    "mobilectl: --demo: the virtual device is not usable: {}",
+                    e.message
+                );
                 return 1;
             }
             println!(
@@ -144,7 +147,8 @@ async fn start_demo(
         .path(crate::exec::Tool::Adb)
         .ok_or_else(|| format!("adb is needed: {}", crate::exec::Tool::Adb.install_hint()))?
         .to_path_buf();
-    let me = std::env::current_exe().map_err(|e| format!("cannot find the mobilectl binary: {e}"))?;
+    let me =
+        std::env::current_exe().map_err(|e| format!("cannot find the mobilectl binary: {e}"))?;
     crate::virtual_device::run_demo_for_serve(me, &adb, adb_server_port)
         .await
         .map_err(|e| e.to_string())

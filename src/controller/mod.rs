@@ -8,6 +8,7 @@ mod apps;
 mod resolve;
 mod scroll;
 mod session;
+mod simulator;
 mod snapshot;
 mod target;
 mod verify;
@@ -26,6 +27,7 @@ pub use snapshot::Snapshot;
 pub use apps::{check_bundle_id, check_install_path};
 
 pub use resolve::resolve_target;
+pub use simulator::check_status_bar;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};

@@ -175,3 +175,29 @@ pub fn error_code(body: &Value) -> String {
     assert!(e["retryable"].is_boolean(), "no retryable in {body}");
     e["code"].as_str().unwrap().to_string()
 }
+
+/// A fake `xcrun` that answers `simctl list …` with a recorded listing and otherwise runs the
+/// given `case "$*" in` arms (POSIX sh); anything else fails loudly.
+pub fn fake_xcrun_with(tools: &FakeTools, list_fixture: &str, arms: &str) -> PathBuf {
+    let list = fixture(list_fixture);
+    tools.add(
+        "xcrun",
+        &format!(
+            r#"case "$*" in
+  "simctl list devices available -j") cat '{}' ;;
+{arms}
+  *) echo "fake xcrun: unexpected $*" >&2; exit 1 ;;
+esac"#,
+            list.display()
+        ),
+    )
+}
+
+/// The calls of `name` other than device listings.
+pub fn calls_except_list(tools: &FakeTools, name: &str) -> Vec<Vec<String>> {
+    tools
+        .calls(name)
+        .into_iter()
+        .filter(|c| c.get(1).map(String::as_str) != Some("list"))
+        .collect()
+}

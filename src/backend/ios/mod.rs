@@ -1,13 +1,37 @@
-//! The iOS Simulator backend: `xcrun simctl` for devices and apps. (UI through AXe or idb comes
-//! with the iOS UI work.)
+//! The iOS Simulator backend: `xcrun simctl` for devices, apps, screenshots and system settings;
+//! AXe (preferred) or idb for the UI. Each concern lives in its own module; this one holds the
+//! backend type, its simctl runner and the [`DeviceBackend`] wiring.
 
+mod apps;
 mod devices;
+mod keys;
+mod listapps;
+mod scale;
+mod screen;
+mod system;
+mod typing;
+mod ui;
 
 pub use devices::parse_simctl_devices;
+pub use keys::{ios_key, IosKey};
+pub use listapps::parse_listapps;
+pub use scale::{pixels_to_points, png_dimensions, points_to_pixels, screen_scale};
+pub use typing::is_hid_typeable;
+pub use ui::{AxeSelector, UiTool};
 
+use std::ffi::OsString;
+use std::path::Path;
 use std::time::Duration;
 
-use crate::backend::{command_failed, exec_error, tool_command};
+use async_trait::async_trait;
+
+use crate::backend::types::{
+    AppInfo, LaunchOptions, Launched, PermissionAction, Point, StatusBarOverride,
+};
+use crate::backend::{
+    command_failed, exec_error, tool_command, Device, DeviceBackend, KeyPress, Platform, TypedWith,
+    UiSource,
+};
 use crate::error::Result;
 use crate::exec::{Command, Output, Tool, Toolbox};
 
@@ -16,7 +40,7 @@ pub const QUICK_TIMEOUT: Duration = Duration::from_secs(20);
 /// Time limit of a simulator boot or shutdown.
 pub const BOOT_TIMEOUT: Duration = Duration::from_secs(180);
 
-/// Talks to iOS Simulators through `xcrun simctl`.
+/// Talks to iOS Simulators through `xcrun simctl`, and to their UI through AXe or idb.
 #[derive(Debug, Clone)]
 pub struct SimctlBackend {
     tools: Toolbox,
@@ -38,13 +62,17 @@ impl SimctlBackend {
 
     /// Runs `xcrun simctl ARGS` and fails with the tool's words on a non-zero exit, unless its
     /// stderr says the device is already where we want it (`tolerated`).
-    async fn simctl_ok(
+    async fn simctl_ok<I, S>(
         &self,
-        args: &[&str],
+        args: I,
         timeout: Duration,
         what: &str,
         tolerated: &str,
-    ) -> Result<Output> {
+    ) -> Result<Output>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
         let out = self.run(self.simctl()?.args(args).timeout(timeout)).await?;
         if out.success() || (!tolerated.is_empty() && out.stderr_text().contains(tolerated)) {
             Ok(out)
@@ -56,7 +84,7 @@ impl SimctlBackend {
     /// Boots a simulator; booting a booted one is not an error.
     pub async fn boot(&self, udid: &str) -> Result<()> {
         self.simctl_ok(
-            &["boot", udid],
+            ["boot", udid],
             BOOT_TIMEOUT,
             "simctl boot",
             "current state: Booted",
@@ -68,7 +96,7 @@ impl SimctlBackend {
     /// Shuts a simulator down; shutting down a stopped one is not an error.
     pub async fn shutdown(&self, udid: &str) -> Result<()> {
         self.simctl_ok(
-            &["shutdown", udid],
+            ["shutdown", udid],
             BOOT_TIMEOUT,
             "simctl shutdown",
             "current state: Shutdown",
@@ -78,9 +106,78 @@ impl SimctlBackend {
     }
 }
 
-#[async_trait::async_trait]
-impl crate::backend::DeviceBackend for SimctlBackend {
-    fn platform(&self) -> crate::backend::Platform {
-        crate::backend::Platform::Ios
+#[async_trait]
+impl DeviceBackend for SimctlBackend {
+    fn platform(&self) -> Platform {
+        Platform::Ios
+    }
+
+    async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {
+        self.install(&device.udid, path).await
+    }
+    async fn launch_app(&self, d: &Device, bundle_id: &str, o: &LaunchOptions) -> Result<Launched> {
+        self.launch(&d.udid, bundle_id, o).await
+    }
+    async fn terminate_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
+        self.terminate(&device.udid, bundle_id).await
+    }
+    async fn reset_app(&self, _device: &Device, bundle_id: &str) -> Result<()> {
+        Err(apps::reset_unsupported(bundle_id))
+    }
+    async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
+        self.listapps(&device.udid).await
+    }
+    async fn open_url(&self, device: &Device, url: &str) -> Result<()> {
+        self.openurl(&device.udid, url).await
+    }
+
+    async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
+        self.screenshot(&device.udid).await
+    }
+    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
+        self.describe_ui(&device.udid).await
+    }
+
+    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
+        self.ui_tap(&device.udid, at).await
+    }
+    async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
+        self.ui_long_press(&device.udid, at, duration_ms).await
+    }
+    async fn swipe(&self, d: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
+        self.ui_swipe(&d.udid, from, to, duration_ms).await
+    }
+    async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
+        self.ui_type(&device.udid, text).await
+    }
+    async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
+        self.ui_key(&device.udid, key).await
+    }
+    async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
+        Err(keys::hide_keyboard_unsupported())
+    }
+
+    async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {
+        self.location_set(&device.udid, latitude, longitude).await
+    }
+    async fn clear_location(&self, device: &Device) -> Result<()> {
+        self.location_clear(&device.udid).await
+    }
+    async fn permission(
+        &self,
+        device: &Device,
+        bundle_id: &str,
+        permission: &str,
+        action: PermissionAction,
+    ) -> Result<()> {
+        self.privacy(&device.udid, bundle_id, permission, action)
+            .await
+    }
+
+    async fn erase(&self, device: &Device) -> Result<()> {
+        self.erase_device(device).await
+    }
+    async fn status_bar(&self, device: &Device, values: Option<&StatusBarOverride>) -> Result<()> {
+        self.status_bar_set(&device.udid, values).await
     }
 }

@@ -166,7 +166,7 @@ pub async fn reset(
     }))
 }
 
-/// Lists installed user apps.
+/// Lists installed apps (`kind`: `user` or `system`; iOS: user apps first).
 #[utoipa::path(get, path = "/api/v1/device/app/list", tag = "apps", params(AppListQuery),
     responses((status = 200, description = "Installed apps", body = AppList), ApiErrors))]
 pub async fn list(

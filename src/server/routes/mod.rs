@@ -7,6 +7,7 @@ pub mod devices;
 pub mod doctor;
 pub mod health;
 pub mod screenshot;
+pub mod simulator;
 pub mod system;
 pub mod ui;
 pub mod verify;
@@ -28,4 +29,5 @@ pub fn all() -> OpenApiRouter<AppState> {
         .merge(actions::router())
         .merge(alerts::router())
         .merge(verify::router())
+        .merge(simulator::router())
 }

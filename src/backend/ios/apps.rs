@@ -1,0 +1,143 @@
+//! Apps on a simulator through simctl: `install` (an `.app` folder), `launch` (arguments,
+//! relaunch; the pid parsed from `BUNDLE: PID`), `terminate`, `listapps`, `openurl`. There is no
+//! per-app data reset on a simulator, so `reset` answers 501 with what to do instead.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+use super::{listapps::parse_listapps, SimctlBackend, QUICK_TIMEOUT};
+use crate::backend::types::{AppInfo, LaunchOptions, Launched};
+use crate::backend::{command_failed, unsupported, Platform};
+use crate::error::{Error, ErrorCode, Result};
+use crate::exec::{Output, Tool};
+
+/// Time limit of an install (large apps copy slowly).
+pub const INSTALL_TIMEOUT: Duration = Duration::from_secs(300);
+/// Time limit of a launch.
+pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The pid from `simctl launch` stdout (`com.apple.mobilesafari: 76487`).
+pub fn parse_launch_pid(stdout: &str, bundle_id: &str) -> Option<u32> {
+    stdout.lines().find_map(|line| {
+        let (id, pid) = line.trim().rsplit_once(':')?;
+        (id.trim() == bundle_id).then(|| pid.trim().parse().ok())?
+    })
+}
+
+/// What `reset` on an iOS Simulator answers: simctl cannot clear one app's data.
+pub fn reset_unsupported(bundle_id: &str) -> Error {
+    unsupported("clearing one app's data", Platform::Ios).with_hint(format!(
+        "simctl has no per-app data reset: uninstall and reinstall `{bundle_id}` \
+         (POST /api/v1/device/app/install), or wipe the whole simulator with \
+         POST /api/v1/device/erase"
+    ))
+}
+
+impl SimctlBackend {
+    pub(super) async fn install(&self, udid: &str, path: &Path) -> Result<()> {
+        let args: [OsString; 3] = ["install".into(), udid.into(), path.into()];
+        self.simctl_ok(args, INSTALL_TIMEOUT, "simctl install", "")
+            .await
+            .map(drop)
+    }
+
+    pub(super) async fn launch(
+        &self,
+        udid: &str,
+        bundle_id: &str,
+        opts: &LaunchOptions,
+    ) -> Result<Launched> {
+        let mut args: Vec<&str> = vec!["launch"];
+        if opts.relaunch {
+            args.push("--terminate-running-process");
+        }
+        args.extend([udid, bundle_id]);
+        args.extend(opts.arguments.iter().map(String::as_str));
+        let out = self
+            .run(self.simctl()?.args(args).timeout(LAUNCH_TIMEOUT))
+            .await?;
+        if !out.success() {
+            return Err(self.launch_failure(udid, bundle_id, &out).await);
+        }
+        Ok(Launched {
+            bundle_id: bundle_id.to_string(),
+            activity: None,
+            pid: parse_launch_pid(&out.stdout_text(), bundle_id),
+            launch_time_ms: out.duration.as_millis() as u64,
+        })
+    }
+
+    /// A failed launch is `NOT_FOUND` when the app is not installed (asked of simctl with
+    /// `get_app_container`, since the launch error does not say so in words), else
+    /// `COMMAND_FAILED` with simctl's words.
+    async fn launch_failure(&self, udid: &str, bundle_id: &str, out: &Output) -> Error {
+        let failed = command_failed(Tool::Xcrun, "simctl launch", out);
+        let probe = match self.simctl() {
+            Ok(cmd) => self
+                .run(
+                    cmd.args(["get_app_container", udid, bundle_id])
+                        .timeout(QUICK_TIMEOUT),
+                )
+                .await
+                .ok(),
+            Err(_) => None,
+        };
+        match probe {
+            Some(p) if !p.success() => Error::new(
+                ErrorCode::NotFound,
+                format!("`{bundle_id}` is not installed on this simulator"),
+            )
+            .with_hint("install it with POST /api/v1/device/app/install, or list apps with GET /api/v1/device/app/list")
+            .with_details(failed.details.unwrap_or_default()),
+            _ => failed,
+        }
+    }
+
+    pub(super) async fn terminate(&self, udid: &str, bundle_id: &str) -> Result<()> {
+        // Stopping an app that does not run is not an error.
+        self.simctl_ok(
+            ["terminate", udid, bundle_id],
+            QUICK_TIMEOUT,
+            "simctl terminate",
+            "found nothing to terminate",
+        )
+        .await
+        .map(drop)
+    }
+
+    pub(super) async fn listapps(&self, udid: &str) -> Result<Vec<AppInfo>> {
+        let out = self
+            .simctl_ok(["listapps", udid], QUICK_TIMEOUT, "simctl listapps", "")
+            .await?;
+        parse_listapps(&out.stdout).map_err(|e| {
+            Error::new(
+                ErrorCode::CommandFailed,
+                format!("could not read `simctl listapps` output: {e}"),
+            )
+        })
+    }
+
+    pub(super) async fn openurl(&self, udid: &str, url: &str) -> Result<()> {
+        self.simctl_ok(["openurl", udid, url], QUICK_TIMEOUT, "simctl openurl", "")
+            .await
+            .map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_launch_pid;
+
+    #[test]
+    fn pid_from_recorded_launch_output() {
+        let sys = include_str!("../../../fixtures/ios_simctl/simctl_launch_system_app_stdout.txt");
+        let user = include_str!("../../../fixtures/ios_simctl/simctl_launch_user_app_stdout.txt");
+        assert_eq!(parse_launch_pid(sys, "com.apple.mobilesafari"), Some(76487));
+        assert_eq!(
+            parse_launch_pid(user, "dev.devicehubpro.fixture.apps"),
+            Some(20645)
+        );
+        assert_eq!(parse_launch_pid(user, "com.other"), None);
+    }
+}

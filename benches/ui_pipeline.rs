@@ -17,7 +17,7 @@ fn largest_fixture() -> (PathBuf, String) {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {
             let p = e.unwrap().path();
             let len = std::fs::metadata(&p).unwrap().len();
-            if best.as_ref().map_or(true, |(l, _)| len > *l) {
+            if best.as_ref().is_none_or(|(l, _)| len > *l) {
                 best = Some((len, p));
             }
         }

@@ -46,12 +46,12 @@ impl Selector {
         any && self
             .id
             .as_deref()
-            .map_or(true, |v| n.get("resource-id") == v)
-            && self.text.as_deref().map_or(true, |v| n.get("text") == v)
+            .is_none_or(|v| n.get("resource-id") == v)
+            && self.text.as_deref().is_none_or(|v| n.get("text") == v)
             && self
                 .desc
                 .as_deref()
-                .map_or(true, |v| n.get("content-desc") == v)
+                .is_none_or(|v| n.get("content-desc") == v)
     }
 }
 

@@ -43,10 +43,7 @@ impl Selector {
     /// True when every given field equals the node's attribute (and at least one is given).
     pub fn matches(&self, n: &Node) -> bool {
         let any = self.id.is_some() || self.text.is_some() || self.desc.is_some();
-        any && self
-            .id
-            .as_deref()
-            .is_none_or(|v| n.get("resource-id") == v)
+        any && self.id.as_deref().is_none_or(|v| n.get("resource-id") == v)
             && self.text.as_deref().is_none_or(|v| n.get("text") == v)
             && self
                 .desc

@@ -289,3 +289,40 @@ async fn stale_refs_are_refused_after_the_screen_changed() {
     assert_eq!(error_code(&body), "STALE_REFERENCE");
     assert_eq!(argvs_with(&h, "input").len(), taps, "nothing was tapped");
 }
+
+#[tokio::test]
+async fn a_field_keeps_its_ref_after_typing_into_it() {
+    let h = start_device();
+    let app = app_for(&h);
+    let (_, before) = call(&app, get("/api/v1/device/ui")).await;
+    let user = ref_by_id(&before, "username");
+    let (status, _) = call(
+        &app,
+        send_json(
+            "POST",
+            "/api/v1/device/ui/type",
+            &json!({ "ref": user, "text": "bob" }).to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, after) = call(&app, get("/api/v1/device/ui")).await;
+    assert_eq!(
+        ref_by_id(&after, "username"),
+        user,
+        "{}",
+        after["tree_text"]
+    );
+    // The old ref still acts on the same field.
+    let (status, body) = call(
+        &app,
+        send_json(
+            "POST",
+            "/api/v1/device/ui/type",
+            &json!({ "ref": user, "text": "!" , "snapshot_id": after["snapshot_id"] }).to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["details"]["readback"], "bob!");
+}

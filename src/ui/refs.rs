@@ -75,7 +75,10 @@ pub fn identity(e: &Element, path: u64) -> u64 {
     e.id.hash(&mut h);
     e.class.hash(&mut h);
     e.role.hash(&mut h);
-    e.label().hash(&mut h);
+    // A text field is the same field whatever it holds: typing must not renumber it.
+    if !e.states.editable {
+        e.label().hash(&mut h);
+    }
     h.finish()
 }
 

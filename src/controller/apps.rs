@@ -109,12 +109,6 @@ impl DeviceController {
         Ok(device)
     }
 
-    pub async fn screenshot_png(&self, udid: Option<&str>) -> Result<(Device, Vec<u8>)> {
-        let device = self.resolve_ready(udid).await?;
-        let png = self.backend(&device).screenshot_png(&device).await?;
-        Ok((device, png))
-    }
-
     /// Sets (`Some`) or clears (`None`) the simulated location.
     pub async fn location(&self, udid: Option<&str>, at: Option<(f64, f64)>) -> Result<Device> {
         let device = self.resolve_ready(udid).await?;

@@ -6,6 +6,7 @@ mod actions;
 mod alerts;
 mod apps;
 mod resolve;
+mod screenshot;
 mod scroll;
 mod session;
 mod simulator;
@@ -21,6 +22,7 @@ pub use verify::{
     WaitResult, WaitStatus,
 };
 
+pub use screenshot::Shot;
 pub use session::DeviceSession;
 pub use snapshot::Snapshot;
 

@@ -32,6 +32,10 @@ pub struct Target {
     /// Find the element on a fresh read of the screen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<Selector>,
+    /// A cell of the grid drawn by `GET /api/v1/device/screenshot/annotated?grid=true`
+    /// (`"C5"`: column C, row 5): taps its centre. A vision fallback when no ref fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<String>,
     /// The snapshot the ref was read from; a newer read answers `409 STALE_REFERENCE`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_id: Option<String>,
@@ -39,7 +43,11 @@ pub struct Target {
 
 impl Target {
     pub fn is_empty(&self) -> bool {
-        self.r#ref.is_none() && self.x.is_none() && self.y.is_none() && self.selector.is_none()
+        self.r#ref.is_none()
+            && self.x.is_none()
+            && self.y.is_none()
+            && self.selector.is_none()
+            && self.grid.is_none()
     }
 }
 
@@ -193,10 +201,11 @@ impl DeviceController {
             target.r#ref.is_some(),
             target.x.is_some() || target.y.is_some(),
             target.selector.is_some(),
+            target.grid.is_some(),
         ];
         if forms.iter().filter(|f| **f).count() != 1 {
             return Err(Error::validation(
-                "give exactly one target: `ref`, `x`+`y`, or `selector`",
+                "give exactly one target: `ref`, `x`+`y`, `selector` or `grid`",
             )
             .with_hint("e.g. {\"ref\": \"e12\"} or {\"x\": 120, \"y\": 540} or {\"selector\": {\"text\": \"Sign in\"}}"));
         }
@@ -204,6 +213,23 @@ impl DeviceController {
             return self
                 .resolve_ref(device, session, r, target.snapshot_id.as_deref())
                 .await;
+        }
+        if let Some(cell) = &target.grid {
+            let snapshot = self.fresh_or_dump_locked(device, session).await?;
+            let size = snapshot.screen.screen;
+            let spec = crate::image::GridSpec::for_size(size.w, size.h);
+            let (x, y) = crate::image::grid_cell_center(cell, size.w, size.h, spec)
+                .map_err(|e| Error::validation(e.to_string()))?;
+            return Ok(Resolved {
+                r#ref: None,
+                role: None,
+                name: Some(format!("grid {cell}")),
+                bounds: None,
+                x: x.round(),
+                y: y.round(),
+                node: None,
+                snapshot: None,
+            });
         }
         if let Some(selector) = &target.selector {
             let snapshot = self.fresh_or_dump_locked(device, session).await?;

@@ -1,34 +1,200 @@
-//! `GET /api/v1/device/screenshot`: the screen as an image.
+//! Screenshots an agent can afford: scaled, PNG or JPEG, annotated with the refs of the same
+//! snapshot `GET /ui` serves, optionally with a lettered grid. Image work runs on the blocking
+//! pool. Headers say how image pixels map to tap coordinates.
 
 use axum::extract::State;
-use axum::http::header;
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::error::Result;
+use crate::controller::Shot;
+use crate::error::{Error, ErrorCode, Result};
+use crate::image::{self, GridSpec, ImageError, RefBox, RenderOptions, Rendered};
 use crate::server::{ApiErrors, ApiQuery, AppState};
+use crate::ui::ViewOptions;
 
-/// Which device to capture.
+/// Image encoding.
+#[derive(Debug, Clone, Copy, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageFormat {
+    #[default]
+    Png,
+    Jpeg,
+}
+
+/// How to capture and encode.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ScreenshotQuery {
     pub udid: Option<String>,
+    /// `png` (default) or `jpeg`.
+    pub format: Option<ImageFormat>,
+    /// JPEG quality 1–100 (default 80).
+    pub quality: Option<u8>,
+    /// 0.1–1.0; wins over `max_size`.
+    pub scale: Option<f32>,
+    /// Longest edge in pixels; never upscales.
+    pub max_size: Option<u32>,
 }
 
-/// The screen as PNG at the device's native resolution.
+/// How to capture, annotate and encode.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct AnnotatedQuery {
+    pub udid: Option<String>,
+    pub format: Option<ImageFormat>,
+    pub quality: Option<u8>,
+    pub scale: Option<f32>,
+    pub max_size: Option<u32>,
+    /// Box only the elements an agent can act on.
+    #[serde(default)]
+    pub interactive_only: bool,
+    /// Overlay a grid of lettered columns and numbered rows; tap a cell with `{"grid": "C5"}`.
+    #[serde(default)]
+    pub grid: bool,
+}
+
+fn options(
+    format: Option<ImageFormat>,
+    quality: Option<u8>,
+    scale: Option<f32>,
+    max_size: Option<u32>,
+) -> RenderOptions {
+    RenderOptions {
+        format: match format.unwrap_or_default() {
+            ImageFormat::Png => image::Format::Png,
+            ImageFormat::Jpeg => image::Format::Jpeg,
+        },
+        quality: quality.unwrap_or(image::DEFAULT_QUALITY),
+        scale,
+        max_size,
+    }
+}
+
+fn image_error(e: ImageError) -> Error {
+    match e {
+        ImageError::Options(o) => Error::validation(o.to_string()),
+        ImageError::Grid(g) => Error::validation(g.to_string()),
+        ImageError::Decode(_) | ImageError::Empty(..) => {
+            Error::new(ErrorCode::CommandFailed, e.to_string())
+                .with_hint("the device returned an unreadable screenshot; retry")
+        }
+        other => Error::internal(other.to_string()),
+    }
+}
+
+/// Runs image work off the async runtime.
+async fn blocking<F>(work: F) -> Result<Rendered>
+where
+    F: FnOnce() -> std::result::Result<Rendered, ImageError> + Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::internal(format!("image task failed: {e}")))?
+        .map_err(image_error)
+}
+
+/// The answer: the image with its geometry headers.
+fn respond(shot: &Shot, r: Rendered) -> Response {
+    let mut h = HeaderMap::new();
+    let mut put = |k: &'static str, v: String| {
+        if let Ok(v) = HeaderValue::from_str(&v) {
+            h.insert(HeaderName::from_static(k), v);
+        }
+    };
+    put("content-type", r.content_type.to_string());
+    put(
+        "x-original-size",
+        format!("{}x{}", r.original.0, r.original.1),
+    );
+    put("x-image-size", format!("{}x{}", r.size.0, r.size.1));
+    put("x-scale", format!("{}", r.scale));
+    if let Some(px) = shot.px_per_tap {
+        // tap = image pixel × this (per axis, from the real sizes).
+        let per_x = f64::from(r.original.0) / f64::from(r.size.0.max(1)) / px;
+        put("x-tap-per-image-pixel", format!("{per_x:.6}"));
+    }
+    let space = match shot.device.platform {
+        crate::backend::Platform::Android => "pixels",
+        crate::backend::Platform::Ios => "points",
+    };
+    put("x-coordinate-space", space.to_string());
+    if let Some(s) = &shot.snapshot {
+        put("x-snapshot-id", s.id.clone());
+    }
+    (h, r.bytes).into_response()
+}
+
+/// The screen as an image. Headers: `x-original-size`, `x-image-size`, `x-scale`,
+/// `x-coordinate-space` (pixels on Android, points on iOS) and `x-tap-per-image-pixel`
+/// (multiply an image pixel position by it to get tap coordinates).
 #[utoipa::path(get, path = "/api/v1/device/screenshot", tag = "inspect", params(ScreenshotQuery),
-    responses((status = 200, description = "The screen", content_type = "image/png", body = Vec<u8>), ApiErrors))]
+    responses(
+        (status = 200, description = "The screen (PNG)", content_type = "image/png", body = Vec<u8>),
+        (status = 200, description = "The screen (format=jpeg)", content_type = "image/jpeg", body = Vec<u8>),
+        ApiErrors))]
 pub async fn screenshot(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<ScreenshotQuery>,
 ) -> Result<Response> {
-    let (_device, png) = s.controller.screenshot_png(q.udid.as_deref()).await?;
-    Ok(([(header::CONTENT_TYPE, "image/png")], png).into_response())
+    let opts = options(q.format, q.quality, q.scale, q.max_size);
+    opts.validate()
+        .map_err(|e| Error::validation(e.to_string()))?;
+    let shot = s.controller.screenshot(q.udid.as_deref()).await?;
+    let png = shot.png.clone();
+    let rendered = blocking(move || image::render(&png, &opts)).await?;
+    Ok(respond(&shot, rendered))
+}
+
+/// The screen with a box and a ref tag on each element that has a ref — the refs of the
+/// snapshot taken at the same moment, which becomes the device's latest (`x-snapshot-id`).
+#[utoipa::path(get, path = "/api/v1/device/screenshot/annotated", tag = "inspect", params(AnnotatedQuery),
+    responses(
+        (status = 200, description = "The annotated screen", content_type = "image/png", body = Vec<u8>),
+        ApiErrors))]
+pub async fn annotated(
+    State(s): State<AppState>,
+    ApiQuery(q): ApiQuery<AnnotatedQuery>,
+) -> Result<Response> {
+    let opts = options(q.format, q.quality, q.scale, q.max_size);
+    opts.validate()
+        .map_err(|e| Error::validation(e.to_string()))?;
+    let shot = s.controller.annotated_shot(q.udid.as_deref()).await?;
+    let snapshot = shot
+        .snapshot
+        .clone()
+        .expect("annotated shots carry their snapshot");
+    let view = snapshot.view(&ViewOptions {
+        interactive_only: q.interactive_only,
+    });
+    let k = shot.px_per_tap.unwrap_or(1.0);
+    let boxes: Vec<RefBox> = view
+        .refs
+        .entries
+        .iter()
+        .filter(|e| view.listed.contains(&e.node))
+        .map(|e| RefBox {
+            label: e.r#ref.clone(),
+            x: e.bounds.x * k,
+            y: e.bounds.y * k,
+            w: e.bounds.w * k,
+            h: e.bounds.h * k,
+        })
+        .collect();
+    let grid = q
+        .grid
+        .then(|| GridSpec::for_size(view.screen.w, view.screen.h));
+    let png = shot.png.clone();
+    let rendered = blocking(move || image::annotate(&png, &boxes, grid, &opts)).await?;
+    Ok(respond(&shot, rendered))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(screenshot))
+    OpenApiRouter::new()
+        .routes(routes!(screenshot))
+        .routes(routes!(annotated))
 }

@@ -135,3 +135,46 @@ async fn without_a_ui_tool_ui_routes_are_503_and_app_routes_work() {
     assert_eq!(status, StatusCode::OK, "{apps}");
     assert_eq!(apps["apps"].as_array().unwrap().len(), 40);
 }
+
+#[tokio::test]
+async fn screenshot_pixels_map_to_points() {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let fakes = FakeTools::new();
+    // A simulator screenshot of a 393x852-point screen at 3x.
+    let png = fakes.dir.path().join("shot.png");
+    image::RgbImage::from_pixel(1179, 2556, image::Rgb([200, 200, 200]))
+        .save(&png)
+        .unwrap();
+    let list = fixture(SIMS);
+    let xcrun = fakes.add(
+        "xcrun",
+        &format!(
+            r#"case "$1 $2" in
+  "simctl list") cat '{}' ;;
+  "simctl io") for a in "$@"; do last="$a"; done; cp '{}' "$last" ;;
+  *) exit 0 ;;
+esac"#,
+            list.display(),
+            png.display()
+        ),
+    );
+    let axe = ui_tool(&fakes, "axe", AXE_TREE);
+    let app = app_with(toolbox(&[(Tool::Xcrun, &xcrun), (Tool::Axe, &axe)]), loopback_policy());
+    let res = app
+        .clone()
+        .oneshot(get(&format!("/api/v1/device/screenshot?udid={UDID}&scale=0.5")))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let h = res.headers().clone();
+    assert_eq!(h["x-coordinate-space"], "points");
+    assert_eq!(h["x-original-size"], "1179x2556");
+    // tap points = image pixel × (1179 / 590) / 3
+    let per: f64 = h["x-tap-per-image-pixel"].to_str().unwrap().parse().unwrap();
+    assert!((per - 1179.0 / 590.0 / 3.0).abs() < 1e-4, "{per}");
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(image::load_from_memory(&body).unwrap().width(), 590);
+    let io = fakes.calls("xcrun").into_iter().find(|c| c[1] == "io").unwrap();
+    assert_eq!(io[..5], ["simctl", "io", UDID, "screenshot", "--type=png"]);
+}

@@ -286,4 +286,12 @@ async fn tap_behind_the_keyboard_is_refused() {
     assert_eq!(error_code(&body), "ELEMENT_OBSCURED");
     assert!(body["error"]["hint"].as_str().unwrap().contains("hide"));
     assert_eq!(argvs_with(&h, "input").len(), taps, "no key was tapped");
+    // Coordinates on the keyboard are refused too: they would silently tap a key.
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/ui/tap", json!({ "x": 540, "y": 1460 })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(error_code(&body), "ELEMENT_OBSCURED");
 }

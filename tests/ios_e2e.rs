@@ -160,10 +160,15 @@ esac"#,
         ),
     );
     let axe = ui_tool(&fakes, "axe", AXE_TREE);
-    let app = app_with(toolbox(&[(Tool::Xcrun, &xcrun), (Tool::Axe, &axe)]), loopback_policy());
+    let app = app_with(
+        toolbox(&[(Tool::Xcrun, &xcrun), (Tool::Axe, &axe)]),
+        loopback_policy(),
+    );
     let res = app
         .clone()
-        .oneshot(get(&format!("/api/v1/device/screenshot?udid={UDID}&scale=0.5")))
+        .oneshot(get(&format!(
+            "/api/v1/device/screenshot?udid={UDID}&scale=0.5"
+        )))
         .await
         .unwrap();
     assert_eq!(res.status(), StatusCode::OK);
@@ -171,10 +176,18 @@ esac"#,
     assert_eq!(h["x-coordinate-space"], "points");
     assert_eq!(h["x-original-size"], "1179x2556");
     // tap points = image pixel × (1179 / 590) / 3
-    let per: f64 = h["x-tap-per-image-pixel"].to_str().unwrap().parse().unwrap();
+    let per: f64 = h["x-tap-per-image-pixel"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((per - 1179.0 / 590.0 / 3.0).abs() < 1e-4, "{per}");
     let body = res.into_body().collect().await.unwrap().to_bytes();
     assert_eq!(image::load_from_memory(&body).unwrap().width(), 590);
-    let io = fakes.calls("xcrun").into_iter().find(|c| c[1] == "io").unwrap();
+    let io = fakes
+        .calls("xcrun")
+        .into_iter()
+        .find(|c| c[1] == "io")
+        .unwrap();
     assert_eq!(io[..5], ["simctl", "io", UDID, "screenshot", "--type=png"]);
 }

@@ -156,12 +156,12 @@ fn is_keyboard_part(screen: &Screen, mut i: usize) -> bool {
 
 /// Refuses a resolved element target that a blocking alert or the keyboard covers.
 pub fn check_reachable(resolved: &Resolved) -> Result<()> {
-    let (Some(snapshot), Some(node)) = (&resolved.snapshot, resolved.node) else {
+    let Some(snapshot) = &resolved.snapshot else {
         return Ok(());
     };
     let screen = &snapshot.screen;
     let (x, y) = (resolved.x, resolved.y);
-    if let Some(alert) = &screen.alert {
+    if let (Some(alert), Some(_)) = (&screen.alert, resolved.node) {
         let on_alert = alert.buttons.iter().any(|b| b.bounds.contains(x, y));
         if !on_alert {
             return Err(Error::new(
@@ -176,12 +176,14 @@ pub fn check_reachable(resolved: &Resolved) -> Result<()> {
         }
     }
     if let Some(kb) = &screen.keyboard {
-        if kb.contains(x, y) && !is_keyboard_part(screen, node) {
+        // A point on the keyboard is refused unless the target is itself a key (given by ref
+        // or selector): coordinates there would silently tap whatever key lies under them.
+        if kb.contains(x, y) && !resolved.node.is_some_and(|n| is_keyboard_part(screen, n)) {
             return Err(Error::new(
                 ErrorCode::ElementObscured,
                 "the target lies under the on-screen keyboard",
             )
-            .with_hint("hide the keyboard (POST /api/v1/device/ui/hide-keyboard) or scroll the element into view first")
+            .with_hint("hide the keyboard (POST /api/v1/device/ui/hide-keyboard) or scroll the element into view first; press keys with POST /api/v1/device/ui/press")
             .with_details(json!({ "keyboard": kb, "point": { "x": x, "y": y } })));
         }
     }
@@ -247,7 +249,8 @@ impl DeviceController {
                     x,
                     y,
                     node: None,
-                    snapshot: None,
+                    // Checked against a fresh read when one is at hand (no extra dump).
+                    snapshot: session.fresh(),
                 })
             }
             _ => Err(Error::validation(

@@ -99,8 +99,13 @@ fn is_plain(text: &str) -> bool {
     text.chars().all(|c| c == ' ' || c.is_ascii_graphic())
 }
 
-/// Plans typing `text`. `adb_keyboard` says whether the ADB Keyboard IME is installed.
-pub fn plan_typing(text: &str, adb_keyboard: bool) -> Result<TypingPlan> {
+/// Printed by the typing script when the ADB Keyboard IME is not installed.
+pub const NO_IME_MARKER: &str = "__MOBILECTL_NO_IME__";
+
+/// Plans typing `text` as one device script. Text `input text` cannot carry goes through the
+/// ADB Keyboard broadcast, guarded on the device by a check that the IME is installed (the
+/// script prints [`NO_IME_MARKER`] instead), so typing stays one adb round trip.
+pub fn plan_typing(text: &str) -> TypingPlan {
     if is_plain(text) {
         let mut steps: Vec<String> = Vec::new();
         for (i, word) in text.split(' ').enumerate() {
@@ -118,21 +123,26 @@ pub fn plan_typing(text: &str, adb_keyboard: bool) -> Result<TypingPlan> {
                 rest = &rest[cut..];
             }
         }
-        return Ok(TypingPlan::InputText(steps.join(" && ")));
+        return TypingPlan::InputText(steps.join(" && "));
     }
-    if adb_keyboard {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-        return Ok(TypingPlan::AdbKeyboard(format!(
-            "ime enable {ime} >/dev/null 2>&1; ime set {ime} >/dev/null 2>&1; am broadcast -a ADB_INPUT_B64 --es msg {b64}",
-            ime = ADB_KEYBOARD_IME
-        )));
-    }
-    Err(Error::new(
+    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    TypingPlan::AdbKeyboard(format!(
+        "if pm list packages {pkg} | grep -q '^package:{pkg}$'; then \
+         ime enable {ime} >/dev/null 2>&1; ime set {ime} >/dev/null 2>&1; \
+         am broadcast -a ADB_INPUT_B64 --es msg {b64}; else echo {NO_IME_MARKER}; fi",
+        pkg = ADB_KEYBOARD_PACKAGE,
+        ime = ADB_KEYBOARD_IME
+    ))
+}
+
+/// The answer when text needs the ADB Keyboard and it is not installed.
+pub fn unsupported_text(text: &str) -> Error {
+    Error::new(
         ErrorCode::UnsupportedText,
         "this text has characters `input text` cannot type (non-ASCII, newlines or tabs)",
     )
     .with_hint("install the ADB Keyboard IME (github.com/senzhk/ADBKeyBoard: `adb install ADBKeyboard.apk`); mobilectl then types any Unicode through it")
-    .with_details(serde_json::json!({ "unsupported": text.chars().filter(|c| !(*c == ' ' || c.is_ascii_graphic())).collect::<String>() })))
+    .with_details(serde_json::json!({ "unsupported": text.chars().filter(|c| !(*c == ' ' || c.is_ascii_graphic())).collect::<String>() }))
 }
 
 #[cfg(test)]
@@ -141,7 +151,7 @@ mod tests {
 
     #[test]
     fn words_are_typed_with_space_key_events() {
-        let TypingPlan::InputText(s) = plan_typing("hello big world", false).unwrap() else {
+        let TypingPlan::InputText(s) = plan_typing("hello big world") else {
             panic!()
         };
         assert_eq!(
@@ -152,7 +162,7 @@ mod tests {
 
     #[test]
     fn percent_s_is_split_so_it_stays_literal() {
-        let TypingPlan::InputText(s) = plan_typing("a%sb", false).unwrap() else {
+        let TypingPlan::InputText(s) = plan_typing("a%sb") else {
             panic!()
         };
         assert_eq!(s, "input text 'a%' && input text 'sb'");
@@ -160,22 +170,24 @@ mod tests {
 
     #[test]
     fn shell_metacharacters_are_quoted() {
-        let TypingPlan::InputText(s) = plan_typing("a;b$(id)'x'", false).unwrap() else {
+        let TypingPlan::InputText(s) = plan_typing("a;b$(id)'x'") else {
             panic!()
         };
         assert_eq!(s, "input text 'a;b$(id)'\\''x'\\'''");
     }
 
     #[test]
-    fn unicode_needs_the_adb_keyboard() {
-        assert_eq!(
-            plan_typing("héllo", false).unwrap_err().code,
-            ErrorCode::UnsupportedText
-        );
-        let TypingPlan::AdbKeyboard(s) = plan_typing("héllo\n", true).unwrap() else {
+    fn unicode_goes_through_the_guarded_adb_keyboard_broadcast() {
+        let TypingPlan::AdbKeyboard(s) = plan_typing("héllo\n") else {
             panic!()
         };
-        assert!(s.ends_with("--es msg aMOpbGxvCg=="), "{s}");
+        assert!(s.contains("--es msg aMOpbGxvCg=="), "{s}");
+        assert!(
+            s.starts_with("if pm list packages com.android.adbkeyboard"),
+            "{s}"
+        );
+        assert!(s.contains(NO_IME_MARKER));
+        assert_eq!(unsupported_text("é").code, ErrorCode::UnsupportedText);
     }
 
     #[test]

@@ -130,45 +130,54 @@ impl crate::backend::DeviceBackend for AdbBackend {
     }
 
     async fn tap(&self, device: &Device, at: Point) -> Result<()> {
-        self.input(device, &input::tap_script(at)).await
+        self.input(device, &input::tap_script(at)).await.map(drop)
     }
 
     async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
         self.input(device, &input::swipe_script(at, at, duration_ms))
             .await
+            .map(drop)
     }
 
     async fn swipe(&self, device: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
         self.input(device, &input::swipe_script(from, to, duration_ms))
             .await
+            .map(drop)
     }
 
     async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
-        let needs_ime = !text.chars().all(|c| c == ' ' || c.is_ascii_graphic());
-        let has_ime = needs_ime && self.has_adb_keyboard(device).await?;
-        match input::plan_typing(text, has_ime)? {
+        match input::plan_typing(text) {
             input::TypingPlan::InputText(script) => {
                 self.input(device, &script).await?;
                 Ok(TypedWith("input_text"))
             }
             input::TypingPlan::AdbKeyboard(script) => {
-                self.input(device, &script).await?;
+                if self
+                    .input(device, &script)
+                    .await?
+                    .contains(input::NO_IME_MARKER)
+                {
+                    return Err(input::unsupported_text(text));
+                }
                 Ok(TypedWith("adb_keyboard"))
             }
         }
     }
 
     async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
-        self.input(device, &input::key_script(key)?).await
+        self.input(device, &input::key_script(key)?).await.map(drop)
     }
 
     async fn clear_field(&self, device: &Device, chars: usize) -> Result<()> {
-        self.input(device, &input::clear_script(chars)).await
+        self.input(device, &input::clear_script(chars))
+            .await
+            .map(drop)
     }
 
     async fn hide_keyboard(&self, device: &Device) -> Result<()> {
         self.input(device, &input::key_script(KeyPress::Named(Key::Back))?)
             .await
+            .map(drop)
     }
 
     async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {
@@ -192,8 +201,8 @@ impl crate::backend::DeviceBackend for AdbBackend {
 }
 
 impl AdbBackend {
-    /// Runs an `input …` script; `input` prints nothing on success.
-    async fn input(&self, device: &Device, script: &str) -> Result<()> {
+    /// Runs an input script; returns its output (`input` prints nothing on success).
+    async fn input(&self, device: &Device, script: &str) -> Result<String> {
         let out = self.shell(&device.udid, script, QUICK_TIMEOUT).await?;
         let text = out.stdout_text() + &out.stderr_text();
         if text.contains("Error") || text.contains("Exception") {
@@ -203,16 +212,6 @@ impl AdbBackend {
             )
             .with_details(serde_json::json!({ "output": text })));
         }
-        Ok(())
-    }
-
-    /// Whether the ADB Keyboard IME is installed.
-    async fn has_adb_keyboard(&self, device: &Device) -> Result<bool> {
-        let script = format!("pm list packages {}", input::ADB_KEYBOARD_PACKAGE);
-        let out = self.shell(&device.udid, &script, QUICK_TIMEOUT).await?;
-        Ok(out
-            .stdout_text()
-            .lines()
-            .any(|l| l.trim() == format!("package:{}", input::ADB_KEYBOARD_PACKAGE)))
+        Ok(text)
     }
 }

@@ -55,6 +55,14 @@ fn bench(c: &mut Criterion) {
             b.iter(|| image::imageops::resize(black_box(&rgb), 540, 1200, f))
         });
     }
+    g.bench_function("stage/resize0.5_thumbnail_area", |b| {
+        b.iter(|| image::imageops::thumbnail(black_box(&rgb), 540, 1200))
+    });
+    let rgba = image::load_from_memory(&png).unwrap();
+    g.bench_function("stage/decode_png_only", |b| {
+        b.iter(|| image::load_from_memory(black_box(&png)).unwrap())
+    });
+    drop(rgba);
     let small = image::imageops::resize(&rgb, 540, 1200, FilterType::Triangle);
     g.bench_function("stage/jpeg80_540x1200", |b| {
         b.iter(|| {

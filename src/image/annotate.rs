@@ -7,7 +7,7 @@
 //! `x + w - 1`), so the picture agrees with the coordinates the API taps.
 //!
 //! Order: grid lines, outlines (large boxes first so small ones stay visible), tags (small boxes
-//! pick their spot first), grid labels on top.
+//! pick their spot first, avoiding the grid labels), grid labels on top.
 
 use ::image::{Rgb, RgbImage};
 
@@ -99,10 +99,25 @@ pub fn annotate(
         outline(&mut img, *r, thickness, box_color(*i).0);
     }
     rects.reverse();
-    draw_tags(&mut img, boxes, &rects)?;
-    if let Some(g) = grid {
-        grid::draw_labels(&mut img, g)?;
-    }
+    let labels = match grid {
+        Some(g) => grid::label_layout(w, h, g)?,
+        None => Vec::new(),
+    };
+    let obstacles: Vec<PxRect> = labels
+        .iter()
+        .map(|l| {
+            let (x, y, lw, lh) = l.rect;
+            let (x, y) = (i64::from(x), i64::from(y));
+            PxRect {
+                x0: x,
+                y0: y,
+                x1: x + i64::from(lw) - 1,
+                y1: y + i64::from(lh) - 1,
+            }
+        })
+        .collect();
+    draw_tags(&mut img, boxes, &rects, obstacles)?;
+    grid::draw_labels(&mut img, &labels)?;
     finish(&img, original, scale, opts)
 }
 
@@ -157,12 +172,14 @@ fn outline(img: &mut RgbImage, r: PxRect, t: i64, c: Rgb<u8>) {
 }
 
 /// Places and draws one tag per rect (in the given order, so earlier rects get the preferred
-/// spots): inside the top-left corner, else above it, else the other inside corners, else below;
-/// the first spot that overlaps no earlier tag wins, moved inside the image.
+/// spots): inside the top-left corner, else above it (each also tried right of the grid's row
+/// numbers), else the other inside corners, else below; the first spot that overlaps no earlier
+/// tag or grid label wins, moved inside the image.
 fn draw_tags(
     img: &mut RgbImage,
     boxes: &[RefBox],
     rects: &[(usize, PxRect)],
+    obstacles: Vec<PxRect>,
 ) -> Result<(), ImageError> {
     let f = font::font()?;
     let (w, h) = (i64::from(img.width()), i64::from(img.height()));
@@ -171,7 +188,14 @@ fn draw_tags(
         (px / 4.0).round() as i64,
         (px / 6.0).round().max(2.0) as i64,
     );
-    let mut placed: Vec<PxRect> = Vec::with_capacity(rects.len());
+    // Grid labels at the left edge: a tag that would sit on one moves right past it.
+    let margin = obstacles
+        .iter()
+        .filter(|o| o.x0 == 0)
+        .map(|o| o.x1 + 2)
+        .max()
+        .unwrap_or(0);
+    let mut placed = obstacles;
     for (i, r) in rects {
         let label = boxes[*i].label.as_str();
         if label.is_empty() {
@@ -192,7 +216,9 @@ fn draw_tags(
         };
         let spots = [
             at(r.x0, r.y0),
+            at(r.x0.max(margin), r.y0),
             at(r.x0, r.y0 - th),
+            at(r.x0.max(margin), r.y0 - th),
             at(r.x1 + 1 - tw, r.y0),
             at(r.x0, r.y1 + 1 - th),
             at(r.x1 + 1 - tw, r.y1 + 1 - th),
@@ -337,6 +363,33 @@ mod tests {
             "e2's tag in the corner"
         );
         assert_eq!(*img.get_pixel(41, 98), box_color(0).0, "e1's tag above it");
+    }
+
+    #[test]
+    fn tags_avoid_the_grid_row_numbers() {
+        let png = synthetic_png(300, 600);
+        let g = GridSpec::for_size(300.0, 600.0);
+        let boxes = [b("e1", 0.0, 300.0, 200.0, 200.0)];
+        let r = annotate(&png, &boxes, Some(g), &RenderOptions::default()).unwrap();
+        let img = pixels(&r);
+        let labels = grid::label_layout(300, 600, g).unwrap();
+        let margin = labels
+            .iter()
+            .filter(|l| l.rect.0 == 0)
+            .map(|l| l.rect.2)
+            .max();
+        // Row 11's number sits at the left edge near y=315: e1's tag moves right of it.
+        let m = margin.unwrap() as u32;
+        let red = box_color(0).0;
+        let n = (m..m + 40)
+            .filter(|&x| *img.get_pixel(x, 304) == red)
+            .count();
+        assert!(n > 10, "tag right of the row numbers: {n}");
+        assert_ne!(
+            *img.get_pixel(2, 304),
+            red,
+            "no tag at the corner, under the number"
+        );
     }
 
     #[test]

@@ -170,50 +170,64 @@ pub(super) fn draw_lines(img: &mut RgbImage, spec: GridSpec) {
     }
 }
 
-/// Draws each column letter at the top of its column and each row number at the left of its
-/// row, white on a dark tag.
-pub(super) fn draw_labels(img: &mut RgbImage, spec: GridSpec) -> Result<(), ImageError> {
+/// One grid label: its text and the tag rectangle `(x, y, w, h)` it occupies, in pixels.
+pub(super) struct GridLabel {
+    pub text: String,
+    pub rect: (i32, i32, i32, i32),
+    ink: Ink,
+    px: f32,
+    pad: i32,
+}
+
+/// Lays out each column letter at the top of its column and each row number at the left of its
+/// row, for an image of `w`×`h` pixels (so ref tags can avoid them).
+pub(super) fn label_layout(w: u32, h: u32, spec: GridSpec) -> Result<Vec<GridLabel>, ImageError> {
     let f = font::font()?;
-    let (w, h) = img.dimensions();
     let cell = (w / spec.cols).min(h / spec.rows) as f32;
     let px = (cell * 0.32).clamp(10.0, 28.0);
     let pad = (px / 5.0).round().max(2.0) as i32;
-    let tag = |img: &mut RgbImage, text: &str, cx: Option<i32>, cy: Option<i32>| {
-        let ink: Ink = font::measure(f, px, text);
+    let label = |text: String, cx: Option<u32>, cy: Option<u32>| {
+        let ink: Ink = font::measure(f, px, &text);
         let (tw, th) = (ink.width + 2 * pad, ink.height() + 2 * pad);
         let x = cx
-            .map_or(0, |c| c - tw / 2)
+            .map_or(0, |c| c as i32 - tw / 2)
             .clamp(0, (w as i32 - tw).max(0));
         let y = cy
-            .map_or(0, |c| c - th / 2)
+            .map_or(0, |c| c as i32 - th / 2)
             .clamp(0, (h as i32 - th).max(0));
-        for yy in y.max(0)..(y + th).min(h as i32) {
-            for xx in x.max(0)..(x + tw).min(w as i32) {
-                blend(img, xx as u32, yy as u32, Rgb([0, 0, 0]), 200);
-            }
-        }
-        font::draw(
-            img,
-            f,
-            px,
-            (x + pad, y + pad),
-            ink,
-            Rgb([255, 255, 0]),
+        GridLabel {
             text,
-        );
+            rect: (x, y, tw, th),
+            ink,
+            px,
+            pad,
+        }
     };
+    let mut out = Vec::with_capacity((spec.cols + spec.rows) as usize);
     for i in 0..spec.cols {
         let cx = (line_at(i, spec.cols, w) + line_at(i + 1, spec.cols, w)) / 2;
-        tag(
-            img,
-            &GridSpec::col_name(i).to_string(),
-            Some(cx as i32),
-            None,
-        );
+        out.push(label(GridSpec::col_name(i).to_string(), Some(cx), None));
     }
     for j in 0..spec.rows {
         let cy = (line_at(j, spec.rows, h) + line_at(j + 1, spec.rows, h)) / 2;
-        tag(img, &(j + 1).to_string(), None, Some(cy as i32));
+        out.push(label((j + 1).to_string(), None, Some(cy)));
+    }
+    Ok(out)
+}
+
+/// Draws the labels of [`label_layout`]: yellow on a dark, slightly transparent tag.
+pub(super) fn draw_labels(img: &mut RgbImage, labels: &[GridLabel]) -> Result<(), ImageError> {
+    let f = font::font()?;
+    let (w, h) = (img.width() as i32, img.height() as i32);
+    for l in labels {
+        let (x, y, tw, th) = l.rect;
+        for yy in y.max(0)..(y + th).min(h) {
+            for xx in x.max(0)..(x + tw).min(w) {
+                blend(img, xx as u32, yy as u32, Rgb([0, 0, 0]), 200);
+            }
+        }
+        let origin = (x + l.pad, y + l.pad);
+        font::draw(img, f, l.px, origin, l.ink, Rgb([255, 230, 0]), &l.text);
     }
     Ok(())
 }

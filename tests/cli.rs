@@ -308,6 +308,48 @@ fn autostart_from_cold_then_reuse() {
 }
 
 #[test]
+fn clients_started_together_start_one_server() {
+    let state = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let children: Vec<Child> = (0..3)
+        .map(|_| {
+            Command::new(BIN)
+                .arg("doctor")
+                .env("MOBILECTL_URL", &url)
+                .env("MOBILECTL_STATE_DIR", state.path())
+                .env_remove("MOBILECTL_TOKEN")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outs: Vec<Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let pid = read_pid(state.path(), port);
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+    let started = outs
+        .iter()
+        .filter(|o| stderr(o).contains("started a server"))
+        .count();
+    for o in &outs {
+        assert_exit(o, 0);
+    }
+    let errs: Vec<String> = outs.iter().map(stderr).collect();
+    assert_eq!(started, 1, "{errs:#?}");
+    let log = std::fs::read_to_string(state.path().join(format!("server-{port}.log"))).unwrap();
+    assert_eq!(log.matches("listening on").count(), 1, "{log}");
+    assert!(wait_until(Duration::from_secs(10), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
+    }));
+}
+
+#[test]
 fn snapshot_from_file_renders_offline() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let xml = root.join("android_uiautomator/fdroid_app_list.xml");

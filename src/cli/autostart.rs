@@ -3,7 +3,9 @@
 //! and records its pid once `/health` answers.
 //!
 //! State directory: `$MOBILECTL_STATE_DIR`, else `$XDG_STATE_HOME/mobilectl`, else
-//! `~/.local/state/mobilectl`. Files: `server-<port>.log` and `server-<port>.pid`.
+//! `~/.local/state/mobilectl`. Files: `server-<port>.log`, `server-<port>.pid`, and
+//! `server-<port>.lock`, held (flock) while one client starts the server so that clients
+//! started together spawn it once.
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -45,6 +47,36 @@ pub fn loopback_addr(url: &Url) -> Option<String> {
         .then(|| std::net::SocketAddr::new(ip, port).to_string())
 }
 
+/// An exclusive lock on `server-<port>.lock`, released when dropped (the file is closed).
+pub struct StartLock(#[allow(dead_code)] File);
+
+/// Waits for the start lock of this address's port.
+pub async fn lock(addr: &str) -> io::Result<StartLock> {
+    use std::os::fd::AsRawFd;
+    let dir = state_dir();
+    fs::create_dir_all(&dir)?;
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(format!("server-{}.lock", port_of(addr))))?;
+    let deadline = std::time::Instant::now() + STARTUP_DEADLINE * 2;
+    loop {
+        // SAFETY: flock on a file descriptor this function owns.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(StartLock(f));
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(io::Error::other("another client holds the start lock"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn port_of(addr: &str) -> &str {
+    addr.rsplit(':').next().unwrap_or("0")
+}
+
 /// A server this CLI started.
 pub struct Started {
     pub log: PathBuf,
@@ -57,7 +89,7 @@ pub struct Started {
 pub fn spawn_server(addr: &str) -> io::Result<Started> {
     let dir = state_dir();
     fs::create_dir_all(&dir)?;
-    let port = addr.rsplit(':').next().unwrap_or("0");
+    let port = port_of(addr);
     let log = dir.join(format!("server-{port}.log"));
     let pid_file = dir.join(format!("server-{port}.pid"));
     let out = OpenOptions::new().create(true).append(true).open(&log)?;

@@ -129,6 +129,13 @@ impl Client {
         if !opts.autostart {
             return Err(unreachable(&opts.url, "--no-autostart is set"));
         }
+        let _lock = autostart::lock(&addr)
+            .await
+            .map_err(|e| unreachable(&opts.url, &format!("cannot start a server: {e}")))?;
+        // Another client may have started it while this one waited for the lock.
+        if let Ok(h) = client.health().await {
+            return client.check_protocol(h);
+        }
         let started = autostart::spawn_server(&addr)
             .map_err(|e| unreachable(&opts.url, &format!("starting a server failed: {e}")))?;
         let deadline = Instant::now() + autostart::STARTUP_DEADLINE;

@@ -224,6 +224,18 @@ fn missing_tool_exits_127() {
 }
 
 #[test]
+fn the_token_is_sent_and_a_wrong_one_is_a_usage_error() {
+    let s = Server::start(false, &[("MOBILECTL_TOKEN", "s3cret")]);
+    let none = s.cli(&["doctor"]);
+    assert_exit(&none, 2);
+    assert!(stderr(&none).contains("UNAUTHORIZED"), "{}", stderr(&none));
+    let ok = s.cli(&["--json", "doctor", "--token", "s3cret"]);
+    assert_exit(&ok, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&ok)).unwrap();
+    assert!(v["overall"].is_string(), "{v}");
+}
+
+#[test]
 fn another_protocol_version_is_reported() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();

@@ -7,6 +7,7 @@ pub mod client;
 pub mod commands;
 pub mod offline;
 pub mod output;
+pub mod plan;
 pub mod serve;
 pub mod target;
 
@@ -117,7 +118,7 @@ fn run_client(g: GlobalArgs, cmd: ClientCommand) -> i32 {
             return exit::FAILED;
         }
     };
-    let req = match commands::plan(cmd, &g.udid, g.json) {
+    let req = match plan::plan(cmd, &g.udid, g.json) {
         Ok(r) => r,
         Err(e) => return output::error(&e, g.json),
     };
@@ -128,7 +129,7 @@ fn run_client(g: GlobalArgs, cmd: ClientCommand) -> i32 {
             autostart: !g.no_autostart,
         };
         let result = match Client::connect(&opts).await {
-            Ok(c) => commands::execute(&c, req).await,
+            Ok(c) => plan::execute(&c, req).await,
             Err(e) => Err(e),
         };
         match result {

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::client::{exit, CliError};
-use super::commands::Answer;
+use super::plan::Answer;
 
 /// Prints a successful answer; returns the exit code.
 pub fn answer(a: &Answer, json: bool) -> i32 {

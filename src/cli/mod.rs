@@ -1,16 +1,67 @@
 //! The `mobilectl` command line: `serve` runs the server; `openapi` prints the spec; the client
-//! commands call the server over HTTP only.
+//! commands (see [`commands`]) call the server over HTTP only; `snapshot --from-file` and
+//! `completions` work offline.
 
+pub mod autostart;
+pub mod client;
+pub mod commands;
+pub mod offline;
+pub mod output;
+pub mod plan;
 pub mod serve;
+pub mod target;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+
+use client::{exit, Client, ConnectOptions};
+use commands::ClientCommand;
 
 /// Inspect and drive phones — iOS Simulators and Android devices — over a local HTTP API.
 #[derive(Debug, Parser)]
 #[command(name = "mobilectl", version, about, propagate_version = true)]
 pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Options of the client commands (accepted anywhere on the line).
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// The server to talk to.
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Client options",
+        env = "MOBILECTL_URL",
+        default_value = "http://127.0.0.1:9100"
+    )]
+    pub url: String,
+    /// Bearer token for the server.
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Client options",
+        env = "MOBILECTL_TOKEN",
+        hide_env_values = true
+    )]
+    pub token: Option<String>,
+    /// Print the server's JSON unchanged (errors too, on stdout).
+    #[arg(long, global = true, help_heading = "Client options")]
+    pub json: bool,
+    /// Do not start a local server when none answers.
+    #[arg(long, global = true, help_heading = "Client options")]
+    pub no_autostart: bool,
+    /// The device to act on (default: the active one, or the only one).
+    #[arg(
+        short = 'd',
+        long,
+        global = true,
+        help_heading = "Client options",
+        env = "MOBILECTL_UDID"
+    )]
+    pub udid: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -21,6 +72,13 @@ pub enum Command {
     Openapi,
     /// Run a virtual Android device that the real adb connects to (tests, demos).
     VirtualDevice(crate::virtual_device::VirtualDeviceArgs),
+    /// Print a shell completion script.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    #[command(flatten)]
+    Client(ClientCommand),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -32,5 +90,70 @@ pub fn run(cli: Cli) -> i32 {
             0
         }
         Command::VirtualDevice(args) => crate::virtual_device::run_cli(args),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "mobilectl",
+                &mut std::io::stdout(),
+            );
+            0
+        }
+        Command::Client(ClientCommand::Snapshot(s)) if s.from_file.is_some() => {
+            let path = s.from_file.clone().unwrap_or_default();
+            offline::run(&path, &s, cli.global.json)
+        }
+        Command::Client(cmd) => run_client(cli.global, cmd),
+    }
+}
+
+fn run_client(g: GlobalArgs, cmd: ClientCommand) -> i32 {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mobilectl: cannot start the async runtime: {e}");
+            return exit::FAILED;
+        }
+    };
+    let req = match plan::plan(cmd, &g.udid, g.json) {
+        Ok(r) => r,
+        Err(e) => return output::error(&e, g.json),
+    };
+    rt.block_on(async move {
+        let opts = ConnectOptions {
+            url: g.url.clone(),
+            token: g.token.clone(),
+            autostart: !g.no_autostart,
+        };
+        let result = match Client::connect(&opts).await {
+            Ok(c) => plan::execute(&c, req).await,
+            Err(e) => Err(e),
+        };
+        match result {
+            Ok(a) => output::answer(&a, g.json),
+            Err(e) => output::error(&e, g.json),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn serve_keeps_its_own_token() {
+        let cli = Cli::try_parse_from(["mobilectl", "serve", "--token", "t0k"]).unwrap();
+        let Command::Serve(s) = cli.command else {
+            panic!()
+        };
+        assert_eq!(s.token.as_deref(), Some("t0k"));
     }
 }

@@ -1,0 +1,323 @@
+//! The client subcommands and their flags; [`super::plan`] turns each into its request.
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::target::Modifiers;
+
+/// Commands that call the server.
+#[derive(Debug, Subcommand)]
+pub enum ClientCommand {
+    /// List devices (Android and iOS), the active one marked `*`.
+    Devices,
+    /// Make a device the active one (`--clear` forgets the choice).
+    Use {
+        #[arg(value_name = "UDID")]
+        device: Option<String>,
+        #[arg(long, conflicts_with = "device")]
+        clear: bool,
+    },
+    /// Check the tools each platform needs (exit 1 when no platform can be driven).
+    Doctor,
+    /// Boot an iOS Simulator (UDID or name) or an Android emulator (--avd).
+    Boot {
+        #[arg(value_name = "UDID")]
+        device: Option<String>,
+        #[arg(long, conflicts_with = "device")]
+        avd: Option<String>,
+        /// Return once the boot is started instead of when it is done.
+        #[arg(long)]
+        no_wait: bool,
+        #[arg(long)]
+        timeout_ms: Option<u64>,
+    },
+    /// Shut a device down (default: the target device).
+    Shutdown {
+        #[arg(value_name = "UDID")]
+        device: Option<String>,
+    },
+    /// Install, launch, stop, reset and list apps.
+    #[command(subcommand)]
+    App(AppCommand),
+    /// Open a URL (web or app scheme) on the device.
+    Open { url: String },
+    /// Read the screen as the compact tree (`--json`: the full snapshot), or render a saved
+    /// dump offline with --from-file.
+    Snapshot(super::offline::SnapshotArgs),
+    /// What is on screen, in brief.
+    Summary,
+    /// Search the screen for elements by free text, best match first.
+    Find {
+        query: String,
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// Tap an element or a point.
+    Tap(TargetArgs),
+    /// Long-press an element or a point.
+    LongPress {
+        #[command(flatten)]
+        t: TargetArgs,
+        #[arg(long)]
+        duration_ms: Option<u64>,
+    },
+    /// Swipe from a point to a point (`swipe 500,1500 500,500`) or across a target
+    /// (`swipe @e3 --direction up`).
+    Swipe {
+        from: String,
+        to: Option<String>,
+        #[arg(long, value_enum)]
+        direction: Option<Direction>,
+        #[arg(long)]
+        duration_ms: Option<u64>,
+        #[command(flatten)]
+        m: ModifierArgs,
+        #[arg(long)]
+        observe: bool,
+    },
+    /// Scroll a container once (default: the biggest scrollable one).
+    Scroll {
+        target: Vec<String>,
+        #[arg(long, value_enum)]
+        direction: Option<Direction>,
+        #[command(flatten)]
+        m: ModifierArgs,
+        #[arg(long)]
+        observe: bool,
+    },
+    /// Scroll until an element matching the selector is in view.
+    ScrollTo {
+        selector: Vec<String>,
+        #[arg(long, value_enum)]
+        direction: Option<Direction>,
+        #[arg(long)]
+        max_scrolls: Option<u32>,
+        #[command(flatten)]
+        m: ModifierArgs,
+    },
+    /// Type text into the focused field, or into TARGET after tapping it.
+    Type {
+        text: String,
+        target: Vec<String>,
+        /// Empty the field first.
+        #[arg(long)]
+        clear: bool,
+        /// Press Enter afterwards.
+        #[arg(long)]
+        submit: bool,
+        /// Skip reading the field back.
+        #[arg(long)]
+        no_verify: bool,
+        #[command(flatten)]
+        m: ModifierArgs,
+    },
+    /// Press a key: back, home, enter, delete, tab, escape, space, dpad_*, volume_up,
+    /// volume_down, power, lock, recent_apps, menu, search… or a raw Android key code.
+    Press {
+        key: String,
+        #[arg(long)]
+        observe: bool,
+    },
+    /// Wait until an element matching the selector meets a condition (exit 1 on timeout).
+    Wait {
+        selector: Vec<String>,
+        #[arg(long, value_enum, default_value = "exists")]
+        condition: Condition,
+        /// The text for `--condition text_equals`.
+        #[arg(long)]
+        text: Option<String>,
+        #[arg(long)]
+        timeout_ms: Option<u64>,
+        #[arg(long)]
+        poll_interval_ms: Option<u64>,
+        #[command(flatten)]
+        m: ModifierArgs,
+    },
+    /// Assert something about the screen now (exit 1 when it does not hold).
+    #[command(subcommand)]
+    Expect(ExpectCommand),
+    /// Save a screenshot (PNG by default).
+    Screenshot(ScreenshotArgs),
+    /// Answer the alert on screen.
+    #[command(subcommand)]
+    Alert(AlertCommand),
+    /// Set (LAT LON) or clear (--clear) the simulated location.
+    #[command(allow_negative_numbers = true)]
+    Location {
+        #[arg(required_unless_present = "clear", requires = "lon")]
+        lat: Option<f64>,
+        lon: Option<f64>,
+        #[arg(long, conflicts_with = "lat")]
+        clear: bool,
+    },
+    /// Grant, revoke or reset an app permission.
+    Permission {
+        #[arg(value_enum)]
+        action: PermissionAction,
+        bundle_id: String,
+        permission: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AppCommand {
+    /// Install an app from a path on the server's machine (.apk / .app).
+    Install { path: String },
+    /// Start an app.
+    Launch {
+        bundle_id: String,
+        /// Stop the app first if it runs.
+        #[arg(long)]
+        relaunch: bool,
+        /// Android: the activity to start.
+        #[arg(long)]
+        activity: Option<String>,
+        /// iOS launch arguments (after `--`).
+        #[arg(last = true)]
+        arguments: Vec<String>,
+    },
+    /// Stop an app.
+    Terminate { bundle_id: String },
+    /// Clear an app's data.
+    Reset { bundle_id: String },
+    /// List installed apps.
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExpectCommand {
+    /// An element matching the selector is on screen.
+    Visible {
+        selector: Vec<String>,
+        #[command(flatten)]
+        m: ModifierArgs,
+    },
+    /// No element matching the selector is on screen.
+    NotVisible {
+        selector: Vec<String>,
+        #[command(flatten)]
+        m: ModifierArgs,
+    },
+    /// The first element matching the selector shows exactly TEXT.
+    Text {
+        selector: String,
+        text: String,
+        #[command(flatten)]
+        m: ModifierArgs,
+    },
+    /// The foreground app is BUNDLE_ID.
+    App { bundle_id: String },
+    /// The focused activity (Android) ends with ACTIVITY.
+    Activity { activity: String },
+    /// The screen's fingerprint is FINGERPRINT.
+    Screen { fingerprint: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AlertCommand {
+    /// Tap the accepting button (Allow, OK…).
+    Accept,
+    /// Tap the dismissing button (Don't allow, Cancel…).
+    Dismiss,
+    /// Tap the button with this label.
+    Button { label: String },
+}
+
+/// One target plus selector modifiers.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// @e12 | X,Y | text:VALUE | text~:VALUE | label:VALUE | id:VALUE | role:ROLE
+    pub target: Vec<String>,
+    #[command(flatten)]
+    pub m: ModifierArgs,
+    /// Read the screen afterwards and report the new fingerprint.
+    #[arg(long)]
+    pub observe: bool,
+}
+
+/// Selector modifiers.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct ModifierArgs {
+    /// Pick the N-th (0-based) match instead of failing on ambiguity.
+    #[arg(long)]
+    pub index: Option<u32>,
+    /// Match text/label as a substring.
+    #[arg(long)]
+    pub contains: bool,
+    /// Match case-insensitively.
+    #[arg(long)]
+    pub ignore_case: bool,
+}
+
+impl ModifierArgs {
+    pub(super) fn get(self) -> Modifiers {
+        Modifiers {
+            contains: self.contains,
+            case_insensitive: self.ignore_case,
+            index: self.index,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ScreenshotArgs {
+    /// Output file (`-` for stdout). Default: screenshot.png / screenshot.jpg.
+    #[arg(short, long)]
+    pub output: Option<String>,
+    /// Draw the refs' boxes and labels on the image.
+    #[arg(long)]
+    pub annotate: bool,
+    /// With --annotate: only interactive elements.
+    #[arg(long, requires = "annotate")]
+    pub interactive_only: bool,
+    /// With --annotate: draw a coordinate grid.
+    #[arg(long, requires = "annotate")]
+    pub grid: bool,
+    /// Scale factor (0 < scale <= 1).
+    #[arg(long)]
+    pub scale: Option<f64>,
+    #[arg(long, value_enum)]
+    pub format: Option<ImageFormat>,
+    /// JPEG quality (1-100).
+    #[arg(long)]
+    pub quality: Option<u8>,
+    /// Longest side in pixels.
+    #[arg(long)]
+    pub max_size: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ImageFormat {
+    Png,
+    Jpeg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum Condition {
+    Exists,
+    NotExists,
+    Visible,
+    Enabled,
+    TextEquals,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PermissionAction {
+    Grant,
+    Revoke,
+    Reset,
+}
+
+pub(super) fn name<T: ValueEnum>(v: &T) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_string())
+        .unwrap_or_default()
+}

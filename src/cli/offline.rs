@@ -1,0 +1,59 @@
+//! `mobilectl snapshot` flags, and its offline mode: `--from-file PATH` renders a saved UI
+//! dump (uiautomator XML, AXe/idb JSON, WDA XML…; the kind is detected from the content)
+//! with [`crate::ui::render_dump`], without any server.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::client::exit;
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// Only the elements an agent can act on.
+    #[arg(short, long)]
+    pub interactive_only: bool,
+    /// Render a saved dump instead of asking the server.
+    #[arg(long, value_name = "PATH")]
+    pub from_file: Option<PathBuf>,
+    /// Output format (default text; `--json` means json).
+    #[arg(long, value_enum)]
+    pub format: Option<DumpFormat>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DumpFormat {
+    Text,
+    Json,
+}
+
+/// Renders `args.from_file`; returns the exit code.
+pub fn run(path: &std::path::Path, args: &SnapshotArgs, json_flag: bool) -> i32 {
+    let text = match std::fs::read(path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            eprintln!("mobilectl: cannot read {}: {e}", path.display());
+            return exit::USAGE;
+        }
+    };
+    let format = match (args.format, json_flag) {
+        (Some(DumpFormat::Json), _) | (None, true) => crate::ui::Format::Json,
+        _ => crate::ui::Format::Text,
+    };
+    match crate::ui::render_dump(&text, format, args.interactive_only) {
+        Ok(out) => {
+            print!("{out}");
+            if !out.ends_with('\n') {
+                println!();
+            }
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!(
+                "mobilectl: {}: not a UI dump I can read: {e}",
+                path.display()
+            );
+            exit::FAILED
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! What the client prints: with `--json` the server's JSON unchanged (errors too, on stdout);
+//! otherwise readable text — the compact tree for `snapshot`, one line per action — with
+//! errors, their hint, on stderr. Also decides the exit code of a successful HTTP answer.
+
+use serde_json::Value;
+
+use super::client::{exit, CliError};
+use super::plan::Answer;
+
+/// Prints a successful answer; returns the exit code.
+pub fn answer(a: &Answer, json: bool) -> i32 {
+    match a {
+        Answer::Text(r) => {
+            print!("{}", r.raw);
+            if !r.raw.ends_with('\n') {
+                println!();
+            }
+            exit::OK
+        }
+        Answer::Saved(v) => {
+            if json {
+                println!("{v}");
+            } else if v["path"] != "-" {
+                println!(
+                    "saved {} ({} bytes, {})",
+                    v["path"].as_str().unwrap_or("?"),
+                    v["bytes"],
+                    v["content_type"].as_str().unwrap_or("?")
+                );
+            }
+            exit::OK
+        }
+        Answer::Json(r) => {
+            if json {
+                println!("{}", r.raw.trim_end());
+            } else {
+                println!("{}", text(&r.value).trim_end());
+            }
+            outcome(&r.value)
+        }
+    }
+}
+
+/// Prints a failure; returns its exit code.
+pub fn error(e: &CliError, json: bool) -> i32 {
+    if json {
+        println!("{}", e.json());
+    } else {
+        eprintln!("mobilectl: {}: {}", e.code, e.message);
+        if let Some(h) = &e.hint {
+            eprintln!("hint: {h}");
+        }
+    }
+    e.exit
+}
+
+/// 1 when a 2xx answer reports that the thing did not happen, else 0.
+pub fn outcome(v: &Value) -> i32 {
+    let failed =
+        v["success"] == Value::Bool(false) || v["status"] == "timeout" || v["overall"] == "blocked";
+    if failed {
+        exit::FAILED
+    } else {
+        exit::OK
+    }
+}
+
+fn s(v: &Value) -> &str {
+    v.as_str().unwrap_or("")
+}
+
+fn short(fp: &Value) -> String {
+    fp.as_str()
+        .map_or("?".into(), |f| f.chars().take(8).collect::<String>())
+}
+
+/// The readable form of a JSON answer, chosen by its shape.
+pub fn text(v: &Value) -> String {
+    if v.get("action_type").is_some() {
+        return action_line(v);
+    }
+    if v.get("polls").is_some() {
+        return wait_line(v);
+    }
+    if v.get("observed").is_some() {
+        let ok = v["success"] == true;
+        let mut line = format!("expect {}", if ok { "ok" } else { "FAILED" });
+        if !ok {
+            line += &format!(" · observed {}", v["observed"]);
+        }
+        return line;
+    }
+    if let Some(devs) = v["devices"].as_array() {
+        return devices(v, devs);
+    }
+    if v.get("overall").is_some() {
+        return doctor(v);
+    }
+    if let Some(apps) = v["apps"].as_array() {
+        return apps
+            .iter()
+            .map(|a| {
+                format!(
+                    "{}  {}  {}",
+                    s(&a["bundle_id"]),
+                    s(&a["name"]),
+                    s(&a["version"])
+                )
+                .trim_end()
+                .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
+    if v.get("screen_description").is_some() {
+        return summary(v);
+    }
+    if let Some(ms) = v["matches"].as_array() {
+        if ms.is_empty() {
+            return "no match".into();
+        }
+        return ms
+            .iter()
+            .map(|m| {
+                let name = m["name"].as_str().map(|n| format!(" {n:?}"));
+                format!(
+                    "{} {}{} ({} {:.2})",
+                    m["ref"].as_str().map_or("-".into(), |r| format!("@{r}")),
+                    s(&m["role"]),
+                    name.unwrap_or_default(),
+                    s(&m["kind"]),
+                    m["score"].as_f64().unwrap_or(0.0)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
+    if v.get("state").is_some() && v.get("success").is_none() {
+        return format!("{} {}", s(&v["state"]), s(&v["device"]["udid"]))
+            .trim_end()
+            .into();
+    }
+    if v.get("success").is_some() {
+        let mut line = (if v["success"] == true { "ok" } else { "FAILED" }).to_string();
+        if let Some(b) = v["bundle_id"].as_str() {
+            line += &format!(" · {b}");
+        }
+        if let Some(t) = v["launch_time_ms"].as_u64() {
+            line += &format!(" · launched in {t} ms");
+        }
+        if let Some(d) = v["device"]["udid"].as_str() {
+            line += &format!(" · {d}");
+        }
+        return line;
+    }
+    if v.get("udid").is_some() || v.get("device").is_some() {
+        return match v["udid"].as_str() {
+            Some(u) => format!("active device: {u} {}", s(&v["device"]["name"]))
+                .trim_end()
+                .into(),
+            None => "no active device".into(),
+        };
+    }
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+fn action_line(v: &Value) -> String {
+    let r = &v["target"]["resolved"];
+    let mut line = s(&v["action_type"]).to_string();
+    if let Some(rf) = r["ref"].as_str() {
+        line += &format!(" {rf}");
+    }
+    if let (Some(x), Some(y)) = (r["x"].as_f64(), r["y"].as_f64()) {
+        line += &format!(" ({x},{y})");
+    }
+    if let Some(n) = r["name"].as_str().filter(|n| !n.is_empty()) {
+        line += &format!(" {n:?}");
+    }
+    if v["success"] == true {
+        line += " ok";
+    } else {
+        line += " FAILED";
+        if let Some(c) = v["failure_code"].as_str() {
+            line += &format!(" {c}");
+        }
+    }
+    match (&v["fingerprint_before"], &v["fingerprint_after"]) {
+        (Value::Null, Value::Null) => {}
+        (b, Value::Null) => line += &format!(" · fp {}", short(b)),
+        (b, a) => line += &format!(" · fp {}→{}", short(b), short(a)),
+    }
+    if let Some(t) = v["timing_ms"].as_u64() {
+        line += &format!(" · {t} ms");
+    }
+    line
+}
+
+fn wait_line(v: &Value) -> String {
+    let mut line = format!(
+        "wait {} after {} ms ({} polls)",
+        s(&v["status"]),
+        v["elapsed_ms"],
+        v["polls"]
+    );
+    let m = &v["matched"];
+    if !m.is_null() {
+        if let Some(r) = m["ref"].as_str() {
+            line += &format!(" · @{r}");
+        }
+        line += &format!(" {} {:?}", s(&m["role"]), s(&m["name"]));
+    } else if v["status"] == "timeout" {
+        line += &format!(" · observed {}", v["observed"]);
+    }
+    line
+}
+
+fn devices(v: &Value, devs: &[Value]) -> String {
+    let active = v["active"].as_str();
+    let mut lines: Vec<String> = devs
+        .iter()
+        .map(|d| {
+            let mark = if d["udid"].as_str() == active && active.is_some() {
+                "*"
+            } else {
+                " "
+            };
+            format!(
+                "{mark} {}  {}  {} {}  {}  {}",
+                s(&d["udid"]),
+                s(&d["name"]),
+                s(&d["platform"]),
+                s(&d["kind"]),
+                s(&d["state"]),
+                s(&d["os_version"])
+            )
+            .trim_end()
+            .to_string()
+        })
+        .collect();
+    if devs.is_empty() {
+        lines.push("no devices".into());
+    }
+    for p in ["android", "ios"] {
+        let t = &v["tools"][p];
+        if t["available"] == false {
+            lines.push(format!("({p} not listed: {})", s(&t["reason"])));
+        }
+    }
+    lines.join("\n")
+}
+
+fn doctor(v: &Value) -> String {
+    let mut lines = vec![format!(
+        "overall: {} (android: {}, ios: {})",
+        s(&v["overall"]),
+        s(&v["android"]),
+        s(&v["ios"])
+    )];
+    for t in v["tools"].as_array().into_iter().flatten() {
+        if t["found"] == true {
+            lines.push(format!(
+                "  ok       {}  {}  {}",
+                s(&t["tool"]),
+                s(&t["path"]),
+                s(&t["version"])
+            ));
+        } else {
+            lines.push(format!(
+                "  missing  {}  {}",
+                s(&t["tool"]),
+                s(&t["remediation"])
+            ));
+        }
+    }
+    lines.join("\n")
+}
+
+fn summary(v: &Value) -> String {
+    let mut lines = vec![s(&v["screen_description"]).to_string()];
+    for e in v["interactive_elements"].as_array().into_iter().flatten() {
+        lines.push(format!(
+            "  @{} {} {:?}",
+            s(&e["ref"]),
+            s(&e["role"]),
+            s(&e["name"])
+        ));
+    }
+    lines.push(format!("fingerprint {}", s(&v["fingerprint"])));
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn action_results_are_one_line() {
+        let v = json!({"action_id": "a1", "action_type": "tap", "success": true,
+            "target": {"selector": {"ref": "e4"},
+                       "resolved": {"ref": "e4", "x": 540.0, "y": 1290.0, "name": "LOG IN"}},
+            "fingerprint_before": "87d1aaaaaaaa", "fingerprint_after": null,
+            "device": {"udid": "x"}, "timing_ms": 12});
+        assert_eq!(
+            text(&v),
+            "tap e4 (540,1290) \"LOG IN\" ok · fp 87d1aaaa · 12 ms"
+        );
+        assert_eq!(outcome(&v), 0);
+    }
+
+    #[test]
+    fn outcomes() {
+        assert_eq!(outcome(&json!({"success": false})), 1);
+        assert_eq!(outcome(&json!({"status": "timeout", "polls": 3})), 1);
+        assert_eq!(outcome(&json!({"status": "success", "polls": 3})), 0);
+        assert_eq!(outcome(&json!({"overall": "blocked"})), 1);
+        assert_eq!(outcome(&json!({"devices": []})), 0);
+    }
+}

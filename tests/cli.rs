@@ -190,6 +190,24 @@ fn demo_login_flow_and_exit_codes() {
     assert_exit(&shot, 0);
     let bytes = std::fs::read(&png).unwrap();
     assert!(bytes.starts_with(b"\x89PNG"), "not a PNG");
+    // Annotated, scaled, JPEG.
+    let jpg = dir.path().join("shot.jpg");
+    let shot = s.cli(&[
+        "screenshot",
+        "--annotate",
+        "--grid",
+        "--scale",
+        "0.5",
+        "--format",
+        "jpeg",
+        "-o",
+        jpg.to_str().unwrap(),
+    ]);
+    assert_exit(&shot, 0);
+    let bytes = std::fs::read(&jpg).unwrap();
+    assert_eq!(&bytes[..3], &[0xFF, 0xD8, 0xFF], "not a JPEG");
+    let img = image::load_from_memory(&bytes).unwrap();
+    assert_eq!((img.width(), img.height()), (540, 1200));
 }
 
 #[test]

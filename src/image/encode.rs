@@ -22,11 +22,35 @@ pub const FILTER: FilterType = FilterType::Bilinear;
 /// Decodes, downscales and encodes a PNG screenshot according to `opts`.
 pub fn render(png: &[u8], opts: &RenderOptions) -> Result<Rendered, ImageError> {
     opts.validate()?;
+    // Full-size PNG asked: the device's own bytes, without a decode and re-encode.
+    if opts.format == Format::Png {
+        let (w, h) = png_size(png)?;
+        if opts.effective_scale(w, h) >= 1.0 {
+            return Ok(Rendered {
+                bytes: png.to_vec(),
+                content_type: Format::Png.content_type(),
+                original: (w, h),
+                size: (w, h),
+                scale: 1.0,
+            });
+        }
+    }
     let img = decode_rgb(png)?;
     let original = img.dimensions();
     let scale = opts.effective_scale(original.0, original.1);
     let img = downscale(img, scale);
     finish(&img, original, scale, opts)
+}
+
+/// The size in a PNG's header, without decoding the pixels.
+fn png_size(png: &[u8]) -> Result<(u32, u32), ImageError> {
+    let (w, h) = ::image::ImageReader::with_format(Cursor::new(png), ImageFormat::Png)
+        .into_dimensions()
+        .map_err(|e| ImageError::Decode(e.to_string()))?;
+    if w == 0 || h == 0 {
+        return Err(ImageError::Empty(w, h));
+    }
+    Ok((w, h))
 }
 
 /// Decodes PNG bytes into opaque 8-bit RGB.

@@ -11,7 +11,7 @@
 
 use ::image::{Rgb, RgbImage};
 
-use super::encode::{decode_rgb, downscale, finish};
+use super::encode::{decode_scaled, finish};
 use super::font::{self, Ink};
 use super::grid::{self, GridSpec};
 use super::{ImageError, RenderOptions, Rendered};
@@ -77,10 +77,7 @@ pub fn annotate(
     if let Some(g) = grid {
         g.validate()?;
     }
-    let img = decode_rgb(png)?;
-    let original = img.dimensions();
-    let scale = opts.effective_scale(original.0, original.1);
-    let mut img = downscale(img, scale);
+    let (mut img, original, scale) = decode_scaled(png, opts)?;
     let (w, h) = img.dimensions();
     let sx = f64::from(w) / f64::from(original.0);
     let sy = f64::from(h) / f64::from(original.1);

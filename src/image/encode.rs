@@ -35,11 +35,41 @@ pub fn render(png: &[u8], opts: &RenderOptions) -> Result<Rendered, ImageError> 
             });
         }
     }
-    let img = decode_rgb(png)?;
-    let original = img.dimensions();
-    let scale = opts.effective_scale(original.0, original.1);
-    let img = downscale(img, scale);
+    let (img, original, scale) = decode_scaled(png, opts)?;
     finish(&img, original, scale, opts)
+}
+
+/// Decodes and downscales per `opts`: the opaque RGB image, the original size and the scale.
+/// An RGBA screenshot (`screencap`) is resized as RGBA and converted to RGB only at its small
+/// size, which saves converting every pixel of the full-size image.
+pub(super) fn decode_scaled(
+    png: &[u8],
+    opts: &RenderOptions,
+) -> Result<(RgbImage, (u32, u32), f32), ImageError> {
+    let img = ::image::load_from_memory_with_format(png, ImageFormat::Png)
+        .map_err(|e| ImageError::Decode(e.to_string()))?;
+    let original = (img.width(), img.height());
+    if original.0 == 0 || original.1 == 0 {
+        return Err(ImageError::Empty(original.0, original.1));
+    }
+    let scale = opts.effective_scale(original.0, original.1);
+    let (nw, nh) = super::scaled_size(original.0, original.1, scale);
+    let rgb = match img {
+        DynamicImage::ImageRgba8(rgba) if (nw, nh) != original => {
+            let mut out = ::image::RgbaImage::new(nw, nh);
+            // Screenshots are opaque: no premultiplying by alpha.
+            let options = ResizeOptions::new()
+                .resize_alg(ResizeAlg::Convolution(FILTER))
+                .use_alpha(false);
+            match Resizer::new().resize(&rgba, &mut out, &options) {
+                Ok(()) => DynamicImage::ImageRgba8(out).to_rgb8(),
+                Err(_) => downscale(DynamicImage::ImageRgba8(rgba).to_rgb8(), scale),
+            }
+        }
+        DynamicImage::ImageRgb8(rgb) => downscale(rgb, scale),
+        other => downscale(other.to_rgb8(), scale),
+    };
+    Ok((rgb, original, scale))
 }
 
 /// The size in a PNG's header, without decoding the pixels.
@@ -51,20 +81,6 @@ fn png_size(png: &[u8]) -> Result<(u32, u32), ImageError> {
         return Err(ImageError::Empty(w, h));
     }
     Ok((w, h))
-}
-
-/// Decodes PNG bytes into opaque 8-bit RGB.
-pub(super) fn decode_rgb(png: &[u8]) -> Result<RgbImage, ImageError> {
-    let img = ::image::load_from_memory_with_format(png, ImageFormat::Png)
-        .map_err(|e| ImageError::Decode(e.to_string()))?;
-    let (w, h) = (img.width(), img.height());
-    if w == 0 || h == 0 {
-        return Err(ImageError::Empty(w, h));
-    }
-    Ok(match img {
-        DynamicImage::ImageRgb8(rgb) => rgb,
-        other => other.to_rgb8(),
-    })
 }
 
 /// Downscales by `scale` (≤ 1.0; 1.0 returns the image untouched).

@@ -8,10 +8,6 @@ use common::android::*;
 use common::*;
 use serde_json::{json, Value};
 
-fn post(path: &str, body: Value) -> axum::http::Request<axum::body::Body> {
-    send_json("POST", path, &body.to_string())
-}
-
 fn ran(h: &mobilectl::virtual_device::testing::VdHarness, argv: &[&str]) -> bool {
     h.journal_argvs()
         .iter()

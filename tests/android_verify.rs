@@ -9,11 +9,7 @@ use axum::http::StatusCode;
 use common::android::*;
 use common::*;
 use mobilectl::virtual_device::testing::wait_until;
-use serde_json::{json, Value};
-
-fn post(path: &str, body: Value) -> axum::http::Request<axum::body::Body> {
-    send_json("POST", path, &body.to_string())
-}
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_succeeds_after_a_transition() {

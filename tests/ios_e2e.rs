@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use axum::http::StatusCode;
 use common::*;
 use mobilectl::exec::Tool;
-use serde_json::{json, Value};
+use serde_json::json;
 
 const UDID: &str = "D2E4C979-FFEA-4236-9F57-64C3209975A0";
 const SIMS: &str =
@@ -47,10 +47,6 @@ esac"#,
             tree.display()
         ),
     )
-}
-
-fn post(path: &str, body: Value) -> axum::http::Request<axum::body::Body> {
-    send_json("POST", path, &body.to_string())
 }
 
 #[tokio::test]

@@ -149,6 +149,11 @@ pub fn send_json(method: &str, path: &str, body: &str) -> Request<Body> {
         .unwrap()
 }
 
+/// A POST of a JSON value.
+pub fn post(path: &str, body: serde_json::Value) -> Request<Body> {
+    send_json("POST", path, &body.to_string())
+}
+
 /// Sends one request; returns the status and the JSON body (the body must be JSON).
 pub async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
     let res = app.clone().oneshot(req).await.unwrap();

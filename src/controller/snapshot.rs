@@ -2,6 +2,7 @@
 //! Concurrent requests share one in-flight dump: a request that arrives while a dump runs waits
 //! for the device's command lock and then takes the snapshot that completed after it arrived.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -43,12 +44,13 @@ impl Snapshot {
             .or_else(|| self.screen.foreground.clone())
     }
 
-    /// The screen again, viewed with other options (the refs stay the same).
-    pub fn view(&self, opts: &ViewOptions) -> ui::Screen {
+    /// The screen viewed with `opts`: the kept analysis for the default view, else a new
+    /// analysis of the same tree (the refs stay the same).
+    pub fn view(&self, opts: &ViewOptions) -> Cow<'_, ui::Screen> {
         if *opts == ViewOptions::default() {
-            return self.screen.clone();
+            return Cow::Borrowed(&self.screen);
         }
-        ui::analyze(&self.tree, Some(&self.screen.refs), opts)
+        Cow::Owned(ui::analyze(&self.tree, Some(&self.screen.refs), opts))
     }
 }
 

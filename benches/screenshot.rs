@@ -1,6 +1,8 @@
 //! Screenshot pipeline on a synthetic 1080×2400 phone screen (criterion):
 //! decode + scale 0.5 + JPEG q80 (goal ≤ 25 ms median), the same with 40 annotated boxes
-//! (goal ≤ 50 ms), and the stages on their own to show where the time goes.
+//! (goal ≤ 50 ms), and the stages on their own to show where the time goes. The plain JPEG path
+//! streams (inflate on one thread, resize + encode on the other), so its floor is
+//! `stage/png_rows_only`; the annotated path streams only the resize.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use image::imageops::FilterType;
@@ -57,6 +59,19 @@ fn bench(c: &mut Criterion) {
     }
     g.bench_function("stage/resize0.5_thumbnail_area", |b| {
         b.iter(|| image::imageops::thumbnail(black_box(&rgb), 540, 1200))
+    });
+    // The floor of the streamed pipeline: inflating and unfiltering the rows, nothing else.
+    g.bench_function("stage/png_rows_only", |b| {
+        b.iter(|| {
+            let mut reader = png::Decoder::new(std::io::Cursor::new(black_box(&png[..])))
+                .read_info()
+                .unwrap();
+            let mut bytes = 0;
+            while let Some(row) = reader.next_row().unwrap() {
+                bytes += row.data().len();
+            }
+            bytes
+        })
     });
     let rgba = image::load_from_memory(&png).unwrap();
     g.bench_function("stage/decode_png_only", |b| {

@@ -22,27 +22,48 @@ pub const FILTER: FilterType = FilterType::Bilinear;
 /// Decodes, downscales and encodes a PNG screenshot according to `opts`.
 pub fn render(png: &[u8], opts: &RenderOptions) -> Result<Rendered, ImageError> {
     opts.validate()?;
-    // Full-size PNG asked: the device's own bytes, without a decode and re-encode.
-    if opts.format == Format::Png {
-        let (w, h) = png_size(png)?;
-        if opts.effective_scale(w, h) >= 1.0 {
-            return Ok(Rendered {
-                bytes: png.to_vec(),
-                content_type: Format::Png.content_type(),
-                original: (w, h),
-                size: (w, h),
-                scale: 1.0,
-            });
-        }
+    let original = png_size(png)?;
+    let scale = opts.effective_scale(original.0, original.1);
+    let size = super::scaled_size(original.0, original.1, scale);
+    let direct = match opts.format {
+        // Full-size PNG asked: the device's own bytes, without a decode and re-encode.
+        Format::Png if size == original => Some(png.to_vec()),
+        Format::Png => None,
+        Format::Jpeg => super::stream::encode_jpeg(png, size, opts.quality)?,
+    };
+    if let Some(bytes) = direct {
+        return Ok(Rendered {
+            bytes,
+            content_type: opts.format.content_type(),
+            original,
+            size,
+            scale,
+        });
     }
     let (img, original, scale) = decode_scaled(png, opts)?;
     finish(&img, original, scale, opts)
 }
 
 /// Decodes and downscales per `opts`: the opaque RGB image, the original size and the scale.
-/// An RGBA screenshot (`screencap`) is resized as RGBA and converted to RGB only at its small
-/// size, which saves converting every pixel of the full-size image.
+/// 8-bit RGB(A) PNGs stream (rows are resized while the rest is still being inflated, see
+/// [`super::stream`]); other layouts decode the whole image first. An RGBA screenshot
+/// (`screencap`) is resized as RGBA and converted to RGB only at its small size, which saves
+/// converting every pixel of the full-size image.
 pub(super) fn decode_scaled(
+    png: &[u8],
+    opts: &RenderOptions,
+) -> Result<(RgbImage, (u32, u32), f32), ImageError> {
+    let (w, h) = png_size(png)?;
+    let scale = opts.effective_scale(w, h);
+    let size = super::scaled_size(w, h, scale);
+    if let Some(rgb) = super::stream::decode_downscaled(png, size)? {
+        return Ok((rgb, (w, h), scale));
+    }
+    decode_whole(png, opts)
+}
+
+/// [`decode_scaled`] by decoding the whole image, then resizing it.
+pub(super) fn decode_whole(
     png: &[u8],
     opts: &RenderOptions,
 ) -> Result<(RgbImage, (u32, u32), f32), ImageError> {
@@ -128,12 +149,7 @@ pub(super) fn encode(img: &RgbImage, format: Format, quality: u8) -> Result<Vec<
             img.write_with_encoder(enc)
         }
         Format::Jpeg => {
-            let (jw, jh) = (
-                u16::try_from(w)
-                    .map_err(|_| ImageError::Encode(format!("{w} px is too wide for JPEG")))?,
-                u16::try_from(h)
-                    .map_err(|_| ImageError::Encode(format!("{h} px is too tall for JPEG")))?,
-            );
+            let (jw, jh) = (super::stream::jpeg_side(w)?, super::stream::jpeg_side(h)?);
             let enc = jpeg_encoder::Encoder::new(&mut out, quality.clamp(1, 100));
             return enc
                 .encode(img.as_raw(), jw, jh, jpeg_encoder::ColorType::Rgb)

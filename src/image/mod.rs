@@ -4,7 +4,9 @@
 //! iOS `simctl io screenshot`: points × scale factor). This module turns those bytes into an image
 //! an agent can afford:
 //!
-//! - [`render`]: decode, downscale (never upscale) with a good filter, encode PNG or JPEG.
+//! - [`render`]: decode, downscale (never upscale) with a good filter, encode PNG or JPEG. The
+//!   decode is streamed: rows are resized (and JPEG-encoded) while the rest of the PNG is still
+//!   being inflated on a helper thread (`stream`).
 //! - [`annotate`]: the same, plus an outline and a ref tag (`e12`) for each [`RefBox`], and an
 //!   optional lettered/numbered [`GridSpec`] overlay (the "tap C5" vision fallback).
 //! - [`grid_cell_center`]: a grid cell name → the tap point, in whatever coordinate space the
@@ -21,6 +23,7 @@ mod annotate;
 mod encode;
 mod font;
 mod grid;
+mod stream;
 
 pub use annotate::{annotate, box_color, RefBox, PALETTE};
 pub use encode::render;

@@ -115,7 +115,8 @@ fn with_decoder<T>(
 
     let (band_tx, band_rx) = mpsc::sync_channel::<Band>(BANDS_IN_FLIGHT);
     std::thread::scope(|scope| {
-        let decoding = scope.spawn(move || {
+        let decoder_thread = std::thread::Builder::new().name("png-decode".into());
+        let spawned = decoder_thread.spawn_scoped(scope, move || {
             let mut band = Vec::with_capacity(BAND_ROWS * stride);
             loop {
                 match reader.next_row() {
@@ -138,6 +139,10 @@ fn with_decoder<T>(
                 let _ = band_tx.send(Ok(band));
             }
         });
+        // No thread to be had (resource limits): the caller decodes the whole image instead.
+        let Ok(decoding) = spawned else {
+            return Ok(None);
+        };
         let mut rows = BandedResize::new(band_rx, (width, height), size, pixel_type);
         let result = consume(&mut rows);
         // Stop the decoder early if the consumer gave up before the end.

@@ -42,8 +42,8 @@ macro_rules! error_codes {
 error_codes! {
     /// The request was malformed (bad JSON, wrong types, invalid values).
     BadRequest = ("BAD_REQUEST", 400, false),
-    /// The request is well-formed but its values cannot be acted on.
-    ValidationFailed = ("VALIDATION_FAILED", 422, false),
+    /// The request is well-formed but names an unknown field or a value that cannot be acted on.
+    ValidationFailed = ("VALIDATION_FAILED", 400, false),
     /// No route matches the path.
     RouteNotFound = ("ROUTE_NOT_FOUND", 404, false),
     /// The route exists but not for this HTTP method.

@@ -2,6 +2,7 @@
 //! inspect and drive phones — iOS Simulators, Android devices and emulators.
 //!
 //! The layers, top to bottom (see DESIGN.md):
+//! - [`api`]: the operation table and wire types; routes, OpenAPI, CLI and MCP derive from it.
 //! - [`server`]: axum router, one error envelope, security middleware, OpenAPI.
 //! - [`controller`]: target-device resolution, per-device state and serialisation.
 //! - [`backend`]: adb (Android), simctl + AXe/idb (iOS Simulator).
@@ -11,6 +12,7 @@
 //! - [`virtual_device`]: an adb-speaking virtual Android device for tests and `serve --demo`.
 //! - [`cli`]: the thin client that calls the server over HTTP.
 
+pub mod api;
 pub mod backend;
 pub mod cli;
 pub mod controller;

@@ -48,7 +48,7 @@ async fn app_routes() {
         post("/api/v1/device/app/install", json!({ "path": aab })),
     )
     .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(body["error"]["hint"]
         .as_str()
         .unwrap()
@@ -138,7 +138,7 @@ async fn app_routes() {
         ),
     )
     .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(!h.journal_argvs().iter().any(|a| a[0] == "reboot"));
 
     // open-url: the URL arrives as one argument; dangerous schemes are refused
@@ -156,7 +156,7 @@ async fn app_routes() {
     ] {
         let (status, body) =
             call(&app, post("/api/v1/device/open-url", json!({ "url": bad }))).await;
-        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {body}");
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
     }
 
     // permission grant / revoke
@@ -271,7 +271,7 @@ async fn inspect_routes() {
     assert_eq!(status, StatusCode::OK, "{found}");
     assert_eq!(found["matches"][0]["name"], "LOG IN");
     let (status, _) = call(&app, get("/api/v1/device/ui/find?query=")).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
 }
 
 #[tokio::test]
@@ -389,7 +389,7 @@ async fn act_routes() {
         ),
     )
     .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     let (status, body) = call(
         &app,
         post(

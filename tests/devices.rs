@@ -264,7 +264,7 @@ async fn boot_android_starts_the_emulator_detached() {
         send_json("POST", "/api/v1/device/boot", r#"{"avd": "-wipe-data"}"#),
     )
     .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
 }
 
 #[tokio::test]

@@ -60,12 +60,23 @@ async fn malformed_json_is_400_envelope() {
 
 #[tokio::test]
 async fn wrong_types_and_unknown_fields_are_400_envelope() {
-    for body in ["{\"udid\": 42}", "{\"udidd\": \"x\"}", "[]"] {
+    for body in ["{\"udid\": 42}", "[]"] {
         let (status, json) =
             call(&bare_app(), send_json("PUT", "/api/v1/device/active", body)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         assert_eq!(error_code(&json), "BAD_REQUEST");
     }
+    let (status, json) = call(
+        &bare_app(),
+        send_json("PUT", "/api/v1/device/active", "{\"udidd\": \"x\"}"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(error_code(&json), "VALIDATION_FAILED");
+    assert_eq!(
+        json["error"]["message"],
+        "unknown field `udidd`; did you mean `udid`?"
+    );
 }
 
 #[tokio::test]

@@ -307,7 +307,7 @@ async fn status_bar_values_are_validated_before_any_command() {
         r#"{"clear": true, "time": "9:41"}"#,
     ] {
         let (status, body) = call(&app, send_json("POST", "/api/v1/device/status-bar", req)).await;
-        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{req}: {body}");
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{req}: {body}");
     }
     assert!(calls_except_list(&fakes, "xcrun").is_empty());
 }

@@ -13,6 +13,7 @@ use mobilectl::backend::ios::{
 };
 use mobilectl::backend::types::{Key, Point};
 use mobilectl::backend::{Device, DeviceBackend, DeviceKind, DeviceState, KeyPress, Platform};
+use mobilectl::error::ErrorCode;
 use mobilectl::exec::Tool;
 
 const UDID: &str = "D2E4C979-FFEA-4236-9F57-64C3209975A0";
@@ -173,7 +174,7 @@ async fn tap_in_points() {
 async fn negative_points_are_refused_before_any_command() {
     let s = setup(&["axe"]);
     let e = s.backend.tap(&device(), pt(-1.0, 5.0)).await.unwrap_err();
-    assert_eq!(e.code.status(), 422);
+    assert_eq!(e.code, ErrorCode::ValidationFailed);
     assert!(s.fakes.calls("axe").is_empty());
 }
 
@@ -215,7 +216,7 @@ async fn long_press() {
         .long_press(&device(), pt(10.0, 20.0), 20_000)
         .await
         .unwrap_err();
-    assert_eq!(e.code.status(), 422);
+    assert_eq!(e.code, ErrorCode::ValidationFailed);
     let s = setup(&["idb"]);
     s.backend
         .long_press(&device(), pt(10.0, 20.0), 1500)

@@ -86,7 +86,7 @@ pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Openapi => {
-            print!("{}", crate::server::openapi_json());
+            print!("{}", crate::api::openapi_json());
             0
         }
         Command::VirtualDevice(args) => crate::virtual_device::run_cli(args),

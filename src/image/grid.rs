@@ -27,7 +27,7 @@ pub struct GridSpec {
     pub rows: u32,
 }
 
-/// A bad grid spec, cell name or screen size (the server answers 422).
+/// A bad grid spec, cell name or screen size (the server answers 400 VALIDATION_FAILED).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GridError {
     /// Columns or rows outside 1..=26 / 1..=99.

@@ -83,7 +83,7 @@ impl Default for RenderOptions {
     }
 }
 
-/// An out-of-range [`RenderOptions`] field (the server answers 422).
+/// An out-of-range [`RenderOptions`] field (the server answers 400 VALIDATION_FAILED).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum OptionsError {
     /// `quality` outside 1..=100.
@@ -172,10 +172,10 @@ impl Rendered {
 /// Why a screenshot could not be rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum ImageError {
-    /// Out-of-range options (a caller's mistake: 422).
+    /// Out-of-range options (a caller's mistake: 400).
     #[error(transparent)]
     Options(#[from] OptionsError),
-    /// Out-of-range grid (a caller's mistake: 422).
+    /// Out-of-range grid (a caller's mistake: 400).
     #[error(transparent)]
     Grid(#[from] GridError),
     /// The screenshot bytes are not a decodable PNG (a device/backend fault).

@@ -3,7 +3,7 @@
 //! large) come here too, through the [`ApiJson`] and [`ApiQuery`] extractors, so a caller never
 //! sees a bare-text error.
 
-use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::rejection::{BytesRejection, JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -91,6 +91,32 @@ impl From<QueryRejection> for Error {
     fn from(rejection: QueryRejection) -> Self {
         Error::bad_request(rejection.body_text())
             .with_hint("see the query parameters of this route in GET /openapi.json or /docs")
+    }
+}
+
+impl From<BytesRejection> for Error {
+    fn from(rejection: BytesRejection) -> Self {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Error::new(ErrorCode::PayloadTooLarge, rejection.body_text())
+                .with_hint("request bodies are limited to 1 MiB")
+        } else {
+            Error::bad_request(rejection.body_text())
+        }
+    }
+}
+
+/// The raw body, whose rejections (too large, unreadable) are answered with the envelope.
+#[derive(Debug)]
+pub struct ApiBytes(pub axum::body::Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for ApiBytes {
+    type Rejection = Error;
+
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Error> {
+        axum::body::Bytes::from_request(req, state)
+            .await
+            .map(ApiBytes)
+            .map_err(Error::from)
     }
 }
 

@@ -1,14 +1,12 @@
-//! HTTP layer: the router ([`app`]), the error envelope, security middleware and the OpenAPI
-//! document assembled from the handlers' own descriptions. Handlers stay thin: they parse the
-//! request, call the [`DeviceController`], and shape the answer.
+//! HTTP layer: the application ([`app`]) around the operation table's router (`crate::api`),
+//! the error envelope, security middleware, Swagger UI. Handlers (`routes/`) stay thin: they
+//! take their parsed input, call the [`DeviceController`], and shape the answer.
 
 mod error;
-mod openapi;
 pub mod routes;
 pub mod security;
 
-pub use error::{ApiJson, ApiQuery, ErrorBody, ErrorEnvelope};
-pub use openapi::{openapi, openapi_json, ApiErrors};
+pub use error::{ApiBytes, ApiJson, ApiQuery, ErrorBody, ErrorEnvelope};
 pub use security::SecurityPolicy;
 
 use std::net::SocketAddr;
@@ -53,10 +51,8 @@ impl AppState {
 /// The whole HTTP application: API routes, `/openapi.json`, Swagger UI at `/docs`, the error
 /// envelope for unknown routes and methods, and the security layers.
 pub fn app(state: AppState, policy: SecurityPolicy) -> Router {
-    let (api, spec) = routes::all().split_for_parts();
-    let spec = openapi::finish(spec);
-    let mut router = api
-        .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
+    let mut router = crate::api::router()
+        .merge(SwaggerUi::new("/docs").url("/openapi.json", crate::api::openapi()))
         .fallback(error::route_not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .with_state(state)

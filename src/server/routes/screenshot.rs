@@ -2,61 +2,16 @@
 //! snapshot `GET /ui` serves, optionally with a lettered grid. Image work runs on the blocking
 //! pool. Headers say how image pixels map to tap coordinates.
 
-use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
-use utoipa_axum::{router::OpenApiRouter, routes};
 
+use crate::api::reply::Image;
+use crate::api::wire::inspect::*;
 use crate::controller::Shot;
 use crate::error::{Error, ErrorCode, Result};
 use crate::image::{self, GridSpec, ImageError, RefBox, RenderOptions, Rendered};
-use crate::server::{ApiErrors, ApiQuery, AppState};
+use crate::server::AppState;
 use crate::ui::ViewOptions;
-
-/// Image encoding.
-#[derive(Debug, Clone, Copy, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ImageFormat {
-    #[default]
-    Png,
-    Jpeg,
-}
-
-/// How to capture and encode.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct ScreenshotQuery {
-    pub udid: Option<String>,
-    /// `png` (default) or `jpeg`.
-    pub format: Option<ImageFormat>,
-    /// JPEG quality 1–100 (default 80).
-    pub quality: Option<u8>,
-    /// 0.1–1.0; wins over `max_size`.
-    pub scale: Option<f32>,
-    /// Longest edge in pixels; never upscales.
-    pub max_size: Option<u32>,
-}
-
-/// How to capture, annotate and encode.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct AnnotatedQuery {
-    pub udid: Option<String>,
-    pub format: Option<ImageFormat>,
-    pub quality: Option<u8>,
-    pub scale: Option<f32>,
-    pub max_size: Option<u32>,
-    /// Box only the elements an agent can act on.
-    #[serde(default)]
-    pub interactive_only: bool,
-    /// Overlay a grid of lettered columns and numbered rows; tap a cell with `{"grid": "C5"}`.
-    #[serde(default)]
-    pub grid: bool,
-}
 
 fn options(
     format: Option<ImageFormat>,
@@ -132,34 +87,19 @@ fn respond(shot: &Shot, r: Rendered) -> Response {
 /// The screen as an image. Headers: `x-original-size`, `x-image-size`, `x-scale`,
 /// `x-coordinate-space` (pixels on Android, points on iOS) and `x-tap-per-image-pixel`
 /// (multiply an image pixel position by it to get tap coordinates).
-#[utoipa::path(get, path = "/api/v1/device/screenshot", tag = "inspect", params(ScreenshotQuery),
-    responses(
-        (status = 200, description = "The screen (PNG)", content_type = "image/png", body = Vec<u8>),
-        (status = 200, description = "The screen (format=jpeg)", content_type = "image/jpeg", body = Vec<u8>),
-        ApiErrors))]
-pub async fn screenshot(
-    State(s): State<AppState>,
-    ApiQuery(q): ApiQuery<ScreenshotQuery>,
-) -> Result<Response> {
+pub async fn screenshot(s: AppState, q: ScreenshotQuery) -> Result<Image> {
     let opts = options(q.format, q.quality, q.scale, q.max_size);
     opts.validate()
         .map_err(|e| Error::validation(e.to_string()))?;
     let shot = s.controller.screenshot(q.udid.as_deref()).await?;
     let png = shot.png.clone();
     let rendered = blocking(move || image::render(&png, &opts)).await?;
-    Ok(respond(&shot, rendered))
+    Ok(Image(respond(&shot, rendered)))
 }
 
 /// The screen with a box and a ref tag on each element that has a ref — the refs of the
 /// snapshot taken at the same moment, which becomes the device's latest (`x-snapshot-id`).
-#[utoipa::path(get, path = "/api/v1/device/screenshot/annotated", tag = "inspect", params(AnnotatedQuery),
-    responses(
-        (status = 200, description = "The annotated screen", content_type = "image/png", body = Vec<u8>),
-        ApiErrors))]
-pub async fn annotated(
-    State(s): State<AppState>,
-    ApiQuery(q): ApiQuery<AnnotatedQuery>,
-) -> Result<Response> {
+pub async fn annotated(s: AppState, q: AnnotatedQuery) -> Result<Image> {
     let opts = options(q.format, q.quality, q.scale, q.max_size);
     opts.validate()
         .map_err(|e| Error::validation(e.to_string()))?;
@@ -190,11 +130,5 @@ pub async fn annotated(
         .then(|| GridSpec::for_size(view.screen.w, view.screen.h));
     let png = shot.png.clone();
     let rendered = blocking(move || image::annotate(&png, &boxes, grid, &opts)).await?;
-    Ok(respond(&shot, rendered))
-}
-
-pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(screenshot))
-        .routes(routes!(annotated))
+    Ok(Image(respond(&shot, rendered)))
 }

@@ -1,0 +1,40 @@
+//! The error codes operations declare, in groups that compose: every operation can answer
+//! [`ALWAYS`]; one that reaches a device adds [`DEVICE`]; one that aims at an element adds
+//! [`TARGET`]. The OpenAPI document lists each operation's codes under their HTTP status.
+
+use crate::error::ErrorCode::{self, *};
+
+/// What any request can be answered with (malformed input, the security checks, a bug).
+pub const ALWAYS: &[ErrorCode] = &[
+    BadRequest,
+    ValidationFailed,
+    Unauthorized,
+    ForbiddenHost,
+    UnsupportedMediaType,
+    PayloadTooLarge,
+    Internal,
+];
+
+/// Reaching a device: resolving it, its tools, its commands.
+pub const DEVICE: &[ErrorCode] = &[
+    NoDevice,
+    AmbiguousDevice,
+    DeviceOffline,
+    ToolMissing,
+    UnsupportedOnPlatform,
+    Timeout,
+    CommandFailed,
+];
+
+/// Aiming at an element of the screen (ref, point, selector or grid cell).
+pub const TARGET: &[ErrorCode] = &[
+    ElementNotFound,
+    AmbiguousTarget,
+    StaleReference,
+    AlertBlocking,
+    ElementObscured,
+    ElementNotInteractable,
+];
+
+/// Naming an app or a file.
+pub const APP: &[ErrorCode] = &[NotFound];

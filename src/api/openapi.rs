@@ -1,0 +1,244 @@
+//! The OpenAPI 3.1 document, made from the operation table: one path item per path, each
+//! operation with its `operationId` (the table's name), parameters or body schema, the content
+//! types it really answers, and the error codes it can answer grouped under their status
+//! (also listed, machine-readably, in `x-error-codes`). Every schema a `$ref` names is in
+//! `components`.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+use utoipa::openapi::extensions::ExtensionsBuilder;
+use utoipa::openapi::path::{HttpMethod as DocMethod, OperationBuilder, Paths};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::schema::{ComponentsBuilder, ObjectBuilder, Type};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::tag::TagBuilder;
+use utoipa::openapi::{
+    ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Required, ResponseBuilder,
+    ResponsesBuilder,
+};
+
+use super::errors::ALWAYS;
+use super::operation::{schema_ref, HttpMethod, Input, Operation, Schemas};
+use super::reply::Output;
+use crate::error::ErrorCode;
+use crate::server::ErrorEnvelope;
+
+/// The groups of operations, in order, with what they hold.
+pub const TAGS: &[(&str, &str)] = &[
+    (
+        "service",
+        "The server itself: liveness, versions, tool checks.",
+    ),
+    (
+        "devices",
+        "Listing devices, the active device, boot, shutdown, erase.",
+    ),
+    (
+        "apps",
+        "Install, launch, stop, reset and list apps; open URLs.",
+    ),
+    (
+        "inspect",
+        "Read the screen: snapshot with refs, summary, search, screenshots.",
+    ),
+    (
+        "act",
+        "Act on refs, points or selectors: tap, type, swipe, scroll, press.",
+    ),
+    ("verify", "Wait for and assert outcomes; answer alerts."),
+    (
+        "system",
+        "Simulated location, permissions, the simulator status bar.",
+    ),
+];
+
+/// The complete document for these operations.
+pub fn document(ops: &[Operation]) -> OpenApi {
+    let mut schemas = Schemas::new();
+    let envelope = schema_ref::<ErrorEnvelope>(&mut schemas);
+    let mut paths = Paths::new();
+    for op in ops {
+        paths.add_path_operation(
+            op.path,
+            vec![doc_method(op.method)],
+            operation(op, &envelope, &mut schemas),
+        );
+    }
+    let mut components = ComponentsBuilder::new().security_scheme(
+        "bearer",
+        SecurityScheme::Http(
+            HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .description(Some(
+                    "Required when the server was started with --token or MOBILECTL_TOKEN",
+                ))
+                .build(),
+        ),
+    );
+    let mut seen = BTreeMap::new();
+    for (name, schema) in schemas {
+        seen.entry(name).or_insert(schema);
+    }
+    for (name, schema) in seen {
+        components = components.schema(name, schema);
+    }
+    OpenApiBuilder::new()
+        .info(
+            InfoBuilder::new()
+                .title("mobilectl")
+                .version(env!("CARGO_PKG_VERSION"))
+                .description(Some(
+                    "Inspect and drive phones over HTTP: iOS Simulators (simctl + AXe or idb) and \
+                     Android devices and emulators (adb). Read the screen as a compact tree with \
+                     element refs (e1..eN), act on refs, then verify. Errors are always \
+                     `{\"error\": {code, message, retryable, hint, details}}`; each operation \
+                     lists the codes it can answer under their status and in `x-error-codes`.",
+                ))
+                .build(),
+        )
+        .paths(paths)
+        .components(Some(components.build()))
+        .tags(Some(
+            TAGS.iter()
+                .map(|(name, what)| {
+                    TagBuilder::new()
+                        .name(*name)
+                        .description(Some(*what))
+                        .build()
+                })
+                .collect::<Vec<_>>(),
+        ))
+        // Either no authentication (loopback default) or the bearer token.
+        .security(Some(vec![
+            SecurityRequirement::default(),
+            SecurityRequirement::new("bearer", Vec::<String>::new()),
+        ]))
+        .build()
+}
+
+fn doc_method(m: HttpMethod) -> DocMethod {
+    match m {
+        HttpMethod::Get => DocMethod::Get,
+        HttpMethod::Post => DocMethod::Post,
+        HttpMethod::Put => DocMethod::Put,
+        HttpMethod::Delete => DocMethod::Delete,
+    }
+}
+
+/// The codes an operation can answer: its own, then the ones every request can.
+pub fn error_codes(op: &Operation) -> Vec<ErrorCode> {
+    let mut codes = op.errors.clone();
+    for c in ALWAYS {
+        let body_only = matches!(
+            c,
+            ErrorCode::UnsupportedMediaType | ErrorCode::PayloadTooLarge
+        );
+        if body_only && !matches!(op.input, Input::Body(_)) {
+            continue;
+        }
+        if !codes.contains(c) {
+            codes.push(*c);
+        }
+    }
+    if op.path == "/health" {
+        // Liveness answers before any check.
+        codes.retain(|c| *c == ErrorCode::Internal);
+    }
+    codes
+}
+
+fn operation(
+    op: &Operation,
+    envelope: &utoipa::openapi::RefOr<utoipa::openapi::Schema>,
+    schemas: &mut Schemas,
+) -> utoipa::openapi::path::Operation {
+    let mut b = OperationBuilder::new()
+        .operation_id(Some(op.name))
+        .summary(Some(op.summary))
+        .tag(op.tag);
+    if !op.description.is_empty() {
+        b = b.description(Some(op.description));
+    }
+    match op.input {
+        Input::None => {}
+        Input::Query(params) => b = b.parameters(Some(params())),
+        Input::Body(schema) => {
+            b = b.request_body(Some(
+                RequestBodyBuilder::new()
+                    .required(Some(Required::True))
+                    .content(
+                        "application/json",
+                        ContentBuilder::new().schema(Some(schema(schemas))).build(),
+                    )
+                    .build(),
+            ))
+        }
+    }
+    let mut responses = ResponsesBuilder::new().response("200", success(&op.output, schemas));
+    let codes = error_codes(op);
+    let mut by_status: BTreeMap<u16, Vec<ErrorCode>> = BTreeMap::new();
+    for c in &codes {
+        by_status.entry(c.status()).or_default().push(*c);
+    }
+    for (status, cs) in by_status {
+        let names: Vec<String> = cs.iter().map(|c| format!("`{}`", c.as_str())).collect();
+        responses = responses.response(
+            status.to_string(),
+            ResponseBuilder::new()
+                .description(format!("Error envelope with `code` {}", names.join(", ")))
+                .content(
+                    "application/json",
+                    ContentBuilder::new().schema(Some(envelope.clone())).build(),
+                ),
+        );
+    }
+    let names: Vec<&str> = codes.iter().map(|c| c.as_str()).collect();
+    b.responses(responses.build())
+        .extensions(Some(
+            ExtensionsBuilder::new()
+                .add("x-error-codes", json!(names))
+                .build(),
+        ))
+        .build()
+}
+
+fn success(output: &Output, schemas: &mut Schemas) -> utoipa::openapi::Response {
+    let binary = || {
+        ContentBuilder::new()
+            .schema(Some(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .content_media_type("application/octet-stream")
+                    .build(),
+            ))
+            .build()
+    };
+    match output {
+        Output::Json(schema) => ResponseBuilder::new()
+            .description("Success")
+            .content(
+                "application/json",
+                ContentBuilder::new().schema(Some(schema(schemas))).build(),
+            )
+            .build(),
+        Output::JsonOrText(schema) => ResponseBuilder::new()
+            .description("JSON by default; the compact text with `format=text`")
+            .content(
+                "application/json",
+                ContentBuilder::new().schema(Some(schema(schemas))).build(),
+            )
+            .content(
+                "text/plain",
+                ContentBuilder::new()
+                    .schema(Some(ObjectBuilder::new().schema_type(Type::String).build()))
+                    .build(),
+            )
+            .build(),
+        Output::Image => ResponseBuilder::new()
+            .description("PNG by default; JPEG with `format=jpeg`")
+            .content("image/png", binary())
+            .content("image/jpeg", binary())
+            .build(),
+    }
+}

@@ -1,0 +1,249 @@
+//! What one operation is: its name, method, path, tag, summary, the error codes it can answer,
+//! and — taken from the types of its handler, so they cannot disagree — its input and output.
+//! The HTTP route, the OpenAPI entry, the CLI request and the MCP tool are all made from this.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::routing::{on, MethodFilter, MethodRouter};
+use serde::de::DeserializeOwned;
+use utoipa::openapi::path::{Parameter, ParameterIn};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{IntoParams, ToSchema};
+
+use super::reply::{Output, Reply};
+use super::strict::{Shape, StrictJson};
+use crate::error::{ErrorCode, Result};
+use crate::server::{ApiBytes, ApiQuery, AppState};
+
+/// Schemas collected for the document's `components`, by name.
+pub type Schemas = Vec<(String, RefOr<Schema>)>;
+
+/// The HTTP methods the API uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HttpMethod {
+    Get,
+    Post,
+    Put,
+    Delete,
+}
+
+impl HttpMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpMethod::Get => "GET",
+            HttpMethod::Post => "POST",
+            HttpMethod::Put => "PUT",
+            HttpMethod::Delete => "DELETE",
+        }
+    }
+
+    fn filter(self) -> MethodFilter {
+        match self {
+            HttpMethod::Get => MethodFilter::GET,
+            HttpMethod::Post => MethodFilter::POST,
+            HttpMethod::Put => MethodFilter::PUT,
+            HttpMethod::Delete => MethodFilter::DELETE,
+        }
+    }
+}
+
+/// Where an operation's input comes from.
+#[derive(Clone, Copy)]
+pub enum Input {
+    /// Nothing beyond the path.
+    None,
+    /// Query parameters (GET).
+    Query(fn() -> Vec<Parameter>),
+    /// A JSON body; registers its schemas and returns a reference to the body's.
+    Body(fn(&mut Schemas) -> RefOr<Schema>),
+}
+
+/// One operation of the API.
+pub struct Operation {
+    /// Unique snake_case name: the OpenAPI `operationId` and the MCP tool's name.
+    pub name: &'static str,
+    pub method: HttpMethod,
+    /// The HTTP path (`{name}` for path parameters).
+    pub path: &'static str,
+    /// The group it belongs to (`devices`, `act`…).
+    pub tag: &'static str,
+    /// One line: the OpenAPI summary, the MCP tool's description.
+    pub summary: &'static str,
+    /// More detail for the OpenAPI description (may be empty).
+    pub description: &'static str,
+    /// Error codes this operation can answer, beyond the ones every request can.
+    pub errors: Vec<ErrorCode>,
+    pub input: Input,
+    pub output: Output,
+    pub(crate) route: MethodRouter<AppState>,
+}
+
+/// The first half of an entry: everything but the handler.
+pub struct Draft {
+    name: &'static str,
+    method: HttpMethod,
+    path: &'static str,
+    tag: &'static str,
+    summary: &'static str,
+    description: &'static str,
+    errors: Vec<ErrorCode>,
+}
+
+/// Starts an entry of the table.
+pub fn op(
+    method: HttpMethod,
+    name: &'static str,
+    path: &'static str,
+    tag: &'static str,
+    summary: &'static str,
+) -> Draft {
+    Draft {
+        name,
+        method,
+        path,
+        tag,
+        summary,
+        description: "",
+        errors: Vec::new(),
+    }
+}
+
+/// When set, an operation answering an error code it does not declare panics (the server
+/// turns that into a 500), so tests catch a spec that lies. Off in normal use.
+static CHECK_DECLARED: AtomicBool = AtomicBool::new(false);
+
+/// Makes undeclared error codes fail loudly (tests).
+pub fn check_declared_errors(on: bool) {
+    CHECK_DECLARED.store(on, Ordering::Relaxed);
+}
+
+fn checked<R>(name: &'static str, declared: &Arc<Vec<ErrorCode>>, r: Result<R>) -> Result<R> {
+    if let Err(e) = &r {
+        if !declared.contains(&e.code) && !super::errors::ALWAYS.contains(&e.code) {
+            tracing::warn!(
+                operation = name,
+                code = e.code.as_str(),
+                "answered an error code the operation does not declare"
+            );
+            if CHECK_DECLARED.load(Ordering::Relaxed) {
+                panic!("operation `{name}` answered undeclared {}", e.code.as_str());
+            }
+        }
+    }
+    r
+}
+
+impl Draft {
+    /// Longer text for the OpenAPI description.
+    pub fn describe(mut self, text: &'static str) -> Self {
+        self.description = text;
+        self
+    }
+
+    /// Adds error codes this operation can answer.
+    pub fn errors(mut self, codes: &[ErrorCode]) -> Self {
+        for c in codes {
+            if !self.errors.contains(c) {
+                self.errors.push(*c);
+            }
+        }
+        self
+    }
+
+    fn finish(self, input: Input, output: Output, route: MethodRouter<AppState>) -> Operation {
+        Operation {
+            name: self.name,
+            method: self.method,
+            path: self.path,
+            tag: self.tag,
+            summary: self.summary,
+            description: self.description,
+            errors: self.errors,
+            input,
+            output,
+            route,
+        }
+    }
+
+    /// A handler taking a JSON body of type `I`; unknown fields are refused, naming them.
+    pub fn body<I, R, F, Fut>(self, f: F) -> Operation
+    where
+        I: DeserializeOwned + ToSchema + Send + 'static,
+        R: Reply,
+        F: Fn(AppState, I) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = Result<R>> + Send + 'static,
+    {
+        let shape = Arc::new(Shape::of::<I>());
+        let declared = Arc::new(self.errors.clone());
+        let name = self.name;
+        let handler = move |State(s): State<AppState>, ApiBytes(body): ApiBytes| {
+            let f = f.clone();
+            let shape = shape.clone();
+            let declared = declared.clone();
+            async move {
+                let input: I = StrictJson::parse(&body, &shape)?;
+                checked(name, &declared, f(s, input).await)
+            }
+        };
+        let route = on(self.method.filter(), handler);
+        self.finish(Input::Body(body_schema::<I>), R::output(), route)
+    }
+
+    /// A handler taking query parameters of type `I`.
+    pub fn query<I, R, F, Fut>(self, f: F) -> Operation
+    where
+        I: DeserializeOwned + IntoParams + Send + 'static,
+        R: Reply,
+        F: Fn(AppState, I) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = Result<R>> + Send + 'static,
+    {
+        let declared = Arc::new(self.errors.clone());
+        let name = self.name;
+        let handler = move |State(s): State<AppState>, ApiQuery(q): ApiQuery<I>| {
+            let f = f.clone();
+            let declared = declared.clone();
+            async move { checked(name, &declared, f(s, q).await) }
+        };
+        let route = on(self.method.filter(), handler);
+        self.finish(Input::Query(query_params::<I>), R::output(), route)
+    }
+
+    /// A handler without input.
+    pub fn plain<R, F, Fut>(self, f: F) -> Operation
+    where
+        R: Reply,
+        F: Fn(AppState) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = Result<R>> + Send + 'static,
+    {
+        let declared = Arc::new(self.errors.clone());
+        let name = self.name;
+        let handler = move |State(s): State<AppState>| {
+            let f = f.clone();
+            let declared = declared.clone();
+            async move { checked(name, &declared, f(s).await) }
+        };
+        let route = on(self.method.filter(), handler);
+        self.finish(Input::None, R::output(), route)
+    }
+}
+
+/// Registers `T` and what it references; returns a reference to `T`.
+pub fn schema_ref<T: ToSchema>(schemas: &mut Schemas) -> RefOr<Schema> {
+    T::schemas(schemas);
+    let name = T::name().to_string();
+    if !schemas.iter().any(|(n, _)| *n == name) {
+        schemas.push((name.clone(), T::schema()));
+    }
+    RefOr::Ref(utoipa::openapi::Ref::from_schema_name(name))
+}
+
+fn body_schema<T: ToSchema>(schemas: &mut Schemas) -> RefOr<Schema> {
+    schema_ref::<T>(schemas)
+}
+
+fn query_params<T: IntoParams>() -> Vec<Parameter> {
+    T::into_params(|| Some(ParameterIn::Query))
+}

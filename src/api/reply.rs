@@ -1,0 +1,81 @@
+//! What an operation answers, as a type: [`Reply`] ties a handler's return type to the
+//! content types and schema the OpenAPI document declares for it, so the two cannot drift.
+
+use std::marker::PhantomData;
+
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::ToSchema;
+
+use super::operation::{schema_ref, Schemas};
+
+/// The content an operation answers with on success.
+#[derive(Clone, Copy)]
+pub enum Output {
+    /// `application/json` of a schema.
+    Json(fn(&mut Schemas) -> RefOr<Schema>),
+    /// `application/json` by default; `text/plain` with `format=text`.
+    JsonOrText(fn(&mut Schemas) -> RefOr<Schema>),
+    /// `image/png` by default; `image/jpeg` with `format=jpeg`.
+    Image,
+}
+
+impl Output {
+    /// The content types of a success, default first.
+    pub fn content_types(&self) -> &'static [&'static str] {
+        match self {
+            Output::Json(_) => &["application/json"],
+            Output::JsonOrText(_) => &["application/json", "text/plain"],
+            Output::Image => &["image/png", "image/jpeg"],
+        }
+    }
+}
+
+/// A handler's success type.
+pub trait Reply: IntoResponse + Send + 'static {
+    fn output() -> Output;
+}
+
+impl<T: ToSchema + Serialize + Send + 'static> Reply for Json<T> {
+    fn output() -> Output {
+        Output::Json(schema_ref::<T>)
+    }
+}
+
+/// JSON of `T`, or the same content as `text/plain` (the caller asked `format=text`).
+pub struct JsonOrText<T>(pub Response, PhantomData<T>);
+
+impl<T> JsonOrText<T> {
+    pub fn new(r: Response) -> Self {
+        JsonOrText(r, PhantomData)
+    }
+}
+
+impl<T: Send + 'static> IntoResponse for JsonOrText<T> {
+    fn into_response(self) -> Response {
+        self.0
+    }
+}
+
+impl<T: ToSchema + Send + 'static> Reply for JsonOrText<T> {
+    fn output() -> Output {
+        Output::JsonOrText(schema_ref::<T>)
+    }
+}
+
+/// An encoded image with its content type and headers.
+pub struct Image(pub Response);
+
+impl IntoResponse for Image {
+    fn into_response(self) -> Response {
+        self.0
+    }
+}
+
+impl Reply for Image {
+    fn output() -> Output {
+        Output::Image
+    }
+}

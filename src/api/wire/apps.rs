@@ -1,0 +1,88 @@
+//! Wire types of the app operations: install, launch, terminate, reset, list, open-url.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+pub use crate::backend::types::{AppInfo, Launched};
+use crate::backend::Device;
+
+/// Install an app from a path on the server's machine.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstallRequest {
+    pub udid: Option<String>,
+    /// Android: an `.apk` file; iOS Simulator: an `.app` folder.
+    #[schema(value_type = String)]
+    pub path: PathBuf,
+}
+
+/// Names an app.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AppRequest {
+    pub udid: Option<String>,
+    /// Android package name or iOS bundle identifier.
+    pub bundle_id: String,
+}
+
+/// Start an app.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchRequest {
+    pub udid: Option<String>,
+    /// Android package name or iOS bundle identifier.
+    pub bundle_id: String,
+    /// iOS launch arguments.
+    #[serde(default)]
+    pub arguments: Vec<String>,
+    /// Stop the app first if it runs.
+    #[serde(default)]
+    pub relaunch: bool,
+    /// Android: activity to start instead of the launcher activity.
+    pub activity: Option<String>,
+}
+
+/// Open a URL (web or app scheme) on the device.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpenUrlRequest {
+    pub udid: Option<String>,
+    /// `https://…` or an app scheme (`myapp://…`). `javascript:`, `file:`, `content:` and
+    /// `data:` are refused unless the server runs with `--allow-any-url-scheme`.
+    pub url: String,
+}
+
+/// What an app operation did.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AppDone {
+    pub success: bool,
+    pub device: Device,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bundle_id: Option<String>,
+}
+
+/// What a launch did.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LaunchDone {
+    pub success: bool,
+    pub device: Device,
+    #[serde(flatten)]
+    pub launched: Launched,
+}
+
+/// Query of the app list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct AppListQuery {
+    pub udid: Option<String>,
+}
+
+/// Installed apps.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AppList {
+    pub device: Device,
+    pub apps: Vec<AppInfo>,
+}

@@ -1,0 +1,171 @@
+//! Wire types of the inspect operations: the snapshot (JSON or text), summary, find, and the
+//! screenshot queries.
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::backend::Device;
+use crate::ui::select::ScoredMatch;
+use crate::ui::summary::ScreenSummary;
+use crate::ui::{Alert, CoordinateSpace, Offscreen, Rect, Role, Size, States};
+
+/// Output format of `GET /ui`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UiFormat {
+    #[default]
+    Json,
+    /// The compact tree as `text/plain`, one line per element, refs as `[ref=e12]`.
+    Text,
+}
+
+/// Query of `GET /ui`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct UiQuery {
+    pub udid: Option<String>,
+    #[param(inline)]
+    pub format: Option<UiFormat>,
+    /// Only the elements an agent can act on.
+    #[serde(default)]
+    pub interactive_only: bool,
+}
+
+/// One listed element of a snapshot.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ElementView {
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<String>,
+    pub role: Role,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// In the platform's tap coordinates (Android pixels, iOS points).
+    pub bounds: Rect,
+    pub states: States,
+}
+
+/// One read of the screen.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SnapshotView {
+    /// Pass it with a ref to detect a stale read (`409 STALE_REFERENCE`).
+    pub snapshot_id: String,
+    pub taken_at: String,
+    pub device: Device,
+    /// Foreground package / bundle id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// Focused activity or window (Android).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub activity: Option<String>,
+    /// The tool that read the screen (`uiautomator`, `axe`, `idb`).
+    pub source: String,
+    /// `pixels` (Android) or `points` (iOS): the unit of every bounds and tap.
+    pub coordinate_space: CoordinateSpace,
+    pub screen: Size,
+    pub fingerprint: String,
+    /// The compact text: one line per element.
+    pub tree_text: String,
+    /// The listed elements, in reading order.
+    pub elements: Vec<ElementView>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alert: Option<Alert>,
+    pub keyboard_visible: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keyboard: Option<Rect>,
+    /// Ref of the focused element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focused: Option<String>,
+    /// Interactive elements scrolled out of view, by direction.
+    pub offscreen: Offscreen,
+    /// How long the device took to dump its UI.
+    pub dump_ms: u64,
+}
+
+/// Query of the summary.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceQuery {
+    pub udid: Option<String>,
+}
+
+/// A screen summary with its snapshot id.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SummaryView {
+    pub snapshot_id: String,
+    #[serde(flatten)]
+    pub summary: ScreenSummary,
+}
+
+/// Query of `find`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct FindQuery {
+    pub udid: Option<String>,
+    /// Free text: matched against labels, texts and ids (exact > contains > fuzzy).
+    pub query: String,
+    /// Most matches to return (default 10).
+    pub limit: Option<usize>,
+}
+
+/// Matches of a search, best first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FindResult {
+    pub snapshot_id: String,
+    pub matches: Vec<ScoredMatch>,
+}
+
+/// Image encoding.
+#[derive(Debug, Clone, Copy, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageFormat {
+    #[default]
+    Png,
+    Jpeg,
+}
+
+/// How to capture and encode.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenshotQuery {
+    pub udid: Option<String>,
+    /// `png` (default) or `jpeg`.
+    #[param(inline)]
+    pub format: Option<ImageFormat>,
+    /// JPEG quality 1–100 (default 80).
+    pub quality: Option<u8>,
+    /// 0.1–1.0; wins over `max_size`.
+    pub scale: Option<f32>,
+    /// Longest edge in pixels; never upscales.
+    pub max_size: Option<u32>,
+}
+
+/// How to capture, annotate and encode.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct AnnotatedQuery {
+    pub udid: Option<String>,
+    #[param(inline)]
+    pub format: Option<ImageFormat>,
+    pub quality: Option<u8>,
+    pub scale: Option<f32>,
+    pub max_size: Option<u32>,
+    /// Box only the elements an agent can act on.
+    #[serde(default)]
+    pub interactive_only: bool,
+    /// Overlay a grid of lettered columns and numbered rows; tap a cell with `{"grid": "C5"}`.
+    #[serde(default)]
+    pub grid: bool,
+}

@@ -1,0 +1,39 @@
+//! Wire types of the system operations: simulated location and permissions, and what a
+//! settings change answers.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+pub use crate::backend::types::PermissionAction;
+use crate::backend::Device;
+
+/// Set or clear the simulated location.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LocationRequest {
+    pub udid: Option<String>,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    /// Clear the simulated location instead of setting one.
+    #[serde(default)]
+    pub clear: bool,
+}
+
+/// Grant, revoke or reset an app permission.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionRequest {
+    pub udid: Option<String>,
+    pub bundle_id: String,
+    /// Android: `android.permission.CAMERA`…; iOS: `camera`, `photos`, `location`, `contacts`,
+    /// `microphone`, `all`… (simctl privacy services).
+    pub permission: String,
+    pub action: PermissionAction,
+}
+
+/// A settings change was applied.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SettingDone {
+    pub success: bool,
+    pub device: Device,
+}

@@ -198,3 +198,34 @@ fn responses_declare_the_content_types_really_sent() {
     );
     assert_eq!(types("/api/v1/device/list"), ["application/json"]);
 }
+
+/// Every operation has an HTTP test: some test under `tests/` (other than this file's generic
+/// routing check) sends a request to its path. Adding an operation without one fails here.
+#[test]
+fn every_operation_has_an_http_test() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests");
+    let mut sources = String::new();
+    for sub in ["", "common"] {
+        for entry in std::fs::read_dir(format!("{dir}/{sub}")).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if path.extension().is_some_and(|e| e == "rs") && name != "operations.rs" {
+                sources += &std::fs::read_to_string(&path).unwrap();
+            }
+        }
+    }
+    let missing: Vec<String> = api::operations()
+        .iter()
+        .filter(|op| {
+            let quoted = format!("\"{}", op.path);
+            !sources
+                .match_indices(&quoted)
+                .any(|(i, m)| matches!(sources[i + m.len()..].chars().next(), Some('"' | '?')))
+        })
+        .map(|op| format!("{} {}", op.method.as_str(), op.path))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "operations without an HTTP test: {missing:?}"
+    );
+}

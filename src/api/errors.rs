@@ -36,5 +36,5 @@ pub const TARGET: &[ErrorCode] = &[
     ElementNotInteractable,
 ];
 
-/// Naming an app or a file.
-pub const APP: &[ErrorCode] = &[NotFound];
+/// Naming something that may not exist: an app, a file, an AVD.
+pub const NAMED: &[ErrorCode] = &[NotFound];

@@ -4,7 +4,7 @@
 //!
 //! Summaries are one line and double as MCP tool descriptions, so they stay short.
 
-use super::errors::{APP, DEVICE, TARGET};
+use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use crate::error::ErrorCode::*;
 use crate::server::routes::{
@@ -30,6 +30,7 @@ pub fn operations() -> Vec<Operation> {
             .body(devices::put_active),
         op(Post, "boot", "/api/v1/device/boot", "devices", "Boot an iOS Simulator (`udid`) or an Android emulator (`avd`).")
             .errors(DEVICE)
+            .errors(NAMED)
             .body(devices::boot),
         op(Post, "shutdown", "/api/v1/device/shutdown", "devices", "Shut down a simulator or an emulator.")
             .errors(DEVICE)
@@ -41,19 +42,19 @@ pub fn operations() -> Vec<Operation> {
         // apps
         op(Post, "install_app", "/api/v1/device/app/install", "apps", "Install an app from a path on the server's machine (.apk, .app).")
             .errors(DEVICE)
-            .errors(APP)
+            .errors(NAMED)
             .body(apps::install),
         op(Post, "launch_app", "/api/v1/device/app/launch", "apps", "Launch an app; reports its launch time.")
             .errors(DEVICE)
-            .errors(APP)
+            .errors(NAMED)
             .body(apps::launch),
         op(Post, "terminate_app", "/api/v1/device/app/terminate", "apps", "Stop an app.")
             .errors(DEVICE)
-            .errors(APP)
+            .errors(NAMED)
             .body(apps::terminate),
         op(Post, "reset_app", "/api/v1/device/app/reset", "apps", "Clear an app's data.")
             .errors(DEVICE)
-            .errors(APP)
+            .errors(NAMED)
             .body(apps::reset),
         op(Get, "list_apps", "/api/v1/device/app/list", "apps", "List installed apps.")
             .errors(DEVICE)
@@ -144,7 +145,7 @@ pub fn operations() -> Vec<Operation> {
             .body(system::location),
         op(Post, "set_permission", "/api/v1/device/permission", "system", "Grant, revoke or reset an app permission.")
             .errors(DEVICE)
-            .errors(APP)
+            .errors(NAMED)
             .body(system::permission),
         op(Post, "status_bar", "/api/v1/device/status-bar", "system", "Override (or clear) an iOS Simulator's status bar.")
             .errors(DEVICE)

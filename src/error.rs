@@ -52,6 +52,10 @@ error_codes! {
     UnsupportedMediaType = ("UNSUPPORTED_MEDIA_TYPE", 415, false),
     /// The body exceeds the size limit.
     PayloadTooLarge = ("PAYLOAD_TOO_LARGE", 413, false),
+    /// The request's URI (path and query) is longer than the server reads.
+    UriTooLong = ("URI_TOO_LONG", 414, false),
+    /// The request's headers are larger than the server reads.
+    HeadersTooLarge = ("HEADERS_TOO_LARGE", 431, false),
     /// A bearer token is required and missing or wrong.
     Unauthorized = ("UNAUTHORIZED", 401, false),
     /// The `Host` header is not a loopback name, the bound address or an allowed host.
@@ -78,6 +82,12 @@ error_codes! {
     ElementObscured = ("ELEMENT_OBSCURED", 409, true),
     /// A system alert blocks the screen.
     AlertBlocking = ("ALERT_BLOCKING", 409, true),
+    /// No alert is on screen to answer.
+    NoAlert = ("NO_ALERT", 404, true),
+    /// (An outcome) The element is on screen although it was expected not to be.
+    ElementVisible = ("ELEMENT_VISIBLE", 409, true),
+    /// (An outcome) The element shows another text than the one expected.
+    TextMismatch = ("TEXT_MISMATCH", 409, true),
     /// An action was expected to change the screen and did not.
     NavigationNoChange = ("NAVIGATION_NO_CHANGE", 409, true),
     /// The text cannot be typed by any available method.

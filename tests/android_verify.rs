@@ -111,6 +111,34 @@ async fn expect_true_and_false() {
     assert_eq!(no["success"], false, "{no}");
     assert_eq!(no["failure_code"], "ELEMENT_NOT_FOUND");
     assert_eq!(no["observed"]["matches"], 0);
+    // Each failed expectation has its own code.
+    for (body, code) in [
+        (
+            json!({"kind": "element_not_visible", "selector": {"text": "LOG IN"}}),
+            "ELEMENT_VISIBLE",
+        ),
+        (
+            json!({"kind": "element_has_text", "selector": {"text": "LOG IN"}, "text": "SIGN IN"}),
+            "TEXT_MISMATCH",
+        ),
+        (
+            json!({"kind": "element_has_text", "selector": {"text": "Nope"}, "text": "x"}),
+            "ELEMENT_NOT_FOUND",
+        ),
+    ] {
+        let (_, verdict) = call(&app, post("/api/v1/device/ui/expect", body.clone())).await;
+        assert_eq!(verdict["success"], false, "{body}: {verdict}");
+        assert_eq!(verdict["failure_code"], code, "{body}: {verdict}");
+    }
+    // A kind without the field it needs, or with one it does not take, is refused.
+    for body in [
+        json!({"kind": "element_has_text", "selector": {"text": "LOG IN"}}),
+        json!({"kind": "foreground_app", "app": "x", "selector": {"text": "a"}}),
+    ] {
+        let (status, answer) = call(&app, post("/api/v1/device/ui/expect", body.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {answer}");
+        assert_eq!(error_code(&answer), "VALIDATION_FAILED");
+    }
     let (_, activity) = call(
         &app,
         post(
@@ -231,6 +259,21 @@ async fn permission_dialog_is_detected_blocks_and_is_accepted() {
         body["error"]["details"]["alert"]["buttons"][0]["label"],
         "Allow"
     );
+    // So is a point under it, and a button the alert does not have is named, not debug text.
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/ui/tap", json!({ "x": 100, "y": 100 })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(error_code(&body), "ALERT_BLOCKING");
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/alert/dismiss", json!({ "button": "Nope" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(body["error"]["message"], "the alert has no button \"Nope\"");
 
     let (status, body) = call(&app, post("/api/v1/device/alert/accept", json!({}))).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -253,6 +296,7 @@ async fn permission_dialog_is_detected_blocks_and_is_accepted() {
     assert_eq!(now["success"], true, "{now}");
     let (status, body) = call(&app, post("/api/v1/device/alert/dismiss", json!({}))).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "no alert any more: {body}");
+    assert_eq!(error_code(&body), "NO_ALERT");
 }
 
 #[tokio::test]

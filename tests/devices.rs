@@ -329,3 +329,31 @@ async fn real_adb_with_no_device_lists_nothing() {
     assert_eq!(body["devices"].as_array().unwrap().len(), 0);
     assert_eq!(body["tools"]["android"]["available"], true);
 }
+
+#[tokio::test]
+async fn reads_naming_a_device_leave_the_active_device_alone_actions_choose_it() {
+    let fakes = FakeTools::new();
+    let adb = fake_adb(&fakes, XIAOMI, MOTO_PROPS);
+    let xcrun = fake_xcrun(&fakes, SIMS_XCODE15);
+    let app = app_with(
+        toolbox(&[(Tool::Adb, &adb), (Tool::Xcrun, &xcrun)]),
+        loopback_policy(),
+    );
+    let (_, booted) = call(&app, get("/api/v1/device/list?state=booted&platform=ios")).await;
+    let sim = booted["devices"][0]["udid"].as_str().unwrap().to_string();
+    // A read that names a device (it fails later: the fake has no app list) does not choose it.
+    let _ = call(&app, get(&format!("/api/v1/device/app/list?udid={sim}"))).await;
+    let (_, active) = call(&app, get("/api/v1/device/active")).await;
+    assert_eq!(active["udid"], serde_json::Value::Null, "{active}");
+    // An action that names it does.
+    let _ = call(
+        &app,
+        post(
+            "/api/v1/device/app/terminate",
+            serde_json::json!({"udid": sim, "bundle_id": "com.example.app"}),
+        ),
+    )
+    .await;
+    let (_, active) = call(&app, get("/api/v1/device/active")).await;
+    assert_eq!(active["udid"], sim.as_str(), "{active}");
+}

@@ -233,3 +233,93 @@ async fn doctor_without_tools_is_blocked_with_remediations() {
         assert!(t["remediation"].as_str().unwrap().len() > 10);
     }
 }
+
+/// Sends a request and returns status, headers and the JSON body.
+async fn call_with_headers(
+    app: &axum::Router,
+    req: Request<Body>,
+) -> (StatusCode, axum::http::HeaderMap, serde_json::Value) {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let resp = app.clone().oneshot(req).await.unwrap();
+    let (parts, body) = resp.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes();
+    let json = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&bytes)));
+    (parts.status, parts.headers, json)
+}
+
+#[tokio::test]
+async fn a_401_says_how_to_authenticate() {
+    let (status, headers, _) = call_with_headers(&token_app(), get("/api/v1/doctor")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(headers["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .starts_with("Bearer"));
+}
+
+#[tokio::test]
+async fn host_port_duplicate_hosts_and_origin_ports_are_checked() {
+    let req = |host: &str| {
+        Request::get("/api/v1/doctor")
+            .header("host", host)
+            .body(Body::empty())
+            .unwrap()
+    };
+    for host in ["127.0.0.1:9999", "localhost", "localhost:80"] {
+        let (status, body) = call(&bare_app(), req(host)).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{host}: {body}");
+    }
+    let dup = Request::get("/api/v1/doctor")
+        .header("host", "127.0.0.1:9100")
+        .header("host", "evil.example")
+        .body(Body::empty())
+        .unwrap();
+    let (status, body) = call(&bare_app(), dup).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let other_port = Request::get("/api/v1/doctor")
+        .header("host", "127.0.0.1:9100")
+        .header("origin", "http://127.0.0.1:3000")
+        .body(Body::empty())
+        .unwrap();
+    let (status, _) = call(&bare_app(), other_port).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn errors_from_every_layer_are_the_envelope() {
+    // A wrong method on a known path is 405, even without a JSON content type.
+    let put = Request::put("/api/v1/doctor")
+        .header("host", "127.0.0.1:9100")
+        .body(Body::empty())
+        .unwrap();
+    let (status, body) = call(&bare_app(), put).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{body}");
+    assert_eq!(error_code(&body), "METHOD_NOT_ALLOWED");
+    // Swagger UI's own 404.
+    let (status, body) = call(&bare_app(), get("/docs/nope.js")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(error_code(&body), "ROUTE_NOT_FOUND");
+    // Oversized URI and headers.
+    let long = format!("/api/v1/device/ui/find?query={}", "a".repeat(20_000));
+    let (status, body) = call(&bare_app(), get(&long)).await;
+    assert_eq!(status, StatusCode::URI_TOO_LONG);
+    assert_eq!(error_code(&body), "URI_TOO_LONG");
+    let mut big = get("/api/v1/doctor");
+    for i in 0..40 {
+        big.headers_mut().insert(
+            axum::http::HeaderName::from_bytes(format!("x-filler-{i}").as_bytes()).unwrap(),
+            "v".repeat(2000).parse().unwrap(),
+        );
+    }
+    let (status, body) = call(&bare_app(), big).await;
+    assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    assert_eq!(error_code(&body), "HEADERS_TOO_LARGE");
+    // Out-of-range numbers in a query are 400 like other invalid values.
+    for q in ["quality=500", "quality=101"] {
+        let (status, body) =
+            call(&bare_app(), get(&format!("/api/v1/device/screenshot?{q}"))).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{q}: {body}");
+    }
+}

@@ -12,6 +12,8 @@ pub const ALWAYS: &[ErrorCode] = &[
     ForbiddenHost,
     UnsupportedMediaType,
     PayloadTooLarge,
+    UriTooLong,
+    HeadersTooLarge,
     Internal,
 ];
 

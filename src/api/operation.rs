@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use axum::extract::State;
+use axum::http::{header, HeaderMap};
 use axum::routing::{on, MethodFilter, MethodRouter};
 use serde::de::DeserializeOwned;
 use utoipa::openapi::path::{Parameter, ParameterIn};
@@ -15,7 +16,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::reply::{Output, Reply};
 use super::strict::{Shape, StrictJson};
-use crate::error::{ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::server::{ApiBytes, ApiQuery, AppState};
 
 /// Schemas collected for the document's `components`, by name.
@@ -179,15 +180,17 @@ impl Draft {
         let shape = Arc::new(Shape::of::<I>());
         let declared = Arc::new(self.errors.clone());
         let name = self.name;
-        let handler = move |State(s): State<AppState>, ApiBytes(body): ApiBytes| {
-            let f = f.clone();
-            let shape = shape.clone();
-            let declared = declared.clone();
-            async move {
-                let input: I = StrictJson::parse(&body, &shape)?;
-                checked(name, &declared, f(s, input).await)
-            }
-        };
+        let handler =
+            move |State(s): State<AppState>, headers: HeaderMap, ApiBytes(body): ApiBytes| {
+                let f = f.clone();
+                let shape = shape.clone();
+                let declared = declared.clone();
+                async move {
+                    require_json(&headers)?;
+                    let input: I = StrictJson::parse(&body, &shape)?;
+                    checked(name, &declared, f(s, input).await)
+                }
+            };
         let route = on(self.method.filter(), handler);
         self.finish(Input::Body(body_schema::<I>), R::output(), route)
     }
@@ -228,6 +231,27 @@ impl Draft {
         let route = on(self.method.filter(), handler);
         self.finish(Input::None, R::output(), route)
     }
+}
+
+/// A body must be declared JSON: a plain HTML form or a "simple" cross-site request cannot
+/// send that content type, so a web page cannot make the server act.
+fn require_json(headers: &HeaderMap) -> Result<()> {
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| {
+            let mime = mime.trim().to_ascii_lowercase();
+            mime == "application/json" || mime.ends_with("+json")
+        });
+    if json {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::UnsupportedMediaType,
+        "this operation takes a JSON body: send `Content-Type: application/json`",
+    )
+    .with_hint("send a JSON body (`{}` when there is nothing to say) with that header"))
 }
 
 /// Registers `T` and what it references; returns a reference to `T`.

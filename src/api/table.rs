@@ -133,11 +133,11 @@ pub fn operations() -> Vec<Operation> {
             .body(verify::wait_for_change),
         op(Post, "alert_accept", "/api/v1/device/alert/accept", "verify", "Accept the alert on screen (Allow, OK…) or tap its `button`.")
             .errors(DEVICE)
-            .errors(&[ElementNotFound, AmbiguousTarget])
+            .errors(&[NoAlert, ElementNotFound])
             .body(alerts::accept),
         op(Post, "alert_dismiss", "/api/v1/device/alert/dismiss", "verify", "Dismiss the alert on screen (Don't allow, Cancel…) or tap its `button`.")
             .errors(DEVICE)
-            .errors(&[ElementNotFound, AmbiguousTarget])
+            .errors(&[NoAlert, ElementNotFound])
             .body(alerts::dismiss),
         // system
         op(Post, "set_location", "/api/v1/device/location", "system", "Set or clear the simulated GPS location.")

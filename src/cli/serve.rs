@@ -36,8 +36,29 @@ pub struct ServeArgs {
     pub demo: bool,
 }
 
+/// The shortest token accepted for a non-loopback bind.
+const MIN_REMOTE_TOKEN: usize = 16;
+
 /// Why the server refuses to start.
 fn check_bind(args: &ServeArgs) -> Result<(), String> {
+    if let Some(t) = args.token.as_deref().filter(|t| !t.is_empty()) {
+        if t.trim().is_empty() {
+            return Err("a token of only spaces can never be sent back: choose another".into());
+        }
+        if t.trim() != t {
+            return Err(
+                "the token starts or ends with spaces, which clients trim: remove them".into(),
+            );
+        }
+        let strong = t.chars().filter(|c| !c.is_whitespace()).count() >= MIN_REMOTE_TOKEN;
+        if !args.addr.ip().is_loopback() && !strong {
+            return Err(format!(
+                "refusing to listen on {} with a token of fewer than {MIN_REMOTE_TOKEN} \
+                 characters: anyone on the network could guess it",
+                args.addr
+            ));
+        }
+    }
     let token_set = args.token.as_deref().is_some_and(|t| !t.is_empty());
     if !args.addr.ip().is_loopback() && !token_set {
         return Err(format!(
@@ -160,6 +181,8 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // No colour codes in a log file or a pipe.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }
 
@@ -180,7 +203,11 @@ mod tests {
     #[test]
     fn non_loopback_without_token_is_refused() {
         assert!(check_bind(&parse(&["--addr", "0.0.0.0:9100", "--token", ""])).is_err());
-        assert!(check_bind(&parse(&["--addr", "0.0.0.0:9100", "--token", "t0k"])).is_ok());
+        assert!(check_bind(&parse(&["--addr", "0.0.0.0:9100", "--token", "t0k"])).is_err());
+        let strong = "0123456789abcdef";
+        assert!(check_bind(&parse(&["--addr", "0.0.0.0:9100", "--token", strong])).is_ok());
+        assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100", "--token", "   "])).is_err());
+        assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100", "--token", "t0k"])).is_ok());
         assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100"])).is_ok());
         assert!(check_bind(&parse(&["--addr", "[::1]:9100"])).is_ok());
     }

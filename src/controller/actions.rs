@@ -83,7 +83,7 @@ pub(super) struct Action {
 
 impl DeviceController {
     pub(super) async fn begin(&self, udid: Option<&str>, kind: &'static str) -> Result<Action> {
-        let device = self.resolve_ready(udid).await?;
+        let device = self.resolve_to_act(udid).await?;
         let session = self.session(&device.udid);
         let commands = session.commands.clone().lock_owned().await;
         let fingerprint_before = session.fresh().map(|s| s.screen.fingerprint.clone());

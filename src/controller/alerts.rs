@@ -100,7 +100,7 @@ impl DeviceController {
             .await?;
         let Some(alert) = snapshot.screen.alert.clone() else {
             return Err(
-                Error::new(ErrorCode::ElementNotFound, "no alert is on screen").with_hint(
+                Error::new(ErrorCode::NoAlert, "no alert is on screen").with_hint(
                     "read the screen with GET /api/v1/device/ui; the alert may have closed already",
                 ),
             );
@@ -109,7 +109,11 @@ impl DeviceController {
             let labels: Vec<&str> = alert.buttons.iter().map(|b| b.label.as_str()).collect();
             return Err(Error::new(
                 ErrorCode::ElementNotFound,
-                format!("the alert has no button that answers {choice:?}"),
+                match &choice {
+                    AlertChoice::Button(label) => format!("the alert has no button {label:?}"),
+                    AlertChoice::Accept => "no button of the alert accepts it".to_string(),
+                    AlertChoice::Dismiss => "no button of the alert dismisses it".to_string(),
+                },
             )
             .with_hint("name the button: POST /api/v1/device/alert/accept with {\"button\": \"…\"}")
             .with_details(json!({ "buttons": labels, "alert": alert })));

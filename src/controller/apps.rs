@@ -52,7 +52,7 @@ pub fn check_install_path(device: &Device, path: &Path) -> Result<()> {
 
 impl DeviceController {
     pub async fn install_app(&self, udid: Option<&str>, path: &Path) -> Result<Device> {
-        let device = self.resolve_ready(udid).await?;
+        let device = self.resolve_to_act(udid).await?;
         check_install_path(&device, path)?;
         self.backend(&device).install_app(&device, path).await?;
         Ok(device)
@@ -64,7 +64,7 @@ impl DeviceController {
         bundle_id: &str,
         opts: &LaunchOptions,
     ) -> Result<(Device, Launched)> {
-        let device = self.resolve_ready(udid).await?;
+        let device = self.resolve_to_act(udid).await?;
         check_bundle_id(&device, bundle_id)?;
         if let Some(activity) = &opts.activity {
             validate::android_activity(activity)?;
@@ -81,7 +81,7 @@ impl DeviceController {
     }
 
     pub async fn terminate_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {
-        let device = self.resolve_ready(udid).await?;
+        let device = self.resolve_to_act(udid).await?;
         check_bundle_id(&device, bundle_id)?;
         self.backend(&device)
             .terminate_app(&device, bundle_id)
@@ -90,7 +90,7 @@ impl DeviceController {
     }
 
     pub async fn reset_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {
-        let device = self.resolve_ready(udid).await?;
+        let device = self.resolve_to_act(udid).await?;
         check_bundle_id(&device, bundle_id)?;
         self.backend(&device).reset_app(&device, bundle_id).await?;
         Ok(device)
@@ -104,14 +104,14 @@ impl DeviceController {
 
     pub async fn open_url(&self, udid: Option<&str>, url: &str, allow_any: bool) -> Result<Device> {
         validate::open_url(url, allow_any)?;
-        let device = self.resolve_ready(udid).await?;
+        let device = self.resolve_to_act(udid).await?;
         self.backend(&device).open_url(&device, url).await?;
         Ok(device)
     }
 
     /// Sets (`Some`) or clears (`None`) the simulated location.
     pub async fn location(&self, udid: Option<&str>, at: Option<(f64, f64)>) -> Result<Device> {
-        let device = self.resolve_ready(udid).await?;
+        let device = self.resolve_to_act(udid).await?;
         let backend = self.backend(&device);
         match at {
             Some((lat, lon)) => {
@@ -134,7 +134,7 @@ impl DeviceController {
         permission: &str,
         action: PermissionAction,
     ) -> Result<Device> {
-        let device = self.resolve_ready(udid).await?;
+        let device = self.resolve_to_act(udid).await?;
         check_bundle_id(&device, bundle_id)?;
         let ok = !permission.is_empty()
             && permission.len() <= 200

@@ -202,8 +202,8 @@ impl DeviceController {
         }
     }
 
-    /// Resolves the target device of a request. A request that names a device makes it the
-    /// active one.
+    /// Resolves the target device of a request (DESIGN.md's rule). Does not change the active
+    /// device: see [`Self::resolve_to_act`].
     pub async fn resolve(&self, udid: Option<&str>) -> Result<Device> {
         let udid = udid.filter(|u| !u.is_empty());
         let active = self.active();
@@ -233,10 +233,23 @@ impl DeviceController {
                 Err(e) => return Err(e),
             },
         };
-        if udid.is_some() {
+        Ok(device)
+    }
+
+    /// Resolves the device of an action (anything that changes the device): it must take
+    /// commands now, and a request that names it makes it the active one. Reads never change
+    /// the active device.
+    pub async fn resolve_to_act(&self, udid: Option<&str>) -> Result<Device> {
+        let device = self.resolve_ready(udid).await?;
+        self.activate_named(udid, &device);
+        Ok(device)
+    }
+
+    /// Makes `device` the active one when the request named it.
+    pub(crate) fn activate_named(&self, udid: Option<&str>, device: &Device) {
+        if udid.is_some_and(|u| !u.is_empty()) {
             self.set_active_udid(Some(device.udid.clone()));
         }
-        Ok(device)
     }
 
     /// Resolves the target device and requires it to take commands now.
@@ -317,6 +330,7 @@ impl DeviceController {
     /// Shuts down a simulator or an emulator. Physical phones are refused.
     pub async fn shutdown(&self, req: &ShutdownRequest) -> Result<PowerResult> {
         let device = self.resolve(req.udid.as_deref()).await?;
+        self.activate_named(req.udid.as_deref(), &device);
         match (device.platform, device.kind) {
             (Platform::Ios, _) => self.ios.shutdown(&device.udid).await?,
             (Platform::Android, DeviceKind::Emulator) => {

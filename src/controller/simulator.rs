@@ -46,6 +46,7 @@ impl DeviceController {
     /// Erases a simulator's content and settings (a booted one is rebooted).
     pub async fn erase(&self, udid: Option<&str>) -> Result<Device> {
         let device = self.resolve(udid).await?;
+        self.activate_named(udid, &device);
         self.backend(&device).erase(&device).await?;
         Ok(self.find(&device.udid).await.unwrap_or(device))
     }
@@ -59,7 +60,7 @@ impl DeviceController {
         if let Some(v) = values {
             check_status_bar(v)?;
         }
-        let device = self.resolve_ready(udid).await?;
+        let device = self.resolve_to_act(udid).await?;
         self.backend(&device).status_bar(&device, values).await?;
         Ok(device)
     }

@@ -154,14 +154,15 @@ fn is_keyboard_part(screen: &Screen, mut i: usize) -> bool {
     }
 }
 
-/// Refuses a resolved element target that a blocking alert or the keyboard covers.
+/// Refuses a resolved target (element or point) that a blocking alert or the keyboard covers:
+/// while an alert is up, only its buttons can be tapped.
 pub fn check_reachable(resolved: &Resolved) -> Result<()> {
     let Some(snapshot) = &resolved.snapshot else {
         return Ok(());
     };
     let screen = &snapshot.screen;
     let (x, y) = (resolved.x, resolved.y);
-    if let (Some(alert), Some(_)) = (&screen.alert, resolved.node) {
+    if let Some(alert) = &screen.alert {
         let on_alert = alert.buttons.iter().any(|b| b.bounds.contains(x, y));
         if !on_alert {
             return Err(Error::new(

@@ -275,11 +275,15 @@ pub fn expect_on(snapshot: &Snapshot, expectation: &Expectation) -> ExpectResult
         }
         Expectation::ElementNotVisible { selector } => {
             let (visible, _, obs) = judge(screen, selector, Condition::Visible, None);
-            (!visible, ErrorCode::ElementNotFound, obs)
+            (!visible, ErrorCode::ElementVisible, obs)
         }
         Expectation::ElementHasText { selector, text } => {
-            let (ok, _, obs) = judge(screen, selector, Condition::TextEquals, Some(text));
-            (ok, ErrorCode::ElementNotFound, obs)
+            let (ok, first, obs) = judge(screen, selector, Condition::TextEquals, Some(text));
+            let code = match first {
+                Some(_) => ErrorCode::TextMismatch,
+                None => ErrorCode::ElementNotFound,
+            };
+            (ok, code, obs)
         }
         Expectation::Screen { fingerprint } => (
             &screen.fingerprint == fingerprint,

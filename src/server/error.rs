@@ -54,6 +54,12 @@ impl IntoResponse for Error {
                 details: None,
             }
         } else {
+            let status = self.code.status();
+            if status >= 500 {
+                tracing::warn!(code = self.code.as_str(), message = %self.message, "refused");
+            } else {
+                tracing::info!(code = self.code.as_str(), message = %self.message, "refused");
+            }
             ErrorBody {
                 code: self.code,
                 retryable: self.code.retryable(),

@@ -3,13 +3,14 @@
 //! take their parsed input, call the [`DeviceController`], and shape the answer.
 
 mod error;
+mod limits;
+pub mod listen;
 pub mod routes;
 pub mod security;
 
 pub use error::{ApiBytes, ApiJson, ApiQuery, ErrorBody, ErrorEnvelope};
 pub use security::SecurityPolicy;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
@@ -76,16 +77,24 @@ pub fn app(state: AppState, policy: SecurityPolicy) -> Router {
             security::enforce,
         ))
         .layer(CatchPanicLayer::custom(error::panic_response))
-        .layer(TraceLayer::new_for_http())
+        .layer(axum::middleware::from_fn(limits::envelope_everything))
+        // Failures are logged where they are answered (at a level fitting the code), not as
+        // ERROR for every deliberate 501/503.
+        .layer(
+            TraceLayer::new_for_http().on_failure(
+                tower_http::trace::DefaultOnFailure::new().level(tracing::Level::DEBUG),
+            ),
+        )
 }
 
 /// Runs the server until SIGINT or SIGTERM, then lets in-flight requests finish.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(
+    listen::serve_with(
         listener,
-        router.into_make_service_with_connect_info::<SocketAddr>(),
+        router,
+        listen::Limits::default(),
+        shutdown_signal(),
     )
-    .with_graceful_shutdown(shutdown_signal())
     .await
 }
 
@@ -105,5 +114,4 @@ async fn shutdown_signal() {
         _ = ctrl_c => {},
         _ = term => {},
     }
-    tracing::info!("shutting down: finishing in-flight requests");
 }

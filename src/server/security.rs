@@ -4,8 +4,8 @@
 //! - `Host` must be a loopback name, the bound address or an `--allow-host` entry (stops DNS
 //!   rebinding), else `403 FORBIDDEN_HOST`.
 //! - A request carrying an `Origin` must come from such a host or an `--allow-origin` entry.
-//! - State-changing methods under `/api/` must send `Content-Type: application/json`, which a
-//!   plain HTML form or a "simple" cross-site request cannot.
+//! - (Operations that take a body require `Content-Type: application/json`, which a plain HTML
+//!   form or a "simple" cross-site request cannot send: see `crate::api::operation`.)
 //! - With a token configured, every route but `/health` and the static docs needs
 //!   `Authorization: Bearer <token>`.
 
@@ -13,7 +13,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, Method};
+use axum::http::{header, HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -32,16 +32,24 @@ pub struct SecurityPolicy {
     pub token: Option<String>,
 }
 
-/// Splits `host[:port]` (IPv6 in brackets) into its host part, lowercased.
-fn host_part(authority: &str) -> String {
+/// Splits `host[:port]` (IPv6 in brackets) into its host part, lowercased, and its port.
+fn split_authority(authority: &str) -> (String, Option<u16>) {
     let a = authority.trim().to_ascii_lowercase();
     if let Some(rest) = a.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or("").to_string();
+        let (host, after) = rest.split_once(']').unwrap_or((rest, ""));
+        let port = after.strip_prefix(':').and_then(|p| p.parse().ok());
+        return (host.to_string(), port);
     }
     match a.rsplit_once(':') {
-        Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h.to_string(),
-        _ => a,
+        Some((h, port)) if !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()) => {
+            (h.to_string(), port.parse().ok())
+        }
+        _ => (a, None),
     }
+}
+
+fn host_part(authority: &str) -> String {
+    split_authority(authority).0
 }
 
 fn is_loopback_host(host: &str) -> bool {
@@ -51,23 +59,33 @@ fn is_loopback_host(host: &str) -> bool {
 }
 
 impl SecurityPolicy {
-    /// Whether a `Host` header value may address this server.
+    /// Whether a `Host` header value may address this server: a loopback name or the bound
+    /// address, at the bound port (no port means 80), or an `--allow-host` entry (an entry
+    /// without a port allows that name at any port).
     pub fn host_allowed(&self, authority: &str) -> bool {
-        let host = host_part(authority);
+        let (host, port) = split_authority(authority);
         if host.is_empty() {
+            return false;
+        }
+        if self.allow_hosts.iter().any(|h| {
+            let (name, p) = split_authority(h);
+            name == host && (p.is_none() || p == port)
+        }) {
+            return true;
+        }
+        let port_ok = match self.bound {
+            Some(bound) => port.unwrap_or(80) == bound.port(),
+            None => true,
+        };
+        if !port_ok {
             return false;
         }
         if is_loopback_host(&host) {
             return true;
         }
-        if let Some(bound) = self.bound {
-            if !bound.ip().is_unspecified() && host_part(&bound.ip().to_string()) == host {
-                return true;
-            }
-        }
-        self.allow_hosts
-            .iter()
-            .any(|h| h.eq_ignore_ascii_case(authority) || host_part(h) == host)
+        self.bound.is_some_and(|bound| {
+            !bound.ip().is_unspecified() && host_part(&bound.ip().to_string()) == host
+        })
     }
 
     /// Whether a browser `Origin` may call this server.
@@ -81,7 +99,11 @@ impl SecurityPolicy {
         }
         // Same-origin pages (Swagger UI at /docs) send their own origin.
         match origin.split_once("://") {
-            Some(("http", authority)) | Some(("https", authority)) => self.host_allowed(authority),
+            Some(("http", authority)) => self.host_allowed(authority),
+            Some(("https", authority)) if split_authority(authority).1.is_none() => {
+                self.host_allowed(&format!("{authority}:443"))
+            }
+            Some(("https", authority)) => self.host_allowed(authority),
             _ => false,
         }
     }
@@ -124,12 +146,26 @@ pub async fn enforce(
 ) -> Response {
     match check(&policy, &request) {
         Ok(()) => next.run(request).await,
+        Err(e) if e.code == ErrorCode::Unauthorized => {
+            let mut r = e.into_response();
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"mobilectl\""),
+            );
+            r
+        }
         Err(e) => e.into_response(),
     }
 }
 
 fn check(policy: &SecurityPolicy, request: &Request) -> Result<(), Error> {
     let headers = request.headers();
+    if headers.get_all(header::HOST).iter().count() > 1 {
+        return Err(
+            Error::bad_request("the request has more than one Host header")
+                .with_hint("send exactly one Host header"),
+        );
+    }
     let authority = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -166,27 +202,6 @@ fn check(policy: &SecurityPolicy, request: &Request) -> Result<(), Error> {
         )
         .with_hint("send `Authorization: Bearer $MOBILECTL_TOKEN` (the token the server was started with)"));
     }
-    let mutating = matches!(
-        *request.method(),
-        Method::POST | Method::PUT | Method::PATCH | Method::DELETE
-    );
-    if mutating && path.starts_with("/api/") {
-        let json = headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|mime| {
-                let mime = mime.trim().to_ascii_lowercase();
-                mime == "application/json" || mime.ends_with("+json")
-            });
-        if !json {
-            return Err(Error::new(
-                ErrorCode::UnsupportedMediaType,
-                "requests that change state must send `Content-Type: application/json`",
-            )
-            .with_hint("send a JSON body (`{}` when there is nothing to say) with that header"));
-        }
-    }
     Ok(())
 }
 
@@ -206,10 +221,10 @@ mod tests {
         let p = policy();
         for h in [
             "127.0.0.1:9100",
-            "localhost",
+            "localhost:9100",
             "LOCALHOST:9100",
             "[::1]:9100",
-            "127.1.2.3",
+            "127.1.2.3:9100",
             "api.localhost:9100",
         ] {
             assert!(p.host_allowed(h), "{h}");
@@ -226,6 +241,9 @@ mod tests {
             "localhost.evil.example",
             "",
             "10.0.0.5:9100",
+            "127.0.0.1:9999",
+            "localhost",
+            "[::1]:80",
         ] {
             assert!(!p.host_allowed(h), "{h}");
         }
@@ -239,8 +257,16 @@ mod tests {
             ..Default::default()
         };
         assert!(p.host_allowed("192.168.1.20:9100"));
+        assert!(!p.host_allowed("192.168.1.20:9101"));
         assert!(p.host_allowed("phone-lab.local:9100"));
+        assert!(p.host_allowed("phone-lab.local"));
         assert!(!p.host_allowed("192.168.1.21:9100"));
+        let pinned = SecurityPolicy {
+            allow_hosts: vec!["proxy.lab:443".into()],
+            ..p
+        };
+        assert!(pinned.host_allowed("proxy.lab:443"));
+        assert!(!pinned.host_allowed("proxy.lab:8443"));
     }
 
     #[test]
@@ -250,6 +276,8 @@ mod tests {
             ..policy()
         };
         assert!(p.origin_allowed("http://127.0.0.1:9100"));
+        assert!(!p.origin_allowed("http://127.0.0.1:3000"));
+        assert!(!p.origin_allowed("http://localhost"));
         assert!(p.origin_allowed("https://agent.example"));
         assert!(!p.origin_allowed("https://evil.example"));
         assert!(!p.origin_allowed("file://"));

@@ -88,6 +88,10 @@ error_codes! {
     ElementVisible = ("ELEMENT_VISIBLE", 409, true),
     /// (An outcome) The element shows another text than the one expected.
     TextMismatch = ("TEXT_MISMATCH", 409, true),
+    /// (An outcome) No text field has the focus, so typed text goes nowhere.
+    NoFocusedField = ("NO_FOCUSED_FIELD", 409, false),
+    /// (An outcome) The target is not a text field.
+    ElementNotEditable = ("ELEMENT_NOT_EDITABLE", 422, false),
     /// An action was expected to change the screen and did not.
     NavigationNoChange = ("NAVIGATION_NO_CHANGE", 409, true),
     /// The text cannot be typed by any available method.

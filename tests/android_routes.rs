@@ -185,6 +185,20 @@ async fn app_routes() {
         ]
     ));
 
+    // reset on a device without `pm clear-permission-flags` (older Androids, the virtual
+    // device): the revoke stands and the answer says what was not done.
+    let (status, body) = call(&app, post("/api/v1/device/permission", json!({
+        "bundle_id": "com.mobilectl.demo", "permission": "android.permission.CAMERA", "action": "reset" }))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["success"], true);
+    assert!(
+        body["note"]
+            .as_str()
+            .unwrap()
+            .contains("clear-permission-flags"),
+        "{body}"
+    );
+
     // location: the virtual device is not an emulator
     let (status, body) = call(
         &app,

@@ -34,6 +34,16 @@ pub enum KeyPress {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TypedWith(pub &'static str);
 
+/// What `type` does on the device, as one job: tap the field, empty it, type, press Enter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeJob<'a> {
+    pub tap: Option<Point>,
+    /// Delete this many characters (cursor moved to the end first) before typing.
+    pub clear_chars: Option<usize>,
+    pub text: &'a str,
+    pub submit: bool,
+}
+
 /// The answer for an operation a platform or device kind cannot do.
 pub fn unsupported(what: &str, platform: Platform) -> Error {
     let name = match platform {
@@ -109,6 +119,26 @@ pub trait DeviceBackend: Send + Sync {
     async fn press_key(&self, _device: &Device, _key: KeyPress) -> Result<()> {
         Err(unsupported("pressing keys", self.platform()))
     }
+    /// Runs a typing job. A backend that can tell whether the text is typable at all checks
+    /// that before the first step, so a refusal never leaves the field tapped or emptied; the
+    /// default runs the steps one by one.
+    async fn type_job(&self, device: &Device, job: &TypeJob<'_>) -> Result<TypedWith> {
+        if let Some(at) = job.tap {
+            self.tap(device, at).await?;
+        }
+        if let Some(n) = job.clear_chars {
+            self.clear_field(device, n).await?;
+        }
+        let with = if job.text.is_empty() {
+            TypedWith("none")
+        } else {
+            self.type_text(device, job.text).await?
+        };
+        if job.submit {
+            self.press_key(device, KeyPress::Named(Key::Enter)).await?;
+        }
+        Ok(with)
+    }
     /// Deletes `chars` characters before the cursor of the focused field (after moving the
     /// cursor to the end where the platform can).
     async fn clear_field(&self, device: &Device, chars: usize) -> Result<()> {
@@ -128,13 +158,14 @@ pub trait DeviceBackend: Send + Sync {
     async fn clear_location(&self, _device: &Device) -> Result<()> {
         Err(unsupported("clearing the location", self.platform()))
     }
+    /// Changes a permission; answers a note when less than asked could be done.
     async fn permission(
         &self,
         _device: &Device,
         _bundle_id: &str,
         _permission: &str,
         _action: PermissionAction,
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
         Err(unsupported("changing permissions", self.platform()))
     }
 

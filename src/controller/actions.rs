@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 use super::session::DeviceSession;
 use super::target::{check_reachable, Resolved, Target};
 use super::DeviceController;
-use crate::backend::types::{Key, Point};
+use crate::backend::types::Point;
 use crate::backend::{Device, KeyPress};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -108,6 +108,31 @@ impl DeviceController {
         }
         check_reachable(&resolved)?;
         Ok(resolved)
+    }
+
+    /// Ends an action that was refused before any device command ran: `success: false` with
+    /// `code`; the screen is untouched, so the kept snapshot stays fresh.
+    pub(super) fn refused(
+        &self,
+        action: Action,
+        target: Option<TargetReport>,
+        code: ErrorCode,
+        details: Value,
+    ) -> Result<ActionResult> {
+        Ok(ActionResult {
+            action_id: format!("a{}", ACTION_SEQ.fetch_add(1, Ordering::Relaxed) + 1),
+            action_type: action.kind.to_string(),
+            target,
+            success: false,
+            fingerprint_before: action.fingerprint_before,
+            fingerprint_after: None,
+            snapshot_id: None,
+            failure_code: Some(code),
+            retryable: Some(code.retryable()),
+            device: action.device,
+            timing_ms: action.started.elapsed().as_millis() as u64,
+            details: Some(details),
+        })
     }
 
     /// Ends an action that touched the screen.
@@ -246,115 +271,6 @@ impl DeviceController {
         )
         .await
     }
-
-    /// Types text into the focused field, or into `target` after tapping it; then reads the
-    /// field back (unless `verify` is false) and says whether it holds the text.
-    pub async fn type_text(&self, req: &TypeOptions) -> Result<ActionResult> {
-        if req.text.is_empty() && !req.clear {
-            return Err(Error::validation("`text` is empty")
-                .with_hint("pass `clear: true` to empty a field"));
-        }
-        let mut action = self.begin(req.udid.as_deref(), "type").await?;
-        let backend = self.backend(&action.device);
-        let mut report_target = None;
-        if !req.target.is_empty() {
-            let resolved = self.aim(&mut action, &req.target).await?;
-            if let (Some(s), Some(n)) = (&resolved.snapshot, resolved.node) {
-                if !s.screen.elements[n].states.enabled {
-                    return Err(Error::new(
-                        ErrorCode::ElementNotInteractable,
-                        "the field is disabled",
-                    ));
-                }
-            }
-            backend.tap(&action.device, resolved.point()).await?;
-            action.session.touch();
-            report_target = Some(report(&req.target, resolved));
-        }
-        if req.clear {
-            let current = self
-                .fresh_or_dump_locked(&action.device, &action.session)
-                .await?;
-            let len = focused_text(&current.screen).map_or(0, |t| t.chars().count());
-            backend.clear_field(&action.device, len).await?;
-            action.session.touch();
-        }
-        let method = if req.text.is_empty() {
-            "none"
-        } else {
-            backend.type_text(&action.device, &req.text).await?.0
-        };
-        action.session.touch();
-        if req.submit {
-            backend
-                .press_key(&action.device, KeyPress::Named(Key::Enter))
-                .await?;
-        }
-        let mut details = json!({ "typed_with": method, "chars": req.text.chars().count() });
-        if req.verify && !req.submit {
-            let after = self.dump_locked(&action.device, &action.session).await?;
-            let readback = focused_text(&after.screen);
-            let password = focused_is_password(&after.screen);
-            let matched = match (&readback, password) {
-                (_, true) => None,
-                (Some(v), false) if req.clear => Some(v == &req.text),
-                (Some(v), false) => Some(v.contains(&req.text)),
-                (None, false) => Some(false),
-            };
-            details["readback"] = json!(readback);
-            details["matched"] = json!(matched);
-            if password {
-                details["note"] = json!("password fields do not show their text; not compared");
-            }
-        }
-        self.finish(action, report_target, false, Some(details))
-            .await
-    }
-}
-
-/// Options of `type`.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
-pub struct TypeOptions {
-    pub udid: Option<String>,
-    /// The text to type, literally.
-    #[serde(default)]
-    pub text: String,
-    /// Tap this field first; default: the focused field.
-    #[serde(flatten)]
-    pub target: Target,
-    /// Empty the field before typing.
-    #[serde(default)]
-    pub clear: bool,
-    /// Press Enter afterwards.
-    #[serde(default)]
-    pub submit: bool,
-    /// Read the field back and report whether it holds the text (default true; costs a read).
-    #[serde(default = "yes")]
-    pub verify: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn focused_node(screen: &crate::ui::Screen) -> Option<usize> {
-    screen
-        .elements
-        .iter()
-        .position(|e| e.states.focused && e.states.editable)
-        .or_else(|| {
-            let r = screen.focused.as_deref()?;
-            screen.refs.get(r).map(|e| e.node)
-        })
-}
-
-fn focused_text(screen: &crate::ui::Screen) -> Option<String> {
-    let e = &screen.elements[focused_node(screen)?];
-    e.text.clone().or_else(|| e.value.clone())
-}
-
-fn focused_is_password(screen: &crate::ui::Screen) -> bool {
-    focused_node(screen).is_some_and(|i| screen.elements[i].states.password)
 }
 
 pub(super) fn report(target: &Target, resolved: Resolved) -> TargetReport {

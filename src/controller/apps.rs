@@ -133,7 +133,7 @@ impl DeviceController {
         bundle_id: &str,
         permission: &str,
         action: PermissionAction,
-    ) -> Result<Device> {
+    ) -> Result<(Device, Option<String>)> {
         let device = self.resolve_to_act(udid).await?;
         check_bundle_id(&device, bundle_id)?;
         let ok = !permission.is_empty()
@@ -145,9 +145,10 @@ impl DeviceController {
             return Err(Error::validation(format!("`{permission}` is not a permission name"))
                 .with_hint("Android: android.permission.CAMERA; iOS: camera, photos, location, contacts, microphone…"));
         }
-        self.backend(&device)
+        let note = self
+            .backend(&device)
             .permission(&device, bundle_id, permission, action)
             .await?;
-        Ok(device)
+        Ok((device, note))
     }
 }

@@ -12,11 +12,13 @@ mod session;
 mod simulator;
 mod snapshot;
 mod target;
+mod typing;
 mod verify;
 
-pub use actions::{ActionResult, Direction, TargetReport, TypeOptions};
+pub use actions::{ActionResult, Direction, TargetReport};
 pub use alerts::AlertChoice;
 pub use target::{Resolved, Target};
+pub use typing::TypeOptions;
 pub use verify::{
     expect_on, ChangeResult, ChangeStatus, Condition, ExpectResult, Expectation, Observed, Polling,
     WaitResult, WaitStatus,

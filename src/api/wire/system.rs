@@ -36,4 +36,7 @@ pub struct PermissionRequest {
 pub struct SettingDone {
     pub success: bool,
     pub device: Device,
+    /// What was done when it is less than asked (e.g. a reset that could only revoke).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }

@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use super::shell::{adb_failure, quote};
 use super::{AdbBackend, QUICK_TIMEOUT};
+
+/// Printed by a permission reset when the device cannot clear permission flags.
+const NO_FLAGS_MARKER: &str = "__MOBILECTL_NO_PERMISSION_FLAGS__";
 use crate::backend::types::{AppInfo, LaunchOptions, Launched, PermissionAction};
 use crate::backend::{Device, DeviceKind};
 use crate::error::{Error, ErrorCode, Result};
@@ -179,24 +182,33 @@ impl AdbBackend {
             .map(drop)
     }
 
+    /// Changes a permission; a reset answers a note when the device could only revoke.
     pub(super) async fn change_permission(
         &self,
         device: &Device,
         package: &str,
         permission: &str,
         action: PermissionAction,
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
         let (p, perm) = (quote(package), quote(permission));
         let script = match action {
             PermissionAction::Grant => format!("pm grant {p} {perm}"),
             PermissionAction::Revoke => format!("pm revoke {p} {perm}"),
-            PermissionAction::Reset => {
-                format!("pm revoke {p} {perm}; pm clear-permission-flags {p} {perm} user-set user-fixed")
-            }
+            // Older Androids lack clear-permission-flags: the revoke stands, and the answer
+            // says the flags stayed.
+            PermissionAction::Reset => format!(
+                "pm revoke {p} {perm} && {{ pm clear-permission-flags {p} {perm} user-set \
+                 user-fixed >/dev/null 2>&1 || echo {NO_FLAGS_MARKER}; }}"
+            ),
         };
-        self.shell_checked(&device.udid, &script, "permission", QUICK_TIMEOUT)
-            .await
-            .map(drop)
+        let out = self
+            .shell_checked(&device.udid, &script, "permission", QUICK_TIMEOUT)
+            .await?;
+        Ok(out.contains(NO_FLAGS_MARKER).then(|| {
+            "revoked; this Android has no `pm clear-permission-flags`, so the user-set flags \
+             stay (the app may not ask again)"
+                .to_string()
+        }))
     }
 
     pub(super) async fn geo_fix(&self, device: &Device, at: Option<(f64, f64)>) -> Result<()> {

@@ -91,7 +91,7 @@ pub fn swipe_script(from: Point, to: Point, duration_ms: u64) -> String {
 pub enum TypingPlan {
     /// `input text` word by word with `KEYCODE_SPACE`: the device script.
     InputText(String),
-    /// The ADB Keyboard broadcast: the device script.
+    /// The ADB Keyboard broadcasts: the device script, to run after [`ime_guard`].
     AdbKeyboard(String),
 }
 
@@ -102,9 +102,18 @@ fn is_plain(text: &str) -> bool {
 /// Printed by the typing script when the ADB Keyboard IME is not installed.
 pub const NO_IME_MARKER: &str = "__MOBILECTL_NO_IME__";
 
+/// The most characters one `type` takes; longer text is refused before anything runs (the
+/// device script grows with the text and a shell argument cannot exceed 128 KiB).
+pub const MAX_TYPE_CHARS: usize = 4096;
+
+/// Longest argument of one `input text` (long words are typed in pieces).
+const INPUT_TEXT_CHUNK: usize = 200;
+
+/// Characters per ADB Keyboard broadcast.
+const BROADCAST_CHUNK: usize = 500;
+
 /// Plans typing `text` as one device script. Text `input text` cannot carry goes through the
-/// ADB Keyboard broadcast, guarded on the device by a check that the IME is installed (the
-/// script prints [`NO_IME_MARKER`] instead), so typing stays one adb round trip.
+/// ADB Keyboard broadcast, which needs [`ime_guard`] to run first in the same script.
 pub fn plan_typing(text: &str) -> TypingPlan {
     if is_plain(text) {
         let mut steps: Vec<String> = Vec::new();
@@ -112,27 +121,77 @@ pub fn plan_typing(text: &str) -> TypingPlan {
             if i > 0 {
                 steps.push(format!("input keyevent {KEYCODE_SPACE}"));
             }
-            // `input text` turns "%s" into a space: type such words in pieces split after '%'.
+            // `input text` turns "%s" into a space: type such words in pieces split after
+            // '%'; long words go in pieces too.
             let mut rest = word;
             while !rest.is_empty() {
-                let cut = match rest.find("%s") {
+                let mut cut = match rest.find("%s") {
                     Some(i) => i + 1,
                     None => rest.len(),
                 };
+                cut = cut.min(INPUT_TEXT_CHUNK);
                 steps.push(format!("input text {}", quote(&rest[..cut])));
                 rest = &rest[cut..];
             }
         }
         return TypingPlan::InputText(steps.join(" && "));
     }
-    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-    TypingPlan::AdbKeyboard(format!(
-        "if pm list packages {pkg} | grep -q '^package:{pkg}$'; then \
-         ime enable {ime} >/dev/null 2>&1; ime set {ime} >/dev/null 2>&1; \
-         am broadcast -a ADB_INPUT_B64 --es msg {b64}; else echo {NO_IME_MARKER}; fi",
+    let chars: Vec<char> = text.chars().collect();
+    let broadcasts: Vec<String> = chars
+        .chunks(BROADCAST_CHUNK)
+        .map(|piece| {
+            let piece: String = piece.iter().collect();
+            let b64 = base64::engine::general_purpose::STANDARD.encode(piece.as_bytes());
+            format!("am broadcast -a ADB_INPUT_B64 --es msg {b64} >/dev/null")
+        })
+        .collect();
+    TypingPlan::AdbKeyboard(broadcasts.join(" && "))
+}
+
+/// Checks on the device that the ADB Keyboard is installed and selects it; prints
+/// [`NO_IME_MARKER`] and ends the script when it is not, before anything else ran.
+pub fn ime_guard() -> String {
+    format!(
+        "if ! pm list packages {pkg} | grep -q '^package:{pkg}$'; then echo {NO_IME_MARKER}; \
+         exit 0; fi; ime enable {ime} >/dev/null 2>&1; ime set {ime} >/dev/null 2>&1",
         pkg = ADB_KEYBOARD_PACKAGE,
         ime = ADB_KEYBOARD_IME
-    ))
+    )
+}
+
+/// The whole `type` as one device script: the IME check (when the text needs it) before
+/// anything acts, then tap, clear, type and Enter.
+pub fn type_job_script(job: &crate::backend::TypeJob<'_>) -> Result<(String, &'static str)> {
+    let mut guard = None;
+    let mut steps = Vec::new();
+    if let Some(at) = job.tap {
+        steps.push(tap_script(at));
+    }
+    if let Some(n) = job.clear_chars {
+        steps.push(clear_script(n));
+    }
+    let mut with = "none";
+    if !job.text.is_empty() {
+        match plan_typing(job.text) {
+            TypingPlan::InputText(s) => {
+                steps.push(s);
+                with = "input_text";
+            }
+            TypingPlan::AdbKeyboard(s) => {
+                guard = Some(ime_guard());
+                steps.push(s);
+                with = "adb_keyboard";
+            }
+        }
+    }
+    if job.submit {
+        steps.push(key_script(KeyPress::Named(Key::Enter))?);
+    }
+    let body = steps.join(" && ");
+    Ok(match guard {
+        Some(g) => (format!("{g}; {body}"), with),
+        None => (body, with),
+    })
 }
 
 /// The answer when text needs the ADB Keyboard and it is not installed.
@@ -182,12 +241,51 @@ mod tests {
             panic!()
         };
         assert!(s.contains("--es msg aMOpbGxvCg=="), "{s}");
-        assert!(
-            s.starts_with("if pm list packages com.android.adbkeyboard"),
-            "{s}"
-        );
-        assert!(s.contains(NO_IME_MARKER));
         assert_eq!(unsupported_text("é").code, ErrorCode::UnsupportedText);
+        // The IME check comes before the tap and the clear: a refusal changes nothing.
+        let job = crate::backend::TypeJob {
+            tap: Some(Point { x: 10.0, y: 20.0 }),
+            clear_chars: Some(3),
+            text: "héllo",
+            submit: true,
+        };
+        let (script, with) = type_job_script(&job).unwrap();
+        assert_eq!(with, "adb_keyboard");
+        assert!(
+            script.starts_with("if ! pm list packages com.android.adbkeyboard"),
+            "{script}"
+        );
+        let guard_end = script.find(NO_IME_MARKER).unwrap();
+        assert!(script.find("input tap").unwrap() > guard_end, "{script}");
+        assert!(script.find("input keyevent 123").unwrap() > guard_end);
+        assert!(script.ends_with("input keyevent 66"), "{script}");
+    }
+
+    #[test]
+    fn long_text_is_typed_in_pieces() {
+        let word = "x".repeat(450);
+        let TypingPlan::InputText(s) = plan_typing(&word) else {
+            panic!()
+        };
+        assert_eq!(s.matches("input text").count(), 3, "{s}");
+        let TypingPlan::AdbKeyboard(s) = plan_typing(&"é".repeat(1200)) else {
+            panic!()
+        };
+        assert_eq!(s.matches("am broadcast").count(), 3);
+        let plain = type_job_script(&crate::backend::TypeJob {
+            tap: None,
+            clear_chars: None,
+            text: "a b",
+            submit: false,
+        })
+        .unwrap();
+        assert_eq!(
+            plain,
+            (
+                "input text a && input keyevent 62 && input text b".to_string(),
+                "input_text"
+            )
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::backend::types::{AppInfo, Key, LaunchOptions, Launched, PermissionAction, Point};
-use crate::backend::{Device, KeyPress, Platform, TypedWith, UiSource};
+use crate::backend::{Device, KeyPress, Platform, TypeJob, TypedWith, UiSource};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Tool, Toolbox};
 
@@ -146,22 +146,27 @@ impl crate::backend::DeviceBackend for AdbBackend {
     }
 
     async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
-        match input::plan_typing(text) {
-            input::TypingPlan::InputText(script) => {
-                self.input(device, &script).await?;
-                Ok(TypedWith("input_text"))
-            }
-            input::TypingPlan::AdbKeyboard(script) => {
-                if self
-                    .input(device, &script)
-                    .await?
-                    .contains(input::NO_IME_MARKER)
-                {
-                    return Err(input::unsupported_text(text));
-                }
-                Ok(TypedWith("adb_keyboard"))
-            }
+        let job = TypeJob {
+            tap: None,
+            clear_chars: None,
+            text,
+            submit: false,
+        };
+        self.type_job(device, &job).await
+    }
+
+    /// Tap, clear, type and Enter in one adb round trip; text that needs the ADB Keyboard is
+    /// checked on the device before the first step.
+    async fn type_job(&self, device: &Device, job: &TypeJob<'_>) -> Result<TypedWith> {
+        let (script, with) = input::type_job_script(job)?;
+        if self
+            .input(device, &script)
+            .await?
+            .contains(input::NO_IME_MARKER)
+        {
+            return Err(input::unsupported_text(job.text));
         }
+        Ok(TypedWith(with))
     }
 
     async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
@@ -194,7 +199,7 @@ impl crate::backend::DeviceBackend for AdbBackend {
         bundle_id: &str,
         permission: &str,
         action: PermissionAction,
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
         self.change_permission(device, bundle_id, permission, action)
             .await
     }
@@ -203,7 +208,11 @@ impl crate::backend::DeviceBackend for AdbBackend {
 impl AdbBackend {
     /// Runs an input script; returns its output (`input` prints nothing on success).
     async fn input(&self, device: &Device, script: &str) -> Result<String> {
-        let out = self.shell(&device.udid, script, QUICK_TIMEOUT).await?;
+        // Each `input`/`am` starts a JVM on the device (a few hundred ms): long typing
+        // scripts get time in proportion.
+        let programs = script.matches("input ").count() + script.matches("am broadcast").count();
+        let limit = QUICK_TIMEOUT + std::time::Duration::from_millis(700) * programs as u32;
+        let out = self.shell(&device.udid, script, limit).await?;
         let text = out.stdout_text() + &out.stderr_text();
         if text.contains("Error") || text.contains("Exception") {
             return Err(Error::new(

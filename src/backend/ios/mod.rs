@@ -169,9 +169,10 @@ impl DeviceBackend for SimctlBackend {
         bundle_id: &str,
         permission: &str,
         action: PermissionAction,
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
         self.privacy(&device.udid, bundle_id, permission, action)
             .await
+            .map(|()| None)
     }
 
     async fn erase(&self, device: &Device) -> Result<()> {

@@ -16,6 +16,7 @@ pub async fn erase(s: AppState, r: EraseRequest) -> Result<Json<SettingDone>> {
     Ok(Json(SettingDone {
         success: true,
         device,
+        note: None,
     }))
 }
 
@@ -47,5 +48,6 @@ pub async fn status_bar(s: AppState, r: StatusBarRequest) -> Result<Json<Setting
     Ok(Json(SettingDone {
         success: true,
         device,
+        note: None,
     }))
 }

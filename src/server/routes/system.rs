@@ -22,17 +22,19 @@ pub async fn location(s: AppState, r: LocationRequest) -> Result<Json<SettingDon
     Ok(Json(SettingDone {
         success: true,
         device,
+        note: None,
     }))
 }
 
 /// Grants, revokes or resets an app permission.
 pub async fn permission(s: AppState, r: PermissionRequest) -> Result<Json<SettingDone>> {
-    let device = s
+    let (device, note) = s
         .controller
         .permission(r.udid.as_deref(), &r.bundle_id, &r.permission, r.action)
         .await?;
     Ok(Json(SettingDone {
         success: true,
         device,
+        note,
     }))
 }

@@ -282,7 +282,7 @@ mod tests {
         assert_eq!(
             plain,
             (
-                "input text a && input keyevent 62 && input text b".to_string(),
+                "input text 'a' && input keyevent 62 && input text 'b'".to_string(),
                 "input_text"
             )
         );

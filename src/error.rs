@@ -102,6 +102,8 @@ error_codes! {
     Timeout = ("TIMEOUT", 504, true),
     /// An external command failed; details carry its stderr.
     CommandFailed = ("COMMAND_FAILED", 502, true),
+    /// The server runs as many external commands as it allows; retry shortly.
+    Busy = ("BUSY", 503, true),
     /// A failure that fits no other code.
     Unknown = ("UNKNOWN", 500, false),
     /// Something failed inside mobilectl; details are logged, never returned.

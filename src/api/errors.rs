@@ -26,6 +26,7 @@ pub const DEVICE: &[ErrorCode] = &[
     UnsupportedOnPlatform,
     Timeout,
     CommandFailed,
+    Busy,
 ];
 
 /// Aiming at an element of the screen (ref, point, selector or grid cell).

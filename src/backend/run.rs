@@ -39,6 +39,11 @@ pub fn exec_error(tool: Tool, err: ExecError) -> Error {
             ),
         )
         .with_hint("the device may be busy or hung; retry, or check it with GET /api/v1/doctor"),
+        ExecError::Busy { argv, why } => {
+            Error::new(ErrorCode::Busy, format!("`{argv}` could not start: {why}")).with_hint(
+                "the server is running as many device commands as it allows; retry shortly",
+            )
+        }
         ExecError::Io { argv, source } => {
             Error::internal(format!("could not run `{argv}`: {source}"))
         }

@@ -117,6 +117,11 @@ pub struct DeviceController {
     /// The last device listing and when it was made: requests that name a known device (or
     /// go to the active one) are resolved from it without another `adb devices` round trip.
     known: Mutex<Option<(Instant, Vec<Device>)>>,
+    /// The last full listing, with its tools report, and when it completed.
+    listed: Mutex<Option<(Instant, Vec<Device>, PlatformTools)>>,
+    /// One listing at a time: callers that arrive while one runs take its answer
+    /// (single-flight), so a burst of requests costs one `adb devices` and no `getprop` storm.
+    listing: tokio::sync::Mutex<()>,
 }
 
 /// How long a device listing is trusted for resolving a named or active device.
@@ -135,6 +140,8 @@ impl DeviceController {
             active: RwLock::new(None),
             sessions: Mutex::new(HashMap::new()),
             known: Mutex::new(None),
+            listed: Mutex::new(None),
+            listing: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -181,6 +188,20 @@ impl DeviceController {
     /// Lists devices on every platform whose tool is present, concurrently. A platform whose
     /// tool is missing or fails is absent, and `tools` says why.
     pub async fn list(&self) -> DeviceList {
+        let asked = Instant::now();
+        let _turn = self.listing.lock().await;
+        let shared = self.listed.lock().ok().and_then(|l| {
+            l.as_ref()
+                .filter(|(at, _, _)| *at >= asked)
+                .map(|(_, d, t)| (d.clone(), t.clone()))
+        });
+        if let Some((devices, tools)) = shared {
+            return DeviceList {
+                devices,
+                active: self.active(),
+                tools,
+            };
+        }
         let (android, ios) = tokio::join!(self.android.list_devices(), self.ios.list_devices());
         let mut devices = Vec::new();
         let mut status = |r: Result<Vec<Device>>| match r {
@@ -196,6 +217,9 @@ impl DeviceController {
         };
         if let Ok(mut known) = self.known.lock() {
             *known = Some((Instant::now(), devices.clone()));
+        }
+        if let Ok(mut listed) = self.listed.lock() {
+            *listed = Some((Instant::now(), devices.clone(), tools.clone()));
         }
         DeviceList {
             devices,

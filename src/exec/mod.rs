@@ -21,6 +21,13 @@ use tracing::Instrument;
 /// Default time limit of an external command.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Most external commands running at once, across the whole process. More wait for a slot
+/// (within their own time limit), so a request storm cannot exhaust file descriptors or the
+/// process table.
+pub const MAX_RUNNING: usize = 48;
+
+static RUNNING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_RUNNING);
+
 /// An external command to run: program, arguments, optional stdin, timeout.
 #[derive(Debug, Clone)]
 pub struct Command {
@@ -62,6 +69,10 @@ pub enum ExecError {
     NotFound { program: String },
     #[error("`{argv}` did not finish within {}s and was killed", timeout.as_secs_f32())]
     Timeout { argv: String, timeout: Duration },
+    /// Too many commands are running (or the process table or file descriptors ran out)
+    /// and none finished in time to make room.
+    #[error("`{argv}` could not start: {why}")]
+    Busy { argv: String, why: String },
     #[error("`{argv}`: {source}")]
     Io {
         argv: String,
@@ -164,10 +175,29 @@ impl Command {
 
     async fn run_inner(&self, argv: String) -> Result<Output, ExecError> {
         let started = Instant::now();
+        let _slot = match tokio::time::timeout(self.timeout, RUNNING.acquire()).await {
+            Ok(Ok(permit)) => permit,
+            _ => {
+                return Err(ExecError::Busy {
+                    argv,
+                    why: format!("{MAX_RUNNING} commands were running for its whole time limit"),
+                })
+            }
+        };
         let mut child = self.tokio_command().spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
                 ExecError::NotFound {
                     program: self.program.display().to_string(),
+                }
+            }
+            _ if matches!(
+                e.raw_os_error(),
+                Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM)
+            ) =>
+            {
+                ExecError::Busy {
+                    argv: argv.clone(),
+                    why: e.to_string(),
                 }
             }
             _ => ExecError::Io {

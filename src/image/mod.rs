@@ -1,4 +1,5 @@
-//! Screenshot decoding, scaling, encoding and annotation: pure, synchronous, no I/O.
+//! Screenshot decoding, scaling, encoding and annotation: pure, synchronous, no I/O (plus the
+//! process-wide bound on concurrent image work, [`WORK_SLOTS`]).
 //!
 //! Backends hand over the device screenshot as PNG bytes (Android `screencap -p`: native pixels;
 //! iOS `simctl io screenshot`: points × scale factor). This module turns those bytes into an image
@@ -24,6 +25,22 @@ mod encode;
 mod font;
 mod grid;
 mod stream;
+
+/// Most screenshots decoded, resized or encoded at once (about the core count).
+pub const MAX_CONCURRENT: usize = 2;
+
+/// Slots of image work; see [`MAX_CONCURRENT`].
+pub static WORK_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_CONCURRENT);
+
+/// Returns freed heap memory to the system (glibc keeps it otherwise, so the resident size
+/// stays at its peak long after a burst).
+pub fn give_memory_back() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator's own arenas.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
 
 pub use annotate::{annotate, box_color, RefBox, PALETTE};
 pub use encode::render;

@@ -23,11 +23,17 @@ use super::applets::{self, AppletResult};
 use super::Device;
 
 pub async fn serve(dev: Arc<Device>, listener: UnixListener) {
-    while let Ok((sock, _)) = listener.accept().await {
-        let dev = dev.clone();
-        tokio::spawn(async move {
-            let _ = handle(dev, sock).await;
-        });
+    loop {
+        match listener.accept().await {
+            Ok((sock, _)) => {
+                let dev = dev.clone();
+                tokio::spawn(async move {
+                    let _ = handle(dev, sock).await;
+                });
+            }
+            // Out of file descriptors: wait for some to come back, never stop listening.
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
     }
 }
 

@@ -250,8 +250,14 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
     });
     let d = dev.clone();
     let accept = tokio::spawn(async move {
-        while let Ok((sock, _)) = listener.accept().await {
-            tokio::spawn(transport::serve_connection(d.clone(), sock));
+        loop {
+            match listener.accept().await {
+                Ok((sock, _)) => {
+                    tokio::spawn(transport::serve_connection(d.clone(), sock));
+                }
+                // Out of file descriptors: wait for some to come back, never stop listening.
+                Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+            }
         }
     });
     let ipc = tokio::spawn(ipc::serve(dev.clone(), ipc_listener));

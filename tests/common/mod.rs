@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod android;
+pub mod demo_server;
 
 use std::path::{Path, PathBuf};
 

@@ -81,8 +81,8 @@ pub fn is_network_serial(serial: &str) -> bool {
 }
 
 /// Properties read from an online device in one round trip.
-#[derive(Debug, Default, PartialEq)]
-struct Props {
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Props {
     model: Option<String>,
     release: Option<String>,
     sdk: Option<u32>,
@@ -110,20 +110,30 @@ fn parse_props(text: &str) -> Props {
 
 impl AdbBackend {
     /// Every device adb knows, online or not. Starts the adb server when it is not running.
+    /// A device's properties are read once when it appears online (one `getprop` round trip)
+    /// and kept while it stays listed online.
     pub async fn list_devices(&self) -> Result<Vec<Device>> {
         let listed = self.list_serials().await?;
+        let known = self.known_props(&listed);
         let mut props = JoinSet::new();
         for (i, d) in listed.iter().enumerate() {
-            if d.state == DeviceState::Online {
+            if d.state == DeviceState::Online && !known.contains_key(&d.serial) {
                 let this = self.clone();
                 let serial = d.serial.clone();
                 props.spawn(async move { (i, this.read_props(&serial).await) });
             }
         }
-        let mut read: Vec<Option<Props>> = listed.iter().map(|_| None).collect();
+        let mut read: Vec<Option<Props>> = listed
+            .iter()
+            .map(|d| known.get(&d.serial).cloned())
+            .collect();
         while let Some(joined) = props.join_next().await {
             if let Ok((i, p)) = joined {
-                // A device that fails its getprop is still listed, without details.
+                // A device that fails its getprop is still listed, without details (and is
+                // asked again next time).
+                if let (Ok(p), Ok(mut cache)) = (&p, self.props.lock()) {
+                    cache.insert(listed[i].serial.clone(), p.clone());
+                }
                 read[i] = p.ok();
             }
         }
@@ -132,6 +142,20 @@ impl AdbBackend {
             .zip(read)
             .map(|(d, p)| to_device(d, p.unwrap_or_default()))
             .collect())
+    }
+
+    /// The kept properties of the devices listed online now; forgets the others, so a device
+    /// that went away (or offline) is read again when it comes back.
+    fn known_props(&self, listed: &[ListedDevice]) -> std::collections::HashMap<String, Props> {
+        let Ok(mut cache) = self.props.lock() else {
+            return Default::default();
+        };
+        cache.retain(|serial, _| {
+            listed
+                .iter()
+                .any(|d| &d.serial == serial && d.state == DeviceState::Online)
+        });
+        cache.clone()
     }
 
     /// `adb devices -l`, parsed; no per-device round trips.

@@ -33,6 +33,8 @@ pub struct AdbBackend {
     server_port: Option<u16>,
     /// Upper bound of every adb command's time limit (tests, impatient setups).
     max_command_time: Option<Duration>,
+    /// Properties of the devices listed online, read once when a device (re)appears.
+    props: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, devices::Props>>>,
 }
 
 impl AdbBackend {
@@ -45,6 +47,7 @@ impl AdbBackend {
             tools,
             server_port,
             max_command_time,
+            props: Default::default(),
         }
     }
 

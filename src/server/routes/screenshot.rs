@@ -42,15 +42,27 @@ fn image_error(e: ImageError) -> Error {
     }
 }
 
-/// Runs image work off the async runtime.
+/// Runs image work off the async runtime, at most [`image::MAX_CONCURRENT`] at a time (a
+/// decoded phone screen is ~10 MB: a burst of screenshots must not hold dozens at once), and
+/// gives the freed memory back to the system when the last one ends.
 async fn blocking<F>(work: F) -> Result<Rendered>
 where
     F: FnOnce() -> std::result::Result<Rendered, ImageError> + Send + 'static,
 {
-    tokio::task::spawn_blocking(work)
+    let _slot = image::WORK_SLOTS
+        .acquire()
         .await
-        .map_err(|e| Error::internal(format!("image task failed: {e}")))?
-        .map_err(image_error)
+        .map_err(|e| Error::internal(format!("image slots closed: {e}")))?;
+    let rendered = tokio::task::spawn_blocking(move || {
+        let r = work();
+        if image::WORK_SLOTS.available_permits() + 1 == image::MAX_CONCURRENT {
+            crate::image::give_memory_back();
+        }
+        r
+    })
+    .await
+    .map_err(|e| Error::internal(format!("image task failed: {e}")))?;
+    rendered.map_err(image_error)
 }
 
 /// The answer: the image with its geometry headers.

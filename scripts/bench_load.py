@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Load figures of issue 13 (a bench script, not a test): memory under load, and the
+open-file storm.
+
+1. load: `mobilectl serve --demo`, 64 clients for 30 s (snapshot JSON, screenshot PNG, a scaled
+   JPEG, a harmless tap), sampling the server's resident size every 100 ms: peak RSS, then the
+   RSS after 30 s idle. Answers are counted by status.
+2. storm: the server with RLIMIT_NOFILE 1024, 256 concurrent screenshots: answers by status,
+   then whether GET /ui still works.
+
+Usage: cargo build --release && python3 scripts/bench_load.py [path/to/mobilectl]
+(stdlib only; needs adb and mksh like the demo).
+"""
+
+import collections
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/mobilectl"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(nofile=None):
+    port, adb_port = free_port(), free_port()
+
+    def limit():
+        if nofile:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+    p = subprocess.Popen(
+        [BIN, "serve", "--demo", "--addr", f"127.0.0.1:{port}", "--adb-server-port", str(adb_port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limit)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(url + "/health", timeout=1).read()
+            return p, url, adb_port
+        except Exception:
+            time.sleep(0.1)
+    raise SystemExit("server did not start")
+
+
+def stop(p, adb_port):
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    subprocess.run(["adb", "-P", str(adb_port), "kill-server"], capture_output=True)
+
+
+def rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def request(url, method="GET", body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("content-type", "application/json")
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            r.read()
+            return r.status
+    except urllib.error.HTTPError as e:
+        e.read()
+        return e.code
+    except Exception:
+        return 0
+
+
+def load():
+    p, url, adb_port = start()
+    calls = [
+        ("GET", "/api/v1/device/ui", None),
+        ("GET", "/api/v1/device/screenshot", None),
+        ("GET", "/api/v1/device/screenshot?format=jpeg&scale=0.5", None),
+        ("POST", "/api/v1/device/ui/tap", {"x": 540, "y": 570}),
+    ]
+    statuses = collections.Counter()
+    lock = threading.Lock()
+    stop_at = time.time() + 30
+    peak = [rss_mib(p.pid)]
+    start_rss = peak[0]
+
+    def client(i):
+        n = i
+        while time.time() < stop_at:
+            m, path, body = calls[n % len(calls)]
+            s = request(url + path, m, body)
+            with lock:
+                statuses[s] += 1
+            n += 1
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(64)]
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        peak[0] = max(peak[0], rss_mib(p.pid))
+        time.sleep(0.1)
+    time.sleep(30)
+    settled = rss_mib(p.pid)
+    stop(p, adb_port)
+    print(f"load: 64 clients x 30 s: {dict(statuses)}")
+    print(f"load: RSS start {start_rss:.1f} MiB, peak {peak[0]:.1f} MiB, after 30 s idle {settled:.1f} MiB")
+
+
+def storm():
+    p, url, adb_port = start(nofile=1024)
+    statuses = collections.Counter()
+    lock = threading.Lock()
+
+    def one():
+        s = request(url + "/api/v1/device/screenshot")
+        with lock:
+            statuses[s] += 1
+
+    threads = [threading.Thread(target=one) for _ in range(256)]
+    t0 = time.time()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    took = time.time() - t0
+    after = request(url + "/api/v1/device/ui?format=text")
+    stop(p, adb_port)
+    print(f"storm: 256 screenshots, nofile 1024: {dict(statuses)} in {took:.1f} s; GET /ui after: {after}")
+
+
+if __name__ == "__main__":
+    os.chdir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    storm()
+    load()

@@ -1,0 +1,91 @@
+//! A `mobilectl serve --demo` subprocess for tests that need the real server process (its
+//! listener, its limits): a virtual Android device behind a private adb server. Stopped with
+//! SIGTERM on drop, and its adb server killed.
+
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use mobilectl::virtual_device::testing::{free_port, wait_until};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
+
+pub struct DemoServer {
+    child: Child,
+    pub url: String,
+    pub port: u16,
+    adb_port: u16,
+}
+
+impl DemoServer {
+    /// Starts the server; `max_open_files` sets its `RLIMIT_NOFILE` when given.
+    pub fn start(max_open_files: Option<u64>) -> DemoServer {
+        let (port, adb_port) = (free_port(), free_port());
+        let mut cmd = Command::new(BIN);
+        cmd.args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
+            .args(["--adb-server-port", &adb_port.to_string()])
+            .env_remove("MOBILECTL_TOKEN")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if let Some(n) = max_open_files {
+            // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let lim = libc::rlimit {
+                        rlim_cur: n,
+                        rlim_max: n,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let child = cmd.spawn().unwrap();
+        let url = format!("http://127.0.0.1:{port}");
+        let up = wait_until(Duration::from_secs(60), || probe::blocking_health(&url));
+        assert!(up, "the demo server did not come up");
+        DemoServer {
+            child,
+            url,
+            port,
+            adb_port,
+        }
+    }
+}
+
+impl Drop for DemoServer {
+    fn drop(&mut self) {
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let _ = wait_until(Duration::from_secs(10), || {
+            matches!(self.child.try_wait(), Ok(Some(_)))
+        });
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = Command::new("adb")
+            .args(["-P", &self.adb_port.to_string(), "kill-server"])
+            .output();
+    }
+}
+
+/// Whether `GET /health` answers (a plain TCP request: no client library needed).
+mod probe {
+    use std::io::{Read, Write};
+
+    pub fn blocking_health(url: &str) -> bool {
+        let addr = url.trim_start_matches("http://");
+        let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+            return false;
+        };
+        let req = format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        if s.write_all(req.as_bytes()).is_err() {
+            return false;
+        }
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        answer.starts_with("HTTP/1.1 200")
+    }
+}

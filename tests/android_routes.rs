@@ -22,7 +22,8 @@ async fn app_routes() {
     // install: a file that exists with the .apk extension
     let dir = tempfile::tempdir().unwrap();
     let apk = dir.path().join("notes.apk");
-    std::fs::write(&apk, b"package=com.example.notes\n").unwrap();
+    // (An APK is a zip archive; the virtual device reads the package marker after the header.)
+    std::fs::write(&apk, b"PK\x03\x04 package=com.example.notes\n").unwrap();
     let (status, body) = call(
         &app,
         post("/api/v1/device/app/install", json!({ "path": apk })),
@@ -39,6 +40,24 @@ async fn app_routes() {
         .collect();
     assert!(ids.contains(&"com.example.notes"), "{ids:?}");
     assert!(ran(&h, &["pm", "list", "packages", "-3"]));
+
+    // A text file named .apk, and a link to one, are refused before anything runs.
+    let text = dir.path().join("readme.apk");
+    std::fs::write(&text, b"package=com.example.fake\n").unwrap();
+    let link = dir.path().join("link.apk");
+    std::os::unix::fs::symlink(&apk, &link).unwrap();
+    for (path, words) in [(&text, "not an APK"), (&link, "symbolic link")] {
+        let (status, body) = call(
+            &app,
+            post("/api/v1/device/app/install", json!({ "path": path })),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains(words),
+            "{body}"
+        );
+    }
 
     // .aab, a missing path and a non-apk are refused before anything runs
     let aab = dir.path().join("app.aab");

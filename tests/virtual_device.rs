@@ -41,7 +41,11 @@ fn connect_and_devices_lists_product_model_device() {
         .unwrap_or_default();
     assert!(line.contains(" device "), "{line}");
     assert!(
-        line.contains("product:demo model:Mobilectl_Virtual device:virtual"),
+        // The model carries the port, so two virtual devices never share a name.
+        line.contains(&format!(
+            "product:demo model:Mobilectl_Virtual_{} device:virtual",
+            vd.port
+        )),
         "{line}"
     );
     assert_ne!(vd.port, 0);
@@ -303,7 +307,7 @@ fn app_lifecycle_and_system_stand_ins() {
     assert_eq!(
         vd.adb(&["shell", "getprop", "ro.product.model"])
             .stdout_text(),
-        "Mobilectl_Virtual\n"
+        format!("Mobilectl_Virtual_{}\n", vd.port)
     );
     assert_eq!(
         vd.adb(&["shell", "getprop", "ro.build.version.sdk"])

@@ -19,12 +19,26 @@ pub fn check_bundle_id<'a>(device: &Device, bundle_id: &'a str) -> Result<&'a st
 }
 
 /// Checks that an install path exists and has the platform's package form.
+/// Whether the file begins with a zip signature (`PK\x03\x04`), as every APK does.
+fn starts_like_a_zip(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == *b"PK\x03\x04")
+}
+
 pub fn check_install_path(device: &Device, path: &Path) -> Result<()> {
     let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|_| {
+    let meta = std::fs::symlink_metadata(path).map_err(|_| {
         Error::new(ErrorCode::NotFound, format!("`{shown}` does not exist"))
             .with_hint("pass an absolute path on the machine running the server")
     })?;
+    if meta.file_type().is_symlink() {
+        // A link could point the device tool at any file of this machine.
+        return Err(Error::validation(format!("`{shown}` is a symbolic link"))
+            .with_hint("pass the path of the app itself, not of a link to it"));
+    }
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -38,6 +52,10 @@ pub fn check_install_path(device: &Device, path: &Path) -> Result<()> {
             "`{shown}` is not an .apk file"
         ))
         .with_hint("Android installs take an .apk file")),
+        Platform::Android if !starts_like_a_zip(path) => Err(Error::validation(format!(
+            "`{shown}` is named .apk but is not an APK (an APK is a zip archive)"
+        ))
+        .with_hint("pass the .apk your build produced")),
         Platform::Ios if ext == "ipa" => Err(Error::validation(
             "an .ipa is built for devices; simulators install the .app folder",
         )

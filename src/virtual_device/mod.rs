@@ -62,6 +62,9 @@ pub enum AppSource {
     Dir(PathBuf),
 }
 
+/// The model name of a virtual device; the port is appended to make it unique.
+pub const DEFAULT_MODEL: &str = "Mobilectl_Virtual";
+
 /// How to start a virtual device.
 #[derive(Debug, Clone)]
 pub struct VirtualDeviceOptions {
@@ -92,7 +95,7 @@ impl VirtualDeviceOptions {
             port: None,
             app: AppSource::Demo,
             product: "demo".into(),
-            model: "Mobilectl_Virtual".into(),
+            model: DEFAULT_MODEL.into(),
             device: "virtual".into(),
             mobilectl_bin: mobilectl_bin.into(),
             mksh: PathBuf::from("/usr/bin/mksh"),
@@ -237,6 +240,11 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
     let journal = Journal::create(&journal_path)?;
     let listener = TcpListener::bind(("127.0.0.1", opts.port.unwrap_or(0))).await?;
     let port = listener.local_addr()?.port();
+    let mut opts = opts;
+    if opts.model == DEFAULT_MODEL {
+        // Two virtual devices on one adb server must not share a name.
+        opts.model = format!("{DEFAULT_MODEL}_{port}");
+    }
     let ipc_listener = UnixListener::bind(&sandbox.socket)?;
     let dev = Arc::new(Device {
         faults: Faults::new(opts.latency_ms, opts.fail_dumps),

@@ -326,3 +326,26 @@ async fn a_field_keeps_its_ref_after_typing_into_it() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["details"]["readback"], "bob!");
 }
+
+/// A saved dump rendered offline (`snapshot --from-file --json`) has the same elements, in the
+/// same JSON shape, as `GET /api/v1/device/ui` on the screen it was saved from.
+#[tokio::test]
+async fn offline_json_has_the_live_shape() {
+    let h = start_device();
+    let app = app_for(&h);
+    let (status, live) = call(&app, get("/api/v1/device/ui")).await;
+    assert_eq!(status, StatusCode::OK, "{live}");
+    let dump = h
+        .adb(&["exec-out", "uiautomator", "dump", "/dev/tty"])
+        .stdout_text();
+    let xml = &dump[dump.find("<?xml").expect("a dump")..dump.rfind('>').unwrap() + 1];
+    let offline: serde_json::Value = serde_json::from_str(
+        &mobilectl::ui::render_dump(xml, mobilectl::ui::Format::Json, false).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(offline["elements"], live["elements"]);
+    assert_eq!(offline["tree_text"], live["tree_text"]);
+    for key in offline.as_object().unwrap().keys() {
+        assert!(live.get(key).is_some(), "`{key}` is not a field of GET /ui");
+    }
+}

@@ -499,3 +499,51 @@ mod props {
         }
     }
 }
+
+/// On every fixture, an element's JSON `name` is the label its line of the compact text
+/// prints — including clickable containers whose label comes from a child — and at least one
+/// fixture has such a composite button.
+#[test]
+fn json_names_what_the_text_prints() {
+    let mut composite = 0;
+    for (path, _, text) in ui_fixtures() {
+        let json: serde_json::Value =
+            serde_json::from_str(&ui::render_dump(&text, ui::Format::Json, false).unwrap())
+                .unwrap();
+        let tree_text = json["tree_text"].as_str().unwrap();
+        for e in json["elements"].as_array().unwrap() {
+            let Some(r) = e["ref"].as_str() else { continue };
+            let tag = format!("[{r}]");
+            let Some(line) = tree_text.lines().find(|l| l.contains(&tag)) else {
+                continue;
+            };
+            let before = &line[..line.find(&tag).unwrap()];
+            let Some(open) = before.find('"') else {
+                continue;
+            };
+            let printed = &before[open + 1..before.rfind('"').unwrap()];
+            assert_eq!(
+                e["name"].as_str(),
+                Some(printed),
+                "{}: {line}",
+                path.display()
+            );
+            if e["text"].is_null() && e["class"].as_str().is_some_and(|c| c.ends_with("Layout")) {
+                composite += 1;
+            }
+        }
+    }
+    assert!(composite > 0, "no composite button in the fixtures");
+}
+
+/// Appium on a gesture-navigation phone reports the window height (2254) below the display's
+/// (2400): the bottom tabs, displayed and inside the display, are listed, not "more below".
+#[test]
+fn nodes_below_a_short_window_height_are_on_screen() {
+    let text = read(&fixtures_dir().join("android_appium_source/appium_tiktok_miui.xml"));
+    let tree_text = ui::render_dump(&text, ui::Format::Text, false).unwrap();
+    for tab in ["\"Inicio\"", "\"Perfil\""] {
+        assert!(tree_text.contains(tab), "{tab} missing:\n{tree_text}");
+    }
+    assert!(!tree_text.contains("more below"), "{tree_text}");
+}

@@ -15,11 +15,13 @@ pub mod render;
 pub mod roles;
 pub mod select;
 pub mod summary;
+pub mod view;
 
 pub use model::{CoordinateSpace, DumpKind, Element, Rect, Role, Size, States, Tree};
 pub use parse::{detect_kind, parse, parse_any, ParseError};
 pub use prune::Offscreen;
 pub use refs::{RefEntry, RefTable};
+pub use view::ElementView;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -80,6 +82,10 @@ pub struct Screen {
     pub offscreen: Offscreen,
     /// Indices of the listed elements (the lines of `tree_text`), in order.
     pub listed: Vec<usize>,
+    /// Per listed element, the label its line prints (a clickable container takes the text
+    /// of the children it absorbed: `button "Sign in"`), if any.
+    #[serde(skip)]
+    pub listed_names: Vec<Option<String>>,
     /// Per element: visible, of positive size and on the screen.
     #[serde(skip)]
     pub shown: Vec<bool>,
@@ -255,6 +261,11 @@ fn analyze_nodes(
         focused,
         offscreen: view.offscreen,
         listed: view.items.iter().map(|i| i.node).collect(),
+        listed_names: view
+            .items
+            .iter()
+            .map(|i| render::item_label(&els[i.node], i))
+            .collect(),
         elements: els,
         shown,
     }
@@ -268,25 +279,26 @@ pub enum Format {
     Json,
 }
 
-/// The JSON form of an offline snapshot: the listed elements only.
+/// The JSON form of an offline snapshot: the fields of `GET /api/v1/device/ui` that a saved
+/// dump has (no device, snapshot id or timing), with the same names and element shape.
 #[derive(Serialize)]
 struct OfflineSnapshot<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app: Option<&'a str>,
     source: DumpKind,
     coordinate_space: CoordinateSpace,
     screen: Size,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rotation: Option<u8>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    foreground: Option<&'a str>,
     fingerprint: &'a str,
+    tree_text: &'a str,
+    elements: Vec<ElementView>,
     #[serde(skip_serializing_if = "Option::is_none")]
     alert: Option<&'a Alert>,
     keyboard_visible: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    keyboard: Option<Rect>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     focused: Option<&'a str>,
     offscreen: Offscreen,
-    tree_text: &'a str,
-    elements: Vec<&'a Element>,
 }
 
 /// Renders a saved dump offline (`mobilectl snapshot --from-file`); the kind is detected from
@@ -302,18 +314,18 @@ pub fn render_dump(
         Format::Text => s.tree_text,
         Format::Json => {
             let snap = OfflineSnapshot {
+                app: s.foreground.as_deref(),
                 source: s.source,
                 coordinate_space: s.coordinate_space,
                 screen: s.screen,
-                rotation: s.rotation,
-                foreground: s.foreground.as_deref(),
                 fingerprint: &s.fingerprint,
+                tree_text: &s.tree_text,
+                elements: view::listed(&s),
                 alert: s.alert.as_ref(),
                 keyboard_visible: s.keyboard.is_some(),
+                keyboard: s.keyboard,
                 focused: s.focused.as_deref(),
                 offscreen: s.offscreen,
-                tree_text: &s.tree_text,
-                elements: s.listed.iter().map(|&i| &s.elements[i]).collect(),
             };
             serde_json::to_string_pretty(&snap).unwrap_or_else(|_| "{}".into())
         }

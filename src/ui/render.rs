@@ -13,6 +13,19 @@ pub const PIECE_SEP: &str = " · ";
 /// Deeper nesting is drawn at this depth (keeps hostile trees from blowing up the text).
 pub const MAX_INDENT: usize = 24;
 
+/// The label a listed item's line prints (its absorbed pieces joined), if it has one.
+pub fn item_label(e: &Element, it: &Item) -> Option<String> {
+    if it.pieces.is_empty() {
+        return None;
+    }
+    let sep = if e.role == Role::Keyboard {
+        " "
+    } else {
+        PIECE_SEP
+    };
+    Some(it.pieces.join(sep))
+}
+
 /// Renders the items. `alert_line` goes first when a blocking alert was detected.
 pub fn render(
     els: &[Element],

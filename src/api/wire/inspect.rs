@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::backend::Device;
 use crate::ui::select::ScoredMatch;
 use crate::ui::summary::ScreenSummary;
-use crate::ui::{Alert, CoordinateSpace, Offscreen, Rect, Role, Size, States};
+use crate::ui::{Alert, CoordinateSpace, Offscreen, Rect, Size};
 
 /// Output format of `GET /ui`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
@@ -32,26 +32,7 @@ pub struct UiQuery {
     pub interactive_only: bool,
 }
 
-/// One listed element of a snapshot.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ElementView {
-    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    pub r#ref: Option<String>,
-    pub role: Role,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub class: Option<String>,
-    /// In the platform's tap coordinates (Android pixels, iOS points).
-    pub bounds: Rect,
-    pub states: States,
-}
+pub use crate::ui::ElementView;
 
 /// One read of the screen.
 #[derive(Debug, Serialize, ToSchema)]

@@ -14,24 +14,7 @@ use crate::ui::{CoordinateSpace, ViewOptions};
 
 fn view(snapshot: &Snapshot, opts: &ViewOptions) -> SnapshotView {
     let screen = snapshot.view(opts);
-    let elements = screen
-        .listed
-        .iter()
-        .map(|&i| {
-            let e = &screen.elements[i];
-            ElementView {
-                r#ref: e.r#ref.clone(),
-                role: e.role,
-                name: e.label().map(str::to_string),
-                value: e.value.clone(),
-                text: e.text.clone(),
-                id: e.id.clone(),
-                class: e.class.clone(),
-                bounds: e.bounds,
-                states: e.states,
-            }
-        })
-        .collect();
+    let elements = crate::ui::view::listed(&screen);
     SnapshotView {
         snapshot_id: snapshot.id.clone(),
         taken_at: snapshot.taken_at.clone(),

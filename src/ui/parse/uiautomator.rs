@@ -66,6 +66,7 @@ pub(super) fn parse(kind: DumpKind, text: &str) -> Result<Tree, ParseError> {
         return Err(ParseError::UnknownFormat);
     }
     tree.foreground = foreground_package(&tree);
+    cover_the_display(&mut tree);
     // The window of an input method is the keyboard.
     for i in 0..tree.roots.len() {
         let r = tree.roots[i];
@@ -74,6 +75,23 @@ pub(super) fn parse(kind: DumpKind, text: &str) -> Result<Tree, ParseError> {
         }
     }
     Ok(tree)
+}
+
+/// Appium on gesture-navigation phones reports the app window's height (`height="2254"`)
+/// while the window roots span the whole display (`[0,0][1080,2400]`), and nodes below the
+/// window height are on screen for the user. The screen is what the visible roots cover.
+fn cover_the_display(tree: &mut Tree) {
+    if tree.screen.w <= 0.0 || tree.screen.h <= 0.0 {
+        return;
+    }
+    for &r in &tree.roots {
+        let n = &tree.nodes[r];
+        if !n.states.visible || n.bounds.x > 0.5 || n.bounds.y > 0.5 {
+            continue;
+        }
+        tree.screen.w = tree.screen.w.max(n.bounds.x + n.bounds.w);
+        tree.screen.h = tree.screen.h.max(n.bounds.y + n.bounds.h);
+    }
 }
 
 fn parent_of(stack: &[Option<usize>]) -> Option<usize> {

@@ -349,3 +349,76 @@ async fn offline_json_has_the_live_shape() {
         assert!(live.get(key).is_some(), "`{key}` is not a field of GET /ui");
     }
 }
+
+/// HTTP freshness: an unchanged screen answers `304 Not Modified` to the ETag of the last
+/// read (the refs of that read stay good), a changed one answers 200 with a new tag.
+#[tokio::test]
+async fn unchanged_screens_answer_304() {
+    use tower::ServiceExt;
+    let h = start_device();
+    let app = app_for(&h);
+    let send = |uri: &str, etag: Option<&str>| {
+        let mut req = get(uri);
+        if let Some(t) = etag {
+            req.headers_mut()
+                .insert("if-none-match", t.parse().unwrap());
+        }
+        app.clone().oneshot(req)
+    };
+    for uri in [
+        "/api/v1/device/ui",
+        "/api/v1/device/ui?format=text",
+        "/api/v1/device/screen-summary",
+        "/api/v1/device/screenshot?format=jpeg&scale=0.5",
+    ] {
+        let first = send(uri, None).await.unwrap();
+        assert_eq!(first.status(), StatusCode::OK, "{uri}");
+        // Where the time went: the device, parsing the dump or encoding the image, the total.
+        let timing = first.headers()["server-timing"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        let stage = if uri.contains("screenshot") {
+            "encode;dur="
+        } else {
+            "parse;dur="
+        };
+        for part in ["device;dur=", stage, "total;dur="] {
+            assert!(timing.contains(part), "{uri}: {timing}");
+        }
+        let etag = first.headers()["etag"].to_str().unwrap().to_string();
+        let again = send(uri, Some(&etag)).await.unwrap();
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED, "{uri}");
+        assert_eq!(again.headers()["etag"], etag.as_str());
+        let other = send(uri, Some("\"something-else\"")).await.unwrap();
+        assert_eq!(other.status(), StatusCode::OK, "{uri}");
+    }
+    // The refs of the read the client kept after a 304 are still good.
+    let (_, first) = call(&app, get("/api/v1/device/ui")).await;
+    let (_, _second) = call(&app, get("/api/v1/device/ui")).await;
+    let user = ref_by_id(&first, "username");
+    let (status, typed) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/type",
+            json!({ "ref": user, "text": "bob", "snapshot_id": first["snapshot_id"] }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{typed}");
+    // A changed screen is a 200 with another tag.
+    let before = send("/api/v1/device/ui", None).await.unwrap();
+    let etag = before.headers()["etag"].to_str().unwrap().to_string();
+    let (status, _) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/tap",
+            json!({ "selector": { "text": "LOG IN" } }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let after = send("/api/v1/device/ui", Some(&etag)).await.unwrap();
+    assert_eq!(after.status(), StatusCode::OK);
+    assert_ne!(after.headers()["etag"], etag.as_str());
+}

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter, MethodRouter};
 use serde::de::DeserializeOwned;
 use utoipa::openapi::path::{Parameter, ParameterIn};
@@ -205,11 +206,15 @@ impl Draft {
     {
         let declared = Arc::new(self.errors.clone());
         let name = self.name;
-        let handler = move |State(s): State<AppState>, ApiQuery(q): ApiQuery<I>| {
-            let f = f.clone();
-            let declared = declared.clone();
-            async move { checked(name, &declared, f(s, q).await) }
-        };
+        let handler =
+            move |State(s): State<AppState>, headers: HeaderMap, ApiQuery(q): ApiQuery<I>| {
+                let f = f.clone();
+                let declared = declared.clone();
+                timed(async move {
+                    let response = checked(name, &declared, f(s, q).await)?.into_response();
+                    Ok::<_, Error>(not_modified(&headers, response))
+                })
+            };
         let route = on(self.method.filter(), handler);
         self.finish(Input::Query(query_params::<I>), R::output(), route)
     }
@@ -226,11 +231,47 @@ impl Draft {
         let handler = move |State(s): State<AppState>| {
             let f = f.clone();
             let declared = declared.clone();
-            async move { checked(name, &declared, f(s).await) }
+            timed(async move { checked(name, &declared, f(s).await) })
         };
         let route = on(self.method.filter(), handler);
         self.finish(Input::None, R::output(), route)
     }
+}
+
+/// Runs a handler and says where its time went in `Server-Timing` (device commands, parsing,
+/// encoding, total), on successes and errors alike.
+async fn timed<R: IntoResponse>(work: impl Future<Output = Result<R>>) -> Response {
+    let started = std::time::Instant::now();
+    let (result, stages) = crate::exec::timing::scope(work).await;
+    let mut response = result.into_response();
+    let value = crate::exec::timing::header(&stages, started.elapsed());
+    if let Ok(v) = axum::http::HeaderValue::from_str(&value) {
+        response
+            .headers_mut()
+            .insert(axum::http::HeaderName::from_static("server-timing"), v);
+    }
+    response
+}
+
+/// `304 Not Modified` (with the tag, without the body) when the request's `If-None-Match`
+/// names the answer's `ETag`; else the answer.
+fn not_modified(request: &HeaderMap, response: Response) -> Response {
+    let tag = response.headers().get(header::ETAG).cloned();
+    let hit = match (request.get(header::IF_NONE_MATCH), &tag) {
+        (Some(inm), Some(tag)) => match (inm.to_str(), tag.to_str()) {
+            (Ok(inm), Ok(tag)) => super::reply::none_match_hits(inm, tag),
+            _ => false,
+        },
+        _ => false,
+    };
+    if !hit || !response.status().is_success() {
+        return response;
+    }
+    let mut r = StatusCode::NOT_MODIFIED.into_response();
+    if let Some(tag) = tag {
+        r.headers_mut().insert(header::ETAG, tag);
+    }
+    r
 }
 
 /// A body must be declared JSON: a plain HTML form or a "simple" cross-site request cannot

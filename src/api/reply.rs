@@ -65,6 +65,42 @@ impl<T: ToSchema + Send + 'static> Reply for JsonOrText<T> {
     }
 }
 
+/// A reply with an `ETag` (a strong validator of what it shows): a `GET` whose
+/// `If-None-Match` names it is answered `304 Not Modified` without a body (see
+/// [`super::operation`]).
+pub struct Tagged<R>(pub R, pub String);
+
+impl<R: IntoResponse> IntoResponse for Tagged<R> {
+    fn into_response(self) -> Response {
+        let mut r = self.0.into_response();
+        if let Ok(v) = axum::http::HeaderValue::from_str(&format!("\"{}\"", self.1)) {
+            r.headers_mut().insert(axum::http::header::ETAG, v);
+        }
+        r
+    }
+}
+
+impl<R: Reply> Reply for Tagged<R> {
+    fn output() -> Output {
+        R::output()
+    }
+}
+
+/// The tag of a view: what it shows (a fingerprint) plus the parameters that shape it.
+pub fn tag(shows: &str, params: &impl std::fmt::Debug) -> String {
+    let h = blake3::hash(format!("{params:?}").as_bytes());
+    format!("{shows}-{}", &h.to_hex()[..8])
+}
+
+/// Whether an `If-None-Match` header value names `etag` (a quoted tag, possibly weak, in a
+/// comma-separated list; `*` names any).
+pub fn none_match_hits(if_none_match: &str, etag: &str) -> bool {
+    if_none_match
+        .split(',')
+        .map(str::trim)
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
+}
+
 /// An encoded image with its content type and headers.
 pub struct Image(pub Response);
 

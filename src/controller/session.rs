@@ -18,12 +18,28 @@ pub struct DeviceSession {
 #[derive(Default)]
 struct State {
     last: Option<Arc<Snapshot>>,
+    /// Ids and fingerprints of the latest snapshots, newest last: a ref read from an older
+    /// snapshot of the same screen (a client that got `304 Not Modified`) is still good.
+    recent: std::collections::VecDeque<(String, String)>,
     /// An action ran after `last` was taken.
     touched: bool,
     seq: u64,
 }
 
+/// How many snapshot ids a session remembers the screens of.
+const RECENT: usize = 32;
+
 impl DeviceSession {
+    /// The fingerprint of a recent snapshot, by id.
+    pub fn fingerprint_of(&self, snapshot_id: &str) -> Option<String> {
+        let s = self.state.lock().ok()?;
+        s.recent
+            .iter()
+            .rev()
+            .find(|(id, _)| id == snapshot_id)
+            .map(|(_, fp)| fp.clone())
+    }
+
     /// The last snapshot, fresh or not.
     pub fn last(&self) -> Option<Arc<Snapshot>> {
         self.state.lock().ok().and_then(|s| s.last.clone())
@@ -55,6 +71,11 @@ impl DeviceSession {
 
     pub fn store(&self, snapshot: Arc<Snapshot>) {
         if let Ok(mut s) = self.state.lock() {
+            s.recent
+                .push_back((snapshot.id.clone(), snapshot.screen.fingerprint.clone()));
+            while s.recent.len() > RECENT {
+                s.recent.pop_front();
+            }
             s.last = Some(snapshot);
             s.touched = false;
         }

@@ -87,6 +87,7 @@ impl DeviceController {
         let started = Instant::now();
         let source = self.backend(device).dump_ui(device).await?;
         let dump_ms = started.elapsed().as_millis() as u64;
+        let parsing = Instant::now();
         let tree = ui::parse_any(&source.text).map_err(|e| {
             Error::new(
                 ErrorCode::CommandFailed,
@@ -103,6 +104,7 @@ impl DeviceController {
             previous.as_ref().map(|p| &p.screen.refs),
             &ViewOptions::default(),
         );
+        crate::exec::timing::record("parse", parsing.elapsed());
         let snapshot = Arc::new(Snapshot {
             id: format!("s{}", session.next_seq()),
             taken_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),

@@ -274,7 +274,10 @@ impl DeviceController {
             )));
         };
         if let Some(id) = snapshot_id {
-            if id != base.id {
+            let same_screen = session
+                .fingerprint_of(id)
+                .is_some_and(|fp| fp == base.screen.fingerprint);
+            if id != base.id && !same_screen {
                 return Err(stale(format!(
                     "`{r}` is from snapshot {id}, but the screen was read again since (now {})",
                     base.id

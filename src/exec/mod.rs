@@ -6,6 +6,7 @@
 //! never blocks on a full pipe. Each run is a tracing span with the argv, duration and exit
 //! status.
 
+pub mod timing;
 mod tools;
 
 pub use tools::{Tool, ToolInfo, Toolbox};
@@ -244,6 +245,7 @@ impl Command {
         }
         let span = tracing::Span::current();
         let elapsed = started.elapsed();
+        timing::record("device", elapsed);
         span.record("duration_ms", elapsed.as_millis() as u64);
         match result {
             Err(_) => {

@@ -19,11 +19,15 @@ const SCREENCAP_TIMEOUT: Duration = Duration::from_secs(20);
 pub const DUMP_ATTEMPTS: u32 = 3;
 
 /// The one script of a snapshot. On failure it prints uiautomator's own words instead of XML.
-/// (No shell builtins touch the dump's path, so a sandboxed device maps it like a real one.)
+/// The focus read (`dumpsys window`) runs at the same time as the dump: the two sides of a
+/// pipe run concurrently, and its few lines wait in the pipe until the dump is printed, so a
+/// snapshot takes about one `uiautomator dump`. (No shell builtins touch the dump's path, so a
+/// sandboxed device maps it like a real one.)
 pub fn dump_script() -> String {
     format!(
-        "rm -f {p}; out=$(uiautomator dump {p} 2>&1); cat {p} 2>/dev/null || echo \"$out\"; \
-         echo; echo {FOCUS_MARKER}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'",
+        "rm -f {p}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp' | \
+         {{ out=$(uiautomator dump {p} 2>&1); cat {p} 2>/dev/null || echo \"$out\"; \
+         echo; echo {FOCUS_MARKER}; cat; }}",
         p = DUMP_PATH
     )
 }

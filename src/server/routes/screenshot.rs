@@ -5,7 +5,7 @@
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
-use crate::api::reply::Image;
+use crate::api::reply::{tag, Image, Tagged};
 use crate::api::wire::inspect::*;
 use crate::controller::Shot;
 use crate::error::{Error, ErrorCode, Result};
@@ -53,6 +53,7 @@ where
         .acquire()
         .await
         .map_err(|e| Error::internal(format!("image slots closed: {e}")))?;
+    let encoding = std::time::Instant::now();
     let rendered = tokio::task::spawn_blocking(move || {
         let r = work();
         if image::WORK_SLOTS.available_permits() + 1 == image::MAX_CONCURRENT {
@@ -62,7 +63,13 @@ where
     })
     .await
     .map_err(|e| Error::internal(format!("image task failed: {e}")))?;
+    crate::exec::timing::record("encode", encoding.elapsed());
     rendered.map_err(image_error)
+}
+
+/// What a screenshot shows: a hash of the device's own image bytes.
+fn png_tag(png: &[u8]) -> String {
+    blake3::hash(png).to_hex()[..16].to_string()
 }
 
 /// The answer: the image with its geometry headers.
@@ -99,19 +106,23 @@ fn respond(shot: &Shot, r: Rendered) -> Response {
 /// The screen as an image. Headers: `x-original-size`, `x-image-size`, `x-scale`,
 /// `x-coordinate-space` (pixels on Android, points on iOS) and `x-tap-per-image-pixel`
 /// (multiply an image pixel position by it to get tap coordinates).
-pub async fn screenshot(s: AppState, q: ScreenshotQuery) -> Result<Image> {
+pub async fn screenshot(s: AppState, q: ScreenshotQuery) -> Result<Tagged<Image>> {
     let opts = options(q.format, q.quality, q.scale, q.max_size);
     opts.validate()
         .map_err(|e| Error::validation(e.to_string()))?;
     let shot = s.controller.screenshot(q.udid.as_deref()).await?;
+    let etag = tag(
+        &png_tag(&shot.png),
+        &(q.format, q.quality, q.scale, q.max_size),
+    );
     let png = shot.png.clone();
     let rendered = blocking(move || image::render(&png, &opts)).await?;
-    Ok(Image(respond(&shot, rendered)))
+    Ok(Tagged(Image(respond(&shot, rendered)), etag))
 }
 
 /// The screen with a box and a ref tag on each element that has a ref — the refs of the
 /// snapshot taken at the same moment, which becomes the device's latest (`x-snapshot-id`).
-pub async fn annotated(s: AppState, q: AnnotatedQuery) -> Result<Image> {
+pub async fn annotated(s: AppState, q: AnnotatedQuery) -> Result<Tagged<Image>> {
     let opts = options(q.format, q.quality, q.scale, q.max_size);
     opts.validate()
         .map_err(|e| Error::validation(e.to_string()))?;
@@ -140,7 +151,19 @@ pub async fn annotated(s: AppState, q: AnnotatedQuery) -> Result<Image> {
     let grid = q
         .grid
         .then(|| GridSpec::for_size(view.screen.w, view.screen.h));
+    let etag = tag(
+        &png_tag(&shot.png),
+        &(
+            &view.fingerprint,
+            q.format,
+            q.quality,
+            q.scale,
+            q.max_size,
+            q.interactive_only,
+            q.grid,
+        ),
+    );
     let png = shot.png.clone();
     let rendered = blocking(move || image::annotate(&png, &boxes, grid, &opts)).await?;
-    Ok(Image(respond(&shot, rendered)))
+    Ok(Tagged(Image(respond(&shot, rendered)), etag))
 }

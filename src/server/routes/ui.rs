@@ -4,7 +4,7 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use axum::Json;
 
-use crate::api::reply::JsonOrText;
+use crate::api::reply::{tag, JsonOrText, Tagged};
 use crate::api::wire::inspect::*;
 use crate::controller::Snapshot;
 use crate::error::{Error, Result};
@@ -37,51 +37,62 @@ fn view(snapshot: &Snapshot, opts: &ViewOptions) -> SnapshotView {
 }
 
 /// Reads the screen: the canonical tree with refs `e1..eN`, as JSON or compact text.
-pub async fn ui(s: AppState, q: UiQuery) -> Result<JsonOrText<SnapshotView>> {
+pub async fn ui(s: AppState, q: UiQuery) -> Result<Tagged<JsonOrText<SnapshotView>>> {
     let device = s.controller.resolve_ready(q.udid.as_deref()).await?;
     let snapshot = s.controller.snapshot(&device).await?;
     let opts = ViewOptions {
         interactive_only: q.interactive_only,
     };
     let v = view(&snapshot, &opts);
-    Ok(JsonOrText::new(match q.format.unwrap_or_default() {
-        UiFormat::Json => Json(v).into_response(),
-        UiFormat::Text => {
-            let unit = match v.coordinate_space {
-                CoordinateSpace::Pixels => "px",
-                CoordinateSpace::Points => "pt",
-            };
-            let head = format!(
-                "# {} {} · {} · {}x{} {unit} · fingerprint {}\n",
-                v.snapshot_id,
-                v.device.udid,
-                v.activity.as_deref().or(v.app.as_deref()).unwrap_or("?"),
-                v.screen.w,
-                v.screen.h,
-                v.fingerprint
-            );
-            (
-                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-                head + &v.tree_text,
-            )
-                .into_response()
-        }
-    }))
+    let etag = tag(
+        &v.fingerprint,
+        &(q.format.unwrap_or_default(), q.interactive_only),
+    );
+    Ok(Tagged(
+        JsonOrText::new(match q.format.unwrap_or_default() {
+            UiFormat::Json => Json(v).into_response(),
+            UiFormat::Text => {
+                let unit = match v.coordinate_space {
+                    CoordinateSpace::Pixels => "px",
+                    CoordinateSpace::Points => "pt",
+                };
+                let head = format!(
+                    "# {} {} · {} · {}x{} {unit} · fingerprint {}\n",
+                    v.snapshot_id,
+                    v.device.udid,
+                    v.activity.as_deref().or(v.app.as_deref()).unwrap_or("?"),
+                    v.screen.w,
+                    v.screen.h,
+                    v.fingerprint
+                );
+                (
+                    [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                    head + &v.tree_text,
+                )
+                    .into_response()
+            }
+        }),
+        etag,
+    ))
 }
 
 /// What is on screen, in brief: title, counts by role, interactive elements, alert, keyboard,
 /// focused field, scroll containers.
-pub async fn screen_summary(s: AppState, q: DeviceQuery) -> Result<Json<SummaryView>> {
+pub async fn screen_summary(s: AppState, q: DeviceQuery) -> Result<Tagged<Json<SummaryView>>> {
     let device = s.controller.resolve_ready(q.udid.as_deref()).await?;
     let snapshot = s.controller.snapshot(&device).await?;
     let mut summary = summarize(&snapshot.screen);
     if summary.app.is_none() {
         summary.app = snapshot.app();
     }
-    Ok(Json(SummaryView {
-        snapshot_id: snapshot.id.clone(),
-        summary,
-    }))
+    let etag = tag(&snapshot.screen.fingerprint, &"summary");
+    Ok(Tagged(
+        Json(SummaryView {
+            snapshot_id: snapshot.id.clone(),
+            summary,
+        }),
+        etag,
+    ))
 }
 
 /// Finds elements by free text; each match names its ref (the clickable ancestor of a text).

@@ -48,6 +48,7 @@ pub struct Launched {
 
 /// A point in the platform's tap coordinates (Android pixels, iOS points).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Point {
     pub x: f64,
     pub y: f64,

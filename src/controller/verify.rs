@@ -70,12 +70,28 @@ pub struct Polling {
     pub interval: Duration,
 }
 
+/// The longest a wait may poll.
+pub const MAX_TIMEOUT_MS: u64 = 120_000;
+
 impl Polling {
     pub fn new(timeout_ms: Option<u64>, interval_ms: Option<u64>) -> Self {
         Polling {
-            timeout: Duration::from_millis(timeout_ms.unwrap_or(5_000).min(120_000)),
+            timeout: Duration::from_millis(timeout_ms.unwrap_or(5_000).min(MAX_TIMEOUT_MS)),
             interval: Duration::from_millis(interval_ms.unwrap_or(300).clamp(50, 10_000)),
         }
+    }
+
+    /// The polling a request asks for, refused (not silently clamped) when out of range.
+    pub fn checked(timeout_ms: Option<u64>, interval_ms: Option<u64>) -> Result<Self> {
+        if timeout_ms.is_some_and(|t| t > MAX_TIMEOUT_MS) {
+            return Err(Error::validation(format!(
+                "`timeout_ms` is at most {MAX_TIMEOUT_MS}"
+            )));
+        }
+        if interval_ms.is_some_and(|i| !(50..=10_000).contains(&i)) {
+            return Err(Error::validation("`poll_interval_ms` is 50 to 10000"));
+        }
+        Ok(Polling::new(timeout_ms, interval_ms))
     }
 }
 

@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 
 /// Which element(s) an action targets. All given fields must match.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Selector {
     /// Matches the displayed text or the name.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -94,6 +94,7 @@ pub struct SummaryView {
 pub struct FindQuery {
     pub udid: Option<String>,
     /// Free text: matched against labels, texts and ids (exact > contains > fuzzy).
+    #[param(min_length = 1)]
     pub query: String,
     /// Most matches to return (default 10).
     pub limit: Option<usize>,
@@ -125,10 +126,13 @@ pub struct ScreenshotQuery {
     #[param(inline)]
     pub format: Option<ImageFormat>,
     /// JPEG quality 1–100 (default 80).
+    #[param(minimum = 1, maximum = 100)]
     pub quality: Option<u8>,
     /// 0.1–1.0; wins over `max_size`.
+    #[param(minimum = 0.1, maximum = 1.0)]
     pub scale: Option<f32>,
     /// Longest edge in pixels; never upscales.
+    #[param(minimum = 16)]
     pub max_size: Option<u32>,
 }
 
@@ -140,8 +144,11 @@ pub struct AnnotatedQuery {
     pub udid: Option<String>,
     #[param(inline)]
     pub format: Option<ImageFormat>,
+    #[param(minimum = 1, maximum = 100)]
     pub quality: Option<u8>,
+    #[param(minimum = 0.1, maximum = 1.0)]
     pub scale: Option<f32>,
+    #[param(minimum = 16)]
     pub max_size: Option<u32>,
     /// Box only the elements an agent can act on.
     #[serde(default)]

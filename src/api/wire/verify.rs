@@ -20,8 +20,10 @@ pub struct WaitRequest {
     /// For `text_equals`.
     pub text: Option<String>,
     /// Default 5000, at most 120000.
+    #[schema(maximum = 120000)]
     pub timeout_ms: Option<u64>,
     /// Default 300.
+    #[schema(minimum = 50, maximum = 10000)]
     pub poll_interval_ms: Option<u64>,
 }
 
@@ -122,8 +124,10 @@ pub struct WaitForChangeRequest {
     /// The fingerprint to move away from (default: the screen's now).
     pub fingerprint: Option<String>,
     /// Default 5000, at most 120000.
+    #[schema(maximum = 120000)]
     pub timeout_ms: Option<u64>,
     /// Default 300.
+    #[schema(minimum = 50, maximum = 10000)]
     pub poll_interval_ms: Option<u64>,
 }
 

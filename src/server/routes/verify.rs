@@ -12,7 +12,7 @@ use crate::server::AppState;
 /// Polls the screen until the selector meets the condition; a timeout is an answer
 /// (`status: timeout` with what was observed), not an error.
 pub async fn wait(s: AppState, r: WaitRequest) -> Result<Json<WaitResult>> {
-    let polling = Polling::new(r.timeout_ms, r.poll_interval_ms);
+    let polling = Polling::checked(r.timeout_ms, r.poll_interval_ms)?;
     let result = s
         .controller
         .wait(
@@ -37,7 +37,7 @@ pub async fn expect(s: AppState, r: ExpectRequest) -> Result<Json<ExpectResult>>
 /// Polls until the screen's fingerprint changes, then confirms the new screen with one more
 /// read.
 pub async fn wait_for_change(s: AppState, r: WaitForChangeRequest) -> Result<Json<ChangeResult>> {
-    let polling = Polling::new(r.timeout_ms, r.poll_interval_ms);
+    let polling = Polling::checked(r.timeout_ms, r.poll_interval_ms)?;
     Ok(Json(
         s.controller
             .wait_for_change(r.udid.as_deref(), r.fingerprint, polling)

@@ -43,6 +43,34 @@ impl Shape {
         }
     }
 
+    /// The first value of `v` where the shape wants an object and finds an array, a string, a
+    /// number or a boolean (serde would read a struct from an array), as a dotted path.
+    pub fn not_an_object(&self, v: &Value) -> Option<String> {
+        match (self, v) {
+            (Shape::Object(fields), Value::Object(map)) => map.iter().find_map(|(k, child)| {
+                let inner = fields.get(k)?.not_an_object(child)?;
+                Some(if inner.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{k}.{inner}")
+                })
+            }),
+            (Shape::Object(_), Value::Null) => None,
+            (Shape::Object(_), _) => Some(String::new()),
+            (Shape::Array(item), Value::Array(items)) => {
+                items.iter().enumerate().find_map(|(i, x)| {
+                    let inner = item.not_an_object(x)?;
+                    Some(if inner.is_empty() {
+                        i.to_string()
+                    } else {
+                        format!("{i}.{inner}")
+                    })
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// The first field of `v` that the shape does not name, as a dotted path.
     pub fn unknown_field(&self, v: &Value) -> Option<(String, Vec<String>)> {
         match (self, v) {
@@ -163,6 +191,17 @@ impl StrictJson {
                     .with_hint("the body is not valid JSON; check quotes, commas and braces")
             })?
         };
+        let mut value = value;
+        integral_floats_to_integers(&mut value);
+        if let Some(path) = shape.not_an_object(&value) {
+            let what = if path.is_empty() {
+                "the body".to_string()
+            } else {
+                format!("`{path}`")
+            };
+            return Err(Error::bad_request(format!("{what} must be a JSON object"))
+                .with_hint("see the request schema in GET /openapi.json or /docs"));
+        }
         if let Some((field, known)) = shape.unknown_field(&value) {
             let leaf = field.rsplit('.').next().unwrap_or(&field);
             let guess = closest(leaf, &known)
@@ -176,6 +215,24 @@ impl StrictJson {
             Error::bad_request(format!("the body does not fit this route: {e}"))
                 .with_hint("see the request schema in GET /openapi.json or /docs")
         })
+    }
+}
+
+/// JSON Schema counts `100000.0` as an integer; serde does not. Whole numbers written as
+/// floats become integers, so a schema-valid body is not refused over its spelling.
+fn integral_floats_to_integers(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() == 0.0 && f >= 0.0 && f < u64::MAX as f64 {
+                *v = Value::from(f as u64);
+            } else if f.fract() == 0.0 && f < 0.0 && f > i64::MIN as f64 {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_to_integers),
+        Value::Object(map) => map.values_mut().for_each(integral_floats_to_integers),
+        _ => {}
     }
 }
 
@@ -258,6 +315,20 @@ mod tests {
         );
         let e = refuse(r#"{"list": [{"text": "a"}, {"zzz": 1}]}"#);
         assert_eq!(e.message, "unknown field `list.1.zzz`");
+    }
+
+    #[test]
+    fn objects_must_be_objects_and_whole_floats_are_integers() {
+        let e = refuse(r#"{"inner": [null, null]}"#);
+        assert_eq!(e.message, "`inner` must be a JSON object");
+        let e = refuse("[1, 2]");
+        assert_eq!(e.message, "the body must be a JSON object");
+        #[derive(Debug, Deserialize, ToSchema)]
+        struct Count {
+            n: u64,
+        }
+        let c: Count = StrictJson::parse(br#"{"n": 100000.0}"#, &Shape::of::<Count>()).unwrap();
+        assert_eq!(c.n, 100_000);
     }
 
     #[test]

@@ -52,6 +52,8 @@ pub const MIN_SCALE: f32 = 0.1;
 pub const MAX_SCALE: f32 = 1.0;
 /// Smallest accepted `max_size` (long edge in pixels); below that nothing is legible.
 pub const MIN_MAX_SIZE: u32 = 16;
+/// Largest `max_size` (larger than any phone screen).
+pub const MAX_MAX_SIZE: u32 = 16384;
 /// Default JPEG quality.
 pub const DEFAULT_QUALITY: u8 = 80;
 
@@ -109,8 +111,8 @@ pub enum OptionsError {
     /// `scale` outside 0.1..=1.0 or not a number.
     #[error("scale must be between {MIN_SCALE} and {MAX_SCALE}, got {0}")]
     Scale(f32),
-    /// `max_size` too small.
-    #[error("max_size must be at least {MIN_MAX_SIZE} pixels, got {0}")]
+    /// `max_size` outside 16..=16384.
+    #[error("max_size must be between {MIN_MAX_SIZE} and {MAX_MAX_SIZE} pixels, got {0}")]
     MaxSize(u32),
 }
 
@@ -127,7 +129,7 @@ impl RenderOptions {
             }
         }
         if let Some(m) = self.max_size {
-            if m < MIN_MAX_SIZE {
+            if !(MIN_MAX_SIZE..=MAX_MAX_SIZE).contains(&m) {
                 return Err(OptionsError::MaxSize(m));
             }
         }
@@ -239,6 +241,10 @@ mod tests {
         ));
         assert_eq!(bad(|o| o.max_size = Some(0)), OptionsError::MaxSize(0));
         assert_eq!(bad(|o| o.max_size = Some(15)), OptionsError::MaxSize(15));
+        assert_eq!(
+            bad(|o| o.max_size = Some(1 << 31)),
+            OptionsError::MaxSize(1 << 31)
+        );
         for ok in [0.1, 0.5, 1.0] {
             let o = RenderOptions {
                 scale: Some(ok),

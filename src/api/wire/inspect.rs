@@ -132,7 +132,7 @@ pub struct ScreenshotQuery {
     #[param(minimum = 0.1, maximum = 1.0)]
     pub scale: Option<f32>,
     /// Longest edge in pixels; never upscales.
-    #[param(minimum = 16)]
+    #[param(minimum = 16, maximum = 16384)]
     pub max_size: Option<u32>,
 }
 
@@ -148,7 +148,7 @@ pub struct AnnotatedQuery {
     pub quality: Option<u8>,
     #[param(minimum = 0.1, maximum = 1.0)]
     pub scale: Option<f32>,
-    #[param(minimum = 16)]
+    #[param(minimum = 16, maximum = 16384)]
     pub max_size: Option<u32>,
     /// Box only the elements an agent can act on.
     #[serde(default)]

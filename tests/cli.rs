@@ -438,3 +438,286 @@ fn completions_are_printed() {
         assert!(stdout(&o).contains("mobilectl"));
     }
 }
+
+/// One CLI invocation of an operation, run against the demo in order, with the exit code it
+/// must end with and a text its output (stdout or stderr) must contain.
+struct Case {
+    op: &'static str,
+    args: Vec<String>,
+    exit: i32,
+    says: String,
+}
+
+fn case(op: &'static str, args: &[&str], exit: i32, says: &str) -> Case {
+    Case {
+        op,
+        args: args.iter().map(|s| s.to_string()).collect(),
+        exit,
+        says: says.to_string(),
+    }
+}
+
+#[test]
+fn every_operation_runs_from_the_cli_against_the_demo() {
+    // No emulator binary, so `boot --avd` answers TOOL_MISSING on any machine.
+    let s = Server::start(true, &[("MOBILECTL_EMULATOR", "/nonexistent/emulator")]);
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("plain.png");
+    let annotated = dir.path().join("annotated.png");
+    let (shot, annotated) = (shot.to_str().unwrap(), annotated.to_str().unwrap());
+
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&s.cli(&["--json", "devices"]))).unwrap();
+    let udid = v["devices"][0]["udid"]
+        .as_str()
+        .expect("the demo device")
+        .to_string();
+    let tree = stdout(&s.cli(&["snapshot", "-i"]));
+    let user = format!("@{}", ref_of(&tree, "username"));
+    let pass = format!("@{}", ref_of(&tree, "password"));
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&s.cli(&["--json", "snapshot"]))).unwrap();
+    let login_fp = v["fingerprint"].as_str().unwrap().to_string();
+
+    let cases = vec![
+        case("health", &["health"], 0, "ok · mobilectl"),
+        case("doctor", &["doctor"], 0, "overall:"),
+        case("list_devices", &["devices"], 0, &udid),
+        case("set_active_device", &["use", &udid], 0, "active device:"),
+        case("get_active_device", &["active"], 0, "active device:"),
+        case("snapshot", &["snapshot", "-i"], 0, "LOG IN"),
+        case("screen_summary", &["summary"], 0, "fingerprint"),
+        case("find", &["find", "log in"], 0, "button"),
+        case("screenshot", &["screenshot", "-o", shot], 0, "saved"),
+        case(
+            "screenshot_annotated",
+            &["screenshot", "--annotate", "-o", annotated],
+            0,
+            "saved",
+        ),
+        // Target first, then text first: both type into the right field.
+        case(
+            "type_text",
+            &["type", &user, "alice@example.com"],
+            0,
+            "type ",
+        ),
+        case(
+            "type_text",
+            &["type", "secret", &pass, "--no-verify"],
+            0,
+            "type ",
+        ),
+        case(
+            "expect",
+            &["expect", "text", "id:username", "alice@example.com"],
+            0,
+            "expect ok",
+        ),
+        case("hide_keyboard", &["hide-keyboard"], 0, "ok"),
+        case("tap_element", &["tap-element", "Remember me"], 0, "ok"),
+        case("long_press", &["long-press", "text:Remember me"], 0, "ok"),
+        // Nothing moves on the login screen: a short wait for a change times out (exit 1).
+        case(
+            "wait_for_change",
+            &["wait-for-change", "--timeout-ms", "400"],
+            1,
+            "timeout",
+        ),
+        case("tap", &["tap", "text:LOG IN"], 0, " ok"),
+        case(
+            "wait_for_change",
+            &["wait-for-change", &login_fp, "--timeout-ms", "10000"],
+            0,
+            "changed",
+        ),
+        case(
+            "wait",
+            &["wait", "text:Allow", "--condition", "visible"],
+            0,
+            "wait success",
+        ),
+        case("alert_dismiss", &["alert", "dismiss"], 0, "ok"),
+        // No alert any more: exit 1, and the hint speaks CLI.
+        case(
+            "alert_accept",
+            &["alert", "accept"],
+            1,
+            "hint: read the screen with `mobilectl snapshot`",
+        ),
+        case(
+            "expect",
+            &["expect", "visible", "text:\"Order #1001\""],
+            0,
+            "expect ok",
+        ),
+        case("scroll", &["scroll"], 0, "ok"),
+        case("scroll_to", &["scroll-to", "text:\"Order #1002\""], 0, "ok"),
+        case("swipe", &["swipe", "500,1500", "500,900"], 0, "ok"),
+        case(
+            "long_press",
+            &["long-press", "text:\"Order #1001\""],
+            0,
+            "ok",
+        ),
+        case("press", &["press", "back"], 0, "ok"),
+        case("open_url", &["open", "https://example.com"], 0, "ok"),
+        case("list_apps", &["app", "list"], 0, "com.mobilectl.demo"),
+        case(
+            "launch_app",
+            &["app", "launch", "com.mobilectl.demo"],
+            0,
+            "ok",
+        ),
+        case(
+            "terminate_app",
+            &["app", "terminate", "com.mobilectl.demo"],
+            0,
+            "ok",
+        ),
+        case(
+            "reset_app",
+            &["app", "reset", "com.mobilectl.demo"],
+            0,
+            "ok",
+        ),
+        case(
+            "install_app",
+            &["app", "install", "/nonexistent/app.apk"],
+            1,
+            "NOT_FOUND",
+        ),
+        case(
+            "set_permission",
+            &[
+                "permission",
+                "grant",
+                "com.mobilectl.demo",
+                "android.permission.CAMERA",
+            ],
+            0,
+            "ok",
+        ),
+        // The demo is a physical phone: its location cannot be set over adb.
+        case(
+            "set_location",
+            &["location", "48.85", "2.35"],
+            1,
+            "UNSUPPORTED_ON_PLATFORM",
+        ),
+        case("erase", &["erase"], 1, "UNSUPPORTED_ON_PLATFORM"),
+        case(
+            "status_bar",
+            &["status-bar", "--time", "9:41"],
+            1,
+            "UNSUPPORTED_ON_PLATFORM",
+        ),
+        case("boot", &["boot", "--avd", "Pixel_7"], 127, "TOOL_MISSING"),
+        case("shutdown", &["shutdown"], 1, "emulators and simulators"),
+    ];
+
+    let covered: std::collections::BTreeSet<&str> = cases.iter().map(|c| c.op).collect();
+    let table: std::collections::BTreeSet<&str> = mobilectl::api::operations()
+        .iter()
+        .map(|o| o.name)
+        .collect();
+    assert_eq!(covered, table, "every operation needs a CLI case here");
+
+    for c in &cases {
+        let args: Vec<&str> = c.args.iter().map(String::as_str).collect();
+        let o = s.cli(&args);
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        assert_eq!(o.status.code(), Some(c.exit), "{} ({args:?}):\n{all}", c.op);
+        assert!(
+            all.contains(&c.says),
+            "{} ({args:?}) does not say {:?}:\n{all}",
+            c.op,
+            c.says
+        );
+        assert!(
+            !all.contains("/api/v1"),
+            "{} ({args:?}) speaks HTTP:\n{all}",
+            c.op
+        );
+    }
+    assert!(std::fs::read(shot).unwrap().starts_with(b"\x89PNG"));
+    assert!(std::fs::read(annotated).unwrap().starts_with(b"\x89PNG"));
+}
+
+#[test]
+fn hints_speak_cli_but_json_is_the_servers() {
+    let s = Server::start(true, &[]);
+    let text = s.cli(&["tap", "@e999"]);
+    assert_exit(&text, 1);
+    let err = stderr(&text);
+    assert!(
+        err.contains("hint:") && err.contains("`mobilectl snapshot`"),
+        "{err}"
+    );
+    assert!(!err.contains("/api/"), "{err}");
+    let json = s.cli(&["--json", "tap", "@e999"]);
+    assert_exit(&json, 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert!(
+        v["error"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("/api/v1/device/ui"),
+        "{v}"
+    );
+}
+
+#[test]
+fn help_does_not_show_environment_values() {
+    for env in [None, Some("http://10.0.0.9:1234")] {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("--help").env_remove("MOBILECTL_UDID");
+        match env {
+            Some(v) => cmd.env("MOBILECTL_URL", v),
+            None => cmd.env_remove("MOBILECTL_URL"),
+        };
+        let o = cmd.output().unwrap();
+        assert_exit(&o, 0);
+        let help = stdout(&o);
+        assert!(help.contains("[env: MOBILECTL_URL]"), "{help}");
+        assert!(help.contains("[default: http://127.0.0.1:9100]"), "{help}");
+        assert!(!help.contains("MOBILECTL_URL="), "{help}");
+        assert!(!help.contains("10.0.0.9"), "{help}");
+        assert!(!help.contains("MOBILECTL_UDID="), "{help}");
+    }
+}
+
+/// Runs the binary with its stdout a pipe whose reader is gone before it writes: it must end
+/// quietly (exit 0, or killed by SIGPIPE as `head` expects), never panic.
+fn assert_quiet_on_closed_stdout(args: &[&str]) {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .arg("--no-autostart")
+        .env("MOBILECTL_URL", format!("http://127.0.0.1:{}", free_port()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The output is larger than a pipe holds, so the write fails whatever the timing.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(err.is_empty(), "{args:?} is not quiet: {err}");
+    assert!(
+        o.status.success() || o.status.signal() == Some(libc::SIGPIPE),
+        "{args:?}: {:?}",
+        o.status
+    );
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let big = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/android_uiautomator/androidtv_philo_channels_1920x1080.xml");
+    let big = big.to_str().unwrap();
+    assert_quiet_on_closed_stdout(&["openapi"]);
+    assert_quiet_on_closed_stdout(&["snapshot", "--from-file", big, "--format", "json"]);
+    assert_quiet_on_closed_stdout(&["completions", "bash"]);
+}

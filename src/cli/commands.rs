@@ -7,8 +7,12 @@ use super::target::Modifiers;
 /// Commands that call the server.
 #[derive(Debug, Subcommand)]
 pub enum ClientCommand {
+    /// Check that the server answers: its status and versions.
+    Health,
     /// List devices (Android and iOS), the active one marked `*`.
     Devices,
+    /// Show the active device (the one commands without -d go to).
+    Active,
     /// Make a device the active one (`--clear` forgets the choice).
     Use {
         #[arg(value_name = "UDID")]
@@ -35,11 +39,22 @@ pub enum ClientCommand {
         #[arg(value_name = "UDID")]
         device: Option<String>,
     },
+    /// Erase an iOS Simulator's content and settings (default: the target device).
+    Erase {
+        #[arg(value_name = "UDID")]
+        device: Option<String>,
+    },
+    /// Override an iOS Simulator's status bar for clean screenshots (`--clear` restores it).
+    StatusBar(StatusBarArgs),
     /// Install, launch, stop, reset and list apps.
     #[command(subcommand)]
     App(AppCommand),
     /// Open a URL (web or app scheme) on the device.
-    Open { url: String },
+    Open {
+        // Not `url`: that id is the global --url (the server's), which it would overwrite.
+        #[arg(value_name = "URL")]
+        link: String,
+    },
     /// Read the screen as the compact tree (`--json`: the full snapshot), or render a saved
     /// dump offline with --from-file.
     Snapshot(super::offline::SnapshotArgs),
@@ -53,6 +68,27 @@ pub enum ClientCommand {
     },
     /// Tap an element or a point.
     Tap(TargetArgs),
+    /// Tap the element with a label, identifier and/or type (`tap-element "LOG IN"`,
+    /// `tap-element --id login --type button`).
+    TapElement {
+        /// Accessibility label, text or content-desc.
+        label: Option<String>,
+        /// resource-id (Android) or accessibilityIdentifier (iOS).
+        #[arg(long, value_name = "IDENTIFIER")]
+        id: Option<String>,
+        /// Role of the element: button, textbox, cell, checkbox…
+        #[arg(long = "type", value_name = "ROLE", value_parser = wire::<crate::ui::Role>)]
+        element_type: Option<String>,
+        /// Match the label as a substring.
+        #[arg(long)]
+        contains: bool,
+        /// Pick the N-th (0-based) match instead of failing on ambiguity.
+        #[arg(long)]
+        index: Option<u32>,
+        /// Read the screen afterwards and report the new fingerprint.
+        #[arg(long)]
+        observe: bool,
+    },
     /// Long-press an element or a point.
     LongPress {
         #[command(flatten)]
@@ -94,10 +130,15 @@ pub enum ClientCommand {
         #[command(flatten)]
         m: ModifierArgs,
     },
-    /// Type text into the focused field, or into TARGET after tapping it.
+    /// Type text into the focused field, or into a target after tapping it.
+    ///
+    /// TEXT and TARGET come in either order: `type @e5 user@example.com` and
+    /// `type user@example.com @e5` are the same. When both words could be targets
+    /// (`type e5 e6`), the first is the text.
     Type {
-        text: String,
-        target: Vec<String>,
+        /// TEXT, or TARGET TEXT, or TEXT TARGET.
+        #[arg(value_name = "TEXT|TARGET", num_args = 1..=2, required = true)]
+        words: Vec<String>,
         /// Empty the field first.
         #[arg(long)]
         clear: bool,
@@ -116,6 +157,17 @@ pub enum ClientCommand {
         key: String,
         #[arg(long)]
         observe: bool,
+    },
+    /// Hide the on-screen keyboard if it is up.
+    HideKeyboard,
+    /// Wait until the screen differs from FINGERPRINT (default: the screen now), then
+    /// confirm it settled (exit 1 on timeout).
+    WaitForChange {
+        fingerprint: Option<String>,
+        #[arg(long)]
+        timeout_ms: Option<u64>,
+        #[arg(long)]
+        poll_interval_ms: Option<u64>,
     },
     /// Wait until an element matching the selector meets a condition (exit 1 on timeout).
     Wait {
@@ -214,10 +266,16 @@ pub enum ExpectCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum AlertCommand {
-    /// Tap the accepting button (Allow, OK…).
-    Accept,
-    /// Tap the dismissing button (Don't allow, Cancel…).
-    Dismiss,
+    /// Tap the accepting button (Allow, OK…), or the one named by --button.
+    Accept {
+        #[arg(long, value_name = "LABEL")]
+        button: Option<String>,
+    },
+    /// Tap the dismissing button (Don't allow, Cancel…), or the one named by --button.
+    Dismiss {
+        #[arg(long, value_name = "LABEL")]
+        button: Option<String>,
+    },
     /// Tap the button with this label.
     Button { label: String },
 }
@@ -285,6 +343,36 @@ pub struct ScreenshotArgs {
     pub max_size: Option<u32>,
 }
 
+/// Status bar values (iOS Simulators).
+#[derive(Debug, Args)]
+pub struct StatusBarArgs {
+    /// Restore the real status bar.
+    #[arg(long, conflicts_with_all = ["time", "battery_level", "battery_state", "wifi_bars",
+        "cellular_bars", "data_network", "operator_name"])]
+    pub clear: bool,
+    /// Clock text, e.g. 9:41, or an ISO 8601 date.
+    #[arg(long)]
+    pub time: Option<String>,
+    /// 0-100.
+    #[arg(long)]
+    pub battery_level: Option<u8>,
+    /// charging, charged or discharging.
+    #[arg(long, value_parser = wire::<crate::backend::types::BatteryState>)]
+    pub battery_state: Option<String>,
+    /// 0-3.
+    #[arg(long)]
+    pub wifi_bars: Option<u8>,
+    /// 0-4.
+    #[arg(long)]
+    pub cellular_bars: Option<u8>,
+    /// hide, wifi, 3g, 4g, lte, lte-a, lte+, 5g, 5g+, 5g-uwb or 5g-uc.
+    #[arg(long, value_parser = wire::<crate::backend::types::DataNetwork>)]
+    pub data_network: Option<String>,
+    /// Carrier name.
+    #[arg(long)]
+    pub operator_name: Option<String>,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum ImageFormat {
     Png,
@@ -314,6 +402,14 @@ pub enum PermissionAction {
     Grant,
     Revoke,
     Reset,
+}
+
+/// Checks a word against the server's type for it (a role, a battery state…), so a typo is a
+/// usage error listing the accepted values; the word is sent as given.
+fn wire<T: serde::de::DeserializeOwned>(word: &str) -> Result<String, String> {
+    serde_json::from_value::<T>(serde_json::Value::String(word.to_string()))
+        .map(|_| word.to_string())
+        .map_err(|e| e.to_string())
 }
 
 pub(super) fn name<T: ValueEnum>(v: &T) -> String {

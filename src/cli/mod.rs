@@ -5,6 +5,8 @@
 pub mod autostart;
 pub mod client;
 pub mod commands;
+pub mod forms;
+pub mod hint;
 pub mod offline;
 pub mod output;
 pub mod plan;
@@ -35,6 +37,7 @@ pub struct GlobalArgs {
         global = true,
         help_heading = "Client options",
         env = "MOBILECTL_URL",
+        hide_env_values = true,
         default_value = "http://127.0.0.1:9100"
     )]
     pub url: String,
@@ -59,7 +62,8 @@ pub struct GlobalArgs {
         long,
         global = true,
         help_heading = "Client options",
-        env = "MOBILECTL_UDID"
+        env = "MOBILECTL_UDID",
+        hide_env_values = true
     )]
     pub udid: Option<String>,
 }
@@ -83,6 +87,9 @@ pub enum Command {
 
 /// Runs the parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
+    if !matches!(cli.command, Command::Serve(_) | Command::VirtualDevice(_)) {
+        quiet_on_broken_pipe();
+    }
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Openapi => {
@@ -104,6 +111,17 @@ pub fn run(cli: Cli) -> i32 {
             offline::run(&path, &s, cli.global.json)
         }
         Command::Client(cmd) => run_client(cli.global, cmd),
+    }
+}
+
+/// A command whose reader went away (`mobilectl … | head`) ends quietly, killed by SIGPIPE
+/// as other command-line tools are, instead of panicking in `print!`. Only the printing
+/// commands do this: the server and the virtual device keep SIGPIPE ignored (a closed socket
+/// or pipe is an error they handle).
+fn quiet_on_broken_pipe() {
+    // SAFETY: resetting a signal to its default disposition, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

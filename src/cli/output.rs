@@ -48,7 +48,7 @@ pub fn error(e: &CliError, json: bool) -> i32 {
     } else {
         eprintln!("mobilectl: {}: {}", e.code, e.message);
         if let Some(h) = &e.hint {
-            eprintln!("hint: {h}");
+            eprintln!("hint: {}", super::hint::to_cli(h));
         }
     }
     e.exit
@@ -79,8 +79,26 @@ pub fn text(v: &Value) -> String {
     if v.get("action_type").is_some() {
         return action_line(v);
     }
+    if v.get("polls").is_some() && v.get("fingerprint_before").is_some() {
+        return format!(
+            "{} after {} ms ({} polls) · fp {}→{}",
+            s(&v["status"]),
+            v["elapsed_ms"],
+            v["polls"],
+            short(&v["fingerprint_before"]),
+            short(&v["fingerprint_after"])
+        );
+    }
     if v.get("polls").is_some() {
         return wait_line(v);
+    }
+    if v.get("api_protocol_version").is_some() {
+        return format!(
+            "{} · mobilectl {} · API protocol {}",
+            s(&v["status"]),
+            s(&v["version"]),
+            v["api_protocol_version"]
+        );
     }
     if v.get("observed").is_some() {
         let ok = v["success"] == true;
@@ -306,6 +324,21 @@ mod tests {
             "tap e4 (540,1290) \"LOG IN\" ok · fp 87d1aaaa · 12 ms"
         );
         assert_eq!(outcome(&v), 0);
+    }
+
+    #[test]
+    fn change_and_health_lines() {
+        let v = json!({"status": "changed", "fingerprint_before": "aaaaaaaaaa",
+            "fingerprint_after": "bbbbbbbbbb", "elapsed_ms": 40, "polls": 2, "snapshot_id": "s"});
+        assert_eq!(
+            text(&v),
+            "changed after 40 ms (2 polls) · fp aaaaaaaa→bbbbbbbb"
+        );
+        let t = json!({"status": "timeout", "fingerprint_before": "a", "fingerprint_after": "a",
+            "elapsed_ms": 300, "polls": 3, "snapshot_id": "s"});
+        assert_eq!(outcome(&t), 1);
+        let h = json!({"status": "ok", "version": "0.1.0", "api_protocol_version": 1});
+        assert_eq!(text(&h), "ok · mobilectl 0.1.0 · API protocol 1");
     }
 
     #[test]

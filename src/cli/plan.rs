@@ -1,72 +1,163 @@
-//! Turns a client command into its one HTTP request (checked before any connection, so a
-//! usage error never starts a server), and sends it.
+//! Turns a client command into a [`Request`]: the NAME of an operation of the API table plus
+//! its arguments, checked before any connection (so a usage error never starts a server).
+//! Method, path, and whether the arguments travel as query or JSON body come from the table
+//! ([`crate::api::find`]) in [`Request::http`]; no route is written here.
 
-use reqwest::Method;
 use serde_json::{json, Map, Value};
 
-use super::client::{CliError, Client, Reply};
+use super::client::{exit, CliError};
 use super::commands::*;
 use super::target::{self, Target};
 
-/// The HTTP request a command turns into, built before any connection (so usage errors
-/// never start a server).
+/// One operation to call, with its arguments.
 #[derive(Debug, PartialEq)]
-pub enum Request {
-    /// GET answering JSON (`text: false`) or text.
-    Get {
-        path: String,
-        query: Vec<(&'static str, String)>,
-        text: bool,
-    },
-    /// A JSON body sent with POST or PUT.
-    Call {
-        method: Method,
-        path: String,
-        body: Value,
-    },
-    /// GET of an image, saved to `output`.
-    Image {
-        path: String,
-        query: Vec<(&'static str, String)>,
-        output: Option<String>,
-    },
+pub struct Request {
+    /// The operation's name in the API table.
+    pub op: &'static str,
+    /// Its arguments by field name: path parameters, then query parameters or body fields.
+    pub args: Map<String, Value>,
+    /// For an image answer: the file to write (`-` for stdout; default `screenshot.EXT`).
+    pub output: Option<String>,
 }
 
-fn get(path: String, query: Vec<(&'static str, String)>) -> Result<Request, CliError> {
-    Ok(Request::Get {
-        path,
-        query,
-        text: false,
-    })
+impl Request {
+    fn new(op: &'static str, fields: Value) -> Request {
+        let mut args = match fields {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        args.retain(|_, v| !v.is_null());
+        Request {
+            op,
+            args,
+            output: None,
+        }
+    }
+
+    /// The same request on the chosen device: `udid` added unless already given.
+    fn on(mut self, udid: &Option<String>) -> Request {
+        if let Some(u) = udid {
+            self.args.entry("udid").or_insert_with(|| json!(u));
+        }
+        self
+    }
+
+    /// The HTTP form of this request, from the operation table.
+    pub fn http(&self) -> Result<Http, CliError> {
+        use crate::api::{Input, Output};
+        let op = crate::api::find(self.op).ok_or_else(|| {
+            CliError::local(
+                exit::FAILED,
+                "CLIENT",
+                format!("this mobilectl has no operation `{}`", self.op),
+                None,
+            )
+        })?;
+        let mut args = self.args.clone();
+        let path = fill_path(op.path, &mut args)?;
+        let (query, body) = match op.input {
+            Input::Query(_) => (query_pairs(&args), None),
+            Input::Body(_) => (Vec::new(), Some(Value::Object(args))),
+            Input::None if args.is_empty() => (Vec::new(), None),
+            Input::None => {
+                let names: Vec<&str> = args.keys().map(String::as_str).collect();
+                return Err(CliError::local(
+                    exit::FAILED,
+                    "CLIENT",
+                    format!(
+                        "`{}` takes no arguments (got {})",
+                        op.name,
+                        names.join(", ")
+                    ),
+                    None,
+                ));
+            }
+        };
+        let answer = match op.output {
+            Output::Image => AnswerKind::Image,
+            Output::JsonOrText(_) if self.args.get("format") == Some(&json!("text")) => {
+                AnswerKind::Text
+            }
+            Output::Json(_) | Output::JsonOrText(_) => AnswerKind::Json,
+        };
+        Ok(Http {
+            method: op.method,
+            path,
+            query,
+            body,
+            answer,
+        })
+    }
 }
 
-fn post(path: String, body: Value) -> Result<Request, CliError> {
-    Ok(Request::Call {
-        method: Method::POST,
-        path,
-        body,
-    })
+/// A request as HTTP.
+#[derive(Debug, PartialEq)]
+pub struct Http {
+    pub method: crate::api::HttpMethod,
+    /// The path with its parameters filled in.
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    /// The JSON body, for operations that take one.
+    pub body: Option<Value>,
+    pub answer: AnswerKind,
+}
+
+/// What a successful answer is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AnswerKind {
+    Json,
+    Text,
+    Image,
 }
 
 /// What a command got back, for [`super::output`].
 pub enum Answer {
-    Json(Reply),
-    Text(Reply),
+    Json(super::client::Reply),
+    Text(super::client::Reply),
     /// A file was written.
     Saved(Value),
 }
 
-/// Builds the body of a device route: the given fields plus `udid` when chosen.
-fn body(udid: &Option<String>, fields: Value) -> Value {
-    let mut m = match fields {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    };
-    m.retain(|_, v| !v.is_null());
-    if let Some(u) = udid {
-        m.entry("udid").or_insert_with(|| json!(u));
+/// Replaces each `{name}` of `path` with the argument `name` (percent-encoded), which is
+/// taken out of `args`.
+fn fill_path(path: &str, args: &mut Map<String, Value>) -> Result<String, CliError> {
+    let mut out = String::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..].find('}').map(|c| open + c).ok_or_else(|| {
+            CliError::local(exit::FAILED, "CLIENT", format!("bad path `{path}`"), None)
+        })?;
+        let name = &rest[open + 1..close];
+        let value = match args.remove(name) {
+            Some(Value::String(s)) => s,
+            Some(v @ Value::Number(_)) => v.to_string(),
+            _ => return Err(CliError::usage(format!("`{name}` is required"))),
+        };
+        out.push_str(&rest[..open]);
+        for b in value.bytes() {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                out.push(char::from(b));
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        rest = &rest[close + 1..];
     }
-    Value::Object(m)
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn query_pairs(args: &Map<String, Value>) -> Vec<(String, String)> {
+    args.iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| {
+            let v = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (k.clone(), v)
+        })
+        .collect()
 }
 
 fn with_target(t: Option<Target>, fields: Value) -> Value {
@@ -80,31 +171,30 @@ fn with_target(t: Option<Target>, fields: Value) -> Value {
     Value::Object(m)
 }
 
-fn udid_query(udid: &Option<String>) -> Vec<(&'static str, String)> {
-    udid.iter().map(|u| ("udid", u.clone())).collect()
-}
-
-const API: &str = "/api/v1/device";
-
 /// Sends a planned request.
-pub async fn execute(c: &Client, req: Request) -> Result<Answer, CliError> {
-    match req {
-        Request::Get { path, query, text } => {
-            let r = c.get(&path, &query).await?;
-            Ok(if text {
-                Answer::Text(r)
-            } else {
-                Answer::Json(r)
+pub async fn execute(c: &super::client::Client, req: Request) -> Result<Answer, CliError> {
+    use crate::api::HttpMethod;
+    let h = req.http()?;
+    let query: Vec<(&str, String)> = h
+        .query
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    match (h.answer, h.method) {
+        (AnswerKind::Image, _) => save_image(c, &h.path, &query, req.output).await,
+        (kind, HttpMethod::Get) => {
+            let r = c.get(&h.path, &query).await?;
+            Ok(match kind {
+                AnswerKind::Text => Answer::Text(r),
+                _ => Answer::Json(r),
             })
         }
-        Request::Call { method, path, body } => {
-            c.call(method, &path, &body).await.map(Answer::Json)
+        (_, m) => {
+            let method =
+                reqwest::Method::from_bytes(m.as_str().as_bytes()).unwrap_or(reqwest::Method::POST);
+            let body = h.body.unwrap_or_else(|| json!({}));
+            c.call(method, &h.path, &body).await.map(Answer::Json)
         }
-        Request::Image {
-            path,
-            query,
-            output,
-        } => save_image(c, &path, &query, output).await,
     }
 }
 
@@ -115,79 +205,96 @@ pub fn plan(
     json_out: bool,
 ) -> Result<Request, CliError> {
     let usage = |m: String| CliError::usage(m);
-    match cmd {
-        ClientCommand::Devices => get(format!("{API}/list"), vec![]),
+    let call = Request::new;
+    Ok(match cmd {
+        ClientCommand::Health => call("health", json!({})),
+        ClientCommand::Devices => call("list_devices", json!({})),
+        ClientCommand::Active => call("get_active_device", json!({})),
         ClientCommand::Use { device: u, clear } => {
             if u.is_none() && !clear {
                 return Err(CliError::usage(
                     "give a UDID, or --clear to forget the active device",
                 ));
             }
-            Ok(Request::Call {
-                method: Method::PUT,
-                path: format!("{API}/active"),
-                body: json!({ "udid": u }),
-            })
+            // `udid: null` (forget) is meaningful here, so it is kept.
+            let mut r = call("set_active_device", json!({}));
+            r.args.insert("udid".into(), json!(u));
+            r
         }
-        ClientCommand::Doctor => get("/api/v1/doctor".into(), vec![]),
+        ClientCommand::Doctor => call("doctor", json!({})),
         ClientCommand::Boot {
             device: u,
             avd,
             no_wait,
             timeout_ms,
         } => {
+            // The device flag names a simulator to boot, never alongside an emulator.
             let u = u.or_else(|| if avd.is_none() { udid.clone() } else { None });
             if u.is_none() && avd.is_none() {
                 return Err(CliError::usage(
                     "give a simulator UDID or name, or --avd NAME",
                 ));
             }
-            let b = json!({"udid": u, "avd": avd, "wait": no_wait.then_some(false),
-                "timeout_ms": timeout_ms});
-            post(format!("{API}/boot"), body(&None, b))
+            call(
+                "boot",
+                json!({"udid": u, "avd": avd, "wait": no_wait.then_some(false),
+                    "timeout_ms": timeout_ms}),
+            )
         }
         ClientCommand::Shutdown { device: u } => {
-            let u = u.or_else(|| udid.clone());
-            post(format!("{API}/shutdown"), body(&u, json!({})))
+            call("shutdown", json!({ "udid": u.or_else(|| udid.clone()) }))
         }
-        ClientCommand::App(a) => Ok(plan_app(a, udid)),
-        ClientCommand::Open { url } => {
-            post(format!("{API}/open-url"), body(udid, json!({ "url": url })))
+        ClientCommand::Erase { device: u } => {
+            call("erase", json!({ "udid": u.or_else(|| udid.clone()) }))
         }
+        ClientCommand::StatusBar(a) => status_bar(a)?.on(udid),
+        ClientCommand::App(a) => plan_app(a).on(udid),
+        ClientCommand::Open { link } => call("open_url", json!({ "url": link })).on(udid),
         ClientCommand::Snapshot(s) => {
-            let mut q = udid_query(udid);
             let json = json_out || s.format == Some(super::offline::DumpFormat::Json);
-            q.push(("format", if json { "json" } else { "text" }.into()));
-            if s.interactive_only {
-                q.push(("interactive_only", "true".into()));
-            }
-            Ok(Request::Get {
-                path: format!("{API}/ui"),
-                query: q,
-                text: !json,
-            })
+            call(
+                "snapshot",
+                json!({ "format": if json { "json" } else { "text" },
+                    "interactive_only": s.interactive_only.then_some(true) }),
+            )
+            .on(udid)
         }
-        ClientCommand::Summary => get(format!("{API}/screen-summary"), udid_query(udid)),
+        ClientCommand::Summary => call("screen_summary", json!({})).on(udid),
         ClientCommand::Find { query, limit } => {
-            let mut q = udid_query(udid);
-            q.push(("query", query));
-            if let Some(l) = limit {
-                q.push(("limit", l.to_string()));
-            }
-            get(format!("{API}/ui/find"), q)
+            call("find", json!({ "query": query, "limit": limit })).on(udid)
         }
         ClientCommand::Tap(t) => {
             let tg = target::parse_one(&t.target, t.m.get()).map_err(usage)?;
-            let b = with_target(Some(tg), json!({ "observe": t.observe }));
-            post(format!("{API}/ui/tap"), body(udid, b))
+            call(
+                "tap",
+                with_target(Some(tg), json!({ "observe": t.observe })),
+            )
+            .on(udid)
+        }
+        ClientCommand::TapElement {
+            label,
+            id,
+            element_type,
+            contains,
+            index,
+            observe,
+        } => {
+            if label.is_none() && id.is_none() && element_type.is_none() {
+                return Err(CliError::usage(
+                    "give a LABEL, --id IDENTIFIER and/or --type ROLE",
+                ));
+            }
+            call(
+                "tap_element",
+                json!({ "label": label, "identifier": id, "element_type": element_type,
+                    "contains": contains.then_some(true), "index": index, "observe": observe }),
+            )
+            .on(udid)
         }
         ClientCommand::LongPress { t, duration_ms } => {
             let tg = target::parse_one(&t.target, t.m.get()).map_err(usage)?;
             let b = json!({ "observe": t.observe, "duration_ms": duration_ms });
-            post(
-                format!("{API}/ui/long-press"),
-                body(udid, with_target(Some(tg), b)),
-            )
+            call("long_press", with_target(Some(tg), b)).on(udid)
         }
         ClientCommand::Swipe {
             from,
@@ -218,7 +325,7 @@ pub fn plan(
                     ))
                 }
             };
-            post(format!("{API}/ui/swipe"), body(udid, b))
+            call("swipe", b).on(udid)
         }
         ClientCommand::Scroll {
             target: t,
@@ -228,7 +335,7 @@ pub fn plan(
         } => {
             let tg = target::parse_opt(&t, m.get()).map_err(usage)?;
             let b = json!({ "observe": observe, "direction": direction.as_ref().map(name) });
-            post(format!("{API}/ui/scroll"), body(udid, with_target(tg, b)))
+            call("scroll", with_target(tg, b)).on(udid)
         }
         ClientCommand::ScrollTo {
             selector,
@@ -239,28 +346,38 @@ pub fn plan(
             let s = target::parse_selector(&selector, m.get()).map_err(usage)?;
             let b = json!({ "selector": s.to_json(), "max_scrolls": max_scrolls,
                 "direction": direction.as_ref().map(name) });
-            post(format!("{API}/ui/scroll-to"), body(udid, b))
+            call("scroll_to", b).on(udid)
         }
         ClientCommand::Type {
-            text,
-            target: t,
+            words,
             clear,
             submit,
             no_verify,
             m,
         } => {
-            let tg = target::parse_opt(&t, m.get()).map_err(usage)?;
+            let (text, tg) = target::text_and_target(&words, m.get()).map_err(usage)?;
             let b = json!({ "text": text, "clear": clear, "submit": submit,
                 "verify": !no_verify });
-            post(format!("{API}/ui/type"), body(udid, with_target(tg, b)))
+            call("type_text", with_target(tg, b)).on(udid)
         }
         ClientCommand::Press { key, observe } => {
             let b = match key.parse::<u32>() {
                 Ok(code) => json!({ "keycode": code, "observe": observe }),
                 Err(_) => json!({ "key": key.to_ascii_lowercase(), "observe": observe }),
             };
-            post(format!("{API}/ui/press"), body(udid, b))
+            call("press", b).on(udid)
         }
+        ClientCommand::HideKeyboard => call("hide_keyboard", json!({})).on(udid),
+        ClientCommand::WaitForChange {
+            fingerprint,
+            timeout_ms,
+            poll_interval_ms,
+        } => call(
+            "wait_for_change",
+            json!({ "fingerprint": fingerprint, "timeout_ms": timeout_ms,
+                "poll_interval_ms": poll_interval_ms }),
+        )
+        .on(udid),
         ClientCommand::Wait {
             selector,
             condition,
@@ -272,21 +389,17 @@ pub fn plan(
             let s = target::parse_selector(&selector, m.get()).map_err(usage)?;
             let b = json!({ "selector": s.to_json(), "condition": name(&condition),
                 "text": text, "timeout_ms": timeout_ms, "poll_interval_ms": poll_interval_ms });
-            post(format!("{API}/ui/wait"), body(udid, b))
+            call("wait", b).on(udid)
         }
-        ClientCommand::Expect(e) => {
-            let b = expectation(e)?;
-            post(format!("{API}/ui/expect"), body(udid, b))
-        }
-        ClientCommand::Screenshot(s) => Ok(plan_screenshot(s, udid)),
+        ClientCommand::Expect(e) => call("expect", expectation(e)?).on(udid),
+        ClientCommand::Screenshot(s) => plan_screenshot(s).on(udid),
         ClientCommand::Alert(a) => {
-            let (path, button) = match a {
-                AlertCommand::Accept => ("accept", None),
-                AlertCommand::Dismiss => ("dismiss", None),
-                AlertCommand::Button { label } => ("accept", Some(label)),
+            let (op, button) = match a {
+                AlertCommand::Accept { button } => ("alert_accept", button),
+                AlertCommand::Dismiss { button } => ("alert_dismiss", button),
+                AlertCommand::Button { label } => ("alert_accept", Some(label)),
             };
-            let b = json!({ "button": button });
-            post(format!("{API}/alert/{path}"), body(udid, b))
+            call(op, json!({ "button": button })).on(udid)
         }
         ClientCommand::Location { lat, lon, clear } => {
             let b = if clear {
@@ -294,47 +407,55 @@ pub fn plan(
             } else {
                 json!({ "latitude": lat, "longitude": lon })
             };
-            post(format!("{API}/location"), body(udid, b))
+            call("set_location", b).on(udid)
         }
         ClientCommand::Permission {
             action,
             bundle_id,
             permission,
-        } => {
-            let b = json!({ "action": name(&action), "bundle_id": bundle_id,
-                "permission": permission });
-            post(format!("{API}/permission"), body(udid, b))
-        }
-    }
+        } => call(
+            "set_permission",
+            json!({ "action": name(&action), "bundle_id": bundle_id,
+                "permission": permission }),
+        )
+        .on(udid),
+    })
 }
 
-fn plan_app(a: AppCommand, udid: &Option<String>) -> Request {
-    let (path, b) = match a {
-        AppCommand::List => {
-            return Request::Get {
-                path: format!("{API}/app/list"),
-                query: udid_query(udid),
-                text: false,
-            }
-        }
-        AppCommand::Install { path } => ("install", json!({ "path": path })),
+fn status_bar(a: StatusBarArgs) -> Result<Request, CliError> {
+    let b = json!({ "clear": a.clear.then_some(true), "time": a.time,
+        "battery_level": a.battery_level, "battery_state": a.battery_state,
+        "wifi_bars": a.wifi_bars, "cellular_bars": a.cellular_bars,
+        "data_network": a.data_network, "operator_name": a.operator_name });
+    let r = Request::new("status_bar", b);
+    if r.args.is_empty() {
+        return Err(CliError::usage(
+            "give status bar values (--time, --battery-level…) or --clear",
+        ));
+    }
+    Ok(r)
+}
+
+fn plan_app(a: AppCommand) -> Request {
+    match a {
+        AppCommand::List => Request::new("list_apps", json!({})),
+        AppCommand::Install { path } => Request::new("install_app", json!({ "path": path })),
         AppCommand::Launch {
             bundle_id,
             relaunch,
             activity,
             arguments,
-        } => (
-            "launch",
+        } => Request::new(
+            "launch_app",
             json!({ "bundle_id": bundle_id, "relaunch": relaunch, "activity": activity,
                 "arguments": (!arguments.is_empty()).then_some(arguments) }),
         ),
-        AppCommand::Terminate { bundle_id } => ("terminate", json!({ "bundle_id": bundle_id })),
-        AppCommand::Reset { bundle_id } => ("reset", json!({ "bundle_id": bundle_id })),
-    };
-    Request::Call {
-        method: Method::POST,
-        path: format!("{API}/app/{path}"),
-        body: body(udid, b),
+        AppCommand::Terminate { bundle_id } => {
+            Request::new("terminate_app", json!({ "bundle_id": bundle_id }))
+        }
+        AppCommand::Reset { bundle_id } => {
+            Request::new("reset_app", json!({ "bundle_id": bundle_id }))
+        }
     }
 }
 
@@ -364,44 +485,29 @@ fn expectation(e: ExpectCommand) -> Result<Value, CliError> {
     })
 }
 
-/// `GET /screenshot` (or `/screenshot/annotated`) to a file. Only the flags given are sent,
-/// so a server without the image options still answers the plain form.
-fn plan_screenshot(s: ScreenshotArgs, udid: &Option<String>) -> Request {
-    let mut q = udid_query(udid);
-    if let Some(f) = s.format {
-        q.push(("format", name(&f)));
-    }
-    for (k, v) in [
-        ("scale", s.scale.map(|v| v.to_string())),
-        ("quality", s.quality.map(|v| v.to_string())),
-        ("max_size", s.max_size.map(|v| v.to_string())),
-    ] {
-        if let Some(v) = v {
-            q.push((k, v));
-        }
-    }
-    if s.interactive_only {
-        q.push(("interactive_only", "true".into()));
-    }
-    if s.grid {
-        q.push(("grid", "true".into()));
-    }
-    let path = if s.annotate {
-        format!("{API}/screenshot/annotated")
+/// A screenshot (plain or annotated) to a file. Only the flags given are sent, so a server
+/// without the image options still answers the plain form.
+fn plan_screenshot(s: ScreenshotArgs) -> Request {
+    let op = if s.annotate {
+        "screenshot_annotated"
     } else {
-        format!("{API}/screenshot")
+        "screenshot"
     };
-    Request::Image {
-        path,
-        query: q,
-        output: s.output,
-    }
+    let mut r = Request::new(
+        op,
+        json!({ "format": s.format.as_ref().map(name), "scale": s.scale,
+            "quality": s.quality, "max_size": s.max_size,
+            "interactive_only": s.interactive_only.then_some(true),
+            "grid": s.grid.then_some(true) }),
+    );
+    r.output = s.output;
+    r
 }
 
 async fn save_image(
-    c: &Client,
+    c: &super::client::Client,
     path: &str,
-    query: &[(&'static str, String)],
+    query: &[(&str, String)],
     output: Option<String>,
 ) -> Result<Answer, CliError> {
     let (bytes, ctype) = c.get_bytes(path, query).await?;
@@ -424,23 +530,125 @@ async fn save_image(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::HttpMethod;
     use crate::cli::{Cli, Command};
     use clap::Parser;
+    use std::collections::BTreeSet;
 
     fn plan_of(args: &[&str]) -> Result<Request, CliError> {
         let cli = Cli::try_parse_from(std::iter::once("mobilectl").chain(args.iter().copied()))
-            .expect("parses");
+            .unwrap_or_else(|e| panic!("{args:?} does not parse: {e}"));
         let Command::Client(cmd) = cli.command else {
             panic!("not a client command")
         };
         plan(cmd, &cli.global.udid, cli.global.json)
     }
 
+    fn http_of(args: &[&str]) -> Http {
+        plan_of(args).unwrap().http().unwrap()
+    }
+
     fn body_of(args: &[&str]) -> (String, Value) {
-        match plan_of(args).unwrap() {
-            Request::Call { path, body, .. } => (path, body),
-            other => panic!("{other:?}"),
+        let h = http_of(args);
+        (
+            h.path,
+            h.body.unwrap_or_else(|| panic!("{args:?}: no body")),
+        )
+    }
+
+    #[test]
+    fn every_operation_has_a_command() {
+        let mut planned = BTreeSet::new();
+        for f in super::super::forms::FORMS {
+            let r = plan_of(f.example).unwrap_or_else(|e| panic!("{:?}: {}", f.example, e.message));
+            assert_eq!(r.op, f.op, "{:?} plans another operation", f.example);
+            // Its HTTP form comes out of the table.
+            r.http()
+                .unwrap_or_else(|e| panic!("{:?}: {}", f.example, e.message));
+            assert!(planned.insert(r.op), "{} listed twice", r.op);
         }
+        let table: BTreeSet<&str> = crate::api::operations().iter().map(|o| o.name).collect();
+        assert_eq!(
+            planned, table,
+            "operations without a CLI form (or forms without an op)"
+        );
+    }
+
+    #[test]
+    fn method_path_and_placement_come_from_the_table() {
+        let h = http_of(&["tap", "@e3", "-d", "emu"]);
+        assert_eq!(h.method, HttpMethod::Post);
+        assert_eq!(h.path, "/api/v1/device/ui/tap");
+        assert_eq!(
+            h.body,
+            Some(json!({"ref": "e3", "observe": false, "udid": "emu"}))
+        );
+        assert!(h.query.is_empty());
+
+        let h = http_of(&["find", "log in", "--limit", "3", "-d", "emu"]);
+        assert_eq!(
+            (h.method, h.path.as_str()),
+            (HttpMethod::Get, "/api/v1/device/ui/find")
+        );
+        let mut q = h.query.clone();
+        q.sort();
+        assert_eq!(
+            q,
+            vec![
+                ("limit".to_string(), "3".to_string()),
+                ("query".into(), "log in".into()),
+                ("udid".into(), "emu".into())
+            ]
+        );
+        assert_eq!(h.body, None);
+
+        let h = http_of(&["use", "--clear"]);
+        assert_eq!(
+            (h.method, h.path.as_str()),
+            (HttpMethod::Put, "/api/v1/device/active")
+        );
+        assert_eq!(h.body, Some(json!({"udid": null})));
+
+        let h = http_of(&["active", "-d", "ignored"]);
+        assert_eq!(
+            (h.method, h.path.as_str()),
+            (HttpMethod::Get, "/api/v1/device/active")
+        );
+        assert_eq!((h.query.len(), h.body), (0, None));
+
+        assert_eq!(http_of(&["snapshot"]).answer, AnswerKind::Text);
+        assert_eq!(http_of(&["--json", "snapshot"]).answer, AnswerKind::Json);
+        let shot = plan_of(&["screenshot", "--annotate", "--grid", "-o", "a.png"]).unwrap();
+        assert_eq!(shot.output.as_deref(), Some("a.png"));
+        let h = shot.http().unwrap();
+        assert_eq!(h.path, "/api/v1/device/screenshot/annotated");
+        assert_eq!(
+            (h.answer, h.query),
+            (AnswerKind::Image, vec![("grid".into(), "true".into())])
+        );
+    }
+
+    #[test]
+    fn path_parameters_are_filled_and_encoded() {
+        let mut args = Map::new();
+        args.insert("udid".into(), json!("iPhone 15/x"));
+        args.insert("n".into(), json!(3));
+        args.insert("other".into(), json!(true));
+        let p = fill_path("/api/v1/device/{udid}/item/{n}", &mut args).unwrap();
+        assert_eq!(p, "/api/v1/device/iPhone%2015%2Fx/item/3");
+        assert_eq!(args.keys().collect::<Vec<_>>(), vec!["other"]);
+        assert_eq!(
+            fill_path("/x/{missing}", &mut Map::new()).unwrap_err().exit,
+            2
+        );
+        assert_eq!(fill_path("/plain", &mut Map::new()).unwrap(), "/plain");
+    }
+
+    #[test]
+    fn no_route_is_written_in_the_planner() {
+        let src = include_str!("plan.rs");
+        let code = &src[..src.find("#[cfg(test)]").unwrap()];
+        assert!(!code.contains("/api/"), "a route is spelled out in plan.rs");
     }
 
     #[test]
@@ -452,6 +660,17 @@ mod tests {
                 json!({"text": "hi there", "ref": "e3", "clear": true, "submit": false,
                        "verify": true, "udid": "emu"})
             )
+        );
+        // Target first reads the same.
+        assert_eq!(
+            body_of(&["type", "@e5", "user@example.com"]).1,
+            json!({"text": "user@example.com", "ref": "e5", "clear": false, "submit": false,
+                   "verify": true})
+        );
+        assert_eq!(
+            body_of(&["type", "e5", "e6"]).1["text"],
+            "e5",
+            "two ref-like words: text first"
         );
         assert_eq!(
             body_of(&["swipe", "1,2", "3,4"]).1,
@@ -481,6 +700,13 @@ mod tests {
             )
         );
         assert_eq!(
+            body_of(&["alert", "dismiss", "--button", "Never"]),
+            (
+                "/api/v1/device/alert/dismiss".into(),
+                json!({"button": "Never"})
+            )
+        );
+        assert_eq!(
             body_of(&["location", "48.85", "-2.35"]).1,
             json!({"latitude": 48.85, "longitude": -2.35})
         );
@@ -489,24 +715,65 @@ mod tests {
             body_of(&["boot", "--avd", "Pixel", "-d", "x"]).1,
             json!({"avd": "Pixel"})
         );
+        assert_eq!(
+            body_of(&[
+                "tap-element",
+                "LOG IN",
+                "--type",
+                "button",
+                "--contains",
+                "--index",
+                "1"
+            ]),
+            (
+                "/api/v1/device/ui/tap-element".into(),
+                json!({"label": "LOG IN", "element_type": "button", "contains": true,
+                       "index": 1, "observe": false})
+            )
+        );
+        assert_eq!(
+            body_of(&["wait-for-change", "abc", "--timeout-ms", "500"]).1,
+            json!({"fingerprint": "abc", "timeout_ms": 500})
+        );
+        assert_eq!(
+            body_of(&["erase", "-d", "sim"]),
+            ("/api/v1/device/erase".into(), json!({"udid": "sim"}))
+        );
+        assert_eq!(
+            body_of(&[
+                "status-bar",
+                "--time",
+                "9:41",
+                "--data-network",
+                "5g+",
+                "--battery-level",
+                "100"
+            ])
+            .1,
+            json!({"time": "9:41", "data_network": "5g+", "battery_level": 100})
+        );
+        assert_eq!(
+            body_of(&["status-bar", "--clear"]).1,
+            json!({"clear": true})
+        );
+        assert_eq!(body_of(&["hide-keyboard"]).1, json!({}));
+        // The URL to open is not taken for the server's --url.
+        let cli = Cli::try_parse_from(["mobilectl", "open", "https://example.com"]).unwrap();
+        assert_eq!(cli.global.url, "http://127.0.0.1:9100");
+        let Command::Client(cmd) = cli.command else {
+            panic!()
+        };
+        assert_eq!(
+            plan(cmd, &None, false).unwrap().args["url"],
+            "https://example.com"
+        );
     }
 
     #[test]
-    fn gets_and_usage_errors() {
-        assert_eq!(
-            plan_of(&["snapshot", "-i"]).unwrap(),
-            Request::Get {
-                path: "/api/v1/device/ui".into(),
-                query: vec![
-                    ("format", "text".into()),
-                    ("interactive_only", "true".into())
-                ],
-                text: true,
-            }
-        );
+    fn usage_errors() {
         assert!(matches!(
-            plan_of(&["--json", "snapshot"]).unwrap(),
-            Request::Get { text: false, .. }
+            plan_of(&["--json", "snapshot"]).unwrap().args.get("format"),
+            Some(Value::String(f)) if f == "json"
         ));
         for bad in [
             &["tap", "@e1", "1,2"][..],
@@ -514,8 +781,21 @@ mod tests {
             &["wait", "@e1"],
             &["swipe", "1,2"],
             &["use"],
+            &["type", "hello", "world"],
+            &["tap-element"],
+            &["status-bar"],
         ] {
             assert_eq!(plan_of(bad).unwrap_err().exit, 2, "{bad:?}");
+        }
+        // Values the server would refuse are refused by the parser, listing the good ones.
+        for bad in [
+            &["tap-element", "--type", "buton"][..],
+            &["status-bar", "--data-network", "6g"],
+            &["type", "a", "b", "c"],
+            &["status-bar", "--clear", "--time", "9:41"],
+        ] {
+            let args = std::iter::once("mobilectl").chain(bad.iter().copied());
+            assert!(Cli::try_parse_from(args).is_err(), "{bad:?}");
         }
     }
 }

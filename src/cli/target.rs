@@ -115,6 +115,26 @@ pub fn parse(word: &str, m: Modifiers) -> Result<Target, String> {
     Ok(Target::Selector(s))
 }
 
+/// Splits `type`'s one or two words into the text and the target. With one word it is the
+/// text. With two, the one that parses as a target is the target, in either order
+/// (`@e5 user@example.com` or `user@example.com @e5`); when both do (`e5 e6`) the first is
+/// the text; when neither does, the second is reported as not a target.
+pub fn text_and_target(words: &[String], m: Modifiers) -> Result<(String, Option<Target>), String> {
+    match words {
+        [text] => Ok((text.clone(), None)),
+        [a, b] => match (parse(a, m), parse(b, m)) {
+            (Ok(t), Err(_)) => Ok((b.clone(), Some(t))),
+            (_, Ok(t)) => Ok((a.clone(), Some(t))),
+            (Err(_), Err(e)) => Err(e),
+        },
+        [] => Err("the text to type is required".into()),
+        _ => Err(format!(
+            "give TEXT and at most one TARGET, not {} words",
+            words.len()
+        )),
+    }
+}
+
 /// Parses a target that must be a selector (wait, expect, scroll-to).
 pub fn parse_selector(args: &[String], m: Modifiers) -> Result<Selector, String> {
     match parse_one(args, m)? {
@@ -289,6 +309,42 @@ mod tests {
         assert!(parse_one(&[], Modifiers::default()).is_err());
         assert_eq!(parse_opt(&[], Modifiers::default()), Ok(None));
         assert!(parse_selector(&["@e1".into()], Modifiers::default()).is_err());
+    }
+
+    #[test]
+    fn type_takes_text_and_target_in_either_order() {
+        let tt = |a: &[&str]| {
+            let w: Vec<String> = a.iter().map(|s| s.to_string()).collect();
+            text_and_target(&w, Modifiers::default())
+        };
+        let e5 = Some(Target::Ref("e5".into()));
+        assert_eq!(
+            tt(&["@e5", "user@example.com"]),
+            Ok(("user@example.com".into(), e5.clone()))
+        );
+        assert_eq!(
+            tt(&["user@example.com", "@e5"]),
+            Ok(("user@example.com".into(), e5.clone()))
+        );
+        assert_eq!(tt(&["hello"]), Ok(("hello".into(), None)));
+        // A lone ref-like word is text: there is no target without a second word.
+        assert_eq!(tt(&["e5"]), Ok(("e5".into(), None)));
+        // Both could be targets: the first is the text.
+        assert_eq!(
+            tt(&["e5", "e6"]),
+            Ok(("e5".into(), Some(Target::Ref("e6".into()))))
+        );
+        assert_eq!(
+            tt(&["12,34", "text:Name"]),
+            Ok(("12,34".into(), Some(sel(|s| s.text = Some("Name".into())))))
+        );
+        assert_eq!(
+            tt(&["id:email", "a:b c"]),
+            Ok(("a:b c".into(), Some(sel(|s| s.id = Some("email".into())))))
+        );
+        // Neither is a target: the second is reported.
+        assert!(tt(&["hello", "world"]).unwrap_err().contains("`world`"));
+        assert!(tt(&["a", "b", "c"]).is_err());
     }
 
     #[test]

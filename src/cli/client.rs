@@ -30,6 +30,8 @@ pub fn exit_for_code(code: &str) -> i32 {
         | "ROUTE_NOT_FOUND"
         | "METHOD_NOT_ALLOWED"
         | "PAYLOAD_TOO_LARGE"
+        | "URI_TOO_LONG"
+        | "HEADERS_TOO_LARGE"
         | "UNAUTHORIZED"
         | "FORBIDDEN_HOST" => exit::USAGE,
         "TOOL_MISSING" => exit::TOOL_MISSING,

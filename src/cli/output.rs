@@ -202,6 +202,14 @@ fn action_line(v: &Value) -> String {
             line += &format!(" {c}");
         }
     }
+    // What typing left in the field, when it was read back.
+    let d = &v["details"];
+    if let Some(m) = d.get("matched").filter(|m| !m.is_null()) {
+        line += &format!(" · matched {m}");
+        if let Some(r) = d.get("readback") {
+            line += &format!(" · readback {r}");
+        }
+    }
     match (&v["fingerprint_before"], &v["fingerprint_after"]) {
         (Value::Null, Value::Null) => {}
         (b, Value::Null) => line += &format!(" · fp {}", short(b)),
@@ -324,6 +332,14 @@ mod tests {
             "tap e4 (540,1290) \"LOG IN\" ok · fp 87d1aaaa · 12 ms"
         );
         assert_eq!(outcome(&v), 0);
+        let typed = json!({"action_type": "type", "success": false,
+            "failure_code": "TEXT_MISMATCH", "timing_ms": 5,
+            "details": {"matched": false, "readback": "alic"}});
+        assert_eq!(
+            text(&typed),
+            "type FAILED TEXT_MISMATCH · matched false · readback \"alic\" · 5 ms"
+        );
+        assert_eq!(outcome(&typed), 1);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`virtual_device`]: an adb-speaking virtual Android device for tests and `serve --demo`.
 //! - [`cli`]: the thin client that calls the server over HTTP.
+//! - [`mcp`]: the API's operations as MCP tools, on stdio (`mobilectl mcp`) and at `/mcp`.
 
 pub mod api;
 pub mod backend;
@@ -19,6 +20,7 @@ pub mod controller;
 pub mod error;
 pub mod exec;
 pub mod image;
+pub mod mcp;
 pub mod server;
 pub mod ui;
 pub mod virtual_device;

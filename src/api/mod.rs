@@ -5,6 +5,7 @@
 //! An operation is an entry in [`table`]: name, method, path, tag, summary, error codes, and a
 //! handler whose input and output types give the request and response schemas.
 
+pub mod call;
 pub mod errors;
 pub mod openapi;
 pub mod operation;

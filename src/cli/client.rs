@@ -233,6 +233,38 @@ impl Client {
         Ok(reply(self.send(req).await?.0))
     }
 
+    /// Any request, answered as it comes — status, headers and body, errors included — for
+    /// callers that read answers themselves (the MCP server). Only a failure to get an answer
+    /// at all is an error.
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(String, String)],
+        body: Option<&Value>,
+        timeout: Duration,
+    ) -> Result<reqwest::Response, CliError> {
+        let mut req = self
+            .http
+            .request(method, self.url(path))
+            .query(query)
+            .timeout(timeout);
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
+        }
+        req.send().await.map_err(|e| {
+            CliError::local(
+                exit::UNREACHABLE,
+                "SERVER_UNREACHABLE",
+                format!("the server at {} did not answer: {e}", self.base),
+                None,
+            )
+        })
+    }
+
     async fn send(&self, mut req: reqwest::RequestBuilder) -> Result<(Vec<u8>, String), CliError> {
         if let Some(t) = &self.token {
             req = req.bearer_auth(t);

@@ -76,6 +76,8 @@ pub enum Command {
     Openapi,
     /// Run a virtual Android device that the real adb connects to (tests, demos).
     VirtualDevice(crate::virtual_device::VirtualDeviceArgs),
+    /// Serve the API as MCP tools on stdin/stdout (a client of the server, like the CLI).
+    Mcp,
     /// Print a shell completion script.
     Completions {
         #[arg(value_enum)]
@@ -97,6 +99,11 @@ pub fn run(cli: Cli) -> i32 {
             0
         }
         Command::VirtualDevice(args) => crate::virtual_device::run_cli(args),
+        Command::Mcp => crate::mcp::run_stdio(ConnectOptions {
+            url: cli.global.url,
+            token: cli.global.token,
+            autostart: !cli.global.no_autostart,
+        }),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

@@ -44,7 +44,7 @@ impl Request {
 
     /// The HTTP form of this request, from the operation table.
     pub fn http(&self) -> Result<Http, CliError> {
-        use crate::api::{Input, Output};
+        use crate::api::Output;
         let op = crate::api::find(self.op).ok_or_else(|| {
             CliError::local(
                 exit::FAILED,
@@ -53,26 +53,16 @@ impl Request {
                 None,
             )
         })?;
-        let mut args = self.args.clone();
-        let path = fill_path(op.path, &mut args)?;
-        let (query, body) = match op.input {
-            Input::Query(_) => (query_pairs(&args), None),
-            Input::Body(_) => (Vec::new(), Some(Value::Object(args))),
-            Input::None if args.is_empty() => (Vec::new(), None),
-            Input::None => {
-                let names: Vec<&str> = args.keys().map(String::as_str).collect();
-                return Err(CliError::local(
-                    exit::FAILED,
-                    "CLIENT",
-                    format!(
-                        "`{}` takes no arguments (got {})",
-                        op.name,
-                        names.join(", ")
-                    ),
-                    None,
-                ));
-            }
-        };
+        let call =
+            crate::api::call::http_call(op.method, op.path, op.input.kind(), self.args.clone())
+                .map_err(|e| match e {
+                    crate::api::call::ArgumentError::MissingPathParameter(_) => {
+                        CliError::usage(e.to_string())
+                    }
+                    crate::api::call::ArgumentError::TakesNone(_) => {
+                        CliError::local(exit::FAILED, "CLIENT", format!("`{}` {e}", op.name), None)
+                    }
+                })?;
         let answer = match op.output {
             Output::Image => AnswerKind::Image,
             Output::JsonOrText(_) if self.args.get("format") == Some(&json!("text")) => {
@@ -82,9 +72,9 @@ impl Request {
         };
         Ok(Http {
             method: op.method,
-            path,
-            query,
-            body,
+            path: call.path,
+            query: call.query,
+            body: call.body,
             answer,
         })
     }
@@ -116,48 +106,6 @@ pub enum Answer {
     Text(super::client::Reply),
     /// A file was written.
     Saved(Value),
-}
-
-/// Replaces each `{name}` of `path` with the argument `name` (percent-encoded), which is
-/// taken out of `args`.
-fn fill_path(path: &str, args: &mut Map<String, Value>) -> Result<String, CliError> {
-    let mut out = String::new();
-    let mut rest = path;
-    while let Some(open) = rest.find('{') {
-        let close = rest[open..].find('}').map(|c| open + c).ok_or_else(|| {
-            CliError::local(exit::FAILED, "CLIENT", format!("bad path `{path}`"), None)
-        })?;
-        let name = &rest[open + 1..close];
-        let value = match args.remove(name) {
-            Some(Value::String(s)) => s,
-            Some(v @ Value::Number(_)) => v.to_string(),
-            _ => return Err(CliError::usage(format!("`{name}` is required"))),
-        };
-        out.push_str(&rest[..open]);
-        for b in value.bytes() {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                out.push(char::from(b));
-            } else {
-                out.push_str(&format!("%{b:02X}"));
-            }
-        }
-        rest = &rest[close + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-fn query_pairs(args: &Map<String, Value>) -> Vec<(String, String)> {
-    args.iter()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| {
-            let v = match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (k.clone(), v)
-        })
-        .collect()
 }
 
 fn with_target(t: Option<Target>, fields: Value) -> Value {
@@ -626,22 +574,6 @@ mod tests {
             (h.answer, h.query),
             (AnswerKind::Image, vec![("grid".into(), "true".into())])
         );
-    }
-
-    #[test]
-    fn path_parameters_are_filled_and_encoded() {
-        let mut args = Map::new();
-        args.insert("udid".into(), json!("iPhone 15/x"));
-        args.insert("n".into(), json!(3));
-        args.insert("other".into(), json!(true));
-        let p = fill_path("/api/v1/device/{udid}/item/{n}", &mut args).unwrap();
-        assert_eq!(p, "/api/v1/device/iPhone%2015%2Fx/item/3");
-        assert_eq!(args.keys().collect::<Vec<_>>(), vec!["other"]);
-        assert_eq!(
-            fill_path("/x/{missing}", &mut Map::new()).unwrap_err().exit,
-            2
-        );
-        assert_eq!(fill_path("/plain", &mut Map::new()).unwrap(), "/plain");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! HTTP layer: the application ([`app`]) around the operation table's router (`crate::api`),
-//! the error envelope, security middleware, Swagger UI. Handlers (`routes/`) stay thin: they
-//! take their parsed input, call the [`DeviceController`], and shape the answer.
+//! the error envelope, security middleware, Swagger UI, and MCP at `/mcp` (`crate::mcp::http`).
+//! Handlers (`routes/`) stay thin: they take their parsed input, call the [`DeviceController`],
+//! and shape the answer.
 
 mod error;
 mod limits;
@@ -11,11 +12,12 @@ pub mod security;
 pub use error::{ApiBytes, ApiJson, ApiQuery, ErrorBody, ErrorEnvelope};
 pub use security::SecurityPolicy;
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use axum::extract::DefaultBodyLimit;
-use axum::http::{header, HeaderValue, Method};
+use axum::http::{header, HeaderName, HeaderValue, Method};
 use axum::Router;
+use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
@@ -49,15 +51,29 @@ impl AppState {
     }
 }
 
-/// The whole HTTP application: API routes, `/openapi.json`, Swagger UI at `/docs`, the error
-/// envelope for unknown routes and methods, and the security layers.
-pub fn app(state: AppState, policy: SecurityPolicy) -> Router {
-    let mut router = crate::api::router()
-        .merge(SwaggerUi::new("/docs").url("/openapi.json", crate::api::openapi()))
+/// Cancelled when [`serve`] is told to stop: ends open MCP sessions so that in-flight requests
+/// can finish and the graceful shutdown does not wait on streams kept open by clients.
+static SHUTDOWN: LazyLock<CancellationToken> = LazyLock::new(CancellationToken::new);
+
+/// The API alone: the operation table's routes with their state, the error envelope for
+/// unknown routes and methods, the body limit. What `/mcp` calls in-process.
+fn api(state: AppState) -> Router {
+    crate::api::router()
         .fallback(error::route_not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .with_state(state)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT));
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(CatchPanicLayer::custom(error::panic_response))
+}
+
+/// The whole HTTP application: API routes, MCP at `/mcp`, `/openapi.json`, Swagger UI at
+/// `/docs`, the error envelope for unknown routes and methods, and the security layers.
+pub fn app(state: AppState, policy: SecurityPolicy) -> Router {
+    let api = api(state);
+    let mcp = crate::mcp::http::service(api.clone(), SHUTDOWN.child_token());
+    let mut router = api
+        .nest_service(crate::mcp::http::PATH, mcp)
+        .merge(SwaggerUi::new("/docs").url("/openapi.json", crate::api::openapi()));
     if !policy.allow_origins.is_empty() {
         let origins: Vec<HeaderValue> = policy
             .allow_origins
@@ -67,8 +83,15 @@ pub fn app(state: AppState, policy: SecurityPolicy) -> Router {
         router = router.layer(
             CorsLayer::new()
                 .allow_origin(AllowOrigin::list(origins))
-                .allow_methods([Method::GET, Method::POST, Method::PUT])
-                .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION]),
+                .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
+                .allow_headers([
+                    header::CONTENT_TYPE,
+                    header::AUTHORIZATION,
+                    HeaderName::from_static("mcp-session-id"),
+                    HeaderName::from_static("mcp-protocol-version"),
+                    HeaderName::from_static("last-event-id"),
+                ])
+                .expose_headers([HeaderName::from_static("mcp-session-id")]),
         );
     }
     router
@@ -114,4 +137,6 @@ async fn shutdown_signal() {
         _ = ctrl_c => {},
         _ = term => {},
     }
+    // Ends open MCP sessions so the graceful shutdown does not wait on their streams.
+    SHUTDOWN.cancel();
 }

@@ -1,0 +1,216 @@
+//! The one seam between MCP tools and the API: a [`Dispatch`] sends an [`HttpCall`] and
+//! returns the [`ApiAnswer`] as the API gave it. Two implementations: [`HttpDispatch`] (stdio
+//! mode, a client of the HTTP server like the CLI, with the same autostart) and [`InProcess`]
+//! (`/mcp` inside the server, calling the API router directly).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{header, Request};
+use axum::Router;
+use tokio::sync::Mutex;
+use tower::ServiceExt;
+
+use crate::api::call::HttpCall;
+use crate::api::HttpMethod;
+use crate::cli::client::{Client, ConnectOptions};
+
+/// How long one tool call may take end to end (the longest operation, `wait`, stops at 120 s).
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Answers larger than this are refused (a full-size PNG screenshot is a few MB).
+const MAX_ANSWER: usize = 64 * 1024 * 1024;
+
+/// The API's answer, unchanged.
+#[derive(Debug, Clone)]
+pub struct ApiAnswer {
+    pub status: u16,
+    pub content_type: String,
+    /// The answer's `x-*` headers (screenshots carry their geometry in them).
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// No answer could be had: the server is unreachable, not mobilectl, the call timed out…
+#[derive(Debug, Clone)]
+pub struct DispatchError {
+    pub code: String,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+/// Sends API requests somewhere.
+pub trait Dispatch: Send + Sync + 'static {
+    fn send(
+        &self,
+        request: HttpCall,
+    ) -> impl Future<Output = Result<ApiAnswer, DispatchError>> + Send;
+}
+
+fn x_headers(headers: &axum::http::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter(|(name, _)| name.as_str().starts_with("x-"))
+        .filter_map(|(name, v)| Some((name.as_str().to_string(), v.to_str().ok()?.to_string())))
+        .collect()
+}
+
+fn content_type(headers: &axum::http::HeaderMap) -> String {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Calls the HTTP server at `MOBILECTL_URL` / `--url`, starting a local one when allowed and
+/// none answers. Connects on the first call (so `tools/list` works with no server), and again
+/// after the server stopped answering.
+pub struct HttpDispatch {
+    options: ConnectOptions,
+    client: Mutex<Option<Arc<Client>>>,
+}
+
+impl HttpDispatch {
+    pub fn new(options: ConnectOptions) -> Self {
+        HttpDispatch {
+            options,
+            client: Mutex::new(None),
+        }
+    }
+
+    async fn client(&self) -> Result<Arc<Client>, DispatchError> {
+        let mut slot = self.client.lock().await;
+        if let Some(c) = slot.as_ref() {
+            return Ok(c.clone());
+        }
+        let c = Arc::new(Client::connect(&self.options).await.map_err(from_cli)?);
+        *slot = Some(c.clone());
+        Ok(c)
+    }
+
+    async fn forget(&self) {
+        *self.client.lock().await = None;
+    }
+}
+
+fn from_cli(e: crate::cli::client::CliError) -> DispatchError {
+    DispatchError {
+        code: e.code,
+        message: e.message,
+        hint: e.hint,
+    }
+}
+
+fn reqwest_method(m: HttpMethod) -> reqwest::Method {
+    match m {
+        HttpMethod::Get => reqwest::Method::GET,
+        HttpMethod::Post => reqwest::Method::POST,
+        HttpMethod::Put => reqwest::Method::PUT,
+        HttpMethod::Delete => reqwest::Method::DELETE,
+    }
+}
+
+impl Dispatch for HttpDispatch {
+    async fn send(&self, request: HttpCall) -> Result<ApiAnswer, DispatchError> {
+        let client = self.client().await?;
+        let sent = client
+            .request(
+                reqwest_method(request.method),
+                &request.path,
+                &request.query,
+                request.body.as_ref(),
+                CALL_TIMEOUT,
+            )
+            .await;
+        let resp = match sent {
+            Ok(r) => r,
+            Err(e) => {
+                // Reconnect (and autostart) on the next call.
+                self.forget().await;
+                return Err(from_cli(e));
+            }
+        };
+        let status = resp.status().as_u16();
+        let content_type = content_type(resp.headers());
+        let headers = x_headers(resp.headers());
+        let body = resp.bytes().await.map_err(|e| DispatchError {
+            code: "SERVER_UNREACHABLE".into(),
+            message: format!("the answer was cut off: {e}"),
+            hint: None,
+        })?;
+        Ok(ApiAnswer {
+            status,
+            content_type,
+            headers,
+            body: body.to_vec(),
+        })
+    }
+}
+
+/// Calls the API router of this very server, without a socket. The request has already
+/// passed the server's security checks on its way to `/mcp`.
+#[derive(Clone)]
+pub struct InProcess {
+    router: Router,
+}
+
+impl InProcess {
+    pub fn new(router: Router) -> Self {
+        InProcess { router }
+    }
+}
+
+impl Dispatch for InProcess {
+    async fn send(&self, request: HttpCall) -> Result<ApiAnswer, DispatchError> {
+        let failed = |message: String| DispatchError {
+            code: "INTERNAL".into(),
+            message,
+            hint: None,
+        };
+        let mut uri = request.path.clone();
+        if !request.query.is_empty() {
+            let q = form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(&request.query)
+                .finish();
+            uri = format!("{uri}?{q}");
+        }
+        let builder = Request::builder()
+            .method(request.method.as_str())
+            .uri(uri)
+            .header(header::HOST, "localhost");
+        let req = match &request.body {
+            Some(b) => builder
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(b.to_string())),
+            None => builder.body(Body::empty()),
+        }
+        .map_err(|e| failed(format!("cannot build the request: {e}")))?;
+        let call = self.router.clone().oneshot(req);
+        let resp = match tokio::time::timeout(CALL_TIMEOUT, call).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(never)) => match never {},
+            Err(_) => {
+                return Err(DispatchError {
+                    code: "TIMEOUT".into(),
+                    message: format!("no answer within {} s", CALL_TIMEOUT.as_secs()),
+                    hint: None,
+                })
+            }
+        };
+        let status = resp.status().as_u16();
+        let content_type = content_type(resp.headers());
+        let headers = x_headers(resp.headers());
+        let body = axum::body::to_bytes(resp.into_body(), MAX_ANSWER)
+            .await
+            .map_err(|e| failed(format!("cannot read the answer: {e}")))?;
+        Ok(ApiAnswer {
+            status,
+            content_type,
+            headers,
+            body: body.to_vec(),
+        })
+    }
+}

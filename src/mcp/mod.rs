@@ -1,0 +1,107 @@
+//! MCP (Model Context Protocol) for agents: one tool per API operation, generated from the
+//! operation table (`crate::api::operations()`), served two ways:
+//! - `mobilectl mcp` on stdio ([`run_stdio`]): a client of the HTTP server like the CLI (same
+//!   `MOBILECTL_URL` / `MOBILECTL_TOKEN`, same autostart), so several agents share one server,
+//!   one device lock and one active device;
+//! - `/mcp` on the HTTP server ([`http`]), over Streamable HTTP, calling the API in-process.
+//!
+//! Parts: [`schema`] (compact input schemas), [`tools`] (tool list, arguments → request,
+//! answer → result), [`dispatch`] (the two ways of sending a request), [`server`] (the rmcp
+//! handler), [`http`] (the `/mcp` service).
+
+pub mod dispatch;
+pub mod http;
+pub mod schema;
+pub mod server;
+pub mod tools;
+
+use std::sync::Arc;
+
+use rmcp::ServiceExt;
+
+use crate::cli::client::{exit, ConnectOptions};
+use dispatch::HttpDispatch;
+use server::McpServer;
+
+/// How to work with these tools, sent at `initialize` (kept under 2 KB).
+pub const INSTRUCTIONS: &str = "\
+mobilectl drives Android devices and iOS Simulators. How to work:
+1. Look: `snapshot` gives the screen as a tree of elements with refs e1..eN (text; format=json \
+for JSON). `screen_summary` is briefer; `screenshot` is an image.
+2. Act on a ref: `tap {ref}`, `type_text {ref, text}`, `long_press`, `swipe`, `scroll`. Or aim \
+with a selector ({text, label, id, role, contains, index}), read fresh from the screen.
+3. Refs belong to the snapshot they came from. After the screen changes (navigation, typing, \
+scrolling, a dialog) take a new snapshot; an old ref answers STALE_REFERENCE.
+4. Verify, do not assume: `wait` for an element (selector + condition), `expect` to judge the \
+screen once, `wait_for_change` after an action with an unknown effect. A wait that times out \
+answers status: timeout (expect: success: false); that is an answer, not an error.
+5. Coordinates x, y are pixels on Android and points on iOS. A screenshot reports \
+tap_per_image_pixel: multiply an image position by it to tap there. Prefer refs and selectors; \
+`screenshot_annotated` draws the refs when the tree is not enough.
+6. Without udid, calls go to the active device (`get_active_device`; choose with \
+`list_devices` and `set_active_device`).
+7. Alerts and permission dialogs: `alert_accept` / `alert_dismiss`.
+8. A failure is a result with isError and text CODE: message hint: ...; follow the hint \
+(ELEMENT_NOT_FOUND: snapshot again; AMBIGUOUS_TARGET: narrow the selector or add index).";
+
+/// Runs `mobilectl mcp`: MCP on stdin/stdout until the client closes it. Returns the exit code.
+pub fn run_stdio(options: ConnectOptions) -> i32 {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mobilectl mcp: cannot start the async runtime: {e}");
+            return exit::FAILED;
+        }
+    };
+    rt.block_on(async move {
+        let server = McpServer::new(Arc::new(HttpDispatch::new(options)));
+        let running = match server.serve(rmcp::transport::stdio()).await {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("mobilectl mcp: the MCP session did not start: {e}");
+                return exit::FAILED;
+            }
+        };
+        match running.waiting().await {
+            Ok(_) => exit::OK,
+            Err(e) => {
+                eprintln!("mobilectl mcp: {e}");
+                exit::FAILED
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_fit_in_2_kb_and_say_how_to_work() {
+        assert!(
+            INSTRUCTIONS.len() < 2048,
+            "instructions are {} bytes",
+            INSTRUCTIONS.len()
+        );
+        for must in [
+            "snapshot",
+            "STALE_REFERENCE",
+            "wait",
+            "expect",
+            "pixels on Android",
+            "points on iOS",
+            "hint",
+        ] {
+            assert!(INSTRUCTIONS.contains(must), "{must}");
+        }
+        // Every tool the instructions name exists.
+        for word in INSTRUCTIONS.split('`').skip(1).step_by(2) {
+            let name = word.split(' ').next().unwrap_or(word);
+            assert!(tools::find(name).is_some(), "instructions name `{name}`");
+        }
+    }
+}

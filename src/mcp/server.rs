@@ -1,0 +1,93 @@
+//! The MCP server handler: `initialize` answers with the instructions, `tools/list` with the
+//! generated tools, `tools/call` maps the arguments to an API request, sends it through the
+//! [`Dispatch`] it was made with, and maps the answer back.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+
+use super::dispatch::Dispatch;
+use super::tools;
+
+/// An MCP server over some way of reaching the API.
+pub struct McpServer<D> {
+    dispatch: Arc<D>,
+}
+
+impl<D> Clone for McpServer<D> {
+    fn clone(&self) -> Self {
+        McpServer {
+            dispatch: self.dispatch.clone(),
+        }
+    }
+}
+
+impl<D: Dispatch> McpServer<D> {
+    pub fn new(dispatch: Arc<D>) -> Self {
+        McpServer { dispatch }
+    }
+
+    /// Runs one tool call to its result (tool failures are results with `isError`).
+    pub async fn call(
+        &self,
+        name: &str,
+        args: Option<&rmcp::model::JsonObject>,
+    ) -> Result<rmcp::model::CallToolResult, ErrorData> {
+        let Some(def) = tools::find(name) else {
+            return Err(ErrorData::invalid_params(
+                format!("no tool named `{name}`"),
+                None,
+            ));
+        };
+        let request = match def.request(args) {
+            Ok(r) => r,
+            Err(e) => return Ok(tools::argument_error(&e)),
+        };
+        Ok(match self.dispatch.send(request).await {
+            Ok(answer) => tools::result(&answer),
+            Err(e) => tools::dispatch_error(&e),
+        })
+    }
+}
+
+/// What the server tells an agent at `initialize`.
+pub fn config() -> ServerConfig {
+    ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        .with_server_info(Implementation::new("mobilectl", env!("CARGO_PKG_VERSION")))
+        .with_instructions(super::INSTRUCTIONS)
+}
+
+impl<D: Dispatch> ServerHandler for McpServer<D> {
+    fn get_info(&self) -> ServerConfig {
+        config()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            tools::tools().iter().map(|t| t.tool.clone()).collect(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call(&request.name, request.arguments.as_ref())
+            .await
+            .map(Into::into)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools::find(name).map(|t| t.tool.clone())
+    }
+}

@@ -1,0 +1,383 @@
+//! The tools: one per operation of `crate::api::operations()`, named as the operation, described
+//! by its summary, with the compact input schema of [`super::schema`]. Also the two mappings
+//! around a call: arguments → [`HttpCall`] ([`ToolDef::request`]) and [`ApiAnswer`] → tool
+//! result ([`result`]). The only hand-written part is [`PRESENTATION`], a few overrides.
+
+use std::sync::{Arc, LazyLock};
+
+use base64::Engine;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use serde_json::{json, Map, Value};
+
+use super::dispatch::{ApiAnswer, DispatchError};
+use super::schema;
+use crate::api::call::{http_call, HttpCall, InputKind};
+use crate::api::HttpMethod;
+
+/// How a tool differs from its operation's defaults.
+struct Presentation {
+    name: &'static str,
+    /// Replaces the summary as the tool's description.
+    description: Option<&'static str>,
+    /// Query arguments added when the caller does not give them.
+    defaults: &'static [(&'static str, &'static str)],
+}
+
+/// The overrides: a model reads the compact text tree better than JSON, and a screenshot
+/// costs far fewer tokens as a JPEG that fits 1024 px.
+const PRESENTATION: &[Presentation] = &[
+    Presentation {
+        name: "snapshot",
+        description: Some(
+            "Read the screen: a compact text tree of elements with refs e1..eN (format=json for JSON).",
+        ),
+        defaults: &[("format", "text")],
+    },
+    Presentation {
+        name: "screenshot",
+        description: Some("The screen as an image (JPEG fit to 1024 px unless told otherwise)."),
+        defaults: &[("format", "jpeg"), ("max_size", "1024")],
+    },
+    Presentation {
+        name: "screenshot_annotated",
+        description: Some(
+            "The screen with each ref's box and tag drawn on it (JPEG fit to 1024 px by default).",
+        ),
+        defaults: &[("format", "jpeg"), ("max_size", "1024")],
+    },
+];
+
+/// One tool and how to call its operation.
+#[derive(Debug, Clone)]
+pub struct ToolDef {
+    pub tool: Tool,
+    pub method: HttpMethod,
+    pub path: &'static str,
+    pub input: InputKind,
+    defaults: &'static [(&'static str, &'static str)],
+}
+
+/// Every tool, in the operation table's order.
+pub fn tools() -> &'static [ToolDef] {
+    static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(build);
+    &TOOLS
+}
+
+/// The tool named `name`.
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    tools().iter().find(|t| t.tool.name == name)
+}
+
+fn build() -> Vec<ToolDef> {
+    let doc = serde_json::to_value(crate::api::openapi()).unwrap_or(Value::Null);
+    let components = doc["components"]["schemas"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    crate::api::operations()
+        .iter()
+        .map(|op| {
+            let p = PRESENTATION.iter().find(|p| p.name == op.name);
+            let description = p
+                .and_then(|p| p.description)
+                .unwrap_or(op.summary)
+                .to_string();
+            let input_schema: JsonObject = schema::input_schema(op, &components);
+            let mut tool = Tool::new(op.name, description, Arc::new(input_schema));
+            if op.method == HttpMethod::Get {
+                tool.annotations = Some(ToolAnnotations::new().read_only(true));
+            }
+            ToolDef {
+                tool,
+                method: op.method,
+                path: op.path,
+                input: op.input.kind(),
+                defaults: p.map_or(&[][..], |p| p.defaults),
+            }
+        })
+        .collect()
+}
+
+/// Arguments that cannot make a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArgError(pub String);
+
+impl ToolDef {
+    /// The names of the arguments the tool takes.
+    fn argument_names(&self) -> Vec<&str> {
+        self.tool
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default()
+    }
+
+    /// The API request for a call with `args`: path parameters substituted, the rest as query
+    /// parameters or as the JSON body, per the operation.
+    pub fn request(&self, args: Option<&JsonObject>) -> Result<HttpCall, ArgError> {
+        let mut args = args.cloned().unwrap_or_default();
+        let path_params: Vec<&str> = self
+            .path
+            .split('/')
+            .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+            .collect();
+        let known = self.argument_names();
+        let mut unknown: Vec<&str> = args
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !known.contains(k) && !path_params.contains(k))
+            .collect();
+        if !unknown.is_empty() {
+            unknown.sort();
+            let takes = if known.is_empty() {
+                "no arguments".to_string()
+            } else {
+                known.join(", ")
+            };
+            return Err(ArgError(format!(
+                "unknown argument(s) {}; {} takes: {takes}",
+                unknown.join(", "),
+                self.tool.name
+            )));
+        }
+        if self.input == InputKind::Query {
+            for (k, v) in self.defaults {
+                args.entry(k.to_string()).or_insert(json!(v));
+            }
+        }
+        http_call(self.method, self.path, self.input, args).map_err(|e| ArgError(e.to_string()))
+    }
+}
+
+/// The tool result for an API answer: images as image content, text as text, JSON as compact
+/// JSON text (and as `structuredContent`), errors as `isError` text `CODE: message hint: …`.
+pub fn result(answer: &ApiAnswer) -> CallToolResult {
+    if !(200..300).contains(&answer.status) {
+        return CallToolResult::error(vec![ContentBlock::text(error_text(answer))]);
+    }
+    let ctype = answer.content_type.split(';').next().unwrap_or("").trim();
+    if ctype.starts_with("image/") {
+        let data = base64::engine::general_purpose::STANDARD.encode(&answer.body);
+        let mut content = vec![ContentBlock::image(data, ctype)];
+        let geometry = image_geometry(&answer.headers);
+        if !geometry.is_empty() {
+            content.push(ContentBlock::text(Value::Object(geometry).to_string()));
+        }
+        return CallToolResult::success(content);
+    }
+    let text = String::from_utf8_lossy(&answer.body);
+    if ctype == "application/json" {
+        if let Ok(v) = serde_json::from_str::<Value>(&text) {
+            let mut r = CallToolResult::success(vec![ContentBlock::text(v.to_string())]);
+            if v.is_object() {
+                r.structured_content = Some(v);
+            }
+            return r;
+        }
+    }
+    CallToolResult::success(vec![ContentBlock::text(text.into_owned())])
+}
+
+/// A screenshot's `x-*` headers as JSON: `{"original_size": "1080x2400", "scale": "0.42",
+/// "tap_per_image_pixel": "2.34", …}`.
+fn image_geometry(headers: &[(String, String)]) -> Map<String, Value> {
+    headers
+        .iter()
+        .filter(|(name, _)| name != "x-request-id")
+        .map(|(name, v)| {
+            let key = name.trim_start_matches("x-").replace('-', "_");
+            (key, json!(v))
+        })
+        .collect()
+}
+
+/// `CODE: message hint: …` from the error envelope, or the status and body when there is none.
+pub fn error_text(answer: &ApiAnswer) -> String {
+    let raw = String::from_utf8_lossy(&answer.body);
+    let v: Value = serde_json::from_str(&raw).unwrap_or(Value::Null);
+    let e = &v["error"];
+    match e["code"].as_str() {
+        Some(code) => {
+            let mut s = format!("{code}: {}", e["message"].as_str().unwrap_or(""));
+            if let Some(h) = e["hint"].as_str() {
+                s.push_str(&format!(" hint: {h}"));
+            }
+            if e["retryable"] == json!(true) {
+                s.push_str(" (retryable)");
+            }
+            s
+        }
+        None => format!("HTTP_{}: {}", answer.status, raw.trim()),
+    }
+}
+
+/// The tool result when no answer could be had.
+pub fn dispatch_error(e: &DispatchError) -> CallToolResult {
+    let mut s = format!("{}: {}", e.code, e.message);
+    if let Some(h) = &e.hint {
+        s.push_str(&format!(" hint: {h}"));
+    }
+    CallToolResult::error(vec![ContentBlock::text(s)])
+}
+
+/// The tool result for arguments that cannot make a request.
+pub fn argument_error(e: &ArgError) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "VALIDATION_FAILED: {} hint: see the tool's input schema",
+        e.0
+    ))])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: Value) -> JsonObject {
+        v.as_object().cloned().unwrap()
+    }
+
+    fn answer(status: u16, ctype: &str, body: &[u8]) -> ApiAnswer {
+        ApiAnswer {
+            status,
+            content_type: ctype.into(),
+            headers: Vec::new(),
+            body: body.to_vec(),
+        }
+    }
+
+    #[test]
+    fn one_tool_per_operation_named_and_described_by_it() {
+        let ops = crate::api::operations();
+        assert_eq!(tools().len(), ops.len());
+        for (t, op) in tools().iter().zip(&ops) {
+            assert_eq!(t.tool.name, op.name);
+            assert_eq!(t.path, op.path);
+            let d = t.tool.description.as_deref().unwrap_or("");
+            assert!(!d.is_empty() && !d.contains('\n'), "{}: {d}", op.name);
+        }
+        assert_eq!(
+            find("tap").unwrap().tool.description.as_deref(),
+            Some(crate::api::find("tap").unwrap().summary)
+        );
+    }
+
+    #[test]
+    fn body_tools_send_their_arguments_as_json() {
+        let tap = find("tap").unwrap();
+        let req = tap.request(Some(&args(json!({"ref": "e3"})))).unwrap();
+        assert_eq!(
+            req,
+            HttpCall {
+                method: HttpMethod::Post,
+                path: "/api/v1/device/ui/tap".into(),
+                query: vec![],
+                body: Some(json!({"ref": "e3"})),
+            }
+        );
+        let empty = find("hide_keyboard").unwrap().request(None).unwrap();
+        assert_eq!(empty.body, Some(json!({})));
+        let put = find("set_active_device")
+            .unwrap()
+            .request(Some(&args(json!({"udid": null}))))
+            .unwrap();
+        assert_eq!(put.method, HttpMethod::Put);
+        assert_eq!(put.body, Some(json!({"udid": null})));
+    }
+
+    #[test]
+    fn query_tools_send_query_parameters_with_their_defaults() {
+        let snap = find("snapshot").unwrap();
+        let req = snap
+            .request(Some(&args(
+                json!({"interactive_only": true, "udid": "emu-1"}),
+            )))
+            .unwrap();
+        assert_eq!(req.method, HttpMethod::Get);
+        assert_eq!(req.body, None);
+        let mut q = req.query.clone();
+        q.sort();
+        assert_eq!(
+            q,
+            [
+                ("format".to_string(), "text".to_string()),
+                ("interactive_only".into(), "true".into()),
+                ("udid".into(), "emu-1".into()),
+            ]
+        );
+        // The caller's choice wins over a default.
+        let json_snap = snap
+            .request(Some(&args(json!({"format": "json"}))))
+            .unwrap();
+        assert_eq!(json_snap.query, [("format".into(), "json".into())]);
+
+        let shot = find("screenshot").unwrap().request(None).unwrap();
+        let mut q = shot.query.clone();
+        q.sort();
+        assert_eq!(
+            q,
+            [
+                ("format".to_string(), "jpeg".to_string()),
+                ("max_size".into(), "1024".into())
+            ]
+        );
+        let scaled = find("screenshot")
+            .unwrap()
+            .request(Some(&args(json!({"max_size": 512, "quality": null}))))
+            .unwrap();
+        assert!(scaled.query.contains(&("max_size".into(), "512".into())));
+        assert!(!scaled.query.iter().any(|(k, _)| k == "quality"));
+    }
+
+    #[test]
+    fn unknown_arguments_are_refused_naming_them() {
+        let err = find("tap")
+            .unwrap()
+            .request(Some(&args(json!({"reff": "e1"}))))
+            .unwrap_err();
+        assert!(err.0.contains("reff"), "{err:?}");
+        assert!(err.0.contains("ref,") || err.0.contains("ref"), "{err:?}");
+        let err = find("health")
+            .unwrap()
+            .request(Some(&args(json!({"x": 1}))))
+            .unwrap_err();
+        assert!(err.0.contains("no arguments"), "{err:?}");
+    }
+
+    #[test]
+    fn answers_become_content() {
+        let json_answer = answer(200, "application/json", br#"{ "success": true }"#);
+        let r = result(&json_answer);
+        assert_eq!(r.is_error, Some(false));
+        assert_eq!(r.content[0].as_text().unwrap().text, r#"{"success":true}"#);
+        assert_eq!(r.structured_content, Some(json!({"success": true})));
+
+        let text = result(&answer(200, "text/plain; charset=utf-8", b"[e1] textbox"));
+        assert_eq!(text.content[0].as_text().unwrap().text, "[e1] textbox");
+
+        let mut img = answer(200, "image/jpeg", &[0xff, 0xd8, 0xff]);
+        img.headers = vec![("x-scale".into(), "0.5".into())];
+        let r = result(&img);
+        let image = r.content[0].as_image().unwrap();
+        assert_eq!(image.mime_type, "image/jpeg");
+        assert_eq!(image.data, "/9j/");
+        assert_eq!(r.content[1].as_text().unwrap().text, r#"{"scale":"0.5"}"#);
+    }
+
+    #[test]
+    fn errors_carry_code_message_and_hint() {
+        let body = br#"{"error":{"code":"STALE_REFERENCE","message":"e3 is from an old snapshot","retryable":false,"hint":"take a new snapshot"}}"#;
+        let r = result(&answer(409, "application/json", body));
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(
+            r.content[0].as_text().unwrap().text,
+            "STALE_REFERENCE: e3 is from an old snapshot hint: take a new snapshot"
+        );
+        let bare = result(&answer(502, "text/plain", b"bad gateway"));
+        assert_eq!(bare.is_error, Some(true));
+        assert_eq!(
+            bare.content[0].as_text().unwrap().text,
+            "HTTP_502: bad gateway"
+        );
+    }
+}

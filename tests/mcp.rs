@@ -1,0 +1,459 @@
+//! MCP end to end, against `serve --demo` (a virtual Android phone reached through the real
+//! adb): `mobilectl mcp` on stdio driven by rmcp's client (a client nobody here wrote), and
+//! `/mcp` on the HTTP server driven with plain HTTP requests as the Streamable HTTP
+//! transport specifies them.
+
+use std::time::Duration;
+
+use base64::Engine;
+use mobilectl::virtual_device::testing::free_port;
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+
+mod common;
+
+use common::demo_server::{DemoServer, BIN};
+
+fn args(v: Value) -> JsonObject {
+    v.as_object().cloned().unwrap()
+}
+
+fn text_of(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The ref (`e3`) on the line of the text tree that names `#id`.
+fn ref_of(tree: &str, id: &str) -> String {
+    let line = tree
+        .lines()
+        .find(|l| l.contains(&format!("#{id}")))
+        .unwrap_or_else(|| panic!("no #{id} in\n{tree}"));
+    let start = line.find("[e").expect("a ref") + 1;
+    let end = start + line[start..].find(']').unwrap();
+    line[start..end].trim_start_matches("ref=").to_string()
+}
+
+/// cl100k tokens of the `tools/list` answer as sent.
+fn tools_list_tokens(tools: &[Tool]) -> usize {
+    let answer = serde_json::to_string(&json!({ "tools": tools })).unwrap();
+    tiktoken_rs::cl100k_base()
+        .unwrap()
+        .encode_with_special_tokens(&answer)
+        .len()
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ()>,
+    name: &'static str,
+    a: Value,
+) -> CallToolResult {
+    client
+        .call_tool(CallToolRequestParams::new(name).with_arguments(args(a)))
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_mcp_drives_the_demo_login() {
+    let s = DemoServer::start(None);
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.args(["mcp", "--no-autostart"])
+        .env("MOBILECTL_URL", &s.url)
+        .env_remove("MOBILECTL_TOKEN")
+        .env_remove("MOBILECTL_UDID");
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+
+    let info = client.peer_info().expect("initialized");
+    let instructions = info.instructions.clone().unwrap_or_default();
+    assert!(instructions.contains("STALE_REFERENCE"), "{instructions}");
+    assert!(instructions.len() < 2048, "{} bytes", instructions.len());
+
+    // Every operation is a tool, and the whole list is cheap.
+    let tools = client.list_all_tools().await.unwrap();
+    for op in mobilectl::api::operations() {
+        assert!(
+            tools.iter().any(|t| t.name == op.name),
+            "no tool {}",
+            op.name
+        );
+    }
+    assert_eq!(tools.len(), mobilectl::api::operations().len());
+    let tokens = tools_list_tokens(&tools);
+    println!(
+        "tools/list: {} tools, {tokens} cl100k tokens; instructions {} bytes",
+        tools.len(),
+        instructions.len()
+    );
+    assert!(tokens <= 5000, "tools/list costs {tokens} tokens");
+
+    // Look: the compact text tree.
+    let snap = call(&client, "snapshot", json!({})).await;
+    assert_ne!(snap.is_error, Some(true), "{snap:?}");
+    let tree = text_of(&snap);
+    assert!(tree.contains("textbox #username"), "{tree}");
+    let user = ref_of(&tree, "username");
+
+    // Act on a ref, then on a selector.
+    let typed = call(&client, "type_text", json!({"ref": user, "text": "alice"})).await;
+    assert_ne!(typed.is_error, Some(true), "{typed:?}");
+    let typed_json: Value = serde_json::from_str(&text_of(&typed)).unwrap();
+    assert_eq!(typed.structured_content.as_ref(), Some(&typed_json));
+    let tap = call(&client, "tap", json!({"selector": {"text": "LOG IN"}})).await;
+    assert_ne!(tap.is_error, Some(true), "{tap:?}");
+
+    // The username ref is from the login screen, which the tap left: stale, said with code and hint.
+    let stale = call(&client, "tap", json!({"ref": user})).await;
+    assert_eq!(stale.is_error, Some(true), "{stale:?}");
+    let said = text_of(&stale);
+    assert!(said.starts_with("STALE_REFERENCE: "), "{said}");
+    assert!(said.contains(" hint: "), "{said}");
+
+    // Verify.
+    let wait = call(
+        &client,
+        "wait",
+        json!({"selector": {"text": "Allow"}, "condition": "visible", "timeout_ms": 10000}),
+    )
+    .await;
+    assert_ne!(wait.is_error, Some(true), "{wait:?}");
+    let waited: Value = serde_json::from_str(&text_of(&wait)).unwrap();
+    assert_eq!(waited["status"], "success", "{waited}");
+
+    // See: a JPEG that fits 1024 px, with its geometry beside it.
+    let shot = call(&client, "screenshot", json!({})).await;
+    assert_ne!(shot.is_error, Some(true), "{shot:?}");
+    let image = shot
+        .content
+        .iter()
+        .find_map(|c| c.as_image())
+        .expect("image content");
+    assert_eq!(image.mime_type, "image/jpeg");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&image.data)
+        .unwrap();
+    let decoded = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg).unwrap();
+    assert!(
+        decoded.width().max(decoded.height()) <= 1024,
+        "{}x{}",
+        decoded.width(),
+        decoded.height()
+    );
+    let geometry: Value = serde_json::from_str(&text_of(&shot)).unwrap();
+    assert!(geometry["tap_per_image_pixel"].is_string(), "{geometry}");
+    // The caller's size wins.
+    let small = call(&client, "screenshot", json!({"max_size": 200})).await;
+    let small_image = small.content.iter().find_map(|c| c.as_image()).unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&small_image.data)
+        .unwrap();
+    let decoded = image::load_from_memory(&bytes).unwrap();
+    assert!(decoded.width().max(decoded.height()) <= 200);
+
+    // Errors are results with the envelope's code, message and hint.
+    let missing = call(&client, "tap", json!({"ref": "e999"})).await;
+    assert_eq!(missing.is_error, Some(true), "{missing:?}");
+    let said = text_of(&missing);
+    assert!(said.starts_with("ELEMENT_NOT_FOUND: "), "{said}");
+    assert!(said.contains("e999") && said.contains(" hint: "), "{said}");
+    let invalid = call(&client, "press", json!({"key": "notakey"})).await;
+    assert_eq!(invalid.is_error, Some(true));
+    assert!(
+        text_of(&invalid).starts_with("VALIDATION_FAILED")
+            || text_of(&invalid).starts_with("BAD_REQUEST"),
+        "{}",
+        text_of(&invalid)
+    );
+    let unknown_arg = call(&client, "tap", json!({"reff": "e1"})).await;
+    assert_eq!(unknown_arg.is_error, Some(true));
+    assert!(text_of(&unknown_arg).contains("reff"), "{unknown_arg:?}");
+
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_mcp_reports_an_unreachable_server_as_a_tool_error() {
+    let port = free_port();
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.args(["mcp", "--no-autostart"])
+        .env("MOBILECTL_URL", format!("http://127.0.0.1:{port}"))
+        .env_remove("MOBILECTL_TOKEN");
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    // Listing needs no server.
+    assert!(!client.list_all_tools().await.unwrap().is_empty());
+    let r = call(&client, "list_devices", json!({})).await;
+    assert_eq!(r.is_error, Some(true));
+    assert!(
+        text_of(&r).starts_with("SERVER_UNREACHABLE: "),
+        "{}",
+        text_of(&r)
+    );
+    client.cancel().await.unwrap();
+}
+
+/// One JSON-RPC exchange with `/mcp`: the answer (JSON or the SSE event carrying it) and the
+/// response headers.
+struct Http {
+    http: reqwest::Client,
+    url: String,
+    session: Option<String>,
+}
+
+impl Http {
+    async fn post(&mut self, message: Value) -> (u16, Value) {
+        let mut req = self
+            .http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2025-06-18")
+            .timeout(Duration::from_secs(60))
+            .body(message.to_string());
+        if let Some(s) = &self.session {
+            req = req.header("mcp-session-id", s);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status().as_u16();
+        if let Some(s) = resp.headers().get("mcp-session-id") {
+            self.session = Some(s.to_str().unwrap().to_string());
+        }
+        let is_sse = resp
+            .headers()
+            .get("content-type")
+            .is_some_and(|c| c.to_str().unwrap_or("").starts_with("text/event-stream"));
+        let id = message.get("id").cloned();
+        let body = if is_sse {
+            read_sse_answer(resp, id).await
+        } else {
+            let text = resp.text().await.unwrap();
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        (status, body)
+    }
+}
+
+/// Reads SSE events until the JSON-RPC message answering `id`.
+async fn read_sse_answer(mut resp: reqwest::Response, id: Option<Value>) -> Value {
+    let mut buf = String::new();
+    while let Some(chunk) = resp.chunk().await.unwrap() {
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+        for line in buf.lines() {
+            if let Some(data) = line.strip_prefix("data:") {
+                if let Ok(v) = serde_json::from_str::<Value>(data.trim()) {
+                    if id.is_none() || v.get("id") == id.as_ref() {
+                        return v;
+                    }
+                }
+            }
+        }
+    }
+    panic!("the stream ended without an answer: {buf}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_mcp_in_the_server() {
+    let s = DemoServer::start(None);
+    let url = format!("{}/mcp", s.url);
+    let mut h = Http {
+        http: reqwest::Client::new(),
+        url: url.clone(),
+        session: None,
+    };
+
+    let (status, init) = h
+        .post(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "plain-http-test", "version": "0"}}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{init}");
+    assert_eq!(init["result"]["serverInfo"]["name"], "mobilectl", "{init}");
+    assert!(init["result"]["instructions"]
+        .as_str()
+        .unwrap()
+        .contains("snapshot"));
+    assert!(h.session.is_some(), "a session id was given");
+    let (status, _) = h
+        .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    assert_eq!(status, 202);
+
+    let (status, list) = h
+        .post(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        .await;
+    assert_eq!(status, 200, "{list}");
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), mobilectl::api::operations().len(), "{names:?}");
+    assert!(names.contains(&"snapshot") && names.contains(&"tap"));
+
+    let (status, snap) = h
+        .post(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "snapshot", "arguments": {"interactive_only": true}}}))
+        .await;
+    assert_eq!(status, 200, "{snap}");
+    let text = snap["result"]["content"][0]["text"].as_str().unwrap_or("");
+    assert!(text.contains("textbox #username"), "{snap}");
+
+    let (_, missing) = h
+        .post(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+            "params": {"name": "tap", "arguments": {"ref": "e999"}}}))
+        .await;
+    assert_eq!(missing["result"]["isError"], true, "{missing}");
+    assert!(missing["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("ELEMENT_NOT_FOUND: "));
+
+    // The server's security checks guard /mcp too.
+    let foreign = reqwest::Client::new()
+        .post(&url)
+        .header("host", "evil.example")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status().as_u16(), 403);
+    let body: Value = foreign.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "FORBIDDEN_HOST", "{body}");
+    let cross_site = reqwest::Client::new()
+        .post(&url)
+        .header("origin", "https://evil.example")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cross_site.status().as_u16(), 403);
+}
+
+/// One JSON-RPC message to `/mcp` of an in-process app; the answer read from its SSE stream.
+async fn post_in_process(
+    app: &axum::Router,
+    token: Option<&str>,
+    session: Option<&str>,
+    message: Value,
+) -> (u16, Option<String>, Value) {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let mut req = axum::http::Request::post("/mcp")
+        .header("host", "127.0.0.1:9100")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2025-06-18");
+    if let Some(t) = token {
+        req = req.header("authorization", format!("Bearer {t}"));
+    }
+    if let Some(s) = session {
+        req = req.header("mcp-session-id", s);
+    }
+    let req = req
+        .body(axum::body::Body::from(message.to_string()))
+        .unwrap();
+    let resp = app.clone().oneshot(req).await.unwrap();
+    let status = resp.status().as_u16();
+    let session = resp
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_string());
+    let mut body = resp.into_body();
+    let mut buf = String::new();
+    let answer = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(frame) = body.frame().await {
+            let Ok(data) = frame.unwrap().into_data() else {
+                continue;
+            };
+            buf.push_str(&String::from_utf8_lossy(&data));
+            if let Ok(v) = serde_json::from_str::<Value>(&buf) {
+                return v; // a plain JSON answer (errors)
+            }
+            for line in buf.lines() {
+                if let Some(Ok(v)) = line
+                    .strip_prefix("data:")
+                    .map(|d| serde_json::from_str::<Value>(d.trim()))
+                {
+                    if v.get("id").is_some() {
+                        return v;
+                    }
+                }
+            }
+        }
+        Value::String(buf.clone())
+    })
+    .await
+    .expect("an answer in time");
+    (status, session, answer)
+}
+
+#[tokio::test]
+async fn mcp_route_needs_the_token_and_calls_the_api_in_process() {
+    let policy = mobilectl::server::SecurityPolicy {
+        token: Some("s3cret".into()),
+        ..common::loopback_policy()
+    };
+    let app = common::app_with(mobilectl::exec::Toolbox::with([]), policy);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "in-process-test", "version": "0"}}});
+
+    let (status, _, body) = post_in_process(&app, None, None, init.clone()).await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["error"]["code"], "UNAUTHORIZED", "{body}");
+
+    let (status, session, body) = post_in_process(&app, Some("s3cret"), None, init).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["serverInfo"]["name"], "mobilectl", "{body}");
+    let session = session.expect("a session id");
+    let (status, _, _) = post_in_process(
+        &app,
+        Some("s3cret"),
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(status, 202);
+
+    // With no device tools, listing devices answers (each platform says why it is absent).
+    let (status, _, body) = post_in_process(
+        &app,
+        Some("s3cret"),
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "list_devices", "arguments": {}}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let result = &body["result"];
+    assert_eq!(result["isError"], false, "{body}");
+    let listed: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(result["structuredContent"], listed);
+    assert!(listed["devices"].as_array().unwrap().is_empty(), "{listed}");
+
+    // A failing operation is a tool error carrying the API's code.
+    let (_, _, body) = post_in_process(
+        &app,
+        Some("s3cret"),
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "snapshot", "arguments": {}}}),
+    )
+    .await;
+    assert_eq!(body["result"]["isError"], true, "{body}");
+    let said = body["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(said.starts_with("NO_DEVICE: "), "{said}");
+}

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 use utoipa::openapi::extensions::ExtensionsBuilder;
-use utoipa::openapi::path::{HttpMethod as DocMethod, OperationBuilder, Paths};
+use utoipa::openapi::path::{
+    HttpMethod as DocMethod, OperationBuilder, Parameter, ParameterIn, Paths,
+};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::schema::{ComponentsBuilder, ObjectBuilder, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
@@ -162,7 +164,7 @@ fn operation(
     }
     match op.input {
         Input::None => {}
-        Input::Query(params) => b = b.parameters(Some(params())),
+        Input::Query(params) => b = b.parameters(Some(in_path(op.path, params()))),
         Input::Body(schema) => {
             b = b.request_body(Some(
                 RequestBodyBuilder::new()
@@ -203,6 +205,18 @@ fn operation(
         .build()
 }
 
+/// Parameters named as `{name}` in `path` are path parameters (always required); the rest
+/// stay query parameters. One input type holds both, so a handler reads them alike.
+fn in_path(path: &str, mut params: Vec<Parameter>) -> Vec<Parameter> {
+    for p in &mut params {
+        if path.contains(&format!("{{{}}}", p.name)) {
+            p.parameter_in = ParameterIn::Path;
+            p.required = Required::True;
+        }
+    }
+    params
+}
+
 fn success(output: &Output, schemas: &mut Schemas) -> utoipa::openapi::Response {
     let binary = || {
         ContentBuilder::new()
@@ -240,5 +254,58 @@ fn success(output: &Output, schemas: &mut Schemas) -> utoipa::openapi::Response 
             .content("image/png", binary())
             .content("image/jpeg", binary())
             .build(),
+        Output::EventStream(schema) => {
+            let item = match schema(schemas) {
+                utoipa::openapi::RefOr::Ref(r) => r.ref_location,
+                utoipa::openapi::RefOr::T(_) => "an object".to_string(),
+            };
+            ResponseBuilder::new()
+                .description(format!(
+                    "Server-Sent Events until the client disconnects: each event has an `id` \
+                     (send it back as `Last-Event-ID` to resume) and JSON `data` of `{item}`; \
+                     comment lines are heartbeats"
+                ))
+                .content(
+                    "text/event-stream",
+                    ContentBuilder::new()
+                        .schema(Some(ObjectBuilder::new().schema_type(Type::String).build()))
+                        .build(),
+                )
+                .build()
+        }
+        Output::JsonOrBytes(schema) => ResponseBuilder::new()
+            .description(format!(
+                "JSON by default; with `{}` set, the raw bytes in their own content type",
+                Output::BYTES_SWITCH
+            ))
+            .content(
+                "application/json",
+                ContentBuilder::new().schema(Some(schema(schemas))).build(),
+            )
+            .content("*/*", binary())
+            .build(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use utoipa::openapi::path::ParameterBuilder;
+
+    #[test]
+    fn parameters_named_in_the_path_are_path_parameters() {
+        let p = |name: &str| {
+            ParameterBuilder::new()
+                .name(name)
+                .parameter_in(ParameterIn::Query)
+                .required(Required::False)
+                .build()
+        };
+        let params = in_path("/api/v1/logs/crashes/{id}", vec![p("id"), p("udid")]);
+        let json = serde_json::to_value(&params).unwrap();
+        assert_eq!(json[0]["in"], "path");
+        assert_eq!(json[0]["required"], true);
+        assert_eq!(json[1]["in"], "query");
+        assert_eq!(json[1]["required"], false);
     }
 }

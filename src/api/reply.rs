@@ -20,6 +20,12 @@ pub enum Output {
     JsonOrText(fn(&mut Schemas) -> RefOr<Schema>),
     /// `image/png` by default; `image/jpeg` with `format=jpeg`.
     Image,
+    /// `text/event-stream`: Server-Sent Events whose `data` is JSON of a schema, one event per
+    /// item, until the client goes away. Not an MCP tool (a tool call answers once).
+    EventStream(fn(&mut Schemas) -> RefOr<Schema>),
+    /// `application/json` of a schema by default; with the query parameter `body` set, raw
+    /// bytes in their own content type (a recorded request or response body).
+    JsonOrBytes(fn(&mut Schemas) -> RefOr<Schema>),
 }
 
 impl Output {
@@ -29,8 +35,13 @@ impl Output {
             Output::Json(_) => &["application/json"],
             Output::JsonOrText(_) => &["application/json", "text/plain"],
             Output::Image => &["image/png", "image/jpeg"],
+            Output::EventStream(_) => &["text/event-stream"],
+            Output::JsonOrBytes(_) => &["application/json", "*/*"],
         }
     }
+
+    /// The query parameter that turns a [`Output::JsonOrBytes`] answer into raw bytes.
+    pub const BYTES_SWITCH: &'static str = "body";
 }
 
 /// A handler's success type.
@@ -113,5 +124,47 @@ impl IntoResponse for Image {
 impl Reply for Image {
     fn output() -> Output {
         Output::Image
+    }
+}
+
+/// A stream of Server-Sent Events whose `data` is JSON of `T` (see [`Output::EventStream`]).
+pub struct EventStream<T>(pub Response, PhantomData<T>);
+
+impl<T> EventStream<T> {
+    pub fn new(r: impl IntoResponse) -> Self {
+        EventStream(r.into_response(), PhantomData)
+    }
+}
+
+impl<T: Send + 'static> IntoResponse for EventStream<T> {
+    fn into_response(self) -> Response {
+        self.0
+    }
+}
+
+impl<T: ToSchema + Send + 'static> Reply for EventStream<T> {
+    fn output() -> Output {
+        Output::EventStream(schema_ref::<T>)
+    }
+}
+
+/// JSON of `T`, or raw bytes in their own content type (the caller asked `body=…`).
+pub struct JsonOrBytes<T>(pub Response, PhantomData<T>);
+
+impl<T> JsonOrBytes<T> {
+    pub fn new(r: impl IntoResponse) -> Self {
+        JsonOrBytes(r.into_response(), PhantomData)
+    }
+}
+
+impl<T: Send + 'static> IntoResponse for JsonOrBytes<T> {
+    fn into_response(self) -> Response {
+        self.0
+    }
+}
+
+impl<T: ToSchema + Send + 'static> Reply for JsonOrBytes<T> {
+    fn output() -> Output {
+        Output::JsonOrBytes(schema_ref::<T>)
     }
 }

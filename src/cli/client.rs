@@ -265,6 +265,45 @@ impl Client {
         })
     }
 
+    /// A Server-Sent Events stream: `on_event` gets each event's `data` (lines joined) as it
+    /// arrives, until the server ends the stream. Comment lines (heartbeats) are skipped.
+    pub async fn stream(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        mut on_event: impl FnMut(&str),
+    ) -> Result<(), CliError> {
+        let mut req = self
+            .http
+            .get(self.url(path))
+            .query(query)
+            .header(reqwest::header::ACCEPT, "text/event-stream");
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
+        }
+        let cut = |e: reqwest::Error| {
+            CliError::local(
+                exit::UNREACHABLE,
+                "SERVER_UNREACHABLE",
+                format!("the stream from {} broke: {e}", self.base),
+                None,
+            )
+        };
+        let mut resp = req.send().await.map_err(cut)?;
+        if !resp.status().is_success() {
+            let status = resp.status();
+            let bytes = resp.bytes().await.map_err(cut)?;
+            return Err(server_error(status, &bytes));
+        }
+        let mut events = SseSplitter::default();
+        while let Some(chunk) = resp.chunk().await.map_err(cut)? {
+            for data in events.push(&chunk) {
+                on_event(&data);
+            }
+        }
+        Ok(())
+    }
+
     async fn send(&self, mut req: reqwest::RequestBuilder) -> Result<(Vec<u8>, String), CliError> {
         if let Some(t) = &self.token {
             req = req.bearer_auth(t);
@@ -291,6 +330,35 @@ impl Client {
             return Ok((bytes.to_vec(), ctype));
         }
         Err(server_error(status, &bytes))
+    }
+}
+
+/// Splits a Server-Sent Events byte stream into the `data` of its events.
+#[derive(Default)]
+struct SseSplitter {
+    pending: Vec<u8>,
+}
+
+impl SseSplitter {
+    /// Takes the next bytes; returns the data of every event they completed. Works on bytes,
+    /// so a character split across chunks is decoded whole.
+    fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        // Lines may end with CRLF; JSON data never holds a raw CR.
+        self.pending.extend(bytes.iter().filter(|b| **b != b'\r'));
+        let mut out = Vec::new();
+        while let Some(end) = self.pending.windows(2).position(|w| w == b"\n\n") {
+            let block: Vec<u8> = self.pending.drain(..end + 2).collect();
+            let block = String::from_utf8_lossy(&block[..end]);
+            let data: Vec<&str> = block
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                .collect();
+            if !data.is_empty() {
+                out.push(data.join("\n"));
+            }
+        }
+        out
     }
 }
 
@@ -387,5 +455,26 @@ mod tests {
         assert_eq!(e.json(), String::from_utf8_lossy(body));
         assert_eq!(server_error(StatusCode::BAD_REQUEST, b"nope").exit, 2);
         assert_eq!(server_error(StatusCode::BAD_GATEWAY, b"").exit, 1);
+    }
+}
+
+#[cfg(test)]
+mod sse_tests {
+    use super::SseSplitter;
+
+    #[test]
+    fn events_are_split_across_chunks_and_comments_skipped() {
+        let mut s = SseSplitter::default();
+        assert!(s.push(b": heartbeat\n\nid: 1\ndata: {\"a\"").is_empty());
+        assert_eq!(
+            s.push(b":1}\n\nid: 2\r\ndata: x\r\ndata: y\r\n\r\n"),
+            [r#"{"a":1}"#, "x\ny"]
+        );
+        assert!(s.push(b"event: dropped\n").is_empty());
+        assert_eq!(s.push(b"data:{}\n\n"), ["{}"]);
+        // A character split across chunks arrives whole.
+        let e = "data: é\n\n".as_bytes();
+        assert!(s.push(&e[..7]).is_empty());
+        assert_eq!(s.push(&e[7..]), ["é"]);
     }
 }

@@ -154,7 +154,7 @@ fn run_client(g: GlobalArgs, cmd: ClientCommand) -> i32 {
             autostart: !g.no_autostart,
         };
         let result = match Client::connect(&opts).await {
-            Ok(c) => plan::execute(&c, req).await,
+            Ok(c) => plan::execute(&c, req, g.json).await,
             Err(e) => Err(e),
         };
         match result {

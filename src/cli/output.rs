@@ -17,6 +17,7 @@ pub fn answer(a: &Answer, json: bool) -> i32 {
             }
             exit::OK
         }
+        Answer::Streamed => exit::OK,
         Answer::Saved(v) => {
             if json {
                 println!("{v}");
@@ -38,6 +39,24 @@ pub fn answer(a: &Answer, json: bool) -> i32 {
             }
             outcome(&r.value)
         }
+    }
+}
+
+/// Prints one event of a stream as it arrives: its JSON unchanged with `--json`, else the
+/// readable form of its shape (one line for a log entry or a flow).
+pub fn event(data: &str, json: bool) {
+    use std::io::Write;
+    let line = match serde_json::from_str::<Value>(data) {
+        Ok(v) if !json => text(&v),
+        _ => data.to_string(),
+    };
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`| head`) ends the output quietly; the stream ends with the process.
+    if writeln!(out, "{}", line.trim_end())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        std::process::exit(exit::OK);
     }
 }
 

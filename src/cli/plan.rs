@@ -64,11 +64,15 @@ impl Request {
                     }
                 })?;
         let answer = match op.output {
-            Output::Image => AnswerKind::Image,
+            Output::Image => AnswerKind::Binary,
+            Output::JsonOrBytes(_) if self.args.contains_key(Output::BYTES_SWITCH) => {
+                AnswerKind::Binary
+            }
+            Output::EventStream(_) => AnswerKind::Stream,
             Output::JsonOrText(_) if self.args.get("format") == Some(&json!("text")) => {
                 AnswerKind::Text
             }
-            Output::Json(_) | Output::JsonOrText(_) => AnswerKind::Json,
+            Output::Json(_) | Output::JsonOrText(_) | Output::JsonOrBytes(_) => AnswerKind::Json,
         };
         Ok(Http {
             method: op.method,
@@ -97,7 +101,10 @@ pub struct Http {
 pub enum AnswerKind {
     Json,
     Text,
-    Image,
+    /// Bytes to save (an image, a recorded body).
+    Binary,
+    /// Server-Sent Events, printed as they come.
+    Stream,
 }
 
 /// What a command got back, for [`super::output`].
@@ -106,6 +113,8 @@ pub enum Answer {
     Text(super::client::Reply),
     /// A file was written.
     Saved(Value),
+    /// A stream was printed to its end.
+    Streamed,
 }
 
 fn with_target(t: Option<Target>, fields: Value) -> Value {
@@ -120,7 +129,11 @@ fn with_target(t: Option<Target>, fields: Value) -> Value {
 }
 
 /// Sends a planned request.
-pub async fn execute(c: &super::client::Client, req: Request) -> Result<Answer, CliError> {
+pub async fn execute(
+    c: &super::client::Client,
+    req: Request,
+    json: bool,
+) -> Result<Answer, CliError> {
     use crate::api::HttpMethod;
     let h = req.http()?;
     let query: Vec<(&str, String)> = h
@@ -129,7 +142,12 @@ pub async fn execute(c: &super::client::Client, req: Request) -> Result<Answer, 
         .map(|(k, v)| (k.as_str(), v.clone()))
         .collect();
     match (h.answer, h.method) {
-        (AnswerKind::Image, _) => save_image(c, &h.path, &query, req.output).await,
+        (AnswerKind::Binary, _) => save_bytes(c, &h.path, &query, req.output).await,
+        (AnswerKind::Stream, _) => {
+            c.stream(&h.path, &query, |data| super::output::event(data, json))
+                .await?;
+            Ok(Answer::Streamed)
+        }
         (kind, HttpMethod::Get) => {
             let r = c.get(&h.path, &query).await?;
             Ok(match kind {
@@ -452,15 +470,21 @@ fn plan_screenshot(s: ScreenshotArgs) -> Request {
     r
 }
 
-async fn save_image(
+/// Writes a binary answer to `output`: a file, or `-` for stdout. An image goes to
+/// `screenshot.png`/`.jpg` by default, other bytes to stdout.
+async fn save_bytes(
     c: &super::client::Client,
     path: &str,
     query: &[(&str, String)],
     output: Option<String>,
 ) -> Result<Answer, CliError> {
     let (bytes, ctype) = c.get_bytes(path, query).await?;
-    let ext = if ctype.contains("jpeg") { "jpg" } else { "png" };
-    let out = output.unwrap_or_else(|| format!("screenshot.{ext}"));
+    let default = match ctype.as_str() {
+        t if t.starts_with("image/jpeg") => "screenshot.jpg",
+        t if t.starts_with("image/") => "screenshot.png",
+        _ => "-",
+    };
+    let out = output.unwrap_or_else(|| default.to_string());
     if out == "-" {
         use std::io::Write;
         std::io::stdout()
@@ -572,7 +596,7 @@ mod tests {
         assert_eq!(h.path, "/api/v1/device/screenshot/annotated");
         assert_eq!(
             (h.answer, h.query),
-            (AnswerKind::Image, vec![("grid".into(), "true".into())])
+            (AnswerKind::Binary, vec![("grid".into(), "true".into())])
         );
     }
 

@@ -76,6 +76,7 @@ fn build() -> Vec<ToolDef> {
         .unwrap_or_default();
     crate::api::operations()
         .iter()
+        .filter(|op| is_tool(op))
         .map(|op| {
             let p = PRESENTATION.iter().find(|p| p.name == op.name);
             let description = p
@@ -96,6 +97,12 @@ fn build() -> Vec<ToolDef> {
             }
         })
         .collect()
+}
+
+/// Whether an operation is offered as a tool: all are but streams, which never end while a
+/// tool call answers once (their non-streaming siblings serve agents).
+pub fn is_tool(op: &crate::api::Operation) -> bool {
+    !matches!(op.output, crate::api::Output::EventStream(_))
 }
 
 /// Arguments that cannot make a request.
@@ -248,7 +255,10 @@ mod tests {
 
     #[test]
     fn one_tool_per_operation_named_and_described_by_it() {
-        let ops = crate::api::operations();
+        let ops: Vec<_> = crate::api::operations()
+            .into_iter()
+            .filter(is_tool)
+            .collect();
         assert_eq!(tools().len(), ops.len());
         for (t, op) in tools().iter().zip(&ops) {
             assert_eq!(t.tool.name, op.name);

@@ -131,10 +131,45 @@ impl<S: Send + Sync> FromRequest<S> for ApiBytes {
 #[from_request(via(axum::Json), rejection(Error))]
 pub struct ApiJson<T>(pub T);
 
-/// `axum::extract::Query` whose rejections are answered with the error envelope.
-#[derive(Debug, FromRequestParts)]
-#[from_request(via(axum::extract::Query), rejection(Error))]
+/// The query parameters and the path parameters (`{id}` of the route) of a request, read
+/// together as one `T`, with rejections answered with the error envelope. A path parameter
+/// wins over a query parameter of the same name.
+#[derive(Debug)]
 pub struct ApiQuery<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = Error;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, Error> {
+        let path = axum::extract::RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|e| Error::bad_request(e.body_text()))?;
+        let path: Vec<(String, String)> = path
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let query = parts.uri.query().unwrap_or("");
+        if path.is_empty() {
+            let q = axum::extract::Query::<T>::try_from_uri(&parts.uri)?;
+            return Ok(ApiQuery(q.0));
+        }
+        let mut merged = form_urlencoded::Serializer::new(String::new());
+        for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+            if !path.iter().any(|(name, _)| *name == k) {
+                merged.append_pair(&k, &v);
+            }
+        }
+        merged.extend_pairs(&path);
+        let uri: axum::http::Uri = format!("/?{}", merged.finish())
+            .parse()
+            .map_err(|_| Error::bad_request("the path or query cannot be read"))?;
+        let q = axum::extract::Query::<T>::try_from_uri(&uri)?;
+        Ok(ApiQuery(q.0))
+    }
+}
 
 /// The 404 answer for a path that matches no route.
 pub async fn route_not_found(uri: axum::http::Uri) -> Error {
@@ -157,4 +192,70 @@ pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri
 /// A panic inside a handler becomes an internal error, never a dropped connection.
 pub fn panic_response(_panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
     Error::internal("a request handler panicked").into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::routing::get;
+    use axum::Router;
+    use tower::ServiceExt;
+
+    #[derive(Debug, serde::Deserialize)]
+    struct ItemQuery {
+        id: String,
+        limit: Option<u32>,
+    }
+
+    async fn answer(uri: &str) -> (u16, Value) {
+        let app = Router::new()
+            .route(
+                "/items/{id}",
+                get(|ApiQuery(q): ApiQuery<ItemQuery>| async move {
+                    axum::Json(serde_json::json!({"id": q.id, "limit": q.limit}))
+                }),
+            )
+            .route(
+                "/items",
+                get(|ApiQuery(q): ApiQuery<ItemQuery>| async move {
+                    axum::Json(serde_json::json!({"id": q.id, "limit": q.limit}))
+                }),
+            );
+        let resp = app
+            .oneshot(axum::http::Request::get(uri).body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let status = resp.status().as_u16();
+        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[tokio::test]
+    async fn path_and_query_parameters_are_read_as_one_input() {
+        let (status, v) = answer("/items/a%20b%2Fc?limit=3").await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v, serde_json::json!({"id": "a b/c", "limit": 3}));
+        // The path wins over a query parameter of the same name.
+        let (_, v) = answer("/items/x?id=y").await;
+        assert_eq!(v["id"], "x");
+        // Without path parameters the query alone is read.
+        let (_, v) = answer("/items?id=q").await;
+        assert_eq!(v["id"], "q");
+    }
+
+    #[tokio::test]
+    async fn a_bad_query_is_the_envelope() {
+        let (status, v) = answer("/items/x?limit=many").await;
+        assert_eq!(status, 400);
+        assert_eq!(v["error"]["code"], "BAD_REQUEST", "{v}");
+        let (status, v) = answer("/items").await;
+        assert_eq!(status, 400);
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("id"),
+            "{v}"
+        );
+    }
 }

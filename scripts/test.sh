@@ -9,6 +9,12 @@ cd "$(dirname "$0")/.."
 missing=()
 command -v adb >/dev/null 2>&1 || missing+=(adb)
 command -v mksh >/dev/null 2>&1 || missing+=(mksh)
+# curl: the README's session and the proxy tests run the real curl. Python 3 with venv: the
+# tools users run against the server (OpenAPI validator, client generator, MCP SDK,
+# Schemathesis) come from PyPI into a virtual environment.
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if ((${#missing[@]})); then
   echo "== installing ${missing[*]}"
   SUDO=""
@@ -27,3 +33,16 @@ echo "== cargo clippy"
 cargo clippy --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --all-targets --locked
+
+# The Python tools, pinned in tests/py/requirements.txt, in target/pyenv (made once, updated
+# when the requirements change).
+PYENV=target/pyenv
+if [ ! -x "$PYENV/bin/python" ] || ! cmp -s tests/py/requirements.txt "$PYENV/requirements.txt"; then
+  echo "== python tools (PyPI → $PYENV)"
+  rm -rf "$PYENV"
+  python3 -m venv "$PYENV"
+  "$PYENV/bin/pip" install -q --disable-pip-version-check -r tests/py/requirements.txt
+  cp tests/py/requirements.txt "$PYENV/requirements.txt"
+fi
+echo "== python tests (validator, generated client, MCP SDK, README session, Schemathesis)"
+MOBILECTL_BIN="$PWD/target/debug/mobilectl" "$PYENV/bin/python" -m pytest -q tests/py

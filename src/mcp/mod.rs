@@ -26,22 +26,24 @@ use server::McpServer;
 /// How to work with these tools, sent at `initialize` (kept under 2 KB).
 pub const INSTRUCTIONS: &str = "\
 mobilectl drives Android devices and iOS Simulators. How to work:
-1. Look: `snapshot` gives the screen as a tree of elements with refs e1..eN (text; format=json \
-for JSON). `screen_summary` is briefer; `screenshot` is an image.
-2. Act on a ref: `tap {ref}`, `type_text {ref, text}`, `long_press`, `swipe`, `scroll`. Or aim \
-with a selector ({text, label, id, role, contains, index}), read fresh from the screen.
-3. Refs belong to the snapshot they came from. After the screen changes (navigation, typing, \
-scrolling, a dialog) take a new snapshot; an old ref answers STALE_REFERENCE.
-4. Verify, do not assume: `wait` for an element (selector + condition), `expect` to judge the \
-screen once, `wait_for_change` after an action with an unknown effect. A wait that times out \
-answers status: timeout (expect: success: false); that is an answer, not an error.
-5. Coordinates x, y are pixels on Android and points on iOS. A screenshot reports \
-tap_per_image_pixel: multiply an image position by it to tap there. Prefer refs and selectors; \
-`screenshot_annotated` draws the refs when the tree is not enough.
-6. Without udid, calls go to the active device (`get_active_device`; choose with \
-`list_devices` and `set_active_device`).
-7. Alerts and permission dialogs: `alert_accept` / `alert_dismiss`.
-8. A failure is a result with isError and text CODE: message hint: ...; follow the hint \
+1. Look: `snapshot` gives the screen as a text tree of elements with refs e1..eN (format=json \
+for JSON); `screen_summary` is briefer; `screenshot` is an image; `screenshot_annotated` draws \
+the refs on it.
+2. Act on one target, given as exactly one of: ref (e12, from the latest snapshot; add its \
+snapshot_id to have it refused if the screen was read again since); x and y (pixels on \
+Android, points on iOS; a screenshot's tap_per_image_pixel turns image positions into them); \
+selector {text, label, id, role (button, textbox, text, image, checkbox, switch, cell, tab, \
+link…), contains, case_insensitive, index}, matched on a fresh read; grid (\"C5\", a cell of \
+`screenshot_annotated` with grid=true). observe: true reads the screen after the action too.
+3. Refs belong to their snapshot. After the screen changes (navigation, typing, scrolling, a \
+dialog) take a new snapshot; an old ref answers STALE_REFERENCE.
+4. Verify, do not assume: `wait` for an element, `expect` to judge the screen once, \
+`wait_for_change` after an action with an unknown effect. A wait that times out answers \
+status: timeout (expect: success: false); that is an answer, not an error.
+5. udid picks the device; without it calls go to the active one (`get_active_device`; choose \
+with `list_devices` and `set_active_device`).
+6. Alerts and permission dialogs: `alert_accept` / `alert_dismiss`.
+7. A failure is a result with isError and text CODE: message hint: ...; follow the hint \
 (ELEMENT_NOT_FOUND: snapshot again; AMBIGUOUS_TARGET: narrow the selector or add index).";
 
 /// Runs `mobilectl mcp`: MCP on stdin/stdout until the client closes it. Returns the exit code.

@@ -8,10 +8,30 @@ use serde_json::{json, Map, Value};
 use crate::api::{Input, Operation};
 
 /// Descriptions longer than this (after keeping the first sentence) are cut at a word.
-const MAX_DESCRIPTION: usize = 90;
+const MAX_DESCRIPTION: usize = 72;
 
-/// How deep `$ref`s are followed; deeper (a recursive type) becomes `{}` (any value).
-const MAX_DEPTH: usize = 6;
+/// Fields that many tools share and the server instructions explain once
+/// (`super::INSTRUCTIONS`): their schemas keep their types but lose every description.
+const EXPLAINED_ONCE: &[&str] = &[
+    "udid",
+    "ref",
+    "snapshot_id",
+    "x",
+    "y",
+    "grid",
+    "selector",
+    "observe",
+    "from",
+    "to",
+];
+
+/// Enums with more values than this keep only their type: the server names the allowed
+/// values when it refuses one, and listing them in every tool costs more than it helps.
+const MAX_ENUM: usize = 12;
+
+/// How deep schemas are followed at most; a `$ref` to a type already being expanded (a
+/// recursive type) becomes `{}` (any value) at once.
+const MAX_DEPTH: usize = 24;
 
 /// Keywords that never reach a tool schema.
 const DROPPED: &[&str] = &[
@@ -62,9 +82,58 @@ pub fn input_schema(op: &Operation, components: &Map<String, Value>) -> Map<Stri
             compact_root(&root, &defs)
         }
     };
+    let mut root = root;
+    quiet_shared_fields(&mut root);
+    trim_long_enums(&mut root);
     match root {
         Value::Object(m) => m,
         _ => Map::from_iter([("type".to_string(), json!("object"))]),
+    }
+}
+
+/// Strips the descriptions of the [`EXPLAINED_ONCE`] fields (and of everything inside them).
+fn quiet_shared_fields(root: &mut Value) {
+    if let Some(Value::Object(props)) = root.get_mut("properties") {
+        for (name, schema) in props.iter_mut() {
+            if EXPLAINED_ONCE.contains(&name.as_str()) {
+                strip_descriptions(schema);
+            }
+        }
+    }
+}
+
+fn strip_descriptions(schema: &mut Value) {
+    match schema {
+        Value::Object(m) => {
+            m.remove("description");
+            if let Some(Value::Object(props)) = m.get_mut("properties") {
+                props.values_mut().for_each(strip_descriptions);
+            }
+            for key in ["items", "oneOf", "anyOf"] {
+                if let Some(v) = m.get_mut(key) {
+                    strip_descriptions(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_descriptions),
+        _ => {}
+    }
+}
+
+/// Drops `enum` lists longer than [`MAX_ENUM`], everywhere in `schema`.
+fn trim_long_enums(schema: &mut Value) {
+    match schema {
+        Value::Object(m) => {
+            if m.get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|e| e.len() > MAX_ENUM)
+            {
+                m.remove("enum");
+            }
+            m.values_mut().for_each(trim_long_enums);
+        }
+        Value::Array(items) => items.iter_mut().for_each(trim_long_enums),
+        _ => {}
     }
 }
 
@@ -76,7 +145,7 @@ fn from_parameters(params: &Value) -> Value {
         let Some(name) = p["name"].as_str() else {
             continue;
         };
-        let mut schema = compact(&p["schema"], &Map::new(), 0);
+        let mut schema = compact(&p["schema"], &Map::new());
         if let Some(d) = p["description"].as_str() {
             set_description(&mut schema, d);
         }
@@ -103,7 +172,7 @@ fn object(properties: Map<String, Value>, required: Vec<Value>) -> Value {
 /// The body's schema as the tool's root: an object without its own description (the tool's
 /// description says what it does).
 fn compact_root(root: &Value, defs: &Map<String, Value>) -> Value {
-    let mut v = compact(root, defs, 0);
+    let mut v = compact(root, defs);
     if let Value::Object(m) = &mut v {
         m.remove("description");
         m.entry("type").or_insert(json!("object"));
@@ -112,100 +181,128 @@ fn compact_root(root: &Value, defs: &Map<String, Value>) -> Value {
 }
 
 /// Compacts one schema: inlines `$ref`, merges `allOf`, unwraps nullable unions, drops noise.
-pub fn compact(schema: &Value, defs: &Map<String, Value>, depth: usize) -> Value {
-    let Value::Object(m) = schema else {
-        return schema.clone();
-    };
-    if depth > MAX_DEPTH {
-        return json!({});
+pub fn compact(schema: &Value, defs: &Map<String, Value>) -> Value {
+    Walk {
+        defs,
+        expanding: Vec::new(),
     }
-    if let Some(r) = m.get("$ref").and_then(Value::as_str) {
-        let name = r.rsplit('/').next().unwrap_or(r);
-        let mut target = match defs.get(name) {
-            Some(t) => compact(t, defs, depth + 1),
-            None => json!({}),
+    .compact(schema, 0)
+}
+
+/// A walk through a schema, with the named types being expanded (to stop at recursion).
+struct Walk<'a> {
+    defs: &'a Map<String, Value>,
+    expanding: Vec<String>,
+}
+
+impl Walk<'_> {
+    fn compact(&mut self, schema: &Value, depth: usize) -> Value {
+        let Value::Object(m) = schema else {
+            return schema.clone();
         };
-        // A description beside the `$ref` is about this use of the type: it wins.
-        if let Some(d) = m.get("description").and_then(Value::as_str) {
-            set_description(&mut target, d);
+        if depth > MAX_DEPTH {
+            return json!({});
         }
-        return target;
-    }
-    if let Some(Value::Array(parts)) = m.get("allOf") {
-        let mut merged = Map::new();
-        for p in parts {
-            merge_into(&mut merged, compact(p, defs, depth + 1));
-        }
-        if let Some(d) = m.get("description").and_then(Value::as_str) {
-            set_description_map(&mut merged, d);
-        }
-        return Value::Object(merged);
-    }
-    for key in ["oneOf", "anyOf"] {
-        if let Some(Value::Array(branches)) = m.get(key) {
-            let kept: Vec<Value> = branches
-                .iter()
-                .filter(|b| !is_null_schema(b))
-                .map(|b| compact(b, defs, depth + 1))
-                .collect();
-            let mut out = if kept.len() == 1 {
-                kept.into_iter().next().unwrap_or(json!({}))
-            } else {
-                json!({ key: kept })
-            };
-            if let Some(d) = m.get("description").and_then(Value::as_str) {
-                set_description(&mut out, d);
-            }
-            return out;
-        }
-    }
-    let mut out = Map::new();
-    for (k, v) in m {
-        if DROPPED.contains(&k.as_str()) {
-            continue;
-        }
-        match k.as_str() {
-            "type" => {
-                out.insert(k.clone(), without_null_type(v));
-            }
-            "description" => {
-                if let Some(d) = v.as_str().and_then(short_description) {
-                    out.insert(k.clone(), json!(d));
+        if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+            let name = r.rsplit('/').next().unwrap_or(r).to_string();
+            let mut target = match self.defs.get(&name) {
+                Some(t) if !self.expanding.contains(&name) => {
+                    self.expanding.push(name);
+                    let v = self.compact(t, depth + 1);
+                    self.expanding.pop();
+                    v
                 }
+                _ => json!({}),
+            };
+            // A description beside the `$ref` is about this use of the type: it is kept. The
+            // type's own ("What wait waits for") says no more than the field's name and values.
+            match m.get("description").and_then(Value::as_str) {
+                Some(d) => set_description(&mut target, d),
+                None if depth > 0 => {
+                    if let Value::Object(t) = &mut target {
+                        t.remove("description");
+                    }
+                }
+                None => {}
             }
-            "properties" => {
-                let props: Map<String, Value> = v
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .map(|(name, s)| (name.clone(), compact(s, defs, depth + 1)))
+            return target;
+        }
+        if let Some(Value::Array(parts)) = m.get("allOf") {
+            let mut merged = Map::new();
+            for p in parts {
+                merge_into(&mut merged, self.compact(p, depth + 1));
+            }
+            if let Some(d) = m.get("description").and_then(Value::as_str) {
+                set_description_map(&mut merged, d);
+            }
+            return Value::Object(merged);
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(Value::Array(branches)) = m.get(key) {
+                let kept: Vec<Value> = branches
+                    .iter()
+                    .filter(|b| !is_null_schema(b))
+                    .map(|b| self.compact(b, depth + 1))
                     .collect();
-                out.insert(k.clone(), Value::Object(props));
+                let mut out = if kept.len() == 1 {
+                    kept.into_iter().next().unwrap_or(json!({}))
+                } else {
+                    json!({ key: kept })
+                };
+                if let Some(d) = m.get("description").and_then(Value::as_str) {
+                    set_description(&mut out, d);
+                }
+                return out;
             }
-            "items" => {
-                out.insert(k.clone(), compact(v, defs, depth + 1));
+        }
+        let mut out = Map::new();
+        for (k, v) in m {
+            if DROPPED.contains(&k.as_str()) {
+                continue;
             }
-            "enum" => {
-                let values: Vec<Value> = v
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|x| !x.is_null())
-                    .cloned()
-                    .collect();
-                out.insert(k.clone(), Value::Array(values));
-            }
-            "required" => {
-                if v.as_array().is_some_and(|a| !a.is_empty()) {
+            match k.as_str() {
+                "type" => {
+                    out.insert(k.clone(), without_null_type(v));
+                }
+                "description" => {
+                    if let Some(d) = v.as_str().and_then(short_description) {
+                        out.insert(k.clone(), json!(d));
+                    }
+                }
+                "properties" => {
+                    let props: Map<String, Value> = v
+                        .as_object()
+                        .into_iter()
+                        .flatten()
+                        .map(|(name, s)| (name.clone(), self.compact(s, depth + 1)))
+                        .collect();
+                    out.insert(k.clone(), Value::Object(props));
+                }
+                "items" => {
+                    out.insert(k.clone(), self.compact(v, depth + 1));
+                }
+                "enum" => {
+                    let values: Vec<Value> = v
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|x| !x.is_null())
+                        .cloned()
+                        .collect();
+                    out.insert(k.clone(), Value::Array(values));
+                }
+                "required" => {
+                    if v.as_array().is_some_and(|a| !a.is_empty()) {
+                        out.insert(k.clone(), v.clone());
+                    }
+                }
+                _ => {
                     out.insert(k.clone(), v.clone());
                 }
             }
-            _ => {
-                out.insert(k.clone(), v.clone());
-            }
         }
+        Value::Object(out)
     }
-    Value::Object(out)
 }
 
 fn is_null_schema(s: &Value) -> bool {
@@ -274,12 +371,23 @@ fn set_description_map(m: &mut Map<String, Value>, text: &str) {
     }
 }
 
+/// Where the first sentence of `text` ends: the first `. ` that does not close an
+/// abbreviation (`e.g.`, `i.e.`, `etc.`).
+fn sentence_end(text: &str) -> Option<usize> {
+    text.match_indices(". ").map(|(i, _)| i).find(|&i| {
+        let before = &text[..i];
+        !["e.g", "i.e", "etc", "vs"]
+            .iter()
+            .any(|abbr| before.ends_with(abbr))
+    })
+}
+
 /// The first sentence of `text`, on one line, without Markdown backticks, at most
 /// [`MAX_DESCRIPTION`] characters; `None` when nothing is left.
 pub fn short_description(text: &str) -> Option<String> {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let flat = flat.replace('`', "");
-    let first = match flat.find(". ") {
+    let first = match sentence_end(&flat) {
         Some(i) => &flat[..i],
         None => flat.as_str(),
     };
@@ -330,11 +438,7 @@ mod tests {
 
     #[test]
     fn refs_are_inlined_and_nullable_unions_unwrapped() {
-        let s = compact(
-            &json!({"$ref": "#/components/schemas/Selector"}),
-            &defs(),
-            0,
-        );
+        let s = compact(&json!({"$ref": "#/components/schemas/Selector"}), &defs());
         assert_eq!(
             s,
             json!({
@@ -343,7 +447,8 @@ mod tests {
                 "properties": {
                     "text": {"type": "string", "description": "The displayed text"},
                     "index": {"type": "integer"},
-                    "role": {"type": "string", "description": "A role", "enum": ["button", "textbox"]}
+                    // The type's own description ("A role") says nothing the field does not.
+                    "role": {"type": "string", "enum": ["button", "textbox"]}
                 }
             })
         );
@@ -413,6 +518,10 @@ mod tests {
             Some("A cell of the grid".into())
         );
         assert_eq!(short_description("  "), None);
+        assert_eq!(
+            short_description("Clock text, e.g. 9:41. More."),
+            Some("Clock text, e.g. 9:41".into())
+        );
         let long = "word ".repeat(40);
         let d = short_description(&long).unwrap();
         assert!(d.chars().count() <= MAX_DESCRIPTION + 1, "{d}");
@@ -426,7 +535,7 @@ mod tests {
         .as_object()
         .cloned()
         .unwrap();
-        let s = compact(&json!({"$ref": "#/components/schemas/Node"}), &defs, 0);
+        let s = compact(&json!({"$ref": "#/components/schemas/Node"}), &defs);
         assert!(s.to_string().len() < 400, "{s}");
     }
 

@@ -1,0 +1,73 @@
+"""Fixtures of the Python tests: the built `mobilectl` binary, and a `mobilectl serve --demo`
+(a virtual Android phone behind a private adb server) started per test and stopped after it.
+
+scripts/test.sh runs these with the binary of its `cargo test` build (MOBILECTL_BIN).
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_health(url, deadline):
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2) as r:
+                if r.status == 200:
+                    return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+@pytest.fixture(scope="session")
+def mobilectl_bin():
+    path = Path(os.environ.get("MOBILECTL_BIN", ROOT / "target" / "debug" / "mobilectl"))
+    assert path.exists(), f"{path} is missing: build it with `cargo build` first"
+    return path
+
+
+@pytest.fixture(scope="session")
+def root():
+    return ROOT
+
+
+@pytest.fixture
+def demo_server(mobilectl_bin, tmp_path):
+    port, adb_port = free_port(), free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MOBILECTL_")}
+    env["MOBILECTL_STATE_DIR"] = str(tmp_path / "state")
+    log = open(tmp_path / "server.log", "wb")
+    proc = subprocess.Popen(
+        [str(mobilectl_bin), "serve", "--demo", "--addr", f"127.0.0.1:{port}",
+         "--adb-server-port", str(adb_port)],
+        stdout=log, stderr=subprocess.STDOUT, env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        up = wait_for_health(url, time.monotonic() + 60)
+        assert up, (tmp_path / "server.log").read_text()[-2000:]
+        yield url
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+        subprocess.run(["adb", "-P", str(adb_port), "kill-server"], capture_output=True)

@@ -6,6 +6,7 @@
 //! refs. [`summary::summarize`] and [`select::find`] work on the [`Screen`].
 
 pub mod detect;
+pub mod diff;
 pub mod fingerprint;
 pub mod model;
 pub mod parse;

@@ -6,7 +6,7 @@ mod common;
 
 use axum::http::StatusCode;
 use common::*;
-use mobilectl::controller::ControllerConfig;
+use mobilectl::backend::BackendConfig;
 use mobilectl::exec::{Tool, Toolbox};
 
 const XIAOMI: &str = "android_misc/adb_devices_l_xiaomi.txt";
@@ -314,10 +314,10 @@ async fn real_adb_with_no_device_lists_nothing() {
         l.local_addr().unwrap().port()
     };
     let app = app_with_config(
-        ControllerConfig {
+        BackendConfig {
             tools: Toolbox::with([(Tool::Adb, adb.clone())]),
             adb_server_port: Some(port),
-            max_command_time: None,
+            ..Default::default()
         },
         loopback_policy(),
     );

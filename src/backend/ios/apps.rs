@@ -7,8 +7,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{listapps::parse_listapps, SimctlBackend, QUICK_TIMEOUT};
-use crate::backend::types::{AppInfo, LaunchOptions, Launched};
-use crate::backend::{command_failed, unsupported, Platform};
+use crate::backend::{command_failed, unsupported};
+use crate::device::Platform;
+use crate::device::{AppInfo, LaunchOptions, Launched};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Output, Tool};
 
@@ -27,7 +28,7 @@ pub fn parse_launch_pid(stdout: &str, bundle_id: &str) -> Option<u32> {
 
 /// What `reset` on an iOS Simulator answers: simctl cannot clear one app's data.
 pub fn reset_unsupported(bundle_id: &str) -> Error {
-    unsupported("clearing one app's data", Platform::Ios).with_hint(format!(
+    unsupported("clearing one app's data", Platform::Ios.name()).with_hint(format!(
         "simctl has no per-app data reset: uninstall and reinstall `{bundle_id}` \
          (POST /api/v1/device/app/install), or wipe the whole simulator with \
          POST /api/v1/device/erase"

@@ -15,8 +15,7 @@ use utoipa::ToSchema;
 use super::session::DeviceSession;
 use super::target::{check_reachable, Resolved, Target};
 use super::DeviceController;
-use crate::device::Point;
-use crate::device::{Device, KeyPress};
+use crate::device::{Device, KeyPress, Point};
 use crate::error::{Error, ErrorCode, Result};
 
 /// What every mutating UI action answers.

@@ -17,13 +17,6 @@ use crate::device::{Device, PlatformStatus};
 #[serde(transparent)]
 pub struct PlatformTools(pub BTreeMap<String, PlatformStatus>);
 
-impl PlatformTools {
-    /// The status of backend `id`, when it is registered.
-    pub fn get(&self, id: &str) -> Option<&PlatformStatus> {
-        self.0.get(id)
-    }
-}
-
 /// The answer of a device listing.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct DeviceList {

@@ -1,8 +1,7 @@
 //! Simulator housekeeping: erase and status-bar override. iOS Simulators only; other devices
 //! answer `501` from their backend. Values are validated here, before any command.
 
-use crate::device::Device;
-use crate::device::StatusBarOverride;
+use crate::device::{Device, StatusBarOverride};
 use crate::error::{Error, Result};
 
 use super::DeviceController;

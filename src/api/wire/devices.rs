@@ -6,8 +6,7 @@ use utoipa::{IntoParams, ToSchema};
 
 pub use crate::controller::{BootRequest, DeviceList, PowerResult, ShutdownRequest};
 pub use crate::device::Device;
-use crate::device::{BatteryState, DataNetwork};
-use crate::device::{DeviceState, Platform};
+use crate::device::{BatteryState, DataNetwork, DeviceState, Platform};
 
 /// Filters of the device list.
 #[derive(Debug, Deserialize, IntoParams)]

@@ -10,8 +10,7 @@ use super::{AdbBackend, QUICK_TIMEOUT};
 
 /// Printed by a permission reset when the device cannot clear permission flags.
 const NO_FLAGS_MARKER: &str = "__MOBILECTL_NO_PERMISSION_FLAGS__";
-use crate::device::{AppInfo, LaunchOptions, Launched, PermissionAction};
-use crate::device::{Device, DeviceKind};
+use crate::device::{AppInfo, Device, DeviceKind, LaunchOptions, Launched, PermissionAction};
 use crate::error::{Error, ErrorCode, Result};
 
 /// Time limit of an install.

@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use super::{listapps::parse_listapps, SimctlBackend, QUICK_TIMEOUT};
 use crate::backend::{command_failed, unsupported};
-use crate::device::Platform;
-use crate::device::{AppInfo, LaunchOptions, Launched};
+use crate::device::{AppInfo, LaunchOptions, Launched, Platform};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Output, Tool};
 
@@ -17,6 +16,25 @@ use crate::exec::{Output, Tool};
 pub const INSTALL_TIMEOUT: Duration = Duration::from_secs(300);
 /// Time limit of a launch.
 pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Checks that an install path is an `.app` folder: simulators install the `.app` of a
+/// simulator build (an `.ipa` is refused with how to get one).
+pub(super) fn check_app_folder(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+    let shown = path.display();
+    match crate::backend::validate::extension(path).as_str() {
+        "ipa" => Err(Error::validation(
+            "an .ipa is built for devices; simulators install the .app folder",
+        )
+        .with_hint(
+            "build for the simulator (xcodebuild -sdk iphonesimulator) and pass the .app folder",
+        )),
+        ext if ext != "app" || !meta.is_dir() => Err(Error::validation(format!(
+            "`{shown}` is not an .app folder"
+        ))
+        .with_hint("iOS Simulator installs take the .app folder from a simulator build")),
+        _ => Ok(()),
+    }
+}
 
 /// The pid from `simctl launch` stdout (`com.apple.mobilesafari: 76487`).
 pub fn parse_launch_pid(stdout: &str, bundle_id: &str) -> Option<u32> {

@@ -7,8 +7,7 @@
 use super::ui::UiTool;
 use super::SimctlBackend;
 use crate::backend::unsupported;
-use crate::device::Key;
-use crate::device::{KeyPress, Platform};
+use crate::device::{Key, KeyPress, Platform};
 use crate::error::{Error, Result};
 
 /// What a key is on a simulator.

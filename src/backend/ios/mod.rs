@@ -34,7 +34,7 @@ use crate::device::{
     AppInfo, Device, KeyPress, LaunchOptions, Launched, PermissionAction, Platform, Point,
     StatusBarOverride,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exec::{Command, Output, Tool, Toolbox};
 use crate::ui::CoordinateSpace;
 
@@ -139,20 +139,8 @@ impl DeviceBackend for SimctlBackend {
     fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
         validate::ios_bundle_id(bundle_id)
     }
-    /// Simulators install the `.app` folder of a simulator build.
     fn check_app_package(&self, path: &Path, meta: &std::fs::Metadata) -> Result<()> {
-        let shown = path.display();
-        match validate::extension(path).as_str() {
-            "ipa" => Err(Error::validation(
-                "an .ipa is built for devices; simulators install the .app folder",
-            )
-            .with_hint("build for the simulator (xcodebuild -sdk iphonesimulator) and pass the .app folder")),
-            ext if ext != "app" || !meta.is_dir() => Err(Error::validation(format!(
-                "`{shown}` is not an .app folder"
-            ))
-            .with_hint("iOS Simulator installs take the .app folder from a simulator build")),
-            _ => Ok(()),
-        }
+        apps::check_app_folder(path, meta)
     }
 
     /// simctl is needed at all; AXe or idb for the UI.

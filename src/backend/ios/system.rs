@@ -3,8 +3,7 @@
 //! (which needs a shut-down simulator: a booted one is shut down, erased and booted again).
 
 use super::{SimctlBackend, BOOT_TIMEOUT, QUICK_TIMEOUT};
-use crate::device::{BatteryState, PermissionAction, StatusBarOverride};
-use crate::device::{Device, DeviceState};
+use crate::device::{BatteryState, Device, DeviceState, PermissionAction, StatusBarOverride};
 use crate::error::Result;
 
 /// `simctl status_bar UDID override …` arguments after `override`.

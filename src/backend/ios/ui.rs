@@ -13,8 +13,7 @@ use serde_json::json;
 
 use super::SimctlBackend;
 use crate::backend::{command_failed, exec_error, tool_command, unsupported, UiSource};
-use crate::device::Platform;
-use crate::device::Point;
+use crate::device::{Platform, Point};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Output, Tool};
 

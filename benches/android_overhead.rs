@@ -7,7 +7,8 @@
 use std::time::{Duration, Instant};
 
 use mobilectl::backend::android::screen::dump_script;
-use mobilectl::controller::{ControllerConfig, DeviceController};
+use mobilectl::backend::BackendConfig;
+use mobilectl::controller::DeviceController;
 use mobilectl::exec::{Tool, Toolbox};
 use mobilectl::server::{self, AppState, SecurityPolicy, ServerOptions};
 use mobilectl::virtual_device::testing::VdHarness;
@@ -28,10 +29,10 @@ fn main() {
     let h = VdHarness::start(&bin, &[]).expect("virtual device (build the release binary first)");
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let controller = DeviceController::new(ControllerConfig {
+        let controller = DeviceController::new(BackendConfig {
             tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
             adb_server_port: Some(h.adb_port),
-            max_command_time: None,
+            ..Default::default()
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();

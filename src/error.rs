@@ -104,6 +104,9 @@ error_codes! {
     CommandFailed = ("COMMAND_FAILED", 502, true),
     /// The server runs as many external commands as it allows; retry shortly.
     Busy = ("BUSY", 503, true),
+    /// A device reached over the network (its WebDriverAgent server) could not be connected
+    /// to, or the connection broke before it answered.
+    DeviceUnreachable = ("DEVICE_UNREACHABLE", 503, true),
     /// A failure that fits no other code.
     Unknown = ("UNKNOWN", 500, false),
     /// Something failed inside mobilectl; details are logged, never returned.

@@ -4,9 +4,13 @@
 //! The layers, top to bottom (see DESIGN.md):
 //! - [`api`]: the operation table and wire types; routes, OpenAPI, CLI and MCP derive from it.
 //! - [`server`]: axum router, one error envelope, security middleware, OpenAPI.
-//! - [`controller`]: target-device resolution, per-device state and serialisation.
-//! - [`backend`]: adb (Android), simctl + AXe/idb (iOS Simulator).
-//! - [`exec`]: the one runner through which every external command goes.
+//! - [`controller`]: target-device resolution, per-device state and serialisation, over the
+//!   registry of backends.
+//! - [`backend`]: the `DeviceBackend` trait and its registry; adb (Android), simctl + AXe/idb
+//!   (iOS Simulator).
+//! - [`device`]: the vocabulary of devices every layer shares (device, platform, state, apps,
+//!   points, keys).
+//! - [`exec`]: the runners through which every external command and device request goes.
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`virtual_device`]: an adb-speaking virtual Android device for tests and `serve --demo`.
@@ -17,6 +21,7 @@ pub mod api;
 pub mod backend;
 pub mod cli;
 pub mod controller;
+pub mod device;
 pub mod error;
 pub mod exec;
 pub mod image;

@@ -6,7 +6,7 @@ mod common;
 
 use axum::http::StatusCode;
 use common::*;
-use mobilectl::controller::ControllerConfig;
+use mobilectl::backend::BackendConfig;
 use mobilectl::exec::{Tool, Toolbox};
 
 const XIAOMI: &str = "android_misc/adb_devices_l_xiaomi.txt";
@@ -217,6 +217,30 @@ async fn boot_android_without_emulator_binary_is_503_tool_missing() {
 }
 
 #[tokio::test]
+async fn boot_by_name_with_a_backend_that_cannot_list_is_503_with_its_hint() {
+    let fakes = FakeTools::new();
+    let adb = fake_adb(&fakes, XIAOMI, MOTO_PROPS);
+    let app = app_with(toolbox(&[(Tool::Adb, &adb)]), loopback_policy());
+    let (status, body) = call(
+        &app,
+        send_json("POST", "/api/v1/device/boot", r#"{"udid": "iPhone 15"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(error_code(&body), "TOOL_MISSING");
+    assert!(body["error"]["message"].as_str().unwrap().contains("ios"));
+    assert!(body["error"]["hint"].as_str().unwrap().contains("Xcode"));
+    // A listed Android phone is running already: emulators boot by AVD name.
+    let (status, body) = call(
+        &app,
+        send_json("POST", "/api/v1/device/boot", r#"{"udid": "6563c026"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    assert!(body["error"]["hint"].as_str().unwrap().contains("avd"));
+}
+
+#[tokio::test]
 async fn boot_android_starts_the_emulator_detached() {
     let fakes = FakeTools::new();
     let emulator = fakes.add(
@@ -314,10 +338,10 @@ async fn real_adb_with_no_device_lists_nothing() {
         l.local_addr().unwrap().port()
     };
     let app = app_with_config(
-        ControllerConfig {
+        BackendConfig {
             tools: Toolbox::with([(Tool::Adb, adb.clone())]),
             adb_server_port: Some(port),
-            max_command_time: None,
+            ..Default::default()
         },
         loopback_policy(),
     );

@@ -228,6 +228,9 @@ async fn doctor_without_tools_is_blocked_with_remediations() {
     let (status, body) = call(&bare_app(), get("/api/v1/doctor")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["overall"], "blocked");
+    // One readiness per registered backend, by its id, beside `overall`.
+    assert_eq!(body["android"], "blocked");
+    assert_eq!(body["ios"], "blocked");
     for t in body["tools"].as_array().unwrap() {
         assert_eq!(t["found"], false);
         assert!(t["remediation"].as_str().unwrap().len() > 10);

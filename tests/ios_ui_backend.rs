@@ -11,8 +11,9 @@ use common::*;
 use mobilectl::backend::ios::{
     pixels_to_points, points_to_pixels, screen_scale, AxeSelector, SimctlBackend,
 };
-use mobilectl::backend::types::{Key, Point};
-use mobilectl::backend::{Device, DeviceBackend, DeviceKind, DeviceState, KeyPress, Platform};
+use mobilectl::backend::DeviceBackend;
+use mobilectl::device::{Device, DeviceKind, DeviceState, KeyPress, Platform};
+use mobilectl::device::{Key, Point};
 use mobilectl::error::ErrorCode;
 use mobilectl::exec::Tool;
 
@@ -30,6 +31,7 @@ fn device() -> Device {
         os_version: Some("iOS 17.5".into()),
         api_level: None,
         model: None,
+        backend: SimctlBackend::ID,
     }
 }
 

@@ -27,6 +27,7 @@ pub const DEVICE: &[ErrorCode] = &[
     Timeout,
     CommandFailed,
     Busy,
+    DeviceUnreachable,
 ];
 
 /// Aiming at an element of the screen (ref, point, selector or grid cell).

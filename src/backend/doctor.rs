@@ -1,11 +1,14 @@
 //! `doctor`: which tools are installed, where, at which version, and what follows for each
-//! platform.
+//! registered backend (each judges its own readiness from the checks).
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::DeviceBackend;
 use crate::exec::{Command, Tool, Toolbox};
 
 /// One tool's check.
@@ -38,12 +41,18 @@ pub enum Readiness {
 /// The doctor's answer.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct DoctorReport {
-    /// `ready`: every platform whose base tool exists is fully usable; `degraded`: some UI
-    /// features are missing; `blocked`: no platform can be driven.
+    /// `ready`: every backend whose base tool exists is fully usable; `degraded`: some
+    /// features of one are missing; `blocked`: no backend can drive anything.
     pub overall: Readiness,
-    pub android: Readiness,
-    pub ios: Readiness,
+    /// Each backend's readiness, by its id (`android`, `ios`).
+    #[serde(flatten)]
+    pub backends: BTreeMap<String, Readiness>,
     pub tools: Vec<ToolCheck>,
+}
+
+/// Whether the checks found `tool`.
+pub fn found(checks: &[ToolCheck], tool: Tool) -> bool {
+    checks.iter().any(|c| c.tool == tool && c.found)
 }
 
 fn version_args(tool: Tool) -> &'static [&'static str] {
@@ -96,30 +105,29 @@ async fn check(tools: &Toolbox, tool: Tool) -> ToolCheck {
     }
 }
 
-/// Checks every tool concurrently.
-pub async fn diagnose(tools: &Toolbox) -> DoctorReport {
+/// Checks every tool concurrently, then asks each backend how usable it is.
+pub async fn diagnose(tools: &Toolbox, backends: &[Arc<dyn DeviceBackend>]) -> DoctorReport {
     let checks = futures_join(tools).await;
-    let found = |t: Tool| checks.iter().any(|c| c.tool == t && c.found);
-    let android = if found(Tool::Adb) {
-        Readiness::Ready
-    } else {
-        Readiness::Blocked
-    };
-    let ios = match (found(Tool::Xcrun), found(Tool::Axe) || found(Tool::Idb)) {
-        (true, true) => Readiness::Ready,
-        (true, false) => Readiness::Degraded,
-        (false, _) => Readiness::Blocked,
-    };
-    let overall = match (android, ios) {
-        (Readiness::Blocked, Readiness::Blocked) => Readiness::Blocked,
-        (_, Readiness::Degraded) => Readiness::Degraded,
-        _ => Readiness::Ready,
-    };
+    let mut readiness = BTreeMap::new();
+    for b in backends {
+        readiness.insert(b.id().to_string(), b.readiness(&checks).await);
+    }
     DoctorReport {
-        overall,
-        android,
-        ios,
+        overall: overall(readiness.values().copied()),
+        backends: readiness,
         tools: checks,
+    }
+}
+
+/// Blocked when no backend can drive anything; degraded when one misses features.
+fn overall(each: impl Iterator<Item = Readiness>) -> Readiness {
+    let each: Vec<Readiness> = each.collect();
+    if each.iter().all(|r| *r == Readiness::Blocked) {
+        Readiness::Blocked
+    } else if each.contains(&Readiness::Degraded) {
+        Readiness::Degraded
+    } else {
+        Readiness::Ready
     }
 }
 
@@ -135,4 +143,19 @@ async fn futures_join(tools: &Toolbox) -> Vec<ToolCheck> {
     }
     checks.sort_by_key(|(i, _)| *i);
     checks.into_iter().map(|(_, c)| c).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Readiness::*;
+
+    #[test]
+    fn overall_readiness_of_the_backends() {
+        assert_eq!(overall([Blocked, Blocked].into_iter()), Blocked);
+        assert_eq!(overall([Ready, Blocked].into_iter()), Ready);
+        assert_eq!(overall([Blocked, Degraded].into_iter()), Degraded);
+        assert_eq!(overall([Ready, Degraded, Ready].into_iter()), Degraded);
+        assert_eq!(overall(std::iter::empty()), Blocked);
+    }
 }

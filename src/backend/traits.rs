@@ -1,33 +1,38 @@
-//! The platform-free contract every backend implements. The controller resolves a device, picks
-//! its backend by platform, and calls these. Operations a backend does not support keep the
-//! default body, which answers `501 UNSUPPORTED_ON_PLATFORM` with a hint.
+//! The platform-free contract every backend implements. The controller holds a list of
+//! backends (the registry, [`super::registry`]), lists devices across all of them, and sends
+//! every operation on a device to the backend that listed it (`Device::backend`). Whatever the
+//! controller would otherwise decide by platform — the unit of coordinates, which identifiers
+//! and packages are valid, how a device boots or shuts down, how an alert is answered — is a
+//! method here, so a new backend needs no controller edit.
+//!
+//! Operations a backend does not support keep the default body, which answers
+//! `501 UNSUPPORTED_ON_PLATFORM` with a hint; hooks whose default is the usual way (typing as
+//! tap, clear, type, Enter; answering an alert by tapping its button) can be overridden by a
+//! backend with a better one.
 
 use std::path::Path;
+use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::types::{
-    AppInfo, Key, LaunchOptions, Launched, PermissionAction, Point, StatusBarOverride,
+use super::doctor::{Readiness, ToolCheck};
+use super::validate;
+use crate::device::{
+    AlertChoice, AppInfo, Device, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
+    Platform, Point, StatusBarOverride,
 };
-use super::{Device, Platform};
 use crate::error::{Error, ErrorCode, Result};
+use crate::ui::{AlertButton, CoordinateSpace};
 
 /// The native UI dump of a device, before parsing into the canonical tree.
 #[derive(Debug, Clone)]
 pub struct UiSource {
-    /// The dump as the tool printed it (uiautomator XML, AXe JSON, idb JSON…).
+    /// The dump as the tool printed it (uiautomator XML, AXe JSON, idb JSON, WDA XML…).
     pub text: String,
     /// Which tool produced it (`uiautomator`, `axe`, `idb`).
     pub tool: &'static str,
     /// The foreground app or activity, when the backend learnt it in the same round trip.
     pub foreground: Option<String>,
-}
-
-/// A key press: a named key or a raw platform key code (Android `KEYCODE_*` number).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyPress {
-    Named(Key),
-    Code(u32),
 }
 
 /// How text was typed, reported back to the caller.
@@ -44,26 +49,97 @@ pub struct TypeJob<'a> {
     pub submit: bool,
 }
 
-/// The answer for an operation a platform or device kind cannot do.
-pub fn unsupported(what: &str, platform: Platform) -> Error {
-    let name = match platform {
-        Platform::Android => "Android",
-        Platform::Ios => "iOS",
-    };
+/// What became of a device that was shut down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterShutdown {
+    /// It stays listed, shut down (a simulator): it can stay the active device.
+    Listed,
+    /// It leaves the listing (a stopped emulator): the active device is forgotten.
+    Gone,
+}
+
+/// The answer for an operation a backend or device kind cannot do; `on` names it
+/// ("Android", "iOS").
+pub fn unsupported(what: &str, on: &str) -> Error {
     Error::new(
         ErrorCode::UnsupportedOnPlatform,
-        format!("{what} is not supported on {name}"),
+        format!("{what} is not supported on {on}"),
     )
     .with_hint("see GET /api/v1/doctor and the route's description for what each platform offers")
 }
 
 #[async_trait]
 pub trait DeviceBackend: Send + Sync {
+    // --- identity ---------------------------------------------------------------------------
+    /// The registry key: unique among registered backends, the key of this backend's entry
+    /// in a listing's `tools` and in the doctor's report (`android`, `ios`).
+    fn id(&self) -> &'static str;
     fn platform(&self) -> Platform;
+    /// What messages call this backend's devices ("Android", "iOS").
+    fn name(&self) -> &'static str {
+        self.platform().name()
+    }
+    /// The unit of taps and of the UI tree's bounds: Android pixels, iOS points. Screenshots
+    /// are in pixels, so with points the controller derives the ratio from a snapshot.
+    fn coordinate_space(&self) -> CoordinateSpace;
+
+    // --- discovery and power ------------------------------------------------------------------
+    /// Every device this backend can see, ready or not. An error (the tool is missing or
+    /// failed) leaves the backend out of the listing, and its `tools` entry says why.
+    async fn list_devices(&self) -> Result<Vec<Device>>;
+    /// Tries to bring back a device a request names that the listing no longer shows (adb
+    /// forgets devices reached over TCP when its server restarts). `true` when it is back.
+    async fn reconnect(&self, _udid: &str) -> Result<bool> {
+        Ok(false)
+    }
+    /// Boots a listed device (`POST /device/boot` with `udid`).
+    async fn boot(&self, _device: &Device, _wait: Option<Duration>) -> Result<()> {
+        Err(unsupported("booting a listed device", self.name()))
+    }
+    /// Whether this backend starts devices from an image that is not listed yet (an Android
+    /// AVD: `POST /device/boot` with `avd`).
+    fn boots_images(&self) -> bool {
+        false
+    }
+    /// Starts a device from an image; with `wait`, returns its udid once it has booted.
+    async fn boot_image(&self, _image: &str, _wait: Option<Duration>) -> Result<Option<String>> {
+        Err(unsupported("booting from an image", self.name()))
+    }
+    /// Shuts a device down.
+    async fn shutdown(&self, _device: &Device) -> Result<AfterShutdown> {
+        Err(unsupported("shutting down", self.name())
+            .with_hint("only emulators and simulators can be shut down"))
+    }
+
+    // --- checks, before any command -----------------------------------------------------------
+    /// Checks an app identifier (Android package, iOS bundle id) against this backend's rules.
+    fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
+        validate::app_id(bundle_id)
+    }
+    /// Checks that `path` (an existing file or folder, not a link) has the package form this
+    /// backend installs (`.apk`, `.app`).
+    fn check_app_package(&self, _path: &Path, _meta: &std::fs::Metadata) -> Result<()> {
+        Ok(())
+    }
+    /// Checks launch options; `activity` is an Android notion, refused elsewhere.
+    fn check_launch(&self, opts: &LaunchOptions) -> Result<()> {
+        match &opts.activity {
+            Some(_) => Err(Error::validation(format!(
+                "`activity` names an Android activity; {} apps are launched by bundle id alone",
+                self.name()
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// How usable this backend is, from the doctor's tool checks.
+    async fn readiness(&self, _tools: &[ToolCheck]) -> Readiness {
+        Readiness::Ready
+    }
 
     // --- apps -----------------------------------------------------------------------------
     async fn install_app(&self, _device: &Device, _path: &Path) -> Result<()> {
-        Err(unsupported("installing apps", self.platform()))
+        Err(unsupported("installing apps", self.name()))
     }
     async fn launch_app(
         &self,
@@ -71,37 +147,37 @@ pub trait DeviceBackend: Send + Sync {
         _bundle_id: &str,
         _opts: &LaunchOptions,
     ) -> Result<Launched> {
-        Err(unsupported("launching apps", self.platform()))
+        Err(unsupported("launching apps", self.name()))
     }
     async fn terminate_app(&self, _device: &Device, _bundle_id: &str) -> Result<()> {
-        Err(unsupported("terminating apps", self.platform()))
+        Err(unsupported("terminating apps", self.name()))
     }
     async fn reset_app(&self, _device: &Device, _bundle_id: &str) -> Result<()> {
-        Err(unsupported("resetting app data", self.platform()))
+        Err(unsupported("resetting app data", self.name()))
     }
     async fn list_apps(&self, _device: &Device) -> Result<Vec<AppInfo>> {
-        Err(unsupported("listing apps", self.platform()))
+        Err(unsupported("listing apps", self.name()))
     }
     async fn open_url(&self, _device: &Device, _url: &str) -> Result<()> {
-        Err(unsupported("opening URLs", self.platform()))
+        Err(unsupported("opening URLs", self.name()))
     }
 
     // --- screen ---------------------------------------------------------------------------
     /// The screen as PNG bytes, at the device's native resolution.
     async fn screenshot_png(&self, _device: &Device) -> Result<Vec<u8>> {
-        Err(unsupported("screenshots", self.platform()))
+        Err(unsupported("screenshots", self.name()))
     }
     /// The native UI dump.
     async fn dump_ui(&self, _device: &Device) -> Result<UiSource> {
-        Err(unsupported("reading the UI", self.platform()))
+        Err(unsupported("reading the UI", self.name()))
     }
 
-    // --- input (coordinates in the platform's tap space) ----------------------------------
+    // --- input (coordinates in the backend's coordinate space) ------------------------------
     async fn tap(&self, _device: &Device, _at: Point) -> Result<()> {
-        Err(unsupported("tapping", self.platform()))
+        Err(unsupported("tapping", self.name()))
     }
     async fn long_press(&self, _device: &Device, _at: Point, _duration_ms: u64) -> Result<()> {
-        Err(unsupported("long presses", self.platform()))
+        Err(unsupported("long presses", self.name()))
     }
     async fn swipe(
         &self,
@@ -110,14 +186,14 @@ pub trait DeviceBackend: Send + Sync {
         _to: Point,
         _duration_ms: u64,
     ) -> Result<()> {
-        Err(unsupported("swiping", self.platform()))
+        Err(unsupported("swiping", self.name()))
     }
     /// Types into the focused field; says which method was used.
     async fn type_text(&self, _device: &Device, _text: &str) -> Result<TypedWith> {
-        Err(unsupported("typing", self.platform()))
+        Err(unsupported("typing", self.name()))
     }
     async fn press_key(&self, _device: &Device, _key: KeyPress) -> Result<()> {
-        Err(unsupported("pressing keys", self.platform()))
+        Err(unsupported("pressing keys", self.name()))
     }
     /// Runs a typing job. A backend that can tell whether the text is typable at all checks
     /// that before the first step, so a refusal never leaves the field tapped or emptied; the
@@ -148,15 +224,31 @@ pub trait DeviceBackend: Send + Sync {
         Ok(())
     }
     async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
-        Err(unsupported("hiding the keyboard", self.platform()))
+        Err(unsupported("hiding the keyboard", self.name()))
+    }
+    /// Answers the alert on screen: the controller found it in the UI tree and picked
+    /// `button` for `choice`. The default taps the button's centre; a backend with its own
+    /// alert commands (WebDriverAgent's `/alert/accept`) uses them instead.
+    async fn answer_alert(
+        &self,
+        device: &Device,
+        _choice: &AlertChoice,
+        button: &AlertButton,
+    ) -> Result<()> {
+        let (x, y) = button.bounds.center();
+        let at = Point {
+            x: x.round(),
+            y: y.round(),
+        };
+        self.tap(device, at).await
     }
 
     // --- system ---------------------------------------------------------------------------
     async fn set_location(&self, _device: &Device, _latitude: f64, _longitude: f64) -> Result<()> {
-        Err(unsupported("setting the location", self.platform()))
+        Err(unsupported("setting the location", self.name()))
     }
     async fn clear_location(&self, _device: &Device) -> Result<()> {
-        Err(unsupported("clearing the location", self.platform()))
+        Err(unsupported("clearing the location", self.name()))
     }
     /// Changes a permission; answers a note when less than asked could be done.
     async fn permission(
@@ -166,13 +258,13 @@ pub trait DeviceBackend: Send + Sync {
         _permission: &str,
         _action: PermissionAction,
     ) -> Result<Option<String>> {
-        Err(unsupported("changing permissions", self.platform()))
+        Err(unsupported("changing permissions", self.name()))
     }
 
     // --- simulator housekeeping -------------------------------------------------------------
     /// Wipes the device's content and settings (iOS Simulator `simctl erase`).
     async fn erase(&self, _device: &Device) -> Result<()> {
-        Err(unsupported("erasing the device", self.platform()))
+        Err(unsupported("erasing the device", self.name()))
     }
     /// Overrides the status bar (`Some`) or restores it (`None`).
     async fn status_bar(
@@ -180,6 +272,6 @@ pub trait DeviceBackend: Send + Sync {
         _device: &Device,
         _values: Option<&StatusBarOverride>,
     ) -> Result<()> {
-        Err(unsupported("overriding the status bar", self.platform()))
+        Err(unsupported("overriding the status bar", self.name()))
     }
 }

@@ -1,7 +1,16 @@
 //! Checks on identifiers and paths before they reach any command. A value that fails is refused
 //! with `VALIDATION_FAILED` and never passed on.
 
+use std::path::Path;
+
 use crate::error::{Error, Result};
+
+/// The extension of a path, lower-cased (empty when it has none).
+pub fn extension(path: &Path) -> String {
+    path.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
+}
 
 /// Android package names: dot-separated Java identifiers, at least two segments.
 pub fn android_package(s: &str) -> Result<&str> {
@@ -21,21 +30,29 @@ pub fn android_package(s: &str) -> Result<&str> {
     }
 }
 
-/// iOS bundle identifiers: letters, digits, '-' and '.'.
-pub fn ios_bundle_id(s: &str) -> Result<&str> {
+/// An identifier of letters, digits and `extra` characters, beginning with a letter or digit.
+fn identifier<'a>(s: &'a str, extra: &[char], what: &str, looks: &str) -> Result<&'a str> {
     let ok = !s.is_empty()
         && s.len() <= 255
         && s.starts_with(|c: char| c.is_ascii_alphanumeric())
         && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'));
+            .all(|c| c.is_ascii_alphanumeric() || extra.contains(&c));
     if ok {
         Ok(s)
     } else {
-        Err(
-            Error::validation(format!("`{s}` is not a valid bundle identifier"))
-                .with_hint("bundle identifiers look like com.example.App"),
-        )
+        Err(Error::validation(format!("`{s}` is not a valid {what}"))
+            .with_hint(format!("{what}s look like {looks}")))
     }
+}
+
+/// iOS bundle identifiers: letters, digits, '-' and '.'.
+pub fn ios_bundle_id(s: &str) -> Result<&str> {
+    identifier(s, &['.', '-'], "bundle identifier", "com.example.App")
+}
+
+/// App identifiers of a backend without rules of its own: letters, digits, '.', '_' and '-'.
+pub fn app_id(s: &str) -> Result<&str> {
+    identifier(s, &['.', '_', '-'], "app identifier", "com.example.app")
 }
 
 /// Android activity names: `.Main`, `com.example.MainActivity` or `pkg/.Main`-style class parts.
@@ -107,6 +124,16 @@ mod tests {
         assert!(ios_bundle_id("com.x-y.App").is_ok());
         for bad in ["", "-x", "a b", "a;b", "a$(id)"] {
             assert!(ios_bundle_id(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn generic_app_ids() {
+        for ok in ["com.example.app", "com.x-y.App", "x_1.y_2", "app"] {
+            assert!(app_id(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "-x", ".a", "a b", "a;b", "a$(id)", "a/b"] {
+            assert!(app_id(bad).is_err(), "{bad}");
         }
     }
 

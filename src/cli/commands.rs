@@ -357,7 +357,7 @@ pub struct StatusBarArgs {
     #[arg(long)]
     pub battery_level: Option<u8>,
     /// charging, charged or discharging.
-    #[arg(long, value_parser = wire::<crate::backend::types::BatteryState>)]
+    #[arg(long, value_parser = wire::<crate::device::BatteryState>)]
     pub battery_state: Option<String>,
     /// 0-3.
     #[arg(long)]
@@ -366,7 +366,7 @@ pub struct StatusBarArgs {
     #[arg(long)]
     pub cellular_bars: Option<u8>,
     /// hide, wifi, 3g, 4g, lte, lte-a, lte+, 5g, 5g+, 5g-uwb or 5g-uc.
-    #[arg(long, value_parser = wire::<crate::backend::types::DataNetwork>)]
+    #[arg(long, value_parser = wire::<crate::device::DataNetwork>)]
     pub data_network: Option<String>,
     /// Carrier name.
     #[arg(long)]

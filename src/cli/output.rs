@@ -285,21 +285,27 @@ fn devices(v: &Value, devs: &[Value]) -> String {
     if devs.is_empty() {
         lines.push("no devices".into());
     }
-    for p in ["android", "ios"] {
-        let t = &v["tools"][p];
+    for (backend, t) in v["tools"].as_object().into_iter().flatten() {
         if t["available"] == false {
-            lines.push(format!("({p} not listed: {})", s(&t["reason"])));
+            lines.push(format!("({backend} not listed: {})", s(&t["reason"])));
         }
     }
     lines.join("\n")
 }
 
 fn doctor(v: &Value) -> String {
+    // Beside `overall` and `tools`, one readiness per backend, by its id.
+    let backends: Vec<String> = v
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| *k != "overall" && *k != "tools")
+        .map(|(k, r)| format!("{k}: {}", s(r)))
+        .collect();
     let mut lines = vec![format!(
-        "overall: {} (android: {}, ios: {})",
+        "overall: {} ({})",
         s(&v["overall"]),
-        s(&v["android"]),
-        s(&v["ios"])
+        backends.join(", ")
     )];
     for t in v["tools"].as_array().into_iter().flatten() {
         if t["found"] == true {
@@ -374,6 +380,24 @@ mod tests {
         assert_eq!(outcome(&t), 1);
         let h = json!({"status": "ok", "version": "0.1.0", "api_protocol_version": 1});
         assert_eq!(text(&h), "ok · mobilectl 0.1.0 · API protocol 1");
+    }
+
+    #[test]
+    fn device_and_doctor_lines_name_every_backend() {
+        let list = json!({"devices": [], "tools": {
+            "android": {"available": true},
+            "ios": {"available": false, "reason": "`xcrun` was not found"},
+            "wda": {"available": false, "reason": "no endpoint"}}});
+        assert_eq!(
+            text(&list),
+            "no devices\n(ios not listed: `xcrun` was not found)\n(wda not listed: no endpoint)"
+        );
+        let doctor = json!({"overall": "degraded", "android": "ready", "ios": "degraded",
+            "wda": "blocked", "tools": []});
+        assert_eq!(
+            text(&doctor),
+            "overall: degraded (android: ready, ios: degraded, wda: blocked)"
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::net::SocketAddr;
 
 use clap::Args;
 
-use crate::controller::{ControllerConfig, DeviceController};
+use crate::backend::BackendConfig;
+use crate::controller::DeviceController;
 use crate::exec::Toolbox;
 use crate::server::{self, AppState, SecurityPolicy, ServerOptions};
 
@@ -105,10 +106,10 @@ pub fn run(args: ServeArgs) -> i32 {
         } else {
             None
         };
-        let controller = DeviceController::new(ControllerConfig {
+        let controller = DeviceController::new(BackendConfig {
             tools,
             adb_server_port: args.adb_server_port,
-            max_command_time: None,
+            ..Default::default()
         });
         if let Some(d) = &demo {
             if let Err(e) = controller.set_active(&d.serial()).await {

@@ -15,8 +15,7 @@ use utoipa::ToSchema;
 use super::session::DeviceSession;
 use super::target::{check_reachable, Resolved, Target};
 use super::DeviceController;
-use crate::backend::types::Point;
-use crate::backend::{Device, KeyPress};
+use crate::device::{Device, KeyPress, Point};
 use crate::error::{Error, ErrorCode, Result};
 
 /// What every mutating UI action answers.
@@ -174,7 +173,7 @@ impl DeviceController {
     ) -> Result<ActionResult> {
         let mut action = self.begin(udid, "tap").await?;
         let resolved = self.aim(&mut action, target).await?;
-        self.backend(&action.device)
+        self.backend(&action.device)?
             .tap(&action.device, resolved.point())
             .await?;
         let report = report(target, resolved);
@@ -190,7 +189,7 @@ impl DeviceController {
     ) -> Result<ActionResult> {
         let mut action = self.begin(udid, "long_press").await?;
         let resolved = self.aim(&mut action, target).await?;
-        self.backend(&action.device)
+        self.backend(&action.device)?
             .long_press(
                 &action.device,
                 resolved.point(),
@@ -227,7 +226,7 @@ impl DeviceController {
                 ))
             }
         };
-        self.backend(&action.device)
+        self.backend(&action.device)?
             .swipe(&action.device, from, to, duration_ms.clamp(50, 10_000))
             .await?;
         let details = json!({ "from": from, "to": to });
@@ -241,7 +240,7 @@ impl DeviceController {
         observe: bool,
     ) -> Result<ActionResult> {
         let action = self.begin(udid, "press").await?;
-        self.backend(&action.device)
+        self.backend(&action.device)?
             .press_key(&action.device, key)
             .await?;
         let details = match key {
@@ -259,7 +258,7 @@ impl DeviceController {
             .await?;
         let was_up = snapshot.screen.keyboard.is_some();
         if was_up {
-            self.backend(&action.device)
+            self.backend(&action.device)?
                 .hide_keyboard(&action.device)
                 .await?;
         }

@@ -1,22 +1,15 @@
 //! Answering alerts: the snapshot's alert (title, message, buttons) is accepted, dismissed or
-//! answered with a named button by tapping that button.
+//! answered with a named button. The controller picks the button; the device's backend answers
+//! with it (by default a tap on it; a backend with its own alert commands uses those).
 
 use serde_json::json;
 
 use super::actions::{ActionResult, TargetReport};
 use super::target::{Resolved, Target};
 use super::DeviceController;
+use crate::device::AlertChoice;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::AlertButton;
-
-/// How to answer an alert.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AlertChoice {
-    Accept,
-    Dismiss,
-    /// The button with this label (case-insensitive).
-    Button(String),
-}
 
 const ACCEPT: &[&str] = &[
     "allow",
@@ -132,8 +125,8 @@ impl DeviceController {
         if action.fingerprint_before.is_none() {
             action.fingerprint_before = Some(snapshot.screen.fingerprint.clone());
         }
-        self.backend(&action.device)
-            .tap(&action.device, resolved.point())
+        self.backend(&action.device)?
+            .answer_alert(&action.device, &choice, &button)
             .await?;
         let report = TargetReport {
             selector: Target {

@@ -1,34 +1,18 @@
-//! App and system operations of the controller: resolve the device, validate identifiers and
-//! paths for its platform, then hand over to its backend.
+//! App and system operations of the controller: resolve the device, have its backend check
+//! identifiers and paths, then hand over to that backend.
 
 use std::path::Path;
 use std::time::Instant;
 
-use crate::backend::types::{AppInfo, LaunchOptions, Launched, PermissionAction};
-use crate::backend::{validate, Device, Platform};
+use crate::backend::{validate, DeviceBackend};
+use crate::device::{AppInfo, Device, LaunchOptions, Launched, PermissionAction};
 use crate::error::{Error, ErrorCode, Result};
 
 use super::DeviceController;
 
-/// Checks an app identifier against the device's platform rules.
-pub fn check_bundle_id<'a>(device: &Device, bundle_id: &'a str) -> Result<&'a str> {
-    match device.platform {
-        Platform::Android => validate::android_package(bundle_id),
-        Platform::Ios => validate::ios_bundle_id(bundle_id),
-    }
-}
-
-/// Checks that an install path exists and has the platform's package form.
-/// Whether the file begins with a zip signature (`PK\x03\x04`), as every APK does.
-fn starts_like_a_zip(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| head == *b"PK\x03\x04")
-}
-
-pub fn check_install_path(device: &Device, path: &Path) -> Result<()> {
+/// Checks that an install path exists, is not a link, and has the package form `backend`
+/// installs.
+pub fn check_install_path(backend: &dyn DeviceBackend, path: &Path) -> Result<()> {
     let shown = path.display();
     let meta = std::fs::symlink_metadata(path).map_err(|_| {
         Error::new(ErrorCode::NotFound, format!("`{shown}` does not exist"))
@@ -39,40 +23,15 @@ pub fn check_install_path(device: &Device, path: &Path) -> Result<()> {
         return Err(Error::validation(format!("`{shown}` is a symbolic link"))
             .with_hint("pass the path of the app itself, not of a link to it"));
     }
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    match device.platform {
-        Platform::Android if ext == "aab" => Err(Error::validation(
-            "an Android App Bundle (.aab) cannot be installed directly",
-        )
-        .with_hint("build an .apk from it first: `bundletool build-apks --mode=universal`, then unzip universal.apk")),
-        Platform::Android if ext != "apk" || !meta.is_file() => Err(Error::validation(format!(
-            "`{shown}` is not an .apk file"
-        ))
-        .with_hint("Android installs take an .apk file")),
-        Platform::Android if !starts_like_a_zip(path) => Err(Error::validation(format!(
-            "`{shown}` is named .apk but is not an APK (an APK is a zip archive)"
-        ))
-        .with_hint("pass the .apk your build produced")),
-        Platform::Ios if ext == "ipa" => Err(Error::validation(
-            "an .ipa is built for devices; simulators install the .app folder",
-        )
-        .with_hint("build for the simulator (xcodebuild -sdk iphonesimulator) and pass the .app folder")),
-        Platform::Ios if ext != "app" || !meta.is_dir() => Err(Error::validation(format!(
-            "`{shown}` is not an .app folder"
-        ))
-        .with_hint("iOS Simulator installs take the .app folder from a simulator build")),
-        _ => Ok(()),
-    }
+    backend.check_app_package(path, &meta)
 }
 
 impl DeviceController {
     pub async fn install_app(&self, udid: Option<&str>, path: &Path) -> Result<Device> {
         let device = self.resolve_to_act(udid).await?;
-        check_install_path(&device, path)?;
-        self.backend(&device).install_app(&device, path).await?;
+        let backend = self.backend(&device)?;
+        check_install_path(backend, path)?;
+        backend.install_app(&device, path).await?;
         Ok(device)
     }
 
@@ -83,15 +42,11 @@ impl DeviceController {
         opts: &LaunchOptions,
     ) -> Result<(Device, Launched)> {
         let device = self.resolve_to_act(udid).await?;
-        check_bundle_id(&device, bundle_id)?;
-        if let Some(activity) = &opts.activity {
-            validate::android_activity(activity)?;
-        }
+        let backend = self.backend(&device)?;
+        backend.check_app_id(bundle_id)?;
+        backend.check_launch(opts)?;
         let started = Instant::now();
-        let mut launched = self
-            .backend(&device)
-            .launch_app(&device, bundle_id, opts)
-            .await?;
+        let mut launched = backend.launch_app(&device, bundle_id, opts).await?;
         if launched.launch_time_ms == 0 {
             launched.launch_time_ms = started.elapsed().as_millis() as u64;
         }
@@ -100,37 +55,37 @@ impl DeviceController {
 
     pub async fn terminate_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {
         let device = self.resolve_to_act(udid).await?;
-        check_bundle_id(&device, bundle_id)?;
-        self.backend(&device)
-            .terminate_app(&device, bundle_id)
-            .await?;
+        let backend = self.backend(&device)?;
+        backend.check_app_id(bundle_id)?;
+        backend.terminate_app(&device, bundle_id).await?;
         Ok(device)
     }
 
     pub async fn reset_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {
         let device = self.resolve_to_act(udid).await?;
-        check_bundle_id(&device, bundle_id)?;
-        self.backend(&device).reset_app(&device, bundle_id).await?;
+        let backend = self.backend(&device)?;
+        backend.check_app_id(bundle_id)?;
+        backend.reset_app(&device, bundle_id).await?;
         Ok(device)
     }
 
     pub async fn list_apps(&self, udid: Option<&str>) -> Result<(Device, Vec<AppInfo>)> {
         let device = self.resolve_ready(udid).await?;
-        let apps = self.backend(&device).list_apps(&device).await?;
+        let apps = self.backend(&device)?.list_apps(&device).await?;
         Ok((device, apps))
     }
 
     pub async fn open_url(&self, udid: Option<&str>, url: &str, allow_any: bool) -> Result<Device> {
         validate::open_url(url, allow_any)?;
         let device = self.resolve_to_act(udid).await?;
-        self.backend(&device).open_url(&device, url).await?;
+        self.backend(&device)?.open_url(&device, url).await?;
         Ok(device)
     }
 
     /// Sets (`Some`) or clears (`None`) the simulated location.
     pub async fn location(&self, udid: Option<&str>, at: Option<(f64, f64)>) -> Result<Device> {
         let device = self.resolve_to_act(udid).await?;
-        let backend = self.backend(&device);
+        let backend = self.backend(&device)?;
         match at {
             Some((lat, lon)) => {
                 if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
@@ -153,7 +108,8 @@ impl DeviceController {
         action: PermissionAction,
     ) -> Result<(Device, Option<String>)> {
         let device = self.resolve_to_act(udid).await?;
-        check_bundle_id(&device, bundle_id)?;
+        let backend = self.backend(&device)?;
+        backend.check_app_id(bundle_id)?;
         let ok = !permission.is_empty()
             && permission.len() <= 200
             && permission
@@ -163,8 +119,7 @@ impl DeviceController {
             return Err(Error::validation(format!("`{permission}` is not a permission name"))
                 .with_hint("Android: android.permission.CAMERA; iOS: camera, photos, location, contacts, microphone…"));
         }
-        let note = self
-            .backend(&device)
+        let note = backend
             .permission(&device, bundle_id, permission, action)
             .await?;
         Ok((device, note))

@@ -1,10 +1,16 @@
-//! DeviceController: the one object routes talk to. It lists devices across platforms, resolves
-//! the target device of every request (DESIGN.md's rule), remembers the active device, and
-//! dispatches device operations to the right backend.
+//! DeviceController: the one object routes talk to. It holds the registry of backends (a list
+//! of [`DeviceBackend`]s, the built-in ones from [`crate::backend::registry`] or a test's own),
+//! lists devices across all of them, resolves the target device of every request (DESIGN.md's
+//! rule), remembers the active device, and sends each device operation to the backend that
+//! listed the device (`Device::backend`). It never decides by platform: what differs between
+//! backends (coordinate space, identifier rules, boot and shutdown, alerts) is asked of the
+//! backend, so adding one needs no edit here.
 
 mod actions;
 mod alerts;
 mod apps;
+mod listing;
+mod power;
 mod resolve;
 mod screenshot;
 mod scroll;
@@ -16,7 +22,8 @@ mod typing;
 mod verify;
 
 pub use actions::{ActionResult, Direction, TargetReport};
-pub use alerts::AlertChoice;
+pub use listing::{DeviceList, PlatformTools};
+pub use power::{BootRequest, PowerResult, ShutdownRequest};
 pub use target::{Resolved, Target};
 pub use typing::TypeOptions;
 pub use verify::{
@@ -28,7 +35,7 @@ pub use screenshot::Shot;
 pub use session::DeviceSession;
 pub use snapshot::Snapshot;
 
-pub use apps::{check_bundle_id, check_install_path};
+pub use apps::check_install_path;
 
 pub use resolve::resolve_target;
 pub use simulator::check_status_bar;
@@ -37,80 +44,17 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
 use serde_json::json;
-use utoipa::ToSchema;
 
-use crate::backend::android::AdbBackend;
-use crate::backend::ios::SimctlBackend;
-use crate::backend::{Device, DeviceBackend, DeviceKind, DeviceState, Platform, PlatformStatus};
+use crate::backend::{registry, BackendConfig, DeviceBackend};
+use crate::device::{Device, DeviceState};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Toolbox;
 
-/// Settings the controller needs from the server's configuration.
-#[derive(Debug, Clone, Default)]
-pub struct ControllerConfig {
-    pub tools: Toolbox,
-    /// Port of the adb server to use (`adb -P`), when not adb's default.
-    pub adb_server_port: Option<u16>,
-    /// Upper bound of every device command's time limit (default: each command's own).
-    pub max_command_time: Option<Duration>,
-}
-
-/// Which platforms could be listed, and why not.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct PlatformTools {
-    pub android: PlatformStatus,
-    pub ios: PlatformStatus,
-}
-
-/// The answer of a device listing.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct DeviceList {
-    pub devices: Vec<Device>,
-    /// The active device's udid, if one is chosen.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub active: Option<String>,
-    /// Per platform: whether it could be listed, and why not.
-    pub tools: PlatformTools,
-}
-
-/// Which device to boot: an iOS Simulator by udid or name, or an Android emulator by AVD.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BootRequest {
-    /// iOS Simulator udid or name.
-    pub udid: Option<String>,
-    /// Android Virtual Device name (started with the SDK's `emulator`).
-    pub avd: Option<String>,
-    /// Wait until the device has finished booting (default true).
-    pub wait: Option<bool>,
-    /// How long to wait, in milliseconds (default 180000).
-    pub timeout_ms: Option<u64>,
-}
-
-/// Which device to shut down.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ShutdownRequest {
-    /// Device udid or name; default: the target device.
-    pub udid: Option<String>,
-}
-
-/// What a boot or shutdown did.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct PowerResult {
-    /// The device, as listed after the operation (absent when an emulator is still starting).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub device: Option<Device>,
-    /// `booted`, `booting` or `shutdown`.
-    pub state: DeviceState,
-}
-
 /// Orchestrates devices across backends.
 pub struct DeviceController {
-    android: AdbBackend,
-    ios: SimctlBackend,
+    /// The registry, in listing order; ids are unique.
+    backends: Vec<Arc<dyn DeviceBackend>>,
     tools: Toolbox,
     active: RwLock<Option<String>>,
     sessions: Mutex<HashMap<String, Arc<DeviceSession>>>,
@@ -128,15 +72,25 @@ pub struct DeviceController {
 const KNOWN_TTL: Duration = Duration::from_secs(3);
 
 impl DeviceController {
-    pub fn new(config: ControllerConfig) -> Self {
+    /// A controller over the built-in backends.
+    pub fn new(config: BackendConfig) -> Self {
+        Self::with_backends(config.tools.clone(), registry::builtin(&config))
+    }
+
+    /// A controller over `backends`, listed in this order. A backend whose id is already in
+    /// the list replaces the earlier one in its place (a test swaps a built-in for a fake);
+    /// `tools` is what the doctor checks.
+    pub fn with_backends(tools: Toolbox, backends: Vec<Arc<dyn DeviceBackend>>) -> Self {
+        let mut registry: Vec<Arc<dyn DeviceBackend>> = Vec::with_capacity(backends.len());
+        for b in backends {
+            match registry.iter_mut().find(|r| r.id() == b.id()) {
+                Some(slot) => *slot = b,
+                None => registry.push(b),
+            }
+        }
         DeviceController {
-            android: AdbBackend::new(
-                config.tools.clone(),
-                config.adb_server_port,
-                config.max_command_time,
-            ),
-            ios: SimctlBackend::new(config.tools.clone()),
-            tools: config.tools,
+            backends: registry,
+            tools,
             active: RwLock::new(None),
             sessions: Mutex::new(HashMap::new()),
             known: Mutex::new(None),
@@ -149,12 +103,9 @@ impl DeviceController {
         &self.tools
     }
 
-    pub fn android(&self) -> &AdbBackend {
-        &self.android
-    }
-
-    pub fn ios(&self) -> &SimctlBackend {
-        &self.ios
+    /// The registered backends, in listing order.
+    pub fn backends(&self) -> &[Arc<dyn DeviceBackend>] {
+        &self.backends
     }
 
     /// The per-device state of `udid`.
@@ -166,12 +117,18 @@ impl DeviceController {
         map.entry(udid.to_string()).or_default().clone()
     }
 
-    /// The backend that drives `device`.
-    pub fn backend(&self, device: &Device) -> &dyn DeviceBackend {
-        match device.platform {
-            Platform::Android => &self.android,
-            Platform::Ios => &self.ios,
-        }
+    /// The backend that listed `device` and drives it.
+    pub fn backend(&self, device: &Device) -> Result<&dyn DeviceBackend> {
+        self.backends
+            .iter()
+            .find(|b| b.id() == device.backend)
+            .map(|b| b.as_ref())
+            .ok_or_else(|| {
+                Error::internal(format!(
+                    "device `{}` belongs to backend `{}`, which is not registered",
+                    device.udid, device.backend
+                ))
+            })
     }
 
     /// The active device's udid.
@@ -182,49 +139,6 @@ impl DeviceController {
     fn set_active_udid(&self, udid: Option<String>) {
         if let Ok(mut a) = self.active.write() {
             *a = udid;
-        }
-    }
-
-    /// Lists devices on every platform whose tool is present, concurrently. A platform whose
-    /// tool is missing or fails is absent, and `tools` says why.
-    pub async fn list(&self) -> DeviceList {
-        let asked = Instant::now();
-        let _turn = self.listing.lock().await;
-        let shared = self.listed.lock().ok().and_then(|l| {
-            l.as_ref()
-                .filter(|(at, _, _)| *at >= asked)
-                .map(|(_, d, t)| (d.clone(), t.clone()))
-        });
-        if let Some((devices, tools)) = shared {
-            return DeviceList {
-                devices,
-                active: self.active(),
-                tools,
-            };
-        }
-        let (android, ios) = tokio::join!(self.android.list_devices(), self.ios.list_devices());
-        let mut devices = Vec::new();
-        let mut status = |r: Result<Vec<Device>>| match r {
-            Ok(mut ds) => {
-                devices.append(&mut ds);
-                PlatformStatus::available()
-            }
-            Err(e) => PlatformStatus::absent(&e),
-        };
-        let tools = PlatformTools {
-            android: status(android),
-            ios: status(ios),
-        };
-        if let Ok(mut known) = self.known.lock() {
-            *known = Some((Instant::now(), devices.clone()));
-        }
-        if let Ok(mut listed) = self.listed.lock() {
-            *listed = Some((Instant::now(), devices.clone(), tools.clone()));
-        }
-        DeviceList {
-            devices,
-            active: self.active(),
-            tools,
         }
     }
 
@@ -248,10 +162,10 @@ impl DeviceController {
             None => match resolve_target(udid, active.as_deref(), &self.list().await.devices) {
                 Ok(d) => d,
                 Err(e) if e.code == ErrorCode::NoDevice => {
-                    // A restarted adb server forgets devices reached over TCP: reconnect the
-                    // one the request is about, once, and look again.
+                    // A backend may bring back the device the request is about (adb forgets
+                    // devices reached over TCP when its server restarts): once, then look again.
                     let wanted = udid.or(active.as_deref()).unwrap_or_default();
-                    if !self.android.reconnect(wanted).await.unwrap_or(false) {
+                    if !self.reconnect(wanted).await {
                         return Err(e);
                     }
                     resolve_target(udid, active.as_deref(), &self.list().await.devices)?
@@ -260,6 +174,19 @@ impl DeviceController {
             },
         };
         Ok(device)
+    }
+
+    /// Asks each backend in turn to bring back `udid`; whether one did.
+    async fn reconnect(&self, udid: &str) -> bool {
+        if udid.is_empty() {
+            return false;
+        }
+        for b in &self.backends {
+            if b.reconnect(udid).await.unwrap_or(false) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Resolves the device of an action (anything that changes the device): it must take
@@ -295,96 +222,6 @@ impl DeviceController {
     /// Forgets the active device.
     pub fn clear_active(&self) {
         self.set_active_udid(None);
-    }
-
-    /// Boots an iOS Simulator (udid or name) or an Android emulator (AVD name).
-    pub async fn boot(&self, req: &BootRequest) -> Result<PowerResult> {
-        let wait = req.wait.unwrap_or(true);
-        let limit = Duration::from_millis(req.timeout_ms.unwrap_or(180_000).clamp(1_000, 600_000));
-        match (req.udid.as_deref(), req.avd.as_deref()) {
-            (Some(_), Some(_)) | (None, None) => Err(Error::validation(
-                "name exactly one of `udid` (iOS Simulator) or `avd` (Android emulator)",
-            )
-            .with_hint("e.g. {\"udid\": \"iPhone 15\"} or {\"avd\": \"Pixel_7_API_34\"}")),
-            (Some(udid), None) => {
-                let list = self.list().await;
-                let sims: Vec<Device> = list
-                    .devices
-                    .into_iter()
-                    .filter(|d| d.platform == Platform::Ios)
-                    .collect();
-                let sim = resolve_target(Some(udid), None, &sims).map_err(|e| {
-                    if list.tools.ios.available {
-                        e.with_hint("Android emulators are booted by AVD name: {\"avd\": \"…\"}")
-                    } else {
-                        Error::new(
-                            ErrorCode::ToolMissing,
-                            "iOS Simulators cannot be listed here",
-                        )
-                        .with_hint(list.tools.ios.hint.clone().unwrap_or_default())
-                    }
-                })?;
-                self.ios.boot(&sim.udid).await?;
-                let device = self.find(&sim.udid).await;
-                self.set_active_udid(Some(sim.udid.clone()));
-                Ok(PowerResult {
-                    state: device.as_ref().map_or(DeviceState::Booted, |d| d.state),
-                    device,
-                })
-            }
-            (None, Some(avd)) => {
-                let serial = self.android.boot_avd(avd, wait.then_some(limit)).await?;
-                let device = match &serial {
-                    Some(s) => self.find(s).await,
-                    None => None,
-                };
-                if let Some(s) = serial {
-                    self.set_active_udid(Some(s));
-                }
-                Ok(PowerResult {
-                    state: if device.is_some() {
-                        DeviceState::Online
-                    } else {
-                        DeviceState::Booting
-                    },
-                    device,
-                })
-            }
-        }
-    }
-
-    /// Shuts down a simulator or an emulator. Physical phones are refused.
-    pub async fn shutdown(&self, req: &ShutdownRequest) -> Result<PowerResult> {
-        let device = self.resolve(req.udid.as_deref()).await?;
-        self.activate_named(req.udid.as_deref(), &device);
-        match (device.platform, device.kind) {
-            (Platform::Ios, _) => self.ios.shutdown(&device.udid).await?,
-            (Platform::Android, DeviceKind::Emulator) => {
-                self.android.kill_emulator(&device.udid).await?
-            }
-            (Platform::Android, _) => {
-                return Err(Error::new(
-                    ErrorCode::UnsupportedOnPlatform,
-                    "mobilectl does not power off physical phones",
-                )
-                .with_hint("only emulators and simulators can be shut down"))
-            }
-        }
-        if self.active().as_deref() == Some(&device.udid) && device.platform == Platform::Android {
-            self.clear_active();
-        }
-        Ok(PowerResult {
-            device: self.find(&device.udid).await,
-            state: DeviceState::Shutdown,
-        })
-    }
-
-    async fn find(&self, udid: &str) -> Option<Device> {
-        self.list()
-            .await
-            .devices
-            .into_iter()
-            .find(|d| d.udid == udid)
     }
 }
 

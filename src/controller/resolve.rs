@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::backend::Device;
+use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 
 fn brief(d: &Device) -> serde_json::Value {
@@ -79,7 +79,7 @@ fn find_named(wanted: &str, devices: &[Device]) -> Result<Device> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{DeviceKind, DeviceState, Platform};
+    use crate::device::{DeviceKind, DeviceState, Platform};
 
     fn dev(udid: &str, name: &str, state: DeviceState) -> Device {
         Device {
@@ -91,6 +91,7 @@ mod tests {
             os_version: None,
             api_level: None,
             model: None,
+            backend: "android",
         }
     }
 

@@ -1,34 +1,34 @@
-//! Screenshots with the geometry that maps them to tap coordinates: Android screenshots are in
-//! the pixels taps use; iOS screenshots are in pixels while taps use points, so the factor
-//! comes from the snapshot's screen width. The annotated form reads the UI and the screen under
-//! one command lock, so the refs drawn are the refs the API acts on.
+//! Screenshots with the geometry that maps them to tap coordinates, from the backend's
+//! coordinate space: with pixels (Android) a screenshot is in the unit taps use; with points
+//! (iOS) it is in pixels while taps use points, so the factor comes from the snapshot's screen
+//! width. The annotated form reads the UI and the screen under one command lock, so the refs
+//! drawn are the refs the API acts on.
 
 use std::sync::Arc;
 
 use super::snapshot::Snapshot;
 use super::DeviceController;
-use crate::backend::{Device, Platform};
+use crate::device::Device;
 use crate::error::Result;
+use crate::ui::CoordinateSpace;
 
 /// A device screenshot and what it takes to map its pixels to taps.
 pub struct Shot {
     pub png: Vec<u8>,
     pub device: Device,
-    /// Screenshot pixels per tap unit (Android 1; iOS the screen's scale factor), when known.
+    /// The unit of taps on this device.
+    pub coordinate_space: CoordinateSpace,
+    /// Screenshot pixels per tap unit (pixels: 1; points: the screen's scale factor), when known.
     pub px_per_tap: Option<f64>,
     /// The snapshot the geometry (and, when annotating, the refs) come from.
     pub snapshot: Option<Arc<Snapshot>>,
 }
 
-fn png_width(png: &[u8]) -> Option<u32> {
-    crate::backend::ios::png_dimensions(png).map(|(w, _)| w)
-}
-
-fn px_per_tap(device: &Device, png: &[u8], snapshot: Option<&Snapshot>) -> Option<f64> {
-    match device.platform {
-        Platform::Android => Some(1.0),
-        Platform::Ios => {
-            let w = png_width(png)?;
+fn px_per_tap(space: CoordinateSpace, png: &[u8], snapshot: Option<&Snapshot>) -> Option<f64> {
+    match space {
+        CoordinateSpace::Pixels => Some(1.0),
+        CoordinateSpace::Points => {
+            let (w, _) = crate::image::png_dimensions(png)?;
             let pts = snapshot?.screen.screen.w;
             (pts > 0.0).then(|| f64::from(w) / pts)
         }
@@ -36,21 +36,25 @@ fn px_per_tap(device: &Device, png: &[u8], snapshot: Option<&Snapshot>) -> Optio
 }
 
 impl DeviceController {
-    /// The screen as PNG, with the kept snapshot's geometry (iOS reads the UI once when no
-    /// snapshot is kept, to learn the point size; without AXe or idb the geometry is unknown).
+    /// The screen as PNG, with the kept snapshot's geometry (a device tapped in points reads
+    /// the UI once when no snapshot is kept, to learn the point size; when it cannot, as on iOS
+    /// without AXe or idb, the geometry is unknown).
     pub async fn screenshot(&self, udid: Option<&str>) -> Result<Shot> {
         let device = self.resolve_ready(udid).await?;
+        let backend = self.backend(&device)?;
+        let space = backend.coordinate_space();
         let session = self.session(&device.udid);
         let _commands = session.commands.lock().await;
-        let png = self.backend(&device).screenshot_png(&device).await?;
-        let snapshot = match (session.last(), device.platform) {
+        let png = backend.screenshot_png(&device).await?;
+        let snapshot = match (session.last(), space) {
             (Some(s), _) => Some(s),
-            // Learning the point size needs a UI tool; a screenshot does not.
-            (None, Platform::Ios) => self.dump_locked(&device, &session).await.ok(),
-            (None, Platform::Android) => None,
+            // Learning the point size needs a UI read; a screenshot does not.
+            (None, CoordinateSpace::Points) => self.dump_locked(&device, &session).await.ok(),
+            (None, CoordinateSpace::Pixels) => None,
         };
         Ok(Shot {
-            px_per_tap: px_per_tap(&device, &png, snapshot.as_deref()),
+            px_per_tap: px_per_tap(space, &png, snapshot.as_deref()),
+            coordinate_space: space,
             png,
             device,
             snapshot,
@@ -63,9 +67,12 @@ impl DeviceController {
         let session = self.session(&device.udid);
         let _commands = session.commands.lock().await;
         let snapshot = self.dump_locked(&device, &session).await?;
-        let png = self.backend(&device).screenshot_png(&device).await?;
+        let backend = self.backend(&device)?;
+        let png = backend.screenshot_png(&device).await?;
+        let space = backend.coordinate_space();
         Ok(Shot {
-            px_per_tap: px_per_tap(&device, &png, Some(&snapshot)),
+            px_per_tap: px_per_tap(space, &png, Some(&snapshot)),
+            coordinate_space: space,
             png,
             device,
             snapshot: Some(snapshot),

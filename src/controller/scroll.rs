@@ -58,7 +58,7 @@ impl DeviceController {
             (area, Some(report(target, r)))
         };
         let (from, to) = swipe_within(&area, direction);
-        self.backend(&action.device)
+        self.backend(&action.device)?
             .swipe(&action.device, from, to, 400)
             .await?;
         let details = json!({ "direction": direction, "from": from, "to": to });
@@ -120,7 +120,7 @@ impl DeviceController {
             }
             previous_fingerprint = Some(snapshot.screen.fingerprint.clone());
             let (from, to) = swipe_within(&default_scroll_area(&snapshot.screen), direction);
-            self.backend(&action.device)
+            self.backend(&action.device)?
                 .swipe(&action.device, from, to, 400)
                 .await?;
             action.session.touch();

@@ -1,8 +1,7 @@
 //! Simulator housekeeping: erase and status-bar override. iOS Simulators only; other devices
 //! answer `501` from their backend. Values are validated here, before any command.
 
-use crate::backend::types::StatusBarOverride;
-use crate::backend::Device;
+use crate::device::{Device, StatusBarOverride};
 use crate::error::{Error, Result};
 
 use super::DeviceController;
@@ -47,7 +46,7 @@ impl DeviceController {
     pub async fn erase(&self, udid: Option<&str>) -> Result<Device> {
         let device = self.resolve(udid).await?;
         self.activate_named(udid, &device);
-        self.backend(&device).erase(&device).await?;
+        self.backend(&device)?.erase(&device).await?;
         Ok(self.find(&device.udid).await.unwrap_or(device))
     }
 
@@ -61,7 +60,7 @@ impl DeviceController {
             check_status_bar(v)?;
         }
         let device = self.resolve_to_act(udid).await?;
-        self.backend(&device).status_bar(&device, values).await?;
+        self.backend(&device)?.status_bar(&device, values).await?;
         Ok(device)
     }
 }

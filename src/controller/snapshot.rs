@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::session::DeviceSession;
 use super::DeviceController;
-use crate::backend::Device;
+use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::{self, ViewOptions};
 
@@ -85,7 +85,7 @@ impl DeviceController {
         session: &DeviceSession,
     ) -> Result<Arc<Snapshot>> {
         let started = Instant::now();
-        let source = self.backend(device).dump_ui(device).await?;
+        let source = self.backend(device)?.dump_ui(device).await?;
         let dump_ms = started.elapsed().as_millis() as u64;
         let parsing = Instant::now();
         let tree = ui::parse_any(&source.text).map_err(|e| {

@@ -12,7 +12,6 @@ use utoipa::ToSchema;
 use super::actions::{report, ActionResult};
 use super::target::Target;
 use super::DeviceController;
-use crate::backend::android::input::MAX_TYPE_CHARS;
 use crate::backend::TypeJob;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::Screen;
@@ -37,6 +36,10 @@ pub struct TypeOptions {
     #[serde(default = "yes")]
     pub verify: bool,
 }
+
+/// The most characters one `type` takes; longer text is refused before anything runs (on
+/// Android the device script grows with the text, and a shell argument cannot exceed 128 KiB).
+pub const MAX_TYPE_CHARS: usize = 4096;
 
 fn yes() -> bool {
     true
@@ -159,7 +162,7 @@ impl DeviceController {
             submit: req.submit,
         };
         let with = self
-            .backend(&action.device)
+            .backend(&action.device)?
             .type_job(&action.device, &job)
             .await?;
         action.session.touch();

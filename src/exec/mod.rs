@@ -1,14 +1,17 @@
-//! The one runner through which every external command goes.
+//! The runners through which every external command and every request to a device goes.
 //!
 //! A [`Command`] is an argument vector — never a host shell — with a timeout. The child runs in
 //! its own process group; on timeout, and when the future running it is dropped (a client hung
 //! up), the whole group is killed. Stdout and stderr are drained concurrently so a chatty child
 //! never blocks on a full pipe. Each run is a tracing span with the argv, duration and exit
-//! status.
+//! status. Requests to devices reached over HTTP go through the runner beside it ([`http`]),
+//! under the same bound on outside work in flight.
 
+pub mod http;
 pub mod timing;
 mod tools;
 
+pub use http::{HttpClient, HttpError, HttpRequest, HttpResponse};
 pub use tools::{Tool, ToolInfo, Toolbox};
 
 use std::ffi::OsString;
@@ -22,12 +25,20 @@ use tracing::Instrument;
 /// Default time limit of an external command.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Most external commands running at once, across the whole process. More wait for a slot
-/// (within their own time limit), so a request storm cannot exhaust file descriptors or the
-/// process table.
+/// Most external commands and device requests running at once, across the whole process.
+/// More wait for a slot (within their own time limit), so a request storm cannot exhaust file
+/// descriptors or the process table.
 pub const MAX_RUNNING: usize = 48;
 
 static RUNNING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_RUNNING);
+
+/// A slot among the [`MAX_RUNNING`], waited for at most `limit`.
+async fn acquire_slot(limit: Duration) -> Option<tokio::sync::SemaphorePermit<'static>> {
+    match tokio::time::timeout(limit, RUNNING.acquire()).await {
+        Ok(Ok(permit)) => Some(permit),
+        _ => None,
+    }
+}
 
 /// An external command to run: program, arguments, optional stdin, timeout.
 #[derive(Debug, Clone)]
@@ -176,14 +187,11 @@ impl Command {
 
     async fn run_inner(&self, argv: String) -> Result<Output, ExecError> {
         let started = Instant::now();
-        let _slot = match tokio::time::timeout(self.timeout, RUNNING.acquire()).await {
-            Ok(Ok(permit)) => permit,
-            _ => {
-                return Err(ExecError::Busy {
-                    argv,
-                    why: format!("{MAX_RUNNING} commands were running for its whole time limit"),
-                })
-            }
+        let Some(_slot) = acquire_slot(self.timeout).await else {
+            return Err(ExecError::Busy {
+                argv,
+                why: format!("{MAX_RUNNING} commands were running for its whole time limit"),
+            });
         };
         let mut child = self.tokio_command().spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {

@@ -93,6 +93,16 @@ pub(super) fn decode_whole(
     Ok((rgb, original, scale))
 }
 
+/// Width and height of a PNG, read from its header.
+pub fn png_dimensions(png: &[u8]) -> Option<(u32, u32)> {
+    const MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+    if png.len() < 24 || &png[..8] != MAGIC || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    Some((be(&png[16..20]), be(&png[20..24])))
+}
+
 /// The size in a PNG's header, without decoding the pixels.
 fn png_size(png: &[u8]) -> Result<(u32, u32), ImageError> {
     let (w, h) = ::image::ImageReader::with_format(Cursor::new(png), ImageFormat::Png)
@@ -276,5 +286,18 @@ pub(super) mod tests {
         let small = downscale(img, 0.5);
         let v = small.get_pixel(16, 2)[0];
         assert!((100..=155).contains(&v), "got {v}");
+    }
+
+    #[test]
+    fn png_header() {
+        let mut png = Vec::new();
+        ::image::RgbaImage::new(7, 5)
+            .write_to(
+                &mut std::io::Cursor::new(&mut png),
+                ::image::ImageFormat::Png,
+            )
+            .unwrap();
+        assert_eq!(png_dimensions(&png), Some((7, 5)));
+        assert_eq!(png_dimensions(b"not a png at all, really not"), None);
     }
 }

@@ -43,7 +43,7 @@ pub fn give_memory_back() {
 }
 
 pub use annotate::{annotate, box_color, RefBox, PALETTE};
-pub use encode::render;
+pub use encode::{png_dimensions, render};
 pub use grid::{grid_cell_center, grid_cell_rect, GridError, GridSpec};
 
 /// Smallest accepted `scale`.

@@ -1,7 +1,7 @@
 //! Helpers of the Android end-to-end tests: a virtual device behind a private adb server, an
 //! app whose controller talks to that adb server, and readers of the device's journal.
 
-use mobilectl::controller::ControllerConfig;
+use mobilectl::backend::BackendConfig;
 use mobilectl::exec::{Tool, Toolbox};
 use mobilectl::virtual_device::testing::VdHarness;
 use serde_json::Value;
@@ -23,7 +23,7 @@ pub fn app_for(h: &VdHarness) -> axum::Router {
 /// An app whose adb commands are capped at `max` (to test time-outs quickly).
 pub fn app_for_with(h: &VdHarness, max: Option<std::time::Duration>) -> axum::Router {
     app_with_config(
-        ControllerConfig {
+        BackendConfig {
             tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
             adb_server_port: Some(h.adb_port),
             max_command_time: max,

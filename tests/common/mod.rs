@@ -11,7 +11,8 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
 use http_body_util::BodyExt;
-use mobilectl::controller::{ControllerConfig, DeviceController};
+use mobilectl::backend::BackendConfig;
+use mobilectl::controller::DeviceController;
 use mobilectl::exec::{Tool, Toolbox};
 use mobilectl::server::{self, AppState, SecurityPolicy, ServerOptions};
 use serde_json::Value;
@@ -102,16 +103,16 @@ esac"#,
 
 pub fn app_with(toolbox: Toolbox, policy: SecurityPolicy) -> Router {
     app_with_config(
-        ControllerConfig {
+        BackendConfig {
             tools: toolbox,
             adb_server_port: None,
-            max_command_time: None,
+            ..Default::default()
         },
         policy,
     )
 }
 
-pub fn app_with_config(config: ControllerConfig, policy: SecurityPolicy) -> Router {
+pub fn app_with_config(config: BackendConfig, policy: SecurityPolicy) -> Router {
     // An operation answering a code its spec does not declare fails the test (a 500).
     mobilectl::api::check_declared_errors(true);
     let state = AppState::new(DeviceController::new(config), ServerOptions::default());

@@ -4,8 +4,8 @@
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::backend::types::{Key, Point};
 pub use crate::controller::{ActionResult, Direction, Target, TypeOptions};
+use crate::device::{Key, Point};
 use crate::ui::select::Selector;
 use crate::ui::Role;
 

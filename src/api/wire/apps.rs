@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-pub use crate::backend::types::{AppInfo, Launched};
-use crate::backend::Device;
+use crate::device::Device;
+pub use crate::device::{AppInfo, Launched};
 
 /// Install an app from a path on the server's machine.
 #[derive(Debug, Deserialize, ToSchema)]

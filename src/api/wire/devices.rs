@@ -4,10 +4,9 @@
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::backend::types::{BatteryState, DataNetwork};
-pub use crate::backend::Device;
-use crate::backend::{DeviceState, Platform};
 pub use crate::controller::{BootRequest, DeviceList, PowerResult, ShutdownRequest};
+pub use crate::device::Device;
+use crate::device::{BatteryState, DataNetwork, DeviceState, Platform};
 
 /// Filters of the device list.
 #[derive(Debug, Deserialize, IntoParams)]

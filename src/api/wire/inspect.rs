@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::backend::Device;
+use crate::device::Device;
 use crate::ui::select::ScoredMatch;
 use crate::ui::summary::ScreenSummary;
 use crate::ui::{Alert, CoordinateSpace, Offscreen, Rect, Size};

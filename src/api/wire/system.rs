@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-pub use crate::backend::types::PermissionAction;
-use crate::backend::Device;
+use crate::device::Device;
+pub use crate::device::PermissionAction;
 
 /// Set or clear the simulated location.
 #[derive(Debug, Deserialize, ToSchema)]

@@ -10,14 +10,42 @@ use super::{AdbBackend, QUICK_TIMEOUT};
 
 /// Printed by a permission reset when the device cannot clear permission flags.
 const NO_FLAGS_MARKER: &str = "__MOBILECTL_NO_PERMISSION_FLAGS__";
-use crate::backend::types::{AppInfo, LaunchOptions, Launched, PermissionAction};
-use crate::backend::{Device, DeviceKind};
+use crate::device::{AppInfo, Device, DeviceKind, LaunchOptions, Launched, PermissionAction};
 use crate::error::{Error, ErrorCode, Result};
 
 /// Time limit of an install.
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(240);
 /// Time limit of a launch (`am start -W` waits for the first frame).
 const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Whether the file begins with a zip signature (`PK\x03\x04`), as every APK does.
+fn starts_like_a_zip(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == *b"PK\x03\x04")
+}
+
+/// Checks that an install path is an APK file (an App Bundle is refused with how to get one).
+pub(super) fn check_apk(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+    let shown = path.display();
+    match crate::backend::validate::extension(path).as_str() {
+        "aab" => Err(Error::validation(
+            "an Android App Bundle (.aab) cannot be installed directly",
+        )
+        .with_hint("build an .apk from it first: `bundletool build-apks --mode=universal`, then unzip universal.apk")),
+        ext if ext != "apk" || !meta.is_file() => Err(Error::validation(format!(
+            "`{shown}` is not an .apk file"
+        ))
+        .with_hint("Android installs take an .apk file")),
+        _ if !starts_like_a_zip(path) => Err(Error::validation(format!(
+            "`{shown}` is named .apk but is not an APK (an APK is a zip archive)"
+        ))
+        .with_hint("pass the .apk your build produced")),
+        _ => Ok(()),
+    }
+}
 
 /// Words of Android tools that mean the command failed even though the shell exited 0.
 fn failure_line(text: &str) -> Option<&str> {

@@ -6,7 +6,8 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 
 use super::{AdbBackend, QUICK_TIMEOUT};
-use crate::backend::{command_failed, Device, DeviceKind, DeviceState, Platform};
+use crate::backend::command_failed;
+use crate::device::{Device, DeviceKind, DeviceState, Platform};
 use crate::error::Result;
 use crate::exec::Tool;
 
@@ -112,7 +113,7 @@ impl AdbBackend {
     /// Every device adb knows, online or not. Starts the adb server when it is not running.
     /// A device's properties are read once when it appears online (one `getprop` round trip)
     /// and kept while it stays listed online.
-    pub async fn list_devices(&self) -> Result<Vec<Device>> {
+    pub async fn devices(&self) -> Result<Vec<Device>> {
         let listed = self.list_serials().await?;
         let known = self.known_props(&listed);
         let mut props = JoinSet::new();
@@ -174,7 +175,7 @@ impl AdbBackend {
 
     /// `adb connect HOST:PORT` for a network device the adb server forgot (after a restart).
     /// Returns whether adb says it is connected.
-    pub async fn reconnect(&self, serial: &str) -> Result<bool> {
+    pub async fn reconnect_network(&self, serial: &str) -> Result<bool> {
         if !is_network_serial(serial) {
             return Ok(false);
         }
@@ -224,6 +225,7 @@ fn to_device(d: ListedDevice, p: Props) -> Device {
         api_level: p.sdk,
         model: p.model.or_else(|| d.field("model").map(str::to_string)),
         udid: d.serial,
+        backend: AdbBackend::ID,
     }
 }
 

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::{AdbBackend, QUICK_TIMEOUT};
-use crate::backend::{command_failed, exec_error, tool_command, DeviceState};
+use crate::backend::{command_failed, exec_error, tool_command};
+use crate::device::DeviceState;
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Tool;
 

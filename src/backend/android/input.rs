@@ -7,8 +7,7 @@
 use base64::Engine;
 
 use super::shell::quote;
-use crate::backend::types::{Key, Point};
-use crate::backend::KeyPress;
+use crate::device::{Key, KeyPress, Platform, Point};
 use crate::error::{Error, ErrorCode, Result};
 
 /// The ADB Keyboard IME (github.com/senzhk/ADBKeyBoard).
@@ -47,10 +46,7 @@ pub fn key_script(key: KeyPress) -> Result<String> {
     let code = match key {
         KeyPress::Code(c) => c,
         KeyPress::Named(k) => keycode(k).ok_or_else(|| {
-            crate::backend::unsupported(
-                &format!("the {k:?} key"),
-                crate::backend::Platform::Android,
-            )
+            crate::backend::unsupported(&format!("the {k:?} key"), Platform::Android.name())
         })?,
     };
     Ok(format!("input keyevent {code}"))
@@ -101,10 +97,6 @@ fn is_plain(text: &str) -> bool {
 
 /// Printed by the typing script when the ADB Keyboard IME is not installed.
 pub const NO_IME_MARKER: &str = "__MOBILECTL_NO_IME__";
-
-/// The most characters one `type` takes; longer text is refused before anything runs (the
-/// device script grows with the text and a shell argument cannot exceed 128 KiB).
-pub const MAX_TYPE_CHARS: usize = 4096;
 
 /// Longest argument of one `input text` (long words are typed in pieces).
 const INPUT_TEXT_CHUNK: usize = 200;

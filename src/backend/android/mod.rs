@@ -1,6 +1,8 @@
 //! The Android backend: everything mobilectl does to a phone goes through the `adb` client
 //! (which talks to the adb server, which talks to the device). One adb round trip per operation
-//! where possible.
+//! where possible. Taps are in pixels; emulators boot from AVDs (`emulator`) and stop with
+//! `adb emu kill`; devices reached over TCP are reconnected when a restarted adb server forgot
+//! them.
 
 mod apps;
 mod devices;
@@ -14,12 +16,18 @@ pub use devices::parse_devices_l;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::backend::types::{AppInfo, Key, LaunchOptions, Launched, PermissionAction, Point};
-use crate::backend::{Device, KeyPress, Platform, TypeJob, TypedWith, UiSource};
+use async_trait::async_trait;
+
+use super::doctor::{self, Readiness, ToolCheck};
+use super::{exec_error, tool_command, validate, AfterShutdown, DeviceBackend};
+use super::{TypeJob, TypedWith, UiSource};
+use crate::device::{
+    AppInfo, Device, DeviceKind, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
+    Platform, Point,
+};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Tool, Toolbox};
-
-use super::{exec_error, tool_command};
+use crate::ui::CoordinateSpace;
 
 /// Time limit of quick adb queries (listing, getprop).
 pub const QUICK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -38,6 +46,9 @@ pub struct AdbBackend {
 }
 
 impl AdbBackend {
+    /// The registry key of this backend.
+    pub const ID: &'static str = "android";
+
     pub fn new(
         tools: Toolbox,
         server_port: Option<u16>,
@@ -78,10 +89,76 @@ impl AdbBackend {
     }
 }
 
-#[async_trait::async_trait]
-impl crate::backend::DeviceBackend for AdbBackend {
+#[async_trait]
+impl DeviceBackend for AdbBackend {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+
     fn platform(&self) -> Platform {
         Platform::Android
+    }
+
+    fn coordinate_space(&self) -> CoordinateSpace {
+        CoordinateSpace::Pixels
+    }
+
+    async fn list_devices(&self) -> Result<Vec<Device>> {
+        self.devices().await
+    }
+
+    async fn reconnect(&self, udid: &str) -> Result<bool> {
+        self.reconnect_network(udid).await
+    }
+
+    /// A listed Android device is running already; emulators start from their AVD.
+    async fn boot(&self, _device: &Device, _wait: Option<Duration>) -> Result<()> {
+        Err(super::unsupported("booting a listed device", self.name())
+            .with_hint("Android emulators are booted by AVD name: {\"avd\": \"…\"}"))
+    }
+
+    fn boots_images(&self) -> bool {
+        true
+    }
+
+    async fn boot_image(&self, avd: &str, wait: Option<Duration>) -> Result<Option<String>> {
+        self.boot_avd(avd, wait).await
+    }
+
+    /// Emulators are stopped (and leave the listing); physical phones are refused.
+    async fn shutdown(&self, device: &Device) -> Result<AfterShutdown> {
+        if device.kind != DeviceKind::Emulator {
+            return Err(Error::new(
+                ErrorCode::UnsupportedOnPlatform,
+                "mobilectl does not power off physical phones",
+            )
+            .with_hint("only emulators and simulators can be shut down"));
+        }
+        self.kill_emulator(&device.udid).await?;
+        Ok(AfterShutdown::Gone)
+    }
+
+    fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
+        validate::android_package(bundle_id)
+    }
+
+    fn check_app_package(&self, path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+        apps::check_apk(path, meta)
+    }
+
+    fn check_launch(&self, opts: &LaunchOptions) -> Result<()> {
+        match &opts.activity {
+            Some(activity) => validate::android_activity(activity).map(drop),
+            None => Ok(()),
+        }
+    }
+
+    async fn readiness(&self, tools: &[ToolCheck]) -> Readiness {
+        if doctor::found(tools, Tool::Adb) {
+            Readiness::Ready
+        } else {
+            Readiness::Blocked
+        }
     }
 
     async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {

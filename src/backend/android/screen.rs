@@ -7,7 +7,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::AdbBackend;
-use crate::backend::{Device, UiSource};
+use crate::backend::UiSource;
+use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 
 /// Where the dump is written on the device.

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{listapps::parse_listapps, SimctlBackend, QUICK_TIMEOUT};
-use crate::backend::types::{AppInfo, LaunchOptions, Launched};
-use crate::backend::{command_failed, unsupported, Platform};
+use crate::backend::{command_failed, unsupported};
+use crate::device::{AppInfo, LaunchOptions, Launched, Platform};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Output, Tool};
 
@@ -16,6 +16,25 @@ use crate::exec::{Output, Tool};
 pub const INSTALL_TIMEOUT: Duration = Duration::from_secs(300);
 /// Time limit of a launch.
 pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Checks that an install path is an `.app` folder: simulators install the `.app` of a
+/// simulator build (an `.ipa` is refused with how to get one).
+pub(super) fn check_app_folder(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+    let shown = path.display();
+    match crate::backend::validate::extension(path).as_str() {
+        "ipa" => Err(Error::validation(
+            "an .ipa is built for devices; simulators install the .app folder",
+        )
+        .with_hint(
+            "build for the simulator (xcodebuild -sdk iphonesimulator) and pass the .app folder",
+        )),
+        ext if ext != "app" || !meta.is_dir() => Err(Error::validation(format!(
+            "`{shown}` is not an .app folder"
+        ))
+        .with_hint("iOS Simulator installs take the .app folder from a simulator build")),
+        _ => Ok(()),
+    }
+}
 
 /// The pid from `simctl launch` stdout (`com.apple.mobilesafari: 76487`).
 pub fn parse_launch_pid(stdout: &str, bundle_id: &str) -> Option<u32> {
@@ -27,7 +46,7 @@ pub fn parse_launch_pid(stdout: &str, bundle_id: &str) -> Option<u32> {
 
 /// What `reset` on an iOS Simulator answers: simctl cannot clear one app's data.
 pub fn reset_unsupported(bundle_id: &str) -> Error {
-    unsupported("clearing one app's data", Platform::Ios).with_hint(format!(
+    unsupported("clearing one app's data", Platform::Ios.name()).with_hint(format!(
         "simctl has no per-app data reset: uninstall and reinstall `{bundle_id}` \
          (POST /api/v1/device/app/install), or wipe the whole simulator with \
          POST /api/v1/device/erase"

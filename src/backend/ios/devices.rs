@@ -6,7 +6,8 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 use super::{SimctlBackend, QUICK_TIMEOUT};
-use crate::backend::{command_failed, Device, DeviceKind, DeviceState, Platform};
+use crate::backend::command_failed;
+use crate::device::{Device, DeviceKind, DeviceState, Platform};
 use crate::error::{Error, Result};
 use crate::exec::Tool;
 
@@ -84,6 +85,7 @@ pub fn parse_simctl_devices(json: &str) -> Result<Vec<Device>> {
                     .map(|t| t.rsplit('.').next().unwrap_or(&t).replace('-', " ")),
                 name: d.name,
                 udid: d.udid,
+                backend: SimctlBackend::ID,
             });
         }
     }
@@ -92,7 +94,7 @@ pub fn parse_simctl_devices(json: &str) -> Result<Vec<Device>> {
 
 impl SimctlBackend {
     /// Every available simulator.
-    pub async fn list_devices(&self) -> Result<Vec<Device>> {
+    pub async fn simulators(&self) -> Result<Vec<Device>> {
         let cmd = self
             .simctl()?
             .args(["list", "devices", "available", "-j"])

@@ -6,8 +6,8 @@
 
 use super::ui::UiTool;
 use super::SimctlBackend;
-use crate::backend::types::Key;
-use crate::backend::{unsupported, KeyPress, Platform};
+use crate::backend::unsupported;
+use crate::device::{Key, KeyPress, Platform};
 use crate::error::{Error, Result};
 
 /// What a key is on a simulator.
@@ -23,7 +23,7 @@ pub enum IosKey {
 }
 
 fn no_key(what: &str, hint: &str) -> Error {
-    unsupported(what, Platform::Ios).with_hint(hint.to_string())
+    unsupported(what, Platform::Ios.name()).with_hint(hint.to_string())
 }
 
 /// Maps a key to a simulator button or HID code, or `501` when the simulator has no such key.

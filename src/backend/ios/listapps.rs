@@ -6,7 +6,7 @@ use std::io::Cursor;
 
 use plist::Value;
 
-use crate::backend::types::AppInfo;
+use crate::device::AppInfo;
 
 fn text(dict: &plist::Dictionary, key: &str) -> Option<String> {
     match dict.get(key)? {

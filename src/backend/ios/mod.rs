@@ -1,6 +1,6 @@
 //! The iOS Simulator backend: `xcrun simctl` for devices, apps, screenshots and system settings;
-//! AXe (preferred) or idb for the UI. Each concern lives in its own module; this one holds the
-//! backend type, its simctl runner and the [`DeviceBackend`] wiring.
+//! AXe (preferred) or idb for the UI. Taps are in points. Each concern lives in its own module;
+//! this one holds the backend type, its simctl runner and the [`DeviceBackend`] wiring.
 
 mod apps;
 mod devices;
@@ -15,7 +15,7 @@ mod ui;
 pub use devices::parse_simctl_devices;
 pub use keys::{ios_key, IosKey};
 pub use listapps::parse_listapps;
-pub use scale::{pixels_to_points, png_dimensions, points_to_pixels, screen_scale};
+pub use scale::{pixels_to_points, points_to_pixels, screen_scale};
 pub use typing::is_hid_typeable;
 pub use ui::{AxeSelector, UiTool};
 
@@ -25,15 +25,18 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::backend::types::{
-    AppInfo, LaunchOptions, Launched, PermissionAction, Point, StatusBarOverride,
-};
+use crate::backend::doctor::{self, Readiness, ToolCheck};
 use crate::backend::{
-    command_failed, exec_error, tool_command, Device, DeviceBackend, KeyPress, Platform, TypedWith,
+    command_failed, exec_error, tool_command, validate, AfterShutdown, DeviceBackend, TypedWith,
     UiSource,
+};
+use crate::device::{
+    AppInfo, Device, KeyPress, LaunchOptions, Launched, PermissionAction, Platform, Point,
+    StatusBarOverride,
 };
 use crate::error::Result;
 use crate::exec::{Command, Output, Tool, Toolbox};
+use crate::ui::CoordinateSpace;
 
 /// Time limit of quick simctl queries.
 pub const QUICK_TIMEOUT: Duration = Duration::from_secs(20);
@@ -47,6 +50,9 @@ pub struct SimctlBackend {
 }
 
 impl SimctlBackend {
+    /// The registry key of this backend.
+    pub const ID: &'static str = "ios";
+
     pub fn new(tools: Toolbox) -> Self {
         SimctlBackend { tools }
     }
@@ -82,7 +88,7 @@ impl SimctlBackend {
     }
 
     /// Boots a simulator; booting a booted one is not an error.
-    pub async fn boot(&self, udid: &str) -> Result<()> {
+    pub async fn simctl_boot(&self, udid: &str) -> Result<()> {
         self.simctl_ok(
             ["boot", udid],
             BOOT_TIMEOUT,
@@ -94,7 +100,7 @@ impl SimctlBackend {
     }
 
     /// Shuts a simulator down; shutting down a stopped one is not an error.
-    pub async fn shutdown(&self, udid: &str) -> Result<()> {
+    pub async fn simctl_shutdown(&self, udid: &str) -> Result<()> {
         self.simctl_ok(
             ["shutdown", udid],
             BOOT_TIMEOUT,
@@ -108,8 +114,43 @@ impl SimctlBackend {
 
 #[async_trait]
 impl DeviceBackend for SimctlBackend {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
     fn platform(&self) -> Platform {
         Platform::Ios
+    }
+    fn coordinate_space(&self) -> CoordinateSpace {
+        CoordinateSpace::Points
+    }
+
+    async fn list_devices(&self) -> Result<Vec<Device>> {
+        self.simulators().await
+    }
+    /// `simctl boot` returns once the simulator has booted.
+    async fn boot(&self, device: &Device, _wait: Option<Duration>) -> Result<()> {
+        self.simctl_boot(&device.udid).await
+    }
+    async fn shutdown(&self, device: &Device) -> Result<AfterShutdown> {
+        self.simctl_shutdown(&device.udid).await?;
+        Ok(AfterShutdown::Listed)
+    }
+
+    fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
+        validate::ios_bundle_id(bundle_id)
+    }
+    fn check_app_package(&self, path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+        apps::check_app_folder(path, meta)
+    }
+
+    /// simctl is needed at all; AXe or idb for the UI.
+    async fn readiness(&self, tools: &[ToolCheck]) -> Readiness {
+        let found = |t: Tool| doctor::found(tools, t);
+        match (found(Tool::Xcrun), found(Tool::Axe) || found(Tool::Idb)) {
+            (true, true) => Readiness::Ready,
+            (true, false) => Readiness::Degraded,
+            (false, _) => Readiness::Blocked,
+        }
     }
 
     async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {

@@ -2,7 +2,7 @@
 //! `scale` times larger (1, 2 or 3). Mixing them up makes taps land 3× too far, so the scale
 //! is derived from the two widths and conversions go through these functions only.
 
-use crate::backend::types::Point;
+use crate::device::Point;
 
 /// The screen's integer scale factor from a screenshot's pixel width and the screen width in
 /// points (the UI tree root frame's width): `1179 px / 393 pt = 3`. `None` when the ratio is
@@ -32,16 +32,6 @@ pub fn pixels_to_points(p: Point, scale: u32) -> Point {
         x: p.x / s,
         y: p.y / s,
     }
-}
-
-/// Width and height of a PNG, read from its header.
-pub fn png_dimensions(png: &[u8]) -> Option<(u32, u32)> {
-    const MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
-    if png.len() < 24 || &png[..8] != MAGIC || &png[12..16] != b"IHDR" {
-        return None;
-    }
-    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    Some((be(&png[16..20]), be(&png[20..24])))
 }
 
 #[cfg(test)]
@@ -75,15 +65,5 @@ mod tests {
         );
         assert_eq!(pixels_to_points(px, 3), p);
         assert_eq!(points_to_pixels(p, 0), p);
-    }
-
-    #[test]
-    fn png_header() {
-        let mut png = Vec::new();
-        image::RgbaImage::new(7, 5)
-            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-            .unwrap();
-        assert_eq!(png_dimensions(&png), Some((7, 5)));
-        assert_eq!(png_dimensions(b"not a png at all, really not"), None);
     }
 }

@@ -4,8 +4,9 @@
 use std::ffi::OsStr;
 use std::time::Duration;
 
-use super::{png_dimensions, SimctlBackend};
+use super::SimctlBackend;
 use crate::error::{Error, ErrorCode, Result};
+use crate::image::png_dimensions;
 
 /// Time limit of a screenshot.
 pub const SCREENSHOT_TIMEOUT: Duration = Duration::from_secs(30);

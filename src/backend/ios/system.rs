@@ -3,8 +3,7 @@
 //! (which needs a shut-down simulator: a booted one is shut down, erased and booted again).
 
 use super::{SimctlBackend, BOOT_TIMEOUT, QUICK_TIMEOUT};
-use crate::backend::types::{BatteryState, PermissionAction, StatusBarOverride};
-use crate::backend::{Device, DeviceState};
+use crate::device::{BatteryState, Device, DeviceState, PermissionAction, StatusBarOverride};
 use crate::error::Result;
 
 /// `simctl status_bar UDID override …` arguments after `override`.
@@ -111,7 +110,7 @@ impl SimctlBackend {
     pub(super) async fn erase_device(&self, device: &Device) -> Result<()> {
         let was_booted = device.state == DeviceState::Booted;
         if was_booted {
-            self.shutdown(&device.udid).await?;
+            self.simctl_shutdown(&device.udid).await?;
         }
         self.simctl_ok(
             ["erase", device.udid.as_str()],
@@ -121,7 +120,7 @@ impl SimctlBackend {
         )
         .await?;
         if was_booted {
-            self.boot(&device.udid).await?;
+            self.simctl_boot(&device.udid).await?;
         }
         Ok(())
     }

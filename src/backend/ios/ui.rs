@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::SimctlBackend;
-use crate::backend::types::Point;
-use crate::backend::{command_failed, exec_error, tool_command, unsupported, Platform, UiSource};
+use crate::backend::{command_failed, exec_error, tool_command, unsupported, UiSource};
+use crate::device::{Platform, Point};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Output, Tool};
 
@@ -184,10 +184,11 @@ impl SimctlBackend {
             return Err(Error::validation("the identifier or label is empty"));
         }
         if self.ui_tool()? == UiTool::Idb {
-            return Err(
-                unsupported("tapping by identifier or label with idb", Platform::Ios)
-                    .with_hint("tap the element's centre by coordinates, or install AXe"),
-            );
+            return Err(unsupported(
+                "tapping by identifier or label with idb",
+                Platform::Ios.name(),
+            )
+            .with_hint("tap the element's centre by coordinates, or install AXe"));
         }
         let args = vec!["tap".into(), flag.into(), value.clone()];
         self.gesture(UiTool::Axe, udid, args, 0, "tap").await

@@ -4,7 +4,7 @@
 use axum::Json;
 
 use crate::api::wire::act::*;
-use crate::backend::KeyPress;
+use crate::device::KeyPress;
 use crate::error::{Error, Result};
 use crate::server::AppState;
 use crate::ui::select::Selector;

@@ -3,7 +3,8 @@
 use axum::Json;
 
 use crate::api::wire::verify::*;
-use crate::controller::{ActionResult, AlertChoice};
+use crate::controller::ActionResult;
+use crate::device::AlertChoice;
 use crate::error::Result;
 use crate::server::AppState;
 

@@ -3,7 +3,7 @@
 use axum::Json;
 
 use crate::api::wire::apps::*;
-use crate::backend::types::LaunchOptions;
+use crate::device::LaunchOptions;
 use crate::error::Result;
 use crate::server::AppState;
 

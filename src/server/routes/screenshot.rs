@@ -92,9 +92,9 @@ fn respond(shot: &Shot, r: Rendered) -> Response {
         let per_x = f64::from(r.original.0) / f64::from(r.size.0.max(1)) / px;
         put("x-tap-per-image-pixel", format!("{per_x:.6}"));
     }
-    let space = match shot.device.platform {
-        crate::backend::Platform::Android => "pixels",
-        crate::backend::Platform::Ios => "points",
+    let space = match shot.coordinate_space {
+        crate::ui::CoordinateSpace::Pixels => "pixels",
+        crate::ui::CoordinateSpace::Points => "points",
     };
     put("x-coordinate-space", space.to_string());
     if let Some(s) = &shot.snapshot {

@@ -17,7 +17,9 @@ pub async fn health(_: AppState) -> Result<Json<Health>> {
     }))
 }
 
-/// Checks adb, emulator, xcrun simctl, AXe and idb: found, path, version, remediation.
+/// Checks adb, emulator, xcrun simctl, AXe and idb: found, path, version, remediation; and
+/// what follows for each registered backend.
 pub async fn doctor(state: AppState) -> Result<Json<DoctorReport>> {
-    Ok(Json(diagnose(state.controller.tools()).await))
+    let c = &state.controller;
+    Ok(Json(diagnose(c.tools(), c.backends()).await))
 }

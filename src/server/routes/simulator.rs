@@ -5,7 +5,7 @@ use axum::Json;
 
 use crate::api::wire::devices::*;
 use crate::api::wire::system::SettingDone;
-use crate::backend::types::StatusBarOverride;
+use crate::device::StatusBarOverride;
 use crate::error::{Error, Result};
 use crate::server::AppState;
 

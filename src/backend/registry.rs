@@ -1,0 +1,34 @@
+//! The registry of built-in backends: which ones a server runs, configured from one
+//! [`BackendConfig`]. The controller lists devices across them in this order. Adding a backend
+//! is its folder beside this file and one line in [`builtin`]; tests build a controller over
+//! their own list (`DeviceController::with_backends`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::android::AdbBackend;
+use super::ios::SimctlBackend;
+use super::DeviceBackend;
+use crate::exec::Toolbox;
+
+/// What the backends need from the server's configuration.
+#[derive(Debug, Clone, Default)]
+pub struct BackendConfig {
+    pub tools: Toolbox,
+    /// Port of the adb server to use (`adb -P`), when not adb's default.
+    pub adb_server_port: Option<u16>,
+    /// Upper bound of every device command's time limit (default: each command's own).
+    pub max_command_time: Option<Duration>,
+}
+
+/// The built-in backends, in listing order.
+pub fn builtin(config: &BackendConfig) -> Vec<Arc<dyn DeviceBackend>> {
+    vec![
+        Arc::new(AdbBackend::new(
+            config.tools.clone(),
+            config.adb_server_port,
+            config.max_command_time,
+        )),
+        Arc::new(SimctlBackend::new(config.tools.clone())),
+    ]
+}

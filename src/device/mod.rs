@@ -1,0 +1,122 @@
+//! The vocabulary of devices, shared by every layer: what a device is ([`Device`], its
+//! [`Platform`], [`DeviceKind`] and [`DeviceState`]), and the platform-free terms of the
+//! operations on it — apps, points, keys, permissions, the status bar. Backends take and return
+//! these, the controller reasons with them, the server exposes them. No I/O here.
+//!
+//! A backend's own business (how it reaches a device, its native dumps and tool words) stays in
+//! its folder under `crate::backend`.
+
+mod apps;
+mod input;
+mod system;
+
+pub use apps::{AppInfo, LaunchOptions, Launched};
+pub use input::{AlertChoice, Key, KeyPress, Point};
+pub use system::{BatteryState, DataNetwork, PermissionAction, StatusBarOverride};
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Which family of phone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    Android,
+    Ios,
+}
+
+impl Platform {
+    /// The name people use (`Android`, `iOS`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::Android => "Android",
+            Platform::Ios => "iOS",
+        }
+    }
+}
+
+/// What kind of thing the device is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceKind {
+    Emulator,
+    Simulator,
+    Device,
+}
+
+/// A device's connection or power state, normalised across platforms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceState {
+    /// Android: connected and authorised (`device` in `adb devices`).
+    Online,
+    /// iOS Simulator: booted.
+    Booted,
+    Booting,
+    ShuttingDown,
+    Shutdown,
+    Offline,
+    /// Android: the host's key was not accepted on the phone yet.
+    Unauthorized,
+    Unknown,
+}
+
+impl DeviceState {
+    /// Whether the device can take commands now.
+    pub fn is_ready(self) -> bool {
+        matches!(self, DeviceState::Online | DeviceState::Booted)
+    }
+}
+
+/// A phone, emulator or simulator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Device {
+    /// Android serial or iOS UDID.
+    pub udid: String,
+    pub name: String,
+    pub platform: Platform,
+    pub kind: DeviceKind,
+    pub state: DeviceState,
+    /// e.g. `"14"` (Android) or `"iOS 17.5"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub os_version: Option<String>,
+    /// Android API level, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_level: Option<u32>,
+    /// Hardware model, when known (e.g. `"Pixel 7"`, `"com.apple.CoreSimulator.SimDeviceType.iPhone-15"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Id of the backend that listed the device and drives it (`android`, `ios`): the key of
+    /// its entry in a listing's `tools`. Set by the controller's registry; not part of the
+    /// JSON (`platform` and `kind` say what a caller needs).
+    #[serde(skip)]
+    pub backend: &'static str,
+}
+
+/// Whether a backend could list its devices, and why not.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlatformStatus {
+    pub available: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl PlatformStatus {
+    pub fn available() -> Self {
+        PlatformStatus {
+            available: true,
+            reason: None,
+            hint: None,
+        }
+    }
+
+    pub fn absent(err: &crate::error::Error) -> Self {
+        PlatformStatus {
+            available: false,
+            reason: Some(err.message.clone()),
+            hint: err.hint.clone(),
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! The HTTP runner, beside the process runner: every request to a device reached over the
+//! network (a WebDriverAgent server) goes through [`HttpClient::send`], as every external
+//! command goes through [`super::Command::run`].
+//!
+//! A request has one time limit covering its attempts, the wait for a slot and the reading of
+//! the answer; when it passes, the request is dropped (its connection closed) and the answer
+//! is [`HttpError::Timeout`]. Requests share the process runner's bound on outside work in
+//! flight ([`super::MAX_RUNNING`]). A request is repeated only where that is safe: an
+//! idempotent method (or one marked [`HttpRequest::retry_safe`]) whose connection failed
+//! before any answer came. Any status outside 2xx is [`HttpError::Status`] with the body, for
+//! the backend to translate into the product's error. Each request is a tracing span with the
+//! method, URL, status, attempts and duration.
+
+use std::time::{Duration, Instant};
+
+use reqwest::{Method, Url};
+use tracing::Instrument;
+
+use super::{acquire_slot, timing, MAX_RUNNING};
+
+/// Default time limit of a request.
+pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Largest answer read; a larger one is refused (a screenshot in base64 is a few MB).
+pub const MAX_BODY: usize = 64 * 1024 * 1024;
+
+/// How many times a request is repeated after a failed connection (where that is safe).
+const RETRIES: u32 = 2;
+
+/// Pause before a repeat, times the attempt number.
+const BACKOFF: Duration = Duration::from_millis(100);
+
+/// A request to send: method, URL, optional JSON body, time limit.
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    method: Method,
+    url: String,
+    body: Option<Vec<u8>>,
+    timeout: Duration,
+    retry_safe: bool,
+}
+
+/// An answer with a 2xx status.
+#[derive(Debug, Clone)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub body: Vec<u8>,
+    pub duration: Duration,
+}
+
+impl HttpResponse {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The body as JSON.
+    pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_slice(&self.body)
+    }
+}
+
+/// Why a request got no 2xx answer.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("`{request}` got no answer within {} ms", timeout.as_millis())]
+    Timeout { request: String, timeout: Duration },
+    /// No connection could be made (`connected: false`: nothing was sent), or it broke
+    /// before an answer came (the server may have acted on the request).
+    #[error("`{request}`: {why}")]
+    Unreachable {
+        request: String,
+        why: String,
+        connected: bool,
+    },
+    /// The server answered with a status outside 2xx.
+    #[error("`{request}` answered {status}")]
+    Status {
+        request: String,
+        status: u16,
+        body: String,
+    },
+    /// Too much outside work is in flight and none finished in time to make room.
+    #[error("`{request}` could not start: {why}")]
+    Busy { request: String, why: String },
+    /// The request cannot be sent as built (a malformed URL, an answer too large): a bug of
+    /// the caller or a misbehaving server, never worth repeating.
+    #[error("`{request}`: {why}")]
+    Invalid { request: String, why: String },
+}
+
+impl HttpRequest {
+    pub fn new(method: Method, url: impl Into<String>) -> Self {
+        HttpRequest {
+            method,
+            url: url.into(),
+            body: None,
+            timeout: DEFAULT_HTTP_TIMEOUT,
+            retry_safe: false,
+        }
+    }
+
+    pub fn get(url: impl Into<String>) -> Self {
+        Self::new(Method::GET, url)
+    }
+
+    pub fn post(url: impl Into<String>) -> Self {
+        Self::new(Method::POST, url)
+    }
+
+    pub fn delete(url: impl Into<String>) -> Self {
+        Self::new(Method::DELETE, url)
+    }
+
+    /// Sends `value` as the JSON body.
+    pub fn json(mut self, value: &serde_json::Value) -> Self {
+        self.body = Some(value.to_string().into_bytes());
+        self
+    }
+
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Lowers the timeout to `max` when it is longer.
+    pub fn cap_timeout(mut self, max: Option<Duration>) -> Self {
+        if let Some(max) = max {
+            self.timeout = self.timeout.min(max);
+        }
+        self
+    }
+
+    /// Marks a request of a non-idempotent method as safe to repeat (a read done by POST).
+    pub fn retry_safe(mut self) -> Self {
+        self.retry_safe = true;
+        self
+    }
+
+    /// `METHOD URL`, for logs and messages.
+    pub fn display(&self) -> String {
+        format!("{} {}", self.method, self.url)
+    }
+
+    fn repeatable(&self) -> bool {
+        self.retry_safe || self.method.is_idempotent()
+    }
+}
+
+/// A client with its connection pool; clones share it. Proxies configured in the environment
+/// are not used: the devices are local or on the local network.
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    client: reqwest::Client,
+}
+
+impl Default for HttpClient {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl HttpClient {
+    pub fn new() -> Self {
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .pool_idle_timeout(Duration::from_secs(30))
+            .build()
+            .unwrap_or_default();
+        HttpClient { client }
+    }
+
+    /// Sends the request: a 2xx answer, or why not.
+    pub async fn send(&self, req: &HttpRequest) -> Result<HttpResponse, HttpError> {
+        let span = tracing::debug_span!(
+            "http",
+            method = %req.method,
+            url = %req.url,
+            status = tracing::field::Empty,
+            attempts = tracing::field::Empty,
+            duration_ms = tracing::field::Empty
+        );
+        self.send_inner(req).instrument(span).await
+    }
+
+    async fn send_inner(&self, req: &HttpRequest) -> Result<HttpResponse, HttpError> {
+        let started = Instant::now();
+        let deadline = tokio::time::Instant::now() + req.timeout;
+        let url = Url::parse(&req.url).map_err(|e| HttpError::Invalid {
+            request: req.display(),
+            why: format!("not a URL: {e}"),
+        })?;
+        let timed_out = || HttpError::Timeout {
+            request: req.display(),
+            timeout: req.timeout,
+        };
+        let Some(_slot) = acquire_slot(req.timeout).await else {
+            return Err(HttpError::Busy {
+                request: req.display(),
+                why: format!("{MAX_RUNNING} device commands and requests were in flight for its whole time limit"),
+            });
+        };
+        let attempts = 1 + RETRIES;
+        let mut attempt = 0;
+        let result = loop {
+            attempt += 1;
+            let once = tokio::time::timeout_at(deadline, self.attempt(req, url.clone())).await;
+            match once {
+                Err(_) => break Err(timed_out()),
+                Ok(Err(HttpError::Unreachable { why, connected, .. }))
+                    if attempt < attempts && (req.repeatable() || !connected) =>
+                {
+                    tracing::debug!(attempt, %why, "connection failed; repeating");
+                    let pause = BACKOFF * attempt;
+                    if tokio::time::Instant::now() + pause >= deadline {
+                        break Err(timed_out());
+                    }
+                    tokio::time::sleep(pause).await;
+                }
+                Ok(other) => break other,
+            }
+        };
+        let elapsed = started.elapsed();
+        timing::record("device", elapsed);
+        let span = tracing::Span::current();
+        span.record("duration_ms", elapsed.as_millis() as u64);
+        span.record("attempts", attempt);
+        match &result {
+            Ok(r) => span.record("status", r.status),
+            Err(HttpError::Status { status, .. }) => span.record("status", *status),
+            Err(HttpError::Timeout { .. }) => span.record("status", "timeout"),
+            Err(_) => span.record("status", "unreachable"),
+        };
+        match &result {
+            Err(HttpError::Timeout { .. }) => {
+                tracing::warn!(request = %req.display(), "request timed out after {:?}", req.timeout)
+            }
+            _ => tracing::debug!(ms = elapsed.as_millis() as u64, "http done"),
+        }
+        result.map(|mut r| {
+            r.duration = elapsed;
+            r
+        })
+    }
+
+    /// One attempt: send, then read the whole answer.
+    async fn attempt(&self, req: &HttpRequest, url: Url) -> Result<HttpResponse, HttpError> {
+        let request = req.display();
+        let mut builder = self.client.request(req.method.clone(), url);
+        if let Some(body) = &req.body {
+            builder = builder
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.clone());
+        }
+        let mut resp = builder.send().await.map_err(|e| transport(&request, &e))?;
+        let status = resp.status().as_u16();
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| transport(&request, &e))? {
+            if body.len() + chunk.len() > MAX_BODY {
+                return Err(HttpError::Invalid {
+                    request,
+                    why: format!("the answer is larger than {} MiB", MAX_BODY >> 20),
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        if !(200..300).contains(&status) {
+            return Err(HttpError::Status {
+                request,
+                status,
+                body: String::from_utf8_lossy(&body).into_owned(),
+            });
+        }
+        Ok(HttpResponse {
+            status,
+            body,
+            duration: Duration::ZERO,
+        })
+    }
+}
+
+/// A failure of the connection (before or while the answer came).
+fn transport(request: &str, e: &reqwest::Error) -> HttpError {
+    use std::error::Error as _;
+    let mut why = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        why = format!("{why}: {s}");
+        source = s.source();
+    }
+    if e.is_builder() {
+        return HttpError::Invalid {
+            request: request.to_string(),
+            why,
+        };
+    }
+    let connected = !e.is_connect();
+    let why = if connected {
+        format!("the connection broke before an answer ({why})")
+    } else {
+        format!("cannot connect ({why})")
+    };
+    HttpError::Unreachable {
+        request: request.to_string(),
+        why,
+        connected,
+    }
+}
+
+#[cfg(test)]
+#[path = "http_tests.rs"]
+mod tests;

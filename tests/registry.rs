@@ -1,0 +1,384 @@
+//! The backend registry: a backend defined here, in a test, plugs into the controller without
+//! any controller change — its devices are listed beside the built-in backends', requests
+//! resolve to them, snapshots and taps reach it, and what differs between backends (coordinate
+//! space, identifier checks, how an alert is answered) comes from it. Its UI comes from recorded
+//! WebDriverAgent page sources (`fixtures/ios_wda_source/`), the shape of the next real backend.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use common::*;
+use mobilectl::backend::{registry, unsupported, BackendConfig, DeviceBackend, UiSource};
+use mobilectl::controller::DeviceController;
+use mobilectl::device::{AlertChoice, Device, DeviceKind, DeviceState, Platform, Point};
+use mobilectl::error::Result;
+use mobilectl::exec::{Tool, Toolbox};
+use mobilectl::server::{self, AppState, ServerOptions};
+use mobilectl::ui::{AlertButton, CoordinateSpace};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+const SETTINGS: &str =
+    "ios_wda_source/wda_source_settings_root_iphone17pro_ios26.4_traits_bundleId.xml";
+const LOCATION_ALERT: &str =
+    "ios_wda_source/appium_source_springboard_location_alert_inf_coords_375x667.xml";
+
+const READY: &str = "00008130-000A1C2E3C41001C";
+const ASLEEP: &str = "00008101-001D24E93C08001E";
+
+/// A backend of physical iPhones whose screens are recorded page sources: it lists two
+/// devices (one ready), reads the UI from a fixture, records taps, and serves a screenshot
+/// when given one. Everything else keeps the trait's defaults.
+struct FixtureBackend {
+    id: &'static str,
+    screen: Mutex<PathBuf>,
+    taps: Mutex<Vec<Point>>,
+    png: Option<Vec<u8>>,
+}
+
+impl FixtureBackend {
+    fn new(id: &'static str, screen: &str) -> Arc<Self> {
+        Arc::new(FixtureBackend {
+            id,
+            screen: Mutex::new(fixture(screen)),
+            taps: Mutex::new(Vec::new()),
+            png: None,
+        })
+    }
+
+    fn taps(&self) -> Vec<Point> {
+        self.taps.lock().unwrap().clone()
+    }
+}
+
+fn phone(udid: &str, name: &str, state: DeviceState) -> Device {
+    Device {
+        udid: udid.into(),
+        name: name.into(),
+        platform: Platform::Ios,
+        kind: DeviceKind::Device,
+        state,
+        os_version: Some("iOS 26.4".into()),
+        api_level: None,
+        model: Some("iPhone 17 Pro".into()),
+        // The registry stamps the id of the backend that listed the device.
+        backend: "",
+    }
+}
+
+#[async_trait]
+impl DeviceBackend for FixtureBackend {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn platform(&self) -> Platform {
+        Platform::Ios
+    }
+    fn name(&self) -> &'static str {
+        "fixture iPhones"
+    }
+    fn coordinate_space(&self) -> CoordinateSpace {
+        CoordinateSpace::Points
+    }
+    async fn list_devices(&self) -> Result<Vec<Device>> {
+        Ok(vec![
+            phone(READY, "Test iPhone", DeviceState::Online),
+            phone(ASLEEP, "Spare iPhone", DeviceState::Offline),
+        ])
+    }
+    async fn dump_ui(&self, _device: &Device) -> Result<UiSource> {
+        let path = self.screen.lock().unwrap().clone();
+        Ok(UiSource {
+            text: std::fs::read_to_string(path).unwrap(),
+            tool: "fixture",
+            foreground: None,
+        })
+    }
+    async fn tap(&self, _device: &Device, at: Point) -> Result<()> {
+        self.taps.lock().unwrap().push(at);
+        Ok(())
+    }
+    async fn screenshot_png(&self, _device: &Device) -> Result<Vec<u8>> {
+        self.png
+            .clone()
+            .ok_or_else(|| unsupported("screenshots", self.name()))
+    }
+}
+
+/// The same phones, answering alerts with their own command (as WebDriverAgent's
+/// `/alert/accept` does) instead of a tap: only the hooks it needs, delegated.
+struct NativeAlerts {
+    inner: Arc<FixtureBackend>,
+    answered: Mutex<Vec<(AlertChoice, String)>>,
+}
+
+#[async_trait]
+impl DeviceBackend for NativeAlerts {
+    fn id(&self) -> &'static str {
+        self.inner.id()
+    }
+    fn platform(&self) -> Platform {
+        self.inner.platform()
+    }
+    fn coordinate_space(&self) -> CoordinateSpace {
+        self.inner.coordinate_space()
+    }
+    async fn list_devices(&self) -> Result<Vec<Device>> {
+        self.inner.list_devices().await
+    }
+    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
+        self.inner.dump_ui(device).await
+    }
+    async fn answer_alert(
+        &self,
+        _device: &Device,
+        choice: &AlertChoice,
+        button: &AlertButton,
+    ) -> Result<()> {
+        self.answered
+            .lock()
+            .unwrap()
+            .push((choice.clone(), button.label.clone()));
+        Ok(())
+    }
+}
+
+/// An app over the built-in backends (with the given tools) plus `extra`.
+fn app_with_backend(tools: Toolbox, extra: Arc<dyn DeviceBackend>) -> Router {
+    mobilectl::api::check_declared_errors(true);
+    let config = BackendConfig {
+        tools: tools.clone(),
+        ..Default::default()
+    };
+    let mut backends = registry::builtin(&config);
+    backends.push(extra);
+    let controller = DeviceController::with_backends(tools, backends);
+    server::app(
+        AppState::new(controller, ServerOptions::default()),
+        loopback_policy(),
+    )
+}
+
+fn no_tools() -> Toolbox {
+    Toolbox::with([])
+}
+
+/// The listed element whose name contains `text`.
+fn element<'a>(snapshot: &'a Value, text: &str) -> &'a Value {
+    snapshot["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"].as_str().is_some_and(|n| n.contains(text)) && e["ref"].is_string())
+        .unwrap_or_else(|| panic!("no element {text:?} in {}", snapshot["tree_text"]))
+}
+
+fn centre(e: &Value) -> Point {
+    let b = &e["bounds"];
+    let f = |k: &str| b[k].as_f64().unwrap();
+    Point {
+        x: (f("x") + f("w") / 2.0).round(),
+        y: (f("y") + f("h") / 2.0).round(),
+    }
+}
+
+#[tokio::test]
+async fn a_backend_registered_in_a_test_is_listed_resolved_read_and_tapped() {
+    let phones = FixtureBackend::new("fixture", SETTINGS);
+    let app = app_with_backend(no_tools(), phones.clone());
+
+    let (status, list) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    let udids: Vec<&str> = list["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["udid"].as_str().unwrap())
+        .collect();
+    assert_eq!(udids, [READY, ASLEEP]);
+    assert_eq!(list["devices"][0]["kind"], "device");
+    // The backend id is not part of a device's JSON; `tools` is keyed by it.
+    assert!(list["devices"][0].get("backend").is_none());
+    assert_eq!(list["tools"]["fixture"]["available"], true);
+    assert_eq!(list["tools"]["android"]["available"], false);
+    assert_eq!(list["tools"]["ios"]["available"], false);
+
+    // No udid: the only ready device, which is the fixture's; read in its coordinate space.
+    let (status, snap) = call(&app, get("/api/v1/device/ui?format=json")).await;
+    assert_eq!(status, StatusCode::OK, "{snap}");
+    assert_eq!(snap["device"]["udid"], READY);
+    assert_eq!(snap["coordinate_space"], "points");
+    let general = element(&snap, "General");
+    let (status, tapped) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/tap",
+            json!({"ref": general["ref"], "snapshot_id": snap["snapshot_id"]}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{tapped}");
+    assert_eq!(tapped["success"], true);
+    assert_eq!(phones.taps(), [centre(general)]);
+
+    let (status, _) = call(
+        &app,
+        post("/api/v1/device/ui/tap", json!({"x": 20.5, "y": 700})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(phones.taps()[1], Point { x: 20.5, y: 700.0 });
+
+    // Naming the device that is not ready: resolved through the registry, then refused.
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/tap",
+            json!({"udid": "Spare iPhone", "x": 1, "y": 1}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(error_code(&body), "DEVICE_OFFLINE");
+    assert_eq!(phones.taps().len(), 2);
+}
+
+#[tokio::test]
+async fn what_a_test_backend_does_not_do_answers_501_and_its_checks_are_the_defaults() {
+    let app = app_with_backend(no_tools(), FixtureBackend::new("fixture", SETTINGS));
+    let (status, body) = call(&app, get("/api/v1/device/screenshot")).await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    assert_eq!(error_code(&body), "UNSUPPORTED_ON_PLATFORM");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("fixture iPhones"),
+        "{body}"
+    );
+    for (req, want) in [
+        // Checked before anything reaches the backend, by the trait's default rules.
+        (
+            json!({"bundle_id": "com.apple.Preferences", "activity": ".Main"}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            json!({"bundle_id": "com.x;reboot"}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            json!({"bundle_id": "com.apple.Preferences"}),
+            StatusCode::NOT_IMPLEMENTED,
+        ),
+    ] {
+        let (status, body) = call(&app, post("/api/v1/device/app/launch", req.clone())).await;
+        assert_eq!(status, want, "{req}: {body}");
+    }
+    let (status, body) = call(&app, post("/api/v1/device/shutdown", json!({}))).await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/boot", json!({"udid": "Spare iPhone"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    // The doctor reports every registered backend.
+    let (_, doctor) = call(&app, get("/api/v1/doctor")).await;
+    assert_eq!(doctor["fixture"], "ready", "{doctor}");
+    assert_eq!(doctor["android"], "blocked");
+    assert_eq!(doctor["overall"], "ready");
+}
+
+#[tokio::test]
+async fn alerts_are_answered_by_a_tap_by_default_or_by_the_backend_s_own_command() {
+    let phones = FixtureBackend::new("fixture", LOCATION_ALERT);
+    let app = app_with_backend(no_tools(), phones.clone());
+    let (_, snap) = call(&app, get("/api/v1/device/ui?format=json")).await;
+    assert_eq!(
+        snap["alert"]["title"],
+        "Allow “Yamsafer” to access your location?"
+    );
+    // Under the alert, only its buttons can be tapped.
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/ui/tap", json!({"x": 10, "y": 10})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(error_code(&body), "ALERT_BLOCKING");
+    // The default: a tap on the button the controller picked.
+    let (status, answer) = call(&app, post("/api/v1/device/alert/accept", json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["details"]["button"], "Always Allow");
+    let always = element(&snap, "Always Allow");
+    assert_eq!(phones.taps(), [centre(always)]);
+
+    // A backend with its own alert command gets the choice and the button, and taps nothing.
+    let native = Arc::new(NativeAlerts {
+        inner: FixtureBackend::new("fixture", LOCATION_ALERT),
+        answered: Mutex::new(Vec::new()),
+    });
+    let app = app_with_backend(no_tools(), native.clone());
+    let (status, answer) = call(&app, post("/api/v1/device/alert/dismiss", json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(
+        native.answered.lock().unwrap().clone(),
+        [(AlertChoice::Dismiss, "Don’t Allow".to_string())]
+    );
+    assert!(native.inner.taps().is_empty());
+}
+
+#[tokio::test]
+async fn screenshot_geometry_follows_the_backend_s_coordinate_space() {
+    // A 2x screen: 750 px wide for the 375-point tree of the fixture.
+    let mut png = Vec::new();
+    image::RgbImage::new(750, 1334)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let phones = Arc::new(FixtureBackend {
+        id: "fixture",
+        screen: Mutex::new(fixture(LOCATION_ALERT)),
+        taps: Mutex::new(Vec::new()),
+        png: Some(png),
+    });
+    let app = app_with_backend(no_tools(), phones);
+    let res = app
+        .clone()
+        .oneshot(
+            Request::get("/api/v1/device/screenshot")
+                .header("host", "127.0.0.1:9100")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let header = |k: &str| res.headers()[k].to_str().unwrap().to_string();
+    assert_eq!(header("x-coordinate-space"), "points");
+    assert_eq!(header("x-tap-per-image-pixel"), "0.500000");
+}
+
+#[tokio::test]
+async fn a_backend_with_a_built_in_id_replaces_the_built_in() {
+    let fakes = FakeTools::new();
+    let adb = fakes.add("adb", "echo 'List of devices attached'");
+    let app = app_with_backend(
+        toolbox(&[(Tool::Adb, &adb)]),
+        FixtureBackend::new("android", SETTINGS),
+    );
+    let (status, list) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    assert_eq!(list["devices"].as_array().unwrap().len(), 2);
+    assert_eq!(list["devices"][0]["udid"], READY);
+    assert_eq!(list["tools"]["android"]["available"], true);
+    let (status, snap) = call(&app, get("/api/v1/device/ui?format=json")).await;
+    assert_eq!(status, StatusCode::OK, "{snap}");
+    // The adb backend it replaced was never asked.
+    assert!(fakes.calls("adb").is_empty(), "{:?}", fakes.calls("adb"));
+}

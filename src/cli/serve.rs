@@ -77,6 +77,7 @@ pub fn run(args: ServeArgs) -> i32 {
         eprintln!("mobilectl: {msg}");
         return 2;
     }
+    crate::image::limit_malloc_arenas();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {

@@ -57,6 +57,7 @@ async fn login_flow_through_real_adb() {
     );
     assert!(inputs.contains(&vec!["input".into(), "keyevent".into(), "62".into()]));
 
+    let mark = journal_mark(&h);
     let (status, tapped) = call(
         &app,
         send_json(
@@ -68,9 +69,26 @@ async fn login_flow_through_real_adb() {
     .await;
     assert_eq!(status, StatusCode::OK, "{tapped}");
     assert_ne!(tapped["fingerprint_before"], tapped["fingerprint_after"]);
-    let resolved = &tapped["target"]["resolved"];
-    assert_eq!(resolved["x"], 540.0);
-    assert_eq!(resolved["y"], 1290.0);
+    let target = &tapped["target"];
+    assert_eq!((&target["x"], &target["y"]), (&json!(540), &json!(1290)));
+    assert_eq!(target["name"], "LOG IN", "named: the target was a selector");
+    // The tap and the read after it were one adb round trip.
+    let services = services_since(&h, mark);
+    assert_eq!(services.len(), 1, "{services:?}");
+    // The receipt says what the tap did: a new screen with the permission dialog.
+    let changes = &tapped["changes"];
+    assert_eq!(changes["replaced"], true, "{changes}");
+    assert!(changes["alert"].is_string(), "{changes}");
+    assert!(
+        changes["appeared"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().contains("Allow")),
+        "{changes}"
+    );
+    assert_eq!(tapped["udid"], h.serial.as_str());
+    assert!(tapped.get("device").is_none() && tapped.get("action_id").is_none());
     assert!(argvs_with(&h, "input").contains(&vec![
         "input".into(),
         "tap".into(),

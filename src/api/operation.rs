@@ -186,11 +186,11 @@ impl Draft {
                 let f = f.clone();
                 let shape = shape.clone();
                 let declared = declared.clone();
-                async move {
+                timed(async move {
                     require_json(&headers)?;
                     let input: I = StrictJson::parse(&body, &shape)?;
                     checked(name, &declared, f(s, input).await)
-                }
+                })
             };
         let route = on(self.method.filter(), handler);
         self.finish(Input::Body(body_schema::<I>), R::output(), route)

@@ -16,6 +16,8 @@ mod traits;
 pub mod validate;
 
 pub use registry::BackendConfig;
-pub use traits::{unsupported, AfterShutdown, DeviceBackend, TypeJob, TypedWith, UiSource};
+pub use traits::{
+    unsupported, Acted, AfterShutdown, DeviceBackend, InputStep, TypeJob, TypedWith, UiSource,
+};
 
 pub use run::{command_failed, exec_error, http_error, run_tool, tool_command, tool_missing};

@@ -49,6 +49,29 @@ pub struct TypeJob<'a> {
     pub submit: bool,
 }
 
+/// One input step: what an action does on the device, in the backend's coordinate space.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputStep<'a> {
+    Tap(Point),
+    LongPress {
+        at: Point,
+        duration_ms: u64,
+    },
+    Swipe {
+        from: Point,
+        to: Point,
+        duration_ms: u64,
+    },
+    Press(KeyPress),
+    Type(TypeJob<'a>),
+}
+
+/// What an input step reports: how text was typed, for a [`InputStep::Type`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Acted {
+    pub typed_with: Option<TypedWith>,
+}
+
 /// What became of a device that was shut down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AfterShutdown {
@@ -225,6 +248,49 @@ pub trait DeviceBackend: Send + Sync {
     }
     async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
         Err(unsupported("hiding the keyboard", self.name()))
+    }
+    /// How long to let the screen settle after an input step before reading it, when the
+    /// caller does not say: long enough for a transition to start showing. A backend whose
+    /// dump itself waits for the UI to be idle answers zero.
+    fn settle_time(&self) -> Duration {
+        Duration::from_millis(300)
+    }
+    /// Runs one input step with the methods above.
+    async fn act(&self, device: &Device, step: &InputStep<'_>) -> Result<Acted> {
+        match step {
+            InputStep::Tap(at) => self.tap(device, *at).await?,
+            InputStep::LongPress { at, duration_ms } => {
+                self.long_press(device, *at, *duration_ms).await?
+            }
+            InputStep::Swipe {
+                from,
+                to,
+                duration_ms,
+            } => self.swipe(device, *from, *to, *duration_ms).await?,
+            InputStep::Press(key) => self.press_key(device, *key).await?,
+            InputStep::Type(job) => {
+                return Ok(Acted {
+                    typed_with: Some(self.type_job(device, job).await?),
+                })
+            }
+        }
+        Ok(Acted::default())
+    }
+    /// Runs one input step, waits `settle`, then reads the screen. The default does it in
+    /// three steps; a backend that can send all of it at once (Android: one device script, one
+    /// adb round trip) overrides it. A refusal of the step (text it cannot type) comes before
+    /// anything ran, as with [`Self::act`].
+    async fn act_then_read(
+        &self,
+        device: &Device,
+        step: &InputStep<'_>,
+        settle: Duration,
+    ) -> Result<(Acted, UiSource)> {
+        let acted = self.act(device, step).await?;
+        if !settle.is_zero() {
+            tokio::time::sleep(settle).await;
+        }
+        Ok((acted, self.dump_ui(device).await?))
     }
     /// Answers the alert on screen: the controller found it in the UI tree and picked
     /// `button` for `choice`. The default taps the button's centre; a backend with its own

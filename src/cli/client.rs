@@ -90,6 +90,8 @@ pub struct ConnectOptions {
 pub struct Reply {
     pub raw: String,
     pub value: Value,
+    /// The server's time for the request (`Server-Timing: total;dur=…`), in milliseconds.
+    pub timing_ms: Option<f64>,
 }
 
 /// A connected client: the server answered `/health` with our protocol version.
@@ -213,8 +215,8 @@ impl Client {
 
     /// GET with query parameters; JSON or text answer.
     pub async fn get(&self, path: &str, query: &[(&str, String)]) -> Result<Reply, CliError> {
-        let bytes = self.get_bytes(path, query).await?.0;
-        Ok(reply(bytes))
+        let req = self.http.get(self.url(path)).query(query);
+        Ok(reply(self.send(req).await?))
     }
 
     /// GET answering bytes (screenshots); also returns the content type.
@@ -224,13 +226,14 @@ impl Client {
         query: &[(&str, String)],
     ) -> Result<(Vec<u8>, String), CliError> {
         let req = self.http.get(self.url(path)).query(query);
-        self.send(req).await
+        let sent = self.send(req).await?;
+        Ok((sent.bytes, sent.content_type))
     }
 
     /// A JSON request with a body (POST, PUT).
     pub async fn call(&self, method: Method, path: &str, body: &Value) -> Result<Reply, CliError> {
         let req = self.http.request(method, self.url(path)).json(body);
-        Ok(reply(self.send(req).await?.0))
+        Ok(reply(self.send(req).await?))
     }
 
     /// Any request, answered as it comes — status, headers and body, errors included — for
@@ -304,7 +307,7 @@ impl Client {
         Ok(())
     }
 
-    async fn send(&self, mut req: reqwest::RequestBuilder) -> Result<(Vec<u8>, String), CliError> {
+    async fn send(&self, mut req: reqwest::RequestBuilder) -> Result<Sent, CliError> {
         if let Some(t) = &self.token {
             req = req.bearer_auth(t);
         }
@@ -323,11 +326,20 @@ impl Client {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_string();
+        let timing_ms = resp
+            .headers()
+            .get("server-timing")
+            .and_then(|v| v.to_str().ok())
+            .and_then(total_ms);
         let bytes = resp.bytes().await.map_err(|e| {
             CliError::local(exit::UNREACHABLE, "SERVER_UNREACHABLE", e.to_string(), None)
         })?;
         if status.is_success() {
-            return Ok((bytes.to_vec(), ctype));
+            return Ok(Sent {
+                bytes: bytes.to_vec(),
+                content_type: ctype,
+                timing_ms,
+            });
         }
         Err(server_error(status, &bytes))
     }
@@ -367,10 +379,31 @@ enum HealthError {
     NotMobilectl(String),
 }
 
-fn reply(bytes: Vec<u8>) -> Reply {
-    let raw = String::from_utf8_lossy(&bytes).into_owned();
+/// A successful answer as received.
+struct Sent {
+    bytes: Vec<u8>,
+    content_type: String,
+    timing_ms: Option<f64>,
+}
+
+fn reply(sent: Sent) -> Reply {
+    let raw = String::from_utf8_lossy(&sent.bytes).into_owned();
     let value = serde_json::from_str(&raw).unwrap_or(Value::Null);
-    Reply { raw, value }
+    Reply {
+        raw,
+        value,
+        timing_ms: sent.timing_ms,
+    }
+}
+
+/// The `total` of a `Server-Timing` header (`device;dur=3.1, total;dur=12.5` → 12.5).
+fn total_ms(header: &str) -> Option<f64> {
+    header.split(',').find_map(|metric| {
+        let mut parts = metric.trim().split(';');
+        (parts.next()? == "total")
+            .then(|| parts.find_map(|p| p.trim().strip_prefix("dur=")?.parse().ok()))
+            .flatten()
+    })
 }
 
 fn unreachable(url: &str, why: &str) -> CliError {
@@ -460,7 +493,17 @@ mod tests {
 
 #[cfg(test)]
 mod sse_tests {
-    use super::SseSplitter;
+    use super::{total_ms, SseSplitter};
+
+    #[test]
+    fn the_total_of_server_timing() {
+        assert_eq!(
+            total_ms("device;dur=3.1, parse;dur=0.4, total;dur=12.5"),
+            Some(12.5)
+        );
+        assert_eq!(total_ms("total;dur=7"), Some(7.0));
+        assert_eq!(total_ms("device;dur=3"), None);
+    }
 
     #[test]
     fn events_are_split_across_chunks_and_comments_skipped() {

@@ -85,9 +85,8 @@ pub enum ClientCommand {
         /// Pick the N-th (0-based) match instead of failing on ambiguity.
         #[arg(long)]
         index: Option<u32>,
-        /// Read the screen afterwards and report the new fingerprint.
-        #[arg(long)]
-        observe: bool,
+        #[command(flatten)]
+        o: ObserveArgs,
     },
     /// Long-press an element or a point.
     LongPress {
@@ -107,8 +106,8 @@ pub enum ClientCommand {
         duration_ms: Option<u64>,
         #[command(flatten)]
         m: ModifierArgs,
-        #[arg(long)]
-        observe: bool,
+        #[command(flatten)]
+        o: ObserveArgs,
     },
     /// Scroll a container once (default: the biggest scrollable one).
     Scroll {
@@ -117,8 +116,8 @@ pub enum ClientCommand {
         direction: Option<Direction>,
         #[command(flatten)]
         m: ModifierArgs,
-        #[arg(long)]
-        observe: bool,
+        #[command(flatten)]
+        o: ObserveArgs,
     },
     /// Scroll until an element matching the selector is in view.
     ScrollTo {
@@ -155,8 +154,8 @@ pub enum ClientCommand {
     /// volume_down, power, lock, recent_apps, menu, search… or a raw Android key code.
     Press {
         key: String,
-        #[arg(long)]
-        observe: bool,
+        #[command(flatten)]
+        o: ObserveArgs,
     },
     /// Hide the on-screen keyboard if it is up.
     HideKeyboard,
@@ -287,9 +286,19 @@ pub struct TargetArgs {
     pub target: Vec<String>,
     #[command(flatten)]
     pub m: ModifierArgs,
-    /// Read the screen afterwards and report the new fingerprint.
+    #[command(flatten)]
+    pub o: ObserveArgs,
+}
+
+/// Reading the screen after an action.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct ObserveArgs {
+    /// Read the screen afterwards: the new fingerprint and what changed.
     #[arg(long)]
     pub observe: bool,
+    /// With --observe: milliseconds to let the screen settle before the read.
+    #[arg(long, requires = "observe")]
+    pub settle_ms: Option<u64>,
 }
 
 /// Selector modifiers.

@@ -35,7 +35,12 @@ pub fn answer(a: &Answer, json: bool) -> i32 {
             if json {
                 println!("{}", r.raw.trim_end());
             } else {
-                println!("{}", text(&r.value).trim_end());
+                let mut v = r.value.clone();
+                // An action's line ends with the server's time for it.
+                if let (Some(t), true) = (r.timing_ms, v.get("action_type").is_some()) {
+                    v["timing_ms"] = serde_json::json!(t.round() as u64);
+                }
+                println!("{}", text(&v).trim_end());
             }
             outcome(&r.value)
         }
@@ -202,7 +207,7 @@ pub fn text(v: &Value) -> String {
 }
 
 fn action_line(v: &Value) -> String {
-    let r = &v["target"]["resolved"];
+    let r = &v["target"];
     let mut line = s(&v["action_type"]).to_string();
     if let Some(rf) = r["ref"].as_str() {
         line += &format!(" {rf}");
@@ -237,7 +242,47 @@ fn action_line(v: &Value) -> String {
     if let Some(t) = v["timing_ms"].as_u64() {
         line += &format!(" · {t} ms");
     }
+    if let Some(c) = v.get("changes") {
+        line += &changes(c);
+    }
     line
+}
+
+/// The lines of an observed action's `changes`, under its line: `+` appeared, `-` gone,
+/// `~` changed.
+fn changes(c: &Value) -> String {
+    let mut out = String::new();
+    let mut list = |mark: &str, key: &str| {
+        for l in c[key].as_array().into_iter().flatten() {
+            out += &format!("\n  {mark} {}", s(l));
+        }
+    };
+    list("+", "appeared");
+    list("-", "disappeared");
+    list("~", "changed");
+    if c["replaced"] == true {
+        out += &format!("\n  (a new screen; {} line(s) gone)", c["gone"]);
+    }
+    if let Some(app) = c["app"].as_str() {
+        out += &format!("\n  app → {app}");
+    }
+    if let Some(a) = c["alert"].as_str() {
+        out += &format!("\n  alert {a:?}");
+    }
+    if c["alert_gone"] == true {
+        out += "\n  alert gone";
+    }
+    if let Some(k) = c["keyboard"].as_bool() {
+        out += if k {
+            "\n  keyboard up"
+        } else {
+            "\n  keyboard down"
+        };
+    }
+    if out.is_empty() {
+        out += "\n  (no change)";
+    }
+    out
 }
 
 fn wait_line(v: &Value) -> String {
@@ -347,16 +392,29 @@ mod tests {
 
     #[test]
     fn action_results_are_one_line() {
-        let v = json!({"action_id": "a1", "action_type": "tap", "success": true,
-            "target": {"selector": {"ref": "e4"},
-                       "resolved": {"ref": "e4", "x": 540.0, "y": 1290.0, "name": "LOG IN"}},
-            "fingerprint_before": "87d1aaaaaaaa", "fingerprint_after": null,
-            "device": {"udid": "x"}, "timing_ms": 12});
+        let v = json!({"action_type": "tap", "success": true,
+            "target": {"ref": "e4", "x": 540, "y": 1290, "name": "LOG IN"},
+            "fingerprint_before": "87d1aaaaaaaa", "udid": "x", "timing_ms": 12});
         assert_eq!(
             text(&v),
             "tap e4 (540,1290) \"LOG IN\" ok · fp 87d1aaaa · 12 ms"
         );
         assert_eq!(outcome(&v), 0);
+        // With observe, what changed follows the line.
+        let observed = json!({"action_type": "tap", "success": true,
+            "target": {"ref": "e4", "x": 540, "y": 1290},
+            "fingerprint_before": "87d1aaaaaaaa", "fingerprint_after": "99aabbccdd",
+            "changes": {"appeared": ["button \"Allow\" [e9]"], "replaced": true, "gone": 7,
+                        "alert": "Allow access?"},
+            "udid": "x", "timing_ms": 30});
+        assert_eq!(
+            text(&observed),
+            "tap e4 (540,1290) ok · fp 87d1aaaa→99aabbcc · 30 ms\n  + button \"Allow\" [e9]\n  \
+             (a new screen; 7 line(s) gone)\n  alert \"Allow access?\""
+        );
+        let unchanged = json!({"action_type": "press", "success": true, "changes": {},
+            "udid": "x", "timing_ms": 3});
+        assert_eq!(text(&unchanged), "press ok · 3 ms\n  (no change)");
         let typed = json!({"action_type": "type", "success": false,
             "failure_code": "TEXT_MISMATCH", "timing_ms": 5,
             "details": {"matched": false, "readback": "alic"}});

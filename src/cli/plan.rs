@@ -117,6 +117,25 @@ pub enum Answer {
     Streamed,
 }
 
+impl ObserveArgs {
+    /// `observe` and, when given, `settle_ms`.
+    fn fields(&self) -> Value {
+        json!({ "observe": self.observe, "settle_ms": self.settle_ms })
+    }
+}
+
+/// The fields of `a` and `b` in one object (`b` wins).
+fn merged(a: Value, b: Value) -> Value {
+    let mut m = match a {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    if let Value::Object(more) = b {
+        m.extend(more);
+    }
+    Value::Object(m)
+}
+
 fn with_target(t: Option<Target>, fields: Value) -> Value {
     let mut m = match fields {
         Value::Object(m) => m,
@@ -231,11 +250,7 @@ pub fn plan(
         }
         ClientCommand::Tap(t) => {
             let tg = target::parse_one(&t.target, t.m.get()).map_err(usage)?;
-            call(
-                "tap",
-                with_target(Some(tg), json!({ "observe": t.observe })),
-            )
-            .on(udid)
+            call("tap", with_target(Some(tg), t.o.fields())).on(udid)
         }
         ClientCommand::TapElement {
             label,
@@ -243,7 +258,7 @@ pub fn plan(
             element_type,
             contains,
             index,
-            observe,
+            o,
         } => {
             if label.is_none() && id.is_none() && element_type.is_none() {
                 return Err(CliError::usage(
@@ -252,14 +267,17 @@ pub fn plan(
             }
             call(
                 "tap_element",
-                json!({ "label": label, "identifier": id, "element_type": element_type,
-                    "contains": contains.then_some(true), "index": index, "observe": observe }),
+                merged(
+                    json!({ "label": label, "identifier": id, "element_type": element_type,
+                        "contains": contains.then_some(true), "index": index }),
+                    o.fields(),
+                ),
             )
             .on(udid)
         }
         ClientCommand::LongPress { t, duration_ms } => {
             let tg = target::parse_one(&t.target, t.m.get()).map_err(usage)?;
-            let b = json!({ "observe": t.observe, "duration_ms": duration_ms });
+            let b = merged(json!({ "duration_ms": duration_ms }), t.o.fields());
             call("long_press", with_target(Some(tg), b)).on(udid)
         }
         ClientCommand::Swipe {
@@ -268,10 +286,12 @@ pub fn plan(
             direction,
             duration_ms,
             m,
-            observe,
+            o,
         } => {
-            let base = json!({ "observe": observe, "duration_ms": duration_ms,
-                "direction": direction.as_ref().map(name) });
+            let base = merged(
+                json!({ "duration_ms": duration_ms, "direction": direction.as_ref().map(name) }),
+                o.fields(),
+            );
             let b = match (&to, direction) {
                 (Some(to), None) => {
                     let (fx, fy) = target::parse_point_arg(&from).map_err(usage)?;
@@ -297,10 +317,13 @@ pub fn plan(
             target: t,
             direction,
             m,
-            observe,
+            o,
         } => {
             let tg = target::parse_opt(&t, m.get()).map_err(usage)?;
-            let b = json!({ "observe": observe, "direction": direction.as_ref().map(name) });
+            let b = merged(
+                json!({ "direction": direction.as_ref().map(name) }),
+                o.fields(),
+            );
             call("scroll", with_target(tg, b)).on(udid)
         }
         ClientCommand::ScrollTo {
@@ -326,11 +349,12 @@ pub fn plan(
                 "verify": !no_verify });
             call("type_text", with_target(tg, b)).on(udid)
         }
-        ClientCommand::Press { key, observe } => {
+        ClientCommand::Press { key, o } => {
             let b = match key.parse::<u32>() {
-                Ok(code) => json!({ "keycode": code, "observe": observe }),
-                Err(_) => json!({ "key": key.to_ascii_lowercase(), "observe": observe }),
+                Ok(code) => json!({ "keycode": code }),
+                Err(_) => json!({ "key": key.to_ascii_lowercase() }),
             };
+            let b = merged(b, o.fields());
             call("press", b).on(udid)
         }
         ClientCommand::HideKeyboard => call("hide_keyboard", json!({})).on(udid),

@@ -1,32 +1,38 @@
 //! UI actions: tap, long press, swipe, scroll, scroll-to, type, press, hide keyboard. Each runs
-//! under the device's command lock and answers the action result of DESIGN.md: what was
-//! targeted and resolved, the fingerprint before (from the kept snapshot when fresh: no extra
-//! dump) and after (only when `observe` asks for it, since a dump costs seconds on a phone).
+//! under the device's command lock in three steps: [`DeviceController::begin`] (the device and
+//! its lock), [`DeviceController::aim`] (the target, re-checked against a fresh read when the
+//! kept one is stale), [`DeviceController::perform`] (the input step, and with `observe` the
+//! screen read after it in the same round trip where the backend can) and
+//! [`DeviceController::finish`]. The answer is lean: the device by udid, the target as its ref
+//! and point, the fingerprint before (from the kept snapshot: no extra dump) and, with
+//! `observe`, the fingerprint after and the [`Changes`] since the last read.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{json, Value};
 use tokio::sync::OwnedMutexGuard;
 use utoipa::ToSchema;
 
 use super::session::DeviceSession;
+use super::snapshot::Snapshot;
 use super::target::{check_reachable, Resolved, Target};
 use super::DeviceController;
+use crate::backend::{Acted, InputStep};
 use crate::device::{Device, KeyPress, Point};
 use crate::error::{Error, ErrorCode, Result};
+use crate::ui::diff::{diff, Changes};
 
-/// What every mutating UI action answers.
+/// What every mutating UI action answers. Fields without a value are left out.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ActionResult {
-    pub action_id: String,
+    /// `tap`, `type`, `swipe`…
     pub action_type: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub target: Option<TargetReport>,
-    /// The command was dispatched to the device. Whether the intended outcome happened is
-    /// the job of `wait` and `expect`.
+    pub target: Option<ActionTarget>,
+    /// The command was dispatched and every check the action makes itself held (type's
+    /// read-back). Whether the intended screen followed is the job of `wait` and `expect`.
     pub success: bool,
     /// Fingerprint of the screen before, when a fresh snapshot was at hand.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -37,24 +43,56 @@ pub struct ActionResult {
     /// The snapshot read after the action (with `observe: true`), whose refs are current.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot_id: Option<String>,
+    /// With `observe: true`: what changed on screen since the last read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Changes>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_code: Option<ErrorCode>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retryable: Option<bool>,
-    pub device: Device,
-    pub timing_ms: u64,
+    /// The device acted on (`GET /api/v1/device/list` describes it). How long the action
+    /// took is in the `Server-Timing` header (`total;dur=…`).
+    pub udid: String,
     /// Action-specific facts (typing method and read-back, scrolls done…).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub details: Option<Value>,
 }
 
-/// The target as asked and as resolved.
+/// Where an action went: the element's ref and the point acted on.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct TargetReport {
-    pub selector: Target,
+pub struct ActionTarget {
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<String>,
+    /// The element's label, when it was not targeted by ref (a selector, a point, a cell).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub resolved: Option<Resolved>,
+    pub name: Option<String>,
+    /// The point, in the platform's tap coordinates.
+    #[serde(serialize_with = "whole")]
+    pub x: f64,
+    #[serde(serialize_with = "whole")]
+    pub y: f64,
+}
+
+impl ActionTarget {
+    /// The target asked for, as it resolved.
+    pub fn of(asked: &Target, resolved: &Resolved) -> ActionTarget {
+        ActionTarget {
+            r#ref: resolved.r#ref.clone(),
+            name: resolved.name.clone().filter(|_| asked.r#ref.is_none()),
+            x: resolved.x,
+            y: resolved.y,
+        }
+    }
+}
+
+/// A coordinate as a whole number when it is one (`540`, not `540.0`).
+fn whole<S: Serializer>(v: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        s.serialize_i64(*v as i64)
+    } else {
+        s.serialize_f64(*v)
+    }
 }
 
 /// Scroll and swipe directions: where the content moves into view from (`down` shows what is
@@ -68,16 +106,56 @@ pub enum Direction {
     Right,
 }
 
-static ACTION_SEQ: AtomicU64 = AtomicU64::new(0);
+/// Longest settle time an action may ask for before its read.
+pub const MAX_SETTLE_MS: u64 = 5_000;
 
-/// An action in progress: the device, its lock, the fingerprint before.
+/// Whether to read the screen after an action (`observe`), and how long to let it settle
+/// first (default: the backend's, see `DeviceBackend::settle_time`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Observe {
+    pub read: bool,
+    pub settle_ms: Option<u64>,
+}
+
+impl Observe {
+    /// An observation as a request asks it; `settle_ms` beyond [`MAX_SETTLE_MS`], or without
+    /// `observe`, is refused.
+    pub fn checked(read: bool, settle_ms: Option<u64>) -> Result<Observe> {
+        match settle_ms {
+            Some(ms) if ms > MAX_SETTLE_MS => Err(Error::validation(format!(
+                "`settle_ms` is at most {MAX_SETTLE_MS}"
+            ))),
+            Some(_) if !read => Err(Error::validation(
+                "`settle_ms` is the wait before the read of `observe: true`; set `observe` too",
+            )),
+            _ => Ok(Observe { read, settle_ms }),
+        }
+    }
+
+    pub const NONE: Observe = Observe {
+        read: false,
+        settle_ms: None,
+    };
+}
+
+/// An action in progress: the device, its lock, the reads before and after.
 pub(super) struct Action {
     pub device: Device,
     pub session: Arc<DeviceSession>,
     _commands: OwnedMutexGuard<()>,
-    started: Instant,
     kind: &'static str,
     pub fingerprint_before: Option<String>,
+    /// The latest read when the action began: what `changes` compare against.
+    before: Option<Arc<Snapshot>>,
+    /// The read made with the action (`observe`).
+    after: Option<Arc<Snapshot>>,
+}
+
+impl Action {
+    /// The read made with the action, if any.
+    pub fn latest(&self) -> Option<Arc<Snapshot>> {
+        self.after.clone()
+    }
 }
 
 impl DeviceController {
@@ -88,11 +166,12 @@ impl DeviceController {
         let fingerprint_before = session.fresh().map(|s| s.screen.fingerprint.clone());
         Ok(Action {
             device,
+            before: session.last(),
             session,
             _commands: commands,
-            started: Instant::now(),
             kind,
             fingerprint_before,
+            after: None,
         })
     }
 
@@ -105,8 +184,36 @@ impl DeviceController {
             action.fingerprint_before =
                 action.session.fresh().map(|s| s.screen.fingerprint.clone());
         }
+        if let Some(s) = action.session.fresh() {
+            action.before = Some(s);
+        }
         check_reachable(&resolved)?;
         Ok(resolved)
+    }
+
+    /// Runs the input step; with `observe`, reads the screen after it (in the same round trip
+    /// where the backend can), which becomes the device's latest snapshot.
+    pub(super) async fn perform(
+        &self,
+        action: &mut Action,
+        step: &InputStep<'_>,
+        observe: Observe,
+    ) -> Result<Acted> {
+        let backend = self.backend(&action.device)?;
+        if !observe.read {
+            let acted = backend.act(&action.device, step).await?;
+            action.session.touch();
+            return Ok(acted);
+        }
+        let settle = observe
+            .settle_ms
+            .map_or_else(|| backend.settle_time(), Duration::from_millis);
+        let started = Instant::now();
+        let (acted, source) = backend.act_then_read(&action.device, step, settle).await?;
+        action.session.touch();
+        let after = self.keep(&action.device, &action.session, source, started.elapsed())?;
+        action.after = Some(after);
+        Ok(acted)
     }
 
     /// Ends an action that was refused before any device command ran: `success: false` with
@@ -114,70 +221,75 @@ impl DeviceController {
     pub(super) fn refused(
         &self,
         action: Action,
-        target: Option<TargetReport>,
+        target: Option<ActionTarget>,
         code: ErrorCode,
         details: Value,
     ) -> Result<ActionResult> {
-        Ok(ActionResult {
-            action_id: format!("a{}", ACTION_SEQ.fetch_add(1, Ordering::Relaxed) + 1),
-            action_type: action.kind.to_string(),
-            target,
-            success: false,
-            fingerprint_before: action.fingerprint_before,
-            fingerprint_after: None,
-            snapshot_id: None,
-            failure_code: Some(code),
-            retryable: Some(code.retryable()),
-            device: action.device,
-            timing_ms: action.started.elapsed().as_millis() as u64,
-            details: Some(details),
-        })
+        let mut result = self.answer(action, target, Some(details));
+        result.success = false;
+        result.failure_code = Some(code);
+        result.retryable = Some(code.retryable());
+        Ok(result)
     }
 
-    /// Ends an action that touched the screen.
+    /// Ends an action that touched the screen (after [`Self::perform`]).
     pub(super) async fn finish(
         &self,
         action: Action,
-        target: Option<TargetReport>,
-        observe: bool,
+        target: Option<ActionTarget>,
         details: Option<Value>,
     ) -> Result<ActionResult> {
-        action.session.touch();
-        let (fingerprint_after, snapshot_id) = if observe {
-            let s = self.dump_locked(&action.device, &action.session).await?;
-            (Some(s.screen.fingerprint.clone()), Some(s.id.clone()))
-        } else {
-            (None, None)
+        if action.after.is_none() {
+            action.session.touch();
+        }
+        // Else the read made with the action is the latest snapshot, and fresh.
+        Ok(self.answer(action, target, details))
+    }
+
+    fn answer(
+        &self,
+        action: Action,
+        target: Option<ActionTarget>,
+        details: Option<Value>,
+    ) -> ActionResult {
+        let (fingerprint_after, snapshot_id, changes) = match &action.after {
+            Some(after) => (
+                Some(after.screen.fingerprint.clone()),
+                Some(after.id.clone()),
+                action
+                    .before
+                    .as_ref()
+                    .map(|before| diff(&before.screen, &after.screen)),
+            ),
+            None => (None, None, None),
         };
-        Ok(ActionResult {
-            action_id: format!("a{}", ACTION_SEQ.fetch_add(1, Ordering::Relaxed) + 1),
+        ActionResult {
             action_type: action.kind.to_string(),
             target,
             success: true,
             fingerprint_before: action.fingerprint_before,
             fingerprint_after,
             snapshot_id,
+            changes,
             failure_code: None,
             retryable: None,
-            device: action.device,
-            timing_ms: action.started.elapsed().as_millis() as u64,
+            udid: action.device.udid,
             details,
-        })
+        }
     }
 
     pub async fn tap(
         &self,
         udid: Option<&str>,
         target: &Target,
-        observe: bool,
+        observe: Observe,
     ) -> Result<ActionResult> {
         let mut action = self.begin(udid, "tap").await?;
         let resolved = self.aim(&mut action, target).await?;
-        self.backend(&action.device)?
-            .tap(&action.device, resolved.point())
+        self.perform(&mut action, &InputStep::Tap(resolved.point()), observe)
             .await?;
-        let report = report(target, resolved);
-        self.finish(action, Some(report), observe, None).await
+        let target = ActionTarget::of(target, &resolved);
+        self.finish(action, Some(target), None).await
     }
 
     pub async fn long_press(
@@ -185,19 +297,17 @@ impl DeviceController {
         udid: Option<&str>,
         target: &Target,
         duration_ms: u64,
-        observe: bool,
+        observe: Observe,
     ) -> Result<ActionResult> {
         let mut action = self.begin(udid, "long_press").await?;
         let resolved = self.aim(&mut action, target).await?;
-        self.backend(&action.device)?
-            .long_press(
-                &action.device,
-                resolved.point(),
-                duration_ms.clamp(100, 60_000),
-            )
-            .await?;
-        let report = report(target, resolved);
-        self.finish(action, Some(report), observe, None).await
+        let step = InputStep::LongPress {
+            at: resolved.point(),
+            duration_ms: duration_ms.clamp(100, 60_000),
+        };
+        self.perform(&mut action, &step, observe).await?;
+        let target = ActionTarget::of(target, &resolved);
+        self.finish(action, Some(target), None).await
     }
 
     /// A swipe between two points, or across an element in a direction.
@@ -207,7 +317,7 @@ impl DeviceController {
         from_to: Option<(Point, Point)>,
         along: Option<(&Target, Direction)>,
         duration_ms: u64,
-        observe: bool,
+        observe: Observe,
     ) -> Result<ActionResult> {
         let mut action = self.begin(udid, "swipe").await?;
         let (from, to, target) = match (from_to, along) {
@@ -218,7 +328,7 @@ impl DeviceController {
                     crate::ui::Rect::new(resolved.x - 200.0, resolved.y - 200.0, 400.0, 400.0)
                 });
                 let (from, to) = swipe_within(&area, direction);
-                (from, to, Some(report(target, resolved)))
+                (from, to, Some(ActionTarget::of(target, &resolved)))
             }
             _ => {
                 return Err(Error::validation(
@@ -226,28 +336,30 @@ impl DeviceController {
                 ))
             }
         };
-        self.backend(&action.device)?
-            .swipe(&action.device, from, to, duration_ms.clamp(50, 10_000))
-            .await?;
+        let step = InputStep::Swipe {
+            from,
+            to,
+            duration_ms: duration_ms.clamp(50, 10_000),
+        };
+        self.perform(&mut action, &step, observe).await?;
         let details = json!({ "from": from, "to": to });
-        self.finish(action, target, observe, Some(details)).await
+        self.finish(action, target, Some(details)).await
     }
 
     pub async fn press(
         &self,
         udid: Option<&str>,
         key: KeyPress,
-        observe: bool,
+        observe: Observe,
     ) -> Result<ActionResult> {
-        let action = self.begin(udid, "press").await?;
-        self.backend(&action.device)?
-            .press_key(&action.device, key)
+        let mut action = self.begin(udid, "press").await?;
+        self.perform(&mut action, &InputStep::Press(key), observe)
             .await?;
         let details = match key {
             KeyPress::Named(k) => json!({ "key": k }),
             KeyPress::Code(c) => json!({ "keycode": c }),
         };
-        self.finish(action, None, observe, Some(details)).await
+        self.finish(action, None, Some(details)).await
     }
 
     /// Hides the soft keyboard when it is up (reads the screen if no fresh read says so).
@@ -262,20 +374,12 @@ impl DeviceController {
                 .hide_keyboard(&action.device)
                 .await?;
         }
-        self.finish(
-            action,
-            None,
-            false,
-            Some(json!({ "keyboard_was_visible": was_up })),
-        )
-        .await
-    }
-}
-
-pub(super) fn report(target: &Target, resolved: Resolved) -> TargetReport {
-    TargetReport {
-        selector: target.clone(),
-        resolved: Some(resolved),
+        let details = json!({ "keyboard_was_visible": was_up });
+        if !was_up {
+            // Nothing was sent: the kept read is still the screen.
+            return Ok(self.answer(action, None, Some(details)));
+        }
+        self.finish(action, None, Some(details)).await
     }
 }
 

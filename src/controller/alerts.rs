@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::actions::{ActionResult, TargetReport};
-use super::target::{Resolved, Target};
+use super::actions::{ActionResult, ActionTarget};
 use super::DeviceController;
 use crate::device::AlertChoice;
 use crate::error::{Error, ErrorCode, Result};
@@ -112,32 +111,21 @@ impl DeviceController {
             .with_details(json!({ "buttons": labels, "alert": alert })));
         };
         let (x, y) = button.bounds.center();
-        let resolved = Resolved {
-            r#ref: button.r#ref.clone(),
-            role: Some(crate::ui::Role::Button),
-            name: Some(button.label.clone()),
-            bounds: Some(button.bounds),
-            x: x.round(),
-            y: y.round(),
-            node: None,
-            snapshot: None,
-        };
         if action.fingerprint_before.is_none() {
             action.fingerprint_before = Some(snapshot.screen.fingerprint.clone());
         }
         self.backend(&action.device)?
             .answer_alert(&action.device, &choice, &button)
             .await?;
-        let report = TargetReport {
-            selector: Target {
-                r#ref: button.r#ref.clone(),
-                ..Target::default()
-            },
-            resolved: Some(resolved),
+        action.session.touch();
+        let target = ActionTarget {
+            r#ref: button.r#ref.clone(),
+            name: Some(button.label.clone()),
+            x: x.round(),
+            y: y.round(),
         };
         let details = json!({ "alert": alert, "button": button.label });
-        self.finish(action, Some(report), false, Some(details))
-            .await
+        self.finish(action, Some(target), Some(details)).await
     }
 }
 

@@ -21,7 +21,7 @@ mod target;
 mod typing;
 mod verify;
 
-pub use actions::{ActionResult, Direction, TargetReport};
+pub use actions::{ActionResult, ActionTarget, Direction, Observe};
 pub use listing::{DeviceList, PlatformTools};
 pub use power::{BootRequest, PowerResult, ShutdownRequest};
 pub use target::{Resolved, Target};

@@ -4,9 +4,10 @@
 
 use serde_json::json;
 
-use super::actions::{report, swipe_within, ActionResult, Direction};
+use super::actions::{swipe_within, ActionResult, ActionTarget, Direction, Observe};
 use super::target::{select_error, Target};
 use super::DeviceController;
+use crate::backend::InputStep;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::select::{self, Selector};
 use crate::ui::{Rect, Screen};
@@ -42,7 +43,7 @@ impl DeviceController {
         udid: Option<&str>,
         target: &Target,
         direction: Direction,
-        observe: bool,
+        observe: Observe,
     ) -> Result<ActionResult> {
         let mut action = self.begin(udid, "scroll").await?;
         let (area, report_target) = if target.is_empty() {
@@ -55,18 +56,21 @@ impl DeviceController {
             let area = r
                 .bounds
                 .unwrap_or_else(|| Rect::new(r.x - 200.0, r.y - 200.0, 400.0, 400.0));
-            (area, Some(report(target, r)))
+            (area, Some(ActionTarget::of(target, &r)))
         };
         let (from, to) = swipe_within(&area, direction);
-        self.backend(&action.device)?
-            .swipe(&action.device, from, to, 400)
-            .await?;
+        let step = InputStep::Swipe {
+            from,
+            to,
+            duration_ms: 400,
+        };
+        self.perform(&mut action, &step, observe).await?;
         let details = json!({ "direction": direction, "from": from, "to": to });
-        self.finish(action, report_target, observe, Some(details))
-            .await
+        self.finish(action, report_target, Some(details)).await
     }
 
-    /// Scrolls until `selector` matches an element in view, at most `max_scrolls` times.
+    /// Scrolls until `selector` matches an element in view, at most `max_scrolls` times. Each
+    /// scroll and the read after it are one step (one adb round trip on Android).
     pub async fn scroll_to(
         &self,
         udid: Option<&str>,
@@ -77,10 +81,10 @@ impl DeviceController {
         let mut action = self.begin(udid, "scroll_to").await?;
         let mut scrolls = 0u32;
         let mut previous_fingerprint: Option<String> = None;
+        let mut snapshot = self
+            .fresh_or_dump_locked(&action.device, &action.session)
+            .await?;
         loop {
-            let snapshot = self
-                .fresh_or_dump_locked(&action.device, &action.session)
-                .await?;
             match select::find(&snapshot.screen, selector) {
                 Ok(m) if in_view(&snapshot.screen, m.node) => {
                     let target = Target {
@@ -89,18 +93,11 @@ impl DeviceController {
                         ..Target::default()
                     };
                     let resolved = self.aim(&mut action, &target).await?;
-                    let report = super::actions::TargetReport {
-                        selector: Target {
-                            selector: Some(selector.clone()),
-                            ..Target::default()
-                        },
-                        resolved: Some(resolved),
-                    };
+                    let mut report = ActionTarget::of(&target, &resolved);
+                    report.name = resolved.name.clone();
                     let details =
                         json!({ "scrolls": scrolls, "found": true, "snapshot_id": snapshot.id });
-                    return self
-                        .finish(action, Some(report), false, Some(details))
-                        .await;
+                    return self.finish(action, Some(report), Some(details)).await;
                 }
                 Err(e @ select::SelectError::Ambiguous { .. }) => {
                     return Err(select_error(e, selector));
@@ -120,11 +117,21 @@ impl DeviceController {
             }
             previous_fingerprint = Some(snapshot.screen.fingerprint.clone());
             let (from, to) = swipe_within(&default_scroll_area(&snapshot.screen), direction);
-            self.backend(&action.device)?
-                .swipe(&action.device, from, to, 400)
-                .await?;
-            action.session.touch();
+            let step = InputStep::Swipe {
+                from,
+                to,
+                duration_ms: 400,
+            };
+            let read = Observe {
+                read: true,
+                settle_ms: None,
+            };
+            self.perform(&mut action, &step, read).await?;
             scrolls += 1;
+            snapshot = match action.latest() {
+                Some(s) => s,
+                None => self.dump_locked(&action.device, &action.session).await?,
+            };
         }
     }
 }

@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::session::DeviceSession;
 use super::DeviceController;
+use crate::backend::UiSource;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::{self, ViewOptions};
@@ -86,7 +87,19 @@ impl DeviceController {
     ) -> Result<Arc<Snapshot>> {
         let started = Instant::now();
         let source = self.backend(device)?.dump_ui(device).await?;
-        let dump_ms = started.elapsed().as_millis() as u64;
+        self.keep(device, session, source, started.elapsed())
+    }
+
+    /// Turns a dump into the device's latest snapshot: parsed, analysed with the refs of the
+    /// previous one, stored. `took` is how long the device took to give it.
+    pub(super) fn keep(
+        &self,
+        device: &Device,
+        session: &DeviceSession,
+        source: UiSource,
+        took: std::time::Duration,
+    ) -> Result<Arc<Snapshot>> {
+        let dump_ms = took.as_millis() as u64;
         let parsing = Instant::now();
         let tree = ui::parse_any(&source.text).map_err(|e| {
             Error::new(

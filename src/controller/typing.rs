@@ -9,10 +9,10 @@ use serde::Deserialize;
 use serde_json::json;
 use utoipa::ToSchema;
 
-use super::actions::{report, ActionResult};
+use super::actions::{ActionResult, ActionTarget, Observe};
 use super::target::Target;
 use super::DeviceController;
-use crate::backend::TypeJob;
+use crate::backend::{InputStep, TypeJob};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::Screen;
 
@@ -122,7 +122,7 @@ impl DeviceController {
                 match editable_at(&s.screen, n) {
                     Some(f) => field = Some(text_of(&s.screen, f)),
                     None => {
-                        let report = report(&req.target, resolved);
+                        let report = ActionTarget::of(&req.target, &resolved);
                         let why =
                             json!({ "note": "the target is not a text field; nothing was done" });
                         return self.refused(
@@ -135,7 +135,7 @@ impl DeviceController {
                 }
             }
             tap = Some(resolved.point());
-            target_report = Some(report(&req.target, resolved));
+            target_report = Some(ActionTarget::of(&req.target, &resolved));
         } else if let Some(s) = action.session.fresh() {
             // A fresh read shows where keys would go: nowhere editable means nothing to do.
             if focused_node(&s.screen).is_none() {
@@ -161,15 +161,19 @@ impl DeviceController {
             text: &req.text,
             submit: req.submit,
         };
-        let with = self
-            .backend(&action.device)?
-            .type_job(&action.device, &job)
+        // With the read-back, the job and the read are one step (one round trip on Android).
+        let read_back = req.verify && !req.submit;
+        let read = Observe {
+            read: read_back,
+            settle_ms: Some(0),
+        };
+        let acted = self
+            .perform(&mut action, &InputStep::Type(job), read)
             .await?;
-        action.session.touch();
-        let mut details = json!({ "typed_with": with.0, "chars": chars });
+        let with = acted.typed_with.map_or("none", |w| w.0);
+        let mut details = json!({ "typed_with": with, "chars": chars });
         let mut failure = None;
-        if req.verify && !req.submit {
-            let after = self.dump_locked(&action.device, &action.session).await?;
+        if let Some(after) = action.latest() {
             match focused_node(&after.screen) {
                 None => {
                     details["readback"] = json!(null);
@@ -196,9 +200,7 @@ impl DeviceController {
                 }
             }
         }
-        let mut result = self
-            .finish(action, target_report, false, Some(details))
-            .await?;
+        let mut result = self.finish(action, target_report, Some(details)).await?;
         if let Some(code) = failure {
             result.success = false;
             result.failure_code = Some(code);

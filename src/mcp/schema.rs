@@ -21,6 +21,7 @@ const EXPLAINED_ONCE: &[&str] = &[
     "grid",
     "selector",
     "observe",
+    "settle_ms",
     "from",
     "to",
 ];

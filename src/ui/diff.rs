@@ -3,9 +3,11 @@
 //! plus the foreground app, an alert and the keyboard when they came or went. It is what an
 //! action answers with `observe: true`, so an agent can go on without a new snapshot.
 //!
-//! Lines with a ref are matched by ref (refs of unchanged elements are stable across reads);
-//! lines without one (plain texts) by their text, as a multiset. When no line with a ref
-//! survives, the screen was replaced: the new lines are listed and the old ones only counted.
+//! Lines with a ref are matched by ref when the ref still names the same element (refs of
+//! unchanged elements are stable across reads; on another screen numbering starts again, so
+//! the element's identity is compared too); lines without one (plain texts) by their text, as
+//! a multiset. When no line with a ref survives, the screen was replaced: the new lines are
+//! listed and the old ones only counted.
 
 use std::collections::HashMap;
 
@@ -83,6 +85,17 @@ pub fn diff(before: &Screen, after: &Screen) -> Changes {
     let new: Vec<(&str, Option<&str>)> = after.tree_text.lines().map(parse_line).collect();
     let old_by_ref = by_ref(&old);
     let new_refs = by_ref(&new);
+    let identities = |screen: &Screen| -> HashMap<String, u64> {
+        screen
+            .refs
+            .entries
+            .iter()
+            .map(|e| (e.r#ref.clone(), e.identity))
+            .collect()
+    };
+    let (old_ids, new_ids) = (identities(before), identities(after));
+    // The ref names the same element in both reads.
+    let same = |r: &str| matches!((old_ids.get(r), new_ids.get(r)), (Some(a), Some(b)) if a == b);
 
     // Plain lines, counted: what the new read has more of appeared, what it has less of left.
     let mut plain: HashMap<&str, i64> = HashMap::new();
@@ -94,7 +107,7 @@ pub fn diff(before: &Screen, after: &Screen) -> Changes {
     let mut changes = Changes::default();
     for (t, r) in &new {
         match r {
-            Some(r) => match old_by_ref.get(r) {
+            Some(r) => match old_by_ref.get(r).filter(|_| same(r)) {
                 None => changes.appeared.push(t.to_string()),
                 Some(was) if was != t => changes.changed.push(t.to_string()),
                 Some(_) => {}
@@ -112,7 +125,7 @@ pub fn diff(before: &Screen, after: &Screen) -> Changes {
     let mut gone = Vec::new();
     for (t, r) in &old {
         match r {
-            Some(r) if !new_refs.contains_key(r) => gone.push(t.to_string()),
+            Some(r) if !new_refs.contains_key(r) || !same(r) => gone.push(t.to_string()),
             Some(_) => {}
             None => {
                 let n = plain.entry(t).or_default();
@@ -124,7 +137,10 @@ pub fn diff(before: &Screen, after: &Screen) -> Changes {
         }
     }
     let old_had_refs = !old_by_ref.is_empty();
-    changes.replaced = old_had_refs && old_by_ref.keys().all(|r| !new_refs.contains_key(r));
+    changes.replaced = old_had_refs
+        && old_by_ref
+            .keys()
+            .all(|r| !new_refs.contains_key(r) || !same(r));
     if changes.replaced {
         changes.gone = Some(gone.len());
     } else {
@@ -194,9 +210,11 @@ mod tests {
     #[test]
     fn a_new_screen_lists_the_new_lines_and_counts_the_old() {
         let before = text("\"Welcome\"\ntextbox #user [e1]\nbutton \"LOG IN\" [e2]\n\"12:00\"\n");
-        let after = text(
-            "alert \"Allow access?\"\nbutton \"Allow\" [e3]\nbutton \"Deny\" [e4]\n\"12:00\"\n",
+        // Another screen numbers its refs from e1 again: other elements under the same refs.
+        let mut after = text(
+            "alert \"Allow access?\"\nbutton \"Allow\" [e1]\nbutton \"Deny\" [e2]\n\"12:00\"\n",
         );
+        after.refs.entries.iter_mut().for_each(|e| e.identity ^= 1);
         let c = diff(&before, &after);
         assert!(c.replaced);
         assert_eq!(c.gone, Some(3));

@@ -52,3 +52,22 @@ pub fn argvs_with(h: &VdHarness, program: &str) -> Vec<Vec<String>> {
         .filter(|a| a.first().map(String::as_str) == Some(program))
         .collect()
 }
+
+/// Where the device's journal stands now: pass it to [`services_since`].
+pub fn journal_mark(h: &VdHarness) -> u64 {
+    h.journal()
+        .last()
+        .and_then(|e| e["seq"].as_u64())
+        .unwrap_or(0)
+}
+
+/// The adb services the device was asked for after `mark` (one per adb round trip:
+/// `shell:…`, `exec:…`, `sync:`…), without the adb server's own device probes
+/// (`host:features` and the like are not device services and never reach it).
+pub fn services_since(h: &VdHarness, mark: u64) -> Vec<String> {
+    h.journal()
+        .into_iter()
+        .filter(|e| e["seq"].as_u64().is_some_and(|s| s > mark))
+        .filter_map(|e| e["service"].as_str().map(str::to_string))
+        .collect()
+}

@@ -15,9 +15,13 @@ pub struct TapRequest {
     pub udid: Option<String>,
     #[serde(flatten)]
     pub target: Target,
-    /// Read the screen afterwards and report `fingerprint_after` (costs a dump).
+    /// Read the screen afterwards: `fingerprint_after` and the `changes` (one round trip with
+    /// the action on Android).
     #[serde(default)]
     pub observe: bool,
+    /// With `observe`: milliseconds to let the screen settle before the read (default: 0 on
+    /// Android, whose dump waits for the UI to be idle; 300 elsewhere; at most 5000).
+    pub settle_ms: Option<u64>,
 }
 
 /// Tap the element with this accessibility label, identifier and/or type.
@@ -38,6 +42,8 @@ pub struct TapElementRequest {
     pub index: Option<usize>,
     #[serde(default)]
     pub observe: bool,
+    /// With `observe`: milliseconds to let the screen settle before the read.
+    pub settle_ms: Option<u64>,
 }
 
 /// Long-press an element or a point.
@@ -50,6 +56,8 @@ pub struct LongPressRequest {
     pub duration_ms: Option<u64>,
     #[serde(default)]
     pub observe: bool,
+    /// With `observe`: milliseconds to let the screen settle before the read.
+    pub settle_ms: Option<u64>,
 }
 
 /// Swipe from a point to a point, or across a target in a direction.
@@ -66,6 +74,8 @@ pub struct SwipeRequest {
     pub duration_ms: Option<u64>,
     #[serde(default)]
     pub observe: bool,
+    /// With `observe`: milliseconds to let the screen settle before the read.
+    pub settle_ms: Option<u64>,
 }
 
 /// Scroll a container once.
@@ -79,6 +89,8 @@ pub struct ScrollRequest {
     pub direction: Option<Direction>,
     #[serde(default)]
     pub observe: bool,
+    /// With `observe`: milliseconds to let the screen settle before the read.
+    pub settle_ms: Option<u64>,
 }
 
 /// Scroll until an element is in view.
@@ -103,6 +115,8 @@ pub struct PressRequest {
     pub keycode: Option<u32>,
     #[serde(default)]
     pub observe: bool,
+    /// With `observe`: milliseconds to let the screen settle before the read.
+    pub settle_ms: Option<u64>,
 }
 
 /// Which device.

@@ -4,6 +4,7 @@
 //! `adb emu kill`; devices reached over TCP are reconnected when a restarted adb server forgot
 //! them.
 
+mod act;
 mod apps;
 mod devices;
 mod emulator;
@@ -20,7 +21,7 @@ use async_trait::async_trait;
 
 use super::doctor::{self, Readiness, ToolCheck};
 use super::{exec_error, tool_command, validate, AfterShutdown, DeviceBackend};
-use super::{TypeJob, TypedWith, UiSource};
+use super::{Acted, InputStep, TypeJob, TypedWith, UiSource};
 use crate::device::{
     AppInfo, Device, DeviceKind, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
     Platform, Point,
@@ -259,6 +260,22 @@ impl DeviceBackend for AdbBackend {
             .map(drop)
     }
 
+    /// `uiautomator dump` waits for the UI to be idle before it reads, so no settle time is
+    /// added by default.
+    fn settle_time(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    /// The step, the settle time and the dump as one device script: one adb round trip.
+    async fn act_then_read(
+        &self,
+        device: &Device,
+        step: &InputStep<'_>,
+        settle: std::time::Duration,
+    ) -> Result<(Acted, UiSource)> {
+        self.act_and_dump(device, step, settle).await
+    }
+
     async fn hide_keyboard(&self, device: &Device) -> Result<()> {
         self.input(device, &input::key_script(KeyPress::Named(Key::Back))?)
             .await
@@ -288,19 +305,30 @@ impl DeviceBackend for AdbBackend {
 impl AdbBackend {
     /// Runs an input script; returns its output (`input` prints nothing on success).
     async fn input(&self, device: &Device, script: &str) -> Result<String> {
-        // Each `input`/`am` starts a JVM on the device (a few hundred ms): long typing
-        // scripts get time in proportion.
-        let programs = script.matches("input ").count() + script.matches("am broadcast").count();
-        let limit = QUICK_TIMEOUT + std::time::Duration::from_millis(700) * programs as u32;
-        let out = self.shell(&device.udid, script, limit).await?;
+        let out = self
+            .shell(&device.udid, script, input_time_limit(script))
+            .await?;
         let text = out.stdout_text() + &out.stderr_text();
-        if text.contains("Error") || text.contains("Exception") {
-            return Err(Error::new(
-                ErrorCode::CommandFailed,
-                format!("input failed: {}", text.trim()),
-            )
-            .with_details(serde_json::json!({ "output": text })));
-        }
+        check_input_output(&text)?;
         Ok(text)
     }
+}
+
+/// How long an input script may take: each `input`/`am` starts a JVM on the device (a few
+/// hundred ms), so long typing scripts get time in proportion.
+fn input_time_limit(script: &str) -> std::time::Duration {
+    let programs = script.matches("input ").count() + script.matches("am broadcast").count();
+    QUICK_TIMEOUT + std::time::Duration::from_millis(700) * programs as u32
+}
+
+/// `input` prints nothing on success; an `Error` or a Java exception means it failed.
+fn check_input_output(text: &str) -> Result<()> {
+    if text.contains("Error") || text.contains("Exception") {
+        return Err(Error::new(
+            ErrorCode::CommandFailed,
+            format!("input failed: {}", text.trim()),
+        )
+        .with_details(serde_json::json!({ "output": text })));
+    }
+    Ok(())
 }

@@ -14,7 +14,7 @@ use crate::error::{Error, ErrorCode, Result};
 /// Where the dump is written on the device.
 pub const DUMP_PATH: &str = "/data/local/tmp/mobilectl.xml";
 const FOCUS_MARKER: &str = "__MOBILECTL_FOCUS__";
-const DUMP_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DUMP_TIMEOUT: Duration = Duration::from_secs(30);
 const SCREENCAP_TIMEOUT: Duration = Duration::from_secs(20);
 /// Tries of a dump before giving up.
 pub const DUMP_ATTEMPTS: u32 = 3;

@@ -4,6 +4,7 @@
 use axum::Json;
 
 use crate::api::wire::act::*;
+use crate::controller::Observe;
 use crate::device::KeyPress;
 use crate::error::{Error, Result};
 use crate::server::AppState;
@@ -13,7 +14,11 @@ use crate::ui::select::Selector;
 pub async fn tap(s: AppState, r: TapRequest) -> Result<Json<ActionResult>> {
     Ok(Json(
         s.controller
-            .tap(r.udid.as_deref(), &r.target, r.observe)
+            .tap(
+                r.udid.as_deref(),
+                &r.target,
+                Observe::checked(r.observe, r.settle_ms)?,
+            )
             .await?,
     ))
 }
@@ -39,7 +44,11 @@ pub async fn tap_element(s: AppState, r: TapElementRequest) -> Result<Json<Actio
     };
     Ok(Json(
         s.controller
-            .tap(r.udid.as_deref(), &target, r.observe)
+            .tap(
+                r.udid.as_deref(),
+                &target,
+                Observe::checked(r.observe, r.settle_ms)?,
+            )
             .await?,
     ))
 }
@@ -49,7 +58,12 @@ pub async fn long_press(s: AppState, r: LongPressRequest) -> Result<Json<ActionR
     let ms = r.duration_ms.unwrap_or(1000);
     Ok(Json(
         s.controller
-            .long_press(r.udid.as_deref(), &r.target, ms, r.observe)
+            .long_press(
+                r.udid.as_deref(),
+                &r.target,
+                ms,
+                Observe::checked(r.observe, r.settle_ms)?,
+            )
             .await?,
     ))
 }
@@ -74,7 +88,13 @@ pub async fn swipe(s: AppState, r: SwipeRequest) -> Result<Json<ActionResult>> {
     };
     Ok(Json(
         s.controller
-            .swipe(r.udid.as_deref(), from_to, along, ms, r.observe)
+            .swipe(
+                r.udid.as_deref(),
+                from_to,
+                along,
+                ms,
+                Observe::checked(r.observe, r.settle_ms)?,
+            )
             .await?,
     ))
 }
@@ -84,7 +104,12 @@ pub async fn scroll(s: AppState, r: ScrollRequest) -> Result<Json<ActionResult>>
     let direction = r.direction.unwrap_or(Direction::Down);
     Ok(Json(
         s.controller
-            .scroll(r.udid.as_deref(), &r.target, direction, r.observe)
+            .scroll(
+                r.udid.as_deref(),
+                &r.target,
+                direction,
+                Observe::checked(r.observe, r.settle_ms)?,
+            )
             .await?,
     ))
 }
@@ -116,7 +141,11 @@ pub async fn press(s: AppState, r: PressRequest) -> Result<Json<ActionResult>> {
     };
     Ok(Json(
         s.controller
-            .press(r.udid.as_deref(), key, r.observe)
+            .press(
+                r.udid.as_deref(),
+                key,
+                Observe::checked(r.observe, r.settle_ms)?,
+            )
             .await?,
     ))
 }

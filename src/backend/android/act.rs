@@ -1,0 +1,151 @@
+//! An input step and the screen read after it, as one device script (one adb round trip): the
+//! step's commands, a marker, the settle time, then the snapshot script of [`super::screen`].
+//! What `tap` with `observe`, `type` with its read-back and each step of `scroll-to` cost: one
+//! `uiautomator dump` plus the input, with no second connection.
+//!
+//! The step comes first and is checked as [`super::AdbBackend::input`] checks it; text that
+//! needs the ADB Keyboard is refused by the IME guard before anything ran (the script ends
+//! there, without the marker). A dump that fails after the step is read again with the usual
+//! retries.
+
+use std::time::Duration;
+
+use super::input::{self, NO_IME_MARKER};
+use super::screen::{classify_dump, dump_script, DumpOutcome, DUMP_TIMEOUT};
+use super::{check_input_output, input_time_limit, AdbBackend};
+use crate::backend::{Acted, InputStep, TypedWith, UiSource};
+use crate::device::Device;
+use crate::error::{Error, ErrorCode, Result};
+
+/// Printed between the step's output and the dump's.
+const ACTED_MARKER: &str = "__MOBILECTL_ACTED__";
+
+/// The device commands of a step, and the typing method for a `Type`.
+pub fn step_script(step: &InputStep<'_>) -> Result<(String, Option<&'static str>)> {
+    Ok(match step {
+        InputStep::Tap(at) => (input::tap_script(*at), None),
+        InputStep::LongPress { at, duration_ms } => {
+            (input::swipe_script(*at, *at, *duration_ms), None)
+        }
+        InputStep::Swipe {
+            from,
+            to,
+            duration_ms,
+        } => (input::swipe_script(*from, *to, *duration_ms), None),
+        InputStep::Press(key) => (input::key_script(*key)?, None),
+        InputStep::Type(job) => {
+            let (script, with) = input::type_job_script(job)?;
+            (script, Some(with))
+        }
+    })
+}
+
+/// The whole script: the step (its errors joined to its output), the marker, the settle
+/// time, the dump.
+pub fn act_and_dump_script(step: &str, settle: Duration) -> String {
+    let mut s = format!("{{ {step}; }} 2>&1; echo {ACTED_MARKER}; ");
+    if !settle.is_zero() {
+        s += &format!("sleep {:.3}; ", settle.as_secs_f64());
+    }
+    s + &dump_script()
+}
+
+/// The step's output and the dump's, or the refusal the step printed.
+pub fn split_output(output: &str, text: &str) -> Result<(String, String)> {
+    match output.split_once(ACTED_MARKER) {
+        Some((step, dump)) => Ok((step.to_string(), dump.to_string())),
+        None if output.contains(NO_IME_MARKER) => Err(input::unsupported_text(text)),
+        None => Err(
+            Error::new(ErrorCode::CommandFailed, "the input step did not complete")
+                .with_details(serde_json::json!({ "output": output })),
+        ),
+    }
+}
+
+impl AdbBackend {
+    pub(super) async fn act_and_dump(
+        &self,
+        device: &Device,
+        step: &InputStep<'_>,
+        settle: Duration,
+    ) -> Result<(Acted, UiSource)> {
+        let (script, typed_with) = step_script(step)?;
+        let limit = input_time_limit(&script) + settle + DUMP_TIMEOUT;
+        let whole = act_and_dump_script(&script, settle);
+        let out = self.exec_out(&device.udid, &whole, limit).await?;
+        let text = match step {
+            InputStep::Type(job) => job.text,
+            _ => "",
+        };
+        let (step_output, dump_output) = split_output(&out.stdout_text(), text)?;
+        check_input_output(&step_output)?;
+        let acted = Acted {
+            typed_with: typed_with.map(TypedWith),
+        };
+        let source = match classify_dump(&dump_output) {
+            DumpOutcome::Xml { xml, focus } => UiSource {
+                text: xml,
+                tool: "uiautomator",
+                foreground: focus,
+            },
+            // The step ran; only the read failed: read again, with the usual retries.
+            _ => self.ui_dump(device).await?,
+        };
+        Ok((acted, source))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::TypeJob;
+    use crate::device::{Key, KeyPress, Point};
+
+    #[test]
+    fn the_step_comes_first_then_the_marker_the_settle_and_the_dump() {
+        let (step, with) = step_script(&InputStep::Tap(Point {
+            x: 540.0,
+            y: 1290.4,
+        }))
+        .unwrap();
+        assert_eq!((step.as_str(), with), ("input tap 540 1290", None));
+        let s = act_and_dump_script(&step, Duration::from_millis(250));
+        let marker = s.find(ACTED_MARKER).unwrap();
+        assert!(s.starts_with("{ input tap 540 1290; } 2>&1; echo "), "{s}");
+        assert!(s[marker..].contains("sleep 0.250; "), "{s}");
+        assert!(s.ends_with(&dump_script()), "{s}");
+        assert!(!act_and_dump_script(&step, Duration::ZERO).contains("sleep"));
+    }
+
+    #[test]
+    fn typing_keeps_its_ime_guard_ahead_of_everything() {
+        let job = TypeJob {
+            tap: Some(Point { x: 10.0, y: 20.0 }),
+            clear_chars: Some(2),
+            text: "héllo",
+            submit: false,
+        };
+        let (step, with) = step_script(&InputStep::Type(job)).unwrap();
+        assert_eq!(with, Some("adb_keyboard"));
+        let s = act_and_dump_script(&step, Duration::ZERO);
+        let guard = s.find(NO_IME_MARKER).unwrap();
+        let tap = s.find("input tap 10 20").unwrap();
+        assert!(guard < tap, "{s}");
+    }
+
+    #[test]
+    fn outputs_are_split_at_the_marker() {
+        let out = format!("\n{ACTED_MARKER}\n<?xml version='1.0'?><hierarchy/>");
+        let (step, dump) = split_output(&out, "").unwrap();
+        assert_eq!(step.trim(), "");
+        assert!(dump.contains("<hierarchy"));
+        let refused = split_output(&format!("{NO_IME_MARKER}\n"), "héllo").unwrap_err();
+        assert_eq!(refused.code, ErrorCode::UnsupportedText);
+        let cut = split_output("", "").unwrap_err();
+        assert_eq!(cut.code, ErrorCode::CommandFailed);
+        let key = step_script(&InputStep::Press(KeyPress::Named(Key::Back)))
+            .unwrap()
+            .0;
+        assert_eq!(key, "input keyevent 4");
+    }
+}

@@ -1,0 +1,142 @@
+//! What each operation costs on the device, counted on the virtual device's journal (one
+//! `shell:`/`exec:` service request per adb round trip), through the real adb: a snapshot 1,
+//! a tap 1, a tap with `observe` 1, a type with clear and read-back 1, a wait 1 per poll, each
+//! scroll of scroll-to 1. And what a lean answer costs an agent: a tap's JSON in cl100k tokens.
+
+mod common;
+
+use axum::http::StatusCode;
+use axum::Router;
+use common::android::*;
+use common::*;
+use mobilectl::virtual_device::testing::VdHarness;
+use serde_json::{json, Value};
+
+/// Calls `path` with `body` (POST) or GET, and counts the device services it took.
+async fn costed(app: &Router, h: &VdHarness, path: &str, body: Option<Value>) -> (Value, usize) {
+    let mark = journal_mark(h);
+    let (status, v) = match body {
+        Some(b) => call(app, send_json("POST", path, &b.to_string())).await,
+        None => call(app, get(path)).await,
+    };
+    assert_eq!(status, StatusCode::OK, "{path}: {v}");
+    (v, services_since(h, mark).len())
+}
+
+/// A device listed once (its properties read), as after any earlier call.
+async fn warm() -> (VdHarness, Router) {
+    let h = start_device();
+    let app = app_for(&h);
+    let (status, _) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(status, StatusCode::OK);
+    (h, app)
+}
+
+#[tokio::test]
+async fn every_step_of_the_login_is_one_round_trip() {
+    let (h, app) = warm().await;
+
+    let (snap, n) = costed(&app, &h, "/api/v1/device/ui", None).await;
+    assert_eq!(n, 1, "snapshot");
+    let user = ref_by_id(&snap, "username");
+    let pass = ref_by_id(&snap, "password");
+
+    let body = json!({ "ref": user, "text": "alice", "clear": true });
+    let (typed, n) = costed(&app, &h, "/api/v1/device/ui/type", Some(body)).await;
+    assert_eq!(n, 1, "type with clear and read-back: {typed}");
+    assert_eq!(typed["details"]["matched"], true, "{typed}");
+
+    // The read-back of the type is the latest snapshot: the next ref needs no new read.
+    let body = json!({ "ref": pass, "text": "secret word" });
+    let (typed, n) = costed(&app, &h, "/api/v1/device/ui/type", Some(body)).await;
+    assert_eq!(n, 1, "type: {typed}");
+
+    let body = json!({ "selector": {"text": "LOG IN"}, "observe": true });
+    let (tapped, n) = costed(&app, &h, "/api/v1/device/ui/tap", Some(body)).await;
+    assert_eq!(n, 1, "tap with observe: {tapped}");
+
+    let body = json!({ "selector": {"text": "Allow"}, "condition": "visible" });
+    let (waited, n) = costed(&app, &h, "/api/v1/device/ui/wait", Some(body)).await;
+    assert_eq!(waited["status"], "success", "{waited}");
+    assert_eq!(n as u64, waited["polls"].as_u64().unwrap(), "one per poll");
+
+    let body = json!({ "selector": {"text": "Allow"} });
+    let (_, n) = costed(&app, &h, "/api/v1/device/ui/tap", Some(body)).await;
+    assert!(n <= 2, "a tap after a wait: the wait's read is fresh ({n})");
+}
+
+#[tokio::test]
+async fn a_plain_tap_is_one_round_trip_and_at_most_60_tokens() {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let (h, app) = warm().await;
+    let (snap, _) = costed(&app, &h, "/api/v1/device/ui", None).await;
+    let remember = ref_by_id(&snap, "remember");
+    let mark = journal_mark(&h);
+    let body = json!({ "ref": remember }).to_string();
+    let res = app
+        .clone()
+        .oneshot(send_json("POST", "/api/v1/device/ui/tap", &body))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(services_since(&h, mark).len(), 1);
+    // The answer as sent, counted as a model reads it.
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    let tokens = tiktoken_rs::cl100k_base()
+        .unwrap()
+        .encode_with_special_tokens(&text)
+        .len();
+    println!("a tap's answer: {tokens} cl100k tokens: {text}");
+    assert!(tokens <= 60, "{tokens} tokens: {text}");
+    // Lean: the device by udid, nothing empty.
+    let tapped: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(tapped["udid"], h.serial.as_str());
+    for absent in [
+        "device",
+        "fingerprint_after",
+        "changes",
+        "details",
+        "failure_code",
+    ] {
+        assert!(tapped.get(absent).is_none(), "{absent} in {text}");
+    }
+}
+
+#[tokio::test]
+async fn each_scroll_of_scroll_to_is_one_round_trip() {
+    let (h, app) = warm().await;
+    // To the list screen: log in and allow.
+    for (path, body) in [
+        (
+            "/api/v1/device/ui/tap",
+            json!({"selector": {"id": "login"}}),
+        ),
+        ("/api/v1/device/alert/accept", json!({})),
+    ] {
+        let (status, v) = call(&app, send_json("POST", path, &body.to_string())).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+    }
+    let (_, n) = costed(&app, &h, "/api/v1/device/ui", None).await;
+    assert_eq!(n, 1);
+    // The demo's list does not move: scroll-to scrolls until it sees the end.
+    let body = json!({ "selector": {"text": "Order #9999"}, "max_scrolls": 5 });
+    let mark = journal_mark(&h);
+    let (status, answer) = call(
+        &app,
+        send_json("POST", "/api/v1/device/ui/scroll-to", &body.to_string()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{answer}");
+    let scrolls = answer["error"]["details"]["scrolls"].as_u64().unwrap() as usize;
+    assert!(scrolls >= 1, "{answer}");
+    // The first read is the fresh snapshot; then a swipe and its read, together, per scroll.
+    let services = services_since(&h, mark);
+    assert_eq!(services.len(), scrolls, "{services:?}");
+    let swipes = argvs_with(&h, "input")
+        .iter()
+        .filter(|a| a.get(1).map(String::as_str) == Some("swipe"))
+        .count();
+    assert_eq!(swipes, scrolls);
+}

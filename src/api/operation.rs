@@ -81,6 +81,19 @@ pub struct Operation {
     pub input: Input,
     pub output: Output,
     pub(crate) route: MethodRouter<AppState>,
+    /// For a body operation: parses a body as the handler would (strictly), without running
+    /// anything — how a batch checks all its steps before the first one runs.
+    pub(crate) check_body: Option<BodyCheck>,
+}
+
+/// Parses a JSON body as an operation's input, answering the refusal its route would give.
+pub type BodyCheck = Arc<dyn Fn(&[u8]) -> Result<()> + Send + Sync>;
+
+impl Operation {
+    /// Checks `body` as this operation's JSON body; `None` when it takes no body.
+    pub fn check_body(&self, body: &[u8]) -> Option<Result<()>> {
+        self.check_body.as_ref().map(|check| check(body))
+    }
 }
 
 /// The first half of an entry: everything but the handler.
@@ -156,6 +169,16 @@ impl Draft {
     }
 
     fn finish(self, input: Input, output: Output, route: MethodRouter<AppState>) -> Operation {
+        self.finish_checked(input, output, route, None)
+    }
+
+    fn finish_checked(
+        self,
+        input: Input,
+        output: Output,
+        route: MethodRouter<AppState>,
+        check_body: Option<BodyCheck>,
+    ) -> Operation {
         Operation {
             name: self.name,
             method: self.method,
@@ -167,6 +190,7 @@ impl Draft {
             input,
             output,
             route,
+            check_body,
         }
     }
 
@@ -179,6 +203,9 @@ impl Draft {
         Fut: Future<Output = Result<R>> + Send + 'static,
     {
         let shape = Arc::new(Shape::of::<I>());
+        let check_shape = shape.clone();
+        let check: BodyCheck =
+            Arc::new(move |body: &[u8]| StrictJson::parse::<I>(body, &check_shape).map(drop));
         let declared = Arc::new(self.errors.clone());
         let name = self.name;
         let handler =
@@ -193,7 +220,12 @@ impl Draft {
                 })
             };
         let route = on(self.method.filter(), handler);
-        self.finish(Input::Body(body_schema::<I>), R::output(), route)
+        self.finish_checked(
+            Input::Body(body_schema::<I>),
+            R::output(),
+            route,
+            Some(check),
+        )
     }
 
     /// A handler taking query parameters of type `I`.

@@ -8,7 +8,7 @@ use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use crate::error::ErrorCode::*;
 use crate::server::routes::{
-    actions, alerts, apps, devices, screenshot, service, simulator, system, ui, verify,
+    actions, alerts, apps, batch, devices, screenshot, service, simulator, system, ui, verify,
 };
 
 /// Every operation, in the order the documentation lists them.
@@ -121,6 +121,12 @@ pub fn operations() -> Vec<Operation> {
         op(Post, "hide_keyboard", "/api/v1/device/ui/hide-keyboard", "act", "Hide the on-screen keyboard if it is up.")
             .errors(DEVICE)
             .body(actions::hide_keyboard),
+        op(Post, "batch", "/api/v1/device/batch", "act", "Run act and verify steps in order under one hold of the device; stop at a failure.")
+            .describe("Each step is `{op, body}`: an act or verify operation and its body as its own route takes \
+                       it (without `udid`). All steps are checked before the first runs; each answers what \
+                       its route answers. With `observe`, one read at the end and what changed over the batch.")
+            .errors(DEVICE)
+            .body(batch::batch),
         // verify
         op(Post, "wait", "/api/v1/device/ui/wait", "verify", "Wait until a selector's element meets a condition (a timeout is an answer).")
             .errors(DEVICE)

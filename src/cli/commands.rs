@@ -159,6 +159,10 @@ pub enum ClientCommand {
     },
     /// Hide the on-screen keyboard if it is up.
     HideKeyboard,
+    /// Run several steps in order under one hold of the device, stopping at a failure:
+    /// `batch steps.txt` (one command per line, or JSON), `batch -` (stdin), or
+    /// `batch --step "type alice @e1" --step "tap text:'LOG IN'"`.
+    Batch(super::batch::BatchArgs),
     /// Wait until the screen differs from FINGERPRINT (default: the screen now), then
     /// confirm it settled (exit 1 on timeout).
     WaitForChange {

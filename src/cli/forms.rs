@@ -75,6 +75,11 @@ pub const FORMS: &[Form] = &[
     form("type_text", "type TARGET TEXT", &["type", "@e1", "hi"]),
     form("press", "press KEY", &["press", "back"]),
     form("hide_keyboard", "hide-keyboard", &["hide-keyboard"]),
+    form(
+        "batch",
+        "batch FILE",
+        &["batch", "--step", "tap @e1", "--step", "wait text:OK"],
+    ),
     form("wait", "wait SELECTOR", &["wait", "text:OK"]),
     form("expect", "expect", &["expect", "app", "com.example"]),
     form("wait_for_change", "wait-for-change", &["wait-for-change"]),

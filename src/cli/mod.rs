@@ -3,6 +3,7 @@
 //! `completions` work offline.
 
 pub mod autostart;
+pub mod batch;
 pub mod client;
 pub mod commands;
 pub mod forms;

@@ -100,6 +100,9 @@ fn short(fp: &Value) -> String {
 
 /// The readable form of a JSON answer, chosen by its shape.
 pub fn text(v: &Value) -> String {
+    if let (Some(steps), Some(_)) = (v["steps"].as_array(), v.get("udid")) {
+        return batch(v, steps);
+    }
     if v.get("action_type").is_some() {
         return action_line(v);
     }
@@ -204,6 +207,38 @@ pub fn text(v: &Value) -> String {
         };
     }
     serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// A batch: a numbered line per step (its own readable answer, or its error), then the
+/// receipt and the outcome.
+fn batch(v: &Value, steps: &[Value]) -> String {
+    let mut lines = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let answer = &step["answer"];
+        let said = match answer["error"]["code"].as_str() {
+            Some(code) => format!(
+                "{} FAILED {code}: {}",
+                s(&step["op"]),
+                s(&answer["error"]["message"])
+            ),
+            None => text(answer),
+        };
+        lines.push(format!("{i} {}", said.replace('\n', "\n  ")));
+    }
+    if let Some(r) = v.get("receipt") {
+        let mut line = format!("receipt · fp {}", short(&r["fingerprint_after"]));
+        if let Some(c) = r.get("changes") {
+            line += &changes(c);
+        }
+        lines.push(line);
+    }
+    lines.push(match v["stopped_at"].as_u64() {
+        Some(i) if v["timed_out"] == true => format!("batch FAILED: out of time before step {i}"),
+        Some(i) => format!("batch FAILED at step {i}"),
+        None if v["success"] == true => format!("batch ok ({} steps)", steps.len()),
+        None => "batch FAILED (went on after failures)".to_string(),
+    });
+    lines.join("\n")
 }
 
 fn action_line(v: &Value) -> String {

@@ -358,6 +358,7 @@ pub fn plan(
             call("press", b).on(udid)
         }
         ClientCommand::HideKeyboard => call("hide_keyboard", json!({})).on(udid),
+        ClientCommand::Batch(b) => call("batch", super::batch::body(b)?).on(udid),
         ClientCommand::WaitForChange {
             fingerprint,
             timeout_ms,

@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{json, Value};
-use tokio::sync::OwnedMutexGuard;
 use utoipa::ToSchema;
 
 use super::session::DeviceSession;
@@ -142,7 +141,7 @@ impl Observe {
 pub(super) struct Action {
     pub device: Device,
     pub session: Arc<DeviceSession>,
-    _commands: OwnedMutexGuard<()>,
+    _commands: super::session::Hold,
     kind: &'static str,
     pub fingerprint_before: Option<String>,
     /// The latest read when the action began: what `changes` compare against.
@@ -162,7 +161,7 @@ impl DeviceController {
     pub(super) async fn begin(&self, udid: Option<&str>, kind: &'static str) -> Result<Action> {
         let device = self.resolve_to_act(udid).await?;
         let session = self.session(&device.udid);
-        let commands = session.commands.clone().lock_owned().await;
+        let commands = session.hold().await;
         let fingerprint_before = session.fresh().map(|s| s.screen.fingerprint.clone());
         Ok(Action {
             device,

@@ -9,6 +9,7 @@
 mod actions;
 mod alerts;
 mod apps;
+mod batch;
 mod listing;
 mod power;
 mod resolve;
@@ -22,6 +23,7 @@ mod typing;
 mod verify;
 
 pub use actions::{ActionResult, ActionTarget, Direction, Observe};
+pub use batch::Receipt;
 pub use listing::{DeviceList, PlatformTools};
 pub use power::{BootRequest, PowerResult, ShutdownRequest};
 pub use target::{Resolved, Target};

@@ -44,7 +44,7 @@ impl DeviceController {
         let backend = self.backend(&device)?;
         let space = backend.coordinate_space();
         let session = self.session(&device.udid);
-        let _commands = session.commands.lock().await;
+        let _commands = session.hold().await;
         let png = backend.screenshot_png(&device).await?;
         let snapshot = match (session.last(), space) {
             (Some(s), _) => Some(s),
@@ -65,7 +65,7 @@ impl DeviceController {
     pub async fn annotated_shot(&self, udid: Option<&str>) -> Result<Shot> {
         let device = self.resolve_ready(udid).await?;
         let session = self.session(&device.udid);
-        let _commands = session.commands.lock().await;
+        let _commands = session.hold().await;
         let snapshot = self.dump_locked(&device, &session).await?;
         let backend = self.backend(&device)?;
         let png = backend.screenshot_png(&device).await?;

@@ -1,9 +1,16 @@
 //! Per-device state: one command lock (uiautomator is a global lock on a device, and an agent's
 //! tap must not land in the middle of a dump), the last snapshot with its refs, and whether an
 //! action has touched the screen since (then the snapshot is no longer "fresh").
+//!
+//! The lock is taken with [`DeviceSession::hold`]. A batch holds it across its steps with
+//! [`DeviceSession::holding`]: holds taken by the same task inside it re-enter instead of
+//! waiting for themselves (a tokio task-local names the sessions the task holds).
 
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+use tokio::sync::OwnedMutexGuard;
 
 use super::snapshot::Snapshot;
 
@@ -11,8 +18,45 @@ use super::snapshot::Snapshot;
 #[derive(Default)]
 pub struct DeviceSession {
     /// Held while any command runs on the device.
-    pub commands: Arc<tokio::sync::Mutex<()>>,
+    commands: Arc<tokio::sync::Mutex<()>>,
     state: Mutex<State>,
+}
+
+tokio::task_local! {
+    /// The sessions whose command lock the running task holds across several operations.
+    static HELD: Vec<usize>;
+}
+
+/// A hold of a device's command lock: the lock itself, or the task's own outer hold.
+pub enum Hold {
+    Owned(OwnedMutexGuard<()>),
+    Reentered,
+}
+
+impl DeviceSession {
+    fn key(self: &Arc<Self>) -> usize {
+        Arc::as_ptr(self) as usize
+    }
+
+    /// Takes the command lock, or re-enters it when the running task holds it already.
+    pub async fn hold(self: &Arc<Self>) -> Hold {
+        let mine = HELD
+            .try_with(|held| held.contains(&self.key()))
+            .unwrap_or(false);
+        if mine {
+            return Hold::Reentered;
+        }
+        Hold::Owned(self.commands.clone().lock_owned().await)
+    }
+
+    /// Runs `work` holding the command lock throughout: no other request's command runs on
+    /// the device until it ends, and the holds `work` takes re-enter.
+    pub async fn holding<F: Future>(self: &Arc<Self>, work: F) -> F::Output {
+        let _hold = self.hold().await;
+        let mut held = HELD.try_with(Clone::clone).unwrap_or_default();
+        held.push(self.key());
+        HELD.scope(held, work).await
+    }
 }
 
 #[derive(Default)]
@@ -86,5 +130,45 @@ impl DeviceSession {
         if let Ok(mut s) = self.state.lock() {
             s.touched = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn holds_inside_a_holding_task_re_enter_and_others_wait() {
+        let session = Arc::new(DeviceSession::default());
+        let inner = session.clone();
+        let outer = session.clone();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let batch = tokio::spawn(async move {
+            outer
+                .holding(async move {
+                    // Would wait for itself forever without re-entry.
+                    assert!(matches!(inner.hold().await, Hold::Reentered));
+                    rx.await.ok();
+                })
+                .await
+        });
+        // Another task waits while the batch holds the lock.
+        tokio::task::yield_now().await;
+        let other = session.clone();
+        let waiting = tokio::spawn(async move { matches!(other.hold().await, Hold::Owned(_)) });
+        let early = tokio::time::timeout(Duration::from_millis(50), async {
+            while !waiting.is_finished() {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await;
+        assert!(
+            early.is_err(),
+            "another request ran inside the batch's hold"
+        );
+        tx.send(()).unwrap();
+        batch.await.unwrap();
+        assert!(waiting.await.unwrap(), "the lock is free after the batch");
     }
 }

@@ -60,7 +60,7 @@ impl DeviceController {
     pub async fn snapshot(&self, device: &Device) -> Result<Arc<Snapshot>> {
         let session = self.session(&device.udid);
         let arrived = Instant::now();
-        let _commands = session.commands.lock().await;
+        let _commands = session.hold().await;
         if let Some(shared) = session.completed_after(arrived) {
             return Ok(shared);
         }

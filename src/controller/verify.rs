@@ -175,7 +175,7 @@ impl DeviceController {
     pub async fn current(&self, udid: Option<&str>) -> Result<std::sync::Arc<Snapshot>> {
         let device = self.resolve_ready(udid).await?;
         let session = self.session(&device.udid);
-        let _commands = session.commands.lock().await;
+        let _commands = session.hold().await;
         self.fresh_or_dump_locked(&device, &session).await
     }
 

@@ -57,7 +57,7 @@ static SHUTDOWN: LazyLock<CancellationToken> = LazyLock::new(CancellationToken::
 
 /// The API alone: the operation table's routes with their state, the error envelope for
 /// unknown routes and methods, the body limit. What `/mcp` calls in-process.
-fn api(state: AppState) -> Router {
+pub(crate) fn api(state: AppState) -> Router {
     crate::api::router()
         .fallback(error::route_not_found)
         .method_not_allowed_fallback(error::method_not_allowed)

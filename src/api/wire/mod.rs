@@ -4,6 +4,7 @@
 
 pub mod act;
 pub mod apps;
+pub mod batch;
 pub mod devices;
 pub mod inspect;
 pub mod service;

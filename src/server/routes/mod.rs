@@ -4,6 +4,7 @@
 pub mod actions;
 pub mod alerts;
 pub mod apps;
+pub mod batch;
 pub mod devices;
 pub mod screenshot;
 pub mod service;

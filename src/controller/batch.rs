@@ -1,0 +1,55 @@
+//! What a batch needs from the controller: one device held across several operations (the
+//! operations re-enter the hold, see [`super::session`]), and a receipt of the whole run: the
+//! screen read after it, compared with the latest read before it.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::snapshot::Snapshot;
+use super::DeviceController;
+use crate::device::Device;
+use crate::error::Result;
+use crate::ui::diff::{diff, Changes};
+
+/// The screen after a run of operations, and what changed since the read before it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Receipt {
+    pub fingerprint_after: String,
+    /// The snapshot read after the run; its refs are current.
+    pub snapshot_id: String,
+    /// Absent when nothing had been read before the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Changes>,
+}
+
+impl DeviceController {
+    /// Runs `work` for the device `udid` resolves to (which becomes the active one), holding
+    /// its command lock throughout: no other request's command reaches the device meanwhile.
+    /// `work` gets the device and the latest read before it began.
+    pub async fn holding_device<F, Fut, T>(&self, udid: Option<&str>, work: F) -> Result<T>
+    where
+        F: FnOnce(Device, Option<Arc<Snapshot>>) -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        let device = self.resolve_to_act(udid).await?;
+        let session = self.session(&device.udid);
+        let before = session.last();
+        session.holding(work(device, before)).await
+    }
+
+    /// Reads the screen (under the device's lock, re-entered in a batch) and compares it with
+    /// `before`.
+    pub async fn receipt(&self, device: &Device, before: Option<Arc<Snapshot>>) -> Result<Receipt> {
+        let session = self.session(&device.udid);
+        let _hold = session.hold().await;
+        let after = self.dump_locked(device, &session).await?;
+        Ok(Receipt {
+            fingerprint_after: after.screen.fingerprint.clone(),
+            snapshot_id: after.id.clone(),
+            changes: before.map(|b| diff(&b.screen, &after.screen)),
+        })
+    }
+}

@@ -45,6 +45,18 @@ async fn every_step_of_the_login_is_one_round_trip() {
     let (typed, n) = costed(&app, &h, "/api/v1/device/ui/type", Some(body)).await;
     assert_eq!(n, 1, "type with clear and read-back: {typed}");
     assert_eq!(typed["details"]["matched"], true, "{typed}");
+    // The read-back is a receipt too: the field's line, changed, keeps its ref.
+    let changed = typed["changes"]["changed"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        changed
+            .iter()
+            .any(|l| l.as_str().unwrap().contains(&format!("[{user}]"))
+                && l.as_str().unwrap().contains("alice")),
+        "{typed}"
+    );
 
     // The read-back of the type is the latest snapshot: the next ref needs no new read.
     let body = json!({ "ref": pass, "text": "secret word" });
@@ -139,4 +151,65 @@ async fn each_scroll_of_scroll_to_is_one_round_trip() {
         .filter(|a| a.get(1).map(String::as_str) == Some("swipe"))
         .count();
     assert_eq!(swipes, scrolls);
+}
+
+/// After idle time (longer than a listing was ever kept without following the adb server), a
+/// request costs what it costs right after another: no `adb devices`, no `getprop`, one round
+/// trip. The adb client is wrapped to log each run's arguments.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_idle_time_a_request_neither_lists_nor_probes() {
+    use mobilectl::backend::BackendConfig;
+    use mobilectl::exec::{Tool, Toolbox};
+    use std::os::unix::fs::PermissionsExt;
+    let h = start_device();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("adb.argv");
+    let wrapper = dir.path().join("adb");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            h.adb.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let app = app_with_config(
+        BackendConfig {
+            tools: Toolbox::with([(Tool::Adb, wrapper)]),
+            adb_server_port: Some(h.adb_port),
+            ..Default::default()
+        },
+        loopback_policy(),
+    );
+    let listings = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains(" devices"))
+            .count()
+    };
+    // Warm: the first listing starts following the adb server; once it follows, a call makes
+    // no listing at all.
+    let mut warm = false;
+    for _ in 0..50 {
+        let before = listings();
+        let (status, _) = call(&app, get("/api/v1/device/ui")).await;
+        assert_eq!(status, StatusCode::OK);
+        if listings() == before {
+            warm = true;
+            break;
+        }
+    }
+    assert!(warm, "every call listed devices again");
+    let before = listings();
+    // Idle for longer than the 3 s a listing is kept when nothing follows the devices.
+    tokio::time::sleep(std::time::Duration::from_millis(
+        mobilectl::controller::KNOWN_TTL.as_millis() as u64 + 1_000,
+    ))
+    .await;
+    let (_, n) = costed(&app, &h, "/api/v1/device/ui", None).await;
+    assert_eq!(n, 1, "one round trip, no getprop");
+    assert_eq!(listings(), before, "no `adb devices` after the idle time");
 }

@@ -10,6 +10,7 @@
 pub mod android;
 pub mod doctor;
 pub mod ios;
+pub mod polled;
 pub mod registry;
 mod run;
 mod traits;

@@ -110,6 +110,13 @@ pub trait DeviceBackend: Send + Sync {
     /// Every device this backend can see, ready or not. An error (the tool is missing or
     /// failed) leaves the backend out of the listing, and its `tools` entry says why.
     async fn list_devices(&self) -> Result<Vec<Device>>;
+    /// A number that changes whenever this backend's devices change, while the backend follows
+    /// them as they come and go (adb's device stream): then the controller trusts its last
+    /// listing without asking again, after any idle time. `None` (the default): the backend
+    /// cannot tell, and a listing older than a few seconds is made again.
+    fn devices_generation(&self) -> Option<u64> {
+        None
+    }
     /// Tries to bring back a device a request names that the listing no longer shows (adb
     /// forgets devices reached over TCP when its server restarts). `true` when it is back.
     async fn reconnect(&self, _udid: &str) -> Result<bool> {

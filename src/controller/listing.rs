@@ -2,9 +2,14 @@
 //! that arrive while a listing runs take its answer. A backend whose listing fails is absent,
 //! and its entry in `tools` (keyed by backend id) says why. Every listed device is stamped
 //! with the id of the backend that listed it, which is how operations find their backend.
+//!
+//! Requests resolve their device from the last listing while it is trusted: while every
+//! backend reports the same `devices_generation` as when it was made (adb's device stream is
+//! followed live), or for [`KNOWN_TTL`] when one cannot tell. So a request after any idle time
+//! costs no listing round trip on a followed backend.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -16,6 +21,16 @@ use crate::device::{Device, PlatformStatus};
 #[derive(Debug, Clone, Default, Serialize, ToSchema)]
 #[serde(transparent)]
 pub struct PlatformTools(pub BTreeMap<String, PlatformStatus>);
+
+/// How long a listing is trusted when a backend cannot say whether its devices changed.
+pub const KNOWN_TTL: Duration = Duration::from_secs(3);
+
+/// The last listing, when it was made, and each backend's device generation then.
+pub(super) struct KnownList {
+    at: Instant,
+    devices: Vec<Device>,
+    generations: Vec<Option<u64>>,
+}
 
 /// The answer of a device listing.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -46,6 +61,8 @@ impl DeviceController {
                 tools,
             };
         }
+        // Read before listing: a change during the listing leaves the listing untrusted.
+        let before = self.generations();
         // Joined in this task (not spawned), so the commands' time counts for the request.
         let listings =
             futures_util::future::join_all(self.backends.iter().map(|b| b.list_devices())).await;
@@ -64,8 +81,19 @@ impl DeviceController {
             };
             tools.0.insert(backend.id().to_string(), status);
         }
+        // A backend that began following its devices during this listing (the listing started
+        // it) vouches from its first generation on.
+        let generations = before
+            .into_iter()
+            .zip(self.generations())
+            .map(|(was, now)| was.or(now))
+            .collect();
         if let Ok(mut known) = self.known.lock() {
-            *known = Some((Instant::now(), devices.clone()));
+            *known = Some(KnownList {
+                at: Instant::now(),
+                devices: devices.clone(),
+                generations,
+            });
         }
         if let Ok(mut listed) = self.listed.lock() {
             *listed = Some((Instant::now(), devices.clone(), tools.clone()));
@@ -75,6 +103,28 @@ impl DeviceController {
             active: self.active(),
             tools,
         }
+    }
+
+    fn generations(&self) -> Vec<Option<u64>> {
+        self.backends
+            .iter()
+            .map(|b| b.devices_generation())
+            .collect()
+    }
+
+    /// The last listing, while it is trusted (see the module's doc).
+    pub(super) fn trusted_listing(&self) -> Option<Vec<Device>> {
+        let known = self.known.lock().ok()?;
+        let k = known.as_ref()?;
+        let now = self.generations();
+        let followed = now.iter().all(Option::is_some) && now == k.generations;
+        // A backend that stopped following (its adb server died) cannot vouch for anything.
+        let lost = k
+            .generations
+            .iter()
+            .zip(&now)
+            .any(|(was, is)| was.is_some() && is.is_none());
+        (followed || (!lost && k.at.elapsed() < KNOWN_TTL)).then(|| k.devices.clone())
     }
 
     /// The device `udid` as listed now.

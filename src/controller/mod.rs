@@ -24,6 +24,7 @@ mod verify;
 
 pub use actions::{ActionResult, ActionTarget, Direction, Observe};
 pub use batch::Receipt;
+pub use listing::KNOWN_TTL;
 pub use listing::{DeviceList, PlatformTools};
 pub use power::{BootRequest, PowerResult, ShutdownRequest};
 pub use target::{Resolved, Target};
@@ -44,7 +45,7 @@ pub use simulator::check_status_bar;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::json;
 
@@ -60,18 +61,15 @@ pub struct DeviceController {
     tools: Toolbox,
     active: RwLock<Option<String>>,
     sessions: Mutex<HashMap<String, Arc<DeviceSession>>>,
-    /// The last device listing and when it was made: requests that name a known device (or
-    /// go to the active one) are resolved from it without another `adb devices` round trip.
-    known: Mutex<Option<(Instant, Vec<Device>)>>,
+    /// The last device listing: requests that name a known device (or go to the active one)
+    /// are resolved from it without asking the backends again while it is trusted.
+    known: Mutex<Option<listing::KnownList>>,
     /// The last full listing, with its tools report, and when it completed.
     listed: Mutex<Option<(Instant, Vec<Device>, PlatformTools)>>,
     /// One listing at a time: callers that arrive while one runs take its answer
     /// (single-flight), so a burst of requests costs one `adb devices` and no `getprop` storm.
     listing: tokio::sync::Mutex<()>,
 }
-
-/// How long a device listing is trusted for resolving a named or active device.
-const KNOWN_TTL: Duration = Duration::from_secs(3);
 
 impl DeviceController {
     /// A controller over the built-in backends.
@@ -149,11 +147,7 @@ impl DeviceController {
     pub async fn resolve(&self, udid: Option<&str>) -> Result<Device> {
         let udid = udid.filter(|u| !u.is_empty());
         let active = self.active();
-        let recent = self.known.lock().ok().and_then(|k| {
-            k.as_ref()
-                .filter(|(at, _)| at.elapsed() < KNOWN_TTL)
-                .map(|(_, ds)| ds.clone())
-        });
+        let recent = self.trusted_listing();
         // A recent listing answers when it resolves to a ready device; anything else (an
         // unknown name, a device that was offline) is looked up afresh.
         let from_cache = recent

@@ -1,5 +1,6 @@
-//! Android device discovery: `adb devices -l`, then one `getprop` round trip per online device
-//! for its model and Android version.
+//! Android device discovery: `adb devices -l` (and the adb server's device stream followed by
+//! `track`, which says when to list again), then one `getprop` round trip per device when it
+//! appears online, for its model and Android version.
 
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use crate::error::Result;
 use crate::exec::Tool;
 
 /// One line of `adb devices -l`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListedDevice {
     pub serial: String,
     pub state: DeviceState,
@@ -114,7 +115,11 @@ impl AdbBackend {
     /// A device's properties are read once when it appears online (one `getprop` round trip)
     /// and kept while it stays listed online.
     pub async fn devices(&self) -> Result<Vec<Device>> {
+        // A listing asks the adb server (which `adb devices` starts when it is not running);
+        // from then on its device stream is followed, so the controller knows when to ask
+        // again (`devices_generation`).
         let listed = self.list_serials().await?;
+        self.tracker.start(self.adb_server_port());
         let known = self.known_props(&listed);
         let mut props = JoinSet::new();
         for (i, d) in listed.iter().enumerate() {
@@ -143,6 +148,13 @@ impl AdbBackend {
             .zip(read)
             .map(|(d, p)| to_device(d, p.unwrap_or_default()))
             .collect())
+    }
+
+    /// The adb server's port: ours, else `ANDROID_ADB_SERVER_PORT`, else adb's 5037.
+    fn adb_server_port(&self) -> u16 {
+        self.server_port
+            .or_else(|| std::env::var("ANDROID_ADB_SERVER_PORT").ok()?.parse().ok())
+            .unwrap_or(5037)
     }
 
     /// The kept properties of the devices listed online now; forgets the others, so a device

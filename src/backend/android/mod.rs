@@ -11,6 +11,7 @@ mod emulator;
 pub mod input;
 pub mod screen;
 pub mod shell;
+mod track;
 
 pub use devices::parse_devices_l;
 
@@ -44,6 +45,8 @@ pub struct AdbBackend {
     max_command_time: Option<Duration>,
     /// Properties of the devices listed online, read once when a device (re)appears.
     props: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, devices::Props>>>,
+    /// The adb server's device list, followed live once a listing started the server.
+    tracker: track::DeviceTracker,
 }
 
 impl AdbBackend {
@@ -60,6 +63,7 @@ impl AdbBackend {
             server_port,
             max_command_time,
             props: Default::default(),
+            tracker: Default::default(),
         }
     }
 
@@ -102,6 +106,12 @@ impl DeviceBackend for AdbBackend {
 
     fn coordinate_space(&self) -> CoordinateSpace {
         CoordinateSpace::Pixels
+    }
+
+    /// Changes whenever adb's device list does, while the adb server's device stream is
+    /// followed (see `track`).
+    fn devices_generation(&self) -> Option<u64> {
+        self.tracker.generation()
     }
 
     async fn list_devices(&self) -> Result<Vec<Device>> {

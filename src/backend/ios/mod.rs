@@ -47,6 +47,8 @@ pub const BOOT_TIMEOUT: Duration = Duration::from_secs(180);
 #[derive(Debug, Clone)]
 pub struct SimctlBackend {
     tools: Toolbox,
+    /// The simulators, kept and refreshed in the background (simctl has no device stream).
+    listing: crate::backend::polled::PolledListing,
 }
 
 impl SimctlBackend {
@@ -54,7 +56,16 @@ impl SimctlBackend {
     pub const ID: &'static str = "ios";
 
     pub fn new(tools: Toolbox) -> Self {
-        SimctlBackend { tools }
+        SimctlBackend {
+            tools,
+            listing: Default::default(),
+        }
+    }
+
+    /// A listing of the simulators, as a future that owns what it needs.
+    fn lister(&self) -> futures_util::future::BoxFuture<'static, Result<Vec<Device>>> {
+        let this = self.clone();
+        Box::pin(async move { this.simulators().await })
     }
 
     /// `xcrun simctl …`
@@ -125,14 +136,21 @@ impl DeviceBackend for SimctlBackend {
     }
 
     async fn list_devices(&self) -> Result<Vec<Device>> {
-        self.simulators().await
+        self.listing.list(|| self.lister()).await
+    }
+    fn devices_generation(&self) -> Option<u64> {
+        self.listing.generation(|| self.lister())
     }
     /// `simctl boot` returns once the simulator has booted.
     async fn boot(&self, device: &Device, _wait: Option<Duration>) -> Result<()> {
-        self.simctl_boot(&device.udid).await
+        let booted = self.simctl_boot(&device.udid).await;
+        self.listing.forget();
+        booted
     }
     async fn shutdown(&self, device: &Device) -> Result<AfterShutdown> {
-        self.simctl_shutdown(&device.udid).await?;
+        let done = self.simctl_shutdown(&device.udid).await;
+        self.listing.forget();
+        done?;
         Ok(AfterShutdown::Listed)
     }
 

@@ -91,12 +91,18 @@ impl DeviceController {
         let snapshot = self
             .fresh_or_dump_locked(&action.device, &action.session)
             .await?;
-        let Some(alert) = snapshot.screen.alert.clone() else {
-            return Err(
-                Error::new(ErrorCode::NoAlert, "no alert is on screen").with_hint(
+        let backend = self.backend(&action.device)?;
+        // The tree shows app and system alerts alike; a device that can say so itself is
+        // asked when it shows none.
+        let (alert, native) = match snapshot.screen.alert.clone() {
+            Some(a) => (a, false),
+            None => match backend.native_alert(&action.device).await? {
+                Some(a) => (a, true),
+                None => return Err(Error::new(ErrorCode::NoAlert, "no alert is on screen")
+                    .with_hint(
                     "read the screen with GET /api/v1/device/ui; the alert may have closed already",
-                ),
-            );
+                )),
+            },
         };
         let Some(button) = pick_button(&alert.buttons, &choice).cloned() else {
             let labels: Vec<&str> = alert.buttons.iter().map(|b| b.label.as_str()).collect();
@@ -116,7 +122,7 @@ impl DeviceController {
             r#ref: button.r#ref.clone(),
             role: Some(crate::ui::Role::Button),
             name: Some(button.label.clone()),
-            bounds: Some(button.bounds),
+            bounds: (!native).then_some(button.bounds),
             x: x.round(),
             y: y.round(),
             node: None,
@@ -125,7 +131,7 @@ impl DeviceController {
         if action.fingerprint_before.is_none() {
             action.fingerprint_before = Some(snapshot.screen.fingerprint.clone());
         }
-        self.backend(&action.device)?
+        backend
             .answer_alert(&action.device, &choice, &button)
             .await?;
         let report = TargetReport {

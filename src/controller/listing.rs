@@ -1,7 +1,9 @@
 //! Listing devices across every registered backend, concurrently and single-flight: callers
 //! that arrive while a listing runs take its answer. A backend whose listing fails is absent,
 //! and its entry in `tools` (keyed by backend id) says why. Every listed device is stamped
-//! with the id of the backend that listed it, which is how operations find their backend.
+//! with the id of the backend that listed it, which is how operations find their backend. A
+//! udid two backends list is listed once: the earlier backend's, unless the later one takes it
+//! over ([`crate::backend::DeviceBackend::take_over`]).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -49,15 +51,29 @@ impl DeviceController {
         // Joined in this task (not spawned), so the commands' time counts for the request.
         let listings =
             futures_util::future::join_all(self.backends.iter().map(|b| b.list_devices())).await;
-        let mut devices = Vec::new();
+        let mut devices: Vec<Device> = Vec::new();
         let mut tools = PlatformTools::default();
         for (backend, listing) in self.backends.iter().zip(listings) {
             let status = match listing {
                 Ok(ds) => {
-                    devices.extend(ds.into_iter().map(|d| Device {
-                        backend: backend.id(),
-                        ..d
-                    }));
+                    for d in ds {
+                        let d = Device {
+                            backend: backend.id(),
+                            ..d
+                        };
+                        // Listed by an earlier backend too: one entry, whose backend says.
+                        match devices.iter().position(|e| e.udid == d.udid) {
+                            Some(i) => {
+                                if let Some(t) = backend.take_over(&d, &devices[i]) {
+                                    devices[i] = Device {
+                                        backend: backend.id(),
+                                        ..t
+                                    };
+                                }
+                            }
+                            None => devices.push(d),
+                        }
+                    }
                     PlatformStatus::available()
                 }
                 Err(e) => PlatformStatus::absent(&e),

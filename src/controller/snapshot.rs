@@ -85,10 +85,11 @@ impl DeviceController {
         session: &DeviceSession,
     ) -> Result<Arc<Snapshot>> {
         let started = Instant::now();
-        let source = self.backend(device)?.dump_ui(device).await?;
+        let backend = self.backend(device)?;
+        let source = backend.dump_ui(device).await?;
         let dump_ms = started.elapsed().as_millis() as u64;
         let parsing = Instant::now();
-        let tree = ui::parse_any(&source.text).map_err(|e| {
+        let mut tree = ui::parse_any(&source.text).map_err(|e| {
             Error::new(
                 ErrorCode::CommandFailed,
                 format!("the {} dump could not be read: {e}", source.tool),
@@ -98,6 +99,15 @@ impl DeviceController {
                 "head": source.text.chars().take(300).collect::<String>(),
             }))
         })?;
+        if !(tree.screen.w > 0.0 && tree.screen.h > 0.0) {
+            // The dump does not say how big the screen is: the device may.
+            if let Some(g) = backend.screen_geometry(device).await {
+                tree.screen = ui::Size {
+                    w: g.width,
+                    h: g.height,
+                };
+            }
+        }
         let previous = session.last();
         let screen = ui::analyze(
             &tree,

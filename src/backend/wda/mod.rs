@@ -1,0 +1,559 @@
+//! Physical iPhones (and simulators given to it) through WebDriverAgent over HTTP, with Xcode's
+//! devicectl for what WDA cannot do (installing and listing apps). Each `--wda [UDID=]URL`
+//! endpoint is a device; WDA's session is created on first use and reused. The UI is WDA's
+//! `/source` (XML through the WDA parser, JSON as a fallback), taps and swipes W3C actions in
+//! points, typing `/wda/keys`, keys `/wda/pressButton`, alerts WDA's alert routes, screenshots
+//! `/screenshot`, apps `/wda/apps/*`. What an iPhone cannot do answers `501` with a hint.
+//!
+//! Requests per operation (the goal: one per action): a snapshot is one `/source` (plus
+//! `/wda/screen` only when the source does not say the screen's size); tap, long press, swipe,
+//! press, hide keyboard, open URL, launch, terminate and alert answers one request each (plus
+//! `POST /session` once per session); `type` one `/wda/keys` after the tap on its target.
+
+mod client;
+mod devicectl;
+mod doctor;
+mod endpoint;
+mod errors;
+mod gestures;
+mod listing;
+mod status;
+
+pub use endpoint::EndpointSpec;
+
+use std::path::Path;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use base64::Engine;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use self::client::{Transport, COMMAND_TIMEOUT};
+use self::devicectl::Devicectl;
+use self::endpoint::Endpoint;
+use self::errors::Failure;
+use self::gestures::{WdaKey, DELETE, RETURN, TAP_HOLD_MS};
+use super::doctor::{BackendCheck, Readiness, ToolCheck};
+use super::{unsupported, validate, DeviceBackend, ScreenGeometry, TypeJob, TypedWith, UiSource};
+use crate::device::{
+    AlertChoice, AppInfo, Device, DeviceKind, KeyPress, LaunchOptions, Launched, Platform, Point,
+};
+use crate::error::{Error, ErrorCode, Result};
+use crate::exec::Toolbox;
+use crate::ui::{Alert, AlertButton, CoordinateSpace, Rect};
+
+/// Default time limit of `GET /source` (WDA takes about 5 s on a 2,000-node screen).
+pub const DEFAULT_SOURCE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The WDA endpoints and how long a UI read may take.
+#[derive(Debug, Clone)]
+pub struct WdaConfig {
+    pub endpoints: Vec<EndpointSpec>,
+    pub source_timeout: Duration,
+}
+
+impl Default for WdaConfig {
+    fn default() -> Self {
+        WdaConfig {
+            endpoints: Vec::new(),
+            source_timeout: DEFAULT_SOURCE_TIMEOUT,
+        }
+    }
+}
+
+/// The `/source` query: XML without the two attributes that cost WDA the most and tell
+/// mobilectl nothing.
+const SOURCE_XML: &str = "/source?format=xml&excluded_attributes=accessible,index";
+const SOURCE_JSON: &str = "/source?format=json";
+
+/// The listing's answer when there is nothing to list.
+fn not_configured() -> Error {
+    Error::new(
+        ErrorCode::ToolMissing,
+        "no WebDriverAgent endpoint is configured and devicectl (xcrun) was not found",
+    )
+    .with_hint(
+        "start WebDriverAgent on the iPhone, forward its port (`iproxy 8100 8100`), and run \
+         `mobilectl serve --wda UDID=http://127.0.0.1:8100` (or set MOBILECTL_WDA)",
+    )
+}
+
+/// The answer for a UI operation on a phone without a WDA endpoint.
+fn no_wda(device: &Device) -> Error {
+    Error::new(
+        ErrorCode::ToolMissing,
+        format!(
+            "`{}` has no WebDriverAgent endpoint: its UI cannot be read or driven",
+            device.name
+        ),
+    )
+    .with_hint(format!(
+        "start WebDriverAgent on it, forward its port (`iproxy 8100 8100 -u {u}` or \
+         `ios forward 8100 8100 --udid {u}`) and restart with `--wda {u}=http://127.0.0.1:8100`; \
+         its app routes work through devicectl meanwhile",
+        u = device.udid
+    ))
+}
+
+/// Talks to iOS devices through WebDriverAgent endpoints and devicectl.
+pub struct WdaBackend {
+    endpoints: Vec<Endpoint>,
+    transport: Transport,
+    devicectl: Devicectl,
+    source_timeout: Duration,
+}
+
+impl WdaBackend {
+    /// The registry key of this backend.
+    pub const ID: &'static str = "wda";
+
+    pub fn new(tools: Toolbox, config: &WdaConfig, max_command_time: Option<Duration>) -> Self {
+        WdaBackend {
+            endpoints: config
+                .endpoints
+                .iter()
+                .cloned()
+                .map(Endpoint::new)
+                .collect(),
+            transport: Transport::new(max_command_time),
+            devicectl: Devicectl::new(tools, max_command_time),
+            source_timeout: config.source_timeout,
+        }
+    }
+
+    /// The endpoint that drives `device`, or what to do when it has none.
+    fn endpoint(&self, device: &Device) -> Result<&Endpoint> {
+        self.endpoints
+            .iter()
+            .find(|e| e.udid == device.udid)
+            .ok_or_else(|| no_wda(device))
+    }
+
+    /// The UDID devicectl knows `device` by (an endpoint given without one has none).
+    fn devicectl_id<'a>(&self, device: &'a Device, what: &str) -> Result<&'a str> {
+        if device.udid.starts_with("wda:") {
+            return Err(
+                unsupported(what, "a WebDriverAgent endpoint given without its UDID").with_hint(
+                    format!(
+                        "devicectl needs the device's UDID: restart with `--wda UDID={}` \
+                     (`xcrun devicectl list devices` shows it)",
+                        self.endpoint(device)
+                            .map(|e| e.spec.url.clone())
+                            .unwrap_or_default()
+                    ),
+                ),
+            );
+        }
+        Ok(&device.udid)
+    }
+
+    async fn session_call(
+        &self,
+        device: &Device,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        timeout: Duration,
+    ) -> Result<Value> {
+        let ep = self.endpoint(device)?;
+        self.transport
+            .in_session(ep, method, path, body, timeout)
+            .await
+    }
+
+    async fn actions(&self, device: &Device, body: Value, gesture_ms: u64) -> Result<()> {
+        let timeout = COMMAND_TIMEOUT + Duration::from_millis(gesture_ms);
+        self.session_call(device, Method::POST, "/actions", Some(&body), timeout)
+            .await
+            .map(drop)
+    }
+
+    async fn keys(&self, device: &Device, text: &str) -> Result<()> {
+        // WDA types about 60 characters a second; allow for a slower phone.
+        let timeout = COMMAND_TIMEOUT + Duration::from_millis(100 * text.chars().count() as u64);
+        let body = gestures::keys_body(text);
+        self.session_call(device, Method::POST, "/wda/keys", Some(&body), timeout)
+            .await
+            .map(drop)
+    }
+
+    /// Reads `/wda/screen`, or `/window/size` on a WDA without it; kept on the endpoint.
+    async fn read_geometry(&self, ep: &Endpoint) -> Option<ScreenGeometry> {
+        if let Some(g) = ep.screen() {
+            return Some(g);
+        }
+        let g = match self
+            .transport
+            .send(ep, Method::GET, "/wda/screen", None, COMMAND_TIMEOUT)
+            .await
+        {
+            Ok(answer) => status::parse_screen(&answer["value"]),
+            Err(Failure::Wda(e)) if e.is("unknown command") => self
+                .transport
+                .send(ep, Method::GET, "/window/size", None, COMMAND_TIMEOUT)
+                .await
+                .ok()
+                .and_then(|a| status::parse_window_size(&a["value"])),
+            Err(_) => None,
+        };
+        ep.set_screen(g);
+        g
+    }
+}
+
+#[async_trait]
+impl DeviceBackend for WdaBackend {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+    fn platform(&self) -> Platform {
+        Platform::Ios
+    }
+    fn name(&self) -> &'static str {
+        "iOS devices through WebDriverAgent"
+    }
+    fn coordinate_space(&self) -> CoordinateSpace {
+        CoordinateSpace::Points
+    }
+
+    async fn list_devices(&self) -> Result<Vec<Device>> {
+        self.devices().await
+    }
+    /// A simulator given to `--wda` is listed by the simulator backend too: it stays one
+    /// device, a simulator named as simctl names it, driven through WDA.
+    fn take_over(&self, mine: &Device, earlier: &Device) -> Option<Device> {
+        if earlier.kind != DeviceKind::Simulator {
+            return None;
+        }
+        Some(Device {
+            kind: DeviceKind::Simulator,
+            name: earlier.name.clone(),
+            state: earlier.state,
+            os_version: earlier
+                .os_version
+                .clone()
+                .or_else(|| mine.os_version.clone()),
+            model: earlier.model.clone().or_else(|| mine.model.clone()),
+            ..mine.clone()
+        })
+    }
+    async fn boot(&self, device: &Device, _wait: Option<Duration>) -> Result<()> {
+        Err(unsupported("booting", self.name()).with_hint(match device.kind {
+            DeviceKind::Simulator => {
+                "this simulator is driven through WebDriverAgent: boot it with `xcrun simctl boot`"
+            }
+            _ => "a physical iPhone is not booted from here: turn it on, unlock it and start WebDriverAgent",
+        }))
+    }
+
+    fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
+        validate::ios_bundle_id(bundle_id)
+    }
+    fn check_app_package(&self, path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+        match validate::extension(path).as_str() {
+            "app" if meta.is_dir() => Ok(()),
+            "ipa" if meta.is_file() => Ok(()),
+            _ => Err(Error::validation(format!(
+                "`{}` is neither an .app folder nor an .ipa file",
+                path.display()
+            ))
+            .with_hint("iPhones install a signed device build: the .app folder or an .ipa")),
+        }
+    }
+
+    async fn doctor(&self, _tools: &[ToolCheck]) -> (Readiness, Vec<BackendCheck>) {
+        self.doctor_checks().await
+    }
+
+    // --- apps: WDA when the device has an endpoint, devicectl otherwise -----------------------
+    async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {
+        let id = self.devicectl_id(device, "installing apps")?;
+        self.devicectl.install(id, path).await
+    }
+    async fn launch_app(&self, d: &Device, bundle_id: &str, o: &LaunchOptions) -> Result<Launched> {
+        let pid = if self.endpoint(d).is_ok() {
+            if o.relaunch {
+                self.terminate_app(d, bundle_id).await?;
+            }
+            let body = json!({ "bundleId": bundle_id, "arguments": o.arguments });
+            self.session_call(
+                d,
+                Method::POST,
+                "/wda/apps/launch",
+                Some(&body),
+                COMMAND_TIMEOUT * 2,
+            )
+            .await?;
+            None
+        } else {
+            let id = self.devicectl_id(d, "launching apps")?;
+            self.devicectl.launch(id, bundle_id, o).await?
+        };
+        Ok(Launched {
+            bundle_id: bundle_id.to_string(),
+            activity: None,
+            pid,
+            launch_time_ms: 0,
+        })
+    }
+    async fn terminate_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
+        if self.endpoint(device).is_ok() {
+            let body = json!({ "bundleId": bundle_id });
+            return self
+                .session_call(
+                    device,
+                    Method::POST,
+                    "/wda/apps/terminate",
+                    Some(&body),
+                    COMMAND_TIMEOUT,
+                )
+                .await
+                .map(drop);
+        }
+        let id = self.devicectl_id(device, "terminating apps")?;
+        self.devicectl.terminate(id, bundle_id).await
+    }
+    async fn reset_app(&self, _device: &Device, bundle_id: &str) -> Result<()> {
+        Err(
+            unsupported("clearing one app's data", "iOS").with_hint(format!(
+                "iOS keeps no per-app data reset: uninstall and reinstall `{bundle_id}` \
+             (POST /api/v1/device/app/install)"
+            )),
+        )
+    }
+    async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
+        let id = self.devicectl_id(device, "listing apps")?;
+        self.devicectl.list_apps(id).await
+    }
+    async fn open_url(&self, device: &Device, url: &str) -> Result<()> {
+        let body = json!({ "url": url });
+        self.session_call(device, Method::POST, "/url", Some(&body), COMMAND_TIMEOUT)
+            .await
+            .map(drop)
+    }
+
+    // --- screen ---------------------------------------------------------------------------
+    async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
+        let ep = self.endpoint(device)?;
+        let answer = self
+            .transport
+            .call(ep, Method::GET, "/screenshot", None, COMMAND_TIMEOUT)
+            .await?;
+        let b64 = answer["value"].as_str().unwrap_or_default();
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(b64.trim())
+            .ok()
+            .filter(|p| p.starts_with(b"\x89PNG"));
+        png.ok_or_else(|| {
+            Error::new(
+                ErrorCode::CommandFailed,
+                "WebDriverAgent's screenshot is not a base64 PNG",
+            )
+            .with_details(json!({ "head": b64.chars().take(60).collect::<String>() }))
+        })
+    }
+    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
+        let ep = self.endpoint(device)?;
+        let timeout = self.source_timeout;
+        let answer = match self
+            .transport
+            .send(ep, Method::GET, SOURCE_XML, None, timeout)
+            .await
+        {
+            Ok(a) => a,
+            // A WDA that cannot print XML: its JSON tree.
+            Err(Failure::Wda(e)) if e.is("invalid argument") || e.is("unknown command") => {
+                self.transport
+                    .call(ep, Method::GET, SOURCE_JSON, None, timeout)
+                    .await?
+            }
+            Err(f) => {
+                return Err(errors::to_error(
+                    f,
+                    &format!("GET {SOURCE_XML}"),
+                    &ep.spec.url,
+                    ep.spec.udid.as_deref(),
+                ))
+            }
+        };
+        let text = match &answer["value"] {
+            Value::String(xml) => xml.clone(),
+            // The JSON tree, envelope and all: the WDA JSON parser unwraps it.
+            Value::Object(_) => answer.to_string(),
+            other => {
+                return Err(Error::new(
+                    ErrorCode::CommandFailed,
+                    "WebDriverAgent's source is neither XML nor a JSON tree",
+                )
+                .with_details(json!({ "value": other })))
+            }
+        };
+        Ok(UiSource {
+            text,
+            tool: "wda",
+            foreground: None,
+        })
+    }
+    async fn screen_geometry(&self, device: &Device) -> Option<ScreenGeometry> {
+        let ep = self.endpoint(device).ok()?;
+        self.read_geometry(ep).await
+    }
+
+    // --- input: W3C actions in points ---------------------------------------------------------
+    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
+        self.actions(device, gestures::press_at(at, TAP_HOLD_MS)?, TAP_HOLD_MS)
+            .await
+    }
+    async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
+        self.actions(device, gestures::press_at(at, duration_ms)?, duration_ms)
+            .await
+    }
+    async fn swipe(&self, d: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
+        self.actions(d, gestures::swipe(from, to, duration_ms)?, duration_ms)
+            .await
+    }
+    async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
+        self.keys(device, text).await?;
+        Ok(TypedWith("wda_keys"))
+    }
+    async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
+        let (path, body) = match gestures::wda_key(key)? {
+            WdaKey::Button(name) => ("/wda/pressButton", json!({ "name": name })),
+            WdaKey::Chars(chars) => return self.keys(device, chars).await,
+            WdaKey::Lock => ("/wda/lock", json!({})),
+            WdaKey::Hid(usage) => ("/wda/performIoHidEvent", gestures::hid_body(usage)),
+        };
+        self.session_call(device, Method::POST, path, Some(&body), COMMAND_TIMEOUT)
+            .await
+            .map(drop)
+    }
+    /// The tap on the field (when there is one), then one `/wda/keys` with the deletes, the
+    /// text and Return: two requests at most.
+    async fn type_job(&self, device: &Device, job: &TypeJob<'_>) -> Result<TypedWith> {
+        self.endpoint(device)?;
+        if let Some(at) = job.tap {
+            self.tap(device, at).await?;
+        }
+        let mut chars = DELETE.repeat(job.clear_chars.unwrap_or(0));
+        chars.push_str(job.text);
+        if job.submit {
+            chars.push_str(RETURN);
+        }
+        if chars.is_empty() {
+            return Ok(TypedWith("none"));
+        }
+        self.keys(device, &chars).await?;
+        Ok(TypedWith("wda_keys"))
+    }
+    async fn clear_field(&self, device: &Device, chars: usize) -> Result<()> {
+        if chars == 0 {
+            return Ok(());
+        }
+        self.keys(device, &DELETE.repeat(chars)).await
+    }
+    async fn hide_keyboard(&self, device: &Device) -> Result<()> {
+        self.session_call(
+            device,
+            Method::POST,
+            "/wda/keyboard/dismiss",
+            Some(&json!({})),
+            COMMAND_TIMEOUT,
+        )
+        .await
+        .map(drop)
+    }
+
+    // --- alerts: WDA's own commands -----------------------------------------------------------
+    async fn native_alert(&self, device: &Device) -> Result<Option<Alert>> {
+        let text = match self
+            .session_call(device, Method::GET, "/alert/text", None, COMMAND_TIMEOUT)
+            .await
+        {
+            Ok(answer) => answer["value"].as_str().unwrap_or_default().to_string(),
+            Err(e) if e.code == ErrorCode::NoAlert => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let buttons = self
+            .session_call(
+                device,
+                Method::GET,
+                "/wda/alert/buttons",
+                None,
+                COMMAND_TIMEOUT,
+            )
+            .await?;
+        let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+        let title = lines.next().map(str::to_string);
+        let message: Vec<&str> = lines.collect();
+        Ok(Some(Alert {
+            title,
+            message: (!message.is_empty()).then(|| message.join("\n")),
+            buttons: buttons["value"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(|label| AlertButton {
+                    label: label.to_string(),
+                    r#ref: None,
+                    bounds: Rect::new(0.0, 0.0, 0.0, 0.0),
+                })
+                .collect(),
+        }))
+    }
+    /// `POST /alert/accept` or `/alert/dismiss` naming the button the controller picked, so
+    /// the button reported is the one WDA taps.
+    async fn answer_alert(
+        &self,
+        device: &Device,
+        choice: &AlertChoice,
+        button: &AlertButton,
+    ) -> Result<()> {
+        let path = match choice {
+            AlertChoice::Dismiss => "/alert/dismiss",
+            AlertChoice::Accept | AlertChoice::Button(_) => "/alert/accept",
+        };
+        let body = json!({ "name": button.label });
+        self.session_call(device, Method::POST, path, Some(&body), COMMAND_TIMEOUT)
+            .await
+            .map(drop)
+    }
+
+    // --- system ---------------------------------------------------------------------------
+    async fn permission(
+        &self,
+        _device: &Device,
+        _bundle_id: &str,
+        _permission: &str,
+        _action: crate::device::PermissionAction,
+    ) -> Result<Option<String>> {
+        Err(unsupported("changing permissions", self.name()).with_hint(
+            "iOS asks when the app first needs the permission: answer that alert with              POST /api/v1/device/alert/accept or /dismiss; Settings › the app changes it later",
+        ))
+    }
+    /// WDA's simulated location (XCTest's, iOS 16.4+ with Xcode 14.3+).
+    async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {
+        let body = json!({ "latitude": latitude, "longitude": longitude });
+        self.session_call(
+            device,
+            Method::POST,
+            "/wda/simulatedLocation",
+            Some(&body),
+            COMMAND_TIMEOUT,
+        )
+        .await
+        .map(drop)
+    }
+    async fn clear_location(&self, device: &Device) -> Result<()> {
+        self.session_call(
+            device,
+            Method::DELETE,
+            "/wda/simulatedLocation",
+            None,
+            COMMAND_TIMEOUT,
+        )
+        .await
+        .map(drop)
+    }
+}

@@ -38,6 +38,7 @@ use super::doctor::{BackendCheck, Readiness, ToolCheck};
 use super::{unsupported, validate, DeviceBackend, ScreenGeometry, TypeJob, TypedWith, UiSource};
 use crate::device::{
     AlertChoice, AppInfo, Device, DeviceKind, KeyPress, LaunchOptions, Launched, Platform, Point,
+    StatusBarOverride,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Toolbox;
@@ -531,6 +532,23 @@ impl DeviceBackend for WdaBackend {
         Err(unsupported("changing permissions", self.name()).with_hint(
             "iOS asks when the app first needs the permission: answer that alert with              POST /api/v1/device/alert/accept or /dismiss; Settings › the app changes it later",
         ))
+    }
+    async fn erase(&self, _device: &Device) -> Result<()> {
+        Err(unsupported("erasing the device", self.name()).with_hint(
+            "erase an iPhone on the phone itself (Settings › General › Transfer or Reset iPhone)",
+        ))
+    }
+    async fn status_bar(
+        &self,
+        _device: &Device,
+        _values: Option<&StatusBarOverride>,
+    ) -> Result<()> {
+        Err(
+            unsupported("overriding the status bar", self.name()).with_hint(
+                "status bar overrides exist for simulators only (xcrun simctl status_bar); a \
+             phone's screenshots show its real status bar",
+            ),
+        )
     }
     /// WDA's simulated location (XCTest's, iOS 16.4+ with Xcode 14.3+).
     async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {

@@ -382,3 +382,85 @@ async fn a_backend_with_a_built_in_id_replaces_the_built_in() {
     // The adb backend it replaced was never asked.
     assert!(fakes.calls("adb").is_empty(), "{:?}", fakes.calls("adb"));
 }
+
+/// The same phones, listed by a second backend that takes over a device an earlier backend
+/// listed too (as the WDA backend does with a simulator given to `--wda`).
+struct TakesOver {
+    inner: Arc<FixtureBackend>,
+}
+
+#[async_trait]
+impl DeviceBackend for TakesOver {
+    fn id(&self) -> &'static str {
+        self.inner.id()
+    }
+    fn platform(&self) -> Platform {
+        Platform::Ios
+    }
+    fn coordinate_space(&self) -> CoordinateSpace {
+        CoordinateSpace::Points
+    }
+    async fn list_devices(&self) -> Result<Vec<Device>> {
+        self.inner.list_devices().await
+    }
+    fn take_over(&self, mine: &Device, earlier: &Device) -> Option<Device> {
+        Some(Device {
+            name: format!("{} (taken over)", earlier.name),
+            ..mine.clone()
+        })
+    }
+    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
+        self.inner.dump_ui(device).await
+    }
+    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
+        self.inner.tap(device, at).await
+    }
+}
+
+#[tokio::test]
+async fn a_udid_two_backends_list_is_one_device_whose_backend_says_who_drives_it() {
+    mobilectl::api::check_declared_errors(true);
+    let build = |backends: Vec<Arc<dyn DeviceBackend>>| {
+        server::app(
+            AppState::new(
+                DeviceController::with_backends(no_tools(), backends),
+                ServerOptions::default(),
+            ),
+            loopback_policy(),
+        )
+    };
+    let tap = json!({"udid": READY, "x": 5, "y": 5});
+
+    // By default the earlier backend keeps it.
+    let (first, second) = (
+        FixtureBackend::new("first", SETTINGS),
+        FixtureBackend::new("second", SETTINGS),
+    );
+    let app = build(vec![first.clone(), second.clone()]);
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    let udids: Vec<&str> = list["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["udid"].as_str().unwrap())
+        .collect();
+    assert_eq!(udids, [READY, ASLEEP]);
+    let (status, _) = call(&app, post("/api/v1/device/ui/tap", tap.clone())).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!((first.taps().len(), second.taps().len()), (1, 0));
+
+    // A later backend that takes it over drives it, under the name it gives.
+    let (first, later) = (
+        FixtureBackend::new("first", SETTINGS),
+        Arc::new(TakesOver {
+            inner: FixtureBackend::new("later", SETTINGS),
+        }),
+    );
+    let app = build(vec![first.clone(), later.clone()]);
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(list["devices"].as_array().unwrap().len(), 2);
+    assert_eq!(list["devices"][0]["name"], "Test iPhone (taken over)");
+    let (status, _) = call(&app, post("/api/v1/device/ui/tap", tap)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!((first.taps().len(), later.inner.taps().len()), (0, 1));
+}

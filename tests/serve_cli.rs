@@ -112,14 +112,8 @@ async fn serve_lists_the_wda_endpoints_of_mobilectl_wda() {
             .json()
             .await
             .unwrap();
-    let udids: Vec<&str> = list["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["udid"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        udids,
+        common::udids(&list),
         [
             "00008101-001D24E93C08001E".to_string(),
             format!("wda:{}", b.addr)

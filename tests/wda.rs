@@ -14,12 +14,10 @@ use axum::http::{Request, StatusCode};
 use axum::Router;
 use common::wda::*;
 use common::*;
-use http_body_util::BodyExt;
 use mobilectl::backend::wda::{EndpointSpec, WdaConfig};
 use mobilectl::backend::BackendConfig;
 use mobilectl::exec::Toolbox;
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
 const UDID: &str = "00008101-001D24E93C08001E";
 const SESSION: &str = "01C14CF6-A745-4E05-85C8-905DCEC61424";
@@ -65,6 +63,17 @@ fn centre(e: &Value) -> (f64, f64) {
     )
 }
 
+fn press(key: &str) -> Request<Body> {
+    post("/api/v1/device/ui/press", json!({ "key": key }))
+}
+
+fn tap_at(x: impl Into<f64>, y: impl Into<f64>) -> Request<Body> {
+    post(
+        "/api/v1/device/ui/tap",
+        json!({ "x": x.into(), "y": y.into() }),
+    )
+}
+
 /// The pointer steps of a recorded `/actions` body.
 fn steps(seen: &Seen) -> Vec<Value> {
     assert_eq!(
@@ -77,21 +86,8 @@ fn steps(seen: &Seen) -> Vec<Value> {
         .clone()
 }
 
-/// A screenshot request; status and headers (the body is an image).
 async fn screenshot(app: &Router) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
-    let res = app
-        .clone()
-        .oneshot(
-            Request::get("/api/v1/device/screenshot")
-                .header("host", "127.0.0.1:9100")
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let (parts, body) = res.into_parts();
-    let bytes = body.collect().await.unwrap().to_bytes().to_vec();
-    (parts.status, parts.headers, bytes)
+    get_raw(app, "/api/v1/device/screenshot").await
 }
 
 /// Requests each operation cost, from the fake's log.
@@ -179,11 +175,7 @@ async fn a_whole_flow_runs_on_one_session_with_taps_in_points() {
 
     // A point is sent as given, in the same session.
     let n = fake.log().len();
-    let (status, _) = call(
-        &app,
-        post("/api/v1/device/ui/tap", json!({"x": 20.5, "y": 700})),
-    )
-    .await;
+    let (status, _) = call(&app, tap_at(20.5, 700)).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         costs.note("tap (point)", &fake, n),
@@ -299,11 +291,7 @@ async fn a_whole_flow_runs_on_one_session_with_taps_in_points() {
     );
 
     let n = fake.log().len();
-    let (status, _) = call(
-        &app,
-        post("/api/v1/device/ui/press", json!({"key": "home"})),
-    )
-    .await;
+    let (status, _) = call(&app, press("home")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         costs.note("press home", &fake, n),
@@ -324,8 +312,7 @@ async fn a_whole_flow_runs_on_one_session_with_taps_in_points() {
         ("lock", "POST /session/:id/wda/lock", json!({})),
     ] {
         let n = fake.log().len();
-        let (status, body_) =
-            call(&app, post("/api/v1/device/ui/press", json!({"key": key}))).await;
+        let (status, body_) = call(&app, press(key)).await;
         assert_eq!(status, StatusCode::OK, "{key}: {body_}");
         assert_eq!(fake.routes_since(n), [route], "{key}");
         assert_eq!(fake.log()[n].body, body, "{key}");
@@ -564,17 +551,10 @@ async fn an_old_wda_s_json_tree_is_read_when_it_sends_no_xml() {
 async fn wda_down_answers_device_unreachable_and_the_next_call_works() {
     let mut fake = FakeWda::start(SETTINGS, STATUS_IOS14).await;
     let app = wda(&fake);
-    let (status, _) = call(
-        &app,
-        post("/api/v1/device/ui/tap", json!({"x": 10, "y": 10})),
-    )
-    .await;
+    let (status, _) = call(&app, tap_at(10, 10)).await;
     assert_eq!(status, StatusCode::OK);
     fake.stop().await;
-    for req in [
-        post("/api/v1/device/ui/tap", json!({"x": 10, "y": 10})),
-        get("/api/v1/device/ui"),
-    ] {
+    for req in [tap_at(10, 10), get("/api/v1/device/ui")] {
         let (status, body) = call(&app, req).await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
         assert_eq!(error_code(&body), "DEVICE_UNREACHABLE");
@@ -592,11 +572,7 @@ async fn wda_down_answers_device_unreachable_and_the_next_call_works() {
     // WDA restarted (without our session): the next call opens a new session and works.
     fake.restart().await;
     let n = fake.log().len();
-    let (status, body) = call(
-        &app,
-        post("/api/v1/device/ui/tap", json!({"x": 10, "y": 10})),
-    )
-    .await;
+    let (status, body) = call(&app, tap_at(10, 10)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(
         fake.routes_since(n),
@@ -612,19 +588,11 @@ async fn wda_down_answers_device_unreachable_and_the_next_call_works() {
 async fn an_invalid_session_is_recreated_once_and_the_action_repeated() {
     let fake = FakeWda::start(SETTINGS, STATUS_IOS14).await;
     let app = wda(&fake);
-    call(
-        &app,
-        post("/api/v1/device/ui/press", json!({"key": "home"})),
-    )
-    .await;
+    call(&app, press("home")).await;
     // Another client took WDA's one session.
     fake.forget_session();
     let n = fake.log().len();
-    let (status, body) = call(
-        &app,
-        post("/api/v1/device/ui/press", json!({"key": "home"})),
-    )
-    .await;
+    let (status, body) = call(&app, press("home")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(
         fake.routes_since(n),
@@ -636,11 +604,7 @@ async fn an_invalid_session_is_recreated_once_and_the_action_repeated() {
     );
     // And the new session is reused.
     let n = fake.log().len();
-    call(
-        &app,
-        post("/api/v1/device/ui/press", json!({"key": "home"})),
-    )
-    .await;
+    call(&app, press("home")).await;
     assert_eq!(fake.routes_since(n), ["POST /session/:id/wda/pressButton"]);
 
     // Twice in a row: COMMAND_FAILED, not a loop.
@@ -648,19 +612,11 @@ async fn an_invalid_session_is_recreated_once_and_the_action_repeated() {
     fake.once("POST", "/wda/pressButton", 404, invalid);
     fake.once("POST", "/wda/pressButton", 404, invalid);
     let n = fake.log().len();
-    let (status, body) = call(
-        &app,
-        post("/api/v1/device/ui/press", json!({"key": "home"})),
-    )
-    .await;
+    let (status, body) = call(&app, press("home")).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
     assert_eq!(error_code(&body), "COMMAND_FAILED");
     assert_eq!(fake.routes_since(n).len(), 3);
-    let (status, _) = call(
-        &app,
-        post("/api/v1/device/ui/press", json!({"key": "home"})),
-    )
-    .await;
+    let (status, _) = call(&app, press("home")).await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -673,10 +629,7 @@ async fn a_source_slower_than_its_limit_is_a_timeout_and_the_next_read_works() {
     let (status, body) = call(&app, get("/api/v1/device/ui")).await;
     assert_eq!(status, StatusCode::GATEWAY_TIMEOUT, "{body}");
     assert_eq!(error_code(&body), "TIMEOUT");
-    assert!(body["error"]["hint"]
-        .as_str()
-        .unwrap()
-        .contains("--wda-source-timeout-ms"));
+    says(&body, "hint", "--wda-source-timeout-ms");
     assert!(
         started.elapsed() < Duration::from_secs(4),
         "{:?}",
@@ -698,23 +651,12 @@ async fn wda_error_bodies_get_their_codes_and_the_next_call_works() {
         500,
         r#"{"value": {"error": "unknown error", "message": "The button 'volumeup' is not supported. The device under test only supports the following buttons: [home]", "traceback": ""}, "sessionId": "01C14CF6-A745-4E05-85C8-905DCEC61424"}"#,
     );
-    let (status, body) = call(
-        &app,
-        post("/api/v1/device/ui/press", json!({"key": "volume_up"})),
-    )
-    .await;
+    let (status, body) = call(&app, press("volume_up")).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
     assert_eq!(error_code(&body), "COMMAND_FAILED");
-    assert!(body["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("The button 'volumeup' is not supported"));
+    says(&body, "message", "The button 'volumeup' is not supported");
     assert_eq!(body["error"]["details"]["wda_error"], "unknown error");
-    let (status, _) = call(
-        &app,
-        post("/api/v1/device/ui/press", json!({"key": "home"})),
-    )
-    .await;
+    let (status, _) = call(&app, press("home")).await;
     assert_eq!(status, StatusCode::OK);
 
     // unexpected alert open → ALERT_BLOCKING; stale element reference → STALE_REFERENCE.
@@ -737,12 +679,11 @@ async fn wda_error_bodies_get_their_codes_and_the_next_call_works() {
     ] {
         let body = json!({"value": {"error": error, "message": "m", "traceback": ""}, "sessionId": SESSION});
         fake.once("POST", "/actions", 500, &body.to_string());
-        let (status, body) =
-            call(&app, post("/api/v1/device/ui/tap", json!({"x": 5, "y": 5}))).await;
+        let (status, body) = call(&app, tap_at(5, 5)).await;
         assert_eq!(status, http, "{error}: {body}");
         assert_eq!(error_code(&body), code);
         assert!(body["error"]["hint"].is_string());
-        let (status, _) = call(&app, post("/api/v1/device/ui/tap", json!({"x": 5, "y": 5}))).await;
+        let (status, _) = call(&app, tap_at(5, 5)).await;
         assert_eq!(status, StatusCode::OK, "after {error}");
     }
 
@@ -753,11 +694,7 @@ async fn wda_error_bodies_get_their_codes_and_the_next_call_works() {
     ] {
         let body = json!({"value": {"error": error, "message": "m", "traceback": ""}, "sessionId": SESSION});
         fake.once("POST", "/wda/keys", 500, &body.to_string());
-        let (status, body) = call(
-            &app,
-            post("/api/v1/device/ui/press", json!({"key": "enter"})),
-        )
-        .await;
+        let (status, body) = call(&app, press("enter")).await;
         assert_eq!(error_code(&body), code, "{status} {body}");
     }
 
@@ -772,10 +709,11 @@ async fn wda_error_bodies_get_their_codes_and_the_next_call_works() {
     )
     .await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
-    assert!(body["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("Failed to launch com.apple.mobilesafari application"));
+    says(
+        &body,
+        "message",
+        "Failed to launch com.apple.mobilesafari application",
+    );
     fake.once_fixture("POST", "/wda/keyboard/dismiss", 200, JSONWP_UNHANDLED);
     let (_, snap) = call(&app, get("/api/v1/device/ui?format=json")).await;
     assert!(snap["snapshot_id"].is_string());
@@ -784,18 +722,10 @@ async fn wda_error_bodies_get_their_codes_and_the_next_call_works() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["details"]["keyboard_was_visible"], false);
     fake.once_fixture("POST", "/wda/pressButton", 200, JSONWP_UNHANDLED);
-    let (status, body) = call(
-        &app,
-        post("/api/v1/device/ui/press", json!({"key": "home"})),
-    )
-    .await;
+    let (status, body) = call(&app, press("home")).await;
     assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
     assert_eq!(error_code(&body), "UNSUPPORTED_ON_PLATFORM");
-    let (status, _) = call(
-        &app,
-        post("/api/v1/device/ui/press", json!({"key": "home"})),
-    )
-    .await;
+    let (status, _) = call(&app, press("home")).await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -806,20 +736,18 @@ async fn a_session_wda_will_not_create_is_command_failed_with_its_words() {
     let app = wda(&fake);
     // The recorded `session not created` answer (a 500).
     fake.once_fixture("POST", "/session", 500, SESSION_NOT_CREATED);
-    let (status, body) = call(&app, post("/api/v1/device/ui/tap", json!({"x": 1, "y": 1}))).await;
+    let (status, body) = call(&app, tap_at(1, 1)).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
     assert_eq!(error_code(&body), "COMMAND_FAILED");
-    assert!(body["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("'capabilities' is mandatory to create a new session"));
-    assert!(body["error"]["hint"]
-        .as_str()
-        .unwrap()
-        .contains("unlock the phone"));
+    says(
+        &body,
+        "message",
+        "'capabilities' is mandatory to create a new session",
+    );
+    says(&body, "hint", "unlock the phone");
     // Next call: the session opens (the recorded W3C answer) and the tap goes through in it.
     let n = fake.log().len();
-    let (status, _) = call(&app, post("/api/v1/device/ui/tap", json!({"x": 1, "y": 1}))).await;
+    let (status, _) = call(&app, tap_at(1, 1)).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         fake.log()[n + 1].path,
@@ -859,4 +787,41 @@ async fn doctor_reports_each_endpoint() {
     assert_eq!(wda["ok"], false);
     assert!(wda["remediation"].as_str().unwrap().contains("iproxy"));
     assert_eq!(doctor["wda"], "blocked");
+}
+
+#[tokio::test]
+async fn hiding_the_keyboard_is_wda_s_keyboard_dismiss() {
+    use mobilectl::backend::wda::WdaBackend;
+    use mobilectl::backend::DeviceBackend;
+    use mobilectl::device::{Device, DeviceKind, DeviceState, Platform};
+    // No recorded WDA source shows a keyboard, so the route would not ask (it hides a keyboard
+    // only when the screen shows one): the backend is called directly, against the fake WDA.
+    let fake = FakeWda::start(SETTINGS, STATUS_IOS14).await;
+    let config = WdaConfig {
+        endpoints: vec![EndpointSpec::parse(&format!("{UDID}={}", fake.url())).unwrap()],
+        ..Default::default()
+    };
+    let backend = WdaBackend::new(Toolbox::with([]), &config, None);
+    let device = Device {
+        udid: UDID.into(),
+        name: "iPhone".into(),
+        platform: Platform::Ios,
+        kind: DeviceKind::Device,
+        state: DeviceState::Online,
+        os_version: None,
+        api_level: None,
+        model: None,
+        backend: WdaBackend::ID,
+    };
+    backend.hide_keyboard(&device).await.unwrap();
+    backend.clear_field(&device, 3).await.unwrap();
+    assert_eq!(
+        fake.routes_since(0),
+        [
+            "POST /session",
+            "POST /session/:id/wda/keyboard/dismiss",
+            "POST /session/:id/wda/keys"
+        ]
+    );
+    assert_eq!(fake.log()[2].body, json!({"value": ["\u{7f}\u{7f}\u{7f}"]}));
 }

@@ -94,12 +94,32 @@ fn argv(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
+/// `devicectl WORDS --device PHONE --quiet --json-output - REST`, as mobilectl runs it.
+fn on_phone(words: &[&str], rest: &[&str]) -> Vec<String> {
+    let common = ["--device", PHONE, "--quiet", "--json-output", "-"];
+    let all: Vec<&str> = std::iter::once("devicectl")
+        .chain(words.iter().copied())
+        .chain(common)
+        .chain(rest.iter().copied())
+        .collect();
+    argv(&all)
+}
+
 fn devicectl_calls(fakes: &FakeTools) -> Vec<Vec<String>> {
     fakes
         .calls("xcrun")
         .into_iter()
         .filter(|c| c[0] == "devicectl")
         .collect()
+}
+
+async fn app_route(app: &Router, route: &str, body: Value) -> (StatusCode, Value) {
+    call(app, post(&format!("/api/v1/device/app/{route}"), body)).await
+}
+
+async fn install(app: &Router, path: &Path) -> (StatusCode, Value) {
+    let body = json!({ "udid": PHONE, "path": path });
+    call(app, post("/api/v1/device/app/install", body)).await
 }
 
 /// An `.app` folder named `name` in `dir`.
@@ -164,163 +184,79 @@ async fn devicectl_lists_the_phone_and_drives_its_apps() {
     assert_eq!(ids, ["org.qt-project.appuntitled17", "org.qt-project.ijij"]);
     assert_eq!(
         devicectl_calls(&fakes).last().unwrap(),
-        &argv(&[
-            "devicectl",
-            "device",
-            "info",
-            "apps",
-            "--device",
-            PHONE,
-            "--quiet",
-            "--json-output",
-            "-"
-        ])
+        &on_phone(&["device", "info", "apps"], &[])
     );
 
     let dir = tempfile::tempdir().unwrap();
     let good = app_bundle(dir.path(), "Verifier.app");
-    let (status, body) = call(
-        &app,
-        post(
-            "/api/v1/device/app/install",
-            json!({"udid": PHONE, "path": good}),
-        ),
-    )
-    .await;
+    let (status, body) = install(&app, &good).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(
         devicectl_calls(&fakes).last().unwrap(),
-        &argv(&[
-            "devicectl",
-            "device",
-            "install",
-            "app",
-            "--device",
-            PHONE,
-            "--quiet",
-            "--json-output",
-            "-",
-            good.to_str().unwrap()
-        ])
+        &on_phone(&["device", "install", "app"], &[good.to_str().unwrap()])
     );
     // The recorded 3002: devicectl's words, its recovery suggestion as the hint.
     let broken = app_bundle(dir.path(), "Broken.app");
-    let (status, body) = call(
-        &app,
-        post(
-            "/api/v1/device/app/install",
-            json!({"udid": PHONE, "path": broken}),
-        ),
-    )
-    .await;
+    let (status, body) = install(&app, &broken).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
     assert_eq!(error_code(&body), "COMMAND_FAILED");
-    assert!(body["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("is not a valid bundle"));
-    assert!(body["error"]["hint"]
-        .as_str()
-        .unwrap()
-        .contains("CFBundleIdentifier"));
+    says(&body, "message", "is not a valid bundle");
+    says(&body, "hint", "CFBundleIdentifier");
     assert_eq!(body["error"]["details"]["code"], 3002);
     // Not an app bundle at all: refused before devicectl runs.
     let before = devicectl_calls(&fakes).len();
     let text = dir.path().join("notes.txt");
     std::fs::write(&text, "x").unwrap();
-    let (status, _) = call(
-        &app,
-        post(
-            "/api/v1/device/app/install",
-            json!({"udid": PHONE, "path": text}),
-        ),
-    )
-    .await;
+    let (status, _) = install(&app, &text).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(devicectl_calls(&fakes).len(), before);
 
-    let (status, body) = call(
-        &app,
-        post(
-            "/api/v1/device/app/launch",
-            json!({"udid": PHONE, "bundle_id": "com.apple.Preferences", "relaunch": true, "arguments": ["-x"]}),
-        ),
-    )
-    .await;
+    let (status, body) = app_route(&app, "launch", json!({"udid": PHONE, "bundle_id": "com.apple.Preferences", "relaunch": true, "arguments": ["-x"]})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["pid"], 4924);
     assert_eq!(
         devicectl_calls(&fakes).last().unwrap(),
-        &argv(&[
-            "devicectl",
-            "device",
-            "process",
-            "launch",
-            "--device",
-            PHONE,
-            "--quiet",
-            "--json-output",
-            "-",
-            "--terminate-existing",
-            "com.apple.Preferences",
-            "-x"
-        ])
+        &on_phone(
+            &["device", "process", "launch"],
+            &["--terminate-existing", "com.apple.Preferences", "-x"]
+        )
     );
-    let (status, body) = call(
+    let (status, body) = app_route(
         &app,
-        post(
-            "/api/v1/device/app/launch",
-            json!({"udid": PHONE, "bundle_id": "com.example.notinstalled"}),
-        ),
+        "launch",
+        json!({"udid": PHONE, "bundle_id": "com.example.notinstalled"}),
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     assert_eq!(error_code(&body), "NOT_FOUND");
-    assert!(body["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("com.example.notinstalled is not installed"));
+    says(
+        &body,
+        "message",
+        "com.example.notinstalled is not installed",
+    );
 
     // Terminate: the app's bundle, then the process running from it. The recorded app does
     // not run among the recorded processes, so nothing is terminated (and that is no error).
     let before = devicectl_calls(&fakes).len();
-    let (status, body) = call(
+    let (status, body) = app_route(
         &app,
-        post(
-            "/api/v1/device/app/terminate",
-            json!({"udid": PHONE, "bundle_id": "org.iuehrg.cmake-widgets"}),
-        ),
+        "terminate",
+        json!({"udid": PHONE, "bundle_id": "org.iuehrg.cmake-widgets"}),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(
         devicectl_calls(&fakes)[before..],
         [
-            argv(&[
-                "devicectl",
-                "device",
-                "info",
-                "apps",
-                "--device",
-                PHONE,
-                "--quiet",
-                "--json-output",
-                "-",
-                "--include-all-apps",
-                "--bundle-id",
-                "org.iuehrg.cmake-widgets"
-            ]),
-            argv(&[
-                "devicectl",
-                "device",
-                "info",
-                "processes",
-                "--device",
-                PHONE,
-                "--quiet",
-                "--json-output",
-                "-"
-            ]),
+            on_phone(
+                &["device", "info", "apps"],
+                &[
+                    "--include-all-apps",
+                    "--bundle-id",
+                    "org.iuehrg.cmake-widgets"
+                ]
+            ),
+            on_phone(&["device", "info", "processes"], &[]),
         ]
     );
 
@@ -363,12 +299,10 @@ async fn an_endpoint_given_the_phone_s_udid_is_one_device_named_by_devicectl() {
     let (status, _) = call(&app, get(&format!("/api/v1/device/app/list?udid={PHONE}"))).await;
     assert_eq!(status, StatusCode::OK);
     let before = devicectl_calls(&fakes).len();
-    let (status, body) = call(
+    let (status, body) = app_route(
         &app,
-        post(
-            "/api/v1/device/app/launch",
-            json!({"udid": PHONE, "bundle_id": "com.apple.Preferences"}),
-        ),
+        "launch",
+        json!({"udid": PHONE, "bundle_id": "com.apple.Preferences"}),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -393,10 +327,7 @@ async fn without_devicectl_wda_devices_stay_usable() {
     let (status, body) = call(&app, get("/api/v1/device/app/list")).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
     assert_eq!(error_code(&body), "TOOL_MISSING");
-    assert!(body["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("devicectl"));
+    says(&body, "message", "devicectl");
 
     // An xcrun whose Xcode has no devicectl: it fails; the WDA device does not mind.
     let fakes = FakeTools::new();
@@ -449,10 +380,7 @@ async fn a_simulator_given_to_wda_is_listed_once_as_a_simulator_driven_through_w
     )
     .await;
     assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
-    assert!(body["error"]["hint"]
-        .as_str()
-        .unwrap()
-        .contains("xcrun simctl boot"));
+    says(&body, "hint", "xcrun simctl boot");
 }
 
 /// A request for every operation, sent to a WDA device with devicectl.

@@ -178,6 +178,33 @@ pub async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
     (status, json)
 }
 
+/// A GET whose answer is not JSON (an image): status, headers and body.
+pub async fn get_raw(app: &Router, path: &str) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+    let res = app.clone().oneshot(get(path)).await.unwrap();
+    let (parts, body) = res.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes().to_vec();
+    (parts.status, parts.headers, bytes)
+}
+
+/// The udids of a device listing, in order.
+pub fn udids(list: &Value) -> Vec<&str> {
+    list["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["udid"].as_str().unwrap())
+        .collect()
+}
+
+/// A black PNG of `w`×`h` pixels.
+pub fn blank_png(w: u32, h: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    image::RgbImage::new(w, h)
+        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .unwrap();
+    out
+}
+
 /// Asserts the error envelope and returns its code.
 pub fn error_code(body: &Value) -> String {
     let e = &body["error"];

@@ -259,13 +259,13 @@ async fn handle(State(state): State<Arc<Mutex<FakeState>>>, req: Request<Body>) 
     }
 }
 
-/// A PNG of `w`×`h` pixels.
-pub fn png(w: u32, h: u32) -> Vec<u8> {
-    let mut out = Vec::new();
-    image::RgbImage::new(w, h)
-        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
-        .unwrap();
-    out
+/// Asserts that the error envelope's `field` (`message`, `hint`) contains `text`.
+pub fn says(body: &Value, field: &str, text: &str) {
+    let got = body["error"][field].as_str().unwrap_or_default();
+    assert!(
+        got.contains(text),
+        "{field} {got:?} lacks {text:?} in {body}"
+    );
 }
 
 impl FakeWda {
@@ -278,7 +278,7 @@ impl FakeWda {
             session_answer: read(SESSION_SPRINGBOARD),
             session: None,
             source: read(source),
-            png: png(1206, 2622),
+            png: super::blank_png(1206, 2622),
             screen: Some((402.0, 874.0, 3.0)),
             alert: None,
             once: VecDeque::new(),

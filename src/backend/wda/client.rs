@@ -160,13 +160,7 @@ impl Transport {
 mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> Value {
-        let path = format!(
-            "{}/fixtures/ios_wda_source/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-    }
+    use crate::backend::wda::recorded_wda as fixture;
 
     #[test]
     fn session_ids_of_recorded_session_answers() {

@@ -225,11 +225,7 @@ mod tests {
     use super::*;
 
     fn fixture(name: &str) -> Vec<u8> {
-        std::fs::read(format!(
-            "{}/fixtures/ios_wda_source/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap()
+        crate::backend::wda::recorded(&format!("ios_wda_source/{name}"))
     }
 
     fn wda_error(body: &[u8], status: u16) -> WdaError {

@@ -6,7 +6,9 @@
 
 use serde_json::{json, Value};
 
+use crate::backend::ios::{hid_usage, not_on_ios};
 use crate::backend::unsupported;
+use crate::backend::validate::screen_point as check_point;
 use crate::device::{Key, KeyPress, Point};
 use crate::error::{Error, Result};
 
@@ -15,17 +17,6 @@ pub const TAP_HOLD_MS: u64 = 50;
 
 /// WDA refuses nothing shorter, but a long press under 500 ms is a tap to iOS.
 pub const MAX_HOLD_MS: u64 = 60_000;
-
-fn check_point(p: Point) -> Result<()> {
-    if p.x.is_finite() && p.y.is_finite() && p.x >= 0.0 && p.y >= 0.0 {
-        Ok(())
-    } else {
-        Err(
-            Error::validation(format!("({}, {}) is not a point on the screen", p.x, p.y))
-                .with_hint("iOS coordinates are non-negative screen points, as in the UI tree"),
-        )
-    }
-}
 
 fn finger(steps: Vec<Value>) -> Value {
     json!({
@@ -108,13 +99,7 @@ fn no_key(what: &str, hint: &str) -> Error {
 pub fn wda_key(key: KeyPress) -> Result<WdaKey> {
     use WdaKey::*;
     let key = match key {
-        KeyPress::Code(code) if code <= 255 => return Ok(Hid(code)),
-        KeyPress::Code(code) => {
-            return Err(
-                Error::validation(format!("{code} is not a HID keyboard usage (0–255)"))
-                    .with_hint("on iOS raw key codes are USB HID usages, e.g. 40 = Return"),
-            )
-        }
+        KeyPress::Code(code) => return hid_usage(code).map(Hid),
         KeyPress::Named(k) => k,
     };
     Ok(match key {
@@ -131,18 +116,7 @@ pub fn wda_key(key: KeyPress) -> Result<WdaKey> {
         Key::DpadLeft => Hid(80),
         Key::DpadDown => Hid(81),
         Key::DpadUp => Hid(82),
-        Key::Back => {
-            return Err(no_key(
-                "the back key",
-                "iOS has no back key: tap the navigation bar's back button, or swipe from the left edge",
-            ))
-        }
-        Key::RecentApps => {
-            return Err(no_key(
-                "the recent-apps key",
-                "swipe up from the bottom edge and hold to open the app switcher",
-            ))
-        }
+        Key::Back | Key::RecentApps => return Err(not_on_ios(key)),
         Key::Siri | Key::ApplePay => {
             return Err(no_key(
                 "this button",

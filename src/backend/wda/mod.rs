@@ -21,6 +21,18 @@ mod status;
 
 pub use endpoint::EndpointSpec;
 
+/// Recorded answers for the unit tests of this folder.
+#[cfg(test)]
+pub(crate) fn recorded(rel: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// A recorded WebDriverAgent answer (`fixtures/ios_wda_source/NAME`) as JSON.
+#[cfg(test)]
+pub(crate) fn recorded_wda(name: &str) -> Value {
+    serde_json::from_slice(&recorded(&format!("ios_wda_source/{name}"))).unwrap()
+}
+
 use std::path::Path;
 use std::time::Duration;
 

@@ -130,13 +130,7 @@ pub fn parse_window_size(value: &Value) -> Option<ScreenGeometry> {
 mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> Value {
-        let path = format!(
-            "{}/fixtures/ios_wda_source/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-    }
+    use crate::backend::wda::recorded_wda as fixture;
 
     #[test]
     fn status_of_real_iphones_and_an_old_simulator_wda() {

@@ -200,70 +200,33 @@ fn developer_mode(d: &Value) -> Option<String> {
     }
 }
 
+/// A fact of a device: `properties.<group>.<key>` (devicectl 477+), else the deprecated
+/// `<old_group>.<old_key>`.
+fn fact(d: &Value, group: &str, key: &str, old_group: &str, old_key: &str) -> Option<String> {
+    first_text(d, &[&["properties", group, key], &[old_group, old_key]])
+}
+
+fn hardware(d: &Value, key: &str) -> Option<String> {
+    fact(d, "hardware", key, "hardwareProperties", key)
+}
+
+fn connection(d: &Value, key: &str, old_key: &str) -> Option<String> {
+    fact(d, "connection", key, "connectionProperties", old_key)
+}
+
+fn state(d: &Value, key: &str) -> Option<String> {
+    fact(d, "state", key, "deviceProperties", key)
+}
+
 /// One device object (an entry of `list devices`, or `device info details`' result).
 pub fn parse_device(d: &Value) -> Option<ListedDevice> {
     let identifier = d.get("identifier").and_then(text)?;
-    let udid = first_text(
-        d,
-        &[
-            &["properties", "hardware", "udid"],
-            &["hardwareProperties", "udid"],
-        ],
-    )
-    .unwrap_or_else(|| identifier.clone());
-    let reality = first_text(
-        d,
-        &[
-            &["properties", "hardware", "reality"],
-            &["hardwareProperties", "reality"],
-        ],
-    );
-    let connection = first_text(
-        d,
-        &[
-            &["properties", "connection", "state"],
-            &["connectionProperties", "tunnelState"],
-        ],
-    );
-    let pairing = first_text(
-        d,
-        &[
-            &["properties", "connection", "pairingState"],
-            &["connectionProperties", "pairingState"],
-        ],
-    );
-    let boot = first_text(
-        d,
-        &[
-            &["properties", "state", "bootState"],
-            &["deviceProperties", "bootState"],
-        ],
-    );
+    let udid = hardware(d, "udid").unwrap_or_else(|| identifier.clone());
     Some(ListedDevice {
-        name: first_text(
-            d,
-            &[
-                &["properties", "state", "name"],
-                &["deviceProperties", "name"],
-            ],
-        )
-        .unwrap_or_else(|| udid.clone()),
-        platform: first_text(
-            d,
-            &[
-                &["properties", "hardware", "platform"],
-                &["hardwareProperties", "platform"],
-            ],
-        )
-        .unwrap_or_default(),
-        simulated: reality.as_deref() == Some("simulated"),
-        model: first_text(
-            d,
-            &[
-                &["properties", "hardware", "marketingName"],
-                &["hardwareProperties", "marketingName"],
-            ],
-        ),
+        name: state(d, "name").unwrap_or_else(|| udid.clone()),
+        platform: hardware(d, "platform").unwrap_or_default(),
+        simulated: hardware(d, "reality").as_deref() == Some("simulated"),
+        model: hardware(d, "marketingName"),
         os_version: first_text(
             d,
             &[
@@ -271,16 +234,10 @@ pub fn parse_device(d: &Value) -> Option<ListedDevice> {
                 &["deviceProperties", "osVersionNumber"],
             ],
         ),
-        paired: pairing.as_deref().is_none_or(|p| p == "paired"),
-        connected: connection.as_deref() == Some("connected"),
-        booted: boot.as_deref().is_none_or(|b| b == "booted"),
-        transport: first_text(
-            d,
-            &[
-                &["properties", "connection", "transportType"],
-                &["connectionProperties", "transportType"],
-            ],
-        ),
+        paired: connection(d, "pairingState", "pairingState").is_none_or(|p| p == "paired"),
+        connected: connection(d, "state", "tunnelState").as_deref() == Some("connected"),
+        booted: state(d, "bootState").is_none_or(|b| b == "booted"),
+        transport: connection(d, "transportType", "transportType"),
         developer_mode: developer_mode(d),
         identifier,
         udid,
@@ -385,16 +342,9 @@ pub fn parse_lock_state(result: &Value) -> Option<LockState> {
 mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> String {
-        std::fs::read_to_string(format!(
-            "{}/fixtures/ios_devicectl/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap()
-    }
-
     fn envelope(name: &str) -> Envelope {
-        parse_envelope(&fixture(name)).unwrap()
+        let bytes = crate::backend::wda::recorded(&format!("ios_devicectl/{name}"));
+        parse_envelope(&String::from_utf8(bytes).unwrap()).unwrap()
     }
 
     const LIST: &str = "devicectl_list_devices_iphone12_ios27_plus_18_simulators_devicectl642.json";

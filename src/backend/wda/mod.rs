@@ -10,6 +10,8 @@
 //! press, hide keyboard, open URL, launch, terminate and alert answers one request each (plus
 //! `POST /session` once per session); `type` one `/wda/keys` after the tap on its target.
 
+mod alerts;
+mod apps;
 mod client;
 mod devicectl;
 mod doctor;
@@ -17,9 +19,31 @@ mod endpoint;
 mod errors;
 mod gestures;
 mod listing;
+mod screen;
 mod status;
 
 pub use endpoint::EndpointSpec;
+
+use std::path::Path;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use self::client::{Transport, COMMAND_TIMEOUT};
+use self::devicectl::Devicectl;
+use self::endpoint::Endpoint;
+use self::gestures::{WdaKey, DELETE, RETURN, TAP_HOLD_MS};
+use super::doctor::{BackendCheck, Readiness, ToolCheck};
+use super::{unsupported, validate, DeviceBackend, ScreenGeometry, TypeJob, TypedWith, UiSource};
+use crate::device::{
+    AlertChoice, AppInfo, Device, DeviceKind, KeyPress, LaunchOptions, Launched, Platform, Point,
+    StatusBarOverride,
+};
+use crate::error::{Error, ErrorCode, Result};
+use crate::exec::Toolbox;
+use crate::ui::{Alert, AlertButton, CoordinateSpace};
 
 /// Recorded answers for the unit tests of this folder.
 #[cfg(test)]
@@ -32,29 +56,6 @@ pub(crate) fn recorded(rel: &str) -> Vec<u8> {
 pub(crate) fn recorded_wda(name: &str) -> Value {
     serde_json::from_slice(&recorded(&format!("ios_wda_source/{name}"))).unwrap()
 }
-
-use std::path::Path;
-use std::time::Duration;
-
-use async_trait::async_trait;
-use base64::Engine;
-use reqwest::Method;
-use serde_json::{json, Value};
-
-use self::client::{Transport, COMMAND_TIMEOUT};
-use self::devicectl::Devicectl;
-use self::endpoint::Endpoint;
-use self::errors::Failure;
-use self::gestures::{WdaKey, DELETE, RETURN, TAP_HOLD_MS};
-use super::doctor::{BackendCheck, Readiness, ToolCheck};
-use super::{unsupported, validate, DeviceBackend, ScreenGeometry, TypeJob, TypedWith, UiSource};
-use crate::device::{
-    AlertChoice, AppInfo, Device, DeviceKind, KeyPress, LaunchOptions, Launched, Platform, Point,
-    StatusBarOverride,
-};
-use crate::error::{Error, ErrorCode, Result};
-use crate::exec::Toolbox;
-use crate::ui::{Alert, AlertButton, CoordinateSpace, Rect};
 
 /// Default time limit of `GET /source` (WDA takes about 5 s on a 2,000-node screen).
 pub const DEFAULT_SOURCE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -74,11 +75,6 @@ impl Default for WdaConfig {
         }
     }
 }
-
-/// The `/source` query: XML without the two attributes that cost WDA the most and tell
-/// mobilectl nothing.
-const SOURCE_XML: &str = "/source?format=xml&excluded_attributes=accessible,index";
-const SOURCE_JSON: &str = "/source?format=json";
 
 /// The listing's answer when there is nothing to list.
 fn not_configured() -> Error {
@@ -143,24 +139,6 @@ impl WdaBackend {
             .ok_or_else(|| no_wda(device))
     }
 
-    /// The UDID devicectl knows `device` by (an endpoint given without one has none).
-    fn devicectl_id<'a>(&self, device: &'a Device, what: &str) -> Result<&'a str> {
-        if device.udid.starts_with("wda:") {
-            return Err(
-                unsupported(what, "a WebDriverAgent endpoint given without its UDID").with_hint(
-                    format!(
-                        "devicectl needs the device's UDID: restart with `--wda UDID={}` \
-                     (`xcrun devicectl list devices` shows it)",
-                        self.endpoint(device)
-                            .map(|e| e.spec.url.clone())
-                            .unwrap_or_default()
-                    ),
-                ),
-            );
-        }
-        Ok(&device.udid)
-    }
-
     async fn session_call(
         &self,
         device: &Device,
@@ -189,29 +167,6 @@ impl WdaBackend {
         self.session_call(device, Method::POST, "/wda/keys", Some(&body), timeout)
             .await
             .map(drop)
-    }
-
-    /// Reads `/wda/screen`, or `/window/size` on a WDA without it; kept on the endpoint.
-    async fn read_geometry(&self, ep: &Endpoint) -> Option<ScreenGeometry> {
-        if let Some(g) = ep.screen() {
-            return Some(g);
-        }
-        let g = match self
-            .transport
-            .send(ep, Method::GET, "/wda/screen", None, COMMAND_TIMEOUT)
-            .await
-        {
-            Ok(answer) => status::parse_screen(&answer["value"]),
-            Err(Failure::Wda(e)) if e.is("unknown command") => self
-                .transport
-                .send(ep, Method::GET, "/window/size", None, COMMAND_TIMEOUT)
-                .await
-                .ok()
-                .and_then(|a| status::parse_window_size(&a["value"])),
-            Err(_) => None,
-        };
-        ep.set_screen(g);
-        g
     }
 }
 
@@ -285,55 +240,13 @@ impl DeviceBackend for WdaBackend {
         self.devicectl.install(id, path).await
     }
     async fn launch_app(&self, d: &Device, bundle_id: &str, o: &LaunchOptions) -> Result<Launched> {
-        let pid = if self.endpoint(d).is_ok() {
-            if o.relaunch {
-                self.terminate_app(d, bundle_id).await?;
-            }
-            let body = json!({ "bundleId": bundle_id, "arguments": o.arguments });
-            self.session_call(
-                d,
-                Method::POST,
-                "/wda/apps/launch",
-                Some(&body),
-                COMMAND_TIMEOUT * 2,
-            )
-            .await?;
-            None
-        } else {
-            let id = self.devicectl_id(d, "launching apps")?;
-            self.devicectl.launch(id, bundle_id, o).await?
-        };
-        Ok(Launched {
-            bundle_id: bundle_id.to_string(),
-            activity: None,
-            pid,
-            launch_time_ms: 0,
-        })
+        self.launch(d, bundle_id, o).await
     }
     async fn terminate_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
-        if self.endpoint(device).is_ok() {
-            let body = json!({ "bundleId": bundle_id });
-            return self
-                .session_call(
-                    device,
-                    Method::POST,
-                    "/wda/apps/terminate",
-                    Some(&body),
-                    COMMAND_TIMEOUT,
-                )
-                .await
-                .map(drop);
-        }
-        let id = self.devicectl_id(device, "terminating apps")?;
-        self.devicectl.terminate(id, bundle_id).await
+        self.terminate(device, bundle_id).await
     }
     async fn reset_app(&self, _device: &Device, bundle_id: &str) -> Result<()> {
-        Err(
-            unsupported("clearing one app's data", "iOS").with_hint(format!(
-                "iOS keeps no per-app data reset: uninstall and reinstall `{bundle_id}` \
-             (POST /api/v1/device/app/install)"
-            )),
-        )
+        Err(apps::reset_unsupported(bundle_id))
     }
     async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
         let id = self.devicectl_id(device, "listing apps")?;
@@ -348,65 +261,10 @@ impl DeviceBackend for WdaBackend {
 
     // --- screen ---------------------------------------------------------------------------
     async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
-        let ep = self.endpoint(device)?;
-        let answer = self
-            .transport
-            .call(ep, Method::GET, "/screenshot", None, COMMAND_TIMEOUT)
-            .await?;
-        let b64 = answer["value"].as_str().unwrap_or_default();
-        let png = base64::engine::general_purpose::STANDARD
-            .decode(b64.trim())
-            .ok()
-            .filter(|p| p.starts_with(b"\x89PNG"));
-        png.ok_or_else(|| {
-            Error::new(
-                ErrorCode::CommandFailed,
-                "WebDriverAgent's screenshot is not a base64 PNG",
-            )
-            .with_details(json!({ "head": b64.chars().take(60).collect::<String>() }))
-        })
+        self.screenshot(device).await
     }
     async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
-        let ep = self.endpoint(device)?;
-        let timeout = self.source_timeout;
-        let answer = match self
-            .transport
-            .send(ep, Method::GET, SOURCE_XML, None, timeout)
-            .await
-        {
-            Ok(a) => a,
-            // A WDA that cannot print XML: its JSON tree.
-            Err(Failure::Wda(e)) if e.is("invalid argument") || e.is("unknown command") => {
-                self.transport
-                    .call(ep, Method::GET, SOURCE_JSON, None, timeout)
-                    .await?
-            }
-            Err(f) => {
-                return Err(errors::to_error(
-                    f,
-                    &format!("GET {SOURCE_XML}"),
-                    &ep.spec.url,
-                    ep.spec.udid.as_deref(),
-                ))
-            }
-        };
-        let text = match &answer["value"] {
-            Value::String(xml) => xml.clone(),
-            // The JSON tree, envelope and all: the WDA JSON parser unwraps it.
-            Value::Object(_) => answer.to_string(),
-            other => {
-                return Err(Error::new(
-                    ErrorCode::CommandFailed,
-                    "WebDriverAgent's source is neither XML nor a JSON tree",
-                )
-                .with_details(json!({ "value": other })))
-            }
-        };
-        Ok(UiSource {
-            text,
-            tool: "wda",
-            foreground: None,
-        })
+        self.source(device).await
     }
     async fn screen_geometry(&self, device: &Device) -> Option<ScreenGeometry> {
         let ep = self.endpoint(device).ok()?;
@@ -479,41 +337,7 @@ impl DeviceBackend for WdaBackend {
 
     // --- alerts: WDA's own commands -----------------------------------------------------------
     async fn native_alert(&self, device: &Device) -> Result<Option<Alert>> {
-        let text = match self
-            .session_call(device, Method::GET, "/alert/text", None, COMMAND_TIMEOUT)
-            .await
-        {
-            Ok(answer) => answer["value"].as_str().unwrap_or_default().to_string(),
-            Err(e) if e.code == ErrorCode::NoAlert => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let buttons = self
-            .session_call(
-                device,
-                Method::GET,
-                "/wda/alert/buttons",
-                None,
-                COMMAND_TIMEOUT,
-            )
-            .await?;
-        let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-        let title = lines.next().map(str::to_string);
-        let message: Vec<&str> = lines.collect();
-        Ok(Some(Alert {
-            title,
-            message: (!message.is_empty()).then(|| message.join("\n")),
-            buttons: buttons["value"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(|label| AlertButton {
-                    label: label.to_string(),
-                    r#ref: None,
-                    bounds: Rect::new(0.0, 0.0, 0.0, 0.0),
-                })
-                .collect(),
-        }))
+        self.alert_on_screen(device).await
     }
     /// `POST /alert/accept` or `/alert/dismiss` naming the button the controller picked, so
     /// the button reported is the one WDA taps.
@@ -523,14 +347,7 @@ impl DeviceBackend for WdaBackend {
         choice: &AlertChoice,
         button: &AlertButton,
     ) -> Result<()> {
-        let path = match choice {
-            AlertChoice::Dismiss => "/alert/dismiss",
-            AlertChoice::Accept | AlertChoice::Button(_) => "/alert/accept",
-        };
-        let body = json!({ "name": button.label });
-        self.session_call(device, Method::POST, path, Some(&body), COMMAND_TIMEOUT)
-            .await
-            .map(drop)
+        self.answer(device, choice, button).await
     }
 
     // --- system ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! Answering alerts: the snapshot's alert (title, message, buttons) is accepted, dismissed or
 //! answered with a named button. The controller picks the button; the device's backend answers
-//! with it (by default a tap on it; a backend with its own alert commands uses those).
+//! with it (by default a tap on it; a backend with its own alert commands uses those). When the
+//! tree shows no alert, a backend that can see alerts itself (WebDriverAgent) is asked.
 
 use serde_json::json;
 

@@ -10,8 +10,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use axum::Router;
 use common::*;
 use mobilectl::backend::{registry, unsupported, BackendConfig, DeviceBackend, UiSource};
@@ -22,7 +21,6 @@ use mobilectl::exec::{Tool, Toolbox};
 use mobilectl::server::{self, AppState, ServerOptions};
 use mobilectl::ui::{AlertButton, CoordinateSpace};
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
 const SETTINGS: &str =
     "ios_wda_source/wda_source_settings_root_iphone17pro_ios26.4_traits_bundleId.xml";
@@ -195,13 +193,7 @@ async fn a_backend_registered_in_a_test_is_listed_resolved_read_and_tapped() {
 
     let (status, list) = call(&app, get("/api/v1/device/list")).await;
     assert_eq!(status, StatusCode::OK, "{list}");
-    let udids: Vec<&str> = list["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["udid"].as_str().unwrap())
-        .collect();
-    assert_eq!(udids, [READY, ASLEEP]);
+    assert_eq!(udids(&list), [READY, ASLEEP]);
     assert_eq!(list["devices"][0]["kind"], "device");
     // The backend id is not part of a device's JSON; `tools` is keyed by it.
     assert!(list["devices"][0].get("backend").is_none());
@@ -337,10 +329,7 @@ async fn alerts_are_answered_by_a_tap_by_default_or_by_the_backend_s_own_command
 #[tokio::test]
 async fn screenshot_geometry_follows_the_backend_s_coordinate_space() {
     // A 2x screen: 750 px wide for the 375-point tree of the fixture.
-    let mut png = Vec::new();
-    image::RgbImage::new(750, 1334)
-        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .unwrap();
+    let png = blank_png(750, 1334);
     let phones = Arc::new(FixtureBackend {
         id: "fixture",
         screen: Mutex::new(fixture(LOCATION_ALERT)),
@@ -348,18 +337,9 @@ async fn screenshot_geometry_follows_the_backend_s_coordinate_space() {
         png: Some(png),
     });
     let app = app_with_backend(no_tools(), phones);
-    let res = app
-        .clone()
-        .oneshot(
-            Request::get("/api/v1/device/screenshot")
-                .header("host", "127.0.0.1:9100")
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(res.status(), StatusCode::OK);
-    let header = |k: &str| res.headers()[k].to_str().unwrap().to_string();
+    let (status, headers, _) = get_raw(&app, "/api/v1/device/screenshot").await;
+    assert_eq!(status, StatusCode::OK);
+    let header = |k: &str| headers[k].to_str().unwrap().to_string();
     assert_eq!(header("x-coordinate-space"), "points");
     assert_eq!(header("x-tap-per-image-pixel"), "0.500000");
 }
@@ -381,4 +361,80 @@ async fn a_backend_with_a_built_in_id_replaces_the_built_in() {
     assert_eq!(status, StatusCode::OK, "{snap}");
     // The adb backend it replaced was never asked.
     assert!(fakes.calls("adb").is_empty(), "{:?}", fakes.calls("adb"));
+}
+
+/// The same phones, listed by a second backend that takes over a device an earlier backend
+/// listed too (as the WDA backend does with a simulator given to `--wda`).
+struct TakesOver {
+    inner: Arc<FixtureBackend>,
+}
+
+#[async_trait]
+impl DeviceBackend for TakesOver {
+    fn id(&self) -> &'static str {
+        self.inner.id()
+    }
+    fn platform(&self) -> Platform {
+        Platform::Ios
+    }
+    fn coordinate_space(&self) -> CoordinateSpace {
+        CoordinateSpace::Points
+    }
+    async fn list_devices(&self) -> Result<Vec<Device>> {
+        self.inner.list_devices().await
+    }
+    fn take_over(&self, mine: &Device, earlier: &Device) -> Option<Device> {
+        Some(Device {
+            name: format!("{} (taken over)", earlier.name),
+            ..mine.clone()
+        })
+    }
+    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
+        self.inner.dump_ui(device).await
+    }
+    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
+        self.inner.tap(device, at).await
+    }
+}
+
+#[tokio::test]
+async fn a_udid_two_backends_list_is_one_device_whose_backend_says_who_drives_it() {
+    mobilectl::api::check_declared_errors(true);
+    let build = |backends: Vec<Arc<dyn DeviceBackend>>| {
+        server::app(
+            AppState::new(
+                DeviceController::with_backends(no_tools(), backends),
+                ServerOptions::default(),
+            ),
+            loopback_policy(),
+        )
+    };
+    let tap = json!({"udid": READY, "x": 5, "y": 5});
+
+    // By default the earlier backend keeps it.
+    let (first, second) = (
+        FixtureBackend::new("first", SETTINGS),
+        FixtureBackend::new("second", SETTINGS),
+    );
+    let app = build(vec![first.clone(), second.clone()]);
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(udids(&list), [READY, ASLEEP]);
+    let (status, _) = call(&app, post("/api/v1/device/ui/tap", tap.clone())).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!((first.taps().len(), second.taps().len()), (1, 0));
+
+    // A later backend that takes it over drives it, under the name it gives.
+    let (first, later) = (
+        FixtureBackend::new("first", SETTINGS),
+        Arc::new(TakesOver {
+            inner: FixtureBackend::new("later", SETTINGS),
+        }),
+    );
+    let app = build(vec![first.clone(), later.clone()]);
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(list["devices"].as_array().unwrap().len(), 2);
+    assert_eq!(list["devices"][0]["name"], "Test iPhone (taken over)");
+    let (status, _) = call(&app, post("/api/v1/device/ui/tap", tap)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!((first.taps().len(), later.inner.taps().len()), (0, 1));
 }

@@ -1,5 +1,8 @@
-//! The `mobilectl serve` binary: refuses unsafe binds, serves the demo device, and shuts down
-//! gracefully on SIGTERM.
+//! The `mobilectl serve` binary: refuses unsafe binds, serves the demo device, takes
+//! WebDriverAgent endpoints from `--wda` and `MOBILECTL_WDA`, and shuts down gracefully on
+//! SIGTERM.
+
+mod common;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -56,4 +59,85 @@ async fn serve_demo_answers_ui_and_stops_on_sigterm() {
     let _ = Command::new("adb")
         .args(["-P", &adb_port.to_string(), "kill-server"])
         .output();
+}
+
+#[test]
+fn a_bad_wda_endpoint_refuses_to_start() {
+    let out = Command::new(BIN)
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--wda",
+            "ftp://127.0.0.1:8100",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--wda ftp://127.0.0.1:8100") && err.contains("http or https"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_lists_the_wda_endpoints_of_mobilectl_wda() {
+    use common::wda::{FakeWda, SETTINGS, STATUS_IOS14};
+    let a = FakeWda::start(SETTINGS, STATUS_IOS14).await;
+    let b = FakeWda::start(SETTINGS, STATUS_IOS14).await;
+    let port = free_port();
+    let mut child = Command::new(BIN)
+        .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+        .env(
+            "MOBILECTL_WDA",
+            format!("00008101-001D24E93C08001E={},{}", a.url(), b.url()),
+        )
+        // No device tools: only the WDA endpoints are listed.
+        .env("MOBILECTL_ADB", "/nonexistent/adb")
+        .env("MOBILECTL_XCRUN", "/nonexistent/xcrun")
+        .env("MOBILECTL_EMULATOR", "/nonexistent/emulator")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = wait_until(Duration::from_secs(30), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    assert!(up, "the server did not come up");
+    let list: serde_json::Value =
+        reqwest::get(format!("http://127.0.0.1:{port}/api/v1/device/list"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    assert_eq!(
+        common::udids(&list),
+        [
+            "00008101-001D24E93C08001E".to_string(),
+            format!("wda:{}", b.addr)
+        ],
+        "{list}"
+    );
+    let ui: serde_json::Value = reqwest::get(format!(
+        "http://127.0.0.1:{port}/api/v1/device/ui?udid=00008101-001D24E93C08001E"
+    ))
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert!(
+        ui["tree_text"].as_str().unwrap().contains("General"),
+        "{ui}"
+    );
+    assert_eq!(a.routes_since(0), ["GET /status", "GET /source"]);
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let exited = wait_until(Duration::from_secs(10), || {
+        matches!(child.try_wait(), Ok(Some(_)))
+    });
+    assert!(exited, "the server did not stop on SIGTERM");
 }

@@ -30,12 +30,24 @@ fn ui_fixtures() -> Vec<(PathBuf, &'static [DumpKind], String)> {
             .collect();
         files.sort();
         for f in files {
+            if !is_ui_dump(&f) {
+                continue;
+            }
             let text = read(&f);
             out.push((f, *kinds, text));
         }
     }
     assert!(out.len() > 60, "fixtures missing: {}", out.len());
     out
+}
+
+/// `ios_wda_source/` also holds WebDriverAgent's small answers (`/status`, `POST /session`,
+/// errors: `wda_*.json`), which the WDA backend's tests replay; its UI dumps are the XML
+/// sources and the legacy `/tree` JSON.
+fn is_ui_dump(p: &Path) -> bool {
+    let name = p.file_name().unwrap_or_default().to_string_lossy();
+    let in_wda = p.parent().is_some_and(|d| d.ends_with("ios_wda_source"));
+    !(in_wda && name.starts_with("wda_") && name.ends_with(".json") && !name.contains("_tree_"))
 }
 
 fn on_screen(t: &Tree, e: &Element) -> bool {

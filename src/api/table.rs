@@ -20,7 +20,7 @@ pub fn operations() -> Vec<Operation> {
         op(Get, "doctor", "/api/v1/doctor", "service", "Check the device tools: found, path, version, remediation.")
             .plain(service::doctor),
         // devices
-        op(Get, "list_devices", "/api/v1/device/list", "devices", "List Android devices and iOS Simulators.")
+        op(Get, "list_devices", "/api/v1/device/list", "devices", "List Android devices, iOS Simulators and iPhones.")
             .describe("A missing tool is not an error: that platform is absent and `tools` says why.")
             .query(devices::list),
         op(Get, "get_active_device", "/api/v1/device/active", "devices", "The device that requests without `udid` go to.")
@@ -117,9 +117,11 @@ pub fn operations() -> Vec<Operation> {
             .body(actions::type_text),
         op(Post, "press", "/api/v1/device/ui/press", "act", "Press a key: back, home, enter, delete, tab, volume_up… or an Android key code.")
             .errors(DEVICE)
+            .errors(&[AlertBlocking, ElementNotInteractable])
             .body(actions::press),
         op(Post, "hide_keyboard", "/api/v1/device/ui/hide-keyboard", "act", "Hide the on-screen keyboard if it is up.")
             .errors(DEVICE)
+            .errors(&[AlertBlocking, ElementNotInteractable])
             .body(actions::hide_keyboard),
         op(Post, "batch", "/api/v1/device/batch", "act", "Run act and verify steps in order under one hold of the device; stop at a failure.")
             .describe("Each step is `{op, body}`: an act or verify operation and its body as its own route takes \

@@ -1,5 +1,6 @@
 //! `doctor`: which tools are installed, where, at which version, and what follows for each
-//! registered backend (each judges its own readiness from the checks).
+//! registered backend (each judges its own readiness from the checks, and may add checks of
+//! its own: endpoints it reaches, tools beyond the common list).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,6 +27,31 @@ pub struct ToolCheck {
     pub remediation: Option<String>,
 }
 
+/// A check a backend makes of its own: an endpoint it reaches (a WebDriverAgent URL), a tool
+/// beyond the common list (devicectl), a device that tool sees.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BackendCheck {
+    /// The backend that made it (`wda`).
+    pub backend: String,
+    /// What was checked (`WebDriverAgent`, `devicectl`, a device's name).
+    pub name: String,
+    /// Where: a URL, a command, a udid.
+    pub target: String,
+    /// Reachable, found, or usable.
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The session an endpoint holds now, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// What else the check learnt (the OS, whether the phone is locked…).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// What to do when it is not ok.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remediation: Option<String>,
+}
+
 /// How usable something is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -48,6 +74,8 @@ pub struct DoctorReport {
     #[serde(flatten)]
     pub backends: BTreeMap<String, Readiness>,
     pub tools: Vec<ToolCheck>,
+    /// The backends' own checks (WebDriverAgent endpoints, devicectl and its devices).
+    pub checks: Vec<BackendCheck>,
 }
 
 /// Whether the checks found `tool`.
@@ -109,13 +137,17 @@ async fn check(tools: &Toolbox, tool: Tool) -> ToolCheck {
 pub async fn diagnose(tools: &Toolbox, backends: &[Arc<dyn DeviceBackend>]) -> DoctorReport {
     let checks = futures_join(tools).await;
     let mut readiness = BTreeMap::new();
+    let mut own = Vec::new();
     for b in backends {
-        readiness.insert(b.id().to_string(), b.readiness(&checks).await);
+        let (r, mut c) = b.doctor(&checks).await;
+        readiness.insert(b.id().to_string(), r);
+        own.append(&mut c);
     }
     DoctorReport {
         overall: overall(readiness.values().copied()),
         backends: readiness,
         tools: checks,
+        checks: own,
     }
 }
 

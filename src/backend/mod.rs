@@ -1,6 +1,7 @@
-//! Device backends: adb (Android) and simctl + AXe or idb (iOS Simulator), each in its folder,
-//! behind the [`DeviceBackend`] trait; [`registry`] lists the built-in ones. Adding a backend is
-//! a folder here and one line in [`registry::builtin`].
+//! Device backends: adb (Android), simctl + AXe or idb (iOS Simulator) and WebDriverAgent +
+//! devicectl (physical iPhones), each in its folder, behind the [`DeviceBackend`] trait;
+//! [`registry`] lists the built-in ones. Adding a backend is a folder here and one line in
+//! [`registry::builtin`].
 //!
 //! Backends know devices and tools, never HTTP routes. They run every command through
 //! [`crate::exec`] (processes, and HTTP for devices reached over the network) and report
@@ -15,10 +16,12 @@ pub mod registry;
 mod run;
 mod traits;
 pub mod validate;
+pub mod wda;
 
 pub use registry::BackendConfig;
 pub use traits::{
-    unsupported, Acted, AfterShutdown, DeviceBackend, InputStep, TypeJob, TypedWith, UiSource,
+    unsupported, Acted, AfterShutdown, DeviceBackend, InputStep, ScreenGeometry, TypeJob,
+    TypedWith, UiSource,
 };
 
 pub use run::{command_failed, exec_error, http_error, run_tool, tool_command, tool_missing};

@@ -21,23 +21,42 @@ use crate::error::Result;
 /// Age after which a kept listing is refreshed.
 pub const REFRESH_AFTER: Duration = Duration::from_secs(2);
 
-type Listing = Result<Vec<Device>>;
-
-/// See the module's doc. Cheap to clone (clones share the listing).
-#[derive(Debug, Clone, Default)]
-pub struct PolledListing {
-    state: Arc<Mutex<State>>,
+/// See the module's doc: a kept `Result<T>` (by default the devices). Cheap to clone (clones
+/// share the listing).
+#[derive(Debug)]
+pub struct PolledListing<T = Vec<Device>> {
+    state: Arc<Mutex<State<T>>>,
 }
 
-#[derive(Debug, Default)]
-struct State {
-    kept: Option<(Instant, Listing)>,
+impl<T> Clone for PolledListing<T> {
+    fn clone(&self) -> Self {
+        PolledListing {
+            state: self.state.clone(),
+        }
+    }
+}
+
+impl<T> Default for PolledListing<T> {
+    fn default() -> Self {
+        PolledListing {
+            state: Arc::new(Mutex::new(State {
+                kept: None,
+                generation: 0,
+                refreshing: false,
+            })),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct State<T> {
+    kept: Option<(Instant, Result<T>)>,
     generation: u64,
     refreshing: bool,
 }
 
-impl State {
-    fn store(&mut self, listing: Listing) {
+impl<T: PartialEq> State<T> {
+    fn store(&mut self, listing: Result<T>) {
         let same = match (&self.kept, &listing) {
             (Some((_, Ok(a))), Ok(b)) => a == b,
             (Some((_, Err(a))), Err(b)) => a.code == b.code,
@@ -50,10 +69,13 @@ impl State {
     }
 }
 
-impl PolledListing {
+impl<T: Clone + PartialEq + Send + 'static> PolledListing<T> {
     /// The kept listing's generation (`None` before the first listing); starts a refresh with
     /// `lister` in the background when it is stale and none runs.
-    pub fn generation(&self, lister: impl FnOnce() -> BoxFuture<'static, Listing>) -> Option<u64> {
+    pub fn generation(
+        &self,
+        lister: impl FnOnce() -> BoxFuture<'static, Result<T>>,
+    ) -> Option<u64> {
         let mut st = self.state.lock().ok()?;
         let at = st.kept.as_ref()?.0;
         let runtime = tokio::runtime::Handle::try_current();
@@ -75,7 +97,7 @@ impl PolledListing {
     }
 
     /// The kept listing while fresh, else a new one from `lister` (kept).
-    pub async fn list(&self, lister: impl FnOnce() -> BoxFuture<'static, Listing>) -> Listing {
+    pub async fn list(&self, lister: impl FnOnce() -> BoxFuture<'static, Result<T>>) -> Result<T> {
         let fresh = self.state.lock().ok().and_then(|st| {
             st.kept
                 .as_ref()
@@ -125,12 +147,12 @@ mod tests {
         let calls = Arc::new(AtomicU32::new(0));
         let lister = |state: DeviceState| {
             let calls = calls.clone();
-            move || -> BoxFuture<'static, Listing> {
+            move || -> BoxFuture<'static, Result<Vec<Device>>> {
                 calls.fetch_add(1, Ordering::SeqCst);
                 Box::pin(async move { Ok(sim(state)) })
             }
         };
-        let p = PolledListing::default();
+        let p: PolledListing = PolledListing::default();
         assert_eq!(p.generation(lister(DeviceState::Booted)), None);
         assert_eq!(
             p.list(lister(DeviceState::Booted)).await.unwrap()[0].state,

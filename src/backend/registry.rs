@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::android::AdbBackend;
 use super::ios::SimctlBackend;
+use super::wda::{WdaBackend, WdaConfig};
 use super::DeviceBackend;
 use crate::exec::Toolbox;
 
@@ -19,6 +20,8 @@ pub struct BackendConfig {
     pub adb_server_port: Option<u16>,
     /// Upper bound of every device command's time limit (default: each command's own).
     pub max_command_time: Option<Duration>,
+    /// WebDriverAgent endpoints (`--wda`) and the time limit of a UI read through them.
+    pub wda: WdaConfig,
 }
 
 /// The built-in backends, in listing order.
@@ -30,5 +33,10 @@ pub fn builtin(config: &BackendConfig) -> Vec<Arc<dyn DeviceBackend>> {
             config.max_command_time,
         )),
         Arc::new(SimctlBackend::new(config.tools.clone())),
+        Arc::new(WdaBackend::new(
+            config.tools.clone(),
+            &config.wda,
+            config.max_command_time,
+        )),
     ]
 }

@@ -15,14 +15,14 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::doctor::{Readiness, ToolCheck};
+use super::doctor::{BackendCheck, Readiness, ToolCheck};
 use super::validate;
 use crate::device::{
     AlertChoice, AppInfo, Device, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
     Platform, Point, StatusBarOverride,
 };
 use crate::error::{Error, ErrorCode, Result};
-use crate::ui::{AlertButton, CoordinateSpace};
+use crate::ui::{Alert, AlertButton, CoordinateSpace};
 
 /// The native UI dump of a device, before parsing into the canonical tree.
 #[derive(Debug, Clone)]
@@ -72,6 +72,15 @@ pub struct Acted {
     pub typed_with: Option<TypedWith>,
 }
 
+/// The screen as the device reports it: its size in the backend's tap unit and, when known,
+/// the screenshot's pixels per tap unit (an iPhone's scale, 2 or 3).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScreenGeometry {
+    pub width: f64,
+    pub height: f64,
+    pub scale: Option<f64>,
+}
+
 /// What became of a device that was shut down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AfterShutdown {
@@ -115,6 +124,13 @@ pub trait DeviceBackend: Send + Sync {
     /// listing without asking again, after any idle time. `None` (the default): the backend
     /// cannot tell, and a listing older than a few seconds is made again.
     fn devices_generation(&self) -> Option<u64> {
+        None
+    }
+    /// A device this backend lists that a backend earlier in the registry listed too (the
+    /// same udid: a simulator given to `--wda`). `Some(device)` takes it over: it is listed
+    /// once, as returned, and driven by this backend. `None`, the default, leaves it to the
+    /// earlier backend and drops this backend's entry.
+    fn take_over(&self, _mine: &Device, _earlier: &Device) -> Option<Device> {
         None
     }
     /// Tries to bring back a device a request names that the listing no longer shows (adb
@@ -166,6 +182,12 @@ pub trait DeviceBackend: Send + Sync {
     async fn readiness(&self, _tools: &[ToolCheck]) -> Readiness {
         Readiness::Ready
     }
+    /// The doctor's verdict, with checks of the backend's own (endpoints it reaches, tools
+    /// beyond the common list, what they report). The default judges from the common tool
+    /// checks alone, with [`Self::readiness`].
+    async fn doctor(&self, tools: &[ToolCheck]) -> (Readiness, Vec<BackendCheck>) {
+        (self.readiness(tools).await, Vec::new())
+    }
 
     // --- apps -----------------------------------------------------------------------------
     async fn install_app(&self, _device: &Device, _path: &Path) -> Result<()> {
@@ -200,6 +222,12 @@ pub trait DeviceBackend: Send + Sync {
     /// The native UI dump.
     async fn dump_ui(&self, _device: &Device) -> Result<UiSource> {
         Err(unsupported("reading the UI", self.name()))
+    }
+    /// The screen as the device reports it (WebDriverAgent's `/wda/screen`), for a backend
+    /// that can ask: used when a dump does not give the screen's size, and for the geometry
+    /// of a screenshot taken before any snapshot. The default: unknown.
+    async fn screen_geometry(&self, _device: &Device) -> Option<ScreenGeometry> {
+        None
     }
 
     // --- input (coordinates in the backend's coordinate space) ------------------------------
@@ -298,6 +326,11 @@ pub trait DeviceBackend: Send + Sync {
             tokio::time::sleep(settle).await;
         }
         Ok((acted, self.dump_ui(device).await?))
+    }
+    /// The alert on screen as the device itself reports it (WebDriverAgent's
+    /// `GET /alert/text`), asked when the UI tree shows none. The default: none.
+    async fn native_alert(&self, _device: &Device) -> Result<Option<Alert>> {
+        Ok(None)
     }
     /// Answers the alert on screen: the controller found it in the UI tree and picked
     /// `button` for `choice`. The default taps the button's centre; a backend with its own

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::device::Point;
 use crate::error::{Error, Result};
 
 /// The extension of a path, lower-cased (empty when it has none).
@@ -10,6 +11,18 @@ pub fn extension(path: &Path) -> String {
     path.extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default()
+}
+
+/// A point on an iOS screen: finite, non-negative points.
+pub fn screen_point(p: Point) -> Result<()> {
+    if p.x.is_finite() && p.y.is_finite() && p.x >= 0.0 && p.y >= 0.0 {
+        Ok(())
+    } else {
+        Err(
+            Error::validation(format!("({}, {}) is not a point on the screen", p.x, p.y))
+                .with_hint("iOS coordinates are non-negative screen points, as in the UI tree"),
+        )
+    }
 }
 
 /// Android package names: dot-separated Java identifiers, at least two segments.

@@ -379,7 +379,7 @@ fn doctor(v: &Value) -> String {
         .as_object()
         .into_iter()
         .flatten()
-        .filter(|(k, _)| *k != "overall" && *k != "tools")
+        .filter(|(k, _)| !matches!(k.as_str(), "overall" | "tools" | "checks"))
         .map(|(k, r)| format!("{k}: {}", s(r)))
         .collect();
     let mut lines = vec![format!(
@@ -401,6 +401,25 @@ fn doctor(v: &Value) -> String {
                 s(&t["tool"]),
                 s(&t["remediation"])
             ));
+        }
+    }
+    // The backends' own checks: endpoints, devicectl, devices.
+    for c in v["checks"].as_array().into_iter().flatten() {
+        let facts: Vec<&str> = ["version", "session", "detail"]
+            .iter()
+            .map(|k| s(&c[*k]))
+            .filter(|x| !x.is_empty())
+            .collect();
+        let line = format!(
+            "  {:<8} {}  {}  {}",
+            if c["ok"] == true { "ok" } else { "failing" },
+            s(&c["name"]),
+            s(&c["target"]),
+            facts.join(" · ")
+        );
+        lines.push(line.trim_end().to_string());
+        if c["ok"] != true && !s(&c["remediation"]).is_empty() {
+            lines.push(format!("           → {}", s(&c["remediation"])));
         }
     }
     lines.join("\n")
@@ -486,10 +505,16 @@ mod tests {
             "no devices\n(ios not listed: `xcrun` was not found)\n(wda not listed: no endpoint)"
         );
         let doctor = json!({"overall": "degraded", "android": "ready", "ios": "degraded",
-            "wda": "blocked", "tools": []});
+            "wda": "degraded", "tools": [], "checks": [
+                {"backend": "wda", "name": "WebDriverAgent", "target": "http://127.0.0.1:8100",
+                 "ok": true, "version": "9.3.0", "detail": "iOS 17.5"},
+                {"backend": "wda", "name": "devicectl", "target": "xcrun devicectl",
+                 "ok": false, "remediation": "install Xcode"}]});
         assert_eq!(
             text(&doctor),
-            "overall: degraded (android: ready, ios: degraded, wda: blocked)"
+            "overall: degraded (android: ready, ios: degraded, wda: degraded)\n  \
+             ok       WebDriverAgent  http://127.0.0.1:8100  9.3.0 · iOS 17.5\n  \
+             failing  devicectl  xcrun devicectl\n           → install Xcode"
         );
     }
 

@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 
 use clap::Args;
 
+use crate::backend::wda::{EndpointSpec, WdaConfig};
 use crate::backend::BackendConfig;
 use crate::controller::DeviceController;
 use crate::exec::Toolbox;
@@ -35,6 +36,20 @@ pub struct ServeArgs {
     /// make it the active device: every Android route can be tried without a phone.
     #[arg(long)]
     pub demo: bool,
+    /// A WebDriverAgent endpoint of an iOS device, `[UDID=]URL` (repeatable; the variable is
+    /// comma-separated), e.g. `00008130-000A1C2E3C41001C=http://127.0.0.1:8100` after
+    /// `iproxy 8100 8100`. The UDID ties it to the phone devicectl lists.
+    #[arg(
+        long = "wda",
+        env = "MOBILECTL_WDA",
+        value_name = "[UDID=]URL",
+        value_delimiter = ','
+    )]
+    pub wda: Vec<String>,
+    /// Time limit of one UI read through WebDriverAgent (`GET /source`), in milliseconds.
+    #[arg(long, env = "MOBILECTL_WDA_SOURCE_TIMEOUT_MS", default_value_t = 20_000,
+          value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    pub wda_source_timeout_ms: u64,
 }
 
 /// The shortest token accepted for a non-loopback bind.
@@ -71,12 +86,27 @@ fn check_bind(args: &ServeArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// The WebDriverAgent settings of the flags, or why they are wrong.
+fn wda_config(args: &ServeArgs) -> Result<WdaConfig, String> {
+    Ok(WdaConfig {
+        endpoints: EndpointSpec::parse_all(&args.wda)?,
+        source_timeout: std::time::Duration::from_millis(args.wda_source_timeout_ms),
+    })
+}
+
 pub fn run(args: ServeArgs) -> i32 {
     init_tracing();
     if let Err(msg) = check_bind(&args) {
         eprintln!("mobilectl: {msg}");
         return 2;
     }
+    let wda = match wda_config(&args) {
+        Ok(w) => w,
+        Err(msg) => {
+            eprintln!("mobilectl: {msg}");
+            return 2;
+        }
+    };
     crate::image::limit_malloc_arenas();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -110,6 +140,7 @@ pub fn run(args: ServeArgs) -> i32 {
         let controller = DeviceController::new(BackendConfig {
             tools,
             adb_server_port: args.adb_server_port,
+            wda,
             ..Default::default()
         });
         if let Some(d) = &demo {
@@ -212,5 +243,26 @@ mod tests {
         assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100", "--token", "t0k"])).is_ok());
         assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100"])).is_ok());
         assert!(check_bind(&parse(&["--addr", "[::1]:9100"])).is_ok());
+    }
+
+    #[test]
+    fn wda_endpoints_are_repeatable_and_checked() {
+        let a = parse(&[
+            "--wda",
+            "00008130-000A1C2E3C41001C=http://127.0.0.1:8100",
+            "--wda",
+            "127.0.0.1:8101",
+            "--wda-source-timeout-ms",
+            "5000",
+        ]);
+        let c = wda_config(&a).unwrap();
+        assert_eq!(c.endpoints.len(), 2);
+        assert_eq!(c.endpoints[1].url, "http://127.0.0.1:8101");
+        assert_eq!(c.source_timeout, std::time::Duration::from_secs(5));
+        // One flag may carry several, comma-separated, as MOBILECTL_WDA does.
+        let a = parse(&["--wda", "http://a:8100,http://b:8100"]);
+        assert_eq!(wda_config(&a).unwrap().endpoints.len(), 2);
+        let a = parse(&["--wda", "ftp://a:8100"]);
+        assert!(wda_config(&a).unwrap_err().contains("http or https"));
     }
 }

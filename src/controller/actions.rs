@@ -66,11 +66,12 @@ pub struct ActionTarget {
     /// The element's label, when it was not targeted by ref (a selector, a point, a cell).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// The point, in the platform's tap coordinates.
-    #[serde(serialize_with = "whole")]
-    pub x: f64,
-    #[serde(serialize_with = "whole")]
-    pub y: f64,
+    /// The point, in the platform's tap coordinates (absent when the device answered
+    /// without one: an alert WebDriverAgent accepted itself).
+    #[serde(serialize_with = "whole", skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    #[serde(serialize_with = "whole", skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
 }
 
 impl ActionTarget {
@@ -79,18 +80,18 @@ impl ActionTarget {
         ActionTarget {
             r#ref: resolved.r#ref.clone(),
             name: resolved.name.clone().filter(|_| asked.r#ref.is_none()),
-            x: resolved.x,
-            y: resolved.y,
+            x: Some(resolved.x),
+            y: Some(resolved.y),
         }
     }
 }
 
 /// A coordinate as a whole number when it is one (`540`, not `540.0`).
-fn whole<S: Serializer>(v: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        s.serialize_i64(*v as i64)
-    } else {
-        s.serialize_f64(*v)
+fn whole<S: Serializer>(v: &Option<f64>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match v {
+        Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => s.serialize_i64(*v as i64),
+        Some(v) => s.serialize_f64(*v),
+        None => s.serialize_none(),
     }
 }
 
@@ -210,7 +211,9 @@ impl DeviceController {
         let started = Instant::now();
         let (acted, source) = backend.act_then_read(&action.device, step, settle).await?;
         action.session.touch();
-        let after = self.keep(&action.device, &action.session, source, started.elapsed())?;
+        let after = self
+            .keep(&action.device, &action.session, source, started.elapsed())
+            .await?;
         action.after = Some(after);
         Ok(acted)
     }

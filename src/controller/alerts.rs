@@ -1,6 +1,7 @@
 //! Answering alerts: the snapshot's alert (title, message, buttons) is accepted, dismissed or
 //! answered with a named button. The controller picks the button; the device's backend answers
-//! with it (by default a tap on it; a backend with its own alert commands uses those).
+//! with it (by default a tap on it; a backend with its own alert commands uses those). When the
+//! tree shows no alert, a backend that can see alerts itself (WebDriverAgent) is asked.
 
 use serde_json::json;
 
@@ -90,12 +91,18 @@ impl DeviceController {
         let snapshot = self
             .fresh_or_dump_locked(&action.device, &action.session)
             .await?;
-        let Some(alert) = snapshot.screen.alert.clone() else {
-            return Err(
-                Error::new(ErrorCode::NoAlert, "no alert is on screen").with_hint(
+        let backend = self.backend(&action.device)?;
+        // The tree shows app and system alerts alike; a device that can say so itself is
+        // asked when it shows none.
+        let (alert, native) = match snapshot.screen.alert.clone() {
+            Some(a) => (a, false),
+            None => match backend.native_alert(&action.device).await? {
+                Some(a) => (a, true),
+                None => return Err(Error::new(ErrorCode::NoAlert, "no alert is on screen")
+                    .with_hint(
                     "read the screen with GET /api/v1/device/ui; the alert may have closed already",
-                ),
-            );
+                )),
+            },
         };
         let Some(button) = pick_button(&alert.buttons, &choice).cloned() else {
             let labels: Vec<&str> = alert.buttons.iter().map(|b| b.label.as_str()).collect();
@@ -114,15 +121,15 @@ impl DeviceController {
         if action.fingerprint_before.is_none() {
             action.fingerprint_before = Some(snapshot.screen.fingerprint.clone());
         }
-        self.backend(&action.device)?
+        backend
             .answer_alert(&action.device, &choice, &button)
             .await?;
         action.session.touch();
         let target = ActionTarget {
             r#ref: button.r#ref.clone(),
             name: Some(button.label.clone()),
-            x: x.round(),
-            y: y.round(),
+            x: (!native).then_some(x.round()),
+            y: (!native).then_some(y.round()),
         };
         let details = json!({ "alert": alert, "button": button.label });
         self.finish(action, Some(target), Some(details)).await

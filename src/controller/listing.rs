@@ -1,7 +1,9 @@
 //! Listing devices across every registered backend, concurrently and single-flight: callers
 //! that arrive while a listing runs take its answer. A backend whose listing fails is absent,
 //! and its entry in `tools` (keyed by backend id) says why. Every listed device is stamped
-//! with the id of the backend that listed it, which is how operations find their backend.
+//! with the id of the backend that listed it, which is how operations find their backend. A
+//! udid two backends list is listed once: the earlier backend's, unless the later one takes it
+//! over ([`crate::backend::DeviceBackend::take_over`]).
 //!
 //! Requests resolve their device from the last listing while it is trusted: while every
 //! backend reports the same `devices_generation` as when it was made (adb's device stream is
@@ -66,15 +68,29 @@ impl DeviceController {
         // Joined in this task (not spawned), so the commands' time counts for the request.
         let listings =
             futures_util::future::join_all(self.backends.iter().map(|b| b.list_devices())).await;
-        let mut devices = Vec::new();
+        let mut devices: Vec<Device> = Vec::new();
         let mut tools = PlatformTools::default();
         for (backend, listing) in self.backends.iter().zip(listings) {
             let status = match listing {
                 Ok(ds) => {
-                    devices.extend(ds.into_iter().map(|d| Device {
-                        backend: backend.id(),
-                        ..d
-                    }));
+                    for d in ds {
+                        let d = Device {
+                            backend: backend.id(),
+                            ..d
+                        };
+                        // Listed by an earlier backend too: one entry, whose backend says.
+                        match devices.iter().position(|e| e.udid == d.udid) {
+                            Some(i) => {
+                                if let Some(t) = backend.take_over(&d, &devices[i]) {
+                                    devices[i] = Device {
+                                        backend: backend.id(),
+                                        ..t
+                                    };
+                                }
+                            }
+                            None => devices.push(d),
+                        }
+                    }
                     PlatformStatus::available()
                 }
                 Err(e) => PlatformStatus::absent(&e),

@@ -46,14 +46,22 @@ impl DeviceController {
         let session = self.session(&device.udid);
         let _commands = session.hold().await;
         let png = backend.screenshot_png(&device).await?;
+        // A device that says its scale spares the UI read.
+        let scale = match (session.last(), space) {
+            (None, CoordinateSpace::Points) => {
+                backend.screen_geometry(&device).await.and_then(|g| g.scale)
+            }
+            _ => None,
+        };
         let snapshot = match (session.last(), space) {
             (Some(s), _) => Some(s),
+            (None, CoordinateSpace::Points) if scale.is_some() => None,
             // Learning the point size needs a UI read; a screenshot does not.
             (None, CoordinateSpace::Points) => self.dump_locked(&device, &session).await.ok(),
             (None, CoordinateSpace::Pixels) => None,
         };
         Ok(Shot {
-            px_per_tap: px_per_tap(space, &png, snapshot.as_deref()),
+            px_per_tap: scale.or_else(|| px_per_tap(space, &png, snapshot.as_deref())),
             coordinate_space: space,
             png,
             device,

@@ -87,21 +87,22 @@ impl DeviceController {
     ) -> Result<Arc<Snapshot>> {
         let started = Instant::now();
         let source = self.backend(device)?.dump_ui(device).await?;
-        self.keep(device, session, source, started.elapsed())
+        self.keep(device, session, source, started.elapsed()).await
     }
 
     /// Turns a dump into the device's latest snapshot: parsed, analysed with the refs of the
     /// previous one, stored. `took` is how long the device took to give it.
-    pub(super) fn keep(
+    pub(super) async fn keep(
         &self,
         device: &Device,
         session: &DeviceSession,
         source: UiSource,
         took: std::time::Duration,
     ) -> Result<Arc<Snapshot>> {
+        let backend = self.backend(device)?;
         let dump_ms = took.as_millis() as u64;
         let parsing = Instant::now();
-        let tree = ui::parse_any(&source.text).map_err(|e| {
+        let mut tree = ui::parse_any(&source.text).map_err(|e| {
             Error::new(
                 ErrorCode::CommandFailed,
                 format!("the {} dump could not be read: {e}", source.tool),
@@ -111,6 +112,15 @@ impl DeviceController {
                 "head": source.text.chars().take(300).collect::<String>(),
             }))
         })?;
+        if !(tree.screen.w > 0.0 && tree.screen.h > 0.0) {
+            // The dump does not say how big the screen is: the device may.
+            if let Some(g) = backend.screen_geometry(device).await {
+                tree.screen = ui::Size {
+                    w: g.width,
+                    h: g.height,
+                };
+            }
+        }
         let previous = session.last();
         let screen = ui::analyze(
             &tree,

@@ -27,6 +27,7 @@ pub fn app_for_with(h: &VdHarness, max: Option<std::time::Duration>) -> axum::Ro
             tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
             adb_server_port: Some(h.adb_port),
             max_command_time: max,
+            ..Default::default()
         },
         loopback_policy(),
     )

@@ -4,6 +4,7 @@
 
 pub mod android;
 pub mod demo_server;
+pub mod wda;
 
 use std::path::{Path, PathBuf};
 
@@ -175,6 +176,33 @@ pub async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
     );
     let json = serde_json::from_slice(&bytes).unwrap();
     (status, json)
+}
+
+/// A GET whose answer is not JSON (an image): status, headers and body.
+pub async fn get_raw(app: &Router, path: &str) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+    let res = app.clone().oneshot(get(path)).await.unwrap();
+    let (parts, body) = res.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes().to_vec();
+    (parts.status, parts.headers, bytes)
+}
+
+/// The udids of a device listing, in order.
+pub fn udids(list: &Value) -> Vec<&str> {
+    list["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["udid"].as_str().unwrap())
+        .collect()
+}
+
+/// A black PNG of `w`×`h` pixels.
+pub fn blank_png(w: u32, h: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    image::RgbImage::new(w, h)
+        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .unwrap();
+    out
 }
 
 /// Asserts the error envelope and returns its code.

@@ -26,24 +26,57 @@ fn no_key(what: &str, hint: &str) -> Error {
     unsupported(what, Platform::Ios.name()).with_hint(hint.to_string())
 }
 
+/// A raw key code on iOS: a USB HID keyboard usage (0–255).
+pub fn hid_usage(code: u32) -> Result<u32> {
+    if code <= 255 {
+        Ok(code)
+    } else {
+        Err(
+            Error::validation(format!("{code} is not a HID keyboard usage (0–255)"))
+                .with_hint("on iOS raw key codes are USB HID usages, e.g. 40 = Return"),
+        )
+    }
+}
+
+/// `501` for the keys no iOS device has (back, recent apps), with what to do instead.
+pub fn not_on_ios(key: Key) -> Error {
+    match key {
+        Key::Back => no_key(
+            "the back key",
+            "iOS has no back key: tap the navigation bar's back button, or swipe from the left edge",
+        ),
+        Key::RecentApps => no_key(
+            "the recent-apps key",
+            "swipe up from the bottom edge and hold to open the app switcher",
+        ),
+        _ => no_key("this key", "see the `press` route's description for the keys iOS has"),
+    }
+}
+
 /// Maps a key to a simulator button or HID code, or `501` when the simulator has no such key.
 pub fn ios_key(key: KeyPress) -> Result<IosKey> {
     use IosKey::{Button, Hid};
     let key = match key {
-        KeyPress::Code(code) if code <= 255 => return Ok(Hid(code)),
-        KeyPress::Code(code) => {
-            return Err(
-                Error::validation(format!("{code} is not a HID keyboard usage (0–255)"))
-                    .with_hint("on iOS raw key codes are USB HID usages, e.g. 40 = Return"),
-            )
-        }
+        KeyPress::Code(code) => return hid_usage(code).map(Hid),
         KeyPress::Named(k) => k,
     };
     Ok(match key {
-        Key::Home => Button { axe: "home", idb: "HOME" },
-        Key::Lock | Key::Power => Button { axe: "lock", idb: "LOCK" },
-        Key::Siri => Button { axe: "siri", idb: "SIRI" },
-        Key::ApplePay => Button { axe: "apple-pay", idb: "APPLE_PAY" },
+        Key::Home => Button {
+            axe: "home",
+            idb: "HOME",
+        },
+        Key::Lock | Key::Power => Button {
+            axe: "lock",
+            idb: "LOCK",
+        },
+        Key::Siri => Button {
+            axe: "siri",
+            idb: "SIRI",
+        },
+        Key::ApplePay => Button {
+            axe: "apple-pay",
+            idb: "APPLE_PAY",
+        },
         Key::Enter => Hid(40),
         Key::Escape => Hid(41),
         Key::Delete => Hid(42),
@@ -53,18 +86,7 @@ pub fn ios_key(key: KeyPress) -> Result<IosKey> {
         Key::DpadLeft => Hid(80),
         Key::DpadDown => Hid(81),
         Key::DpadUp => Hid(82),
-        Key::Back => {
-            return Err(no_key(
-                "the back key",
-                "iOS has no back key: tap the navigation bar's back button, or swipe from the left edge",
-            ))
-        }
-        Key::RecentApps => {
-            return Err(no_key(
-                "the recent-apps key",
-                "swipe up from the bottom edge and hold to open the app switcher",
-            ))
-        }
+        Key::Back | Key::RecentApps => return Err(not_on_ios(key)),
         Key::VolumeUp | Key::VolumeDown => {
             return Err(no_key(
                 "volume keys",

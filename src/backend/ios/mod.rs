@@ -13,7 +13,7 @@ mod typing;
 mod ui;
 
 pub use devices::parse_simctl_devices;
-pub use keys::{ios_key, IosKey};
+pub use keys::{hid_usage, ios_key, not_on_ios, IosKey};
 pub use listapps::parse_listapps;
 pub use scale::{pixels_to_points, points_to_pixels, screen_scale};
 pub use typing::is_hid_typeable;

@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::SimctlBackend;
+use crate::backend::validate::screen_point as check_point;
 use crate::backend::{command_failed, exec_error, tool_command, unsupported, UiSource};
 use crate::device::{Platform, Point};
 use crate::error::{Error, ErrorCode, Result};
@@ -90,17 +91,6 @@ pub fn idb_coord(v: f64) -> String {
 pub fn seconds(ms: u64) -> String {
     let s = format!("{:.3}", ms as f64 / 1000.0);
     s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-fn check_point(p: Point) -> Result<()> {
-    if p.x.is_finite() && p.y.is_finite() && p.x >= 0.0 && p.y >= 0.0 {
-        Ok(())
-    } else {
-        Err(
-            Error::validation(format!("({}, {}) is not a point on the screen", p.x, p.y))
-                .with_hint("iOS coordinates are non-negative screen points, as in the UI tree"),
-        )
-    }
 }
 
 impl SimctlBackend {

@@ -4,7 +4,7 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use axum::Json;
 
-use crate::api::reply::{tag, JsonOrText, Tagged};
+use crate::api::reply::{JsonOrText, Tagged};
 use crate::api::wire::inspect::*;
 use crate::controller::Snapshot;
 use crate::error::{Error, Result};
@@ -44,10 +44,9 @@ pub async fn ui(s: AppState, q: UiQuery) -> Result<Tagged<JsonOrText<SnapshotVie
         interactive_only: q.interactive_only,
     };
     let v = view(&snapshot, &opts);
-    let etag = tag(
-        &v.fingerprint,
-        &(q.format.unwrap_or_default(), q.interactive_only),
-    );
+    // The screen's fingerprint is the tag of every view of it (the view's parameters are in
+    // the URL, which scopes a tag): an action's `fingerprint_after` can be sent as is.
+    let etag = v.fingerprint.clone();
     Ok(Tagged(
         JsonOrText::new(match q.format.unwrap_or_default() {
             UiFormat::Json => Json(v).into_response(),
@@ -85,7 +84,7 @@ pub async fn screen_summary(s: AppState, q: DeviceQuery) -> Result<Tagged<Json<S
     if summary.app.is_none() {
         summary.app = snapshot.app();
     }
-    let etag = tag(&snapshot.screen.fingerprint, &"summary");
+    let etag = snapshot.screen.fingerprint.clone();
     Ok(Tagged(
         Json(SummaryView {
             snapshot_id: snapshot.id.clone(),

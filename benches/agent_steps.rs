@@ -1,0 +1,144 @@
+//! What an agent's steps cost, through the real adb and the virtual device (run with `cargo
+//! build --release && cargo bench --bench agent_steps`; under `cargo test` it only checks that
+//! it builds): for snapshot, tap, tap with observe, type (clear and read-back) and wait, the adb
+//! round trips (device services on the journal) and the latency over HTTP, right after another
+//! call and after 5 s of idle time. Prints a Markdown table (the README's "Round trips").
+
+use std::time::{Duration, Instant};
+
+use mobilectl::backend::BackendConfig;
+use mobilectl::controller::DeviceController;
+use mobilectl::exec::{Tool, Toolbox};
+use mobilectl::server::{self, AppState, SecurityPolicy, ServerOptions};
+use mobilectl::virtual_device::testing::VdHarness;
+use serde_json::{json, Value};
+
+const RIGHT_AFTER_RUNS: usize = 20;
+const IDLE_RUNS: usize = 5;
+const IDLE: Duration = Duration::from_secs(5);
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn services(h: &VdHarness) -> usize {
+    h.journal()
+        .iter()
+        .filter(|e| e.get("service").is_some())
+        .count()
+}
+
+struct Step {
+    name: &'static str,
+    path: &'static str,
+    body: Option<Value>,
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("agent_steps: skipped (run with cargo bench)");
+        return;
+    }
+    let bin = std::env::var("MOBILECTL_BIN").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/mobilectl").into()
+    });
+    let h = VdHarness::start(&bin, &[]).expect("virtual device (build the release binary first)");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let controller = DeviceController::new(BackendConfig {
+            tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
+            adb_server_port: Some(h.adb_port),
+            ..Default::default()
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let policy = SecurityPolicy {
+            bound: Some(addr),
+            ..Default::default()
+        };
+        let app = server::app(AppState::new(controller, ServerOptions::default()), policy);
+        tokio::spawn(server::serve(listener, app));
+        let client = reqwest::Client::new();
+        let base = format!("http://{addr}");
+        let send = |step: &Step| {
+            let req = match &step.body {
+                Some(b) => client.post(format!("{base}{}", step.path)).json(b),
+                None => client.get(format!("{base}{}", step.path)),
+            };
+            async move {
+                let r = req.send().await.unwrap();
+                assert!(r.status().is_success(), "{}", r.status());
+                r.json::<Value>().await.unwrap()
+            }
+        };
+        // Warm up: the device listed and followed, a snapshot with its refs.
+        let snapshot = Step {
+            name: "snapshot",
+            path: "/api/v1/device/ui",
+            body: None,
+        };
+        for _ in 0..3 {
+            send(&snapshot).await;
+        }
+        let snap = send(&snapshot).await;
+        let ref_of = |id: &str| {
+            snap["elements"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["id"].as_str().is_some_and(|i| i.ends_with(id)))
+                .unwrap()["ref"]
+                .clone()
+        };
+        let (remember, user) = (ref_of("remember"), ref_of("username"));
+        let steps = [
+            snapshot,
+            Step {
+                name: "tap",
+                path: "/api/v1/device/ui/tap",
+                body: Some(json!({ "ref": remember })),
+            },
+            Step {
+                name: "tap + observe",
+                path: "/api/v1/device/ui/tap",
+                body: Some(json!({ "ref": remember, "observe": true })),
+            },
+            Step {
+                name: "type (clear, read-back)",
+                path: "/api/v1/device/ui/type",
+                body: Some(json!({ "ref": user, "text": "alice", "clear": true })),
+            },
+            Step {
+                name: "wait (met at once)",
+                path: "/api/v1/device/ui/wait",
+                body: Some(json!({ "selector": {"text": "LOG IN"}, "condition": "visible" })),
+            },
+        ];
+        println!("| operation | round trips right after a call | after {} s idle | median ms right after | median ms after idle | ratio |", IDLE.as_secs());
+        println!("| --- | --- | --- | --- | --- | --- |");
+        for step in &steps {
+            let mut rows = Vec::new();
+            for (idle, runs) in [(Duration::from_millis(20), RIGHT_AFTER_RUNS), (IDLE, IDLE_RUNS)] {
+                let (mut trips, mut ms) = (Vec::new(), Vec::new());
+                for _ in 0..runs {
+                    // Each measured call follows a snapshot, as an agent's action its read.
+                    send(&steps[0]).await;
+                    tokio::time::sleep(idle).await;
+                    let before = services(&h);
+                    let started = Instant::now();
+                    send(step).await;
+                    ms.push(started.elapsed().as_secs_f64() * 1000.0);
+                    trips.push((services(&h) - before) as f64);
+                }
+                rows.push((median(trips), median(ms)));
+            }
+            let ((trips, ms), (idle_trips, idle_ms)) = (rows[0], rows[1]);
+            println!(
+                "| {} | {trips} | {idle_trips} | {ms:.1} | {idle_ms:.1} | {:.2} |",
+                step.name,
+                idle_ms / ms
+            );
+        }
+    });
+}

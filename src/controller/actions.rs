@@ -89,8 +89,7 @@ impl ActionTarget {
 /// A coordinate as a whole number when it is one (`540`, not `540.0`).
 fn whole<S: Serializer>(v: &Option<f64>, s: S) -> std::result::Result<S::Ok, S::Error> {
     match v {
-        Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => s.serialize_i64(*v as i64),
-        Some(v) => s.serialize_f64(*v),
+        Some(v) => crate::ui::model::number(v, s),
         None => s.serialize_none(),
     }
 }
@@ -269,7 +268,9 @@ impl DeviceController {
             action_type: action.kind.to_string(),
             target,
             success: true,
-            fingerprint_before: action.fingerprint_before,
+            // With a read after the action, `changes` say what moved: the fingerprint before
+            // it would only repeat the last read's.
+            fingerprint_before: action.fingerprint_before.filter(|_| action.after.is_none()),
             fingerprint_after,
             snapshot_id,
             changes,

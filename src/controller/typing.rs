@@ -182,8 +182,7 @@ impl DeviceController {
                 }
                 Some(f) if after.screen.elements[f].states.password => {
                     details["matched"] = json!(null);
-                    details["note"] =
-                        json!("password fields do not show their text; not read back");
+                    details["note"] = json!("a password field: not read back");
                 }
                 Some(f) => {
                     let readback = text_of(&after.screen, f);

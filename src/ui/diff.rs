@@ -1,7 +1,8 @@
 //! What changed between two reads of a screen, in the words of the compact text: the lines that
 //! appeared, disappeared or changed (a line with a ref that kept its ref but reads otherwise),
-//! plus the foreground app, an alert and the keyboard when they came or went. It is what an
-//! action answers with `observe: true`, so an agent can go on without a new snapshot.
+//! plus the foreground app when it changed. An alert or the keyboard coming or going is a line
+//! like any other (`! alert buttons: e1 e2`, `keyboard [e6]`). It is what an action answers
+//! with `observe: true`, so an agent can go on without a new snapshot.
 //!
 //! Lines with a ref are matched by ref when the ref still names the same element (refs of
 //! unchanged elements are stable across reads; on another screen numbering starts again, so
@@ -37,15 +38,6 @@ pub struct Changes {
     /// The foreground app, when it changed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
-    /// An alert appeared (its title, or `""`) …
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub alert: Option<String>,
-    /// … or the one there was is gone.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub alert_gone: bool,
-    /// The keyboard came up (`true`) or went down (`false`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub keyboard: Option<bool>,
 }
 
 impl Changes {
@@ -149,17 +141,6 @@ pub fn diff(before: &Screen, after: &Screen) -> Changes {
     if before.foreground != after.foreground {
         changes.app = after.foreground.clone();
     }
-    match (&before.alert, &after.alert) {
-        (None, Some(a)) => changes.alert = Some(a.title.clone().unwrap_or_default()),
-        (Some(_), None) => changes.alert_gone = true,
-        (Some(a), Some(b)) if a.title != b.title => {
-            changes.alert = Some(b.title.clone().unwrap_or_default())
-        }
-        _ => {}
-    }
-    if before.keyboard.is_some() != after.keyboard.is_some() {
-        changes.keyboard = Some(after.keyboard.is_some());
-    }
     changes
 }
 
@@ -239,22 +220,12 @@ mod tests {
     }
 
     #[test]
-    fn app_alert_and_keyboard_changes_are_named() {
+    fn the_app_is_named_when_it_changed() {
         let before = screen(LOGIN);
         let mut after = before.clone();
         after.foreground = Some("com.other".into());
-        after.keyboard = Some(crate::ui::Rect::new(0.0, 1600.0, 1080.0, 800.0));
-        after.alert = Some(crate::ui::Alert {
-            title: Some("Allow?".into()),
-            message: None,
-            buttons: vec![],
-        });
         let c = diff(&before, &after);
         assert_eq!(c.app.as_deref(), Some("com.other"));
-        assert_eq!(c.keyboard, Some(true));
-        assert_eq!(c.alert.as_deref(), Some("Allow?"));
-        let back = diff(&after, &before);
-        assert!(back.alert_gone);
-        assert_eq!(back.keyboard, Some(false));
+        assert!(diff(&before, &before).app.is_none());
     }
 }

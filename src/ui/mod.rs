@@ -214,11 +214,8 @@ fn analyze_nodes(
             .iter()
             .filter_map(|b| b.r#ref.as_deref())
             .collect();
-        format!(
-            "! alert \"{}\" buttons: {}",
-            a.title.as_deref().map(prune::clean).unwrap_or_default(),
-            buttons.join(" ")
-        )
+        // The title is a line of its own below: not repeated here.
+        format!("! alert buttons: {}", buttons.join(" "))
     });
     let tree_text = render::render(
         &els,

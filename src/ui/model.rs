@@ -4,13 +4,27 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// A rectangle in the coordinate space of its [`Tree`] (Android pixels, iOS points).
+/// A rectangle in the coordinate space of its [`Tree`] (Android pixels, iOS points). Whole
+/// numbers are written without a fraction (`80`, not `80.0`): fewer tokens for every element.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 pub struct Rect {
+    #[serde(serialize_with = "number")]
     pub x: f64,
+    #[serde(serialize_with = "number")]
     pub y: f64,
+    #[serde(serialize_with = "number")]
     pub w: f64,
+    #[serde(serialize_with = "number")]
     pub h: f64,
+}
+
+/// A coordinate as JSON: an integer when whole, else the float.
+pub fn number<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        s.serialize_i64(*v as i64)
+    } else {
+        s.serialize_f64(*v)
+    }
 }
 
 impl Rect {

@@ -13,17 +13,14 @@ pub const PIECE_SEP: &str = " · ";
 /// Deeper nesting is drawn at this depth (keeps hostile trees from blowing up the text).
 pub const MAX_INDENT: usize = 24;
 
-/// The label a listed item's line prints (its absorbed pieces joined), if it has one.
+/// The label a listed item's line prints (its absorbed pieces joined), if it has one. The
+/// keyboard prints none: its keys are not targets (typing goes through `type`), and listing
+/// them cost more tokens than the rest of a login screen.
 pub fn item_label(e: &Element, it: &Item) -> Option<String> {
-    if it.pieces.is_empty() {
+    if it.pieces.is_empty() || e.role == Role::Keyboard {
         return None;
     }
-    let sep = if e.role == Role::Keyboard {
-        " "
-    } else {
-        PIECE_SEP
-    };
-    Some(it.pieces.join(sep))
+    Some(it.pieces.join(PIECE_SEP))
 }
 
 /// Renders the items. `alert_line` goes first when a blocking alert was detected.
@@ -54,24 +51,17 @@ pub fn render(
         if !bare {
             out.push_str(role.as_str());
         }
-        let sep = if role == Role::Keyboard {
-            " "
-        } else {
-            PIECE_SEP
-        };
-        if !it.pieces.is_empty() {
+        if let Some(label) = item_label(e, it) {
             if !bare {
                 out.push(' ');
             }
             out.push('"');
-            for (k, p) in it.pieces.iter().enumerate() {
-                if k > 0 {
-                    out.push_str(sep);
-                }
-                out.push_str(p);
-            }
+            out.push_str(&label);
             out.push('"');
-        } else if let Some(t) = e.id_tail().filter(|_| it.actionable) {
+        } else if let Some(t) = e
+            .id_tail()
+            .filter(|_| it.actionable && role != Role::Keyboard)
+        {
             let _ = write!(out, " #{t}");
         }
         if let Some(r) = by_node.get(&it.node) {

@@ -104,6 +104,10 @@ error_codes! {
     CommandFailed = ("COMMAND_FAILED", 502, true),
     /// The server runs as many external commands as it allows; retry shortly.
     Busy = ("BUSY", 503, true),
+    /// The port asked for is taken by another program.
+    PortInUse = ("PORT_IN_USE", 409, false),
+    /// The server's setup does not allow this request (e.g. revealing secrets off loopback).
+    Forbidden = ("FORBIDDEN", 403, false),
     /// A failure that fits no other code.
     Unknown = ("UNKNOWN", 500, false),
     /// Something failed inside mobilectl; details are logged, never returned.

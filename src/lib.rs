@@ -6,6 +6,7 @@
 //! - [`server`]: axum router, one error envelope, security middleware, OpenAPI.
 //! - [`controller`]: target-device resolution, per-device state and serialisation.
 //! - [`backend`]: adb (Android), simctl + AXe/idb (iOS Simulator).
+//! - [`proxy`]: network capture, a recording HTTP(S) proxy the devices are pointed at.
 //! - [`exec`]: the one runner through which every external command goes.
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
@@ -21,6 +22,7 @@ pub mod error;
 pub mod exec;
 pub mod image;
 pub mod mcp;
+pub mod proxy;
 pub mod server;
 pub mod ui;
 pub mod virtual_device;

@@ -254,6 +254,17 @@ fn success(output: &Output, schemas: &mut Schemas) -> utoipa::openapi::Response 
             .content("image/png", binary())
             .content("image/jpeg", binary())
             .build(),
+        Output::File(types) => types
+            .iter()
+            .fold(ResponseBuilder::new().description("The file"), |b, t| {
+                b.content(
+                    *t,
+                    ContentBuilder::new()
+                        .schema(Some(ObjectBuilder::new().schema_type(Type::String).build()))
+                        .build(),
+                )
+            })
+            .build(),
         Output::EventStream(schema) => {
             let item = match schema(schemas) {
                 utoipa::openapi::RefOr::Ref(r) => r.ref_location,

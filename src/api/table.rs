@@ -8,7 +8,7 @@ use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use crate::error::ErrorCode::*;
 use crate::server::routes::{
-    actions, alerts, apps, devices, screenshot, service, simulator, system, ui, verify,
+    actions, alerts, apps, devices, proxy, screenshot, service, simulator, system, ui, verify,
 };
 
 /// Every operation, in the order the documentation lists them.
@@ -150,5 +150,46 @@ pub fn operations() -> Vec<Operation> {
         op(Post, "status_bar", "/api/v1/device/status-bar", "system", "Override (or clear) an iOS Simulator's status bar.")
             .errors(DEVICE)
             .body(simulator::status_bar),
+        // network
+        op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording HTTP(S) proxy on 127.0.0.1.")
+            .describe("Listens on the server's `--proxy-port` unless `port` is given. Running already: \
+                       its status, unchanged, with a note.")
+            .errors(&[PortInUse, Unknown])
+            .body(proxy::start),
+        op(Post, "proxy_stop", "/api/v1/proxy/stop", "network", "Stop the proxy; attached devices are detached first.")
+            .body(proxy::stop),
+        op(Get, "proxy_status", "/api/v1/proxy/status", "network", "The proxy: address, CA, flows kept, attached devices.")
+            .plain(proxy::status),
+        op(Get, "proxy_ca", "/api/v1/proxy/ca.pem", "network", "The proxy's CA certificate (PEM), to trust for HTTPS.")
+            .describe("Made once and kept in the state directory; its private key is never served.")
+            .errors(&[Unknown])
+            .plain(proxy::ca_pem),
+        op(Post, "proxy_attach", "/api/v1/proxy/attach", "network", "Point a device at the proxy (starts it if needed).")
+            .describe("Android: `adb reverse tcp:P tcp:P` and `settings put global http_proxy \
+                       127.0.0.1:P` (the previous value is restored on detach). iOS Simulator: the \
+                       CA is added to its keychain; it uses the Mac's proxy settings, which `todo` \
+                       says how to set. HTTPS needs the device to trust the CA: see `todo`.")
+            .errors(DEVICE)
+            .errors(&[PortInUse, Unknown])
+            .body(proxy::attach),
+        op(Post, "proxy_detach", "/api/v1/proxy/detach", "network", "Undo attach: restore the device's proxy setting.")
+            .errors(DEVICE)
+            .body(proxy::detach),
+        op(Get, "list_flows", "/api/v1/proxy/flows", "network", "Recorded HTTP(S) exchanges, filtered, oldest first.")
+            .describe("Without `since`: the newest `limit`. With it: the first `limit` after it; \
+                       go on with `since=next_cursor`.")
+            .query(proxy::list),
+        op(Get, "get_flow", "/api/v1/proxy/flows/{id}", "network", "One exchange: headers, bodies, timing, error.")
+            .describe("Secret headers (Authorization, Cookie, Set-Cookie, Proxy-Authorization) are \
+                       redacted unless `reveal=true` on a loopback server. `body=request|response` \
+                       answers that body's bytes (decoded) in its own content type.")
+            .errors(&[NotFound, Forbidden])
+            .query(proxy::get),
+        op(Get, "stream_flows", "/api/v1/proxy/flows/stream", "network", "New exchanges as Server-Sent Events.")
+            .query(proxy::stream),
+        op(Get, "get_flow_summary", "/api/v1/proxy/summary", "network", "Network traffic in brief: hosts, statuses, failures, slowest.")
+            .query(proxy::summary),
+        op(Delete, "clear_flows", "/api/v1/proxy/flows", "network", "Forget the recorded exchanges.")
+            .plain(proxy::clear),
     ]
 }

@@ -5,11 +5,13 @@
 pub mod autostart;
 pub mod client;
 pub mod commands;
+pub mod flows_text;
 pub mod forms;
 pub mod hint;
 pub mod offline;
 pub mod output;
 pub mod plan;
+pub mod proxy;
 pub mod serve;
 pub mod target;
 

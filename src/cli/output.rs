@@ -95,6 +95,9 @@ fn short(fp: &Value) -> String {
 
 /// The readable form of a JSON answer, chosen by its shape.
 pub fn text(v: &Value) -> String {
+    if let Some(t) = super::flows_text::text(v) {
+        return t;
+    }
     if v.get("action_type").is_some() {
         return action_line(v);
     }

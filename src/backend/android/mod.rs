@@ -6,6 +6,7 @@ mod apps;
 mod devices;
 mod emulator;
 pub mod input;
+mod proxy;
 pub mod screen;
 pub mod shell;
 
@@ -17,6 +18,7 @@ use std::time::Duration;
 use crate::backend::types::{AppInfo, Key, LaunchOptions, Launched, PermissionAction, Point};
 use crate::backend::{Device, KeyPress, Platform, TypeJob, TypedWith, UiSource};
 use crate::error::{Error, ErrorCode, Result};
+use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::exec::{Command, Tool, Toolbox};
 
 use super::{exec_error, tool_command};
@@ -205,6 +207,14 @@ impl crate::backend::DeviceBackend for AdbBackend {
     ) -> Result<Option<String>> {
         self.change_permission(device, bundle_id, permission, action)
             .await
+    }
+
+    async fn attach_proxy(&self, device: &Device, setup: &ProxySetup) -> Result<ProxyAttached> {
+        self.proxy_attach(device, setup).await
+    }
+
+    async fn detach_proxy(&self, device: &Device, a: &ProxyAttached) -> Result<ProxyDetached> {
+        self.proxy_detach(device, a).await
     }
 }
 

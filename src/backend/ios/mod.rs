@@ -6,6 +6,7 @@ mod apps;
 mod devices;
 mod keys;
 mod listapps;
+mod proxy;
 mod scale;
 mod screen;
 mod system;
@@ -15,6 +16,7 @@ mod ui;
 pub use devices::parse_simctl_devices;
 pub use keys::{ios_key, IosKey};
 pub use listapps::parse_listapps;
+pub use proxy::mac_proxy_commands;
 pub use scale::{pixels_to_points, png_dimensions, points_to_pixels, screen_scale};
 pub use typing::is_hid_typeable;
 pub use ui::{AxeSelector, UiTool};
@@ -33,6 +35,7 @@ use crate::backend::{
     UiSource,
 };
 use crate::error::Result;
+use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::exec::{Command, Output, Tool, Toolbox};
 
 /// Time limit of quick simctl queries.
@@ -180,5 +183,11 @@ impl DeviceBackend for SimctlBackend {
     }
     async fn status_bar(&self, device: &Device, values: Option<&StatusBarOverride>) -> Result<()> {
         self.status_bar_set(&device.udid, values).await
+    }
+    async fn attach_proxy(&self, device: &Device, setup: &ProxySetup) -> Result<ProxyAttached> {
+        self.proxy_attach(device, setup).await
+    }
+    async fn detach_proxy(&self, device: &Device, a: &ProxyAttached) -> Result<ProxyDetached> {
+        self.proxy_detach(device, a).await
     }
 }

@@ -672,7 +672,11 @@ fn reverse_forwards_tunnel_to_the_host_through_adb() {
     assert_eq!(vd.adb(&["reverse", "--list"]).stdout_text().trim(), "");
     let again = vd.adb(&["reverse", "--remove", "tcp:9101"]);
     assert!(!again.success());
-    assert!(again.stderr_text().contains("not found"), "{}", again.stderr_text());
+    assert!(
+        again.stderr_text().contains("not found"),
+        "{}",
+        again.stderr_text()
+    );
     let journaled: Vec<String> = vd
         .journal()
         .iter()

@@ -35,7 +35,11 @@ pub fn text(v: &Value) -> Option<String> {
     if v.get("already").is_some() && v.get("proxy").is_some() {
         let mut out = vec![format!(
             "{} {} to the proxy at {}",
-            if v["already"] == true { "already attached" } else { "attached" },
+            if v["already"] == true {
+                "already attached"
+            } else {
+                "attached"
+            },
             s(&v["device"]["udid"]),
             s(&v["proxy"])
         )];
@@ -46,7 +50,11 @@ pub fn text(v: &Value) -> Option<String> {
         let mut out = vec![format!(
             "detached {}{}",
             s(&v["device"]["udid"]),
-            if v["was_attached"] == true { "" } else { " (this server had not attached it)" }
+            if v["was_attached"] == true {
+                ""
+            } else {
+                " (this server had not attached it)"
+            }
         )];
         out.extend(steps(v));
         return Some(out.join("\n"));
@@ -83,7 +91,10 @@ pub fn line(v: &Value) -> String {
         s(&v["method"]),
         outcome.trim_end(),
         s(&v["url"]),
-        v["total_ms"].as_f64().or(v["timing"]["total_ms"].as_f64()).unwrap_or(0.0)
+        v["total_ms"]
+            .as_f64()
+            .or(v["timing"]["total_ms"].as_f64())
+            .unwrap_or(0.0)
     );
     if let Some(n) = v["size"].as_u64() {
         out += &format!(" · {}", bytes(n));
@@ -158,7 +169,11 @@ fn summary(v: &Value) -> String {
     let mut out = vec![format!(
         "{n} flow{}{}",
         if n == 1 { "" } else { "s" },
-        if classes.is_empty() { String::new() } else { format!(" · {}", classes.join(" · ")) }
+        if classes.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", classes.join(" · "))
+        }
     )];
     let hosts: Vec<String> = v["by_host"]
         .as_array()
@@ -166,7 +181,11 @@ fn summary(v: &Value) -> String {
         .flatten()
         .map(|h| {
             let failed = h["failed"].as_u64().unwrap_or(0);
-            let f = if failed > 0 { format!(", {failed} failed") } else { String::new() };
+            let f = if failed > 0 {
+                format!(", {failed} failed")
+            } else {
+                String::new()
+            };
             format!("{} ({}{f})", s(&h["host"]), h["flows"])
         })
         .collect();
@@ -176,7 +195,11 @@ fn summary(v: &Value) -> String {
     for (key, title) in [("failures", "failures"), ("slowest", "slowest")] {
         let items = v[key].as_array().cloned().unwrap_or_default();
         if !items.is_empty() {
-            let total = if key == "failures" { format!(" ({})", v["failures_total"]) } else { String::new() };
+            let total = if key == "failures" {
+                format!(" ({})", v["failures_total"])
+            } else {
+                String::new()
+            };
             out.push(format!("{title}{total}:"));
             out.extend(items.iter().map(|f| format!("  {}", line(f))));
         }
@@ -207,15 +230,28 @@ fn status(v: &Value) -> String {
             "CA {} (sha256 {}){}",
             ca.get("name").and_then(Value::as_str).unwrap_or(""),
             ca.get("sha256").and_then(Value::as_str).unwrap_or(""),
-            ca.get("path").and_then(Value::as_str).map(|p| format!(" at {p}")).unwrap_or_default()
+            ca.get("path")
+                .and_then(Value::as_str)
+                .map(|p| format!(" at {p}"))
+                .unwrap_or_default()
         ));
     }
-    let pass: Vec<&str> = v["passthrough"].as_array().into_iter().flatten().map(s).collect();
+    let pass: Vec<&str> = v["passthrough"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(s)
+        .collect();
     if !pass.is_empty() {
         out.push(format!("passthrough: {}", pass.join(", ")));
     }
     for a in v["attached"].as_array().into_iter().flatten() {
-        out.push(format!("attached: {} ({}) since {}", s(&a["udid"]), s(&a["platform"]), s(&a["since"])));
+        out.push(format!(
+            "attached: {} ({}) since {}",
+            s(&a["udid"]),
+            s(&a["platform"]),
+            s(&a["since"])
+        ));
     }
     if let Some(n) = v["note"].as_str() {
         out.push(format!("note: {n}"));
@@ -232,10 +268,16 @@ mod tests {
     fn flows_read_as_lines() {
         let ok = json!({"id": 12, "started_at": "t", "method": "GET", "url": "https://a.com/x",
             "status": 200, "total_ms": 34.5, "size": 2048});
-        assert_eq!(text(&ok).unwrap(), "#12 GET 200 https://a.com/x · 34.5 ms · 2.0 KB");
+        assert_eq!(
+            text(&ok).unwrap(),
+            "#12 GET 200 https://a.com/x · 34.5 ms · 2.0 KB"
+        );
         let failed = json!({"id": 13, "started_at": "t", "method": "GET",
             "url": "http://127.0.0.1:1/", "error": "refused", "total_ms": 0.4});
-        assert_eq!(text(&failed).unwrap(), "#13 GET refused http://127.0.0.1:1/ · 0.4 ms");
+        assert_eq!(
+            text(&failed).unwrap(),
+            "#13 GET refused http://127.0.0.1:1/ · 0.4 ms"
+        );
         let list = json!({"flows": [ok, failed], "next_cursor": 13, "evicted": 0});
         assert_eq!(text(&list).unwrap().lines().count(), 2);
         assert_eq!(
@@ -256,9 +298,15 @@ mod tests {
             "timing": {"connect_ms": 1.5, "first_byte_ms": 3.0, "total_ms": 4.0},
             "error": {"kind": "aborted", "message": "the app left"}});
         let t = text(&v).unwrap();
-        assert!(t.starts_with("#3 POST 500 aborted http://h/ · 4 ms (connect 1.5, first byte 3)"), "{t}");
+        assert!(
+            t.starts_with("#3 POST 500 aborted http://h/ · 4 ms (connect 1.5, first byte 3)"),
+            "{t}"
+        );
         assert!(t.contains("> authorization: Bearer [redacted]\n{}"), "{t}");
-        assert!(t.contains("< content-type: image/png\n(9 bytes: binary (image/png))"), "{t}");
+        assert!(
+            t.contains("< content-type: image/png\n(9 bytes: binary (image/png))"),
+            "{t}"
+        );
         assert!(t.ends_with("error: aborted — the app left"), "{t}");
     }
 
@@ -269,15 +317,28 @@ mod tests {
             "since": "t"}], "store": {"flows": 2, "bytes": 2048, "max_flows": 10,
             "max_bytes": 1048576, "evicted": 0, "latest_id": 2}});
         let t = text(&st).unwrap();
-        assert!(t.starts_with("proxy running on 127.0.0.1:9101 · 2 flows kept (2.0 KB of 1.0 MB, 0 evicted)"), "{t}");
-        assert!(t.contains("passthrough: p.com") && t.contains("attached: emu (android)"), "{t}");
+        assert!(
+            t.starts_with(
+                "proxy running on 127.0.0.1:9101 · 2 flows kept (2.0 KB of 1.0 MB, 0 evicted)"
+            ),
+            "{t}"
+        );
+        assert!(
+            t.contains("passthrough: p.com") && t.contains("attached: emu (android)"),
+            "{t}"
+        );
         let sum = json!({"flows": 2, "by_host": [{"host": "a.com", "flows": 2, "failed": 1}],
             "by_status": {"2xx": 1, "5xx": 1}, "failures_total": 1,
             "failures": [{"id": 2, "method": "GET", "url": "http://a.com/", "status": 500,
                           "total_ms": 3.0, "started_at": "t"}],
             "slowest": [], "evicted": 0});
         let t = text(&sum).unwrap();
-        assert!(t.starts_with("2 flows · 2xx 1 · 5xx 1\nhosts: a.com (2, 1 failed)\nfailures (1):\n  #2 GET 500"), "{t}");
+        assert!(
+            t.starts_with(
+                "2 flows · 2xx 1 · 5xx 1\nhosts: a.com (2, 1 failed)\nfailures (1):\n  #2 GET 500"
+            ),
+            "{t}"
+        );
         let a = json!({"device": {"udid": "emu"}, "proxy": "127.0.0.1:9101", "already": false,
             "done": ["adb reverse"], "todo": ["trust the CA"]});
         assert_eq!(

@@ -112,14 +112,20 @@ pub fn plan(p: ProxyCommand, udid: &Option<String>) -> Request {
             r.output = output;
             r
         }
-        ProxyCommand::Attach { device } => {
-            call("proxy_attach", json!({ "udid": device.or_else(|| udid.clone()) }))
-        }
-        ProxyCommand::Detach { device } => {
-            call("proxy_detach", json!({ "udid": device.or_else(|| udid.clone()) }))
-        }
+        ProxyCommand::Attach { device } => call(
+            "proxy_attach",
+            json!({ "udid": device.or_else(|| udid.clone()) }),
+        ),
+        ProxyCommand::Detach { device } => call(
+            "proxy_detach",
+            json!({ "udid": device.or_else(|| udid.clone()) }),
+        ),
         ProxyCommand::Flows(a) => call(
-            if a.follow { "stream_flows" } else { "list_flows" },
+            if a.follow {
+                "stream_flows"
+            } else {
+                "list_flows"
+            },
             json!({ "host": a.host, "method": a.method, "status": a.status,
                 "failed": a.failed.then_some(true), "contains": a.contains, "since": a.since,
                 "limit": a.limit }),

@@ -99,7 +99,10 @@ impl ProxyArgs {
                 .and_then(|it| it.collect::<Result<Vec<_>, _>>())
                 .map_err(|e| format!("--proxy-upstream-ca {}: {e}", f.display()))?;
             if certs.is_empty() {
-                return Err(format!("--proxy-upstream-ca {}: no certificate in it", f.display()));
+                return Err(format!(
+                    "--proxy-upstream-ca {}: no certificate in it",
+                    f.display()
+                ));
             }
             roots.extend(certs);
         }
@@ -313,10 +316,15 @@ mod tests {
         assert_eq!(parse_size("2m"), Ok(2 << 20));
         assert!(parse_size("3X").is_err() && parse_size("M").is_err() && parse_size("").is_err());
         let dir = std::path::PathBuf::from("/tmp/state");
-        let o = parse(&["--proxy-passthrough", "*.Pinned.example", "--proxy-body-cap", "4K"])
-            .proxy
-            .options(dir.clone())
-            .unwrap();
+        let o = parse(&[
+            "--proxy-passthrough",
+            "*.Pinned.example",
+            "--proxy-body-cap",
+            "4K",
+        ])
+        .proxy
+        .options(dir.clone())
+        .unwrap();
         assert_eq!(o.passthrough, ["pinned.example"]);
         assert_eq!((o.port, o.body_cap), (crate::proxy::DEFAULT_PORT, 4096));
         assert_eq!(o.state_dir, Some(dir.clone()));

@@ -110,7 +110,10 @@ impl DeviceController {
             },
             |a| a.attached.clone(),
         );
-        let detached = self.backend(&device).detach_proxy(&device, &attached).await?;
+        let detached = self
+            .backend(&device)
+            .detach_proxy(&device, &attached)
+            .await?;
         self.proxy_attachments.lock().remove(&device.udid);
         Ok((device, detached, known.is_some()))
     }

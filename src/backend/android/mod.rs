@@ -18,8 +18,8 @@ use std::time::Duration;
 use crate::backend::types::{AppInfo, Key, LaunchOptions, Launched, PermissionAction, Point};
 use crate::backend::{Device, KeyPress, Platform, TypeJob, TypedWith, UiSource};
 use crate::error::{Error, ErrorCode, Result};
-use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::exec::{Command, Tool, Toolbox};
+use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 
 use super::{exec_error, tool_command};
 

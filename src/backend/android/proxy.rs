@@ -127,7 +127,8 @@ impl AdbBackend {
         let spec = format!("tcp:{}", attached.port);
         let out = self.reverse(serial, &["--remove", &spec]).await?;
         if out.success() {
-            d.done.push(format!("adb -s {serial} reverse --remove {spec}"));
+            d.done
+                .push(format!("adb -s {serial} reverse --remove {spec}"));
         } else if !out.stderr_text().contains("listener") {
             // Gone already ("listener … not found") is what we wanted; anything else is not.
             return Err(adb_failure(serial, "adb reverse --remove", &out));

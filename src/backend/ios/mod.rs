@@ -35,8 +35,8 @@ use crate::backend::{
     UiSource,
 };
 use crate::error::Result;
-use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::exec::{Command, Output, Tool, Toolbox};
+use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 
 /// Time limit of quick simctl queries.
 pub const QUICK_TIMEOUT: Duration = Duration::from_secs(20);

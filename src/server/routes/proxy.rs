@@ -125,7 +125,11 @@ pub async fn attach(s: AppState, r: ProxyDeviceRequest) -> Result<Json<ProxyAtta
         proxy: format!("127.0.0.1:{}", a.attached.port),
         already: a.already,
         previous: a.attached.previous,
-        done: if a.already { Vec::new() } else { a.attached.done },
+        done: if a.already {
+            Vec::new()
+        } else {
+            a.attached.done
+        },
         todo: a.attached.todo,
     }))
 }
@@ -191,7 +195,8 @@ pub async fn list(s: AppState, q: FlowsQuery) -> Result<Json<FlowList>> {
         (true, _, Some(last)) => last.id,
         (true, _, None) => stats.latest_id,
     };
-    let missed = matches!(filter.since, Since::Cursor(c) if stats.evicted_through.is_some_and(|e| e > c));
+    let missed =
+        matches!(filter.since, Since::Cursor(c) if stats.evicted_through.is_some_and(|e| e > c));
     Ok(Json(FlowList {
         flows: flows.iter().map(|f| f.line()).collect(),
         next_cursor,
@@ -215,8 +220,13 @@ pub async fn get(s: AppState, q: FlowQuery) -> Result<JsonOrBytes<FlowDetail>> {
         Reveal::Redacted
     };
     let flow = s.proxy.store().get(q.id).ok_or_else(|| {
-        Error::new(ErrorCode::NotFound, format!("flow {} is not in the store", q.id))
-            .with_hint("list the flows: GET /api/v1/proxy/flows (old ones are evicted, or were cleared)")
+        Error::new(
+            ErrorCode::NotFound,
+            format!("flow {} is not in the store", q.id),
+        )
+        .with_hint(
+            "list the flows: GET /api/v1/proxy/flows (old ones are evicted, or were cleared)",
+        )
     })?;
     let Some(part) = q.body else {
         return Ok(JsonOrBytes::new(Json(flow.detail(reveal))));
@@ -226,8 +236,11 @@ pub async fn get(s: AppState, q: FlowQuery) -> Result<JsonOrBytes<FlowDetail>> {
         BodyPart::Response => flow.response.as_ref(),
     }
     .ok_or_else(|| {
-        Error::new(ErrorCode::NotFound, format!("flow {} has no response", q.id))
-            .with_hint("it failed before an answer: see its `error`")
+        Error::new(
+            ErrorCode::NotFound,
+            format!("flow {} has no response", q.id),
+        )
+        .with_hint("it failed before an answer: see its `error`")
     })?;
     let d = decoded(message);
     let ctype = message
@@ -243,7 +256,11 @@ pub async fn get(s: AppState, q: FlowQuery) -> Result<JsonOrBytes<FlowDetail>> {
     h.insert("x-body-size", HeaderValue::from(message.body.size));
     h.insert(
         "x-body-truncated",
-        HeaderValue::from_static(if message.body.truncated() { "true" } else { "false" }),
+        HeaderValue::from_static(if message.body.truncated() {
+            "true"
+        } else {
+            "false"
+        }),
     );
     if let Some(p) = d.problem.and_then(|p| HeaderValue::from_str(&p).ok()) {
         h.insert("x-body-note", p);
@@ -282,8 +299,10 @@ pub async fn stream(s: AppState, q: FlowsQuery) -> Result<EventStream<FlowLine>>
     let filter = filter_of(&q)?;
     let limit = q.limit.map(|l| l as usize);
     if limit == Some(0) {
-        return Err(Error::validation("`limit` is at least 1 (or absent: no end)")
-            .with_details(serde_json::json!({ "field": "limit" })));
+        return Err(
+            Error::validation("`limit` is at least 1 (or absent: no end)")
+                .with_details(serde_json::json!({ "field": "limit" })),
+        );
     }
     let cursor = match filter.since {
         Since::Cursor(c) => c,

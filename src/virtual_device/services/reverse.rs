@@ -92,7 +92,9 @@ fn tcp_port(spec: &str) -> Option<u16> {
 pub async fn run(dev: &Arc<Device>, cmd: &str, w: StreamWriter, _r: StreamReader) {
     if cmd == "list-forward" {
         let list = dev.reverse.listing();
-        let _ = w.write(format!("{:04x}{list}", list.len()).as_bytes()).await;
+        let _ = w
+            .write(format!("{:04x}{list}", list.len()).as_bytes())
+            .await;
     } else if cmd == "killforward-all" {
         dev.reverse.lock().clear();
         okay(&w).await;

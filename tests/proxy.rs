@@ -148,7 +148,8 @@ impl Capture {
     }
 
     async fn flow(&self, id: u64, query: &str) -> Value {
-        let (status, v) = call(&self.app, get(&format!("/api/v1/proxy/flows/{id}{query}"))).await;
+        let path = "/api/v1/proxy/flows/{id}".replace("{id}", &id.to_string());
+        let (status, v) = call(&self.app, get(&format!("{path}{query}"))).await;
         assert_eq!(status, StatusCode::OK, "{v}");
         v
     }

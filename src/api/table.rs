@@ -151,20 +151,21 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .body(simulator::status_bar),
         // network
-        op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording HTTP(S) proxy on 127.0.0.1.")
-            .describe("Listens on the server's `--proxy-port` unless `port` is given. Running already: \
-                       its status, unchanged, with a note.")
+        op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording proxy.")
+            .describe("Listens on 127.0.0.1 at the server's `--proxy-port` unless `port` is given (0: \
+                       any free port). `passthrough`: more hosts tunnelled without decryption. \
+                       Running already: its status, unchanged, with a note.")
             .errors(&[PortInUse, Unknown])
             .body(proxy::start),
-        op(Post, "proxy_stop", "/api/v1/proxy/stop", "network", "Stop the proxy; attached devices are detached first.")
+        op(Post, "proxy_stop", "/api/v1/proxy/stop", "network", "Stop the proxy (detaches devices first).")
             .body(proxy::stop),
-        op(Get, "proxy_status", "/api/v1/proxy/status", "network", "The proxy: address, CA, flows kept, attached devices.")
+        op(Get, "proxy_status", "/api/v1/proxy/status", "network", "Proxy state: address, CA, devices.")
             .plain(proxy::status),
-        op(Get, "proxy_ca", "/api/v1/proxy/ca.pem", "network", "The proxy's CA certificate (PEM), to trust for HTTPS.")
+        op(Get, "proxy_ca", "/api/v1/proxy/ca.pem", "network", "The proxy CA certificate (PEM).")
             .describe("Made once and kept in the state directory; its private key is never served.")
             .errors(&[Unknown])
             .plain(proxy::ca_pem),
-        op(Post, "proxy_attach", "/api/v1/proxy/attach", "network", "Point a device at the proxy (starts it if needed).")
+        op(Post, "proxy_attach", "/api/v1/proxy/attach", "network", "Route a device's traffic through the proxy.")
             .describe("Android: `adb reverse tcp:P tcp:P` and `settings put global http_proxy \
                        127.0.0.1:P` (the previous value is restored on detach). iOS Simulator: the \
                        CA is added to its keychain; it uses the Mac's proxy settings, which `todo` \
@@ -172,24 +173,30 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(&[PortInUse, Unknown])
             .body(proxy::attach),
-        op(Post, "proxy_detach", "/api/v1/proxy/detach", "network", "Undo attach: restore the device's proxy setting.")
+        op(Post, "proxy_detach", "/api/v1/proxy/detach", "network", "Undo proxy_attach.")
             .errors(DEVICE)
             .body(proxy::detach),
-        op(Get, "list_flows", "/api/v1/proxy/flows", "network", "Recorded HTTP(S) exchanges, filtered, oldest first.")
-            .describe("Without `since`: the newest `limit`. With it: the first `limit` after it; \
-                       go on with `since=next_cursor`.")
+        op(Get, "list_flows", "/api/v1/proxy/flows", "network", "Recorded network requests, filtered.")
+            .describe("Oldest first. `host`: that host or a domain with its subdomains; `status`: `404` \
+                       or a class `4xx`; `failed`: no answer, 4xx or 5xx; `contains`: text in \
+                       the URL; `since`: after a flow id, since an RFC 3339 time or a while ago \
+                       (`5m`). Without `since`: the newest `limit` (default 100, at most 1000); \
+                       with it: the first `limit` after it, then go on with `since=next_cursor`.")
             .query(proxy::list),
-        op(Get, "get_flow", "/api/v1/proxy/flows/{id}", "network", "One exchange: headers, bodies, timing, error.")
+        op(Get, "get_flow", "/api/v1/proxy/flows/{id}", "network", "One request: headers, bodies, timing.")
             .describe("Secret headers (Authorization, Cookie, Set-Cookie, Proxy-Authorization) are \
                        redacted unless `reveal=true` on a loopback server. `body=request|response` \
                        answers that body's bytes (decoded) in its own content type.")
             .errors(&[NotFound, Forbidden])
             .query(proxy::get),
-        op(Get, "stream_flows", "/api/v1/proxy/flows/stream", "network", "New exchanges as Server-Sent Events.")
+        op(Get, "stream_flows", "/api/v1/proxy/flows/stream", "network", "New requests as Server-Sent Events.")
+            .describe("The filters of list_flows; with `since`, the matching flows after it first; \
+                       `limit`: end after that many.")
             .query(proxy::stream),
-        op(Get, "get_flow_summary", "/api/v1/proxy/summary", "network", "Network traffic in brief: hosts, statuses, failures, slowest.")
+        op(Get, "get_flow_summary", "/api/v1/proxy/summary", "network", "Network summary: hosts, failures, slowest.")
+            .describe("`since` and `host` as for list_flows.")
             .query(proxy::summary),
-        op(Delete, "clear_flows", "/api/v1/proxy/flows", "network", "Forget the recorded exchanges.")
+        op(Delete, "clear_flows", "/api/v1/proxy/flows", "network", "Forget recorded requests.")
             .plain(proxy::clear),
     ]
 }

@@ -17,9 +17,8 @@ pub use crate::proxy::CaInfo;
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProxyStartRequest {
-    /// Port on 127.0.0.1 (default: the server's; 0: any free one).
     pub port: Option<u16>,
-    /// Hosts to tunnel without decrypting, besides the server's.
+    /// Hosts not decrypted.
     pub passthrough: Option<Vec<String>>,
 }
 
@@ -91,18 +90,15 @@ pub struct ProxyDetachResult {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct FlowsQuery {
-    /// A host, or a domain with its subdomains.
     pub host: Option<String>,
     pub method: Option<String>,
-    /// `404`, or a class: `4xx`.
+    /// 404 or 4xx
     pub status: Option<String>,
-    /// Only failed exchanges (no answer, 4xx, 5xx), or only the others.
     pub failed: Option<bool>,
-    /// Text in the URL (any case).
+    /// In the URL
     pub contains: Option<String>,
-    /// After a flow id, since an RFC 3339 time, or a while ago (`5m`).
+    /// Flow id, RFC 3339 time or 5m
     pub since: Option<String>,
-    /// At most this many (list: the newest, default 100, up to 1000; stream: then it ends).
     pub limit: Option<u32>,
 }
 
@@ -132,12 +128,9 @@ pub enum BodyPart {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct FlowQuery {
-    /// The flow's id.
     pub id: u64,
-    /// The raw (decoded) bytes of that body, in its content type, instead of JSON.
     #[param(inline)]
     pub body: Option<BodyPart>,
-    /// Show secret header values (loopback servers only).
     pub reveal: Option<bool>,
 }
 
@@ -146,9 +139,7 @@ pub struct FlowQuery {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct SummaryQuery {
-    /// Since an RFC 3339 time, a while ago (`5m`) or after a flow id.
     pub since: Option<String>,
-    /// Only this host (and its subdomains).
     pub host: Option<String>,
 }
 

@@ -140,7 +140,7 @@ impl Ca {
 
     fn load(cert_path: &Path, key_path: &Path) -> Result<Ca> {
         tighten(key_path)?;
-        let key_pem = std::fs::read_to_string(key_path).map_err(|e| ca_error(e))?;
+        let key_pem = std::fs::read_to_string(key_path).map_err(ca_error)?;
         let key = KeyPair::from_pem(&key_pem)
             .map_err(|_| ca_error(format!("{} is not a private key", key_path.display())))?;
         let cert_pem = std::fs::read_to_string(cert_path).map_err(ca_error)?;

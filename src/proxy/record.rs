@@ -348,7 +348,7 @@ impl HttpHandler for Recorder {
             let host = authority.host().to_string();
             let port = authority.port_u16().unwrap_or(443);
             if self.shared.is_own(&host, port) {
-                let draft = connect_draft(&authority.to_string(), &host);
+                let draft = connect_draft(authority.as_ref(), &host);
                 self.shared.store.push(draft.failed(
                     FailureKind::Blocked,
                     format!("{host}:{port} is the proxy or the mobilectl API, which it does not forward to"),
@@ -358,13 +358,13 @@ impl HttpHandler for Recorder {
             }
             if self.shared.is_passthrough(&host) {
                 let upgrade = hudsucker::hyper::upgrade::on(&mut req);
-                let draft = connect_draft(&authority.to_string(), &host);
+                let draft = connect_draft(authority.as_ref(), &host);
                 tokio::spawn(tunnel(self.shared.clone(), draft, upgrade));
                 return Response::new(Body::empty()).into();
             }
             self.tunnel = Some(Arc::new(TlsWatch {
                 shared: self.shared.clone(),
-                draft: Mutex::new(Some(connect_draft(&authority.to_string(), &host))),
+                draft: Mutex::new(Some(connect_draft(authority.as_ref(), &host))),
                 saw_request: AtomicBool::new(false),
             }));
             return req.into();

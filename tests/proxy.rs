@@ -177,6 +177,31 @@ async fn curl(args: Vec<String>) -> (i32, Vec<u8>, String) {
     .unwrap()
 }
 
+/// curl through the proxy of `c`, trusting only `cacert` when given (else its default store).
+async fn curl_via(
+    c: &Capture,
+    cacert: Option<&std::path::Path>,
+    url: String,
+) -> (i32, Vec<u8>, String) {
+    let mut args = vec!["-x".to_string(), c.proxy_url()];
+    if let Some(ca) = cacert {
+        args.extend(["--cacert".to_string(), ca.display().to_string()]);
+    }
+    args.push(url);
+    curl(args).await
+}
+
+/// A GET through `client`, read to its end.
+async fn fetch(client: &reqwest::Client, url: String) -> Vec<u8> {
+    let r = client.get(url).send().await.unwrap();
+    r.bytes().await.unwrap().to_vec()
+}
+
+/// The words of a flow's error.
+fn failure(flow: &Value) -> &str {
+    flow["error"]["message"].as_str().unwrap_or_default()
+}
+
 fn header<'a>(side: &'a Value, name: &str) -> Option<&'a str> {
     side["headers"]
         .as_array()?
@@ -275,14 +300,7 @@ async fn curl_trusts_the_served_ca_and_encoded_bodies_are_decoded() {
     let https = Upstream::https(&c.upstream_ca).await;
     let http = Upstream::http().await;
     let ca = c.ca_file().await;
-    let (code, out, err) = curl(vec![
-        "-x".into(),
-        c.proxy_url(),
-        "--cacert".into(),
-        ca.display().to_string(),
-        https.url("/br"),
-    ])
-    .await;
+    let (code, out, err) = curl_via(&c, Some(&ca), https.url("/br")).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, testing::BROTLI_HELLO, "curl gets the encoded bytes");
     let (code, _, err) = curl(vec![
@@ -295,14 +313,7 @@ async fn curl_trusts_the_served_ca_and_encoded_bodies_are_decoded() {
     assert_eq!(code, 0, "{err}");
     // HTTPS to an address: the proxy's certificate names the IP.
     let by_ip = format!("https://127.0.0.1:{}/hello", https.addr.port());
-    let (code, out, err) = curl(vec![
-        "-x".into(),
-        c.proxy_url(),
-        "--cacert".into(),
-        ca.display().to_string(),
-        by_ip.clone(),
-    ])
-    .await;
+    let (code, out, err) = curl_via(&c, Some(&ca), by_ip.clone()).await;
     assert_eq!((code, out.as_slice()), (0, &b"hello"[..]), "{err}");
 
     let flows = c.wait_flows(3).await;
@@ -352,13 +363,7 @@ async fn refused_hanging_and_stalled_upstreams_are_recorded_as_failures() {
     assert_eq!(kinds, ["refused", "timeout", "timeout", "dns"], "{flows:?}");
     assert!(flows[0]["status"].is_null());
     let hang = c.flow(flows[1]["id"].as_u64().unwrap(), "").await;
-    assert!(
-        hang["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("600 ms"),
-        "{hang}"
-    );
+    assert!(failure(&hang).contains("600 ms"), "{hang}");
     let stall = c.flow(flows[2]["id"].as_u64().unwrap(), "").await;
     assert_eq!(stall["status"], 200);
     assert_eq!(stall["response"]["body"]["text"], "first chunk");
@@ -382,7 +387,7 @@ async fn tls_failures_on_either_side_are_recorded() {
     assert_eq!(r.status(), 502);
     assert_eq!(r.headers()["x-mobilectl-proxy-error"], "tls");
     // The app does not trust the proxy's CA (curl with its default store).
-    let (code, _, err) = curl(vec!["-x".into(), c.proxy_url(), https.url("/hello")]).await;
+    let (code, _, err) = curl_via(&c, None, https.url("/hello")).await;
     assert_ne!(code, 0, "curl trusted an unknown CA: {err}");
     let flows = c.wait_flows(2).await;
     assert_eq!(flows[0]["error"], "tls");
@@ -390,10 +395,7 @@ async fn tls_failures_on_either_side_are_recorded() {
     assert_eq!(flows[1]["error"], "tls");
     let d = c.flow(flows[1]["id"].as_u64().unwrap(), "").await;
     assert!(
-        d["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("refused the proxy's certificate"),
+        failure(&d).contains("refused the proxy's certificate"),
         "{d}"
     );
 }
@@ -405,25 +407,11 @@ async fn passthrough_hosts_are_tunnelled_not_decrypted() {
     let upstream_ca = c.state_dir.path().join("upstream-ca.pem");
     std::fs::write(&upstream_ca, &c.upstream_ca.pem).unwrap();
     // Only the upstream's own CA is trusted, and it works: the proxy did not decrypt.
-    let (code, out, err) = curl(vec![
-        "-x".into(),
-        c.proxy_url(),
-        "--cacert".into(),
-        upstream_ca.display().to_string(),
-        https.url("/hello"),
-    ])
-    .await;
+    let (code, out, err) = curl_via(&c, Some(&upstream_ca), https.url("/hello")).await;
     assert_eq!((code, out.as_slice()), (0, &b"hello"[..]), "{err}");
     // Trusting only the proxy's CA fails: the certificate is the upstream's.
     let proxy_ca = c.ca_file().await;
-    let (code, _, _) = curl(vec![
-        "-x".into(),
-        c.proxy_url(),
-        "--cacert".into(),
-        proxy_ca.display().to_string(),
-        https.url("/hello"),
-    ])
-    .await;
+    let (code, _, _) = curl_via(&c, Some(&proxy_ca), https.url("/hello")).await;
     assert_ne!(code, 0);
     let flows = c.wait_flows(2).await;
     for f in &flows {
@@ -452,14 +440,7 @@ async fn a_body_over_the_cap_goes_through_whole_and_only_the_cap_is_kept() {
     let https = Upstream::https(&c.upstream_ca).await;
     let client = c.reqwest().await;
     let n = 3 * 1024 * 1024 + 17;
-    let got = client
-        .get(https.url(&format!("/big?bytes={n}")))
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    let got = fetch(&client, https.url(&format!("/big?bytes={n}"))).await;
     assert_eq!(got.len(), n);
     assert_eq!(testing::hex(&sha2_digest(&got)), testing::big_sha256(n));
     // A request body over the cap reaches the upstream whole too.
@@ -517,14 +498,7 @@ async fn filters_summary_stream_and_clear() {
         .unwrap();
     assert_eq!(stream.headers()["content-type"], "text/event-stream");
     for path in ["/hello", "/status/404", "/status/500", "/status/401"] {
-        client
-            .get(http.url(path))
-            .send()
-            .await
-            .unwrap()
-            .bytes()
-            .await
-            .unwrap();
+        fetch(&client, http.url(path)).await;
     }
     client
         .post(http.url("/echo"))

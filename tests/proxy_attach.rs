@@ -47,6 +47,11 @@ fn http_proxy(h: &VdHarness) -> String {
     out.stdout_text().trim().to_string()
 }
 
+fn set_http_proxy(h: &VdHarness, value: &str) {
+    let out = h.adb(&["shell", "settings", "put", "global", "http_proxy", value]);
+    assert!(out.success(), "{}", out.stderr_text());
+}
+
 fn reverse_list(h: &VdHarness) -> String {
     let out = h.adb(&["reverse", "--list"]);
     assert!(out.success(), "{}", out.stderr_text());
@@ -63,14 +68,7 @@ async fn android_attach_and_detach_through_the_real_adb() {
         state.path(),
     );
     // The phone already uses a proxy: it comes back on detach.
-    h.adb(&[
-        "shell",
-        "settings",
-        "put",
-        "global",
-        "http_proxy",
-        "10.1.2.3:3128",
-    ]);
+    set_http_proxy(&h, "10.1.2.3:3128");
 
     let (status, a) = call(
         &app,
@@ -160,14 +158,7 @@ async fn android_attach_and_detach_through_the_real_adb() {
     assert_eq!(http_proxy(&h), ":0");
     // A setting changed by someone else since is left alone.
     call(&app, post("/api/v1/proxy/attach", json!({}))).await;
-    h.adb(&[
-        "shell",
-        "settings",
-        "put",
-        "global",
-        "http_proxy",
-        "192.168.0.9:8888",
-    ]);
+    set_http_proxy(&h, "192.168.0.9:8888");
     let (_, d) = call(&app, post("/api/v1/proxy/detach", json!({}))).await;
     assert_eq!(http_proxy(&h), "192.168.0.9:8888");
     assert!(

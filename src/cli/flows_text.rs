@@ -4,9 +4,7 @@
 
 use serde_json::Value;
 
-fn s(v: &Value) -> &str {
-    v.as_str().unwrap_or("")
-}
+use super::output::s;
 
 /// The readable form, when `v` is one of the proxy's answers.
 pub fn text(v: &Value) -> Option<String> {

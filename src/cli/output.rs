@@ -84,7 +84,8 @@ pub fn outcome(v: &Value) -> i32 {
     }
 }
 
-fn s(v: &Value) -> &str {
+/// A JSON string's text, or nothing.
+pub(super) fn s(v: &Value) -> &str {
     v.as_str().unwrap_or("")
 }
 

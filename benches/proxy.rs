@@ -201,7 +201,8 @@ fn main() {
         let before = rss_mib();
         let url = https.url("/big?bytes=49152");
         let mut filled = 0;
-        while proxy.store().stats().evicted < 200 {
+        let evicted_before = proxy.store().stats().evicted;
+        while proxy.store().stats().evicted < evicted_before + 200 {
             let batch: Vec<_> = (0..32)
                 .map(|_| {
                     let (c, url) = (proxied_https.clone(), url.clone());
@@ -224,7 +225,7 @@ fn main() {
             st.bytes as f64 / (1024.0 * 1024.0),
             limits.max_flows,
             limits.max_bytes / (1024 * 1024),
-            st.evicted,
+            st.evicted - evicted_before,
             after - before
         );
         proxy.stop().await;

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The real adb client/server (Android tests drive a virtual device through it) and mksh (the
-# shell Android uses; the virtual device runs commands in it).
+# shell Android uses; the virtual device runs commands in it); curl, a real client of the
+# recording proxy's tests.
 missing=()
 command -v adb >/dev/null 2>&1 || missing+=(adb)
 command -v mksh >/dev/null 2>&1 || missing+=(mksh)

@@ -107,6 +107,10 @@ error_codes! {
     /// A device reached over the network (its WebDriverAgent server) could not be connected
     /// to, or the connection broke before it answered.
     DeviceUnreachable = ("DEVICE_UNREACHABLE", 503, true),
+    /// The port asked for is taken by another program.
+    PortInUse = ("PORT_IN_USE", 409, false),
+    /// The server's setup does not allow this request (e.g. revealing secrets off loopback).
+    Forbidden = ("FORBIDDEN", 403, false),
     /// A failure that fits no other code.
     Unknown = ("UNKNOWN", 500, false),
     /// Something failed inside mobilectl; details are logged, never returned.

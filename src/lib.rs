@@ -11,6 +11,7 @@
 //! - [`device`]: the vocabulary of devices every layer shares (device, platform, state, apps,
 //!   points, keys).
 //! - [`exec`]: the runners through which every external command and device request goes.
+//! - [`proxy`]: network capture, a recording HTTP(S) proxy the devices are pointed at.
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`virtual_device`]: an adb-speaking virtual Android device for tests and `serve --demo`.
@@ -26,6 +27,7 @@ pub mod error;
 pub mod exec;
 pub mod image;
 pub mod mcp;
+pub mod proxy;
 pub mod server;
 pub mod ui;
 pub mod virtual_device;

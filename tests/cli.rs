@@ -459,12 +459,30 @@ fn case(op: &'static str, args: &[&str], exit: i32, says: &str) -> Case {
 
 #[test]
 fn every_operation_runs_from_the_cli_against_the_demo() {
-    // No emulator binary, so `boot --avd` answers TOOL_MISSING on any machine.
-    let s = Server::start(true, &[("MOBILECTL_EMULATOR", "/nonexistent/emulator")]);
+    // No emulator binary, so `boot --avd` answers TOOL_MISSING on any machine. The proxy's CA
+    // goes to a temporary state directory, the proxy to a free port.
     let dir = tempfile::tempdir().unwrap();
+    let proxy_port = free_port();
+    let s = Server::start(
+        true,
+        &[
+            ("MOBILECTL_EMULATOR", "/nonexistent/emulator"),
+            ("MOBILECTL_STATE_DIR", dir.path().to_str().unwrap()),
+            ("MOBILECTL_PROXY_PORT", &proxy_port.to_string()),
+        ],
+    );
     let shot = dir.path().join("plain.png");
     let annotated = dir.path().join("annotated.png");
-    let (shot, annotated) = (shot.to_str().unwrap(), annotated.to_str().unwrap());
+    let ca = dir.path().join("ca.pem");
+    let (shot, annotated, ca) = (
+        shot.to_str().unwrap(),
+        annotated.to_str().unwrap(),
+        ca.to_str().unwrap(),
+    );
+    // One flow to read: the proxy answers a request to a port nothing listens on.
+    assert_exit(&s.cli(&["proxy", "start"]), 0);
+    let refused = request_through_proxy(proxy_port, free_port());
+    assert!(refused.starts_with("HTTP/1.1 502"), "{refused}");
 
     let v: serde_json::Value =
         serde_json::from_str(&stdout(&s.cli(&["--json", "devices"]))).unwrap();
@@ -627,6 +645,55 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         ),
         case("boot", &["boot", "--avd", "Pixel_7"], 127, "TOOL_MISSING"),
         case("shutdown", &["shutdown"], 1, "emulators and simulators"),
+        // network capture
+        case(
+            "proxy_start",
+            &["proxy", "start"],
+            0,
+            "note: it was running already",
+        ),
+        case(
+            "proxy_status",
+            &["proxy", "status"],
+            0,
+            "proxy running on 127.0.0.1:",
+        ),
+        case("proxy_ca", &["proxy", "ca", "-o", ca], 0, "saved"),
+        case("proxy_attach", &["proxy", "attach"], 0, "attached"),
+        case(
+            "list_flows",
+            &["proxy", "flows"],
+            0,
+            "#1 GET refused http://127.0.0.1:",
+        ),
+        case(
+            "list_flows",
+            &["proxy", "flows", "--status", "9xx"],
+            2,
+            "status=4xx",
+        ),
+        case("get_flow", &["proxy", "flow", "1"], 0, "error: refused"),
+        case(
+            "get_flow",
+            &["proxy", "flow", "99"],
+            1,
+            "`mobilectl proxy flows`",
+        ),
+        case(
+            "stream_flows",
+            &["proxy", "flows", "--follow", "--since", "0", "--limit", "1"],
+            0,
+            "#1 GET refused",
+        ),
+        case(
+            "get_flow_summary",
+            &["proxy", "summary"],
+            0,
+            "1 flow · error 1",
+        ),
+        case("proxy_detach", &["proxy", "detach"], 0, "detached"),
+        case("clear_flows", &["proxy", "clear"], 0, "cleared 1 flow"),
+        case("proxy_stop", &["proxy", "stop"], 0, "proxy stopped"),
     ];
 
     let covered: std::collections::BTreeSet<&str> = cases.iter().map(|c| c.op).collect();
@@ -655,6 +722,24 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     }
     assert!(std::fs::read(shot).unwrap().starts_with(b"\x89PNG"));
     assert!(std::fs::read(annotated).unwrap().starts_with(b"\x89PNG"));
+    let pem = std::fs::read_to_string(ca).unwrap();
+    assert!(pem.starts_with("-----BEGIN CERTIFICATE-----") && !pem.contains("PRIVATE"));
+}
+
+/// A plain request through the proxy on `proxy_port` to `127.0.0.1:target`; the answer.
+fn request_through_proxy(proxy_port: u16, target: u16) -> String {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", proxy_port)).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        c,
+        "GET http://127.0.0.1:{target}/x HTTP/1.1\r\nHost: 127.0.0.1:{target}\r\n\
+         Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = c.read_to_string(&mut answer);
+    answer
 }
 
 #[test]

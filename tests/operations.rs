@@ -6,8 +6,10 @@ mod common;
 
 use axum::http::StatusCode;
 use common::*;
+use http_body_util::BodyExt;
 use mobilectl::api::{self, HttpMethod, Input};
 use serde_json::{json, Value};
+use tower::ServiceExt;
 
 fn method(m: HttpMethod) -> &'static str {
     m.as_str()
@@ -27,7 +29,16 @@ async fn every_operation_is_routed_at_its_method_and_path() {
                 .body(axum::body::Body::empty())
                 .unwrap(),
         };
-        let (status, body) = call(&app, req).await;
+        let res = app.clone().oneshot(req).await.unwrap();
+        let ctype = res.headers().get("content-type").cloned();
+        if res.status().is_success() && ctype.is_some_and(|c| c != "application/json") {
+            // Routed, and answering its own content (a file, an event stream that would
+            // never end): not read further.
+            continue;
+        }
+        let status = res.status();
+        let bytes = res.into_body().collect().await.unwrap().to_bytes();
+        let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         let code = body["error"]["code"].as_str().unwrap_or_default();
         assert!(
             code != "ROUTE_NOT_FOUND" && code != "METHOD_NOT_ALLOWED",

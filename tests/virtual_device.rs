@@ -615,3 +615,76 @@ fn in_process_device_for_serve_demo() {
     drop(dev);
     adb(&["kill-server"]);
 }
+
+/// `adb reverse` through the real adb: the forward is listed and removed as adbd does, and it
+/// really tunnels — a connection to the device's port reaches the host's port through the adb
+/// server, both ways.
+#[test]
+fn reverse_forwards_tunnel_to_the_host_through_adb() {
+    use std::io::{Read, Write};
+    let vd = start();
+    // A host service to reach: it answers each line upper-cased.
+    let host = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let host_port = host.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in host.incoming() {
+            let Ok(mut c) = conn else { break };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = c.read(&mut buf) {
+                    if n == 0 || c.write_all(&buf[..n].to_ascii_uppercase()).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    let spec = format!("tcp:{host_port}");
+    let out = vd.adb(&["reverse", "tcp:9101", &spec]);
+    assert!(out.success(), "{}", out.stderr_text());
+    let list = vd.adb(&["reverse", "--list"]);
+    assert!(
+        list.stdout_text()
+            .lines()
+            .any(|l| l.ends_with(&format!(" tcp:9101 {spec}"))),
+        "{}",
+        list.stdout_text()
+    );
+    // An app on the device connects to its port 9101.
+    let device_port = vd.state()["reverse"]["tcp:9101"]["host_port"]
+        .as_u64()
+        .expect("the forward's port") as u16;
+    let mut app = std::net::TcpStream::connect(("127.0.0.1", device_port)).unwrap();
+    app.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let big = vec![b'x'; 300_000];
+    app.write_all(b"hello through adb\n").unwrap();
+    let mut got = vec![0u8; 18];
+    app.read_exact(&mut got).unwrap();
+    assert_eq!(got, b"HELLO THROUGH ADB\n");
+    // More than one adb payload each way.
+    app.write_all(&big).unwrap();
+    let mut back = vec![0u8; big.len()];
+    app.read_exact(&mut back).unwrap();
+    assert!(back.iter().all(|&b| b == b'X'));
+    // Removing: gone from the list; removing again fails with adb's words.
+    let out = vd.adb(&["reverse", "--remove", "tcp:9101"]);
+    assert!(out.success(), "{}", out.stderr_text());
+    assert_eq!(vd.adb(&["reverse", "--list"]).stdout_text().trim(), "");
+    let again = vd.adb(&["reverse", "--remove", "tcp:9101"]);
+    assert!(!again.success());
+    assert!(
+        again.stderr_text().contains("not found"),
+        "{}",
+        again.stderr_text()
+    );
+    let journaled: Vec<String> = vd
+        .journal()
+        .iter()
+        .filter_map(|v| v["service"].as_str().map(str::to_string))
+        .filter(|s| s.starts_with("reverse:"))
+        .collect();
+    assert!(
+        journaled.contains(&format!("reverse:forward:tcp:9101;{spec}")),
+        "{journaled:?}"
+    );
+}

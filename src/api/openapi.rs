@@ -53,6 +53,10 @@ pub const TAGS: &[(&str, &str)] = &[
         "system",
         "Simulated location, permissions, the simulator status bar.",
     ),
+    (
+        "network",
+        "Network capture: a recording HTTP(S) proxy the device is pointed at, and its flows.",
+    ),
 ];
 
 /// The complete document for these operations.
@@ -253,6 +257,17 @@ fn success(output: &Output, schemas: &mut Schemas) -> utoipa::openapi::Response 
             .description("PNG by default; JPEG with `format=jpeg`")
             .content("image/png", binary())
             .content("image/jpeg", binary())
+            .build(),
+        Output::File(types) => types
+            .iter()
+            .fold(ResponseBuilder::new().description("The file"), |b, t| {
+                b.content(
+                    *t,
+                    ContentBuilder::new()
+                        .schema(Some(ObjectBuilder::new().schema_type(Type::String).build()))
+                        .build(),
+                )
+            })
             .build(),
         Output::EventStream(schema) => {
             let item = match schema(schemas) {

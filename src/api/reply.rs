@@ -26,6 +26,8 @@ pub enum Output {
     /// `application/json` of a schema by default; with the query parameter `body` set, raw
     /// bytes in their own content type (a recorded request or response body).
     JsonOrBytes(fn(&mut Schemas) -> RefOr<Schema>),
+    /// A file's bytes, always, in this content type (a certificate).
+    File(&'static [&'static str]),
 }
 
 impl Output {
@@ -37,6 +39,7 @@ impl Output {
             Output::Image => &["image/png", "image/jpeg"],
             Output::EventStream(_) => &["text/event-stream"],
             Output::JsonOrBytes(_) => &["application/json", "*/*"],
+            Output::File(types) => types,
         }
     }
 
@@ -124,6 +127,29 @@ impl IntoResponse for Image {
 impl Reply for Image {
     fn output() -> Output {
         Output::Image
+    }
+}
+
+/// A PEM file (`application/x-pem-file`): a certificate.
+pub struct Pem(pub String);
+
+impl IntoResponse for Pem {
+    fn into_response(self) -> Response {
+        (
+            [(axum::http::header::CONTENT_TYPE, Self::CONTENT_TYPES[0])],
+            self.0,
+        )
+            .into_response()
+    }
+}
+
+impl Pem {
+    const CONTENT_TYPES: &'static [&'static str] = &["application/x-pem-file"];
+}
+
+impl Reply for Pem {
+    fn output() -> Output {
+        Output::File(Self::CONTENT_TYPES)
     }
 }
 

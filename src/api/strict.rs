@@ -121,7 +121,12 @@ fn shape(s: &RefOr<Schema>, defs: &BTreeMap<String, RefOr<Schema>>, depth: usize
                 o.additional_properties.as_deref(),
                 Some(AdditionalProperties::FreeForm(true)) | Some(AdditionalProperties::RefOr(_))
             );
-            if o.properties.is_empty() || open {
+            // No properties and no others allowed: an object that takes no field.
+            let closed = matches!(
+                o.additional_properties.as_deref(),
+                Some(AdditionalProperties::FreeForm(false))
+            );
+            if (o.properties.is_empty() && !closed) || open {
                 return Shape::Any;
             }
             Shape::Object(

@@ -8,7 +8,8 @@ use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use crate::error::ErrorCode::*;
 use crate::server::routes::{
-    actions, alerts, apps, batch, devices, screenshot, service, simulator, system, ui, verify,
+    actions, alerts, apps, batch, devices, proxy, screenshot, service, simulator, system, ui,
+    verify,
 };
 
 /// Every operation, in the order the documentation lists them.
@@ -158,5 +159,53 @@ pub fn operations() -> Vec<Operation> {
         op(Post, "status_bar", "/api/v1/device/status-bar", "system", "Override (or clear) an iOS Simulator's status bar.")
             .errors(DEVICE)
             .body(simulator::status_bar),
+        // network
+        op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording proxy.")
+            .describe("Listens on 127.0.0.1 at the server's `--proxy-port` unless `port` is given (0: \
+                       any free port). `passthrough`: more hosts tunnelled without decryption. \
+                       Running already: its status, unchanged, with a note.")
+            .errors(&[PortInUse, Unknown])
+            .body(proxy::start),
+        op(Post, "proxy_stop", "/api/v1/proxy/stop", "network", "Stop the proxy (detaches devices first).")
+            .body(proxy::stop),
+        op(Get, "proxy_status", "/api/v1/proxy/status", "network", "Proxy state: address, CA, devices.")
+            .plain(proxy::status),
+        op(Get, "proxy_ca", "/api/v1/proxy/ca.pem", "network", "The proxy CA certificate (PEM).")
+            .describe("Made once and kept in the state directory; its private key is never served.")
+            .errors(&[Unknown])
+            .plain(proxy::ca_pem),
+        op(Post, "proxy_attach", "/api/v1/proxy/attach", "network", "Route a device's traffic through the proxy.")
+            .describe("Android: `adb reverse tcp:P tcp:P` and `settings put global http_proxy \
+                       127.0.0.1:P` (the previous value is restored on detach). iOS Simulator: the \
+                       CA is added to its keychain; it uses the Mac's proxy settings, which `todo` \
+                       says how to set. HTTPS needs the device to trust the CA: see `todo`.")
+            .errors(DEVICE)
+            .errors(&[PortInUse, Unknown])
+            .body(proxy::attach),
+        op(Post, "proxy_detach", "/api/v1/proxy/detach", "network", "Undo proxy_attach.")
+            .errors(DEVICE)
+            .body(proxy::detach),
+        op(Get, "list_flows", "/api/v1/proxy/flows", "network", "Recorded network requests, filtered.")
+            .describe("Oldest first. `host`: that host or a domain with its subdomains; `status`: `404` \
+                       or a class `4xx`; `failed`: no answer, 4xx or 5xx; `contains`: text in \
+                       the URL; `since`: after a flow id, since an RFC 3339 time or a while ago \
+                       (`5m`). Without `since`: the newest `limit` (default 100, at most 1000); \
+                       with it: the first `limit` after it, then go on with `since=next_cursor`.")
+            .query(proxy::list),
+        op(Get, "get_flow", "/api/v1/proxy/flows/{id}", "network", "One request: headers, bodies, timing.")
+            .describe("Secret headers (Authorization, Cookie, Set-Cookie, Proxy-Authorization) are \
+                       redacted unless `reveal=true` on a loopback server. `body=request|response` \
+                       answers that body's bytes (decoded) in its own content type.")
+            .errors(&[NotFound, Forbidden])
+            .query(proxy::get),
+        op(Get, "stream_flows", "/api/v1/proxy/flows/stream", "network", "New requests as Server-Sent Events.")
+            .describe("The filters of list_flows; with `since`, the matching flows after it first; \
+                       `limit`: end after that many.")
+            .query(proxy::stream),
+        op(Get, "get_flow_summary", "/api/v1/proxy/summary", "network", "Network summary: hosts, failures, slowest.")
+            .describe("`since` and `host` as for list_flows.")
+            .query(proxy::summary),
+        op(Delete, "clear_flows", "/api/v1/proxy/flows", "network", "Forget recorded requests.")
+            .plain(proxy::clear),
     ]
 }

@@ -22,6 +22,7 @@ use crate::device::{
     Platform, Point, StatusBarOverride,
 };
 use crate::error::{Error, ErrorCode, Result};
+use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::ui::{Alert, AlertButton, CoordinateSpace};
 
 /// The native UI dump of a device, before parsing into the canonical tree.
@@ -379,5 +380,20 @@ pub trait DeviceBackend: Send + Sync {
         _values: Option<&StatusBarOverride>,
     ) -> Result<()> {
         Err(unsupported("overriding the status bar", self.name()))
+    }
+
+    // --- network capture (see `crate::proxy`) -----------------------------------------------
+    /// Points the device at the recording proxy on the host's loopback port.
+    async fn attach_proxy(&self, _device: &Device, _setup: &ProxySetup) -> Result<ProxyAttached> {
+        Err(unsupported("network capture", self.name()))
+    }
+    /// Undoes [`Self::attach_proxy`] (`attached.previous` is restored where the platform
+    /// has such a setting).
+    async fn detach_proxy(
+        &self,
+        _device: &Device,
+        _attached: &ProxyAttached,
+    ) -> Result<ProxyDetached> {
+        Err(unsupported("network capture", self.name()))
     }
 }

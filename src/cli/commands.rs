@@ -49,6 +49,9 @@ pub enum ClientCommand {
     /// Install, launch, stop, reset and list apps.
     #[command(subcommand)]
     App(AppCommand),
+    /// Network capture: the recording proxy, devices pointed at it, and its flows.
+    #[command(subcommand)]
+    Proxy(super::proxy::ProxyCommand),
     /// Open a URL (web or app scheme) on the device.
     Open {
         // Not `url`: that id is the global --url (the server's), which it would overwrite.

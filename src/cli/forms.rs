@@ -100,6 +100,25 @@ pub const FORMS: &[Form] = &[
         "status-bar",
         &["status-bar", "--time", "9:41"],
     ),
+    form("proxy_start", "proxy start", &["proxy", "start"]),
+    form("proxy_stop", "proxy stop", &["proxy", "stop"]),
+    form("proxy_status", "proxy status", &["proxy", "status"]),
+    form("proxy_ca", "proxy ca", &["proxy", "ca", "-o", "ca.pem"]),
+    form("proxy_attach", "proxy attach", &["proxy", "attach"]),
+    form("proxy_detach", "proxy detach", &["proxy", "detach"]),
+    form(
+        "list_flows",
+        "proxy flows",
+        &["proxy", "flows", "--status", "4xx"],
+    ),
+    form("get_flow", "proxy flow ID", &["proxy", "flow", "12"]),
+    form(
+        "stream_flows",
+        "proxy flows --follow",
+        &["proxy", "flows", "--follow"],
+    ),
+    form("get_flow_summary", "proxy summary", &["proxy", "summary"]),
+    form("clear_flows", "proxy clear", &["proxy", "clear"]),
 ];
 
 /// How a user writes operation `op`.

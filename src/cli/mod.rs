@@ -6,11 +6,13 @@ pub mod autostart;
 pub mod batch;
 pub mod client;
 pub mod commands;
+pub mod flows_text;
 pub mod forms;
 pub mod hint;
 pub mod offline;
 pub mod output;
 pub mod plan;
+pub mod proxy;
 pub mod serve;
 pub mod target;
 

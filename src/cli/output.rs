@@ -89,7 +89,8 @@ pub fn outcome(v: &Value) -> i32 {
     }
 }
 
-fn s(v: &Value) -> &str {
+/// A JSON string's text, or nothing.
+pub(super) fn s(v: &Value) -> &str {
     v.as_str().unwrap_or("")
 }
 
@@ -102,6 +103,9 @@ fn short(fp: &Value) -> String {
 pub fn text(v: &Value) -> String {
     if let (Some(steps), Some(_)) = (v["steps"].as_array(), v.get("udid")) {
         return batch(v, steps);
+    }
+    if let Some(t) = super::flows_text::text(v) {
+        return t;
     }
     if v.get("action_type").is_some() {
         return action_line(v);

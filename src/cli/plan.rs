@@ -21,7 +21,7 @@ pub struct Request {
 }
 
 impl Request {
-    fn new(op: &'static str, fields: Value) -> Request {
+    pub(super) fn new(op: &'static str, fields: Value) -> Request {
         let mut args = match fields {
             Value::Object(m) => m,
             _ => Map::new(),
@@ -64,7 +64,7 @@ impl Request {
                     }
                 })?;
         let answer = match op.output {
-            Output::Image => AnswerKind::Binary,
+            Output::Image | Output::File(_) => AnswerKind::Binary,
             Output::JsonOrBytes(_) if self.args.contains_key(Output::BYTES_SWITCH) => {
                 AnswerKind::Binary
             }
@@ -234,6 +234,7 @@ pub fn plan(
         }
         ClientCommand::StatusBar(a) => status_bar(a)?.on(udid),
         ClientCommand::App(a) => plan_app(a).on(udid),
+        ClientCommand::Proxy(p) => super::proxy::plan(p, udid),
         ClientCommand::Open { link } => call("open_url", json!({ "url": link })).on(udid),
         ClientCommand::Snapshot(s) => {
             let json = json_out || s.format == Some(super::offline::DumpFormat::Json);

@@ -9,6 +9,7 @@ use crate::backend::wda::{EndpointSpec, WdaConfig};
 use crate::backend::BackendConfig;
 use crate::controller::DeviceController;
 use crate::exec::Toolbox;
+use crate::proxy::ProxyOptions;
 use crate::server::{self, AppState, SecurityPolicy, ServerOptions};
 
 #[derive(Debug, Args)]
@@ -50,6 +51,92 @@ pub struct ServeArgs {
     #[arg(long, env = "MOBILECTL_WDA_SOURCE_TIMEOUT_MS", default_value_t = 20_000,
           value_parser = clap::value_parser!(u64).range(100..=600_000))]
     pub wda_source_timeout_ms: u64,
+    #[command(flatten)]
+    pub proxy: ProxyArgs,
+}
+
+/// Settings of the recording proxy (network capture).
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// Port of the recording proxy on 127.0.0.1 (started on demand; 0: any free port).
+    #[arg(long, env = "MOBILECTL_PROXY_PORT", default_value_t = crate::proxy::DEFAULT_PORT)]
+    pub proxy_port: u16,
+    /// Host tunnelled through the proxy without decryption, with its subdomains (repeatable;
+    /// for apps that pin certificates).
+    #[arg(long = "proxy-passthrough", value_name = "HOST")]
+    pub proxy_passthrough: Vec<String>,
+    /// Most flows the proxy keeps (the oldest go first).
+    #[arg(long, default_value_t = 2000)]
+    pub proxy_max_flows: usize,
+    /// Most bytes the kept flows hold (K, M, G suffixes: 64M).
+    #[arg(long, value_parser = parse_size, default_value = "64M")]
+    pub proxy_max_bytes: usize,
+    /// Bytes kept of each request or response body (the rest goes through unstored).
+    #[arg(long, value_parser = parse_size, default_value = "1M")]
+    pub proxy_body_cap: usize,
+    /// An upstream silent for this long (connecting, answering, mid-body) is cut.
+    #[arg(long, default_value_t = 30_000)]
+    pub proxy_timeout_ms: u64,
+    /// Extra CA certificate (PEM) trusted for upstream HTTPS, e.g. a local test server's
+    /// (repeatable).
+    #[arg(long = "proxy-upstream-ca", value_name = "FILE")]
+    pub proxy_upstream_ca: Vec<std::path::PathBuf>,
+}
+
+/// `65536`, `64K`, `64M`, `1G` (binary units).
+fn parse_size(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let (n, mult) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let m: usize = match c.to_ascii_uppercase() {
+                'K' => 1 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                _ => return Err(format!("`{s}`: the suffix is K, M or G")),
+            };
+            (&s[..i], m)
+        }
+        _ => (s, 1),
+    };
+    n.trim()
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("`{s}` is not a size (e.g. 65536, 64K, 64M)"))
+}
+
+impl ProxyArgs {
+    /// The proxy's options; the CA is kept in `state_dir`.
+    pub fn options(&self, state_dir: std::path::PathBuf) -> Result<ProxyOptions, String> {
+        let mut roots = Vec::new();
+        for f in &self.proxy_upstream_ca {
+            use rustls::pki_types::pem::PemObject;
+            let certs = rustls::pki_types::CertificateDer::pem_file_iter(f)
+                .and_then(|it| it.collect::<Result<Vec<_>, _>>())
+                .map_err(|e| format!("--proxy-upstream-ca {}: {e}", f.display()))?;
+            if certs.is_empty() {
+                return Err(format!(
+                    "--proxy-upstream-ca {}: no certificate in it",
+                    f.display()
+                ));
+            }
+            roots.extend(certs);
+        }
+        let mut o = ProxyOptions {
+            port: self.proxy_port,
+            passthrough: self.proxy_passthrough.clone(),
+            limits: crate::proxy::store::StoreLimits {
+                max_flows: self.proxy_max_flows,
+                max_bytes: self.proxy_max_bytes,
+            },
+            body_cap: self.proxy_body_cap,
+            timeout: std::time::Duration::from_millis(self.proxy_timeout_ms.max(1)),
+            state_dir: Some(state_dir),
+            upstream_roots: roots,
+        };
+        o.check()?;
+        Ok(o)
+    }
 }
 
 /// The shortest token accepted for a non-loopback bind.
@@ -102,6 +189,13 @@ pub fn run(args: ServeArgs) -> i32 {
     }
     let wda = match wda_config(&args) {
         Ok(w) => w,
+        Err(msg) => {
+            eprintln!("mobilectl: {msg}");
+            return 2;
+        }
+    };
+    let proxy = match args.proxy.options(super::autostart::state_dir()) {
+        Ok(o) => o,
         Err(msg) => {
             eprintln!("mobilectl: {msg}");
             return 2;
@@ -160,6 +254,7 @@ pub fn run(args: ServeArgs) -> i32 {
             controller,
             ServerOptions {
                 allow_any_url_scheme: args.allow_any_url_scheme,
+                proxy,
             },
         );
         let policy = SecurityPolicy {
@@ -168,10 +263,12 @@ pub fn run(args: ServeArgs) -> i32 {
             allow_origins: args.allow_origins,
             token: args.token.filter(|t| !t.is_empty()),
         };
-        let router = server::app(state, policy);
+        let router = server::app(state.clone(), policy);
         println!("mobilectl listening on http://{bound} (Swagger UI: http://{bound}/docs)");
         tracing::info!(%bound, "listening");
-        let served = server::serve(listener, router).await;
+        // On SIGINT/SIGTERM, first undo what the proxy's attach did to devices.
+        let cleanup = server::routes::proxy::on_shutdown(state);
+        let served = server::serve_with_cleanup(listener, router, cleanup).await;
         if let Some(d) = demo {
             // Leave the adb server without a dangling offline entry.
             if let Some(adb) = Toolbox::from_env().path(crate::exec::Tool::Adb) {
@@ -264,5 +361,37 @@ mod tests {
         assert_eq!(wda_config(&a).unwrap().endpoints.len(), 2);
         let a = parse(&["--wda", "ftp://a:8100"]);
         assert!(wda_config(&a).unwrap_err().contains("http or https"));
+    }
+
+    #[test]
+    fn sizes_and_proxy_options() {
+        assert_eq!(parse_size("65536"), Ok(65536));
+        assert_eq!(parse_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_size("2m"), Ok(2 << 20));
+        assert!(parse_size("3X").is_err() && parse_size("M").is_err() && parse_size("").is_err());
+        let dir = std::path::PathBuf::from("/tmp/state");
+        let o = parse(&[
+            "--proxy-passthrough",
+            "*.Pinned.example",
+            "--proxy-body-cap",
+            "4K",
+        ])
+        .proxy
+        .options(dir.clone())
+        .unwrap();
+        assert_eq!(o.passthrough, ["pinned.example"]);
+        assert_eq!((o.port, o.body_cap), (crate::proxy::DEFAULT_PORT, 4096));
+        assert_eq!(o.state_dir, Some(dir.clone()));
+        // A store that cannot hold two bodies of the cap is refused.
+        let e = parse(&["--proxy-max-bytes", "1M", "--proxy-body-cap", "1M"])
+            .proxy
+            .options(dir.clone())
+            .unwrap_err();
+        assert!(e.contains("two bodies"), "{e}");
+        let e = parse(&["--proxy-upstream-ca", "/nonexistent.pem"])
+            .proxy
+            .options(dir)
+            .unwrap_err();
+        assert!(e.contains("--proxy-upstream-ca"), "{e}");
     }
 }

@@ -12,6 +12,7 @@ mod apps;
 mod batch;
 mod listing;
 mod power;
+mod proxy;
 mod resolve;
 mod screenshot;
 mod scroll;
@@ -39,6 +40,7 @@ pub use session::DeviceSession;
 pub use snapshot::Snapshot;
 
 pub use apps::check_install_path;
+pub use proxy::{Attached, AttachedDevice, ProxyAttachments};
 
 pub use resolve::resolve_target;
 pub use simulator::check_status_bar;
@@ -69,6 +71,8 @@ pub struct DeviceController {
     /// One listing at a time: callers that arrive while one runs take its answer
     /// (single-flight), so a burst of requests costs one `adb devices` and no `getprop` storm.
     listing: tokio::sync::Mutex<()>,
+    /// Devices pointed at the recording proxy, and what to restore on each.
+    proxy_attachments: ProxyAttachments,
 }
 
 impl DeviceController {
@@ -96,6 +100,7 @@ impl DeviceController {
             known: Mutex::new(None),
             listed: Mutex::new(None),
             listing: tokio::sync::Mutex::new(()),
+            proxy_attachments: ProxyAttachments::default(),
         }
     }
 

@@ -24,6 +24,7 @@ use tower_http::trace::TraceLayer;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::controller::DeviceController;
+use crate::proxy::{ProxyOptions, ProxyService};
 
 /// Request bodies larger than this are refused with `413 PAYLOAD_TOO_LARGE`.
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -33,6 +34,10 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 pub struct AppState {
     pub controller: Arc<DeviceController>,
     pub options: Arc<ServerOptions>,
+    /// The recording proxy (network capture), one per server.
+    pub proxy: Arc<ProxyService>,
+    /// The address the server is bound to (from its security policy, set by [`app`]).
+    pub bound: Option<std::net::SocketAddr>,
 }
 
 /// Behaviour switches of the server that are not about security.
@@ -40,16 +45,24 @@ pub struct AppState {
 pub struct ServerOptions {
     /// Allow `open-url` with any scheme (`javascript:`, `file:`, `content:`…).
     pub allow_any_url_scheme: bool,
+    /// How the recording proxy is set up.
+    pub proxy: ProxyOptions,
 }
 
 impl AppState {
     pub fn new(controller: DeviceController, options: ServerOptions) -> Self {
         AppState {
             controller: Arc::new(controller),
+            proxy: Arc::new(ProxyService::new(options.proxy.clone())),
             options: Arc::new(options),
+            bound: None,
         }
     }
 }
+
+/// How long the server's own clean-up (devices detached from the proxy) may take after
+/// SIGINT/SIGTERM before it stops anyway.
+pub const CLEANUP_LIMIT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// Cancelled when [`serve`] is told to stop: ends open MCP sessions so that in-flight requests
 /// can finish and the graceful shutdown does not wait on streams kept open by clients.
@@ -68,7 +81,8 @@ pub(crate) fn api(state: AppState) -> Router {
 
 /// The whole HTTP application: API routes, MCP at `/mcp`, `/openapi.json`, Swagger UI at
 /// `/docs`, the error envelope for unknown routes and methods, and the security layers.
-pub fn app(state: AppState, policy: SecurityPolicy) -> Router {
+pub fn app(mut state: AppState, policy: SecurityPolicy) -> Router {
+    state.bound = policy.bound;
     let api = api(state);
     let mcp = crate::mcp::http::service(api.clone(), SHUTDOWN.child_token());
     let mut router = api
@@ -112,16 +126,35 @@ pub fn app(state: AppState, policy: SecurityPolicy) -> Router {
 
 /// Runs the server until SIGINT or SIGTERM, then lets in-flight requests finish.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    listen::serve_with(
-        listener,
-        router,
-        listen::Limits::default(),
-        shutdown_signal(),
-    )
-    .await
+    serve_with_cleanup(listener, router, async {}).await
 }
 
-async fn shutdown_signal() {
+/// [`serve`], running `cleanup` (bounded by [`CLEANUP_LIMIT`]) when the signal comes, before
+/// open streams are ended and in-flight requests finish.
+pub async fn serve_with_cleanup(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    cleanup: impl std::future::Future<Output = ()> + Send,
+) -> std::io::Result<()> {
+    let shutdown = async move {
+        signalled().await;
+        if tokio::time::timeout(CLEANUP_LIMIT, cleanup).await.is_err() {
+            tracing::warn!("the clean-up before shutdown took too long; stopping anyway");
+        }
+        // Ends open MCP sessions and event streams so the graceful shutdown does not wait
+        // on them.
+        SHUTDOWN.cancel();
+    };
+    listen::serve_with(listener, router, listen::Limits::default(), shutdown).await
+}
+
+/// Cancelled when the server stops: long answers (event streams) end with it.
+pub fn shutdown_token() -> CancellationToken {
+    SHUTDOWN.child_token()
+}
+
+/// SIGINT or SIGTERM.
+async fn signalled() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -137,6 +170,4 @@ async fn shutdown_signal() {
         _ = ctrl_c => {},
         _ = term => {},
     }
-    // Ends open MCP sessions so the graceful shutdown does not wait on their streams.
-    SHUTDOWN.cancel();
 }

@@ -3,7 +3,8 @@
 //! code with the product's own device code (not the ui parser, not the adb backend).
 //!
 //! - [`transport`]: TCP, adb packets, CNXN banner (`features=shell_v2,cmd`), streams.
-//! - [`services`]: `shell:` (legacy and v2), `exec:`, `sync:`.
+//! - [`services`]: `shell:` (legacy and v2), `exec:`, `sync:`, `reverse:` (forwards that
+//!   really tunnel: a connection to the device's port reaches the host's through adb).
 //! - [`sandbox`]: temp device root, restricted `PATH` of stand-ins, path mapping.
 //! - `applets`: `input`, `uiautomator`, `screencap`, `am`, `pm`, `monkey`, `cmd`,
 //!   `dumpsys`, `wm`, `getprop`, `settings`, `logcat`, … plus passed-through utilities.
@@ -128,6 +129,8 @@ pub(crate) struct Device {
     state: Mutex<DeviceState>,
     pub conn_gen: watch::Sender<u64>,
     pub offline: watch::Sender<bool>,
+    /// `adb reverse` forwards.
+    pub reverse: services::reverse::Forwards,
 }
 
 impl Device {
@@ -160,6 +163,7 @@ impl Device {
             "last_url": st.last_url,
             "fail_dumps_left": self.faults.fail_dumps_left(),
             "offline": *self.offline.borrow(),
+            "reverse": self.reverse.json(),
         })
     }
 }
@@ -210,9 +214,15 @@ impl RunningDevice {
         self.dev.set_offline(offline);
     }
 
-    /// The device state as JSON (screen, focus, keyboard, activity, …).
+    /// The device state as JSON (screen, focus, keyboard, activity, reverse forwards, …).
     pub fn state(&self) -> serde_json::Value {
         self.dev.state_json()
+    }
+
+    /// The host port standing for the device's local port of an `adb reverse` forward
+    /// (`tcp:9101`): connecting to it is an app on the device connecting to that port.
+    pub fn reverse_port(&self, spec: &str) -> Option<u16> {
+        self.dev.reverse.host_port(spec)
     }
 }
 
@@ -255,6 +265,7 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         state: Mutex::new(DeviceState::new(app)),
         conn_gen: watch::channel(0).0,
         offline: watch::channel(false).0,
+        reverse: Default::default(),
     });
     let d = dev.clone();
     let accept = tokio::spawn(async move {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::{mpsc, oneshot, Semaphore};
 
 use super::Device;
 
@@ -135,6 +135,35 @@ pub fn features(shell_v2: bool) -> Vec<&'static str> {
     }
 }
 
+/// A stream the device asks the host to open, answered once the host said OKAY (or `None`
+/// when it refused with CLSE or the connection ended).
+struct OpenRequest {
+    service: String,
+    reply: oneshot::Sender<(StreamWriter, StreamReader)>,
+}
+
+/// Opens streams from the device to the host on one connection.
+#[derive(Clone)]
+pub struct Opener {
+    tx: mpsc::UnboundedSender<OpenRequest>,
+    /// Which connection (the device names its host `host-N`).
+    pub conn: u64,
+}
+
+impl Opener {
+    /// Asks the host to open `service` (for a reverse forward: its remote, `tcp:PORT`).
+    pub async fn open(&self, service: &str) -> Option<(StreamWriter, StreamReader)> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(OpenRequest {
+                service: service.to_string(),
+                reply,
+            })
+            .ok()?;
+        answer.await.ok()
+    }
+}
+
 /// The sending half of a stream: WRTE packets, each waiting for the host's OKAY.
 pub struct StreamWriter {
     local: u32,
@@ -142,6 +171,7 @@ pub struct StreamWriter {
     out: mpsc::UnboundedSender<Packet>,
     okay: Arc<Semaphore>,
     max: usize,
+    opener: Opener,
 }
 
 impl StreamWriter {
@@ -164,6 +194,11 @@ impl StreamWriter {
 
     pub fn max_payload(&self) -> usize {
         self.max
+    }
+
+    /// Opens streams to the host on this stream's connection.
+    pub fn opener(&self) -> &Opener {
+        &self.opener
     }
 
     /// Closes the stream from the device side.
@@ -206,12 +241,16 @@ impl StreamReader {
 }
 
 struct StreamEntry {
+    /// 0 until the host accepted a stream the device opened.
     remote: u32,
     data: mpsc::UnboundedSender<Vec<u8>>,
     okay: Arc<Semaphore>,
+    /// A stream the device opened, waiting for the host's OKAY.
+    pending: Option<(oneshot::Sender<(StreamWriter, StreamReader)>, StreamReader)>,
 }
 
 static NEXT_LOCAL_ID: AtomicU32 = AtomicU32::new(1);
+static NEXT_CONN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Serves one TCP connection from an adb server until it closes, the device drops its
 /// connections, or the device shuts down.
@@ -235,6 +274,11 @@ pub(crate) async fn serve_connection(dev: Arc<Device>, sock: TcpStream) {
             }
         }
     });
+    let (open_tx, mut open_rx) = mpsc::unbounded_channel::<OpenRequest>();
+    let opener = Opener {
+        tx: open_tx,
+        conn: NEXT_CONN.fetch_add(1, Ordering::Relaxed),
+    };
     let mut kill = dev.conn_gen.subscribe();
     let mut offline = dev.offline.subscribe();
     let mut streams: HashMap<u32, StreamEntry> = HashMap::new();
@@ -275,9 +319,9 @@ pub(crate) async fn serve_connection(dev: Arc<Device>, sock: TcpStream) {
                         }
                         let (data_tx, data_rx) = mpsc::unbounded_channel();
                         let okay = Arc::new(Semaphore::new(1));
-                        streams.insert(local, StreamEntry { remote, data: data_tx, okay: okay.clone() });
+                        streams.insert(local, StreamEntry { remote, data: data_tx, okay: okay.clone(), pending: None });
                         let _ = out_tx.send(Packet::new(A_OKAY, local, remote, Vec::new()));
-                        let w = StreamWriter { local, remote, out: out_tx.clone(), okay, max };
+                        let w = StreamWriter { local, remote, out: out_tx.clone(), okay, max, opener: opener.clone() };
                         let r = StreamReader { rx: data_rx, buf: Vec::new() };
                         let dev2 = dev.clone();
                         tokio::spawn(async move {
@@ -285,7 +329,13 @@ pub(crate) async fn serve_connection(dev: Arc<Device>, sock: TcpStream) {
                         });
                     }
                     A_OKAY if connected => {
-                        if let Some(s) = streams.get(&p.arg1) {
+                        if let Some(s) = streams.get_mut(&p.arg1) {
+                            if let Some((reply, reader)) = s.pending.take() {
+                                // The host accepted a stream the device opened.
+                                s.remote = p.arg0;
+                                let w = StreamWriter { local: p.arg1, remote: p.arg0, out: out_tx.clone(), okay: s.okay.clone(), max, opener: opener.clone() };
+                                let _ = reply.send((w, reader));
+                            }
                             s.okay.add_permits(1);
                         }
                     }
@@ -306,8 +356,20 @@ pub(crate) async fn serve_connection(dev: Arc<Device>, sock: TcpStream) {
                 // Forget streams whose service has finished (their semaphore is closed).
                 streams.retain(|_, s| !s.okay.is_closed());
             }
+            Some(req) = open_rx.recv(), if connected => {
+                let local = NEXT_LOCAL_ID.fetch_add(1, Ordering::Relaxed);
+                let (data_tx, data_rx) = mpsc::unbounded_channel();
+                let reader = StreamReader { rx: data_rx, buf: Vec::new() };
+                // No write before the host's OKAY.
+                let okay = Arc::new(Semaphore::new(0));
+                streams.insert(local, StreamEntry { remote: 0, data: data_tx, okay, pending: Some((req.reply, reader)) });
+                let mut name = req.service.into_bytes();
+                name.push(0);
+                let _ = out_tx.send(Packet::new(A_OPEN, local, 0, name));
+            }
         }
     }
+    dev.reverse.forget_connection(opener.conn);
     for (_, s) in streams.drain() {
         s.okay.close();
     }

@@ -9,6 +9,7 @@ mod apps;
 mod devices;
 mod emulator;
 pub mod input;
+mod proxy;
 pub mod screen;
 pub mod shell;
 mod track;
@@ -29,6 +30,7 @@ use crate::device::{
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Tool, Toolbox};
+use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::ui::CoordinateSpace;
 
 /// Time limit of quick adb queries (listing, getprop).
@@ -309,6 +311,14 @@ impl DeviceBackend for AdbBackend {
     ) -> Result<Option<String>> {
         self.change_permission(device, bundle_id, permission, action)
             .await
+    }
+
+    async fn attach_proxy(&self, device: &Device, setup: &ProxySetup) -> Result<ProxyAttached> {
+        self.proxy_attach(device, setup).await
+    }
+
+    async fn detach_proxy(&self, device: &Device, a: &ProxyAttached) -> Result<ProxyDetached> {
+        self.proxy_detach(device, a).await
     }
 }
 

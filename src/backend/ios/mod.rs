@@ -6,6 +6,7 @@ mod apps;
 mod devices;
 mod keys;
 mod listapps;
+mod proxy;
 mod scale;
 mod screen;
 mod system;
@@ -15,6 +16,7 @@ mod ui;
 pub use devices::parse_simctl_devices;
 pub use keys::{hid_usage, ios_key, not_on_ios, IosKey};
 pub use listapps::parse_listapps;
+pub use proxy::mac_proxy_commands;
 pub use scale::{pixels_to_points, points_to_pixels, screen_scale};
 pub use typing::is_hid_typeable;
 pub use ui::{AxeSelector, UiTool};
@@ -36,6 +38,7 @@ use crate::device::{
 };
 use crate::error::Result;
 use crate::exec::{Command, Output, Tool, Toolbox};
+use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::ui::CoordinateSpace;
 
 /// Time limit of quick simctl queries.
@@ -239,5 +242,11 @@ impl DeviceBackend for SimctlBackend {
     }
     async fn status_bar(&self, device: &Device, values: Option<&StatusBarOverride>) -> Result<()> {
         self.status_bar_set(&device.udid, values).await
+    }
+    async fn attach_proxy(&self, device: &Device, setup: &ProxySetup) -> Result<ProxyAttached> {
+        self.proxy_attach(device, setup).await
+    }
+    async fn detach_proxy(&self, device: &Device, a: &ProxyAttached) -> Result<ProxyDetached> {
+        self.proxy_detach(device, a).await
     }
 }

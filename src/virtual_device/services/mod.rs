@@ -1,7 +1,9 @@
-//! Services a host can open on the device: `shell:` (legacy and v2), `exec:` and `sync:`.
+//! Services a host can open on the device: `shell:` (legacy and v2), `exec:`, `sync:` and
+//! `reverse:` (what `adb reverse` asks).
 //! Every request is journaled (`{"service": …}`) and delayed by the latency fault knob.
 
 mod process;
+pub mod reverse;
 mod shell;
 mod sync;
 
@@ -16,6 +18,7 @@ pub fn is_known(service: &str) -> bool {
         || service.starts_with("shell,")
         || service.starts_with("exec:")
         || service == "sync:"
+        || service.starts_with("reverse:")
 }
 
 /// Runs one service on an opened stream, then closes the stream.
@@ -29,6 +32,8 @@ pub async fn run(dev: Arc<Device>, service: String, w: StreamWriter, r: StreamRe
         process::run(&dev, Some(cmd.to_string()), false, false, w, r).await;
     } else if service == "sync:" {
         sync::run(&dev, w, r).await;
+    } else if let Some(cmd) = service.strip_prefix("reverse:") {
+        reverse::run(&dev, cmd, w, r).await;
     } else {
         let (opts, cmd) = service.split_once(':').unwrap_or((&service, ""));
         let v2 = dev.opts.shell_v2 && opts.split(',').any(|o| o == "v2");

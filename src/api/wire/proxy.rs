@@ -1,0 +1,151 @@
+//! Wire types of network capture: starting and stopping the recording proxy, pointing devices
+//! at it, and reading what it recorded (lists, one exchange, the summary, the stream).
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+pub use crate::controller::AttachedDevice;
+use crate::device::Device;
+pub use crate::proxy::flow::{
+    BodyView, Failure, FailureKind, FlowDetail, FlowLine, MessageView, Timing, Tunnel,
+};
+pub use crate::proxy::store::StoreStats;
+pub use crate::proxy::summary::{FlowSummary, HostCount};
+pub use crate::proxy::CaInfo;
+
+/// Start the proxy.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyStartRequest {
+    #[schema(minimum = 0, maximum = 65535)]
+    pub port: Option<u16>,
+    /// Hosts not decrypted.
+    pub passthrough: Option<Vec<String>>,
+}
+
+/// Nothing to say.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyStopRequest {}
+
+/// The proxy and what it holds.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProxyStatus {
+    pub running: bool,
+    /// Where apps send their requests (`127.0.0.1:PORT`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// Hosts tunnelled without decryption.
+    pub passthrough: Vec<String>,
+    /// Exchanges under way.
+    pub in_flight: usize,
+    pub store: StoreStats,
+    /// Absent until the CA is first needed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca: Option<CaInfo>,
+    pub attached: Vec<AttachedDevice>,
+    /// What the call did when it was less than asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The device to attach or detach (default: the target device).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyDeviceRequest {
+    pub udid: Option<String>,
+}
+
+/// A device pointed at the proxy.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProxyAttachResult {
+    pub device: Device,
+    /// The proxy the device uses (`127.0.0.1:PORT`; on Android its own loopback, reversed to
+    /// the host's).
+    pub proxy: String,
+    /// It was attached already: nothing was run.
+    pub already: bool,
+    /// The device's setting before, restored on detach.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
+    /// The commands run.
+    pub done: Vec<String>,
+    /// What is left to the user (HTTPS trust, the Mac's proxy settings).
+    pub todo: Vec<String>,
+}
+
+/// A device no longer pointed at the proxy.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProxyDetachResult {
+    pub device: Device,
+    /// This server had attached it.
+    pub was_attached: bool,
+    pub done: Vec<String>,
+    pub todo: Vec<String>,
+}
+
+/// Filters of the flow list and stream.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct FlowsQuery {
+    pub host: Option<String>,
+    pub method: Option<String>,
+    /// 404 or 4xx
+    pub status: Option<String>,
+    pub failed: Option<bool>,
+    /// In the URL
+    pub contains: Option<String>,
+    /// Flow id, RFC 3339 time or 5m
+    pub since: Option<String>,
+    pub limit: Option<u32>,
+}
+
+/// Recorded exchanges, oldest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FlowList {
+    pub flows: Vec<FlowLine>,
+    /// Pass as `since` to read on from here.
+    pub next_cursor: u64,
+    /// Exchanges evicted from the store (since the server started).
+    pub evicted: u64,
+    /// Some exchanges after `since` were evicted before they could be listed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missed: bool,
+}
+
+/// Which body `body=` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BodyPart {
+    Request,
+    Response,
+}
+
+/// One exchange.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct FlowQuery {
+    pub id: u64,
+    #[param(inline)]
+    pub body: Option<BodyPart>,
+    pub reveal: Option<bool>,
+}
+
+/// Window of the summary.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryQuery {
+    pub since: Option<String>,
+    pub host: Option<String>,
+}
+
+/// What clearing removed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Cleared {
+    pub cleared: usize,
+}

@@ -1,0 +1,418 @@
+//! One recorded exchange ([`Flow`]) and how it is shown: a one-line [`FlowLine`] for lists and
+//! streams, the whole [`FlowDetail`] with headers and decoded bodies. Secrets in headers
+//! (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`) are redacted in every view
+//! unless the caller may and does ask otherwise ([`Reveal`]).
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::decode;
+
+/// A header as recorded: name (lowercase) and value.
+pub type Header = (String, String);
+
+/// A body as it went through: its first bytes (up to the cap) and its true size.
+#[derive(Debug, Clone, Default)]
+pub struct Captured {
+    pub bytes: Vec<u8>,
+    /// Bytes that went through, stored or not.
+    pub size: u64,
+}
+
+impl Captured {
+    pub fn truncated(&self) -> bool {
+        (self.bytes.len() as u64) < self.size
+    }
+}
+
+/// One side of an exchange.
+#[derive(Debug, Clone, Default)]
+pub struct Message {
+    pub headers: Vec<Header>,
+    pub body: Captured,
+}
+
+impl Message {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Why an exchange failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The upstream refused the connection.
+    Refused,
+    /// The upstream's name could not be resolved.
+    Dns,
+    /// No answer (or no more bytes) within the proxy's upstream timeout.
+    Timeout,
+    /// A TLS handshake failed: the upstream's certificate, or the app refusing the proxy's.
+    Tls,
+    /// The connection broke.
+    Connection,
+    /// The app went away before the answer ended.
+    Aborted,
+    /// The proxy refused to forward (to itself or to the mobilectl API).
+    Blocked,
+}
+
+/// A failure with the words of what failed.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub message: String,
+}
+
+/// Where the time of an exchange went, in milliseconds from its start.
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct Timing {
+    /// Connecting (name lookup and TCP); absent on a reused connection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connect_ms: Option<f64>,
+    /// The upstream TLS handshake; absent on plain HTTP or a reused connection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_ms: Option<f64>,
+    /// Until the answer's headers arrived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_byte_ms: Option<f64>,
+    pub total_ms: f64,
+}
+
+/// Bytes through a tunnel (hosts not intercepted).
+#[derive(Debug, Clone, Copy, Default, Serialize, ToSchema)]
+pub struct Tunnel {
+    /// From the app to the host.
+    pub bytes_sent: u64,
+    /// From the host to the app.
+    pub bytes_received: u64,
+}
+
+/// A recorded exchange.
+#[derive(Debug, Clone)]
+pub struct Flow {
+    pub id: u64,
+    pub started_at: DateTime<Utc>,
+    pub method: String,
+    /// Absolute URL; `host:port` for a tunnel.
+    pub url: String,
+    pub host: String,
+    pub request: Message,
+    pub status: Option<u16>,
+    pub response: Option<Message>,
+    pub timing: Timing,
+    pub error: Option<Failure>,
+    pub tunnel: Option<Tunnel>,
+}
+
+impl Flow {
+    /// Failed: no answer, or an HTTP error status (4xx, 5xx).
+    pub fn failed(&self) -> bool {
+        self.error.is_some() || self.status.is_some_and(|s| s >= 400)
+    }
+
+    /// What the store counts for it: bodies, headers, URL and a fixed overhead.
+    pub fn footprint(&self) -> usize {
+        let msg = |m: &Message| {
+            m.body.bytes.len()
+                + m.headers
+                    .iter()
+                    .map(|(n, v)| n.len() + v.len() + 48)
+                    .sum::<usize>()
+        };
+        512 + self.url.len()
+            + self.host.len()
+            + msg(&self.request)
+            + self.response.as_ref().map_or(0, msg)
+            + self.error.as_ref().map_or(0, |e| e.message.len())
+    }
+
+    pub fn line(&self) -> FlowLine {
+        FlowLine {
+            id: self.id,
+            started_at: rfc3339(self.started_at),
+            method: self.method.clone(),
+            url: self.url.clone(),
+            status: self.status,
+            error: self.error.as_ref().map(|e| e.kind),
+            total_ms: self.timing.total_ms,
+            size: self.response.as_ref().map(|r| r.body.size),
+        }
+    }
+
+    pub fn detail(&self, reveal: Reveal) -> FlowDetail {
+        FlowDetail {
+            id: self.id,
+            started_at: rfc3339(self.started_at),
+            method: self.method.clone(),
+            url: self.url.clone(),
+            host: self.host.clone(),
+            status: self.status,
+            request: view(&self.request, reveal),
+            response: self.response.as_ref().map(|m| view(m, reveal)),
+            timing: self.timing.clone(),
+            error: self.error.clone(),
+            tunnel: self.tunnel,
+        }
+    }
+}
+
+pub fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// Milliseconds with two decimals.
+pub fn ms(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 100_000.0).round() / 100.0
+}
+
+/// An exchange in one line (lists, streams, summaries).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FlowLine {
+    pub id: u64,
+    pub started_at: String,
+    pub method: String,
+    pub url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<FailureKind>,
+    pub total_ms: f64,
+    /// Response body bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+/// An exchange with its headers and bodies.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FlowDetail {
+    pub id: u64,
+    pub started_at: String,
+    pub method: String,
+    pub url: String,
+    pub host: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    pub request: MessageView,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response: Option<MessageView>,
+    pub timing: Timing,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Failure>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tunnel: Option<Tunnel>,
+}
+
+/// Headers (`[name, value]` pairs, in order) and body of one side.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MessageView {
+    pub headers: Vec<[String; 2]>,
+    pub body: BodyView,
+}
+
+/// A body: sizes, and its decoded text when it is text.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BodyView {
+    /// Bytes that went through (as sent, encoded).
+    pub size: u64,
+    /// Bytes kept (at most the cap).
+    pub stored: u64,
+    /// More went through than was kept.
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+    /// The decoded body, when it is text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Why there is no text, or why it is partial.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Whether secrets are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reveal {
+    Redacted,
+    Shown,
+}
+
+/// Headers whose values are secrets.
+pub const SECRET_HEADERS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+];
+
+/// The value shown for a secret header: its scheme or cookie names stay, values go.
+pub fn redact(name: &str, value: &str) -> String {
+    const R: &str = "[redacted]";
+    match name.to_ascii_lowercase().as_str() {
+        "authorization" | "proxy-authorization" => match value.split_once(' ') {
+            Some((scheme, _)) if !scheme.is_empty() => format!("{scheme} {R}"),
+            _ => R.to_string(),
+        },
+        "cookie" => value
+            .split(';')
+            .map(|c| match c.trim().split_once('=') {
+                Some((n, _)) => format!("{n}={R}"),
+                None => R.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        "set-cookie" => {
+            let mut parts = value.split(';');
+            let first = match parts.next().and_then(|c| c.trim().split_once('=')) {
+                Some((n, _)) => format!("{n}={R}"),
+                None => R.to_string(),
+            };
+            std::iter::once(first)
+                .chain(parts.map(|a| a.trim().to_string()))
+                .collect::<Vec<_>>()
+                .join("; ")
+        }
+        _ => value.to_string(),
+    }
+}
+
+fn view(m: &Message, reveal: Reveal) -> MessageView {
+    let headers = m
+        .headers
+        .iter()
+        .map(|(n, v)| {
+            let secret = SECRET_HEADERS.contains(&n.as_str());
+            let v = if secret && reveal == Reveal::Redacted {
+                redact(n, v)
+            } else {
+                v.clone()
+            };
+            [n.clone(), v]
+        })
+        .collect();
+    MessageView {
+        headers,
+        body: body_view(m),
+    }
+}
+
+/// The body of `m` decoded for display (see [`decode`]).
+pub fn decoded(m: &Message) -> decode::Decoded {
+    decode::decode(&m.body.bytes, m.header("content-encoding"))
+}
+
+fn body_view(m: &Message) -> BodyView {
+    let body = &m.body;
+    let mut v = BodyView {
+        size: body.size,
+        stored: body.bytes.len() as u64,
+        truncated: body.truncated(),
+        encoding: m
+            .header("content-encoding")
+            .map(str::to_string)
+            .filter(|e| !e.eq_ignore_ascii_case("identity")),
+        text: None,
+        note: None,
+    };
+    if body.size == 0 {
+        return v;
+    }
+    let d = decoded(m);
+    let mut notes = Vec::new();
+    if let Some(p) = &d.problem {
+        notes.push(p.clone());
+    }
+    if decode::is_text(m.header("content-type"), &d.bytes) {
+        v.text = Some(String::from_utf8_lossy(&d.bytes).into_owned());
+        if body.truncated() {
+            notes.push(format!(
+                "the first {} of {} bytes",
+                body.bytes.len(),
+                body.size
+            ));
+        }
+    } else {
+        notes.push(format!(
+            "binary ({}): ask body=request|response for the bytes",
+            m.header("content-type").unwrap_or("no content type")
+        ));
+    }
+    if !notes.is_empty() {
+        v.note = Some(notes.join("; "));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_keep_their_shape_and_lose_their_values() {
+        assert_eq!(
+            redact("Authorization", "Bearer abc.def"),
+            "Bearer [redacted]"
+        );
+        assert_eq!(redact("authorization", "opaque"), "[redacted]");
+        assert_eq!(
+            redact("cookie", "sid=123; theme=dark"),
+            "sid=[redacted]; theme=[redacted]"
+        );
+        assert_eq!(
+            redact("set-cookie", "sid=123; Path=/; HttpOnly"),
+            "sid=[redacted]; Path=/; HttpOnly"
+        );
+        assert_eq!(redact("accept", "*/*"), "*/*");
+    }
+
+    fn flow() -> Flow {
+        Flow {
+            id: 7,
+            started_at: Utc::now(),
+            method: "GET".into(),
+            url: "https://api.example.com/items".into(),
+            host: "api.example.com".into(),
+            request: Message {
+                headers: vec![
+                    ("authorization".into(), "Bearer s3cret".into()),
+                    ("accept".into(), "application/json".into()),
+                ],
+                body: Captured::default(),
+            },
+            status: Some(200),
+            response: Some(Message {
+                headers: vec![
+                    ("content-type".into(), "application/json".into()),
+                    ("set-cookie".into(), "sid=s3cret; Path=/".into()),
+                ],
+                body: Captured {
+                    bytes: br#"{"a":"#.to_vec(),
+                    size: 12,
+                },
+            }),
+            timing: Timing::default(),
+            error: None,
+            tunnel: None,
+        }
+    }
+
+    #[test]
+    fn details_redact_unless_shown() {
+        let f = flow();
+        let text = serde_json::to_string(&f.detail(Reveal::Redacted)).unwrap();
+        assert!(!text.contains("s3cret"), "{text}");
+        assert!(text.contains("Bearer [redacted]"), "{text}");
+        let shown = serde_json::to_string(&f.detail(Reveal::Shown)).unwrap();
+        assert!(shown.contains("Bearer s3cret"));
+        let d = f.detail(Reveal::Redacted);
+        let body = d.response.unwrap().body;
+        assert_eq!((body.size, body.stored, body.truncated), (12, 5, true));
+        assert_eq!(body.text.as_deref(), Some(r#"{"a":"#));
+        assert!(body.note.unwrap().contains("first 5 of 12"));
+        assert!(!f.failed());
+    }
+}

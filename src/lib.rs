@@ -9,6 +9,7 @@
 //! - [`exec`]: the one runner through which every external command goes.
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
+//! - [`logs`]: device logs without I/O: parsers, the bounded ring, filters, crash detection.
 //! - [`virtual_device`]: an adb-speaking virtual Android device for tests and `serve --demo`.
 //! - [`cli`]: the thin client that calls the server over HTTP.
 //! - [`mcp`]: the API's operations as MCP tools, on stdio (`mobilectl mcp`) and at `/mcp`.
@@ -20,6 +21,7 @@ pub mod controller;
 pub mod error;
 pub mod exec;
 pub mod image;
+pub mod logs;
 pub mod mcp;
 pub mod server;
 pub mod ui;

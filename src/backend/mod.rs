@@ -11,7 +11,9 @@ mod traits;
 pub mod types;
 pub mod validate;
 
-pub use traits::{unsupported, DeviceBackend, KeyPress, TypeJob, TypedWith, UiSource};
+pub use traits::{
+    unsupported, unsupported_logs, DeviceBackend, KeyPress, TypeJob, TypedWith, UiSource,
+};
 
 pub use run::{command_failed, exec_error, run_tool, tool_command, tool_missing};
 

@@ -11,6 +11,7 @@ use super::types::{
 };
 use super::{Device, Platform};
 use crate::error::{Error, ErrorCode, Result};
+use crate::logs::{Crash, CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
 
 /// The native UI dump of a device, before parsing into the canonical tree.
 #[derive(Debug, Clone)]
@@ -182,4 +183,51 @@ pub trait DeviceBackend: Send + Sync {
     ) -> Result<()> {
         Err(unsupported("overriding the status bar", self.platform()))
     }
+
+    // --- logs (see crate::controller's log supervisor) ---------------------------------
+    /// Where this platform's crashes and ANRs are found.
+    fn crash_detection(&self) -> CrashDetection {
+        CrashDetection::None
+    }
+    /// A handle the log supervisor keeps while it runs (it outlives any one request).
+    fn log_handle(&self) -> Option<std::sync::Arc<dyn DeviceBackend>> {
+        None
+    }
+    /// The device's clock, for reading its log's times.
+    async fn log_clock(&self, device: &Device) -> Result<DeviceClock> {
+        Err(unsupported_logs(device))
+    }
+    /// The device's processes (pid → name) or apps (executable → bundle id).
+    async fn log_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
+        Err(unsupported_logs(device))
+    }
+    /// A one-off read of the device's log (its history, or its newest lines).
+    async fn log_read(&self, device: &Device, _read: &LogRead) -> Result<LogText> {
+        Err(unsupported_logs(device))
+    }
+    /// Starts the device's live log stream (from `after_ms` when given).
+    async fn log_stream(&self, device: &Device, _read: &LogRead) -> Result<LogStream> {
+        Err(unsupported_logs(device))
+    }
+    /// Crash reports kept outside the log (iOS), made at or after `since_ms` (host time).
+    async fn crash_reports(&self, _device: &Device, _since_ms: Option<i64>) -> Result<Vec<Crash>> {
+        Ok(Vec::new())
+    }
+}
+
+/// The answer for logs where they cannot be read (physical iPhones, for now).
+pub fn unsupported_logs(device: &Device) -> Error {
+    let what = match (device.platform, device.kind) {
+        (Platform::Ios, super::DeviceKind::Device) => "a physical iPhone",
+        (Platform::Ios, _) => "this iOS device",
+        (Platform::Android, _) => "this Android device",
+    };
+    Error::new(
+        ErrorCode::UnsupportedOnPlatform,
+        format!("the logs of `{}` ({what}) cannot be read", device.udid),
+    )
+    .with_hint(
+        "logs are read from Android devices (adb logcat) and iOS Simulators (simctl log stream); \
+         physical iPhones are not supported yet: use Console.app or `idevicesyslog`",
+    )
 }

@@ -95,6 +95,19 @@ pub const FORMS: &[Form] = &[
         "status-bar",
         &["status-bar", "--time", "9:41"],
     ),
+    form("tail_logs", "logs", &["logs", "--level", "W"]),
+    form(
+        "stream_logs",
+        "logs -f",
+        &["logs", "-f", "--app", "com.example"],
+    ),
+    form("list_crashes", "crashes", &["crashes", "--since", "1h"]),
+    form("get_crash", "crashes ID", &["crashes", "c0123456789ab"]),
+    form(
+        "debug_bundle",
+        "debug-bundle",
+        &["debug-bundle", "-o", "/tmp/bundle"],
+    ),
 ];
 
 /// How a user writes operation `op`.

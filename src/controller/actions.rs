@@ -79,6 +79,7 @@ pub(super) struct Action {
     started: Instant,
     kind: &'static str,
     pub fingerprint_before: Option<String>,
+    log_mark: super::logs::LogMark,
 }
 
 impl DeviceController {
@@ -87,6 +88,7 @@ impl DeviceController {
         let session = self.session(&device.udid);
         let commands = session.commands.clone().lock_owned().await;
         let fingerprint_before = session.fresh().map(|s| s.screen.fingerprint.clone());
+        let log_mark = self.log_mark(&device, session.last().and_then(|s| s.app()));
         Ok(Action {
             device,
             session,
@@ -94,6 +96,7 @@ impl DeviceController {
             started: Instant::now(),
             kind,
             fingerprint_before,
+            log_mark,
         })
     }
 
@@ -150,7 +153,8 @@ impl DeviceController {
         } else {
             (None, None)
         };
-        Ok(ActionResult {
+        let mark = action.log_mark;
+        let result = ActionResult {
             action_id: format!("a{}", ACTION_SEQ.fetch_add(1, Ordering::Relaxed) + 1),
             action_type: action.kind.to_string(),
             target,
@@ -163,7 +167,8 @@ impl DeviceController {
             device: action.device,
             timing_ms: action.started.elapsed().as_millis() as u64,
             details,
-        })
+        };
+        Ok(self.with_crash_outcome(&mark, observe, result).await)
     }
 
     pub async fn tap(

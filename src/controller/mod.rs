@@ -5,6 +5,7 @@
 mod actions;
 mod alerts;
 mod apps;
+mod logs;
 mod resolve;
 mod screenshot;
 mod scroll;
@@ -29,6 +30,7 @@ pub use session::DeviceSession;
 pub use snapshot::Snapshot;
 
 pub use apps::{check_bundle_id, check_install_path};
+pub use logs::{log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus};
 
 pub use resolve::resolve_target;
 pub use simulator::check_status_bar;
@@ -122,6 +124,8 @@ pub struct DeviceController {
     /// One listing at a time: callers that arrive while one runs take its answer
     /// (single-flight), so a burst of requests costs one `adb devices` and no `getprop` storm.
     listing: tokio::sync::Mutex<()>,
+    /// Every device's log (see [`logs`]).
+    logs: LogHub,
 }
 
 /// How long a device listing is trusted for resolving a named or active device.
@@ -142,6 +146,7 @@ impl DeviceController {
             known: Mutex::new(None),
             listed: Mutex::new(None),
             listing: tokio::sync::Mutex::new(()),
+            logs: LogHub::default(),
         }
     }
 

@@ -4,11 +4,13 @@
 //! its own process group; on timeout, and when the future running it is dropped (a client hung
 //! up), the whole group is killed. Stdout and stderr are drained concurrently so a chatty child
 //! never blocks on a full pipe. Each run is a tracing span with the argv, duration and exit
-//! status.
+//! status. Children read as they run (log streams) are [`StreamChild`]ren, see `stream`.
 
+mod stream;
 pub mod timing;
 mod tools;
 
+pub use stream::{StreamChild, StreamEnd, MAX_STREAMS};
 pub use tools::{Tool, ToolInfo, Toolbox};
 
 use std::ffi::OsString;
@@ -162,6 +164,32 @@ impl Command {
         cmd
     }
 
+    /// Why a spawn failed: a missing program, a process or descriptor shortage (busy), else
+    /// an I/O error.
+    fn spawn_error(&self, argv: &str, e: std::io::Error) -> ExecError {
+        match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                ExecError::NotFound {
+                    program: self.program.display().to_string(),
+                }
+            }
+            _ if matches!(
+                e.raw_os_error(),
+                Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM)
+            ) =>
+            {
+                ExecError::Busy {
+                    argv: argv.to_string(),
+                    why: e.to_string(),
+                }
+            }
+            _ => ExecError::Io {
+                argv: argv.to_string(),
+                source: e,
+            },
+        }
+    }
+
     /// Runs the command to completion, or kills it when the timeout passes.
     pub async fn run(&self) -> Result<Output, ExecError> {
         let argv = self.display();
@@ -185,27 +213,10 @@ impl Command {
                 })
             }
         };
-        let mut child = self.tokio_command().spawn().map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-                ExecError::NotFound {
-                    program: self.program.display().to_string(),
-                }
-            }
-            _ if matches!(
-                e.raw_os_error(),
-                Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM)
-            ) =>
-            {
-                ExecError::Busy {
-                    argv: argv.clone(),
-                    why: e.to_string(),
-                }
-            }
-            _ => ExecError::Io {
-                argv: argv.clone(),
-                source: e,
-            },
-        })?;
+        let mut child = self
+            .tokio_command()
+            .spawn()
+            .map_err(|e| self.spawn_error(&argv, e))?;
         let group = GroupGuard(child.id().map(|pid| pid as i32));
 
         let stdin_task = match (child.stdin.take(), self.stdin.clone()) {

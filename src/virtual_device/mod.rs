@@ -8,7 +8,8 @@
 //! - `applets`: `input`, `uiautomator`, `screencap`, `am`, `pm`, `monkey`, `cmd`,
 //!   `dumpsys`, `wm`, `getprop`, `settings`, `logcat`, … plus passed-through utilities.
 //! - [`app`]: the scripted app (screens = uiautomator dumps, transitions); [`state`]: what
-//!   taps, keys and typing do to it, plus packages, settings and logcat.
+//!   taps, keys and typing do to it, plus packages, settings and the app's process (pids,
+//!   crashes, ANRs); [`log`]: the log buffers `logcat` reads and follows.
 //! - `render`: PNG / raw screenshots. [`journal`]: JSON lines of everything run.
 //! - [`faults`]: latency, failing dumps, dropped connections, offline.
 //! - `ipc`: the Unix socket for applets and run-time control from other processes.
@@ -29,6 +30,7 @@ mod cli;
 pub mod faults;
 mod ipc;
 pub mod journal;
+pub mod log;
 mod render;
 pub mod sandbox;
 mod services;
@@ -128,6 +130,8 @@ pub(crate) struct Device {
     state: Mutex<DeviceState>,
     pub conn_gen: watch::Sender<u64>,
     pub offline: watch::Sender<bool>,
+    /// Flood lines requested so far (every `logcat` following the log prints them).
+    pub flood: watch::Sender<u64>,
 }
 
 impl Device {
@@ -160,6 +164,8 @@ impl Device {
             "last_url": st.last_url,
             "fail_dumps_left": self.faults.fail_dumps_left(),
             "offline": *self.offline.borrow(),
+            "app_pid": st.running.then_some(st.process.pid),
+            "main_thread_blocked": st.process.blocked(),
         })
     }
 }
@@ -255,6 +261,7 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         state: Mutex::new(DeviceState::new(app)),
         conn_gen: watch::channel(0).0,
         offline: watch::channel(false).0,
+        flood: watch::channel(0).0,
     });
     let d = dev.clone();
     let accept = tokio::spawn(async move {
@@ -269,9 +276,18 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         }
     });
     let ipc = tokio::spawn(ipc::serve(dev.clone(), ipc_listener));
+    // The app's clock: a blocked main thread ends, an ANR is declared, on time.
+    let d = dev.clone();
+    let ticker = tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_millis(20));
+        loop {
+            every.tick().await;
+            d.state().tick(state::now_ms());
+        }
+    });
     Ok(RunningDevice {
         dev,
-        tasks: vec![accept, ipc],
+        tasks: vec![accept, ipc, ticker],
     })
 }
 

@@ -6,6 +6,7 @@ pub mod act;
 pub mod apps;
 pub mod devices;
 pub mod inspect;
+pub mod logs;
 pub mod service;
 pub mod system;
 pub mod verify;

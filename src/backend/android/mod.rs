@@ -6,6 +6,7 @@ mod apps;
 mod devices;
 mod emulator;
 pub mod input;
+mod logs;
 pub mod screen;
 pub mod shell;
 
@@ -18,6 +19,7 @@ use crate::backend::types::{AppInfo, Key, LaunchOptions, Launched, PermissionAct
 use crate::backend::{Device, KeyPress, Platform, TypeJob, TypedWith, UiSource};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Tool, Toolbox};
+use crate::logs::{CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
 
 use super::{exec_error, tool_command};
 
@@ -35,6 +37,9 @@ pub struct AdbBackend {
     max_command_time: Option<Duration>,
     /// Properties of the devices listed online, read once when a device (re)appears.
     props: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, devices::Props>>>,
+    /// Log buffers each device has, once one was found missing (see `logs`).
+    log_buffers:
+        std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<&'static str>>>>,
 }
 
 impl AdbBackend {
@@ -48,6 +53,7 @@ impl AdbBackend {
             server_port,
             max_command_time,
             props: Default::default(),
+            log_buffers: Default::default(),
         }
     }
 
@@ -205,6 +211,25 @@ impl crate::backend::DeviceBackend for AdbBackend {
     ) -> Result<Option<String>> {
         self.change_permission(device, bundle_id, permission, action)
             .await
+    }
+
+    fn crash_detection(&self) -> CrashDetection {
+        CrashDetection::Log
+    }
+    fn log_handle(&self) -> Option<std::sync::Arc<dyn crate::backend::DeviceBackend>> {
+        Some(std::sync::Arc::new(self.clone()))
+    }
+    async fn log_clock(&self, device: &Device) -> Result<DeviceClock> {
+        self.logs_clock(device).await
+    }
+    async fn log_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
+        self.logs_processes(device).await
+    }
+    async fn log_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
+        self.logs_read(device, read).await
+    }
+    async fn log_stream(&self, device: &Device, read: &LogRead) -> Result<LogStream> {
+        self.logs_stream(device, read).await
     }
 }
 

@@ -6,6 +6,7 @@ mod apps;
 mod devices;
 mod keys;
 mod listapps;
+mod logs;
 mod scale;
 mod screen;
 mod system;
@@ -34,6 +35,7 @@ use crate::backend::{
 };
 use crate::error::Result;
 use crate::exec::{Command, Output, Tool, Toolbox};
+use crate::logs::{Crash, CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
 
 /// Time limit of quick simctl queries.
 pub const QUICK_TIMEOUT: Duration = Duration::from_secs(20);
@@ -180,5 +182,27 @@ impl DeviceBackend for SimctlBackend {
     }
     async fn status_bar(&self, device: &Device, values: Option<&StatusBarOverride>) -> Result<()> {
         self.status_bar_set(&device.udid, values).await
+    }
+
+    fn crash_detection(&self) -> CrashDetection {
+        CrashDetection::Reports
+    }
+    fn log_handle(&self) -> Option<std::sync::Arc<dyn DeviceBackend>> {
+        Some(std::sync::Arc::new(self.clone()))
+    }
+    async fn log_clock(&self, _device: &Device) -> Result<DeviceClock> {
+        Ok(logs::clock())
+    }
+    async fn log_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
+        self.logs_processes(device).await
+    }
+    async fn log_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
+        self.logs_read(device, read).await
+    }
+    async fn log_stream(&self, device: &Device, read: &LogRead) -> Result<LogStream> {
+        self.logs_stream(device, read).await
+    }
+    async fn crash_reports(&self, device: &Device, since_ms: Option<i64>) -> Result<Vec<Crash>> {
+        self.logs_crash_reports(device, since_ms).await
     }
 }

@@ -5,6 +5,7 @@ pub mod actions;
 pub mod alerts;
 pub mod apps;
 pub mod devices;
+pub mod logs;
 pub mod screenshot;
 pub mod service;
 pub mod simulator;

@@ -465,6 +465,8 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     let shot = dir.path().join("plain.png");
     let annotated = dir.path().join("annotated.png");
     let (shot, annotated) = (shot.to_str().unwrap(), annotated.to_str().unwrap());
+    let bundle = dir.path().join("bundle");
+    let bundle = bundle.to_str().unwrap();
 
     let v: serde_json::Value =
         serde_json::from_str(&stdout(&s.cli(&["--json", "devices"]))).unwrap();
@@ -560,6 +562,23 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             0,
             "ok",
         ),
+        // The log: the list screen's error, one entry followed then the stream ends, no
+        // crash so far.
+        case(
+            "tail_logs",
+            &["logs", "--level", "W", "--app", "com.mobilectl.demo"],
+            0,
+            "E DemoApp: avatar fetch failed",
+        ),
+        case(
+            "stream_logs",
+            &["logs", "-f", "--since", "5m", "--tag", "DemoApp", "-n", "1"],
+            0,
+            "DemoApp: LoginActivity shown  [com.mobilectl.demo]",
+        ),
+        case("list_crashes", &["crashes"], 0, "no crashes"),
+        case("get_crash", &["crashes", "c000000000000"], 1, "NOT_FOUND"),
+        case("debug_bundle", &["debug-bundle", "-o", bundle], 0, "saved"),
         case("press", &["press", "back"], 0, "ok"),
         case("open_url", &["open", "https://example.com"], 0, "ok"),
         case("list_apps", &["app", "list"], 0, "com.mobilectl.demo"),
@@ -642,6 +661,14 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     }
     assert!(std::fs::read(shot).unwrap().starts_with(b"\x89PNG"));
     assert!(std::fs::read(annotated).unwrap().starts_with(b"\x89PNG"));
+    let dir = std::path::Path::new(bundle);
+    assert!(std::fs::read(dir.join("screenshot.jpg"))
+        .unwrap()
+        .starts_with(&[0xFF, 0xD8]));
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("bundle.json")).unwrap()).unwrap();
+    assert_eq!(saved["screenshot"]["file"], "screenshot.jpg");
+    assert!(saved["tree_text"].is_string(), "{saved}");
 }
 
 #[test]

@@ -131,7 +131,8 @@ impl Crash {
         }
         s += " ";
         s += self.kind.verb();
-        match (&self.exception, &self.message) {
+        let message = self.message.as_deref().map(|m| m.trim_end_matches('.'));
+        match (&self.exception, message) {
             (Some(e), Some(m)) if !m.is_empty() => s += &format!(" {e}: {m}"),
             (Some(e), _) => s += &format!(" {e}"),
             (None, Some(m)) => s += &format!(" {m}"),

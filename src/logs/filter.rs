@@ -147,7 +147,11 @@ pub fn since(s: &str, now_ms: i64, epoch: Option<u32>) -> Result<Since> {
 pub fn limit(asked: Option<u32>) -> Result<(usize, bool)> {
     match asked {
         None => Ok((DEFAULT_LIMIT, false)),
-        Some(0) => Err(Error::validation("`limit` must be at least 1")),
+        Some(0) => Err(
+            Error::validation("`limit` must be at least 1").with_hint(format!(
+                "give 1 to {MAX_LIMIT}, or leave it out for {DEFAULT_LIMIT}"
+            )),
+        ),
         Some(n) if n as usize > MAX_LIMIT => Ok((MAX_LIMIT, true)),
         Some(n) => Ok((n as usize, false)),
     }

@@ -183,6 +183,11 @@ impl LogRing {
         self.newest.subscribe()
     }
 
+    /// How many readers wait on [`Self::subscribe`] now (streams that are open).
+    pub fn subscribers(&self) -> usize {
+        self.newest.receiver_count()
+    }
+
     /// Matching entries after `seq`, oldest first, at most `limit`.
     pub fn after(&self, seq: u64, limit: usize, keep: impl Fn(&LogEntry) -> bool) -> Page {
         let g = self.lock();

@@ -66,9 +66,8 @@ async fn handle(dev: Arc<Device>, sock: tokio::net::UnixStream) -> std::io::Resu
         Some("applet") => {
             let argv = strings(&req["argv"]);
             if let Some(opts) = applets::follow_options(&dev, &argv) {
-                dev.journal.argv(&argv);
                 wr.write_all(b"{\"stream\":true}\n").await?;
-                applets::follow_log(dev, opts, rd, wr).await;
+                applets::follow_log(dev, &argv, opts, rd, wr).await;
                 return Ok(());
             }
             let dev = dev.clone();

@@ -193,10 +193,11 @@ impl DeviceLogs {
         }
     }
 
-    /// Crashes matching `keep`, newest first.
+    /// Crashes matching `keep`, newest first (those without a time last, as found).
     pub fn crashes_where(&self, keep: impl Fn(&Crash) -> bool) -> Vec<Crash> {
         let mut v = self.crashes.matching(keep);
         v.reverse();
+        v.sort_by_key(|c| std::cmp::Reverse(c.time_ms.unwrap_or(i64::MIN)));
         v
     }
 }
@@ -347,4 +348,48 @@ pub fn log_filter(
             .map(filter::regex)
             .transpose()?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{DeviceKind, DeviceState, Platform};
+
+    /// A backend that reads no logs (a physical iPhone's, for now).
+    struct NoLogs;
+
+    #[async_trait::async_trait]
+    impl DeviceBackend for NoLogs {
+        fn platform(&self) -> Platform {
+            Platform::Ios
+        }
+    }
+
+    #[tokio::test]
+    async fn devices_whose_logs_cannot_be_read_answer_501_with_a_hint() {
+        let iphone = Device {
+            udid: "00008110-001A".into(),
+            name: "iPhone".into(),
+            platform: Platform::Ios,
+            kind: DeviceKind::Device,
+            state: DeviceState::Online,
+            os_version: None,
+            api_level: None,
+            model: None,
+        };
+        let e = NoLogs.log_clock(&iphone).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnsupportedOnPlatform);
+        assert_eq!(e.code.status(), 501);
+        assert!(e.message.contains("a physical iPhone"), "{}", e.message);
+        assert!(e.hint.unwrap().contains("physical iPhones"));
+        assert!(NoLogs
+            .crash_reports(&iphone, None)
+            .await
+            .unwrap()
+            .is_empty());
+        assert!(
+            LogHub::default().ensure(&iphone, &NoLogs).is_none(),
+            "no supervisor"
+        );
+    }
 }

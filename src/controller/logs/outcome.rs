@@ -36,6 +36,16 @@ pub(crate) struct LogMark {
     app: Option<String>,
 }
 
+/// The earliest of `crashes` (by log position, then time): what went wrong first.
+fn first(crashes: Vec<Crash>) -> Option<Crash> {
+    crashes.into_iter().min_by_key(|c| {
+        (
+            c.first_seq.unwrap_or(u64::MAX),
+            c.time_ms.unwrap_or(i64::MAX),
+        )
+    })
+}
+
 impl DeviceController {
     /// Notes where the device's log is as an action begins; starts its supervisor (without
     /// waiting for it) where the platform's crashes are found in its log.
@@ -97,9 +107,9 @@ impl DeviceController {
         if backend.crash_detection() == CrashDetection::Reports {
             if !observe {
                 let logs = mark.logs.clone().or_else(|| self.logs.get(&device.udid))?;
-                return logs
-                    .crashes_where(|c| c.time_ms.is_some_and(|t| t >= since) && of_app(c))
-                    .pop();
+                return first(
+                    logs.crashes_where(|c| c.time_ms.is_some_and(|t| t >= since) && of_app(c)),
+                );
             }
             let mut found = backend.crash_reports(device, Some(since)).await.ok()?;
             found.retain(|c| c.time_ms.is_none_or(|t| t >= since) && of_app(c));
@@ -116,7 +126,7 @@ impl DeviceController {
             self.catch_up(device, &logs).await;
         }
         let clock = logs.clock();
-        logs.crashes_where(|c| {
+        first(logs.crashes_where(|c| {
             let after = match (mark.seq, c.first_seq) {
                 (Some(m), Some(f)) => f > m,
                 _ => c
@@ -125,8 +135,7 @@ impl DeviceController {
                     .is_some_and(|h| h >= since),
             };
             after && of_app(c)
-        })
-        .pop()
+        }))
     }
 
     /// Waits until the log holds the device's newest line and no crash block is open.

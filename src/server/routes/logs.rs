@@ -192,7 +192,8 @@ pub async fn stream(s: AppState, q: LogStreamQuery) -> Result<EventStream<LogEve
         }
     }
     if q.limit == Some(0) {
-        return Err(Error::validation("`limit` must be at least 1"));
+        return Err(Error::validation("`limit` must be at least 1")
+            .with_hint("leave it out to follow the log until you disconnect"));
     }
     let device = s.controller.resolve_ready(q.udid.as_deref()).await?;
     let logs = s.controller.device_logs(&device).await?;
@@ -242,7 +243,10 @@ pub async fn crashes(s: AppState, q: CrashesQuery) -> Result<Json<CrashList>> {
         .transpose()?;
     let limit = match q.limit {
         None => 20,
-        Some(0) => return Err(Error::validation("`limit` must be at least 1")),
+        Some(0) => {
+            return Err(Error::validation("`limit` must be at least 1")
+                .with_hint("give 1 to 200, or leave it out for 20"))
+        }
         Some(n) => (n as usize).min(200),
     };
     let device = s.controller.resolve_ready(q.udid.as_deref()).await?;

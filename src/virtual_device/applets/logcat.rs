@@ -321,8 +321,9 @@ pub fn run(dev: &Device, args: &[String]) -> AppletResult {
 const FLOOD_BATCH: u64 = 2_000;
 
 /// Follows the log for a reader: what is selected, then each new line, until the reader
-/// closes its end (or a write fails).
-pub async fn follow<R, W>(dev: Arc<Device>, o: Options, mut reader: R, mut out: W)
+/// closes its end (or a write fails). `argv` is journaled once the follower listens (a flood
+/// asked for after the journal shows it reaches it).
+pub async fn follow<R, W>(dev: Arc<Device>, argv: &[String], o: Options, mut reader: R, mut out: W)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -330,6 +331,7 @@ where
     let mut printer = Printer::new(&o);
     let mut flood = dev.flood.subscribe();
     let mut flooded = *flood.borrow_and_update();
+    dev.journal.argv(argv);
     let (mut text, mut last, mut written) = {
         let st = dev.state();
         let mut text = String::new();

@@ -263,12 +263,24 @@ async fn a_crash_fails_the_tap_that_caused_it() {
     let (status, none) = call(&app, get("/api/v1/logs/crashes/c000000000000")).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{none}");
 
-    // The next action, on the launcher, is not blamed for it.
+    // The next launch and action are not blamed for it.
+    let (status, launched) = call(
+        &app,
+        post(
+            "/api/v1/device/app/launch",
+            json!({"bundle_id": "com.mobilectl.demo"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{launched}");
+    assert_eq!(launched["success"], true, "{launched}");
+    assert!(launched.get("failure_code").is_none(), "{launched}");
+    assert_eq!(h.state()["app_pid"], 4302, "a new process");
     let (_, home) = call(
         &app,
         post(
             "/api/v1/device/ui/press",
-            json!({"key": "home", "observe": true}),
+            json!({"key": "back", "observe": true}),
         ),
     )
     .await;
@@ -464,4 +476,34 @@ async fn the_debug_bundle_holds_screen_screenshot_errors_and_crashes() {
         .all(|e| e["app"] == "com.mobilectl.demo"));
     assert!(b["crashes"].as_array().unwrap().is_empty());
     assert!(b.get("problems").is_none(), "{b}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_supervisor_stops_when_the_device_is_gone() {
+    use mobilectl::controller::SourceState;
+    let h = start_device();
+    let (app, state) = app_with_ring(&h, None);
+    logs_until(&app, "", |p| p["source"]["state"] == "live").await;
+    let device = state.controller.resolve(None).await.unwrap();
+    let device_logs = state.controller.device_logs(&device).await.unwrap();
+    let mut events = stream(&app, "", None).await;
+    h.control(&["offline", "on"]).unwrap();
+    // The stream ends, restarts fail for a while, then the supervisor gives up: its readers'
+    // streams end too.
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    while device_logs.status().state != SourceState::Stopped {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{:?}",
+            device_logs.status()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(device_logs.status().last_error.is_some());
+    while events.next(Duration::from_secs(10)).await.is_some() {}
+    // Back online, a new request starts a new supervisor.
+    h.control(&["offline", "off"]).unwrap();
+    assert!(h.wait_for_state("device", Duration::from_secs(30)));
+    let page = logs_until(&app, "", |p| p["source"]["state"] == "live").await;
+    assert_eq!(page["source"]["restarts"], 0, "{page}");
 }

@@ -29,6 +29,7 @@ fn xcrun(fakes: &FakeTools) -> PathBuf {
   "simctl listapps {UDID}") cat '{apps}' ;;
   "simctl spawn {UDID} log show --style ndjson --last 300s") cat '{ndjson}' ;;
   "simctl spawn {UDID} log stream --style ndjson --level info") cat '{ndjson}'; exec sleep 60 ;;
+  "simctl spawn {UDID} log show --style ndjson --start "*) cat '{ndjson}' ;;
   *) echo "fake xcrun: unexpected $*" >&2; exit 1 ;;
 esac"#,
             list = list.display(),
@@ -73,6 +74,8 @@ async fn simulator_logs_and_crash_reports() {
     );
     std::env::set_var("MOBILECTL_DIAGNOSTIC_REPORTS", &host);
     std::env::set_var("MOBILECTL_SIMULATOR_DEVICES", &devices);
+    // `log show --start` takes the host's local time: make it UTC here.
+    std::env::set_var("TZ", "UTC");
 
     let fakes = FakeTools::new();
     let x = xcrun(&fakes);
@@ -124,6 +127,25 @@ async fn simulator_logs_and_crash_reports() {
     assert!(stream_started);
     let (_, again) = call(&app, get(&format!("/api/v1/logs?udid={UDID}"))).await;
     assert_eq!(again["entries"].as_array().unwrap().len(), 2, "{again}");
+    // An app's lines since before the ring begins: its history, the app as the predicate.
+    let (status, _) = call(
+        &app,
+        get(&format!(
+            "/api/v1/logs?udid={UDID}&app=com.example.app&since=2026-10-05T18:00:00Z"
+        )),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let show = fakes
+        .calls("xcrun")
+        .into_iter()
+        .find(|c| c.iter().any(|a| a == "--predicate"))
+        .expect("a history read for the app");
+    assert_eq!(
+        show[7..9],
+        ["--start".to_string(), "2026-10-05 18:00:00".into()]
+    );
+    assert_eq!(show.last().unwrap(), "subsystem == \"com.example.app\"");
 
     let (status, list) = call(&app, get(&format!("/api/v1/logs/crashes?udid={UDID}"))).await;
     assert_eq!(status, StatusCode::OK, "{list}");

@@ -76,17 +76,19 @@ impl DeviceController {
         Ok(device)
     }
 
+    /// Launches an app; answers its crash or ANR too when it had one while starting.
     pub async fn launch_app(
         &self,
         udid: Option<&str>,
         bundle_id: &str,
         opts: &LaunchOptions,
-    ) -> Result<(Device, Launched)> {
+    ) -> Result<(Device, Launched, Option<crate::logs::Crash>)> {
         let device = self.resolve_to_act(udid).await?;
         check_bundle_id(&device, bundle_id)?;
         if let Some(activity) = &opts.activity {
             validate::android_activity(activity)?;
         }
+        let mark = self.log_mark(&device, Some(bundle_id.to_string()));
         let started = Instant::now();
         let mut launched = self
             .backend(&device)
@@ -95,7 +97,8 @@ impl DeviceController {
         if launched.launch_time_ms == 0 {
             launched.launch_time_ms = started.elapsed().as_millis() as u64;
         }
-        Ok((device, launched))
+        let crash = self.crash_in_window(&device, &mark, true).await;
+        Ok((device, launched, crash))
     }
 
     pub async fn terminate_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {

@@ -30,7 +30,9 @@ pub use session::DeviceSession;
 pub use snapshot::Snapshot;
 
 pub use apps::{check_bundle_id, check_install_path};
-pub use logs::{log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus};
+pub use logs::{
+    crash_brief, crash_code, log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus,
+};
 
 pub use resolve::resolve_target;
 pub use simulator::check_status_bar;

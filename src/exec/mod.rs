@@ -397,8 +397,12 @@ mod tests {
             .trim()
             .parse()
             .unwrap();
-        // The grandchild `sleep` must be gone: SIGKILL is delivered asynchronously, so wait
-        // (bounded) for it to die or become a zombie awaiting its reaper.
+        assert!(gone(pid).await, "grandchild {pid} survived the timeout");
+    }
+
+    /// Whether `pid` dies (or becomes a zombie awaiting its reaper) within 5 s: SIGKILL is
+    /// delivered asynchronously.
+    pub(super) async fn gone(pid: i32) -> bool {
         let dead = |pid: i32| {
             (unsafe { libc::kill(pid, 0) }) != 0
                 || std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -409,7 +413,7 @@ mod tests {
         while !dead(pid) && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        assert!(dead(pid), "grandchild {pid} survived the timeout");
+        dead(pid)
     }
 
     #[tokio::test]

@@ -191,17 +191,10 @@ mod tests {
             .trim()
             .parse()
             .unwrap();
-        let dead = |pid: i32| {
-            (unsafe { libc::kill(pid, 0) }) != 0
-                || std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                    .map(|s| s.contains(") Z"))
-                    .unwrap_or(true)
-        };
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while !dead(pid) && std::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        assert!(dead(pid), "the stream's grandchild {pid} survived");
+        assert!(
+            crate::exec::tests::gone(pid).await,
+            "the stream's grandchild {pid} survived"
+        );
     }
 
     #[tokio::test]

@@ -5,6 +5,33 @@
 
 use super::entry::days_from_civil;
 
+/// A wall time as a log prints it, the year maybe left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalTime {
+    pub year: Option<i32>,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+    pub milli: u32,
+}
+
+impl LocalTime {
+    /// `MM-DD hh:mm:ss.mmm` without a year.
+    pub fn md(month: u32, day: u32, hour: u32, minute: u32, second: u32, milli: u32) -> Self {
+        LocalTime {
+            year: None,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            milli,
+        }
+    }
+}
+
 /// What is known of a device's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeviceClock {
@@ -76,38 +103,26 @@ impl DeviceClock {
         })
     }
 
-    /// Unix ms of a local wall time in the device's zone, in its current year (or the one
-    /// before, when that would put the time in the future: a log read in January holds
-    /// December's lines).
-    pub fn local_to_unix_ms(&self, month: u32, day: u32, h: u32, mi: u32, s: u32, ms: u32) -> i64 {
+    /// Unix ms of a local wall time in the device's zone. Without a year: the device's
+    /// current year, or the one before when that would put the time in the future (a log read
+    /// in January holds December's lines).
+    pub fn to_unix_ms(&self, t: LocalTime) -> i64 {
         let at = |year: i32| {
-            let days = days_from_civil(i64::from(year), month, day);
-            (days * 86_400 + i64::from(h * 3600 + mi * 60 + s) - i64::from(self.utc_offset_s))
-                * 1000
-                + i64::from(ms)
+            let days = days_from_civil(i64::from(year), t.month, t.day);
+            let secs = i64::from(t.hour * 3600 + t.minute * 60 + t.second);
+            (days * 86_400 + secs - i64::from(self.utc_offset_s)) * 1000 + i64::from(t.milli)
         };
-        let t = at(self.year);
-        if t > self.now_ms + 2 * 86_400_000 {
-            at(self.year - 1)
-        } else {
-            t
+        match t.year {
+            Some(y) => at(y),
+            None => {
+                let this_year = at(self.year);
+                if this_year > self.now_ms + 2 * 86_400_000 {
+                    at(self.year - 1)
+                } else {
+                    this_year
+                }
+            }
         }
-    }
-
-    /// Unix ms of a full local date and time in the device's zone.
-    pub fn local_full_to_unix_ms(
-        &self,
-        y: i32,
-        mo: u32,
-        d: u32,
-        h: u32,
-        mi: u32,
-        s: u32,
-        ms: u32,
-    ) -> i64 {
-        let days = days_from_civil(i64::from(y), mo, d);
-        (days * 86_400 + i64::from(h * 3600 + mi * 60 + s) - i64::from(self.utc_offset_s)) * 1000
-            + i64::from(ms)
     }
 
     /// The host time of a device time.
@@ -140,13 +155,16 @@ mod tests {
             now_ms: 1_700_000_000_000,
             skew_ms: 0,
         };
-        assert_eq!(c.local_to_unix_ms(11, 15, 0, 13, 20, 5), 1_700_000_000_005);
+        assert_eq!(
+            c.to_unix_ms(LocalTime::md(11, 15, 0, 13, 20, 5)),
+            1_700_000_000_005
+        );
         // A December line read in early January belongs to the year before.
         let jan = DeviceClock {
             year: 2024,
             now_ms: 1_704_153_600_000, // 2024-01-02
             ..c
         };
-        assert!(jan.local_to_unix_ms(12, 31, 23, 0, 0, 0) < jan.now_ms);
+        assert!(jan.to_unix_ms(LocalTime::md(12, 31, 23, 0, 0, 0)) < jan.now_ms);
     }
 }

@@ -216,6 +216,11 @@ impl LogRing {
         page
     }
 
+    /// The time of the oldest entry that has one.
+    pub fn oldest_time(&self) -> Option<i64> {
+        self.lock().entries.iter().find_map(|e| e.time_ms)
+    }
+
     /// Whether the ring holds the line `target` (same time and fingerprint) or a later one:
     /// a reader that saw the device's newest line has caught up with the device.
     pub fn has_reached(&self, target: &LogEntry) -> bool {

@@ -27,31 +27,7 @@ pub struct LogsQuery {
     pub since: Option<String>,
     /// Default 100, max 1000.
     pub limit: Option<u32>,
-}
-
-/// Filters of `GET /logs/stream`: those of `GET /logs`, plus where a reconnecting client
-/// left off.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct LogStreamQuery {
-    pub udid: Option<String>,
-    /// Minimum level (V D I W E F).
-    pub level: Option<String>,
-    /// Exact tag.
-    pub tag: Option<String>,
-    /// Package or bundle id.
-    pub app: Option<String>,
-    /// Substring of the message.
-    pub contains: Option<String>,
-    /// Regex on the message.
-    pub regex: Option<String>,
-    /// RFC 3339 time, `5m`, or a cursor (default: new entries).
-    pub since: Option<String>,
-    /// End after this many entries.
-    pub limit: Option<u32>,
-    /// The id of the last event received (the `Last-Event-ID` header reads as this): the
-    /// stream resumes right after it.
+    /// Resume after this event id (or `Last-Event-ID`).
     pub last_event_id: Option<String>,
 }
 

@@ -131,8 +131,15 @@ impl AdbBackend {
             .collect())
     }
 
-    /// `adb logcat -d …`: the buffers' content now (or their newest lines).
+    /// `adb logcat -d …`: the buffers' content now (or their newest lines). logcat filters
+    /// no app at the source: an app's history is what the ring got from the whole buffers.
     pub(super) async fn logs_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
+        if read.app.is_some() {
+            return Ok(LogText {
+                format: LogFormat::AndroidLogcat,
+                bytes: Vec::new(),
+            });
+        }
         loop {
             let args = self.logcat_args(&device.udid, read, true);
             let cmd = self.adb_for(&device.udid)?.args(args).timeout(DUMP_TIMEOUT);

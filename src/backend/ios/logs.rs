@@ -120,7 +120,7 @@ pub fn scan_reports(udid: &str, since_ms: Option<i64>) -> Vec<Crash> {
             files.push((modified, path, own));
         }
     }
-    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
     files.truncate(MAX_REPORTS);
     files
         .into_iter()

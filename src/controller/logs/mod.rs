@@ -15,6 +15,7 @@ mod supervisor;
 
 pub use bundle::Bundle;
 pub(crate) use outcome::LogMark;
+pub use outcome::{crash_brief, crash_code};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
@@ -322,6 +323,65 @@ impl DeviceController {
             .with_hint("list the device's crashes with GET /api/v1/logs/crashes")
         })?;
         Ok((logs, crash))
+    }
+
+    /// Entries matching `f` from `since`, at most `limit`: from the ring, and — for an app's
+    /// entries since a time the ring does not reach back to — from the device's history read
+    /// with the app as a filter at the source (iOS `log show --predicate`).
+    pub async fn read_logs(
+        &self,
+        device: &Device,
+        logs: &DeviceLogs,
+        f: &LogFilter,
+        since: Option<Since>,
+        limit: usize,
+    ) -> Page {
+        let mut page = logs.read(f, since, limit);
+        let (Some(app), Some(Since::Time(t))) = (f.app.as_deref(), since) else {
+            return page;
+        };
+        let oldest = logs.ring.oldest_time();
+        if oldest.is_some_and(|o| o <= t) {
+            return page;
+        }
+        let Some(clock) = logs.clock() else {
+            return page;
+        };
+        let mut read = crate::logs::LogRead::new(clock);
+        read.after_ms = Some(t);
+        read.app = Some(app.to_string());
+        let Ok(text) = self.backend(device).log_read(device, &read).await else {
+            return page;
+        };
+        let mut ingest = crate::logs::Ingest::new(text.format, clock);
+        let mut older = ingest.feed(&text.bytes);
+        older.extend(ingest.finish());
+        // The source selected the app's lines; the other filters still apply. Only what
+        // precedes the ring is added.
+        let others = LogFilter {
+            app: None,
+            ..f.clone()
+        };
+        older.retain(|e| {
+            e.time_ms
+                .is_some_and(|m| m >= t && oldest.is_none_or(|o| m < o))
+                && others.matches(e, None)
+        });
+        if older.is_empty() {
+            return page;
+        }
+        older.truncate(limit);
+        let room = limit - older.len();
+        if page.entries.len() > room {
+            // The cursor goes on from the last ring entry answered (history is not paged).
+            let first = page.entries[0].seq;
+            page.entries.truncate(room);
+            page.more = true;
+            page.next_seq = page.entries.last().map_or(first - 1, |e| e.seq);
+        }
+        older.append(&mut page.entries);
+        page.entries = older;
+        page
     }
 
     /// The log hub (tests set ring limits through it).

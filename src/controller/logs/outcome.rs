@@ -36,6 +36,19 @@ pub(crate) struct LogMark {
     app: Option<String>,
 }
 
+/// The failure code of an action whose app had `c`.
+pub fn crash_code(c: &Crash) -> ErrorCode {
+    match c.kind {
+        CrashKind::Anr => ErrorCode::AppNotResponding,
+        _ => ErrorCode::AppCrashed,
+    }
+}
+
+/// What an action's answer says of a crash: `id`, `kind`, `summary`.
+pub fn crash_brief(c: &Crash) -> Value {
+    json!({ "id": c.id, "kind": c.kind, "summary": c.summary() })
+}
+
 /// The earliest of `crashes` (by log position, then time): what went wrong first.
 fn first(crashes: Vec<Crash>) -> Option<Crash> {
     crashes.into_iter().min_by_key(|c| {
@@ -76,14 +89,11 @@ impl DeviceController {
         mut result: ActionResult,
     ) -> ActionResult {
         if let Some(c) = self.crash_in_window(&result.device, mark, observe).await {
-            let code = match c.kind {
-                CrashKind::Anr => ErrorCode::AppNotResponding,
-                _ => ErrorCode::AppCrashed,
-            };
+            let code = crash_code(&c);
             result.success = false;
             result.failure_code = Some(code);
             result.retryable = Some(code.retryable());
-            let crash = json!({ "id": c.id, "kind": c.kind, "summary": c.summary() });
+            let crash = crash_brief(&c);
             match &mut result.details {
                 Some(Value::Object(m)) => {
                     m.insert("crash".into(), crash);

@@ -110,26 +110,31 @@ pub(super) async fn run(logs: Arc<DeviceLogs>, backend: Arc<dyn DeviceBackend>, 
                 }
             }
         }
-        if failures >= MAX_FAILURES {
-            tracing::info!(udid = %logs.device.udid, "device log stream gave up: the device seems gone");
-            stop(&logs, &hub);
-            return;
-        }
-        logs.set_status(|s| {
-            s.state = SourceState::Restarting;
-            s.restarts += 1;
-        });
-        tokio::time::sleep(backoff(failures.max(1))).await;
-        // The device may have rebooted, or changed its zone.
-        match sup.backend.log_clock(&logs.device).await {
-            Ok(c) => {
-                clock = c;
-                if let Ok(mut k) = logs.clock.write() {
-                    *k = Some(c);
+        // Before the next start: the device must answer (its clock, which may have changed
+        // with a reboot or a new zone); each pause is longer than the last.
+        loop {
+            if failures >= MAX_FAILURES {
+                tracing::info!(udid = %logs.device.udid, "device log stream gave up: the device seems gone");
+                stop(&logs, &hub);
+                return;
+            }
+            logs.set_status(|s| s.state = SourceState::Restarting);
+            tokio::time::sleep(backoff(failures.max(1))).await;
+            match sup.backend.log_clock(&logs.device).await {
+                Ok(c) => {
+                    clock = c;
+                    if let Ok(mut k) = logs.clock.write() {
+                        *k = Some(c);
+                    }
+                    break;
+                }
+                Err(e) => {
+                    failures += if hopeless(e.code) { MAX_FAILURES } else { 1 };
+                    logs.set_status(|s| s.last_error = Some(e.message.clone()));
                 }
             }
-            Err(e) => logs.set_status(|s| s.last_error = Some(e.message.clone())),
         }
+        logs.set_status(|s| s.restarts += 1);
     }
 }
 

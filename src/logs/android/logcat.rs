@@ -6,7 +6,7 @@
 //! `* daemon started *` lines are recognised. A line that is none of these continues the
 //! previous entry's message (a message printed with raw newlines).
 
-use crate::logs::clock::DeviceClock;
+use crate::logs::clock::{DeviceClock, LocalTime};
 use crate::logs::entry::{Level, LogEntry};
 
 /// What one line of logcat output is.
@@ -128,10 +128,10 @@ fn date_time(b: &[u8], clock: &DeviceClock) -> Option<(i64, usize)> {
         return None;
     }
     let (h, mi, s, ms, end) = clock_at(b, at + 6)?;
-    let t = match year {
-        Some(y) => clock.local_full_to_unix_ms(y, mo, d, h, mi, s, ms),
-        None => clock.local_to_unix_ms(mo, d, h, mi, s, ms),
-    };
+    let t = clock.to_unix_ms(LocalTime {
+        year,
+        ..LocalTime::md(mo, d, h, mi, s, ms)
+    });
     Some((t, end))
 }
 
@@ -188,7 +188,10 @@ fn unity_export(b: &[u8], clock: &DeviceClock) -> Option<Line> {
     }
     let (y, mo, d) = (num(b, 0, 4)? as i32, num(b, 5, 2)?, num(b, 8, 2)?);
     let (h, mi, s, ms, end) = clock_at(b, 11)?;
-    let t = clock.local_full_to_unix_ms(y, mo, d, h, mi, s, ms);
+    let t = clock.to_unix_ms(LocalTime {
+        year: Some(y),
+        ..LocalTime::md(mo, d, h, mi, s, ms)
+    });
     let (w1, e1) = word(b, skip_spaces(b, end))?;
     let (w2, e2) = word(b, skip_spaces(b, e1))?;
     let (w3, e3) = word(b, skip_spaces(b, e2))?;
@@ -264,7 +267,7 @@ mod tests {
         );
         assert_eq!(
             x.time_ms,
-            Some(clock().local_to_unix_ms(6, 17, 16, 23, 18, 481))
+            Some(clock().to_unix_ms(LocalTime::md(6, 17, 16, 23, 18, 481)))
         );
         let p = e(
             "06-17 16:23:14.209  4298  4298 E Parcel  : Reading a NULL string not supported here.",

@@ -71,40 +71,45 @@ fn source_view(logs: &DeviceLogs) -> LogSourceView {
     }
 }
 
-/// The filters of a query, and the form of its `since`.
-fn filters(
-    level: &Option<String>,
-    tag: &Option<String>,
-    app: &Option<String>,
-    contains: &Option<String>,
-    regex: &Option<String>,
-    since: &Option<String>,
-) -> Result<LogFilter> {
+/// The filters of a query, and the forms of its starting point (`since`, or the id of the
+/// last event a stream gave, which wins).
+fn filters(q: &LogsQuery) -> Result<(LogFilter, Option<&str>)> {
     let f = log_filter(
-        level.as_deref(),
-        tag.as_deref(),
-        app.as_deref(),
-        contains.as_deref(),
-        regex.as_deref(),
+        q.level.as_deref(),
+        q.tag.as_deref(),
+        q.app.as_deref(),
+        q.contains.as_deref(),
+        q.regex.as_deref(),
     )?;
-    if let Some(s) = since.as_deref() {
+    let resume = q.last_event_id.as_deref().filter(|v| !v.trim().is_empty());
+    if let Some(id) = resume {
+        if Cursor::parse(id).is_none() {
+            return Err(Error::validation(format!(
+                "`Last-Event-ID` {id:?} is not an event id of this stream"
+            ))
+            .with_hint("reconnect without it to read what comes next, or give `since`"));
+        }
+    }
+    let start = resume.or(q.since.as_deref());
+    if let Some(s) = start {
         filter::since(s, now_ms(), None)?;
     }
-    Ok(f)
+    Ok((f, start))
 }
 
 /// A page of the device's log: the newest entries, or those after `since`.
 pub async fn tail(s: AppState, q: LogsQuery) -> Result<Json<LogPage>> {
-    let f = filters(&q.level, &q.tag, &q.app, &q.contains, &q.regex, &q.since)?;
+    let (f, start) = filters(&q)?;
     let (limit, capped) = filter::limit(q.limit)?;
     let device = s.controller.resolve_ready(q.udid.as_deref()).await?;
     let logs = s.controller.device_logs(&device).await?;
-    let since = q
-        .since
-        .as_deref()
+    let since = start
         .map(|v| filter::since(v, now_ms(), Some(logs.ring.epoch())))
         .transpose()?;
-    let page = logs.read(&f, since, limit);
+    let page = s
+        .controller
+        .read_logs(&device, &logs, &f, since, limit)
+        .await;
     Ok(Json(LogPage {
         udid: device.udid.clone(),
         entries: page.entries.iter().map(|e| entry_view(&logs, e)).collect(),
@@ -180,17 +185,8 @@ impl StreamState {
 
 /// The device's log as Server-Sent Events, from `since` or `Last-Event-ID` (default: what
 /// comes next).
-pub async fn stream(s: AppState, q: LogStreamQuery) -> Result<EventStream<LogEvent>> {
-    let f = filters(&q.level, &q.tag, &q.app, &q.contains, &q.regex, &q.since)?;
-    let resume = q.last_event_id.as_deref().filter(|v| !v.trim().is_empty());
-    if let Some(id) = resume {
-        if Cursor::parse(id).is_none() {
-            return Err(Error::validation(format!(
-                "`Last-Event-ID` {id:?} is not an event id of this stream"
-            ))
-            .with_hint("reconnect without it to read what comes next, or give `since`"));
-        }
-    }
+pub async fn stream(s: AppState, q: LogsQuery) -> Result<EventStream<LogEvent>> {
+    let (f, start) = filters(&q)?;
     if q.limit == Some(0) {
         return Err(Error::validation("`limit` must be at least 1")
             .with_hint("leave it out to follow the log until you disconnect"));
@@ -198,10 +194,9 @@ pub async fn stream(s: AppState, q: LogStreamQuery) -> Result<EventStream<LogEve
     let device = s.controller.resolve_ready(q.udid.as_deref()).await?;
     let logs = s.controller.device_logs(&device).await?;
     let epoch = logs.ring.epoch();
-    let start = match (resume, q.since.as_deref()) {
-        (Some(id), _) => filter::since(id, now_ms(), Some(epoch))?,
-        (None, Some(v)) => filter::since(v, now_ms(), Some(epoch))?,
-        (None, None) => Since::Cursor(logs.ring.cursor(logs.stats().newest_seq)),
+    let start = match start {
+        Some(v) => filter::since(v, now_ms(), Some(epoch))?,
+        None => Since::Cursor(logs.ring.cursor(logs.stats().newest_seq)),
     };
     let next_seq = match start {
         Since::Cursor(c) => c.seq,

@@ -55,6 +55,12 @@ impl AppState {
 /// can finish and the graceful shutdown does not wait on streams kept open by clients.
 static SHUTDOWN: LazyLock<CancellationToken> = LazyLock::new(CancellationToken::new);
 
+/// Cancelled when the server is told to stop: long answers (log streams) end with it, so that
+/// the graceful shutdown does not wait for their clients.
+pub(crate) fn shutting_down() -> CancellationToken {
+    SHUTDOWN.child_token()
+}
+
 /// The API alone: the operation table's routes with their state, the error envelope for
 /// unknown routes and methods, the body limit. What `/mcp` calls in-process.
 fn api(state: AppState) -> Router {

@@ -129,6 +129,8 @@ struct StreamState {
     left: Option<usize>,
     added: tokio::sync::watch::Receiver<u64>,
     ready: std::collections::VecDeque<Event>,
+    /// The server is stopping.
+    stopping: tokio_util::sync::CancellationToken,
 }
 
 impl StreamState {
@@ -178,6 +180,7 @@ impl StreamState {
                     }
                 }
                 _ = self.logs.ended.cancelled() => return None,
+                _ = self.stopping.cancelled() => return None,
             }
         }
     }
@@ -216,6 +219,7 @@ pub async fn stream(s: AppState, q: LogsQuery) -> Result<EventStream<LogEvent>> 
         next_seq,
         left: q.limit.map(|l| l as usize),
         ready: Default::default(),
+        stopping: crate::server::shutting_down(),
     };
     let events = futures_util::stream::unfold(state, StreamState::next);
     Ok(EventStream::new(Sse::new(events).keep_alive(

@@ -19,8 +19,13 @@ STANDING = (
 )
 
 # `wait` and `wait-for-change` hold the request for up to `timeout_ms` (at most 120 s) by
-# design; the fuzzer's 30 s request timeout cuts the long ones.
-LONG_POLLS = ("/api/v1/device/ui/wait", "/api/v1/device/ui/wait-for-change")
+# design, and the log stream follows the log until the client leaves (or `limit` entries);
+# the fuzzer's 30 s request timeout cuts them.
+LONG_POLLS = (
+    "/api/v1/device/ui/wait",
+    "/api/v1/device/ui/wait-for-change",
+    "/api/v1/logs/stream",
+)
 
 
 def failures(junit: Path):

@@ -304,7 +304,11 @@ async fn streamable_http_mcp_in_the_server() {
         .iter()
         .filter(|op| mobilectl::mcp::tools::is_tool(op))
         .count();
-    assert_eq!(names.len(), tools, "every operation but the streams: {names:?}");
+    assert_eq!(
+        names.len(),
+        tools,
+        "every operation but the streams: {names:?}"
+    );
     assert!(names.contains(&"snapshot") && names.contains(&"tap"));
 
     let (status, snap) = h

@@ -7,41 +7,19 @@
 use std::time::{Duration, Instant};
 
 use mobilectl::backend::android::screen::dump_script;
-use mobilectl::backend::BackendConfig;
-use mobilectl::controller::DeviceController;
-use mobilectl::exec::{Tool, Toolbox};
-use mobilectl::server::{self, AppState, SecurityPolicy, ServerOptions};
 use mobilectl::virtual_device::testing::VdHarness;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
+#[path = "support/vd_server.rs"]
+mod vd_server;
+use vd_server::median;
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        println!("android_overhead: skipped (run with cargo bench)");
+    let Some(h) = vd_server::device("android_overhead") else {
         return;
-    }
-    let bin = std::env::var("MOBILECTL_BIN").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/mobilectl").into()
-    });
-    let h = VdHarness::start(&bin, &[]).expect("virtual device (build the release binary first)");
+    };
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let controller = DeviceController::new(BackendConfig {
-            tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
-            adb_server_port: Some(h.adb_port),
-            ..Default::default()
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let policy = SecurityPolicy {
-            bound: Some(addr),
-            ..Default::default()
-        };
-        let app = server::app(AppState::new(controller, ServerOptions::default()), policy);
-        tokio::spawn(server::serve(listener, app));
+        let (addr, _) = vd_server::serve(&h).await;
         let client = reqwest::Client::new();
         let url = format!("http://{addr}/api/v1/device/ui");
         let get = |client: reqwest::Client, url: String| async move {

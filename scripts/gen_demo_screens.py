@@ -90,6 +90,9 @@ lst = app_window("Inbox", [
 detail = app_window("Order #1001", [
     node("android.widget.TextView", ((48, 300), (1032, 420)), text="Shipped \u00b7 2 items \u00b7 Total $42.00", rid=f"{PKG}:id/detail_body"),
     node("android.widget.Switch", ((48, 480), (1032, 600)), text="Notify me", rid=f"{PKG}:id/notify", clickable=True, checkable=True),
+    # Developer buttons: an uncaught exception, and a main thread blocked long enough for an ANR.
+    node("android.widget.Button", ((48, 660), (520, 780)), text="CRASH", rid=f"{PKG}:id/crash", clickable=True),
+    node("android.widget.Button", ((560, 660), (1032, 780)), text="FREEZE", rid=f"{PKG}:id/freeze", clickable=True),
     node("android.widget.EditText", ((40, 1900), (800, 2040)), rid=f"{PKG}:id/reply", clickable=True, long_clickable=True, hint="Write a reply"),
     node("android.widget.Button", ((820, 1900), (1040, 2040)), text="SEND", rid=f"{PKG}:id/send", clickable=True),
 ], up=True)

@@ -92,6 +92,10 @@ error_codes! {
     NoFocusedField = ("NO_FOCUSED_FIELD", 409, false),
     /// (An outcome) The target is not a text field.
     ElementNotEditable = ("ELEMENT_NOT_EDITABLE", 422, false),
+    /// (An outcome) The target app crashed during the action or its observe window.
+    AppCrashed = ("APP_CRASHED", 409, false),
+    /// (An outcome) The target app stopped responding (ANR) during the action or its window.
+    AppNotResponding = ("APP_NOT_RESPONDING", 409, true),
     /// An action was expected to change the screen and did not.
     NavigationNoChange = ("NAVIGATION_NO_CHANGE", 409, true),
     /// The text cannot be typed by any available method.

@@ -14,6 +14,7 @@
 //! - [`proxy`]: network capture, a recording HTTP(S) proxy the devices are pointed at.
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
+//! - [`logs`]: device logs without I/O: parsers, the bounded ring, filters, crash detection.
 //! - [`virtual_device`]: an adb-speaking virtual Android device for tests and `serve --demo`.
 //! - [`cli`]: the thin client that calls the server over HTTP.
 //! - [`mcp`]: the API's operations as MCP tools, on stdio (`mobilectl mcp`) and at `/mcp`.
@@ -26,6 +27,7 @@ pub mod device;
 pub mod error;
 pub mod exec;
 pub mod image;
+pub mod logs;
 pub mod mcp;
 pub mod proxy;
 pub mod server;

@@ -213,6 +213,10 @@ async fn typed_text_arrives_literally_and_nothing_runs() {
         "dumpsys",
         "grep",
         "getprop",
+        // The log supervisor the first action started (crash detection).
+        "date",
+        "ps",
+        "logcat",
     ];
     for argv in h.journal_argvs().into_iter().skip(setup) {
         assert!(

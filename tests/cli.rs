@@ -483,6 +483,8 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     assert_exit(&s.cli(&["proxy", "start"]), 0);
     let refused = request_through_proxy(proxy_port, free_port());
     assert!(refused.starts_with("HTTP/1.1 502"), "{refused}");
+    let bundle = dir.path().join("bundle");
+    let bundle = bundle.to_str().unwrap();
 
     let v: serde_json::Value =
         serde_json::from_str(&stdout(&s.cli(&["--json", "devices"]))).unwrap();
@@ -591,6 +593,23 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             0,
             "ok",
         ),
+        // The log: the list screen's error, one entry followed then the stream ends, no
+        // crash so far.
+        case(
+            "tail_logs",
+            &["logs", "--level", "W", "--app", "com.mobilectl.demo"],
+            0,
+            "E DemoApp: avatar fetch failed",
+        ),
+        case(
+            "stream_logs",
+            &["logs", "-f", "--since", "5m", "--tag", "DemoApp", "-n", "1"],
+            0,
+            "DemoApp: LoginActivity shown  [com.mobilectl.demo]",
+        ),
+        case("list_crashes", &["crashes"], 0, "no crashes"),
+        case("get_crash", &["crashes", "c000000000000"], 1, "NOT_FOUND"),
+        case("debug_bundle", &["debug-bundle", "-o", bundle], 0, "saved"),
         case("press", &["press", "back"], 0, "ok"),
         case("open_url", &["open", "https://example.com"], 0, "ok"),
         case("list_apps", &["app", "list"], 0, "com.mobilectl.demo"),
@@ -724,6 +743,14 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     assert!(std::fs::read(annotated).unwrap().starts_with(b"\x89PNG"));
     let pem = std::fs::read_to_string(ca).unwrap();
     assert!(pem.starts_with("-----BEGIN CERTIFICATE-----") && !pem.contains("PRIVATE"));
+    let dir = std::path::Path::new(bundle);
+    assert!(std::fs::read(dir.join("screenshot.jpg"))
+        .unwrap()
+        .starts_with(&[0xFF, 0xD8]));
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("bundle.json")).unwrap()).unwrap();
+    assert_eq!(saved["screenshot"]["file"], "screenshot.jpg");
+    assert!(saved["tree_text"].is_string(), "{saved}");
 }
 
 /// A plain request through the proxy on `proxy_port` to `127.0.0.1:target`; the answer.

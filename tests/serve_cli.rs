@@ -48,6 +48,14 @@ async fn serve_demo_answers_ui_and_stops_on_sigterm() {
         .await
         .unwrap();
     assert!(ui["tree_text"].as_str().unwrap().contains("LOG IN"), "{ui}");
+    // A client following the log does not hold the shutdown up: its stream ends.
+    let stream = client
+        .get(format!("{base}/api/v1/logs/stream"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let reader = tokio::spawn(async move { stream.bytes().await.is_ok() });
     unsafe {
         libc::kill(child.id() as i32, libc::SIGTERM);
     }
@@ -56,6 +64,7 @@ async fn serve_demo_answers_ui_and_stops_on_sigterm() {
     });
     assert!(exited, "the server did not stop on SIGTERM");
     assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert!(reader.await.unwrap(), "the stream ended cleanly");
     let _ = Command::new("adb")
         .args(["-P", &adb_port.to_string(), "kill-server"])
         .output();

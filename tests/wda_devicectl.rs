@@ -546,6 +546,27 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             "status_bar",
             p("/api/v1/device/status-bar", json!({"time": "9:41"})),
         ),
+        // The device's log.
+        ("tail_logs", get("/api/v1/logs")),
+        ("stream_logs", get("/api/v1/logs/stream")),
+        ("list_crashes", get("/api/v1/logs/crashes")),
+        ("get_crash", get("/api/v1/logs/crashes/c0123456789ab")),
+        ("debug_bundle", get("/api/v1/debug/bundle")),
+        // Network capture: the proxy is the server's; pointing the phone at it is not done.
+        ("proxy_start", p("/api/v1/proxy/start", json!({"port": 0}))),
+        ("proxy_status", get("/api/v1/proxy/status")),
+        ("proxy_ca", get("/api/v1/proxy/ca.pem")),
+        ("proxy_attach", p("/api/v1/proxy/attach", json!({}))),
+        ("proxy_detach", p("/api/v1/proxy/detach", json!({}))),
+        ("list_flows", get("/api/v1/proxy/flows")),
+        ("get_flow", get("/api/v1/proxy/flows/1")),
+        ("stream_flows", get("/api/v1/proxy/flows/stream")),
+        ("get_flow_summary", get("/api/v1/proxy/summary")),
+        (
+            "clear_flows",
+            send_json("DELETE", "/api/v1/proxy/flows", ""),
+        ),
+        ("proxy_stop", p("/api/v1/proxy/stop", json!({}))),
     ]
 }
 
@@ -571,6 +592,10 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
     for (op, req) in requests {
         let res = app.clone().oneshot(req).await.unwrap();
         let status = res.status();
+        if status.is_success() && op.starts_with("stream_") {
+            // A stream goes on while its client stays: its 200 is the answer.
+            continue;
+        }
         let bytes = http_body_util::BodyExt::collect(res.into_body())
             .await
             .unwrap()
@@ -581,6 +606,10 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
         let body: Value = serde_json::from_slice(&bytes).unwrap();
         // No alert on the Settings screen is an answer, not a failure of the route.
         if op.starts_with("alert_") && error_code(&body) == "NO_ALERT" {
+            continue;
+        }
+        // Nothing recorded under that id: an answer too.
+        if op.starts_with("get_") && error_code(&body) == "NOT_FOUND" {
             continue;
         }
         assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{op}: {body}");
@@ -597,7 +626,14 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "erase",
             "reset_app",
             "set_permission",
-            "status_bar"
+            "status_bar",
+            // A physical iPhone's log and network: not yet.
+            "tail_logs",
+            "stream_logs",
+            "list_crashes",
+            "get_crash",
+            "proxy_attach",
+            "proxy_detach"
         ]
     );
 }

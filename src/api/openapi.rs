@@ -54,6 +54,10 @@ pub const TAGS: &[(&str, &str)] = &[
         "Simulated location, permissions, the simulator status bar.",
     ),
     (
+        "logs",
+        "The device's log, crashes and ANRs, and a debug bundle of everything at once.",
+    ),
+    (
         "network",
         "Network capture: a recording HTTP(S) proxy the device is pointed at, and its flows.",
     ),

@@ -8,7 +8,7 @@ use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use crate::error::ErrorCode::*;
 use crate::server::routes::{
-    actions, alerts, apps, batch, devices, proxy, screenshot, service, simulator, system, ui,
+    actions, alerts, apps, batch, devices, logs, proxy, screenshot, service, simulator, system, ui,
     verify,
 };
 
@@ -207,5 +207,31 @@ pub fn operations() -> Vec<Operation> {
             .query(proxy::summary),
         op(Delete, "clear_flows", "/api/v1/proxy/flows", "network", "Forget recorded requests.")
             .plain(proxy::clear),
+        // logs
+        op(Get, "tail_logs", "/api/v1/logs", "logs", "The device log's newest entries, or those after `since`.")
+            .describe("Filters: `level` (minimum), `tag`, `app`, `contains`, `regex`. The answer's \
+                       `cursor`, passed as `since`, reads on from there.")
+            .errors(DEVICE)
+            .query(logs::tail),
+        op(Get, "stream_logs", "/api/v1/logs/stream", "logs", "Follow the device log as Server-Sent Events.")
+            .describe("The filters of GET /api/v1/logs. Each entry is an `entry` event whose `id` \
+                       resumes the stream (`Last-Event-ID`) without gaps or repeats; a reader that \
+                       fell behind gets a `dropped` event; a comment every 15 s keeps the \
+                       connection open. `limit` ends the stream after that many entries.")
+            .errors(DEVICE)
+            .query(logs::stream),
+        op(Get, "list_crashes", "/api/v1/logs/crashes", "logs", "Crashes and ANRs, newest first.")
+            .errors(DEVICE)
+            .query(logs::crashes),
+        op(Get, "get_crash", "/api/v1/logs/crashes/{id}", "logs", "One crash or ANR with its full text.")
+            .errors(DEVICE)
+            .errors(NAMED)
+            .query(logs::crash),
+        op(Get, "debug_bundle", "/api/v1/debug/bundle", "logs", "Screen, screenshot, app errors and crashes in one answer.")
+            .errors(DEVICE)
+            .describe("When something went wrong: the device, the foreground app, the compact tree, a \
+                       scaled JPEG screenshot (base64), the app's last warnings and errors, and \
+                       the crashes since `since`. Parts that cannot be read are listed in `problems`.")
+            .query(logs::bundle),
     ]
 }

@@ -20,8 +20,8 @@ pub mod wda;
 
 pub use registry::BackendConfig;
 pub use traits::{
-    unsupported, Acted, AfterShutdown, DeviceBackend, InputStep, ScreenGeometry, TypeJob,
-    TypedWith, UiSource,
+    unsupported, unsupported_logs, Acted, AfterAction, AfterShutdown, DeviceBackend, InputStep,
+    ScreenGeometry, TypeJob, TypedWith, UiSource,
 };
 
 pub use run::{command_failed, exec_error, http_error, run_tool, tool_command, tool_missing};

@@ -22,6 +22,7 @@ use crate::device::{
     Platform, Point, StatusBarOverride,
 };
 use crate::error::{Error, ErrorCode, Result};
+use crate::logs::{Crash, CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::ui::{Alert, AlertButton, CoordinateSpace};
 
@@ -80,6 +81,16 @@ pub struct ScreenGeometry {
     pub width: f64,
     pub height: f64,
     pub scale: Option<f64>,
+}
+
+/// What [`DeviceBackend::act_then_read`] brings back.
+#[derive(Debug)]
+pub struct AfterAction {
+    pub acted: Acted,
+    /// The screen after the step.
+    pub ui: UiSource,
+    /// The log's newest lines after that, when asked for and readable.
+    pub log: Option<LogText>,
 }
 
 /// What became of a device that was shut down.
@@ -312,21 +323,29 @@ pub trait DeviceBackend: Send + Sync {
         }
         Ok(Acted::default())
     }
-    /// Runs one input step, waits `settle`, then reads the screen. The default does it in
-    /// three steps; a backend that can send all of it at once (Android: one device script, one
-    /// adb round trip) overrides it. A refusal of the step (text it cannot type) comes before
-    /// anything ran, as with [`Self::act`].
+    /// Runs one input step, waits `settle`, then reads the screen — and, when `log_tail` is
+    /// given, the log's newest lines after that (what tells the crash check how far the log
+    /// must be read). The default does it step by step; a backend that can send all of it at
+    /// once (Android: one device script, one adb round trip) overrides it. A refusal of the
+    /// step (text it cannot type) comes before anything ran, as with [`Self::act`]. A log
+    /// tail that could not be read is `None`, not an error: the action happened.
     async fn act_then_read(
         &self,
         device: &Device,
         step: &InputStep<'_>,
         settle: Duration,
-    ) -> Result<(Acted, UiSource)> {
+        log_tail: Option<&LogRead>,
+    ) -> Result<AfterAction> {
         let acted = self.act(device, step).await?;
         if !settle.is_zero() {
             tokio::time::sleep(settle).await;
         }
-        Ok((acted, self.dump_ui(device).await?))
+        let ui = self.dump_ui(device).await?;
+        let log = match log_tail {
+            Some(read) => self.log_read(device, read).await.ok(),
+            None => None,
+        };
+        Ok(AfterAction { acted, ui, log })
     }
     /// The alert on screen as the device itself reports it (WebDriverAgent's
     /// `GET /alert/text`), asked when the UI tree shows none. The default: none.
@@ -396,4 +415,51 @@ pub trait DeviceBackend: Send + Sync {
     ) -> Result<ProxyDetached> {
         Err(unsupported("network capture", self.name()))
     }
+
+    // --- logs (see crate::controller's log supervisor) ---------------------------------
+    /// Where this platform's crashes and ANRs are found.
+    fn crash_detection(&self) -> CrashDetection {
+        CrashDetection::None
+    }
+    /// A handle the log supervisor keeps while it runs (it outlives any one request).
+    fn log_handle(&self) -> Option<std::sync::Arc<dyn DeviceBackend>> {
+        None
+    }
+    /// The device's clock, for reading its log's times.
+    async fn log_clock(&self, device: &Device) -> Result<DeviceClock> {
+        Err(unsupported_logs(device))
+    }
+    /// The device's processes (pid → name) or apps (executable → bundle id).
+    async fn log_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
+        Err(unsupported_logs(device))
+    }
+    /// A one-off read of the device's log (its history, or its newest lines).
+    async fn log_read(&self, device: &Device, _read: &LogRead) -> Result<LogText> {
+        Err(unsupported_logs(device))
+    }
+    /// Starts the device's live log stream (from `after_ms` when given).
+    async fn log_stream(&self, device: &Device, _read: &LogRead) -> Result<LogStream> {
+        Err(unsupported_logs(device))
+    }
+    /// Crash reports kept outside the log (iOS), made at or after `since_ms` (host time).
+    async fn crash_reports(&self, _device: &Device, _since_ms: Option<i64>) -> Result<Vec<Crash>> {
+        Ok(Vec::new())
+    }
+}
+
+/// The answer for logs where they cannot be read (physical iPhones, for now).
+pub fn unsupported_logs(device: &Device) -> Error {
+    let what = match (device.platform, device.kind) {
+        (Platform::Ios, crate::device::DeviceKind::Device) => "a physical iPhone",
+        (Platform::Ios, _) => "this iOS device",
+        (Platform::Android, _) => "this Android device",
+    };
+    Error::new(
+        ErrorCode::UnsupportedOnPlatform,
+        format!("the logs of `{}` ({what}) cannot be read", device.udid),
+    )
+    .with_hint(
+        "logs are read from Android devices (adb logcat) and iOS Simulators (simctl log stream); \
+         physical iPhones are not supported yet: use Console.app or `idevicesyslog`",
+    )
 }

@@ -119,6 +119,19 @@ pub const FORMS: &[Form] = &[
     ),
     form("get_flow_summary", "proxy summary", &["proxy", "summary"]),
     form("clear_flows", "proxy clear", &["proxy", "clear"]),
+    form("tail_logs", "logs", &["logs", "--level", "W"]),
+    form(
+        "stream_logs",
+        "logs -f",
+        &["logs", "-f", "--app", "com.example"],
+    ),
+    form("list_crashes", "crashes", &["crashes", "--since", "1h"]),
+    form("get_crash", "crashes ID", &["crashes", "c0123456789ab"]),
+    form(
+        "debug_bundle",
+        "debug-bundle",
+        &["debug-bundle", "-o", "/tmp/bundle"],
+    ),
 ];
 
 /// How a user writes operation `op`.

@@ -11,6 +11,7 @@ pub mod forms;
 pub mod hint;
 pub mod offline;
 pub mod output;
+mod output_logs;
 pub mod plan;
 pub mod proxy;
 pub mod serve;

@@ -110,6 +110,9 @@ pub fn text(v: &Value) -> String {
     if v.get("action_type").is_some() {
         return action_line(v);
     }
+    if let Some(line) = super::output_logs::text(v) {
+        return line;
+    }
     if v.get("polls").is_some() && v.get("fingerprint_before").is_some() {
         return format!(
             "{} after {} ms ({} polls) · fp {}→{}",
@@ -263,6 +266,9 @@ fn action_line(v: &Value) -> String {
         line += " FAILED";
         if let Some(c) = v["failure_code"].as_str() {
             line += &format!(" {c}");
+        }
+        if let Some(id) = v["details"]["crash"]["id"].as_str() {
+            line += &format!(" (mobilectl crashes {id})");
         }
     }
     // What typing left in the field, when it was read back.

@@ -171,6 +171,9 @@ pub async fn execute(
             let r = c.get(&h.path, &query).await?;
             Ok(match kind {
                 AnswerKind::Text => Answer::Text(r),
+                _ if req.op == "debug_bundle" && req.output.is_some() => {
+                    save_bundle(r, req.output.as_deref().unwrap_or("."))?
+                }
                 _ => Answer::Json(r),
             })
         }
@@ -385,6 +388,34 @@ pub fn plan(
         }
         ClientCommand::Expect(e) => call("expect", expectation(e)?).on(udid),
         ClientCommand::Screenshot(s) => plan_screenshot(s).on(udid),
+        ClientCommand::Logs(l) => call(
+            if l.follow { "stream_logs" } else { "tail_logs" },
+            json!({ "level": l.level, "tag": l.tag, "app": l.app, "contains": l.contains,
+                "regex": l.regex, "since": l.since, "limit": l.limit }),
+        )
+        .on(udid),
+        ClientCommand::Crashes { id: Some(id), .. } => {
+            call("get_crash", json!({ "id": id })).on(udid)
+        }
+        ClientCommand::Crashes {
+            id: None,
+            since,
+            app,
+            limit,
+        } => call(
+            "list_crashes",
+            json!({ "since": since, "app": app, "limit": limit }),
+        )
+        .on(udid),
+        ClientCommand::DebugBundle {
+            output,
+            since,
+            lines,
+        } => {
+            let mut r = call("debug_bundle", json!({ "since": since, "lines": lines })).on(udid);
+            r.output = output;
+            r
+        }
         ClientCommand::Alert(a) => {
             let (op, button) = match a {
                 AlertCommand::Accept { button } => ("alert_accept", button),
@@ -494,6 +525,37 @@ fn plan_screenshot(s: ScreenshotArgs) -> Request {
     );
     r.output = s.output;
     r
+}
+
+/// Writes a debug bundle to `dir`: `screenshot.jpg` (when there is one) and `bundle.json`
+/// (the answer, its screenshot replaced by the file's name). The answer printed says where.
+fn save_bundle(mut r: super::client::Reply, dir: &str) -> Result<Answer, CliError> {
+    use base64::Engine;
+    let io = |what: String| CliError::local(1, "IO", what, None);
+    let dir = std::path::Path::new(dir);
+    std::fs::create_dir_all(dir)
+        .map_err(|e| io(format!("cannot create {}: {e}", dir.display())))?;
+    let mut saved = Vec::new();
+    let mut bundle = r.value.clone();
+    if let Some(b64) = bundle["screenshot"]["base64"].as_str() {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map_err(|e| io(format!("the bundle's screenshot is not base64: {e}")))?;
+        let path = dir.join("screenshot.jpg");
+        std::fs::write(&path, bytes)
+            .map_err(|e| io(format!("cannot write {}: {e}", path.display())))?;
+        bundle["screenshot"]["base64"] = json!(null);
+        bundle["screenshot"]["file"] = json!("screenshot.jpg");
+        saved.push(path.display().to_string());
+    }
+    let path = dir.join("bundle.json");
+    let text = serde_json::to_string_pretty(&bundle).unwrap_or_default();
+    std::fs::write(&path, text).map_err(|e| io(format!("cannot write {}: {e}", path.display())))?;
+    saved.push(path.display().to_string());
+    r.value["saved"] = json!(saved);
+    // With --json, what was written (the screenshot's bytes are in the file, not on stdout).
+    r.raw = json!({ "saved": saved }).to_string();
+    Ok(Answer::Json(r))
 }
 
 /// Writes a binary answer to `output`: a file, or `-` for stdout. An image goes to

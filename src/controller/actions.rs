@@ -148,6 +148,10 @@ pub(super) struct Action {
     before: Option<Arc<Snapshot>>,
     /// The read made with the action (`observe`).
     after: Option<Arc<Snapshot>>,
+    /// Where the device's log was when the action began (did the app crash meanwhile?).
+    log_mark: super::logs::LogMark,
+    /// The log's newest lines, read with the action's own read after it.
+    log_tail: Option<crate::logs::LogText>,
 }
 
 impl Action {
@@ -163,6 +167,7 @@ impl DeviceController {
         let session = self.session(&device.udid);
         let commands = session.hold().await;
         let fingerprint_before = session.fresh().map(|s| s.screen.fingerprint.clone());
+        let log_mark = self.log_mark(&device, session.last().and_then(|s| s.app()));
         Ok(Action {
             device,
             before: session.last(),
@@ -171,6 +176,8 @@ impl DeviceController {
             kind,
             fingerprint_before,
             after: None,
+            log_mark,
+            log_tail: None,
         })
     }
 
@@ -207,14 +214,20 @@ impl DeviceController {
         let settle = observe
             .settle_ms
             .map_or_else(|| backend.settle_time(), Duration::from_millis);
+        // The crash check of an observed action needs the log's newest line: it comes in the
+        // same round trip.
+        let tail = action.log_mark.tail_read();
         let started = Instant::now();
-        let (acted, source) = backend.act_then_read(&action.device, step, settle).await?;
+        let done = backend
+            .act_then_read(&action.device, step, settle, tail.as_ref())
+            .await?;
         action.session.touch();
         let after = self
-            .keep(&action.device, &action.session, source, started.elapsed())
+            .keep(&action.device, &action.session, done.ui, started.elapsed())
             .await?;
         action.after = Some(after);
-        Ok(acted)
+        action.log_tail = done.log;
+        Ok(done.acted)
     }
 
     /// Ends an action that was refused before any device command ran: `success: false` with
@@ -244,7 +257,14 @@ impl DeviceController {
             action.session.touch();
         }
         // Else the read made with the action is the latest snapshot, and fresh.
-        Ok(self.answer(action, target, details))
+        let (mark, observed) = (action.log_mark.clone(), action.after.is_some());
+        let (device, mut action) = (action.device.clone(), action);
+        let tail = action.log_tail.take();
+        let result = self.answer(action, target, details);
+        // An app that crashed or stopped responding meanwhile fails the action.
+        Ok(self
+            .with_crash_outcome(&device, &mark, observed, tail, result)
+            .await)
     }
 
     fn answer(

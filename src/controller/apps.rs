@@ -35,22 +35,25 @@ impl DeviceController {
         Ok(device)
     }
 
+    /// Launches an app; answers its crash or ANR too when it had one while starting.
     pub async fn launch_app(
         &self,
         udid: Option<&str>,
         bundle_id: &str,
         opts: &LaunchOptions,
-    ) -> Result<(Device, Launched)> {
+    ) -> Result<(Device, Launched, Option<crate::logs::Crash>)> {
         let device = self.resolve_to_act(udid).await?;
         let backend = self.backend(&device)?;
         backend.check_app_id(bundle_id)?;
         backend.check_launch(opts)?;
+        let mark = self.log_mark(&device, Some(bundle_id.to_string()));
         let started = Instant::now();
         let mut launched = backend.launch_app(&device, bundle_id, opts).await?;
         if launched.launch_time_ms == 0 {
             launched.launch_time_ms = started.elapsed().as_millis() as u64;
         }
-        Ok((device, launched))
+        let crash = self.crash_in_window(&device, &mark, true, None).await;
+        Ok((device, launched, crash))
     }
 
     pub async fn terminate_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {

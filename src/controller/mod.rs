@@ -11,6 +11,7 @@ mod alerts;
 mod apps;
 mod batch;
 mod listing;
+mod logs;
 mod power;
 mod proxy;
 mod resolve;
@@ -40,6 +41,9 @@ pub use session::DeviceSession;
 pub use snapshot::Snapshot;
 
 pub use apps::check_install_path;
+pub use logs::{
+    crash_brief, crash_code, log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus,
+};
 pub use proxy::{Attached, AttachedDevice, ProxyAttachments};
 
 pub use resolve::resolve_target;
@@ -73,6 +77,8 @@ pub struct DeviceController {
     listing: tokio::sync::Mutex<()>,
     /// Devices pointed at the recording proxy, and what to restore on each.
     proxy_attachments: ProxyAttachments,
+    /// Every device's log (see [`logs`]).
+    logs: LogHub,
 }
 
 impl DeviceController {
@@ -101,6 +107,7 @@ impl DeviceController {
             listed: Mutex::new(None),
             listing: tokio::sync::Mutex::new(()),
             proxy_attachments: ProxyAttachments::default(),
+            logs: LogHub::default(),
         }
     }
 

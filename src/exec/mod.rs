@@ -5,13 +5,16 @@
 //! up), the whole group is killed. Stdout and stderr are drained concurrently so a chatty child
 //! never blocks on a full pipe. Each run is a tracing span with the argv, duration and exit
 //! status. Requests to devices reached over HTTP go through the runner beside it ([`http`]),
-//! under the same bound on outside work in flight.
+//! under the same bound on outside work in flight. Children read as they run (log streams) are
+//! [`StreamChild`]ren, see `stream`.
 
 pub mod http;
+mod stream;
 pub mod timing;
 mod tools;
 
 pub use http::{HttpClient, HttpError, HttpRequest, HttpResponse};
+pub use stream::{StreamChild, StreamEnd, MAX_STREAMS};
 pub use tools::{Tool, ToolInfo, Toolbox};
 
 use std::ffi::OsString;
@@ -173,6 +176,32 @@ impl Command {
         cmd
     }
 
+    /// Why a spawn failed: a missing program, a process or descriptor shortage (busy), else
+    /// an I/O error.
+    fn spawn_error(&self, argv: &str, e: std::io::Error) -> ExecError {
+        match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                ExecError::NotFound {
+                    program: self.program.display().to_string(),
+                }
+            }
+            _ if matches!(
+                e.raw_os_error(),
+                Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM)
+            ) =>
+            {
+                ExecError::Busy {
+                    argv: argv.to_string(),
+                    why: e.to_string(),
+                }
+            }
+            _ => ExecError::Io {
+                argv: argv.to_string(),
+                source: e,
+            },
+        }
+    }
+
     /// Runs the command to completion, or kills it when the timeout passes.
     pub async fn run(&self) -> Result<Output, ExecError> {
         let argv = self.display();
@@ -193,27 +222,10 @@ impl Command {
                 why: format!("{MAX_RUNNING} commands were running for its whole time limit"),
             });
         };
-        let mut child = self.tokio_command().spawn().map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-                ExecError::NotFound {
-                    program: self.program.display().to_string(),
-                }
-            }
-            _ if matches!(
-                e.raw_os_error(),
-                Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM)
-            ) =>
-            {
-                ExecError::Busy {
-                    argv: argv.clone(),
-                    why: e.to_string(),
-                }
-            }
-            _ => ExecError::Io {
-                argv: argv.clone(),
-                source: e,
-            },
-        })?;
+        let mut child = self
+            .tokio_command()
+            .spawn()
+            .map_err(|e| self.spawn_error(&argv, e))?;
         let group = GroupGuard(child.id().map(|pid| pid as i32));
 
         let stdin_task = match (child.stdin.take(), self.stdin.clone()) {
@@ -394,8 +406,12 @@ mod tests {
             .trim()
             .parse()
             .unwrap();
-        // The grandchild `sleep` must be gone: SIGKILL is delivered asynchronously, so wait
-        // (bounded) for it to die or become a zombie awaiting its reaper.
+        assert!(gone(pid).await, "grandchild {pid} survived the timeout");
+    }
+
+    /// Whether `pid` dies (or becomes a zombie awaiting its reaper) within 5 s: SIGKILL is
+    /// delivered asynchronously.
+    pub(super) async fn gone(pid: i32) -> bool {
         let dead = |pid: i32| {
             (unsafe { libc::kill(pid, 0) }) != 0
                 || std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -406,7 +422,7 @@ mod tests {
         while !dead(pid) && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        assert!(dead(pid), "grandchild {pid} survived the timeout");
+        dead(pid)
     }
 
     #[tokio::test]

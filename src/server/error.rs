@@ -133,9 +133,14 @@ pub struct ApiJson<T>(pub T);
 
 /// The query parameters and the path parameters (`{id}` of the route) of a request, read
 /// together as one `T`, with rejections answered with the error envelope. A path parameter
-/// wins over a query parameter of the same name.
+/// wins over a query parameter of the same name. Headers that stand for a parameter (a
+/// reconnecting EventSource's `Last-Event-ID` is `last_event_id`) are read as one when the
+/// query does not give it.
 #[derive(Debug)]
 pub struct ApiQuery<T>(pub T);
+
+/// Headers read as query parameters: (header, parameter).
+const HEADER_PARAMETERS: &[(&str, &str)] = &[("last-event-id", "last_event_id")];
 
 impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
     type Rejection = Error;
@@ -147,11 +152,20 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Api
         let path = axum::extract::RawPathParams::from_request_parts(parts, state)
             .await
             .map_err(|e| Error::bad_request(e.body_text()))?;
-        let path: Vec<(String, String)> = path
+        // Parameters that are not in the query string: the path's, then headers'.
+        let mut path: Vec<(String, String)> = path
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let query = parts.uri.query().unwrap_or("");
+        for (header, name) in HEADER_PARAMETERS {
+            let given = form_urlencoded::parse(query.as_bytes()).any(|(k, _)| k == *name);
+            if let Some(v) = parts.headers.get(*header).and_then(|v| v.to_str().ok()) {
+                if !given {
+                    path.push((name.to_string(), v.to_string()));
+                }
+            }
+        }
         if path.is_empty() {
             let q = axum::extract::Query::<T>::try_from_uri(&parts.uri)?;
             return Ok(ApiQuery(q.0));

@@ -68,6 +68,12 @@ pub const CLEANUP_LIMIT: std::time::Duration = std::time::Duration::from_secs(15
 /// can finish and the graceful shutdown does not wait on streams kept open by clients.
 static SHUTDOWN: LazyLock<CancellationToken> = LazyLock::new(CancellationToken::new);
 
+/// Cancelled when the server is told to stop: long answers (log streams) end with it, so that
+/// the graceful shutdown does not wait for their clients.
+pub(crate) fn shutting_down() -> CancellationToken {
+    SHUTDOWN.child_token()
+}
+
 /// The API alone: the operation table's routes with their state, the error envelope for
 /// unknown routes and methods, the body limit. What `/mcp` calls in-process.
 pub(crate) fn api(state: AppState) -> Router {

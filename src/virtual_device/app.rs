@@ -22,6 +22,12 @@
 //! `ENTER`). Targets are screen names, `@back` (previous screen) or `@home` (launcher).
 //! `back` names the screen the BACK key leads to (default: the previous one, else home).
 //!
+//! What the app does besides moving between screens: a transition may write `log` lines
+//! (`"W Tag: message"`, from the app's process) when it fires, and a screen its `logs` each time
+//! it is shown. Two more targets act on the process: `@crash` throws an uncaught exception
+//! (`throw`, e.g. `"java.lang.IllegalStateException: boom"`: a `FATAL EXCEPTION` in the crash
+//! buffer, the process killed, the launcher in front) and `@freeze` blocks the main thread (for
+//! the device's `freeze-ms`), which ends in an ANR when input waits longer than `anr-timeout`.
 //!
 //! How taps, keys and typing change the screens: see [`super::state`].
 
@@ -61,6 +67,12 @@ pub struct Transition {
     #[serde(default)]
     pub key: Option<String>,
     pub to: String,
+    /// Lines the app logs when the transition fires (`"L Tag: message"`).
+    #[serde(default)]
+    pub log: Vec<String>,
+    /// For `@crash`: the exception thrown, `class: message`.
+    #[serde(default)]
+    pub throw: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -71,6 +83,9 @@ pub struct ScreenSpec {
     pub back: Option<String>,
     #[serde(default)]
     pub transitions: Vec<Transition>,
+    /// Lines the app logs each time the screen is shown (`"L Tag: message"`).
+    #[serde(default)]
+    pub logs: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -82,6 +97,15 @@ pub struct AppSpec {
     #[serde(default)]
     pub screen: Option<[u32; 2]>,
     pub screens: BTreeMap<String, ScreenSpec>,
+}
+
+/// A log line of app.json, `"L Tag: message"`: (level, tag, message).
+pub fn app_log_line(line: &str) -> Option<(char, &str, &str)> {
+    let mut chars = line.chars();
+    let level = chars.next().filter(|c| "VDIWEF".contains(*c))?;
+    let rest = chars.as_str().strip_prefix(' ')?;
+    let (tag, msg) = rest.split_once(": ")?;
+    (!tag.is_empty()).then_some((level, tag, msg))
 }
 
 /// An app ready to run: its spec and every screen parsed.
@@ -129,6 +153,17 @@ impl App {
         for (name, s) in &spec.screens {
             let h = Hierarchy::parse(&load(&s.xml)?).map_err(|e| format!("{}: {e}", s.xml))?;
             screens.insert(name.clone(), h);
+            for line in s
+                .logs
+                .iter()
+                .chain(s.transitions.iter().flat_map(|t| &t.log))
+            {
+                if app_log_line(line).is_none() {
+                    return Err(format!(
+                        "screen {name}: log line {line:?} is not `L Tag: message`"
+                    ));
+                }
+            }
             for t in &s.transitions {
                 if !t.to.starts_with('@') && !spec.screens.contains_key(&t.to) {
                     return Err(format!(

@@ -170,13 +170,33 @@ fn run_applet(socket: &Path, name: &str, argv: Vec<String>) -> i32 {
         let _ = std::io::stdin().take(n as u64).read_to_end(&mut stdin);
     }
     let header = json!({"kind": "applet", "argv": argv, "stdin_len": stdin.len()});
-    let (head, body) = match super::ipc::request(socket, &header, &stdin) {
+    let (head, mut reader) = match super::ipc::send(socket, &header, &stdin) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{name}: virtual device unreachable: {e}");
             return 127;
         }
     };
+    if head["stream"] == true {
+        // Output as it comes, until the device ends it (or our reader is gone).
+        let mut out = std::io::stdout().lock();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) | Err(_) => return 0,
+                Ok(n) => {
+                    if out.write_all(&buf[..n]).and_then(|_| out.flush()).is_err() {
+                        return 0;
+                    }
+                }
+            }
+        }
+    }
+    let mut body = Vec::new();
+    if let Err(e) = reader.read_to_end(&mut body) {
+        eprintln!("{name}: virtual device connection broke: {e}");
+        return 127;
+    }
     if let Some(program) = head["exec"].as_str() {
         let args: Vec<String> = head["args"]
             .as_array()

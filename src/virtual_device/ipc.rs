@@ -4,11 +4,17 @@
 //! - request: a JSON line — `{"kind":"applet","argv":[…],"stdin_len":N}` or
 //!   `{"kind":"control","args":[…]}` — then N raw stdin bytes;
 //! - response: a JSON line — `{"code":C,"stdout_len":N,"stderr_len":M}` then the raw bytes, or
-//!   `{"exec":"/usr/bin/cat","args":[…]}` telling an applet client to exec a host utility.
+//!   `{"exec":"/usr/bin/cat","args":[…]}` telling an applet client to exec a host utility, or
+//!   `{"stream":true}` then stdout bytes as they are produced (`logcat` following the log)
+//!   until the client closes its end.
 //!
 //! Control commands (`mobilectl virtual-device control --socket S …`): `latency MS`,
 //! `fail-dumps N`, `drop`, `offline on|off`, `state` (JSON: screen, foreground, running,
-//! focused, keyboard, package, activity, fail_dumps_left), `journal` (its path).
+//! focused, keyboard, package, activity, fail_dumps_left), `journal` (its path), `flood N`
+//! (every `logcat` following the log prints N more lines at full speed), `anr-timeout MS`
+//! (how long input may wait for a blocked main thread before the ANR), `freeze-ms MS` (how
+//! long the app's main thread blocks on `@freeze`), `log-buffers main,system` (the buffers the
+//! device has, as on an old device without `crash`).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream as StdUnixStream;
@@ -20,6 +26,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixListener;
 
 use super::applets::{self, AppletResult};
+use super::log::Buffer;
 use super::Device;
 
 pub async fn serve(dev: Arc<Device>, listener: UnixListener) {
@@ -58,6 +65,11 @@ async fn handle(dev: Arc<Device>, sock: tokio::net::UnixStream) -> std::io::Resu
     let result = match req["kind"].as_str() {
         Some("applet") => {
             let argv = strings(&req["argv"]);
+            if let Some(opts) = applets::follow_options(&dev, &argv) {
+                wr.write_all(b"{\"stream\":true}\n").await?;
+                applets::follow_log(dev, &argv, opts, rd, wr).await;
+                return Ok(());
+            }
             let dev = dev.clone();
             tokio::task::spawn_blocking(move || applets::run(&dev, &argv, stdin))
                 .await
@@ -122,25 +134,67 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
         }
         ["state"] => AppletResult::ok(format!("{}\n", dev.state_json())),
         ["journal"] => AppletResult::ok(format!("{}\n", dev.journal.path().display())),
+        ["flood", n] => match n.parse::<u64>() {
+            Ok(n) => {
+                dev.flood.send_modify(|total| *total += n);
+                AppletResult::ok("ok\n")
+            }
+            Err(_) => AppletResult::fail(2, "flood needs a line count\n"),
+        },
+        ["anr-timeout", ms] => match ms.parse() {
+            Ok(ms) => {
+                dev.state().process.anr_timeout_ms = ms;
+                AppletResult::ok("ok\n")
+            }
+            Err(_) => AppletResult::fail(2, "anr-timeout needs milliseconds\n"),
+        },
+        ["freeze-ms", ms] => match ms.parse() {
+            Ok(ms) => {
+                dev.state().process.freeze_ms = ms;
+                AppletResult::ok("ok\n")
+            }
+            Err(_) => AppletResult::fail(2, "freeze-ms needs milliseconds\n"),
+        },
+        ["log-buffers", list] => {
+            let buffers: Option<Vec<Buffer>> = list.split(',').map(Buffer::from_name).collect();
+            match buffers {
+                Some(b) if !b.is_empty() => {
+                    dev.state().log.available = b;
+                    AppletResult::ok("ok\n")
+                }
+                _ => AppletResult::fail(2, "log-buffers takes main,system,crash\n"),
+            }
+        }
         _ => AppletResult::fail(
             2,
-            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal\n",
+            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal | flood N | anr-timeout MS | freeze-ms MS | log-buffers LIST\n",
         ),
     }
 }
 
-/// Client side (blocking, no runtime): sends one request, returns the header and the body.
-pub fn request(socket: &Path, header: &Value, body: &[u8]) -> std::io::Result<(Value, Vec<u8>)> {
+/// Client side (blocking, no runtime): sends one request and reads the response's header;
+/// the rest is left in the reader. The connection stays open both ways, so that a device
+/// streaming to us (`{"stream":true}`) learns we are gone when this process ends.
+pub fn send(
+    socket: &Path,
+    header: &Value,
+    body: &[u8],
+) -> std::io::Result<(Value, BufReader<StdUnixStream>)> {
     let mut s = StdUnixStream::connect(socket)?;
     let mut msg = header.to_string().into_bytes();
     msg.push(b'\n');
     msg.extend_from_slice(body);
     s.write_all(&msg)?;
-    s.shutdown(std::net::Shutdown::Write)?;
     let mut r = BufReader::new(s);
     let mut line = String::new();
     r.read_line(&mut line)?;
     let head: Value = serde_json::from_str(&line).map_err(std::io::Error::other)?;
+    Ok((head, r))
+}
+
+/// Sends one request; returns the header and the whole body.
+pub fn request(socket: &Path, header: &Value, body: &[u8]) -> std::io::Result<(Value, Vec<u8>)> {
+    let (head, mut r) = send(socket, header, body)?;
     let mut rest = Vec::new();
     r.read_to_end(&mut rest)?;
     Ok((head, rest))

@@ -9,7 +9,8 @@
 //! - `applets`: `input`, `uiautomator`, `screencap`, `am`, `pm`, `monkey`, `cmd`,
 //!   `dumpsys`, `wm`, `getprop`, `settings`, `logcat`, … plus passed-through utilities.
 //! - [`app`]: the scripted app (screens = uiautomator dumps, transitions); [`state`]: what
-//!   taps, keys and typing do to it, plus packages, settings and logcat.
+//!   taps, keys and typing do to it, plus packages, settings and the app's process (pids,
+//!   crashes, ANRs); [`log`]: the log buffers `logcat` reads and follows.
 //! - `render`: PNG / raw screenshots. [`journal`]: JSON lines of everything run.
 //! - [`faults`]: latency, failing dumps, dropped connections, offline.
 //! - `ipc`: the Unix socket for applets and run-time control from other processes.
@@ -30,6 +31,7 @@ mod cli;
 pub mod faults;
 mod ipc;
 pub mod journal;
+pub mod log;
 mod render;
 pub mod sandbox;
 mod services;
@@ -131,6 +133,8 @@ pub(crate) struct Device {
     pub offline: watch::Sender<bool>,
     /// `adb reverse` forwards.
     pub reverse: services::reverse::Forwards,
+    /// Flood lines requested so far (every `logcat` following the log prints them).
+    pub flood: watch::Sender<u64>,
 }
 
 impl Device {
@@ -164,6 +168,8 @@ impl Device {
             "fail_dumps_left": self.faults.fail_dumps_left(),
             "offline": *self.offline.borrow(),
             "reverse": self.reverse.json(),
+            "app_pid": st.running.then_some(st.process.pid),
+            "main_thread_blocked": st.process.blocked(),
         })
     }
 }
@@ -266,6 +272,7 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         conn_gen: watch::channel(0).0,
         offline: watch::channel(false).0,
         reverse: Default::default(),
+        flood: watch::channel(0).0,
     });
     let d = dev.clone();
     let accept = tokio::spawn(async move {
@@ -280,9 +287,18 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         }
     });
     let ipc = tokio::spawn(ipc::serve(dev.clone(), ipc_listener));
+    // The app's clock: a blocked main thread ends, an ANR is declared, on time.
+    let d = dev.clone();
+    let ticker = tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_millis(20));
+        loop {
+            every.tick().await;
+            d.state().tick(state::now_ms());
+        }
+    });
     Ok(RunningDevice {
         dev,
-        tasks: vec![accept, ipc],
+        tasks: vec![accept, ipc, ticker],
     })
 }
 

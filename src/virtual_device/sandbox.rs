@@ -40,6 +40,9 @@ pub const APPLETS: &[&str] = &[
     "setprop",
     "settings",
     "logcat",
+    "log",
+    "ps",
+    "pidof",
     "id",
     "getenforce",
     "ime",
@@ -185,6 +188,8 @@ impl Sandbox {
             ("LOGNAME".into(), "shell".into()),
             ("SHELL".into(), "/system/bin/sh".into()),
             ("LANG".into(), "C.UTF-8".into()),
+            // The device's clock is UTC (logcat prints UTC times); `date` agrees.
+            ("TZ".into(), "UTC".into()),
             ("PS1".into(), "virtual:/ $ ".into()),
         ]
     }

@@ -1,5 +1,6 @@
 //! The device state around the scripted app: the live copy of each screen, the focused
-//! field and typed text, the keyboard and launcher windows, packages, settings, logcat.
+//! field and typed text, the keyboard and launcher windows, packages, settings, the log and
+//! the app's process (see [`lifecycle`]: its pid, crashes, a blocked main thread and ANRs).
 //!
 //! Behaviour: tapping an `EditText` focuses it and shows the keyboard window (package
 //! `com.google.android.inputmethod.latin`, bottom 40% of the screen); `input text` appends to
@@ -9,20 +10,15 @@
 //! by `am force-stop`/`pm clear`. Away from the app (HOME, force-stop) the screen is a
 //! launcher with one icon (tap it to launch the app).
 
+mod lifecycle;
+
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::app::{App, ScreenSpec};
+use super::app::{App, ScreenSpec, Transition};
+use super::log::{Buffer, DeviceLog};
 use super::uixml::{Hierarchy, Node, Rect};
 
-/// One logcat entry.
-#[derive(Debug, Clone)]
-pub struct LogLine {
-    pub t_ms: u64,
-    pub pid: u32,
-    pub level: char,
-    pub tag: String,
-    pub msg: String,
-}
+pub use lifecycle::{Process, SYSTEM_SERVER_PID};
 
 pub const LAUNCHER_PKG: &str = "com.android.launcher3";
 pub const IME_PKG: &str = "com.google.android.inputmethod.latin";
@@ -41,8 +37,10 @@ pub struct DeviceState {
     pub permissions: BTreeSet<(String, String)>,
     pub settings: BTreeMap<(String, String), String>,
     pub props: BTreeMap<String, String>,
-    pub logcat: Vec<LogLine>,
+    pub log: DeviceLog,
     pub last_url: Option<String>,
+    /// The app's process: its pid while running, a blocked main thread, ANR timing.
+    pub process: Process,
 }
 
 pub fn now_ms() -> u64 {
@@ -74,27 +72,33 @@ impl DeviceState {
             permissions: BTreeSet::new(),
             settings,
             props: BTreeMap::new(),
-            logcat: Vec::new(),
+            log: DeviceLog::default(),
             last_url: None,
+            process: Process::default(),
         };
-        s.log(
-            'I',
-            "ActivityManager",
-            &format!("Start proc for activity {}", s.app.component(&s.screen)),
-        );
+        s.boot();
+        s.start_process();
+        s.screen_shown();
         s
     }
 
+    /// A line from the system server (ActivityManager, PackageManager…) in the system buffer.
     pub fn log(&mut self, level: char, tag: &str, msg: &str) {
-        self.logcat.push(LogLine {
-            t_ms: now_ms(),
-            pid: 1234,
+        self.log.push(
+            Buffer::System,
+            SYSTEM_SERVER_PID,
+            lifecycle::SYSTEM_SERVER_TID,
             level,
-            tag: tag.into(),
-            msg: msg.into(),
-        });
-        if self.logcat.len() > 5000 {
-            self.logcat.remove(0);
+            tag,
+            msg,
+        );
+    }
+
+    /// A line from the app's main thread, in the main buffer (nothing when it is not running).
+    pub fn app_log(&mut self, level: char, tag: &str, msg: &str) {
+        if self.running {
+            let pid = self.process.pid;
+            self.log.push(Buffer::Main, pid, pid, level, tag, msg);
         }
     }
 
@@ -147,8 +151,19 @@ impl DeviceState {
             }
         }
         if let Some(path) = &self.focused {
+            let field = h.node(path).map(Node::bounds);
             if let Some(n) = h.node_mut(path) {
                 n.set("focused", "true");
+            }
+            // As Android's adjustPan does: the app's window moves up so that the field the
+            // keyboard was opened for stays above it.
+            let lift = field.map_or(0, |f| f.y2 + PAN_MARGIN - self.keyboard_rect().y1);
+            if lift > 0 {
+                for root in h.roots.iter_mut() {
+                    if root.get("package") == self.app.spec.package {
+                        shift_down(root, -lift);
+                    }
+                }
             }
             h.roots.push(self.keyboard());
         }
@@ -252,8 +267,33 @@ impl DeviceState {
                     "ActivityTaskManager",
                     &format!("Displayed {comp}: +120ms"),
                 );
+                self.screen_shown();
             }
             _ => {}
+        }
+    }
+
+    /// Fires a transition: the app's log lines, then the move (or the crash, or the freeze).
+    fn fire(&mut self, t: &Transition) {
+        for line in &t.log {
+            if let Some((level, tag, msg)) = super::app::app_log_line(line) {
+                self.app_log(level, tag, msg);
+            }
+        }
+        match t.to.as_str() {
+            "@crash" => self.crash(t.throw.as_deref()),
+            "@freeze" => self.freeze(),
+            to => self.go(to),
+        }
+    }
+
+    /// The app logs what the screen now shown logs.
+    fn screen_shown(&mut self) {
+        let lines = self.spec().map(|s| s.logs.clone()).unwrap_or_default();
+        for line in lines {
+            if let Some((level, tag, msg)) = super::app::app_log_line(&line) {
+                self.app_log(level, tag, msg);
+            }
         }
     }
 
@@ -296,6 +336,9 @@ impl DeviceState {
             }
             return;
         }
+        if self.input_blocked() {
+            return;
+        }
         if self.keyboard_visible() && self.keyboard_rect().contains(x, y) {
             // A key of the on-screen keyboard types its letter.
             let h = self.current();
@@ -323,8 +366,7 @@ impl DeviceState {
                     .filter_map(|p| h.node(p))
                     .any(|n| sel.matches(n))
                 {
-                    let to = t.to.clone();
-                    self.go(&to);
+                    self.fire(t);
                     return;
                 }
             }
@@ -360,6 +402,9 @@ impl DeviceState {
         let Some(path) = self.focused.clone() else {
             return false;
         };
+        if self.input_blocked() {
+            return true;
+        }
         let entry = self
             .typed
             .entry((self.screen.clone(), path.clone()))
@@ -376,6 +421,9 @@ impl DeviceState {
 
     /// A key event by name (`ENTER`, `DEL`, `BACK`, `HOME`, `A`…).
     pub fn key(&mut self, name: &str) {
+        if name != "HOME" && self.input_blocked() {
+            return;
+        }
         match name {
             "DEL" => {
                 if let Some(path) = self.focused.clone() {
@@ -418,8 +466,7 @@ impl DeviceState {
                     .map(|s| s.transitions.clone())
                     .unwrap_or_default();
                 if let Some(t) = transitions.iter().find(|t| t.key.as_deref() == Some(other)) {
-                    let to = t.to.clone();
-                    self.go(&to);
+                    self.fire(t);
                 }
             }
             _ => {}
@@ -433,6 +480,8 @@ impl DeviceState {
             self.running = true;
             self.screen = self.app.spec.initial.clone();
             self.history.clear();
+            self.start_process();
+            self.screen_shown();
         }
         self.foreground = true;
         if let Some(s) = screen {
@@ -451,6 +500,7 @@ impl DeviceState {
     /// `am force-stop`: the app leaves, its unsaved state is lost.
     pub fn force_stop(&mut self) {
         self.unfocus();
+        self.end_process();
         self.running = false;
         self.foreground = false;
         self.history.clear();
@@ -473,6 +523,21 @@ impl DeviceState {
                     || format!("{pkg}{}", s.activity) == activity
             })
             .map(|(n, _)| n.clone())
+    }
+}
+
+/// Space kept between a focused field and the keyboard when the window pans.
+const PAN_MARGIN: i32 = 24;
+
+/// Moves `node` and everything in it down by `dy` pixels (up when negative).
+fn shift_down(node: &mut Node, dy: i32) {
+    let b = node.bounds();
+    node.set(
+        "bounds",
+        &format!("[{},{}][{},{}]", b.x1, b.y1 + dy, b.x2, b.y2 + dy),
+    );
+    for child in &mut node.children {
+        shift_down(child, dy);
     }
 }
 
@@ -516,5 +581,54 @@ mod tests {
         let (x, y) = centre(&s.current(), "com.mobilectl.demo:id/login");
         s.tap(x, y, false);
         assert_eq!(s.screen, "permission");
+    }
+
+    fn bounds_of(h: &Hierarchy, id: &str) -> Rect {
+        h.walk()
+            .into_iter()
+            .find(|(_, n)| n.get("resource-id") == id)
+            .expect(id)
+            .1
+            .bounds()
+    }
+
+    #[test]
+    fn the_window_pans_so_the_keyboard_never_covers_the_focused_field() {
+        let mut s = DeviceState::new(App::demo().unwrap());
+        s.screen = "detail".into();
+        let reply = "com.mobilectl.demo:id/reply";
+        let before = bounds_of(&s.current(), reply);
+        assert!(
+            before.y2 > s.keyboard_rect().y1,
+            "the field is where the keyboard comes"
+        );
+        let (x, y) = centre(&s.current(), reply);
+        s.tap(x, y, false);
+        assert!(s.keyboard_visible());
+        let h = s.current();
+        let after = bounds_of(&h, reply);
+        assert_eq!(
+            after.y2 + PAN_MARGIN,
+            s.keyboard_rect().y1,
+            "just above the keyboard"
+        );
+        assert_eq!(after.y2 - after.y1, before.y2 - before.y1);
+        // The whole window moved, and taps follow it: where SEND is drawn, SEND is hit.
+        let (sx, sy) = centre(&h, "com.mobilectl.demo:id/send");
+        assert!(sy < s.keyboard_rect().y1);
+        let hit: Vec<String> = s
+            .hit(&h, sx, sy)
+            .iter()
+            .filter_map(|p| h.node(p))
+            .map(|n| n.get("resource-id").to_string())
+            .collect();
+        assert!(hit.iter().any(|id| id.ends_with(":id/send")), "{hit:?}");
+        // A field above the keyboard moves nothing.
+        let mut s = DeviceState::new(App::demo().unwrap());
+        let user = "com.mobilectl.demo:id/username";
+        let before = bounds_of(&s.current(), user);
+        let (x, y) = centre(&s.current(), user);
+        s.tap(x, y, false);
+        assert_eq!(bounds_of(&s.current(), user), before);
     }
 }

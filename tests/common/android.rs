@@ -64,11 +64,24 @@ pub fn journal_mark(h: &VdHarness) -> u64 {
 
 /// The adb services the device was asked for after `mark` (one per adb round trip:
 /// `shell:…`, `exec:…`, `sync:`…), without the adb server's own device probes
-/// (`host:features` and the like are not device services and never reach it).
+/// (`host:features` and the like are not device services and never reach it), and without
+/// the log supervisor's: it follows the device's log beside the operations (its `logcat`
+/// stream and history read, the clock's `date`, the pid map's `ps`), started by the first
+/// action, and none of them is an operation's round trip. (An action's own log read, for
+/// its crash check, is inside its one script.)
 pub fn services_since(h: &VdHarness, mark: u64) -> Vec<String> {
     h.journal()
         .into_iter()
         .filter(|e| e["seq"].as_u64().is_some_and(|s| s > mark))
         .filter_map(|e| e["service"].as_str().map(str::to_string))
+        .filter(|s| !is_log_supervisor(s))
         .collect()
+}
+
+fn is_log_supervisor(service: &str) -> bool {
+    let command = service.split_once(':').map_or(service, |(_, c)| c);
+    command.contains("exec logcat ")
+        || command.starts_with("logcat ")
+        || command.contains("ps -A -o PID,NAME")
+        || command.contains("date '+%Y %z %s.%N'")
 }

@@ -4,6 +4,7 @@
 
 pub mod android;
 pub mod demo_server;
+pub mod sse;
 pub mod wda;
 
 use std::path::{Path, PathBuf};
@@ -42,9 +43,11 @@ impl FakeTools {
     pub fn add(&self, name: &str, script: &str) -> PathBuf {
         let path = self.dir.path().join(name);
         let log = self.dir.path().join(format!("{name}.argv"));
+        // The line is built first and appended with one write: calls that run at the same
+        // time (a listing refreshed in the background) do not interleave.
         let body = format!(
             "#!/bin/sh\n\
-             {{ first=1; for a in \"$@\"; do if [ $first = 1 ]; then first=0; else printf '\\037'; fi; printf '%s' \"$a\"; done; printf '\\n'; }} >> '{}'\n\
+             sep=$(printf '\\037'); line=''; first=1; for a in \"$@\"; do if [ $first = 1 ]; then first=0; else line=\"$line$sep\"; fi; line=\"$line$a\"; done; printf '%s\\n' \"$line\" >> '{}'\n\
              {script}\n",
             log.display()
         );

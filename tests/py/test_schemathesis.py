@@ -19,9 +19,15 @@ STANDING = (
 )
 
 # `wait` and `wait-for-change` hold the request for up to `timeout_ms` (at most 120 s) by
-# design; the 5 s request timeout of this run cuts the long ones (every other operation of
-# the demo answers well within it), which keeps the run to a couple of minutes.
-LONG_POLLS = ("/api/v1/device/ui/wait", "/api/v1/device/ui/wait-for-change")
+# design, and the streams (log entries, network flows) follow until the client leaves (or
+# `limit`); the 5 s request timeout of this run cuts them (every other operation of the demo
+# answers well within it), which keeps the run to a couple of minutes.
+LONG_POLLS = (
+    "/api/v1/device/ui/wait",
+    "/api/v1/device/ui/wait-for-change",
+    "/api/v1/logs/stream",
+    "/api/v1/proxy/flows/stream",
+)
 
 
 def failures(junit: Path):

@@ -66,10 +66,18 @@ pub struct AppDone {
 /// What a launch did.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LaunchDone {
+    /// False when the app crashed or stopped responding as it started.
     pub success: bool,
     pub device: Device,
     #[serde(flatten)]
     pub launched: Launched,
+    /// `APP_CRASHED` or `APP_NOT_RESPONDING`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_code: Option<crate::error::ErrorCode>,
+    /// The crash (`id`, `kind`, `summary`; more at GET /api/v1/logs/crashes/{id}).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub crash: Option<serde_json::Value>,
 }
 
 /// Query of the app list.

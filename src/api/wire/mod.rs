@@ -7,6 +7,7 @@ pub mod apps;
 pub mod batch;
 pub mod devices;
 pub mod inspect;
+pub mod logs;
 pub mod proxy;
 pub mod service;
 pub mod system;

@@ -1,7 +1,8 @@
 //! An input step and the screen read after it, as one device script (one adb round trip): the
-//! step's commands, a marker, the settle time, then the snapshot script of [`super::screen`].
-//! What `tap` with `observe`, `type` with its read-back and each step of `scroll-to` cost: one
-//! `uiautomator dump` plus the input, with no second connection.
+//! step's commands, a marker, the settle time, then the snapshot script of [`super::screen`],
+//! and — when the crash check asks — the log's newest line (`logcat -d -t 1`) after a second
+//! marker. What `tap` with `observe`, `type` with its read-back and each step of `scroll-to`
+//! cost: one `uiautomator dump` plus the input, with no second connection.
 //!
 //! The step comes first and is checked as [`super::AdbBackend::input`] checks it; text that
 //! needs the ADB Keyboard is refused by the IME guard before anything ran (the script ends
@@ -11,14 +12,18 @@
 use std::time::Duration;
 
 use super::input::{self, NO_IME_MARKER};
+use super::logs::missing_buffer;
 use super::screen::{classify_dump, dump_script, DumpOutcome, DUMP_TIMEOUT};
 use super::{check_input_output, input_time_limit, AdbBackend};
-use crate::backend::{Acted, InputStep, TypedWith, UiSource};
+use crate::backend::{Acted, AfterAction, InputStep, TypedWith, UiSource};
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
+use crate::logs::{LogFormat, LogRead, LogText};
 
 /// Printed between the step's output and the dump's.
 const ACTED_MARKER: &str = "__MOBILECTL_ACTED__";
+/// Printed between the dump's output and the log's.
+const LOG_MARKER: &str = "__MOBILECTL_LOG__";
 
 /// The device commands of a step, and the typing method for a `Type`.
 pub fn step_script(step: &InputStep<'_>) -> Result<(String, Option<&'static str>)> {
@@ -42,12 +47,24 @@ pub fn step_script(step: &InputStep<'_>) -> Result<(String, Option<&'static str>
 
 /// The whole script: the step (its errors joined to its output), the marker, the settle
 /// time, the dump.
-pub fn act_and_dump_script(step: &str, settle: Duration) -> String {
+pub fn act_and_dump_script(step: &str, settle: Duration, log_read: Option<&str>) -> String {
     let mut s = format!("{{ {step}; }} 2>&1; echo {ACTED_MARKER}; ");
     if !settle.is_zero() {
         s += &format!("sleep {:.3}; ", settle.as_secs_f64());
     }
-    s + &dump_script()
+    s += &dump_script();
+    if let Some(read) = log_read {
+        s += &format!("; echo {LOG_MARKER}; {read} 2>&1");
+    }
+    s
+}
+
+/// The dump's output and the log's, when the script read it.
+pub fn split_log(dump_output: &str) -> (&str, Option<&str>) {
+    match dump_output.split_once(LOG_MARKER) {
+        Some((dump, log)) => (dump, Some(log.strip_prefix('\n').unwrap_or(log))),
+        None => (dump_output, None),
+    }
 }
 
 /// The step's output and the dump's, or the refusal the step printed.
@@ -68,21 +85,24 @@ impl AdbBackend {
         device: &Device,
         step: &InputStep<'_>,
         settle: Duration,
-    ) -> Result<(Acted, UiSource)> {
+        log_tail: Option<&LogRead>,
+    ) -> Result<AfterAction> {
         let (script, typed_with) = step_script(step)?;
-        let limit = input_time_limit(&script) + settle + DUMP_TIMEOUT;
-        let whole = act_and_dump_script(&script, settle);
+        let limit = input_time_limit(&script) + settle + DUMP_TIMEOUT * 2;
+        let log_read = log_tail.map(|r| self.log_read_script(&device.udid, r));
+        let whole = act_and_dump_script(&script, settle, log_read.as_deref());
         let out = self.exec_out(&device.udid, &whole, limit).await?;
         let text = match step {
             InputStep::Type(job) => job.text,
             _ => "",
         };
-        let (step_output, dump_output) = split_output(&out.stdout_text(), text)?;
+        let (step_output, rest) = split_output(&out.stdout_text(), text)?;
         check_input_output(&step_output)?;
         let acted = Acted {
             typed_with: typed_with.map(TypedWith),
         };
-        let source = match classify_dump(&dump_output) {
+        let (dump_output, log_output) = split_log(&rest);
+        let ui = match classify_dump(dump_output) {
             DumpOutcome::Xml { xml, focus } => UiSource {
                 text: xml,
                 tool: "uiautomator",
@@ -91,7 +111,15 @@ impl AdbBackend {
             // The step ran; only the read failed: read again, with the usual retries.
             _ => self.ui_dump(device).await?,
         };
-        Ok((acted, source))
+        // A log the device could not read as asked (a buffer it lacks) is left to the crash
+        // check's own read, which knows what to do about it.
+        let log = log_output
+            .filter(|l| missing_buffer(l).is_none())
+            .map(|l| LogText {
+                format: LogFormat::AndroidLogcat,
+                bytes: l.as_bytes().to_vec(),
+            });
+        Ok(AfterAction { acted, ui, log })
     }
 }
 
@@ -109,12 +137,12 @@ mod tests {
         }))
         .unwrap();
         assert_eq!((step.as_str(), with), ("input tap 540 1290", None));
-        let s = act_and_dump_script(&step, Duration::from_millis(250));
+        let s = act_and_dump_script(&step, Duration::from_millis(250), None);
         let marker = s.find(ACTED_MARKER).unwrap();
         assert!(s.starts_with("{ input tap 540 1290; } 2>&1; echo "), "{s}");
         assert!(s[marker..].contains("sleep 0.250; "), "{s}");
         assert!(s.ends_with(&dump_script()), "{s}");
-        assert!(!act_and_dump_script(&step, Duration::ZERO).contains("sleep"));
+        assert!(!act_and_dump_script(&step, Duration::ZERO, None).contains("sleep"));
     }
 
     #[test]
@@ -127,10 +155,24 @@ mod tests {
         };
         let (step, with) = step_script(&InputStep::Type(job)).unwrap();
         assert_eq!(with, Some("adb_keyboard"));
-        let s = act_and_dump_script(&step, Duration::ZERO);
+        let s = act_and_dump_script(&step, Duration::ZERO, None);
         let guard = s.find(NO_IME_MARKER).unwrap();
         let tap = s.find("input tap 10 20").unwrap();
         assert!(guard < tap, "{s}");
+    }
+
+    #[test]
+    fn the_log_tail_comes_after_the_dump() {
+        let s = act_and_dump_script("input tap 1 2", Duration::ZERO, Some("logcat -d -t 1"));
+        assert!(
+            s.ends_with("; echo __MOBILECTL_LOG__; logcat -d -t 1 2>&1"),
+            "{s}"
+        );
+        let out = "<hierarchy/>\n__MOBILECTL_FOCUS__\nfocus\n__MOBILECTL_LOG__\n11-23 10:00:00.000  1  2 I x: y\n";
+        let (dump, log) = split_log(out);
+        assert!(dump.ends_with("focus\n"), "{dump:?}");
+        assert_eq!(log, Some("11-23 10:00:00.000  1  2 I x: y\n"));
+        assert_eq!(split_log("<hierarchy/>").1, None);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod apps;
 mod devices;
 mod emulator;
 pub mod input;
+mod logs;
 mod proxy;
 pub mod screen;
 pub mod shell;
@@ -23,13 +24,14 @@ use async_trait::async_trait;
 
 use super::doctor::{self, Readiness, ToolCheck};
 use super::{exec_error, tool_command, validate, AfterShutdown, DeviceBackend};
-use super::{Acted, InputStep, TypeJob, TypedWith, UiSource};
+use super::{AfterAction, InputStep, TypeJob, TypedWith, UiSource};
 use crate::device::{
     AppInfo, Device, DeviceKind, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
     Platform, Point,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Tool, Toolbox};
+use crate::logs::{CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::ui::CoordinateSpace;
 
@@ -49,6 +51,9 @@ pub struct AdbBackend {
     props: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, devices::Props>>>,
     /// The adb server's device list, followed live once a listing started the server.
     tracker: track::DeviceTracker,
+    /// Log buffers each device has, once one was found missing (see `logs`).
+    log_buffers:
+        std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<&'static str>>>>,
 }
 
 impl AdbBackend {
@@ -66,6 +71,7 @@ impl AdbBackend {
             max_command_time,
             props: Default::default(),
             tracker: Default::default(),
+            log_buffers: Default::default(),
         }
     }
 
@@ -278,14 +284,16 @@ impl DeviceBackend for AdbBackend {
         Duration::ZERO
     }
 
-    /// The step, the settle time and the dump as one device script: one adb round trip.
+    /// The step, the settle time, the dump and the log tail as one device script: one adb
+    /// round trip.
     async fn act_then_read(
         &self,
         device: &Device,
         step: &InputStep<'_>,
         settle: std::time::Duration,
-    ) -> Result<(Acted, UiSource)> {
-        self.act_and_dump(device, step, settle).await
+        log_tail: Option<&LogRead>,
+    ) -> Result<AfterAction> {
+        self.act_and_dump(device, step, settle, log_tail).await
     }
 
     async fn hide_keyboard(&self, device: &Device) -> Result<()> {
@@ -319,6 +327,24 @@ impl DeviceBackend for AdbBackend {
 
     async fn detach_proxy(&self, device: &Device, a: &ProxyAttached) -> Result<ProxyDetached> {
         self.proxy_detach(device, a).await
+    }
+    fn crash_detection(&self) -> CrashDetection {
+        CrashDetection::Log
+    }
+    fn log_handle(&self) -> Option<std::sync::Arc<dyn crate::backend::DeviceBackend>> {
+        Some(std::sync::Arc::new(self.clone()))
+    }
+    async fn log_clock(&self, device: &Device) -> Result<DeviceClock> {
+        self.logs_clock(device).await
+    }
+    async fn log_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
+        self.logs_processes(device).await
+    }
+    async fn log_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
+        self.logs_read(device, read).await
+    }
+    async fn log_stream(&self, device: &Device, read: &LogRead) -> Result<LogStream> {
+        self.logs_stream(device, read).await
     }
 }
 

@@ -6,6 +6,7 @@ mod apps;
 mod devices;
 mod keys;
 mod listapps;
+mod logs;
 mod proxy;
 mod scale;
 mod screen;
@@ -38,6 +39,7 @@ use crate::device::{
 };
 use crate::error::Result;
 use crate::exec::{Command, Output, Tool, Toolbox};
+use crate::logs::{Crash, CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::ui::CoordinateSpace;
 
@@ -248,5 +250,26 @@ impl DeviceBackend for SimctlBackend {
     }
     async fn detach_proxy(&self, device: &Device, a: &ProxyAttached) -> Result<ProxyDetached> {
         self.proxy_detach(device, a).await
+    }
+    fn crash_detection(&self) -> CrashDetection {
+        CrashDetection::Reports
+    }
+    fn log_handle(&self) -> Option<std::sync::Arc<dyn DeviceBackend>> {
+        Some(std::sync::Arc::new(self.clone()))
+    }
+    async fn log_clock(&self, _device: &Device) -> Result<DeviceClock> {
+        Ok(logs::clock())
+    }
+    async fn log_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
+        self.logs_processes(device).await
+    }
+    async fn log_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
+        self.logs_read(device, read).await
+    }
+    async fn log_stream(&self, device: &Device, read: &LogRead) -> Result<LogStream> {
+        self.logs_stream(device, read).await
+    }
+    async fn crash_reports(&self, device: &Device, since_ms: Option<i64>) -> Result<Vec<Crash>> {
+        self.logs_crash_reports(device, since_ms).await
     }
 }

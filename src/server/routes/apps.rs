@@ -24,14 +24,16 @@ pub async fn launch(s: AppState, r: LaunchRequest) -> Result<Json<LaunchDone>> {
         relaunch: r.relaunch,
         activity: r.activity,
     };
-    let (device, launched) = s
+    let (device, launched, crash) = s
         .controller
         .launch_app(r.udid.as_deref(), &r.bundle_id, &opts)
         .await?;
     Ok(Json(LaunchDone {
-        success: true,
+        success: crash.is_none(),
         device,
         launched,
+        failure_code: crash.as_ref().map(crate::controller::crash_code),
+        crash: crash.as_ref().map(crate::controller::crash_brief),
     }))
 }
 

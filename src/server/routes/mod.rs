@@ -6,6 +6,7 @@ pub mod alerts;
 pub mod apps;
 pub mod batch;
 pub mod devices;
+pub mod logs;
 pub mod proxy;
 pub mod screenshot;
 pub mod service;

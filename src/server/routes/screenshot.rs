@@ -45,7 +45,7 @@ fn image_error(e: ImageError) -> Error {
 /// Runs image work off the async runtime, at most [`image::MAX_CONCURRENT`] at a time (a
 /// decoded phone screen is ~10 MB: a burst of screenshots must not hold dozens at once), and
 /// gives the freed memory back to the system when the last one ends.
-async fn blocking<F>(work: F) -> Result<Rendered>
+pub(super) async fn blocking<F>(work: F) -> Result<Rendered>
 where
     F: FnOnce() -> std::result::Result<Rendered, ImageError> + Send + 'static,
 {

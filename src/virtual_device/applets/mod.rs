@@ -5,8 +5,12 @@
 
 mod am;
 mod input;
+mod logcat;
+mod procs;
 mod system;
 mod ui;
+
+pub use logcat::{follow as follow_log, Options as LogcatOptions};
 
 use std::path::PathBuf;
 
@@ -44,6 +48,18 @@ impl AppletResult {
     }
 }
 
+/// The options of a `logcat` that follows the log (answered as a stream by the caller), or
+/// `None` for anything [`run`] answers.
+pub fn follow_options(dev: &Device, argv: &[String]) -> Option<LogcatOptions> {
+    if argv.first().map(String::as_str) != Some("logcat") {
+        return None;
+    }
+    let available = dev.state().log.available.clone();
+    logcat::parse(&argv[1..], &available)
+        .ok()
+        .filter(LogcatOptions::follows)
+}
+
 /// Journals `argv` and runs it.
 pub fn run(dev: &Device, argv: &[String], stdin: Vec<u8>) -> AppletResult {
     dev.journal.argv(argv);
@@ -64,7 +80,10 @@ pub fn run(dev: &Device, argv: &[String], stdin: Vec<u8>) -> AppletResult {
         "getprop" => system::getprop(dev, args),
         "setprop" => system::setprop(dev, args),
         "settings" => system::settings(dev, args),
-        "logcat" => system::logcat(dev, args),
+        "logcat" => logcat::run(dev, args),
+        "ps" => procs::ps(dev, args),
+        "pidof" => procs::pidof(dev, args),
+        "log" => procs::log(dev, args),
         "id" => AppletResult::ok("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3003(inet) context=u:r:shell:s0\n"),
         "getenforce" => AppletResult::ok("Enforcing\n"),
         // Input method switching: accepted; the IME in use does not change what typing does.

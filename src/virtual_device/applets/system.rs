@@ -1,6 +1,5 @@
 //! System stand-ins: `dumpsys` (window, activity [activities|top], input_method, display),
-//! `wm size|density`, `getprop`/`setprop`, `settings get|put|delete|list`, `logcat` (`-d`,
-//! `-c`, `-v threadtime|brief|time`, `-t N`; without `-d` it prints the buffer and exits too).
+//! `wm size|density`, `getprop`/`setprop`, `settings get|put|delete|list`.
 
 use super::AppletResult;
 use crate::virtual_device::state::{DeviceState, IME_PKG};
@@ -130,79 +129,4 @@ pub fn dumpsys(dev: &Device, args: &[String]) -> AppletResult {
         other => return AppletResult::fail(1, format!("Can't find service: {other}\n")),
     };
     AppletResult::ok(out)
-}
-
-fn format_time(t_ms: u64) -> String {
-    let secs = t_ms / 1000;
-    let days = secs / 86_400;
-    // Civil-from-days (Howard Hinnant), UTC.
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    format!(
-        "{m:02}-{d:02} {:02}:{:02}:{:02}.{:03}",
-        (secs / 3600) % 24,
-        (secs / 60) % 60,
-        secs % 60,
-        t_ms % 1000
-    )
-}
-
-pub fn logcat(dev: &Device, args: &[String]) -> AppletResult {
-    let mut st = dev.state();
-    if args.iter().any(|a| a == "-c") {
-        st.logcat.clear();
-        return AppletResult::ok("");
-    }
-    let format = args
-        .iter()
-        .position(|a| a == "-v")
-        .and_then(|i| args.get(i + 1))
-        .map(String::as_str)
-        .unwrap_or("threadtime");
-    let tail: Option<usize> = args
-        .iter()
-        .position(|a| a == "-t")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|n| n.parse().ok());
-    let lines =
-        &st.logcat[st.logcat.len() - tail.unwrap_or(st.logcat.len()).min(st.logcat.len())..];
-    let mut out = String::from("--------- beginning of main\n");
-    for l in lines {
-        out.push_str(&match format {
-            "brief" => format!("{}/{}({:5}): {}\n", l.level, l.tag, l.pid, l.msg),
-            "time" => format!(
-                "{} {}/{}({:5}): {}\n",
-                format_time(l.t_ms),
-                l.level,
-                l.tag,
-                l.pid,
-                l.msg
-            ),
-            _ => format!(
-                "{} {:5} {:5} {} {}: {}\n",
-                format_time(l.t_ms),
-                l.pid,
-                l.pid,
-                l.level,
-                l.tag,
-                l.msg
-            ),
-        });
-    }
-    AppletResult::ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn logcat_time_format() {
-        assert_eq!(super::format_time(0), "01-01 00:00:00.000");
-        assert_eq!(super::format_time(1_700_000_000_123), "11-14 22:13:20.123");
-    }
 }

@@ -5,11 +5,29 @@
 use super::AppletResult;
 use crate::virtual_device::{render, Device};
 
+/// How long `uiautomator dump` waits for the app to be idle (AOSP's DumpCommand: 10 s).
+const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Waits (on this blocking thread) until the app's main thread is not blocked; false when it
+/// still is after `limit`.
+fn idle_within(dev: &Device, limit: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if !dev.state().process.blocked() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 pub fn uiautomator(dev: &Device, args: &[String]) -> AppletResult {
     if args.first().map(String::as_str) != Some("dump") {
         return AppletResult::fail(1, "Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\ndump: creates an XML dump of current UI hierarchy\n");
     }
-    if dev.faults.take_dump_failure() {
+    if dev.faults.take_dump_failure() || !idle_within(dev, IDLE_TIMEOUT) {
         return AppletResult::fail(0, "ERROR: could not get idle state.\n");
     }
     let file = args[1..]

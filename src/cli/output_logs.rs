@@ -1,0 +1,137 @@
+//! The readable forms of the log answers, chosen by the JSON's shape: a log entry is one line
+//! as logcat prints it (`23:11:55.460  4302  4302 D DemoApp: shown`), a `dropped` notice one
+//! line, a page its entries, crashes one line each (their id and summary), a crash its summary
+//! and text, a debug bundle what it holds and where it was saved.
+
+use serde_json::Value;
+
+fn s(v: &Value) -> &str {
+    v.as_str().unwrap_or("")
+}
+
+/// `hh:mm:ss.mmm` of an RFC 3339 time (the whole text when it is not one).
+fn clock(t: &str) -> &str {
+    t.get(11..23).unwrap_or(t)
+}
+
+/// One log entry as logcat's `threadtime` shows it (without the date), its app after.
+pub fn entry_line(v: &Value) -> String {
+    let num = |k: &str| v[k].as_u64().map_or("-".to_string(), |n| n.to_string());
+    let mut line = format!(
+        "{} {:>5} {:>5} {} {}: {}",
+        v["time"].as_str().map_or("            ", clock),
+        num("pid"),
+        num("tid"),
+        s(&v["level"]),
+        s(&v["tag"]),
+        s(&v["message"])
+    );
+    if let Some(app) = v["app"].as_str() {
+        line += &format!("  [{app}]");
+    }
+    line
+}
+
+fn crash_line(c: &Value) -> String {
+    format!(
+        "{}  {}  {}",
+        s(&c["id"]),
+        c["time"].as_str().map_or("-", |t| t.get(..19).unwrap_or(t)),
+        s(&c["summary"])
+    )
+}
+
+/// The readable form of a log answer, or `None` when `v` is not one.
+pub fn text(v: &Value) -> Option<String> {
+    if v.get("level").is_some() && v.get("tag").is_some() && v.get("message").is_some() {
+        return Some(entry_line(v));
+    }
+    if v.get("dropped").is_some() && v.get("cursor").is_some() {
+        return Some(format!(
+            "-- {} entries dropped: this reader fell behind the log",
+            v["dropped"]
+        ));
+    }
+    if let (Some(entries), Some(cursor)) = (v["entries"].as_array(), v["cursor"].as_str()) {
+        let mut lines: Vec<String> = entries.iter().map(entry_line).collect();
+        if let Some(n) = v["missed"].as_u64() {
+            lines.insert(0, format!("-- {n} entries were dropped before this read"));
+        }
+        if entries.is_empty() {
+            lines.push("no entries".into());
+        }
+        if v["more"] == true {
+            lines.push(format!("-- more: mobilectl logs --since {cursor}"));
+        }
+        return Some(lines.join("\n"));
+    }
+    if v.get("taken_at").is_some() && v.get("logs").is_some() {
+        return Some(bundle(v));
+    }
+    if let Some(crashes) = v["crashes"].as_array() {
+        if crashes.is_empty() {
+            return Some("no crashes".into());
+        }
+        return Some(
+            crashes
+                .iter()
+                .map(crash_line)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+    }
+    if v["crash"].is_object() {
+        let c = &v["crash"];
+        return Some(format!("{}\n\n{}", crash_line(c), s(&c["text"])));
+    }
+    None
+}
+
+fn bundle(v: &Value) -> String {
+    let mut lines = vec![format!(
+        "{} · {} · {}",
+        s(&v["device"]["udid"]),
+        v["activity"].as_str().or(v["app"].as_str()).unwrap_or("?"),
+        s(&v["taken_at"])
+    )];
+    if let Some(tree) = v["tree_text"].as_str() {
+        lines.push(tree.trim_end().to_string());
+    }
+    let logs = v["logs"].as_array().map_or(&[][..], Vec::as_slice);
+    lines.push(format!("-- {} warnings and errors", logs.len()));
+    lines.extend(logs.iter().map(entry_line));
+    let crashes = v["crashes"].as_array().map_or(&[][..], Vec::as_slice);
+    lines.push(format!("-- {} crashes", crashes.len()));
+    lines.extend(crashes.iter().map(crash_line));
+    for p in v["problems"].as_array().into_iter().flatten() {
+        lines.push(format!("-- not read: {}", s(p)));
+    }
+    for p in v["saved"].as_array().into_iter().flatten() {
+        lines.push(format!("saved {}", s(p)));
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn entries_are_one_line() {
+        let e = json!({"time": "2026-11-23T23:11:55.460Z", "level": "D", "tag": "DemoApp",
+            "message": "LoginActivity shown", "pid": 4302, "tid": 4302, "app": "com.mobilectl.demo"});
+        assert_eq!(
+            text(&e).unwrap(),
+            "23:11:55.460  4302  4302 D DemoApp: LoginActivity shown  [com.mobilectl.demo]"
+        );
+        let d = json!({"dropped": 12, "cursor": "a-1"});
+        assert!(text(&d).unwrap().contains("12 entries dropped"));
+        let page = json!({"udid": "x", "entries": [e], "cursor": "a-9", "more": true,
+            "source": {}});
+        let t = text(&page).unwrap();
+        assert!(t.ends_with("-- more: mobilectl logs --since a-9"), "{t}");
+        assert_eq!(text(&json!({"crashes": []})).unwrap(), "no crashes");
+        assert!(text(&json!({"success": true})).is_none());
+    }
+}

@@ -1,0 +1,311 @@
+//! The task that fills a device's log: it reads the device's clock, its process names and its
+//! log history once (then the log is "primed" and requests waiting for it go on), then follows
+//! the live stream, restarting it from the last line read when it ends (adb restarted, the
+//! device reconnected) with a growing pause, and stopping — and leaving the hub, so that a
+//! later request starts afresh — after several starts in a row read nothing (the device is
+//! gone) or on an error no retry can fix (the tool is missing, the platform cannot).
+//!
+//! Memory: the stream is read into one 64 KiB buffer; entries go to the bounded ring.
+//! Process names are refreshed in the background (at most every 2 s) when an unknown pid
+//! logs. Crash blocks still open when the stream goes quiet for 100 ms are completed.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::{DeviceLogs, Primed, SourceState};
+use crate::backend::DeviceBackend;
+use crate::error::{ErrorCode, Result};
+use crate::logs::android::crash::Detector;
+use crate::logs::{
+    started_process, Crash, CrashDetection, DeviceClock, Ingest, LogEntry, LogRead, LogStream, Seen,
+};
+
+/// History read when the log is first read (where the platform reads history by time).
+const HISTORY_S: u64 = 300;
+/// Failed starts in a row before the device is taken as gone.
+const MAX_FAILURES: u32 = 6;
+/// Quiet time after which open crash blocks are completed.
+const FLUSH_AFTER: Duration = Duration::from_millis(100);
+/// Least time between two process listings.
+const REFRESH_EVERY: Duration = Duration::from_secs(2);
+
+type Hub = Arc<Mutex<HashMap<String, Arc<DeviceLogs>>>>;
+
+struct Supervisor {
+    logs: Arc<DeviceLogs>,
+    backend: Arc<dyn DeviceBackend>,
+    seen: Seen,
+    detector: Detector,
+    refreshing: Arc<AtomicBool>,
+    last_refresh: Instant,
+}
+
+fn backoff(failures: u32) -> Duration {
+    Duration::from_millis(200 * 2u64.pow(failures.saturating_sub(1).min(5)))
+        .min(Duration::from_secs(5))
+}
+
+/// Errors no retry fixes.
+fn hopeless(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::ToolMissing | ErrorCode::UnsupportedOnPlatform | ErrorCode::NoDevice
+    )
+}
+
+pub(super) async fn run(logs: Arc<DeviceLogs>, backend: Arc<dyn DeviceBackend>, hub: Hub) {
+    let mut sup = Supervisor {
+        logs: logs.clone(),
+        backend,
+        seen: Seen::default(),
+        detector: Detector::default(),
+        refreshing: Arc::new(AtomicBool::new(false)),
+        last_refresh: Instant::now(),
+    };
+    let mut failures = 0;
+    let mut clock = loop {
+        match sup.prime().await {
+            Ok(clock) => {
+                logs.primed.send_replace(Primed::Ready);
+                break clock;
+            }
+            Err(e) => {
+                failures += 1;
+                logs.set_status(|s| s.last_error = Some(e.message.clone()));
+                if hopeless(e.code) || failures >= 3 {
+                    tracing::info!(udid = %logs.device.udid, error = %e.message, "device log not readable");
+                    logs.primed.send_replace(Primed::Failed(e));
+                    stop(&logs, &hub);
+                    return;
+                }
+                tokio::time::sleep(backoff(failures)).await;
+            }
+        }
+    };
+    failures = 0;
+    let mut resume = true;
+    loop {
+        let mut read = LogRead::new(clock);
+        read.after_ms = if resume { sup.seen.time_ms } else { None };
+        match sup.backend.log_stream(&logs.device, &read).await {
+            Ok(stream) => {
+                logs.set_status(|s| s.state = SourceState::Live);
+                let (lines, words) = sup.follow(stream, clock).await;
+                if lines > 0 {
+                    failures = 0;
+                } else {
+                    failures += 1;
+                    // A device that takes no start time (`-T`) fails at once: try without.
+                    resume = !resume;
+                }
+                logs.set_status(|s| s.last_error = (!words.is_empty()).then_some(words));
+            }
+            Err(e) => {
+                failures += 1;
+                logs.set_status(|s| s.last_error = Some(e.message.clone()));
+                if hopeless(e.code) {
+                    failures = MAX_FAILURES;
+                }
+            }
+        }
+        // Before the next start: the device must answer (its clock, which may have changed
+        // with a reboot or a new zone); each pause is longer than the last.
+        loop {
+            if failures >= MAX_FAILURES {
+                tracing::info!(udid = %logs.device.udid, "device log stream gave up: the device seems gone");
+                stop(&logs, &hub);
+                return;
+            }
+            logs.set_status(|s| s.state = SourceState::Restarting);
+            tokio::time::sleep(backoff(failures.max(1))).await;
+            match sup.backend.log_clock(&logs.device).await {
+                Ok(c) => {
+                    clock = c;
+                    if let Ok(mut k) = logs.clock.write() {
+                        *k = Some(c);
+                    }
+                    break;
+                }
+                Err(e) => {
+                    failures += if hopeless(e.code) { MAX_FAILURES } else { 1 };
+                    logs.set_status(|s| s.last_error = Some(e.message.clone()));
+                }
+            }
+        }
+        logs.set_status(|s| s.restarts += 1);
+    }
+}
+
+/// The supervisor ends: the hub forgets this device's log (a later request starts a new
+/// one); readers still holding it see it stopped.
+fn stop(logs: &Arc<DeviceLogs>, hub: &Hub) {
+    logs.set_status(|s| s.state = SourceState::Stopped);
+    logs.ended.cancel();
+    if let Ok(mut map) = hub.lock() {
+        if map
+            .get(&logs.device.udid)
+            .is_some_and(|l| Arc::ptr_eq(l, logs))
+        {
+            map.remove(&logs.device.udid);
+        }
+    }
+}
+
+impl Supervisor {
+    /// Clock, process names, history (and, where crashes are reports, recent reports).
+    async fn prime(&mut self) -> Result<DeviceClock> {
+        let logs = self.logs.clone();
+        let device = &logs.device;
+        let clock = self.backend.log_clock(device).await?;
+        if let Ok(mut k) = self.logs.clock.write() {
+            *k = Some(clock);
+        }
+        match self.backend.log_processes(device).await {
+            Ok(list) => {
+                if let Ok(mut p) = self.logs.processes.write() {
+                    p.update(list);
+                }
+                self.last_refresh = Instant::now();
+            }
+            Err(e) if hopeless(e.code) => return Err(e),
+            Err(e) => tracing::debug!(error = %e.message, "process names not read"),
+        }
+        let mut read = LogRead::new(clock);
+        read.window_s = Some(HISTORY_S);
+        let text = self.backend.log_read(device, &read).await?;
+        let mut ingest = Ingest::new(text.format, clock);
+        let mut entries = ingest.feed(&text.bytes);
+        entries.extend(ingest.finish());
+        self.store(entries);
+        self.flush_crashes();
+        if self.logs.detection == CrashDetection::Reports {
+            let since = chrono::Utc::now().timestamp_millis() - HISTORY_S as i64 * 1000;
+            if let Ok(reports) = self.backend.crash_reports(device, Some(since)).await {
+                self.add_crashes(reports);
+            }
+        }
+        Ok(clock)
+    }
+
+    /// Reads a live stream to its end: (lines read, the tool's last words).
+    async fn follow(&mut self, stream: LogStream, clock: DeviceClock) -> (u64, String) {
+        let LogStream { format, mut child } = stream;
+        let mut ingest = Ingest::new(format, clock).resume_after(self.seen.clone());
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let got = if self.detector.is_open() {
+                match tokio::time::timeout(FLUSH_AFTER, child.read(&mut buf)).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        self.flush_crashes();
+                        continue;
+                    }
+                }
+            } else {
+                child.read(&mut buf).await
+            };
+            match got {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let entries = ingest.feed(&buf[..n]);
+                    self.store(entries);
+                }
+            }
+        }
+        let last = ingest.finish();
+        self.store(last);
+        self.flush_crashes();
+        let end = child.finish(Duration::from_secs(2)).await;
+        let words = end.stderr.trim();
+        let words = words.lines().last().unwrap_or("").to_string();
+        (ingest.stats.lines, words)
+    }
+
+    /// Puts entries in the ring, finding crashes on the way.
+    fn store(&mut self, entries: Vec<LogEntry>) {
+        if entries.is_empty() {
+            return;
+        }
+        let started: Vec<_> = entries.iter().filter_map(started_process).collect();
+        if !started.is_empty() {
+            if let Ok(mut p) = self.logs.processes.write() {
+                p.update(started);
+            }
+        }
+        for e in &entries {
+            self.seen.note(e);
+        }
+        let unknown = {
+            let p = self
+                .logs
+                .processes
+                .read()
+                .unwrap_or_else(|e| e.into_inner());
+            entries
+                .iter()
+                .any(|e| e.pid.is_some_and(|pid| !p.knows_pid(pid)) && e.process.is_none())
+        };
+        let detect = self.logs.detection == CrashDetection::Log;
+        let mut crashes = Vec::new();
+        let detector = &mut self.detector;
+        self.logs.ring.push(entries, |e| {
+            if detect {
+                detector.push(e, &mut crashes);
+            }
+        });
+        self.add_crashes(crashes);
+        self.logs.detecting.send_replace(self.detector.is_open());
+        if unknown {
+            self.refresh_processes();
+        }
+    }
+
+    fn flush_crashes(&mut self) {
+        let mut crashes = Vec::new();
+        self.detector.flush(&mut crashes);
+        self.add_crashes(crashes);
+        self.logs.detecting.send_replace(false);
+    }
+
+    fn add_crashes(&self, crashes: Vec<Crash>) {
+        for mut c in crashes {
+            if c.app.is_none() && c.process.is_none() {
+                if let Some(pid) = c.pid {
+                    let p = self
+                        .logs
+                        .processes
+                        .read()
+                        .unwrap_or_else(|e| e.into_inner());
+                    c.process = p.name_of(pid).map(str::to_string);
+                }
+            }
+            tracing::info!(udid = %self.logs.device.udid, id = %c.id, summary = %c.summary(), "crash");
+            self.logs.crashes.add(c);
+        }
+    }
+
+    /// Lists the device's processes again, in the background, unless done lately.
+    fn refresh_processes(&mut self) {
+        if self.last_refresh.elapsed() < REFRESH_EVERY
+            || self.refreshing.swap(true, Ordering::SeqCst)
+        {
+            return;
+        }
+        self.last_refresh = Instant::now();
+        let (logs, backend, flag) = (
+            self.logs.clone(),
+            self.backend.clone(),
+            self.refreshing.clone(),
+        );
+        tokio::spawn(async move {
+            if let Ok(list) = backend.log_processes(&logs.device).await {
+                if let Ok(mut p) = logs.processes.write() {
+                    p.update(list);
+                }
+            }
+            flag.store(false, Ordering::SeqCst);
+        });
+    }
+}

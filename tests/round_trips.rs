@@ -160,21 +160,18 @@ async fn each_scroll_of_scroll_to_is_one_round_trip() {
 async fn after_idle_time_a_request_neither_lists_nor_probes() {
     use mobilectl::backend::BackendConfig;
     use mobilectl::exec::{Tool, Toolbox};
-    use std::os::unix::fs::PermissionsExt;
     let h = start_device();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("adb.argv");
     let wrapper = dir.path().join("adb");
-    std::fs::write(
+    write_executable(
         &wrapper,
-        format!(
+        &format!(
             "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
             log.display(),
             h.adb.display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let app = app_with_config(
         BackendConfig {
             tools: Toolbox::with([(Tool::Adb, wrapper)]),

@@ -26,6 +26,23 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// Writes an executable script at `path` without this process ever holding it open for
+/// writing. Tests run on several threads: a child forked by another test inherits every open
+/// descriptor until it execs, so a script written in-process can be "busy" (ETXTBSY) when run a
+/// moment later. The text goes to a side file, and `install` (another process) makes the
+/// executable.
+pub fn write_executable(path: &Path, body: &str) {
+    let source = path.with_extension("source");
+    std::fs::write(&source, body).unwrap();
+    let status = std::process::Command::new("install")
+        .args(["-m", "755"])
+        .arg(&source)
+        .arg(path)
+        .status()
+        .expect("coreutils install");
+    assert!(status.success(), "install {}", path.display());
+}
+
 /// A directory of fake tools; each logs its argv (one line per call, arguments separated by
 /// the unit separator 0x1f) to `<name>.argv` beside it.
 pub struct FakeTools {
@@ -51,9 +68,7 @@ impl FakeTools {
              {script}\n",
             log.display()
         );
-        std::fs::write(&path, body).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_executable(&path, &body);
         path
     }
 

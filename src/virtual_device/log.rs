@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 
+use chrono::{DateTime, Datelike, Utc};
 use tokio::sync::watch;
 
 /// The log buffers this device has (logcat `-b`).
@@ -119,35 +120,19 @@ impl DeviceLog {
 
 /// `MM-DD hh:mm:ss.mmm` of a Unix time in milliseconds (the device's clock is UTC).
 pub fn format_time(t_ms: u64) -> String {
-    let (_, m, d, hh, mm, ss) = civil(t_ms / 1000);
-    format!("{m:02}-{d:02} {hh:02}:{mm:02}:{ss:02}.{:03}", t_ms % 1000)
+    utc(t_ms).format("%m-%d %H:%M:%S%.3f").to_string()
 }
 
-/// (year, month, day, hour, minute, second) of a Unix time in seconds, UTC.
-pub fn civil(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
-    let days = secs / 86_400;
-    // Civil-from-days (Howard Hinnant), UTC.
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d, (secs / 3600) % 24, (secs / 60) % 60, secs % 60)
+/// The year (UTC) of a Unix time in milliseconds.
+pub fn year_of(t_ms: u64) -> i64 {
+    i64::from(utc(t_ms).year())
 }
 
-/// Days since 1970-01-01 of a civil date (the inverse of [`civil`]'s date part).
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (i64::from(m) + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+fn utc(t_ms: u64) -> DateTime<Utc> {
+    i64::try_from(t_ms)
+        .ok()
+        .and_then(DateTime::from_timestamp_millis)
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -158,13 +143,7 @@ mod tests {
     fn time_format_and_its_inverse() {
         assert_eq!(format_time(0), "01-01 00:00:00.000");
         assert_eq!(format_time(1_700_000_000_123), "11-14 22:13:20.123");
-        let (y, m, d, ..) = civil(1_700_000_000);
-        assert_eq!((y, m, d), (2023, 11, 14));
-        assert_eq!(days_from_civil(2023, 11, 14), 1_700_000_000 / 86_400);
-        assert_eq!(
-            days_from_civil(2024, 2, 29) + 1,
-            days_from_civil(2024, 3, 1)
-        );
+        assert_eq!(year_of(1_700_000_000_123), 2023);
     }
 
     #[test]

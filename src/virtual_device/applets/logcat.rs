@@ -17,7 +17,8 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::AppletResult;
-use crate::virtual_device::log::{civil, days_from_civil, format_time, Buffer, DeviceLog, LogLine};
+use crate::logs::entry::days_from_civil;
+use crate::virtual_device::log::{format_time, year_of, Buffer, DeviceLog, LogLine};
 use crate::virtual_device::state::now_ms;
 use crate::virtual_device::Device;
 
@@ -86,7 +87,7 @@ fn parse_time(s: &str) -> Option<u64> {
     let (date, clock) = s.split_once(' ')?;
     let parts: Vec<&str> = date.split('-').collect();
     let (y, m, d) = match parts[..] {
-        [m, d] => (civil(now_ms() / 1000).0, m.parse().ok()?, d.parse().ok()?),
+        [m, d] => (year_of(now_ms()), m.parse().ok()?, d.parse().ok()?),
         [y, m, d] => (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?),
         _ => return None,
     };
@@ -269,7 +270,7 @@ impl Printer {
     fn time(&self, t_ms: u64) -> String {
         let t = format_time(t_ms);
         if self.year {
-            format!("{}-{t}", civil(t_ms / 1000).0)
+            format!("{}-{t}", year_of(t_ms))
         } else {
             t
         }

@@ -289,6 +289,37 @@ async fn a_crash_fails_the_tap_that_caused_it() {
 }
 
 #[tokio::test]
+async fn a_crash_while_starting_fails_the_launch() {
+    let h = start_device();
+    let (app, _) = app_with_ring(&h, None);
+    let launch = json!({"bundle_id": "com.mobilectl.demo"});
+    let (status, stopped) = call(&app, post("/api/v1/device/app/terminate", launch.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{stopped}");
+    h.control(&["crash-on-launch", "on"]).unwrap();
+    let (status, res) = call(&app, post("/api/v1/device/app/launch", launch.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{res}");
+    assert_eq!(res["success"], false, "{res}");
+    assert_eq!(res["failure_code"], "APP_CRASHED", "{res}");
+    let crash = &res["crash"];
+    assert_eq!(crash["kind"], "java_crash", "{res}");
+    let summary = crash["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("java.lang.NullPointerException") && summary.contains("onCreate"),
+        "{crash}"
+    );
+    let (_, list) = call(&app, get("/api/v1/logs/crashes?app=com.mobilectl.demo")).await;
+    assert_eq!(list["crashes"][0]["id"], crash["id"], "{list}");
+    assert_eq!(h.state()["running"], false, "the process died");
+
+    // Once the app starts cleanly, the launch succeeds and is not blamed for the old crash.
+    h.control(&["crash-on-launch", "off"]).unwrap();
+    let (status, res) = call(&app, post("/api/v1/device/app/launch", launch)).await;
+    assert_eq!(status, StatusCode::OK, "{res}");
+    assert_eq!(res["success"], true, "{res}");
+    assert!(res.get("failure_code").is_none(), "{res}");
+}
+
+#[tokio::test]
 async fn a_frozen_app_is_reported_not_responding() {
     let h = start_device();
     h.control(&["anr-timeout", "300"]).unwrap();

@@ -13,8 +13,9 @@
 //! focused, keyboard, package, activity, fail_dumps_left), `journal` (its path), `flood N`
 //! (every `logcat` following the log prints N more lines at full speed), `anr-timeout MS`
 //! (how long input may wait for a blocked main thread before the ANR), `freeze-ms MS` (how
-//! long the app's main thread blocks on `@freeze`), `log-buffers main,system` (the buffers the
-//! device has, as on an old device without `crash`).
+//! long the app's main thread blocks on `@freeze`), `crash-on-launch on|off` (the app throws
+//! in `onCreate` whenever it is started), `log-buffers main,system` (the buffers the device
+//! has, as on an old device without `crash`).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream as StdUnixStream;
@@ -155,6 +156,10 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
             }
             Err(_) => AppletResult::fail(2, "freeze-ms needs milliseconds\n"),
         },
+        ["crash-on-launch", on] if matches!(on, "on" | "off") => {
+            dev.state().process.crash_on_launch = on == "on";
+            AppletResult::ok("ok\n")
+        }
         ["log-buffers", list] => {
             let buffers: Option<Vec<Buffer>> = list.split(',').map(Buffer::from_name).collect();
             match buffers {
@@ -167,7 +172,7 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
         }
         _ => AppletResult::fail(
             2,
-            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal | flood N | anr-timeout MS | freeze-ms MS | log-buffers LIST\n",
+            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal | flood N | anr-timeout MS | freeze-ms MS | crash-on-launch on|off | log-buffers LIST\n",
         ),
     }
 }

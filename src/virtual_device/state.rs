@@ -22,6 +22,9 @@ pub use lifecycle::{Process, SYSTEM_SERVER_PID};
 
 pub const LAUNCHER_PKG: &str = "com.android.launcher3";
 pub const IME_PKG: &str = "com.google.android.inputmethod.latin";
+/// What the app throws when started with the `crash-on-launch` knob on.
+const LAUNCH_CRASH: &str =
+    "java.lang.NullPointerException: Attempt to invoke virtual method on a null object reference";
 
 /// Everything mutable on the device: the app's screens and focus, packages, settings, logs.
 pub struct DeviceState {
@@ -281,7 +284,7 @@ impl DeviceState {
             }
         }
         match t.to.as_str() {
-            "@crash" => self.crash(t.throw.as_deref()),
+            "@crash" => self.crash(t.throw.as_deref(), "onClick"),
             "@freeze" => self.freeze(),
             to => self.go(to),
         }
@@ -474,7 +477,7 @@ impl DeviceState {
     }
 
     /// Brings the app to the front: a given screen name, else where it was (or its initial
-    /// screen when it was not running).
+    /// screen when it was not running). With `crash_on_launch` a start ends in a crash.
     pub fn launch(&mut self, screen: Option<&str>) {
         if !self.running {
             self.running = true;
@@ -482,6 +485,16 @@ impl DeviceState {
             self.history.clear();
             self.start_process();
             self.screen_shown();
+            if self.process.crash_on_launch {
+                let comp = self.app.component(&self.screen);
+                self.log(
+                    'I',
+                    "ActivityTaskManager",
+                    &format!("START u0 {{cmp={comp}}} from uid 2000"),
+                );
+                self.crash(Some(LAUNCH_CRASH), "onCreate");
+                return;
+            }
         }
         self.foreground = true;
         if let Some(s) = screen {

@@ -36,6 +36,8 @@ pub struct Process {
     anr_declared: bool,
     pub anr_timeout_ms: u64,
     pub freeze_ms: u64,
+    /// The app throws in `onCreate` each time it is started (a control knob).
+    pub crash_on_launch: bool,
 }
 
 impl Default for Process {
@@ -48,6 +50,7 @@ impl Default for Process {
             anr_declared: false,
             anr_timeout_ms: DEFAULT_ANR_TIMEOUT_MS,
             freeze_ms: DEFAULT_FREEZE_MS,
+            crash_on_launch: false,
         }
     }
 }
@@ -110,9 +113,10 @@ impl DeviceState {
         v
     }
 
-    /// An uncaught exception on the main thread: AndroidRuntime's `FATAL EXCEPTION` (one
-    /// message, in the crash buffer), the process killed, its activity finished.
-    pub(super) fn crash(&mut self, throw: Option<&str>) {
+    /// An uncaught exception on the main thread, thrown from the activity's `method`
+    /// (`onClick`, `onCreate`): AndroidRuntime's `FATAL EXCEPTION` (one message, in the crash
+    /// buffer), the process killed, its activity finished.
+    pub(super) fn crash(&mut self, throw: Option<&str>, method: &str) {
         if !self.running {
             return;
         }
@@ -128,12 +132,18 @@ impl DeviceState {
             .unwrap_or("MainActivity")
             .to_string();
         let throw = throw.unwrap_or("java.lang.RuntimeException: uncaught exception");
+        let caller = if method == "onCreate" {
+            "\tat android.app.Activity.performCreate(Activity.java:8595)\n\
+             \tat android.app.ActivityThread.performLaunchActivity(ActivityThread.java:3764)\n"
+        } else {
+            "\tat android.view.View.performClick(View.java:7659)\n\
+             \tat android.view.View.performClickInternal(View.java:7636)\n\
+             \tat android.view.View$PerformClick.run(View.java:30156)\n"
+        };
         let trace = format!(
             "FATAL EXCEPTION: main\nProcess: {package}, PID: {pid}\n{throw}\n\
-             \tat {package}.{activity}.onClick({activity}.kt:57)\n\
-             \tat android.view.View.performClick(View.java:7659)\n\
-             \tat android.view.View.performClickInternal(View.java:7636)\n\
-             \tat android.view.View$PerformClick.run(View.java:30156)\n\
+             \tat {package}.{activity}.{method}({activity}.kt:57)\n\
+             {caller}\
              \tat android.os.Handler.handleCallback(Handler.java:958)\n\
              \tat android.os.Handler.dispatchMessage(Handler.java:99)\n\
              \tat android.os.Looper.loopOnce(Looper.java:205)\n\

@@ -486,12 +486,7 @@ impl DeviceState {
             self.start_process();
             self.screen_shown();
             if self.process.crash_on_launch {
-                let comp = self.app.component(&self.screen);
-                self.log(
-                    'I',
-                    "ActivityTaskManager",
-                    &format!("START u0 {{cmp={comp}}} from uid 2000"),
-                );
+                self.log_start();
                 self.crash(Some(LAUNCH_CRASH), "onCreate");
                 return;
             }
@@ -502,6 +497,11 @@ impl DeviceState {
                 self.go(s);
             }
         }
+        self.log_start();
+    }
+
+    /// ActivityTaskManager's line for a start of the app's current activity.
+    fn log_start(&mut self) {
         let comp = self.app.component(&self.screen);
         self.log(
             'I',

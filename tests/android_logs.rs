@@ -519,6 +519,19 @@ async fn the_supervisor_stops_when_the_device_is_gone() {
     let device = state.controller.resolve(None).await.unwrap();
     let device_logs = state.controller.device_logs(&device).await.unwrap();
     let mut events = stream(&app, "", None).await;
+    // The device's logcat is connected before the device goes: a line written now arrives
+    // through it. (Cut earlier, the adb client could still be waiting for the device, and a
+    // device that stays offline leaves it waiting, with nothing to end.)
+    device_log(&h, "Probe", "connected");
+    loop {
+        let e = events
+            .next(Duration::from_secs(20))
+            .await
+            .expect("the probe line on the stream");
+        if e.data["message"] == "connected" {
+            break;
+        }
+    }
     h.control(&["offline", "on"]).unwrap();
     // The stream ends, restarts fail for a while, then the supervisor gives up: its readers'
     // streams end too.

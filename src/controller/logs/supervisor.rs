@@ -5,6 +5,12 @@
 //! later request starts afresh — after several starts in a row read nothing (the device is
 //! gone) or on an error no retry can fix (the tool is missing, the platform cannot).
 //!
+//! A stream that stays quiet is not trusted blindly: every [`WATCH_EVERY`] of silence, if the
+//! backend's device list changed meanwhile (adb's device stream; a listing refreshed behind),
+//! the supervisor looks whether its device is still listed and ready, and ends the stream when
+//! it is not — a client still waiting for a device that went offline would otherwise keep the
+//! source `live` with nothing to end it.
+//!
 //! Memory: the stream is read into one 64 KiB buffer; entries go to the bounded ring.
 //! Process names are refreshed in the background (at most every 2 s) when an unknown pid
 //! logs. Crash blocks still open when the stream goes quiet for 100 ms are completed.
@@ -30,6 +36,8 @@ const MAX_FAILURES: u32 = 6;
 const FLUSH_AFTER: Duration = Duration::from_millis(100);
 /// Least time between two process listings.
 const REFRESH_EVERY: Duration = Duration::from_secs(2);
+/// Silence after which a stream's device is looked for (when its backend's list changed).
+const WATCH_EVERY: Duration = Duration::from_secs(2);
 
 type Hub = Arc<Mutex<HashMap<String, Arc<DeviceLogs>>>>;
 
@@ -194,17 +202,26 @@ impl Supervisor {
         let LogStream { format, mut child } = stream;
         let mut ingest = Ingest::new(format, clock).resume_after(self.seen.clone());
         let mut buf = vec![0u8; 64 * 1024];
+        let mut listed = self.backend.devices_generation();
+        let mut gone = false;
         loop {
-            let got = if self.detector.is_open() {
-                match tokio::time::timeout(FLUSH_AFTER, child.read(&mut buf)).await {
-                    Ok(r) => r,
-                    Err(_) => {
-                        self.flush_crashes();
-                        continue;
-                    }
+            let quiet = match self.detector.is_open() {
+                true => FLUSH_AFTER,
+                false => WATCH_EVERY,
+            };
+            let got = match tokio::time::timeout(quiet, child.read(&mut buf)).await {
+                Ok(r) => r,
+                Err(_) if self.detector.is_open() => {
+                    self.flush_crashes();
+                    continue;
                 }
-            } else {
-                child.read(&mut buf).await
+                Err(_) => {
+                    if self.device_gone(&mut listed).await {
+                        gone = true;
+                        break;
+                    }
+                    continue;
+                }
             };
             match got {
                 Ok(0) | Err(_) => break,
@@ -217,10 +234,37 @@ impl Supervisor {
         let last = ingest.finish();
         self.store(last);
         self.flush_crashes();
-        let end = child.finish(Duration::from_secs(2)).await;
+        let grace = if gone {
+            Duration::ZERO
+        } else {
+            Duration::from_secs(2)
+        };
+        let end = child.finish(grace).await;
         let words = end.stderr.trim();
         let words = words.lines().last().unwrap_or("").to_string();
         (ingest.stats.lines, words)
+    }
+
+    /// Whether the device is no longer listed ready, asked only when the backend's device list
+    /// changed since `listed` (which is moved on). A backend that cannot tell (no generation)
+    /// and a listing that fails leave the stream to end by itself.
+    async fn device_gone(&self, listed: &mut Option<u64>) -> bool {
+        let now = self.backend.devices_generation();
+        if now.is_none() || now == *listed {
+            return false;
+        }
+        *listed = now;
+        let Ok(devices) = self.backend.list_devices().await else {
+            return false;
+        };
+        let udid = &self.logs.device.udid;
+        let ready = devices
+            .iter()
+            .any(|d| &d.udid == udid && d.state.is_ready());
+        if !ready {
+            tracing::info!(udid = %udid, "device log stream ended: the device is no longer listed ready");
+        }
+        !ready
     }
 
     /// Puts entries in the ring, finding crashes on the way.
@@ -307,5 +351,137 @@ impl Supervisor {
             }
             flag.store(false, Ordering::SeqCst);
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicU64;
+
+    use super::*;
+    use crate::device::{Device, DeviceKind, DeviceState, Platform};
+    use crate::error::Error;
+    use crate::exec::Command;
+    use crate::logs::{LogFormat, LogText, RingLimits};
+
+    /// A device whose log stream is a child that never writes and never ends (what an adb
+    /// client still waiting for its device looks like), listed while `present`.
+    struct SilentStream {
+        device: Device,
+        present: AtomicBool,
+        generation: AtomicU64,
+    }
+
+    impl SilentStream {
+        /// The device leaves (or stays, `present`) and the backend's list moves on.
+        fn relist(&self, present: bool) {
+            self.present.store(present, Ordering::SeqCst);
+            self.generation.fetch_add(1, Ordering::SeqCst);
+        }
+
+        fn check(&self) -> Result<()> {
+            match self.present.load(Ordering::SeqCst) {
+                true => Ok(()),
+                false => Err(Error::new(ErrorCode::DeviceOffline, "device offline")),
+            }
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl DeviceBackend for SilentStream {
+        fn id(&self) -> &'static str {
+            "silent"
+        }
+        fn platform(&self) -> Platform {
+            Platform::Android
+        }
+        fn coordinate_space(&self) -> crate::ui::CoordinateSpace {
+            crate::ui::CoordinateSpace::Pixels
+        }
+        async fn list_devices(&self) -> Result<Vec<Device>> {
+            let present = self.present.load(Ordering::SeqCst);
+            Ok(present.then(|| self.device.clone()).into_iter().collect())
+        }
+        fn devices_generation(&self) -> Option<u64> {
+            Some(self.generation.load(Ordering::SeqCst))
+        }
+        async fn log_clock(&self, _device: &Device) -> Result<DeviceClock> {
+            self.check().map(|_| DeviceClock::host())
+        }
+        async fn log_processes(&self, _device: &Device) -> Result<Vec<crate::logs::ProcessName>> {
+            Ok(Vec::new())
+        }
+        async fn log_read(&self, _device: &Device, _read: &LogRead) -> Result<LogText> {
+            self.check()?;
+            Ok(LogText {
+                format: LogFormat::AndroidLogcat,
+                bytes: Vec::new(),
+            })
+        }
+        async fn log_stream(&self, _device: &Device, _read: &LogRead) -> Result<LogStream> {
+            self.check()?;
+            let child = Command::new("sleep")
+                .arg("600")
+                .timeout(Duration::from_secs(5))
+                .spawn_stream()
+                .await
+                .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+            Ok(LogStream {
+                format: LogFormat::AndroidLogcat,
+                child,
+            })
+        }
+    }
+
+    fn device() -> Device {
+        Device {
+            udid: "emulator-5554".into(),
+            name: "Pixel".into(),
+            platform: Platform::Android,
+            kind: DeviceKind::Emulator,
+            state: DeviceState::Online,
+            os_version: None,
+            api_level: None,
+            model: None,
+            backend: "silent",
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_stream_ends_when_its_device_leaves_the_list() {
+        let backend = Arc::new(SilentStream {
+            device: device(),
+            present: AtomicBool::new(true),
+            generation: AtomicU64::new(1),
+        });
+        let logs = Arc::new(DeviceLogs::new(
+            device(),
+            RingLimits::default(),
+            CrashDetection::Log,
+        ));
+        let hub: Hub = Default::default();
+        hub.lock().unwrap().insert(device().udid, logs.clone());
+        tokio::spawn(run(logs.clone(), backend.clone(), hub.clone()));
+        let mut primed = logs.primed.subscribe();
+        primed
+            .wait_for(|p| matches!(p, Primed::Ready))
+            .await
+            .unwrap();
+
+        // Silence alone, or a list that changed but still has the device, ends nothing.
+        tokio::time::sleep(WATCH_EVERY * 5).await;
+        backend.relist(true);
+        tokio::time::sleep(WATCH_EVERY * 5).await;
+        let status = logs.status();
+        assert_eq!(status.state, SourceState::Live, "{status:?}");
+        assert_eq!(status.restarts, 0);
+
+        // The device leaves: the stream is ended, the restarts find no device, the log stops.
+        backend.relist(false);
+        tokio::time::timeout(Duration::from_secs(120), logs.ended.cancelled())
+            .await
+            .expect("the supervisor stops once its device is gone");
+        assert_eq!(logs.status().state, SourceState::Stopped);
+        assert!(hub.lock().unwrap().is_empty(), "the hub forgot the device");
     }
 }

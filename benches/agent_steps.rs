@@ -2,7 +2,9 @@
 //! build --release && cargo bench --bench agent_steps`; under `cargo test` it only checks that
 //! it builds): for snapshot, tap, tap with observe, type (clear and read-back) and wait, the adb
 //! round trips (device services on the journal) and the latency over HTTP, right after another
-//! call and after 5 s of idle time. Prints a Markdown table (the README's "Round trips").
+//! call and after 5 s of idle time. Prints a Markdown table (the README's "Round trips"). A
+//! last row, the control, times the bare `adb shell true` the same way, without mobilectl: how
+//! much of an idle penalty the machine, the adb server and the device give anything.
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +16,7 @@ use mobilectl::virtual_device::testing::VdHarness;
 use serde_json::{json, Value};
 
 const RIGHT_AFTER_RUNS: usize = 20;
-const IDLE_RUNS: usize = 5;
+const IDLE_RUNS: usize = 10;
 const IDLE: Duration = Duration::from_secs(5);
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -31,7 +33,8 @@ fn services(h: &VdHarness) -> usize {
 
 struct Step {
     name: &'static str,
-    path: &'static str,
+    /// The route; `None`: the control, `adb shell true` run directly.
+    path: Option<&'static str>,
     body: Option<Value>,
 }
 
@@ -62,11 +65,16 @@ fn main() {
         let client = reqwest::Client::new();
         let base = format!("http://{addr}");
         let send = |step: &Step| {
-            let req = match &step.body {
-                Some(b) => client.post(format!("{base}{}", step.path)).json(b),
-                None => client.get(format!("{base}{}", step.path)),
-            };
+            let req = step.path.map(|path| match &step.body {
+                Some(b) => client.post(format!("{base}{path}")).json(b),
+                None => client.get(format!("{base}{path}")),
+            });
+            let h = &h;
             async move {
+                let Some(req) = req else {
+                    assert_eq!(h.adb(&["shell", "true"]).code, Some(0));
+                    return Value::Null;
+                };
                 let r = req.send().await.unwrap();
                 assert!(r.status().is_success(), "{}", r.status());
                 r.json::<Value>().await.unwrap()
@@ -75,7 +83,7 @@ fn main() {
         // Warm up: the device listed and followed, a snapshot with its refs.
         let snapshot = Step {
             name: "snapshot",
-            path: "/api/v1/device/ui",
+            path: Some("/api/v1/device/ui"),
             body: None,
         };
         for _ in 0..3 {
@@ -96,23 +104,28 @@ fn main() {
             snapshot,
             Step {
                 name: "tap",
-                path: "/api/v1/device/ui/tap",
+                path: Some("/api/v1/device/ui/tap"),
                 body: Some(json!({ "ref": remember })),
             },
             Step {
                 name: "tap + observe",
-                path: "/api/v1/device/ui/tap",
+                path: Some("/api/v1/device/ui/tap"),
                 body: Some(json!({ "ref": remember, "observe": true })),
             },
             Step {
                 name: "type (clear, read-back)",
-                path: "/api/v1/device/ui/type",
+                path: Some("/api/v1/device/ui/type"),
                 body: Some(json!({ "ref": user, "text": "alice", "clear": true })),
             },
             Step {
                 name: "wait (met at once)",
-                path: "/api/v1/device/ui/wait",
+                path: Some("/api/v1/device/ui/wait"),
                 body: Some(json!({ "selector": {"text": "LOG IN"}, "condition": "visible" })),
+            },
+            Step {
+                name: "control: `adb shell true`, no mobilectl",
+                path: None,
+                body: None,
             },
         ];
         println!("| operation | round trips right after a call | after {} s idle | median ms right after | median ms after idle | ratio |", IDLE.as_secs());

@@ -28,6 +28,34 @@ if command -v rustup >/dev/null 2>&1; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
 fi
 
+# The Python tools, pinned in tests/py/requirements.txt, in target/pyenv (made once, updated
+# when the requirements change). Made in the background while Rust builds; waited for before
+# the Python tests, and its failure fails the run.
+PYENV=target/pyenv
+PYENV_LOG=target/pyenv.log
+make_pyenv() {
+  if [ ! -x "$PYENV/bin/python" ] || ! cmp -s tests/py/requirements.txt "$PYENV/requirements.txt"; then
+    echo "python tools: PyPI → $PYENV"
+    rm -rf "$PYENV"
+    python3 -m venv "$PYENV"
+    "$PYENV/bin/pip" install -q --disable-pip-version-check -r tests/py/requirements.txt
+    cp tests/py/requirements.txt "$PYENV/requirements.txt"
+  fi
+}
+mkdir -p target
+make_pyenv >"$PYENV_LOG" 2>&1 &
+PYENV_PID=$!
+# A run that stops early stops the install too (the next run starts it again).
+trap 'kill "$PYENV_PID" 2>/dev/null || true' EXIT
+wait_pyenv() {
+  if ! wait "$PYENV_PID"; then
+    cat "$PYENV_LOG"
+    echo "the Python tools could not be installed (above)" >&2
+    exit 1
+  fi
+  cat "$PYENV_LOG"
+}
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
@@ -35,15 +63,7 @@ cargo clippy --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --all-targets --locked
 
-# The Python tools, pinned in tests/py/requirements.txt, in target/pyenv (made once, updated
-# when the requirements change).
-PYENV=target/pyenv
-if [ ! -x "$PYENV/bin/python" ] || ! cmp -s tests/py/requirements.txt "$PYENV/requirements.txt"; then
-  echo "== python tools (PyPI → $PYENV)"
-  rm -rf "$PYENV"
-  python3 -m venv "$PYENV"
-  "$PYENV/bin/pip" install -q --disable-pip-version-check -r tests/py/requirements.txt
-  cp tests/py/requirements.txt "$PYENV/requirements.txt"
-fi
+echo "== python tools"
+wait_pyenv
 echo "== python tests (validator, generated client, MCP SDK, README session, Schemathesis)"
 MOBILECTL_BIN="$PWD/target/debug/mobilectl" "$PYENV/bin/python" -m pytest -q tests/py

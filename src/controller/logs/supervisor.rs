@@ -6,7 +6,8 @@
 //! gone) or on an error no retry can fix (the tool is missing, the platform cannot).
 //!
 //! A stream that stays quiet is not trusted blindly: every [`WATCH_EVERY`] of silence, if the
-//! backend's device list changed meanwhile (adb's device stream; a listing refreshed behind),
+//! backend's device list changed meanwhile or was not looked at yet for this stream (adb's
+//! device stream; a listing refreshed behind),
 //! the supervisor looks whether its device is still listed and ready, and ends the stream when
 //! it is not — a client still waiting for a device that went offline would otherwise keep the
 //! source `live` with nothing to end it.
@@ -202,7 +203,8 @@ impl Supervisor {
         let LogStream { format, mut child } = stream;
         let mut ingest = Ingest::new(format, clock).resume_after(self.seen.clone());
         let mut buf = vec![0u8; 64 * 1024];
-        let mut listed = self.backend.devices_generation();
+        // None: the first silence looks once, in case the device left before the stream began.
+        let mut listed = None;
         let mut gone = false;
         loop {
             let quiet = match self.detector.is_open() {
@@ -447,8 +449,8 @@ mod tests {
         }
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn a_silent_stream_ends_when_its_device_leaves_the_list() {
+    /// A supervisor on a [`SilentStream`] device, its log read once (the stream begins).
+    async fn supervised() -> (Arc<SilentStream>, Arc<DeviceLogs>, Hub) {
         let backend = Arc::new(SilentStream {
             device: device(),
             present: AtomicBool::new(true),
@@ -467,6 +469,22 @@ mod tests {
             .wait_for(|p| matches!(p, Primed::Ready))
             .await
             .unwrap();
+        (backend, logs, hub)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_stream_whose_device_left_before_it_began_ends_too() {
+        let (backend, logs, _hub) = supervised().await;
+        // Gone with no later change of the list: the first silence looks once anyway.
+        backend.present.store(false, Ordering::SeqCst);
+        tokio::time::timeout(Duration::from_secs(120), logs.ended.cancelled())
+            .await
+            .expect("the supervisor stops once its device is gone");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_stream_ends_when_its_device_leaves_the_list() {
+        let (backend, logs, hub) = supervised().await;
 
         // Silence alone, or a list that changed but still has the device, ends nothing.
         tokio::time::sleep(WATCH_EVERY * 5).await;

@@ -8,21 +8,15 @@
 
 use std::time::{Duration, Instant};
 
-use mobilectl::backend::BackendConfig;
-use mobilectl::controller::DeviceController;
-use mobilectl::exec::{Tool, Toolbox};
-use mobilectl::server::{self, AppState, SecurityPolicy, ServerOptions};
+#[path = "support/vd_server.rs"]
+mod vd_server;
 use mobilectl::virtual_device::testing::VdHarness;
 use serde_json::{json, Value};
+use vd_server::median;
 
 const RIGHT_AFTER_RUNS: usize = 20;
 const IDLE_RUNS: usize = 10;
 const IDLE: Duration = Duration::from_secs(5);
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
 
 fn services(h: &VdHarness) -> usize {
     h.journal()
@@ -39,29 +33,12 @@ struct Step {
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        println!("agent_steps: skipped (run with cargo bench)");
+    let Some(h) = vd_server::device("agent_steps") else {
         return;
-    }
-    let bin = std::env::var("MOBILECTL_BIN").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/mobilectl").into()
-    });
-    let h = VdHarness::start(&bin, &[]).expect("virtual device (build the release binary first)");
+    };
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let controller = DeviceController::new(BackendConfig {
-            tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
-            adb_server_port: Some(h.adb_port),
-            ..Default::default()
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let policy = SecurityPolicy {
-            bound: Some(addr),
-            ..Default::default()
-        };
-        let app = server::app(AppState::new(controller, ServerOptions::default()), policy);
-        tokio::spawn(server::serve(listener, app));
+        let (addr, _) = vd_server::serve(&h).await;
         let client = reqwest::Client::new();
         let base = format!("http://{addr}");
         let send = |step: &Step| {

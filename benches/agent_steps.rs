@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 #[path = "support/vd_server.rs"]
 mod vd_server;
-use mobilectl::virtual_device::testing::VdHarness;
 use serde_json::{json, Value};
 use vd_server::median;
+use virtual_device::testing::VdHarness;
 
 const RIGHT_AFTER_RUNS: usize = 20;
 const IDLE_RUNS: usize = 10;

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use mobilectl::backend::android::screen::dump_script;
-use mobilectl::virtual_device::testing::VdHarness;
+use virtual_device::testing::VdHarness;
 
 #[path = "support/vd_server.rs"]
 mod vd_server;

@@ -1,6 +1,6 @@
 //! The recording proxy's costs (run with `cargo bench --bench proxy`; under `cargo test` it only
 //! checks that it builds). Everything runs in this process on loopback: a local upstream
-//! server (`mobilectl::proxy::testing`), the proxy, and reqwest clients with kept-alive
+//! server (`test_support::upstream`), the proxy, and reqwest clients with kept-alive
 //! connections.
 //!
 //! - added latency: median (and p90) over 400 requests of (through the proxy) − (direct),
@@ -13,8 +13,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mobilectl::proxy::testing::{TestCa, Upstream};
 use mobilectl::proxy::{ProxyOptions, ProxyService};
+use test_support::upstream::{TestCa, Upstream};
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));

@@ -58,10 +58,14 @@ wait_pyenv() {
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
-echo "== cargo clippy"
-cargo clippy --all-targets --locked -- -D warnings
+echo "== cargo clippy (every target of every crate, benches and examples included)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== cargo check --no-default-features (the product without the virtual device)"
+cargo check --no-default-features --lib --bins --locked
 echo "== cargo test"
-cargo test --all-targets --locked
+# The tests only: benches and examples, which this command does not run, are not built
+# (clippy above has checked them).
+cargo test --workspace --lib --bins --tests --locked
 
 echo "== python tools"
 wait_pyenv

@@ -15,8 +15,8 @@
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`logs`]: device logs without I/O: parsers, the bounded ring, filters, crash detection.
-//! - [`virtual_device`]: an adb-speaking virtual Android device for tests and `serve --demo`.
-//! - [`cli`]: the thin client that calls the server over HTTP.
+//! - [`cli`]: the thin client that calls the server over HTTP (and, with the `demo` feature,
+//!   starts the virtual Android device of `crates/virtual-device` for `serve --demo`).
 //! - [`mcp`]: the API's operations as MCP tools, on stdio (`mobilectl mcp`) and at `/mcp`.
 
 pub mod api;
@@ -32,7 +32,6 @@ pub mod mcp;
 pub mod proxy;
 pub mod server;
 pub mod ui;
-pub mod virtual_device;
 
 /// Version of the HTTP API contract; clients refuse a server with another one.
 pub const API_PROTOCOL_VERSION: u32 = 1;

@@ -4,7 +4,7 @@ use clap::Parser;
 
 fn main() {
     // Inside a virtual device's shell, mobilectl also plays the device's programs (`input`, …).
-    if let Some(code) = mobilectl::virtual_device::applet_entry() {
+    if let Some(code) = mobilectl::cli::demo::applet_entry() {
         std::process::exit(code);
     }
     let cli = mobilectl::cli::Cli::parse();

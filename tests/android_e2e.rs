@@ -2,13 +2,13 @@
 //! server → the virtual device. Assertions read the device's journal (the argv it ran after
 //! its shell parsed the command) and its state.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::android::*;
 use common::*;
-use mobilectl::virtual_device::testing::VdHarness;
 use serde_json::json;
+use virtual_device::testing::VdHarness;
 
 #[tokio::test]
 async fn login_flow_through_real_adb() {

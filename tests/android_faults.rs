@@ -2,14 +2,14 @@
 //! failures, a device that drops mid-request or goes offline, a command that hangs, an adb
 //! server that was killed.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 use common::android::*;
 use common::*;
-use mobilectl::virtual_device::testing::wait_until;
+use virtual_device::testing::wait_until;
 
 #[tokio::test]
 async fn dump_fails_twice_then_succeeds() {

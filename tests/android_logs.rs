@@ -3,7 +3,7 @@
 //! `Last-Event-ID`, a slow reader told what it missed, the demo app's crash and ANR reported
 //! by the tap that caused them, bad input refused before any device command.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -17,9 +17,9 @@ use mobilectl::controller::DeviceController;
 use mobilectl::exec::{Tool, Toolbox};
 use mobilectl::logs::RingLimits;
 use mobilectl::server::{self, AppState, ServerOptions};
-use mobilectl::virtual_device::testing::{wait_until, VdHarness};
 use serde_json::{json, Value};
 use tower::ServiceExt;
+use virtual_device::testing::{wait_until, VdHarness};
 
 /// The app, with the controller kept to look inside (ring limits, readers).
 fn app_with_ring(h: &VdHarness, limits: Option<RingLimits>) -> (Router, AppState) {

@@ -1,14 +1,14 @@
 //! Every Android route through the real adb and the virtual device, with assertions on the
 //! exact commands the device received (its journal: argv after its shell parsed them).
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::android::*;
 use common::*;
 use serde_json::{json, Value};
 
-fn ran(h: &mobilectl::virtual_device::testing::VdHarness, argv: &[&str]) -> bool {
+fn ran(h: &virtual_device::testing::VdHarness, argv: &[&str]) -> bool {
     h.journal_argvs()
         .iter()
         .any(|a| a.iter().map(String::as_str).eq(argv.iter().copied()))
@@ -470,7 +470,7 @@ async fn hide_keyboard_only_when_it_is_up() {
     let (status, body) = call(&app, post("/api/v1/device/ui/hide-keyboard", json!({}))).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["details"]["keyboard_was_visible"], false);
-    let backs = |h: &mobilectl::virtual_device::testing::VdHarness| {
+    let backs = |h: &virtual_device::testing::VdHarness| {
         h.journal_argvs()
             .iter()
             .filter(|a| a.join(" ") == "input keyevent 4")

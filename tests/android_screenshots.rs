@@ -1,7 +1,7 @@
 //! Screenshots through the real adb and the virtual device: scaling, JPEG, geometry headers,
 //! annotation boxes on the elements' bounds, and grid-cell taps.
 
-mod common;
+use crate::common;
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};

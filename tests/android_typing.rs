@@ -2,7 +2,7 @@
 //! that did not land says so (`success: false` with its code), and password fields are never
 //! read back.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::android::*;

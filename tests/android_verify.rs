@@ -1,15 +1,15 @@
 //! Verification through the real adb and the virtual device: wait, expect, wait-for-change,
 //! alerts, and the checks that refuse a tap an agent did not mean (alert, keyboard).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
 use axum::http::StatusCode;
 use common::android::*;
 use common::*;
-use mobilectl::virtual_device::testing::wait_until;
 use serde_json::json;
+use virtual_device::testing::wait_until;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_succeeds_after_a_transition() {

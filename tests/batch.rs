@@ -2,14 +2,14 @@
 //! one batch with a receipt, a batch that stops at a failing `expect` (the steps after it do not
 //! run), going on after failures when asked, and steps refused as a whole before anything runs.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::android::*;
 use common::*;
 use serde_json::json;
 
-fn taps(h: &mobilectl::virtual_device::testing::VdHarness) -> Vec<Vec<String>> {
+fn taps(h: &virtual_device::testing::VdHarness) -> Vec<Vec<String>> {
     argvs_with(h, "input")
         .into_iter()
         .filter(|a| a.get(1).map(String::as_str) == Some("tap"))

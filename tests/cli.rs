@@ -6,7 +6,8 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
-use mobilectl::virtual_device::testing::{free_port, wait_until};
+use crate::common;
+use virtual_device::testing::{free_port, wait_until};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
 
@@ -49,19 +50,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGTERM);
-        }
-        let _ = wait_until(Duration::from_secs(10), || {
-            matches!(self.child.try_wait(), Ok(Some(_)))
-        });
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if let Some(p) = self.adb_port {
-            let _ = Command::new("adb")
-                .args(["-P", &p.to_string(), "kill-server"])
-                .output();
-        }
+        common::stop_server(&mut self.child, self.adb_port);
     }
 }
 
@@ -96,17 +85,6 @@ fn assert_exit(o: &Output, code: i32) {
     );
 }
 
-/// The ref on the tree line of the element with this resource id (`… #username … [e3]`).
-fn ref_of(tree: &str, id: &str) -> String {
-    let line = tree
-        .lines()
-        .find(|l| l.contains(&format!("#{id}")))
-        .unwrap_or_else(|| panic!("no #{id} in\n{tree}"));
-    let start = line.find("[e").expect("a ref") + 1;
-    let end = start + line[start..].find(']').unwrap();
-    line[start..end].trim_start_matches("ref=").to_string()
-}
-
 #[test]
 fn demo_login_flow_and_exit_codes() {
     let s = Server::start(true, &[]);
@@ -115,8 +93,8 @@ fn demo_login_flow_and_exit_codes() {
     assert_exit(&snap, 0);
     let tree = stdout(&snap);
     assert!(tree.contains("LOG IN"), "{tree}");
-    let user = ref_of(&tree, "username");
-    let pass = ref_of(&tree, "password");
+    let user = common::ref_of(&tree, "username");
+    let pass = common::ref_of(&tree, "password");
 
     let typed = s.cli(&["type", "alice", &format!("@{user}")]);
     assert_exit(&typed, 0);
@@ -302,9 +280,7 @@ fn autostart_from_cold_then_reuse() {
     let first = run();
     let log = state.path().join(format!("server-{port}.log"));
     let pid = read_pid(state.path(), port);
-    let stop = || unsafe {
-        libc::kill(pid, libc::SIGTERM);
-    };
+    let stop = || common::sigterm(pid as u32);
     let checks = std::panic::catch_unwind(|| {
         assert!(
             first.status.code() == Some(0),
@@ -360,9 +336,7 @@ fn clients_started_together_start_one_server() {
         .map(|c| c.wait_with_output().unwrap())
         .collect();
     let pid = read_pid(state.path(), port);
-    unsafe {
-        libc::kill(pid, libc::SIGTERM);
-    }
+    common::sigterm(pid as u32);
     let started = outs
         .iter()
         .filter(|o| stderr(o).contains("started a server"))
@@ -493,8 +467,8 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         .expect("the demo device")
         .to_string();
     let tree = stdout(&s.cli(&["snapshot", "-i"]));
-    let user = format!("@{}", ref_of(&tree, "username"));
-    let pass = format!("@{}", ref_of(&tree, "password"));
+    let user = format!("@{}", common::ref_of(&tree, "username"));
+    let pass = format!("@{}", common::ref_of(&tree, "password"));
     let v: serde_json::Value =
         serde_json::from_str(&stdout(&s.cli(&["--json", "snapshot"]))).unwrap();
     let login_fp = v["fingerprint"].as_str().unwrap().to_string();

@@ -2,7 +2,7 @@
 //! `emulator` executables replaying recorded real outputs, and against the real `adb` with no
 //! device attached.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::*;

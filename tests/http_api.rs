@@ -1,7 +1,7 @@
 //! The HTTP surface of the server built with `app(state)` and driven with `oneshot`: the error
 //! envelope on every path, security defaults, health and docs.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

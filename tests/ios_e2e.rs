@@ -2,7 +2,7 @@
 //! booted simulator), fake `axe`/`idb` replaying recorded real UI dumps; the snapshot is in
 //! points and a tap on a ref reaches AXe as that element's centre in points.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -118,7 +118,7 @@ async fn simulator_logs_and_crash_reports() {
         "{calls:?}"
     );
     let stream_started =
-        mobilectl::virtual_device::testing::wait_until(std::time::Duration::from_secs(10), || {
+        virtual_device::testing::wait_until(std::time::Duration::from_secs(10), || {
             fakes
                 .calls("xcrun")
                 .iter()

@@ -1,7 +1,7 @@
 //! iOS Simulator device, app and system routes against a fake `xcrun` that replays recorded
 //! real simctl outputs (`fixtures/ios_simctl/`) and logs the argv it receives.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::*;

@@ -3,7 +3,7 @@
 //! real dumps (`fixtures/ios_axe/`, `fixtures/ios_idb/`) or just exit, and the tests assert
 //! the exact argv (and stdin) each one received.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

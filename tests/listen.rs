@@ -2,7 +2,7 @@
 //! half its headers is disconnected after the header timeout; connections beyond the limit
 //! wait until one closes, then are served.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

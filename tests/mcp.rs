@@ -6,14 +6,14 @@
 use std::time::Duration;
 
 use base64::Engine;
-use mobilectl::virtual_device::testing::free_port;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
+use virtual_device::testing::free_port;
 
-mod common;
+use crate::common;
 
 use common::demo_server::{DemoServer, BIN};
 
@@ -27,17 +27,6 @@ fn text_of(r: &CallToolResult) -> String {
         .filter_map(|c| c.as_text().map(|t| t.text.clone()))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// The ref (`e3`) on the line of the text tree that names `#id`.
-fn ref_of(tree: &str, id: &str) -> String {
-    let line = tree
-        .lines()
-        .find(|l| l.contains(&format!("#{id}")))
-        .unwrap_or_else(|| panic!("no #{id} in\n{tree}"));
-    let start = line.find("[e").expect("a ref") + 1;
-    let end = start + line[start..].find(']').unwrap();
-    line[start..end].trim_start_matches("ref=").to_string()
 }
 
 /// cl100k tokens of the `tools/list` answer as sent.
@@ -103,7 +92,7 @@ async fn stdio_mcp_drives_the_demo_login() {
     assert_ne!(snap.is_error, Some(true), "{snap:?}");
     let tree = text_of(&snap);
     assert!(tree.contains("textbox #username"), "{tree}");
-    let user = ref_of(&tree, "username");
+    let user = common::ref_of(&tree, "username");
 
     // Act on a ref, then on a selector.
     let typed = call(&client, "type_text", json!({"ref": user, "text": "alice"})).await;

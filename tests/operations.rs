@@ -2,7 +2,7 @@
 //! body refuses unknown fields by name, and the OpenAPI document made from the table is
 //! self-consistent (every `$ref` resolves, ids are unique, content types are the ones sent).
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::*;

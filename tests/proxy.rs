@@ -4,7 +4,7 @@
 //! (refused, hanging, stalled, TLS); passthrough tunnels; bodies over the cap; filters,
 //! summary, stream, clear.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,12 +16,12 @@ use common::*;
 use http_body_util::BodyExt;
 use mobilectl::backend::BackendConfig;
 use mobilectl::controller::DeviceController;
-use mobilectl::proxy::testing::{self, TestCa, Upstream};
 use mobilectl::proxy::ProxyOptions;
 use mobilectl::server::{self, AppState, SecurityPolicy, ServerOptions};
-use mobilectl::virtual_device::testing::wait_until;
 use serde_json::{json, Value};
+use test_support::upstream::{self, TestCa, Upstream};
 use tower::ServiceExt;
+use virtual_device::testing::wait_until;
 
 struct Capture {
     app: Router,
@@ -275,7 +275,7 @@ async fn reqwest_flows_over_http_and_https_are_recorded_whole_and_redacted() {
     let body = &d["response"]["body"];
     assert_eq!(body["encoding"], "gzip");
     assert_eq!(body["size"], gz.len());
-    assert_eq!(body["text"], testing::JSON_BODY, "decoded for display");
+    assert_eq!(body["text"], upstream::JSON_BODY, "decoded for display");
 
     // The secrets on request (loopback server).
     let shown = c.flow(plain["id"].as_u64().unwrap(), "?reveal=true").await;
@@ -292,7 +292,7 @@ async fn reqwest_flows_over_http_and_https_are_recorded_whole_and_redacted() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(h["content-type"], "application/json");
     assert_eq!(h["x-body-truncated"], "false");
-    assert_eq!(bytes, testing::JSON_BODY.as_bytes());
+    assert_eq!(bytes, upstream::JSON_BODY.as_bytes());
 }
 
 #[tokio::test]
@@ -303,7 +303,7 @@ async fn curl_trusts_the_served_ca_and_encoded_bodies_are_decoded() {
     let ca = c.ca_file().await;
     let (code, out, err) = curl_via(&c, Some(&ca), https.url("/br")).await;
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out, testing::BROTLI_HELLO, "curl gets the encoded bytes");
+    assert_eq!(out, upstream::BROTLI_HELLO, "curl gets the encoded bytes");
     let (code, _, err) = curl(vec![
         "-x".into(),
         c.proxy_url(),
@@ -320,13 +320,13 @@ async fn curl_trusts_the_served_ca_and_encoded_bodies_are_decoded() {
     let flows = c.wait_flows(3).await;
     let br = c.flow(flows[0]["id"].as_u64().unwrap(), "").await;
     assert_eq!(br["response"]["body"]["encoding"], "br");
-    assert_eq!(br["response"]["body"]["text"], testing::BROTLI_HELLO_TEXT);
+    assert_eq!(br["response"]["body"]["text"], upstream::BROTLI_HELLO_TEXT);
     assert_eq!(
         header(&br["request"], "user-agent").map(|u| u.starts_with("curl/")),
         Some(true)
     );
     let deflate = c.flow(flows[1]["id"].as_u64().unwrap(), "").await;
-    assert_eq!(deflate["response"]["body"]["text"], testing::JSON_BODY);
+    assert_eq!(deflate["response"]["body"]["text"], upstream::JSON_BODY);
     assert_eq!(flows[2]["url"], by_ip);
 }
 
@@ -443,9 +443,9 @@ async fn a_body_over_the_cap_goes_through_whole_and_only_the_cap_is_kept() {
     let n = 3 * 1024 * 1024 + 17;
     let got = fetch(&client, https.url(&format!("/big?bytes={n}"))).await;
     assert_eq!(got.len(), n);
-    assert_eq!(testing::hex(&sha2_digest(&got)), testing::big_sha256(n));
+    assert_eq!(upstream::hex(&sha2_digest(&got)), upstream::big_sha256(n));
     // A request body over the cap reaches the upstream whole too.
-    let upload: Vec<u8> = (0..200_000).map(testing::pattern).collect();
+    let upload: Vec<u8> = (0..200_000).map(upstream::pattern).collect();
     let r = client
         .post(https.url("/echo"))
         .body(upload.clone())
@@ -453,7 +453,7 @@ async fn a_body_over_the_cap_goes_through_whole_and_only_the_cap_is_kept() {
         .await
         .unwrap();
     let sha = r.headers()["x-sha256"].to_str().unwrap().to_string();
-    assert_eq!(sha, testing::hex(&sha2_digest(&upload)));
+    assert_eq!(sha, upstream::hex(&sha2_digest(&upload)));
     assert_eq!(r.bytes().await.unwrap().len(), upload.len());
 
     let flows = c.wait_flows(2).await;

@@ -4,7 +4,7 @@
 //! proxy left to the user), and the server detaching every device it attached when it gets
 //! SIGTERM.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -15,11 +15,11 @@ use common::*;
 use mobilectl::backend::BackendConfig;
 use mobilectl::controller::DeviceController;
 use mobilectl::exec::{Tool, Toolbox};
-use mobilectl::proxy::testing::Upstream;
 use mobilectl::proxy::ProxyOptions;
 use mobilectl::server::{self, AppState, ServerOptions};
-use mobilectl::virtual_device::testing::{free_port, wait_until, VdHarness};
 use serde_json::{json, Value};
+use test_support::upstream::Upstream;
+use virtual_device::testing::{free_port, wait_until, VdHarness};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
 
@@ -304,9 +304,7 @@ fn sigterm_detaches_every_device_the_server_attached() {
     // The CA went to the state directory.
     assert!(state.path().join("proxy-ca-key.pem").exists());
 
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGTERM);
-    }
+    common::sigterm(child.id());
     let exited = wait_until(Duration::from_secs(30), || {
         matches!(child.try_wait(), Ok(Some(_)))
     });

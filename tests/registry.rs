@@ -4,7 +4,7 @@
 //! space, identifier checks, how an alert is answered) comes from it. Its UI comes from recorded
 //! WebDriverAgent page sources (`fixtures/ios_wda_source/`), the shape of the next real backend.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -3,14 +3,14 @@
 //! a tap 1, a tap with `observe` 1, a type with clear and read-back 1, a wait 1 per poll, each
 //! scroll of scroll-to 1. And what a lean answer costs an agent: a tap's JSON in cl100k tokens.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use axum::Router;
 use common::android::*;
 use common::*;
-use mobilectl::virtual_device::testing::VdHarness;
 use serde_json::{json, Value};
+use virtual_device::testing::VdHarness;
 
 /// Calls `path` with `body` (POST) or GET, and counts the device services it took.
 async fn costed(app: &Router, h: &VdHarness, path: &str, body: Option<Value>) -> (Value, usize) {

@@ -2,12 +2,12 @@
 //! WebDriverAgent endpoints from `--wda` and `MOBILECTL_WDA`, and shuts down gracefully on
 //! SIGTERM.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use mobilectl::virtual_device::testing::{free_port, wait_until};
+use virtual_device::testing::{free_port, wait_until};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
 
@@ -56,9 +56,7 @@ async fn serve_demo_answers_ui_and_stops_on_sigterm() {
         .unwrap();
     assert_eq!(stream.status(), 200);
     let reader = tokio::spawn(async move { stream.bytes().await.is_ok() });
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGTERM);
-    }
+    common::sigterm(child.id());
     let exited = wait_until(Duration::from_secs(10), || {
         matches!(child.try_wait(), Ok(Some(_)))
     });
@@ -142,9 +140,7 @@ async fn serve_lists_the_wda_endpoints_of_mobilectl_wda() {
         "{ui}"
     );
     assert_eq!(a.routes_since(0), ["GET /status", "GET /source"]);
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGTERM);
-    }
+    common::sigterm(child.id());
     let exited = wait_until(Duration::from_secs(10), || {
         matches!(child.try_wait(), Ok(Some(_)))
     });

@@ -3,7 +3,7 @@
 //! success or a retryable `503 BUSY`, never `NO_DEVICE` or a 500, and afterwards every route
 //! works without a restart.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! a `/source` slower than its time limit, WDA error bodies) each answering its documented code
 //! with the next call working.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! given to `--wda` listed once; and every device route on a WDA device working or answering
 //! `501` with a hint.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -5,7 +5,7 @@ use mobilectl::backend::BackendConfig;
 use mobilectl::controller::DeviceController;
 use mobilectl::exec::{Tool, Toolbox};
 use mobilectl::server::{self, AppState, SecurityPolicy, ServerOptions};
-use mobilectl::virtual_device::testing::VdHarness;
+use virtual_device::testing::VdHarness;
 
 /// The median of `v`.
 pub fn median(mut v: Vec<f64>) -> f64 {

@@ -6,6 +6,7 @@ pub mod autostart;
 pub mod batch;
 pub mod client;
 pub mod commands;
+pub mod demo;
 pub mod flows_text;
 pub mod forms;
 pub mod hint;
@@ -79,7 +80,7 @@ pub enum Command {
     /// Print the OpenAPI document (the checked-in openapi/openapi.json).
     Openapi,
     /// Run a virtual Android device that the real adb connects to (tests, demos).
-    VirtualDevice(crate::virtual_device::VirtualDeviceArgs),
+    VirtualDevice(demo::VirtualDeviceArgs),
     /// Serve the API as MCP tools on stdin/stdout (a client of the server, like the CLI).
     Mcp,
     /// Print a shell completion script.
@@ -102,7 +103,7 @@ pub fn run(cli: Cli) -> i32 {
             print!("{}", crate::api::openapi_json());
             0
         }
-        Command::VirtualDevice(args) => crate::virtual_device::run_cli(args),
+        Command::VirtualDevice(args) => demo::run_cli(args),
         Command::Mcp => crate::mcp::run_stdio(ConnectOptions {
             url: cli.global.url,
             token: cli.global.token,

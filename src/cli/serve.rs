@@ -221,7 +221,7 @@ pub fn run(args: ServeArgs) -> i32 {
         let tools = Toolbox::from_env();
         // Kept alive for as long as the server runs.
         let demo = if args.demo {
-            match start_demo(&tools, args.adb_server_port).await {
+            match super::demo::start(&tools, args.adb_server_port).await {
                 Ok(d) => Some(d),
                 Err(msg) => {
                     eprintln!("mobilectl: --demo: {msg}");
@@ -287,22 +287,6 @@ pub fn run(args: ServeArgs) -> i32 {
             }
         }
     })
-}
-
-/// Starts the demo virtual device and connects the adb server to it.
-async fn start_demo(
-    tools: &Toolbox,
-    adb_server_port: Option<u16>,
-) -> Result<crate::virtual_device::RunningDevice, String> {
-    let adb = tools
-        .path(crate::exec::Tool::Adb)
-        .ok_or_else(|| format!("adb is needed: {}", crate::exec::Tool::Adb.install_hint()))?
-        .to_path_buf();
-    let me =
-        std::env::current_exe().map_err(|e| format!("cannot find the mobilectl binary: {e}"))?;
-    crate::virtual_device::run_demo_for_serve(me, &adb, adb_server_port)
-        .await
-        .map_err(|e| e.to_string())
 }
 
 fn init_tracing() {

@@ -413,6 +413,7 @@ mod tests {
     /// delivered asynchronously.
     pub(super) async fn gone(pid: i32) -> bool {
         let dead = |pid: i32| {
+            // SAFETY: signal 0 only checks that the process exists; nothing is sent.
             (unsafe { libc::kill(pid, 0) }) != 0
                 || std::fs::read_to_string(format!("/proc/{pid}/stat"))
                     .map(|s| s.contains(") Z"))

@@ -4,7 +4,7 @@
 //! ([`ca`]), tunnels passthrough hosts untouched, and records every exchange ([`record`])
 //! into a bounded store ([`store`]) that the API lists, filters ([`filter`]), summarises
 //! ([`summary`]) and streams. Devices are pointed at it by the controller ([`attach`] has the
-//! types the backends use). [`testing`] has upstream servers for tests and benches.
+//! types the backends use).
 
 pub mod attach;
 pub mod ca;
@@ -15,7 +15,6 @@ mod record;
 pub mod store;
 pub mod summary;
 mod tee;
-pub mod testing;
 pub mod upstream;
 
 use std::net::SocketAddr;

@@ -3,8 +3,8 @@
 
 use mobilectl::backend::BackendConfig;
 use mobilectl::exec::{Tool, Toolbox};
-use mobilectl::virtual_device::testing::VdHarness;
 use serde_json::Value;
+use virtual_device::testing::VdHarness;
 
 use super::{app_with_config, loopback_policy};
 

@@ -6,7 +6,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use mobilectl::virtual_device::testing::{free_port, wait_until};
+use virtual_device::testing::{free_port, wait_until};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
 
@@ -57,17 +57,7 @@ impl DemoServer {
 
 impl Drop for DemoServer {
     fn drop(&mut self) {
-        unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGTERM);
-        }
-        let _ = wait_until(Duration::from_secs(10), || {
-            matches!(self.child.try_wait(), Ok(Some(_)))
-        });
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = Command::new("adb")
-            .args(["-P", &self.adb_port.to_string(), "kill-server"])
-            .output();
+        super::stop_server(&mut self.child, Some(self.adb_port));
     }
 }
 

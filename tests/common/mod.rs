@@ -20,6 +20,41 @@ use mobilectl::server::{self, AppState, SecurityPolicy, ServerOptions};
 use serde_json::Value;
 use tower::ServiceExt;
 
+/// Sends SIGTERM to a process this test started (a server, to see it stop gracefully).
+pub fn sigterm(pid: u32) {
+    // SAFETY: kill(2) only sends a signal; the pid is this test's child, not yet reaped.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGTERM);
+    }
+}
+
+/// Stops a server this test started: SIGTERM, up to 10 s to exit, then SIGKILL; then the
+/// private adb server on `adb_port`, if it had one.
+pub fn stop_server(child: &mut std::process::Child, adb_port: Option<u16>) {
+    sigterm(child.id());
+    let _ = virtual_device::testing::wait_until(std::time::Duration::from_secs(10), || {
+        matches!(child.try_wait(), Ok(Some(_)))
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Some(port) = adb_port {
+        let _ = std::process::Command::new("adb")
+            .args(["-P", &port.to_string(), "kill-server"])
+            .output();
+    }
+}
+
+/// The ref on the tree line of the element with this resource id (`… #username … [e3]`).
+pub fn ref_of(tree: &str, id: &str) -> String {
+    let line = tree
+        .lines()
+        .find(|l| l.contains(&format!("#{id}")))
+        .unwrap_or_else(|| panic!("no #{id} in\n{tree}"));
+    let start = line.find("[e").expect("a ref") + 1;
+    let end = start + line[start..].find(']').unwrap();
+    line[start..end].trim_start_matches("ref=").to_string()
+}
+
 pub fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")

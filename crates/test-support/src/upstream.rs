@@ -82,15 +82,17 @@ impl TestCa {
         let p = CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()])
             .expect("params");
         let cert = p.signed_by(&key, &self.issuer).expect("cert");
-        let mut c = rustls::ServerConfig::builder_with_provider(super::ca::provider())
-            .with_safe_default_protocol_versions()
-            .expect("versions")
-            .with_no_client_auth()
-            .with_single_cert(
-                vec![cert.der().clone()],
-                PrivateKeyDer::from(PrivatePkcs8KeyDer::from(key.serialize_der())),
-            )
-            .expect("config");
+        let mut c = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .expect("versions")
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.der().clone()],
+            PrivateKeyDer::from(PrivatePkcs8KeyDer::from(key.serialize_der())),
+        )
+        .expect("config");
         c.alpn_protocols = vec![b"http/1.1".to_vec()];
         c
     }

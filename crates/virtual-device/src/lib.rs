@@ -36,6 +36,7 @@ mod render;
 pub mod sandbox;
 mod services;
 pub mod state;
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod transport;
 mod uixml;

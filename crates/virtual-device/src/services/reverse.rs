@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::virtual_device::transport::{Opener, StreamReader, StreamWriter};
-use crate::virtual_device::Device;
+use crate::transport::{Opener, StreamReader, StreamWriter};
+use crate::Device;
 
 struct Forward {
     remote: String,

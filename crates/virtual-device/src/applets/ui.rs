@@ -3,7 +3,7 @@
 //! else Android's raw format; to stdout without FILE).
 
 use super::AppletResult;
-use crate::virtual_device::{render, Device};
+use crate::{render, Device};
 
 /// How long `uiautomator dump` waits for the app to be idle (AOSP's DumpCommand: 10 s).
 const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);

@@ -5,7 +5,7 @@
 //! (`ANR in <package>`, with the reason), as InputDispatcher does after 5 s.
 
 use super::DeviceState;
-use crate::virtual_device::log::Buffer;
+use crate::log::Buffer;
 
 /// Pids of the device's fixed processes.
 pub const INIT_PID: u32 = 1;

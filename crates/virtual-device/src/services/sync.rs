@@ -2,15 +2,15 @@
 //! `len` bytes of path. Implemented: STAT, LIST (DENT…DONE), RECV (DATA…DONE | FAIL),
 //! SEND (`path,mode` then DATA…DONE mtime; answered OKAY | FAIL) and QUIT. Not implemented:
 //! the v2 variants (STA2/LST2/LIS2, SND2/RCV2 with compression) — never advertised.
-//! Device paths are mapped into the sandbox root (see [`crate::virtual_device::sandbox`]).
+//! Device paths are mapped into the sandbox root (see [`crate::sandbox`]).
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
 use tokio::io::AsyncWriteExt;
 
-use crate::virtual_device::transport::{StreamReader, StreamWriter};
-use crate::virtual_device::Device;
+use crate::transport::{StreamReader, StreamWriter};
+use crate::Device;
 
 const SYNC_DATA_MAX: usize = 64 * 1024;
 

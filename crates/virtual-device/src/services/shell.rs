@@ -5,8 +5,8 @@
 //! interactive mksh (`-i`, prompts on stderr) over plain pipes.
 
 use super::process;
-use crate::virtual_device::transport::{StreamReader, StreamWriter};
-use crate::virtual_device::Device;
+use crate::transport::{StreamReader, StreamWriter};
+use crate::Device;
 
 pub async fn run(dev: &Device, cmd: &str, v2: bool, pty: bool, w: StreamWriter, r: StreamReader) {
     let cmd = if cmd.trim().is_empty() {

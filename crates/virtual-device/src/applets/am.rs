@@ -8,8 +8,8 @@
 //! path, can be cleared and uninstalled, but starting them shows nothing new.
 
 use super::AppletResult;
-use crate::virtual_device::state::{DeviceState, IME_PKG, LAUNCHER_PKG};
-use crate::virtual_device::Device;
+use crate::state::{DeviceState, IME_PKG, LAUNCHER_PKG};
+use crate::Device;
 use base64::Engine;
 
 const SYSTEM_PACKAGES: &[&str] = &[

@@ -223,7 +223,7 @@ mod tests {
     #[test]
     fn fixture_round_trips_through_the_model() {
         let xml =
-            include_str!("../../fixtures/android_uiautomator/tiktok_hebrew_emoji_charref.xml");
+            include_str!("../../../fixtures/android_uiautomator/tiktok_hebrew_emoji_charref.xml");
         let h = Hierarchy::parse(xml).unwrap();
         assert!(h.walk().len() > 100);
         let again = Hierarchy::parse(&h.to_xml()).unwrap();

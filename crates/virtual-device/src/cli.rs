@@ -33,7 +33,7 @@ pub struct VirtualDeviceArgs {
     #[arg(long)]
     pub no_shell_v2: bool,
     /// ro.product.model in the adb banner.
-    #[arg(long, default_value = crate::virtual_device::DEFAULT_MODEL)]
+    #[arg(long, default_value = crate::DEFAULT_MODEL)]
     pub model: String,
     #[command(subcommand)]
     pub action: Option<VdAction>,

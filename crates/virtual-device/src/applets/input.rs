@@ -3,7 +3,7 @@
 //! press, draganddrop. An optional source (`touchscreen`, `keyboard`, …) may come first.
 
 use super::AppletResult;
-use crate::virtual_device::Device;
+use crate::Device;
 
 const USAGE: &str = "Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n";
 

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Mutex;
 
-use crate::virtual_device::transport::{StreamReader, StreamWriter};
-use crate::virtual_device::Device;
+use crate::transport::{StreamReader, StreamWriter};
+use crate::Device;
 
 const ID_STDIN: u8 = 0;
 const ID_STDOUT: u8 = 1;

@@ -3,8 +3,8 @@
 //! main buffer, from the shell's pid, as Android's `log` does).
 
 use super::AppletResult;
-use crate::virtual_device::log::Buffer;
-use crate::virtual_device::Device;
+use crate::log::Buffer;
+use crate::Device;
 
 /// The pid of `sh` running device commands, as far as the log is concerned.
 const SHELL_PID: u32 = 9001;

@@ -2,8 +2,8 @@
 //! `wm size|density`, `getprop`/`setprop`, `settings get|put|delete|list`.
 
 use super::AppletResult;
-use crate::virtual_device::state::{DeviceState, IME_PKG};
-use crate::virtual_device::Device;
+use crate::state::{DeviceState, IME_PKG};
+use crate::Device;
 
 const DENSITY: u32 = 420;
 

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use mobilectl::virtual_device::testing::{wait_until, VdHarness};
+use virtual_device::testing::{wait_until, VdHarness};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
 const DUMP: &str = "uiautomator dump /data/local/tmp/mobilectl.xml >/dev/null && cat /data/local/tmp/mobilectl.xml";
@@ -574,7 +574,7 @@ fn keyboard_keys_password_bullets_and_open_url() {
 
 #[test]
 fn in_process_device_for_serve_demo() {
-    use mobilectl::virtual_device::{
+    use virtual_device::{
         run_demo_for_serve,
         testing::{adb_path, free_port, run_with_timeout},
     };

@@ -17,10 +17,9 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::AppletResult;
-use crate::logs::entry::days_from_civil;
-use crate::virtual_device::log::{format_time, year_of, Buffer, DeviceLog, LogLine};
-use crate::virtual_device::state::now_ms;
-use crate::virtual_device::Device;
+use crate::log::{format_time, year_of, Buffer, DeviceLog, LogLine};
+use crate::state::now_ms;
+use crate::Device;
 
 /// Where the selection starts.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,7 +97,7 @@ fn parse_time(s: &str) -> Option<u64> {
         .collect::<Option<_>>()?;
     let [h, mi, sec] = hms[..] else { return None };
     let ms: u64 = format!("{frac:0<3}").get(..3)?.parse().ok()?;
-    let days = days_from_civil(y, m, d);
+    let days = days_from_civil(y, m, d)?;
     if days < 0 || h > 23 || mi > 59 || sec > 60 {
         return None;
     }
@@ -396,6 +395,15 @@ where
             }
         }
     }
+}
+
+/// Days since 1970-01-01 of a civil date; `None` for a date that does not exist.
+fn days_from_civil(y: i64, m: u32, d: u32) -> Option<i64> {
+    let date = chrono::NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)?;
+    Some(
+        date.signed_duration_since(chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?)
+            .num_days(),
+    )
 }
 
 #[cfg(test)]

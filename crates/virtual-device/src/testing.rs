@@ -3,7 +3,7 @@
 //! tests of the virtual device and of the product's Android backend:
 //!
 //! ```no_run
-//! use mobilectl::virtual_device::testing::VdHarness;
+//! use virtual_device::testing::VdHarness;
 //! // In an integration test, pass env!("CARGO_BIN_EXE_mobilectl").
 //! let vd = VdHarness::start("target/debug/mobilectl", &[]).unwrap();
 //! let out = vd.adb(&["shell", "echo", "hi"]);

@@ -1,0 +1,5 @@
+//! Test machinery of mobilectl that the product does not carry: [`upstream`], HTTP and HTTPS
+//! servers (with their own CA) for the recording proxy's tests and benches. The virtual
+//! Android device's harness lives with the device (`virtual_device::testing`).
+
+pub mod upstream;

@@ -1,0 +1,36 @@
+//! Every integration test in one binary (ripgrep's layout): one link instead of one per
+//! file, and `common` compiled once. A test that changes process-wide state (environment
+//! variables such as `TZ`) keeps a binary of its own: `ios_logs`.
+
+mod common;
+
+mod android_e2e;
+mod android_faults;
+mod android_logs;
+mod android_routes;
+mod android_screenshots;
+mod android_typing;
+mod android_verify;
+mod batch;
+mod cli;
+mod devices;
+mod http_api;
+mod ios_e2e;
+mod ios_simctl;
+mod ios_ui_backend;
+mod listen;
+mod log_fixtures;
+mod mcp;
+mod openapi_drift;
+mod operations;
+mod proxy;
+mod proxy_attach;
+mod readme;
+mod registry;
+mod round_trips;
+mod serve_cli;
+mod storm;
+mod ui_fixtures;
+mod virtual_android_device;
+mod wda;
+mod wda_devicectl;

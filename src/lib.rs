@@ -19,6 +19,9 @@
 //!   starts the virtual Android device of `crates/virtual-device` for `serve --demo`).
 //! - [`mcp`]: the API's operations as MCP tools, on stdio (`mobilectl mcp`) and at `/mcp`.
 
+// The product's code never unwraps (tests may: clippy.toml).
+#![warn(clippy::unwrap_used)]
+
 pub mod api;
 pub mod backend;
 pub mod cli;
@@ -26,6 +29,7 @@ pub mod controller;
 pub mod device;
 pub mod error;
 pub mod exec;
+#[warn(missing_docs)]
 pub mod image;
 pub mod logs;
 pub mod mcp;

@@ -23,9 +23,13 @@ use super::{ImageError, RenderOptions, Rendered};
 pub struct RefBox {
     /// The ref drawn in the tag, e.g. "e12".
     pub label: String,
+    /// Left edge, in image pixels.
     pub x: f64,
+    /// Top edge, in image pixels.
     pub y: f64,
+    /// Width, in image pixels.
     pub w: f64,
+    /// Height, in image pixels.
     pub h: f64,
 }
 

@@ -32,15 +32,23 @@ pub struct GridSpec {
 pub enum GridError {
     /// Columns or rows outside 1..=26 / 1..=99.
     #[error("grid must have 1..={MAX_COLS} columns and 1..={MAX_ROWS} rows, got {cols}x{rows}")]
-    BadSpec { cols: u32, rows: u32 },
+    BadSpec {
+        /// The columns asked for.
+        cols: u32,
+        /// The rows asked for.
+        rows: u32,
+    },
     /// Not a column letter followed by a row number.
     #[error("grid cell {0:?} is not a column letter followed by a row number, like \"C5\"")]
     BadCell(String),
     /// A well-formed cell outside the grid.
     #[error("grid cell {cell:?} is outside the grid (columns A..{last_col}, rows 1..{rows})")]
     OutOfRange {
+        /// The cell as given.
         cell: String,
+        /// The grid's last column letter.
         last_col: char,
+        /// The grid's number of rows.
         rows: u32,
     },
     /// Screen width/height not positive and finite.

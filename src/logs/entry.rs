@@ -113,7 +113,10 @@ impl LogEntry {
 /// RFC 3339 with milliseconds and the UTC offset, of a Unix time in milliseconds.
 pub fn rfc3339(ms: i64, offset_s: i32) -> String {
     use chrono::{FixedOffset, TimeZone};
-    let tz = FixedOffset::east_opt(offset_s).unwrap_or_else(|| FixedOffset::east_opt(0).unwrap());
+    let utc = FixedOffset::east_opt(0);
+    let Some(tz) = FixedOffset::east_opt(offset_s).or(utc) else {
+        return String::new();
+    };
     match tz.timestamp_millis_opt(ms).single() {
         Some(t) => t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         None => String::new(),

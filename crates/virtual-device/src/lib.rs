@@ -25,6 +25,9 @@
 //! `mobilectl virtual-device control --socket SOCKET (latency MS | fail-dumps N | drop |
 //! offline on|off | state | journal)`.
 
+// The device's code never unwraps (tests may: clippy.toml).
+#![warn(clippy::unwrap_used)]
+
 pub mod app;
 mod applets;
 mod cli;

@@ -56,6 +56,8 @@ error_codes! {
     UriTooLong = ("URI_TOO_LONG", 414, false),
     /// The request's headers are larger than the server reads.
     HeadersTooLarge = ("HEADERS_TOO_LARGE", 431, false),
+    /// The request's body stopped arriving before it was complete.
+    RequestTimeout = ("REQUEST_TIMEOUT", 408, true),
     /// A bearer token is required and missing or wrong.
     Unauthorized = ("UNAUTHORIZED", 401, false),
     /// The `Host` header is not a loopback name, the bound address or an allowed host.

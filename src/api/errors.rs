@@ -4,7 +4,8 @@
 
 use crate::error::ErrorCode::{self, *};
 
-/// What any request can be answered with (malformed input, the security checks, a bug).
+/// What any request can be answered with (malformed input, the security checks, a body that
+/// stopped arriving, a server with every connection taken, a bug).
 pub const ALWAYS: &[ErrorCode] = &[
     BadRequest,
     ValidationFailed,
@@ -14,6 +15,8 @@ pub const ALWAYS: &[ErrorCode] = &[
     PayloadTooLarge,
     UriTooLong,
     HeadersTooLarge,
+    RequestTimeout,
+    Busy,
     Internal,
 ];
 

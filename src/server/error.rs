@@ -68,12 +68,23 @@ impl IntoResponse for Error {
                 details: self.details,
             }
         };
-        (status, axum::Json(ErrorEnvelope { error: body })).into_response()
+        let busy = body.code == ErrorCode::Busy;
+        let mut response = (status, axum::Json(ErrorEnvelope { error: body })).into_response();
+        if busy {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(super::budget::RETRY_AFTER_S),
+            );
+        }
+        response
     }
 }
 
 impl From<JsonRejection> for Error {
     fn from(rejection: JsonRejection) -> Self {
+        if super::budget::is_body_timeout(&rejection) {
+            return super::budget::body_timeout_error();
+        }
         let text = rejection.body_text();
         match rejection {
             JsonRejection::MissingJsonContentType(_) => {
@@ -102,7 +113,9 @@ impl From<QueryRejection> for Error {
 
 impl From<BytesRejection> for Error {
     fn from(rejection: BytesRejection) -> Self {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        if super::budget::is_body_timeout(&rejection) {
+            super::budget::body_timeout_error()
+        } else if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
             Error::new(ErrorCode::PayloadTooLarge, rejection.body_text())
                 .with_hint("request bodies are limited to 1 MiB")
         } else {

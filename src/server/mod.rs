@@ -3,6 +3,7 @@
 //! Handlers (`routes/`) stay thin: they take their parsed input, call the [`DeviceController`],
 //! and shape the answer.
 
+pub mod budget;
 mod error;
 mod limits;
 pub mod listen;

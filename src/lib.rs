@@ -16,12 +16,14 @@
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`logs`]: device logs without I/O: parsers, the bounded ring, filters, crash detection.
 //! - [`virtual_device`]: an adb-speaking virtual Android device for tests and `serve --demo`.
-//! - [`cli`]: the thin client that calls the server over HTTP.
+//! - [`client`]: the HTTP client the CLI and the MCP stdio bridge share (autostart, exit codes).
+//! - [`cli`]: the thin command line that calls the server over HTTP.
 //! - [`mcp`]: the API's operations as MCP tools, on stdio (`mobilectl mcp`) and at `/mcp`.
 
 pub mod api;
 pub mod backend;
 pub mod cli;
+pub mod client;
 pub mod controller;
 pub mod device;
 pub mod error;

@@ -9,10 +9,11 @@ use base64::Engine;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::{json, Map, Value};
 
-use super::dispatch::{ApiAnswer, DispatchError};
+use super::dispatch::DispatchError;
 use super::schema;
 use crate::api::call::{http_call, HttpCall, InputKind};
 use crate::api::HttpMethod;
+use crate::client::ApiAnswer;
 
 /// How a tool differs from its operation's defaults.
 struct Presentation {

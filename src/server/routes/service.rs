@@ -4,7 +4,6 @@
 use axum::Json;
 
 use crate::api::wire::service::*;
-use crate::backend::doctor::diagnose;
 use crate::error::Result;
 use crate::server::AppState;
 
@@ -20,6 +19,5 @@ pub async fn health(_: AppState) -> Result<Json<Health>> {
 /// Checks adb, emulator, xcrun simctl, AXe and idb: found, path, version, remediation; and
 /// what follows for each registered backend.
 pub async fn doctor(state: AppState) -> Result<Json<DoctorReport>> {
-    let c = &state.controller;
-    Ok(Json(diagnose(c.tools(), c.backends()).await))
+    Ok(Json(state.controller.doctor().await))
 }

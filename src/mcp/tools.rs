@@ -103,7 +103,7 @@ fn build() -> Vec<ToolDef> {
 /// Whether an operation is offered as a tool: all are but streams, which never end while a
 /// tool call answers once (their non-streaming siblings serve agents).
 pub fn is_tool(op: &crate::api::Operation) -> bool {
-    !matches!(op.output, crate::api::Output::EventStream(_))
+    op.mcp == crate::api::Mcp::Tool
 }
 
 /// Arguments that cannot make a request.

@@ -15,7 +15,8 @@
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`logs`]: device logs without I/O: parsers, the bounded ring, filters, crash detection.
-//! - [`cli`]: the thin client that calls the server over HTTP (and, with the `demo` feature,
+//! - [`client`]: the HTTP client the CLI and the MCP stdio bridge share (autostart, exit codes).
+//! - [`cli`]: the thin command line that calls the server over HTTP (and, with the `demo` feature,
 //!   starts the virtual Android device of `crates/virtual-device` for `serve --demo`).
 //! - [`mcp`]: the API's operations as MCP tools, on stdio (`mobilectl mcp`) and at `/mcp`.
 
@@ -25,6 +26,7 @@
 pub mod api;
 pub mod backend;
 pub mod cli;
+pub mod client;
 pub mod controller;
 pub mod device;
 pub mod error;

@@ -23,7 +23,7 @@ use virtual_device::testing::{wait_until, VdHarness};
 
 /// The app, with the controller kept to look inside (ring limits, readers).
 fn app_with_ring(h: &VdHarness, limits: Option<RingLimits>) -> (Router, AppState) {
-    mobilectl::api::check_declared_errors(true);
+    mobilectl::server::check_declared_errors(true);
     let controller = DeviceController::new(BackendConfig {
         tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
         adb_server_port: Some(h.adb_port),

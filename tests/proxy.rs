@@ -31,7 +31,7 @@ struct Capture {
 }
 
 fn app_with_proxy(o: ProxyOptions, policy: SecurityPolicy) -> Router {
-    mobilectl::api::check_declared_errors(true);
+    mobilectl::server::check_declared_errors(true);
     let state = AppState::new(
         DeviceController::new(BackendConfig::default()),
         ServerOptions {

@@ -24,7 +24,7 @@ use virtual_device::testing::{free_port, wait_until, VdHarness};
 const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
 
 fn app(tools: Toolbox, adb_port: Option<u16>, state: &std::path::Path) -> axum::Router {
-    mobilectl::api::check_declared_errors(true);
+    mobilectl::server::check_declared_errors(true);
     let s = AppState::new(
         DeviceController::new(BackendConfig {
             tools,

@@ -149,7 +149,7 @@ impl DeviceBackend for NativeAlerts {
 
 /// An app over the built-in backends (with the given tools) plus `extra`.
 fn app_with_backend(tools: Toolbox, extra: Arc<dyn DeviceBackend>) -> Router {
-    mobilectl::api::check_declared_errors(true);
+    mobilectl::server::check_declared_errors(true);
     let config = BackendConfig {
         tools: tools.clone(),
         ..Default::default()
@@ -399,7 +399,7 @@ impl DeviceBackend for TakesOver {
 
 #[tokio::test]
 async fn a_udid_two_backends_list_is_one_device_whose_backend_says_who_drives_it() {
-    mobilectl::api::check_declared_errors(true);
+    mobilectl::server::check_declared_errors(true);
     let build = |backends: Vec<Arc<dyn DeviceBackend>>| {
         server::app(
             AppState::new(

@@ -21,10 +21,10 @@ use utoipa::openapi::{
 };
 
 use super::errors::ALWAYS;
-use super::operation::{schema_ref, HttpMethod, Input, Operation, Schemas};
-use super::reply::Output;
+use super::operation::{HttpMethod, Input, Operation, Output};
+use super::types::{schema_ref, Schemas};
+use super::wire::error::ErrorEnvelope;
 use crate::error::ErrorCode;
-use crate::server::ErrorEnvelope;
 
 /// The groups of operations, in order, with what they hold.
 pub const TAGS: &[(&str, &str)] = &[
@@ -172,14 +172,16 @@ fn operation(
     }
     match op.input {
         Input::None => {}
-        Input::Query(params) => b = b.parameters(Some(in_path(op.path, params()))),
+        Input::Query(params) => b = b.parameters(Some(in_path(op.path, params.list()))),
         Input::Body(schema) => {
             b = b.request_body(Some(
                 RequestBodyBuilder::new()
                     .required(Some(Required::True))
                     .content(
                         "application/json",
-                        ContentBuilder::new().schema(Some(schema(schemas))).build(),
+                        ContentBuilder::new()
+                            .schema(Some(schema.register(schemas)))
+                            .build(),
                     )
                     .build(),
             ))
@@ -241,14 +243,18 @@ fn success(output: &Output, schemas: &mut Schemas) -> utoipa::openapi::Response 
             .description("Success")
             .content(
                 "application/json",
-                ContentBuilder::new().schema(Some(schema(schemas))).build(),
+                ContentBuilder::new()
+                    .schema(Some(schema.register(schemas)))
+                    .build(),
             )
             .build(),
         Output::JsonOrText(schema) => ResponseBuilder::new()
             .description("JSON by default; the compact text with `format=text`")
             .content(
                 "application/json",
-                ContentBuilder::new().schema(Some(schema(schemas))).build(),
+                ContentBuilder::new()
+                    .schema(Some(schema.register(schemas)))
+                    .build(),
             )
             .content(
                 "text/plain",
@@ -274,7 +280,7 @@ fn success(output: &Output, schemas: &mut Schemas) -> utoipa::openapi::Response 
             })
             .build(),
         Output::EventStream(schema) => {
-            let item = match schema(schemas) {
+            let item = match schema.register(schemas) {
                 utoipa::openapi::RefOr::Ref(r) => r.ref_location,
                 utoipa::openapi::RefOr::T(_) => "an object".to_string(),
             };
@@ -299,7 +305,9 @@ fn success(output: &Output, schemas: &mut Schemas) -> utoipa::openapi::Response 
             ))
             .content(
                 "application/json",
-                ContentBuilder::new().schema(Some(schema(schemas))).build(),
+                ContentBuilder::new()
+                    .schema(Some(schema.register(schemas)))
+                    .build(),
             )
             .content("*/*", binary())
             .build(),

@@ -1,27 +1,13 @@
-//! What one operation is: its name, method, path, tag, summary, the error codes it can answer,
-//! and — taken from the types of its handler, so they cannot disagree — its input and output.
-//! The HTTP route, the OpenAPI entry, the CLI request and the MCP tool are all made from this.
+//! What one operation is, as plain data: its name, method, path, tag, summary, the error codes
+//! it can answer, the shapes of its input and output ([`Input`], [`Output`]), and whether it is
+//! an MCP tool ([`Mcp`]). The HTTP binding (`crate::server::bind`), the OpenAPI entry, the CLI
+//! request and the MCP tool are all made from this.
 
-use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-
-use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{on, MethodFilter, MethodRouter};
 use serde::de::DeserializeOwned;
-use utoipa::openapi::path::{Parameter, ParameterIn};
-use utoipa::openapi::{RefOr, Schema};
 use utoipa::{IntoParams, ToSchema};
 
-use super::reply::{Output, Reply};
-use super::strict::{Shape, StrictJson};
-use crate::error::{Error, ErrorCode, Result};
-use crate::server::{ApiBytes, ApiQuery, AppState};
-
-/// Schemas collected for the document's `components`, by name.
-pub type Schemas = Vec<(String, RefOr<Schema>)>;
+use super::types::{Body, Params, WireType};
+use crate::error::ErrorCode;
 
 /// The HTTP methods the API uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,29 +27,66 @@ impl HttpMethod {
             HttpMethod::Delete => "DELETE",
         }
     }
-
-    fn filter(self) -> MethodFilter {
-        match self {
-            HttpMethod::Get => MethodFilter::GET,
-            HttpMethod::Post => MethodFilter::POST,
-            HttpMethod::Put => MethodFilter::PUT,
-            HttpMethod::Delete => MethodFilter::DELETE,
-        }
-    }
 }
 
 /// Where an operation's input comes from.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Input {
     /// Nothing beyond the path.
     None,
     /// Query parameters (GET).
-    Query(fn() -> Vec<Parameter>),
-    /// A JSON body; registers its schemas and returns a reference to the body's.
-    Body(fn(&mut Schemas) -> RefOr<Schema>),
+    Query(Params),
+    /// A JSON body, checked strictly (unknown fields are refused, naming them).
+    Body(Body),
+}
+
+/// The content an operation answers with on success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// `application/json` of a schema.
+    Json(WireType),
+    /// `application/json` by default; `text/plain` with `format=text`.
+    JsonOrText(WireType),
+    /// `image/png` by default; `image/jpeg` with `format=jpeg`.
+    Image,
+    /// `text/event-stream`: Server-Sent Events whose `data` is JSON of a schema, one event per
+    /// item, until the client goes away. Not an MCP tool (a tool call answers once).
+    EventStream(WireType),
+    /// `application/json` of a schema by default; with the query parameter `body` set, raw
+    /// bytes in their own content type (a recorded request or response body).
+    JsonOrBytes(WireType),
+    /// A file's bytes, always, in this content type (a certificate).
+    File(&'static [&'static str]),
+}
+
+impl Output {
+    /// The content types of a success, default first.
+    pub fn content_types(&self) -> &'static [&'static str] {
+        match self {
+            Output::Json(_) => &["application/json"],
+            Output::JsonOrText(_) => &["application/json", "text/plain"],
+            Output::Image => &["image/png", "image/jpeg"],
+            Output::EventStream(_) => &["text/event-stream"],
+            Output::JsonOrBytes(_) => &["application/json", "*/*"],
+            Output::File(types) => types,
+        }
+    }
+
+    /// The query parameter that turns a [`Output::JsonOrBytes`] answer into raw bytes.
+    pub const BYTES_SWITCH: &'static str = "body";
+}
+
+/// How an operation is offered to agents over MCP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mcp {
+    /// One tool, named as the operation.
+    Tool,
+    /// Not a tool: it answers a stream, and a tool call answers once.
+    Stream,
 }
 
 /// One operation of the API.
+#[derive(Debug, Clone)]
 pub struct Operation {
     /// Unique snake_case name: the OpenAPI `operationId` and the MCP tool's name.
     pub name: &'static str,
@@ -80,23 +103,21 @@ pub struct Operation {
     pub errors: Vec<ErrorCode>,
     pub input: Input,
     pub output: Output,
-    pub(crate) route: MethodRouter<AppState>,
-    /// For a body operation: parses a body as the handler would (strictly), without running
-    /// anything — how a batch checks all its steps before the first one runs.
-    pub(crate) check_body: Option<BodyCheck>,
+    pub mcp: Mcp,
 }
 
-/// Parses a JSON body as an operation's input, answering the refusal its route would give.
-pub type BodyCheck = Arc<dyn Fn(&[u8]) -> Result<()> + Send + Sync>;
-
 impl Operation {
-    /// Checks `body` as this operation's JSON body; `None` when it takes no body.
-    pub fn check_body(&self, body: &[u8]) -> Option<Result<()>> {
-        self.check_body.as_ref().map(|check| check(body))
+    /// Checks `body` as this operation's JSON body (strictly, as its route would); `None`
+    /// when it takes no body. How a batch checks all its steps before the first one runs.
+    pub fn check_body(&self, body: &[u8]) -> Option<crate::error::Result<()>> {
+        match self.input {
+            Input::Body(b) => Some(b.check(body)),
+            _ => None,
+        }
     }
 }
 
-/// The first half of an entry: everything but the handler.
+/// An entry of the table before its output is said.
 pub struct Draft {
     name: &'static str,
     method: HttpMethod,
@@ -105,6 +126,7 @@ pub struct Draft {
     summary: &'static str,
     description: &'static str,
     errors: Vec<ErrorCode>,
+    input: Input,
 }
 
 /// Starts an entry of the table.
@@ -123,32 +145,8 @@ pub fn op(
         summary,
         description: "",
         errors: Vec::new(),
+        input: Input::None,
     }
-}
-
-/// When set, an operation answering an error code it does not declare panics (the server
-/// turns that into a 500), so tests catch a spec that lies. Off in normal use.
-static CHECK_DECLARED: AtomicBool = AtomicBool::new(false);
-
-/// Makes undeclared error codes fail loudly (tests).
-pub fn check_declared_errors(on: bool) {
-    CHECK_DECLARED.store(on, Ordering::Relaxed);
-}
-
-fn checked<R>(name: &'static str, declared: &Arc<Vec<ErrorCode>>, r: Result<R>) -> Result<R> {
-    if let Err(e) = &r {
-        if !declared.contains(&e.code) && !super::errors::ALWAYS.contains(&e.code) {
-            tracing::warn!(
-                operation = name,
-                code = e.code.as_str(),
-                "answered an error code the operation does not declare"
-            );
-            if CHECK_DECLARED.load(Ordering::Relaxed) {
-                panic!("operation `{name}` answered undeclared {}", e.code.as_str());
-            }
-        }
-    }
-    r
 }
 
 impl Draft {
@@ -168,17 +166,53 @@ impl Draft {
         self
     }
 
-    fn finish(self, input: Input, output: Output, route: MethodRouter<AppState>) -> Operation {
-        self.finish_checked(input, output, route, None)
+    /// Takes a JSON body of type `I`.
+    pub fn body<I: ToSchema + DeserializeOwned + 'static>(mut self) -> Self {
+        self.input = Input::Body(Body::of::<I>());
+        self
     }
 
-    fn finish_checked(
-        self,
-        input: Input,
-        output: Output,
-        route: MethodRouter<AppState>,
-        check_body: Option<BodyCheck>,
-    ) -> Operation {
+    /// Takes query (and path) parameters of type `I`.
+    pub fn query<I: IntoParams + 'static>(mut self) -> Self {
+        self.input = Input::Query(Params::of::<I>());
+        self
+    }
+
+    /// Answers JSON of `T`.
+    pub fn json<T: ToSchema + 'static>(self) -> Operation {
+        self.answers(Output::Json(WireType::of::<T>()))
+    }
+
+    /// Answers JSON of `T`, or the same as text with `format=text`.
+    pub fn json_or_text<T: ToSchema + 'static>(self) -> Operation {
+        self.answers(Output::JsonOrText(WireType::of::<T>()))
+    }
+
+    /// Answers JSON of `T`, or raw bytes with `body=…`.
+    pub fn json_or_bytes<T: ToSchema + 'static>(self) -> Operation {
+        self.answers(Output::JsonOrBytes(WireType::of::<T>()))
+    }
+
+    /// Answers an image.
+    pub fn image(self) -> Operation {
+        self.answers(Output::Image)
+    }
+
+    /// Answers a file in one of these content types.
+    pub fn file(self, types: &'static [&'static str]) -> Operation {
+        self.answers(Output::File(types))
+    }
+
+    /// Answers Server-Sent Events of `T` (not an MCP tool).
+    pub fn events<T: ToSchema + 'static>(self) -> Operation {
+        self.answers(Output::EventStream(WireType::of::<T>()))
+    }
+
+    fn answers(self, output: Output) -> Operation {
+        let mcp = match output {
+            Output::EventStream(_) => Mcp::Stream,
+            _ => Mcp::Tool,
+        };
         Operation {
             name: self.name,
             method: self.method,
@@ -187,160 +221,9 @@ impl Draft {
             summary: self.summary,
             description: self.description,
             errors: self.errors,
-            input,
+            input: self.input,
             output,
-            route,
-            check_body,
+            mcp,
         }
     }
-
-    /// A handler taking a JSON body of type `I`; unknown fields are refused, naming them.
-    pub fn body<I, R, F, Fut>(self, f: F) -> Operation
-    where
-        I: DeserializeOwned + ToSchema + Send + 'static,
-        R: Reply,
-        F: Fn(AppState, I) -> Fut + Clone + Send + Sync + 'static,
-        Fut: Future<Output = Result<R>> + Send + 'static,
-    {
-        let shape = Arc::new(Shape::of::<I>());
-        let check_shape = shape.clone();
-        let check: BodyCheck =
-            Arc::new(move |body: &[u8]| StrictJson::parse::<I>(body, &check_shape).map(drop));
-        let declared = Arc::new(self.errors.clone());
-        let name = self.name;
-        let handler =
-            move |State(s): State<AppState>, headers: HeaderMap, ApiBytes(body): ApiBytes| {
-                let f = f.clone();
-                let shape = shape.clone();
-                let declared = declared.clone();
-                timed(async move {
-                    require_json(&headers)?;
-                    let input: I = StrictJson::parse(&body, &shape)?;
-                    checked(name, &declared, f(s, input).await)
-                })
-            };
-        let route = on(self.method.filter(), handler);
-        self.finish_checked(
-            Input::Body(body_schema::<I>),
-            R::output(),
-            route,
-            Some(check),
-        )
-    }
-
-    /// A handler taking query parameters of type `I`.
-    pub fn query<I, R, F, Fut>(self, f: F) -> Operation
-    where
-        I: DeserializeOwned + IntoParams + Send + 'static,
-        R: Reply,
-        F: Fn(AppState, I) -> Fut + Clone + Send + Sync + 'static,
-        Fut: Future<Output = Result<R>> + Send + 'static,
-    {
-        let declared = Arc::new(self.errors.clone());
-        let name = self.name;
-        let handler =
-            move |State(s): State<AppState>, headers: HeaderMap, ApiQuery(q): ApiQuery<I>| {
-                let f = f.clone();
-                let declared = declared.clone();
-                timed(async move {
-                    let response = checked(name, &declared, f(s, q).await)?.into_response();
-                    Ok::<_, Error>(not_modified(&headers, response))
-                })
-            };
-        let route = on(self.method.filter(), handler);
-        self.finish(Input::Query(query_params::<I>), R::output(), route)
-    }
-
-    /// A handler without input.
-    pub fn plain<R, F, Fut>(self, f: F) -> Operation
-    where
-        R: Reply,
-        F: Fn(AppState) -> Fut + Clone + Send + Sync + 'static,
-        Fut: Future<Output = Result<R>> + Send + 'static,
-    {
-        let declared = Arc::new(self.errors.clone());
-        let name = self.name;
-        let handler = move |State(s): State<AppState>| {
-            let f = f.clone();
-            let declared = declared.clone();
-            timed(async move { checked(name, &declared, f(s).await) })
-        };
-        let route = on(self.method.filter(), handler);
-        self.finish(Input::None, R::output(), route)
-    }
-}
-
-/// Runs a handler and says where its time went in `Server-Timing` (device commands, parsing,
-/// encoding, total), on successes and errors alike.
-async fn timed<R: IntoResponse>(work: impl Future<Output = Result<R>>) -> Response {
-    let started = std::time::Instant::now();
-    let (result, stages) = crate::exec::timing::scope(work).await;
-    let mut response = result.into_response();
-    let value = crate::exec::timing::header(&stages, started.elapsed());
-    if let Ok(v) = axum::http::HeaderValue::from_str(&value) {
-        response
-            .headers_mut()
-            .insert(axum::http::HeaderName::from_static("server-timing"), v);
-    }
-    response
-}
-
-/// `304 Not Modified` (with the tag, without the body) when the request's `If-None-Match`
-/// names the answer's `ETag`; else the answer.
-fn not_modified(request: &HeaderMap, response: Response) -> Response {
-    let tag = response.headers().get(header::ETAG).cloned();
-    let hit = match (request.get(header::IF_NONE_MATCH), &tag) {
-        (Some(inm), Some(tag)) => match (inm.to_str(), tag.to_str()) {
-            (Ok(inm), Ok(tag)) => super::reply::none_match_hits(inm, tag),
-            _ => false,
-        },
-        _ => false,
-    };
-    if !hit || !response.status().is_success() {
-        return response;
-    }
-    let mut r = StatusCode::NOT_MODIFIED.into_response();
-    if let Some(tag) = tag {
-        r.headers_mut().insert(header::ETAG, tag);
-    }
-    r
-}
-
-/// A body must be declared JSON: a plain HTML form or a "simple" cross-site request cannot
-/// send that content type, so a web page cannot make the server act.
-fn require_json(headers: &HeaderMap) -> Result<()> {
-    let json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|mime| {
-            let mime = mime.trim().to_ascii_lowercase();
-            mime == "application/json" || mime.ends_with("+json")
-        });
-    if json {
-        return Ok(());
-    }
-    Err(Error::new(
-        ErrorCode::UnsupportedMediaType,
-        "this operation takes a JSON body: send `Content-Type: application/json`",
-    )
-    .with_hint("send a JSON body (`{}` when there is nothing to say) with that header"))
-}
-
-/// Registers `T` and what it references; returns a reference to `T`.
-pub fn schema_ref<T: ToSchema>(schemas: &mut Schemas) -> RefOr<Schema> {
-    T::schemas(schemas);
-    let name = T::name().to_string();
-    if !schemas.iter().any(|(n, _)| *n == name) {
-        schemas.push((name.clone(), T::schema()));
-    }
-    RefOr::Ref(utoipa::openapi::Ref::from_schema_name(name))
-}
-
-fn body_schema<T: ToSchema>(schemas: &mut Schemas) -> RefOr<Schema> {
-    schema_ref::<T>(schemas)
-}
-
-fn query_params<T: IntoParams>() -> Vec<Parameter> {
-    T::into_params(|| Some(ParameterIn::Query))
 }

@@ -12,7 +12,7 @@ use utoipa::openapi::schema::{AdditionalProperties, ArrayItems};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
-use super::operation::{schema_ref, Schemas};
+use super::types::{schema_ref, Schemas};
 use crate::error::{Error, Result};
 
 /// The fields a JSON value may have, as its schema allows them.

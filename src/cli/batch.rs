@@ -8,8 +8,8 @@ use std::io::Read;
 use clap::{Args, Parser};
 use serde_json::{json, Map, Value};
 
-use super::client::CliError;
 use super::{Cli, Command};
+use crate::client::ClientError;
 
 #[derive(Debug, Args)]
 pub struct BatchArgs {
@@ -31,7 +31,7 @@ pub struct BatchArgs {
 }
 
 /// The `batch` request body of the arguments.
-pub fn body(args: BatchArgs) -> Result<Value, CliError> {
+pub fn body(args: BatchArgs) -> Result<Value, ClientError> {
     let mut request = Map::new();
     let mut steps = Vec::new();
     if let Some(source) = &args.source {
@@ -47,7 +47,7 @@ pub fn body(args: BatchArgs) -> Result<Value, CliError> {
                 }
                 Ok(Value::Array(s)) => steps = s,
                 Ok(_) => unreachable!("a JSON text starting with {{ or [ is an object or array"),
-                Err(e) => return Err(CliError::usage(format!("{source}: not JSON: {e}"))),
+                Err(e) => return Err(ClientError::usage(format!("{source}: not JSON: {e}"))),
             }
         } else {
             for (n, line) in text.lines().enumerate() {
@@ -56,16 +56,17 @@ pub fn body(args: BatchArgs) -> Result<Value, CliError> {
                     continue;
                 }
                 steps.push(
-                    step(line).map_err(|m| CliError::usage(format!("{source}:{}: {m}", n + 1)))?,
+                    step(line)
+                        .map_err(|m| ClientError::usage(format!("{source}:{}: {m}", n + 1)))?,
                 );
             }
         }
     }
     for (n, line) in args.steps.iter().enumerate() {
-        steps.push(step(line).map_err(|m| CliError::usage(format!("--step {}: {m}", n + 1)))?);
+        steps.push(step(line).map_err(|m| ClientError::usage(format!("--step {}: {m}", n + 1)))?);
     }
     if steps.is_empty() {
-        return Err(CliError::usage(
+        return Err(ClientError::usage(
             "no steps: give a FILE (or - for stdin) or --step COMMAND",
         ));
     }
@@ -82,14 +83,14 @@ pub fn body(args: BatchArgs) -> Result<Value, CliError> {
     Ok(Value::Object(request))
 }
 
-fn read(source: &str) -> Result<String, CliError> {
+fn read(source: &str) -> Result<String, ClientError> {
     let mut text = String::new();
     let read = if source == "-" {
         std::io::stdin().read_to_string(&mut text).map(drop)
     } else {
         std::fs::read_to_string(source).map(|t| text = t)
     };
-    read.map_err(|e| CliError::usage(format!("cannot read {source}: {e}")))?;
+    read.map_err(|e| ClientError::usage(format!("cannot read {source}: {e}")))?;
     Ok(text)
 }
 

@@ -2,9 +2,7 @@
 //! commands (see [`commands`]) call the server over HTTP only; `snapshot --from-file` and
 //! `completions` work offline.
 
-pub mod autostart;
 pub mod batch;
-pub mod client;
 pub mod commands;
 pub mod demo;
 pub mod flows_text;
@@ -20,7 +18,7 @@ pub mod target;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
-use client::{exit, Client, ConnectOptions};
+use crate::client::{exit, Client, ConnectOptions};
 use commands::ClientCommand;
 
 /// Inspect and drive phones — iOS Simulators and Android devices — over a local HTTP API.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::client::exit;
+use crate::client::exit;
 
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {

@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::client::{exit, CliError};
 use super::plan::Answer;
+use crate::client::{exit, ClientError};
 
 /// Prints a successful answer; returns the exit code.
 pub fn answer(a: &Answer, json: bool) -> i32 {
@@ -66,7 +66,7 @@ pub fn event(data: &str, json: bool) {
 }
 
 /// Prints a failure; returns its exit code.
-pub fn error(e: &CliError, json: bool) -> i32 {
+pub fn error(e: &ClientError, json: bool) -> i32 {
     if json {
         println!("{}", e.json());
     } else {

@@ -5,9 +5,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::client::{exit, CliError};
 use super::commands::*;
 use super::target::{self, Target};
+use crate::client::{exit, ClientError};
 
 /// One operation to call, with its arguments.
 #[derive(Debug, PartialEq)]
@@ -43,10 +43,10 @@ impl Request {
     }
 
     /// The HTTP form of this request, from the operation table.
-    pub fn http(&self) -> Result<Http, CliError> {
+    pub fn http(&self) -> Result<Http, ClientError> {
         use crate::api::Output;
         let op = crate::api::find(self.op).ok_or_else(|| {
-            CliError::local(
+            ClientError::local(
                 exit::FAILED,
                 "CLIENT",
                 format!("this mobilectl has no operation `{}`", self.op),
@@ -57,11 +57,14 @@ impl Request {
             crate::api::call::http_call(op.method, op.path, op.input.kind(), self.args.clone())
                 .map_err(|e| match e {
                     crate::api::call::ArgumentError::MissingPathParameter(_) => {
-                        CliError::usage(e.to_string())
+                        ClientError::usage(e.to_string())
                     }
-                    crate::api::call::ArgumentError::TakesNone(_) => {
-                        CliError::local(exit::FAILED, "CLIENT", format!("`{}` {e}", op.name), None)
-                    }
+                    crate::api::call::ArgumentError::TakesNone(_) => ClientError::local(
+                        exit::FAILED,
+                        "CLIENT",
+                        format!("`{}` {e}", op.name),
+                        None,
+                    ),
                 })?;
         let answer = match op.output {
             Output::Image | Output::File(_) => AnswerKind::Binary,
@@ -109,8 +112,8 @@ pub enum AnswerKind {
 
 /// What a command got back, for [`super::output`].
 pub enum Answer {
-    Json(super::client::Reply),
-    Text(super::client::Reply),
+    Json(crate::client::Reply),
+    Text(crate::client::Reply),
     /// A file was written.
     Saved(Value),
     /// A stream was printed to its end.
@@ -149,10 +152,10 @@ fn with_target(t: Option<Target>, fields: Value) -> Value {
 
 /// Sends a planned request.
 pub async fn execute(
-    c: &super::client::Client,
+    c: &crate::client::Client,
     req: Request,
     json: bool,
-) -> Result<Answer, CliError> {
+) -> Result<Answer, ClientError> {
     use crate::api::HttpMethod;
     let h = req.http()?;
     let query: Vec<(&str, String)> = h
@@ -191,8 +194,8 @@ pub fn plan(
     cmd: ClientCommand,
     udid: &Option<String>,
     json_out: bool,
-) -> Result<Request, CliError> {
-    let usage = |m: String| CliError::usage(m);
+) -> Result<Request, ClientError> {
+    let usage = |m: String| ClientError::usage(m);
     let call = Request::new;
     Ok(match cmd {
         ClientCommand::Health => call("health", json!({})),
@@ -200,7 +203,7 @@ pub fn plan(
         ClientCommand::Active => call("get_active_device", json!({})),
         ClientCommand::Use { device: u, clear } => {
             if u.is_none() && !clear {
-                return Err(CliError::usage(
+                return Err(ClientError::usage(
                     "give a UDID, or --clear to forget the active device",
                 ));
             }
@@ -219,7 +222,7 @@ pub fn plan(
             // The device flag names a simulator to boot, never alongside an emulator.
             let u = u.or_else(|| if avd.is_none() { udid.clone() } else { None });
             if u.is_none() && avd.is_none() {
-                return Err(CliError::usage(
+                return Err(ClientError::usage(
                     "give a simulator UDID or name, or --avd NAME",
                 ));
             }
@@ -265,7 +268,7 @@ pub fn plan(
             o,
         } => {
             if label.is_none() && id.is_none() && element_type.is_none() {
-                return Err(CliError::usage(
+                return Err(ClientError::usage(
                     "give a LABEL, --id IDENTIFIER and/or --type ROLE",
                 ));
             }
@@ -310,7 +313,7 @@ pub fn plan(
                     with_target(Some(tg), base)
                 }
                 _ => {
-                    return Err(CliError::usage(
+                    return Err(ClientError::usage(
                         "give FROM TO (two points), or TARGET --direction DIR",
                     ))
                 }
@@ -445,14 +448,14 @@ pub fn plan(
     })
 }
 
-fn status_bar(a: StatusBarArgs) -> Result<Request, CliError> {
+fn status_bar(a: StatusBarArgs) -> Result<Request, ClientError> {
     let b = json!({ "clear": a.clear.then_some(true), "time": a.time,
         "battery_level": a.battery_level, "battery_state": a.battery_state,
         "wifi_bars": a.wifi_bars, "cellular_bars": a.cellular_bars,
         "data_network": a.data_network, "operator_name": a.operator_name });
     let r = Request::new("status_bar", b);
     if r.args.is_empty() {
-        return Err(CliError::usage(
+        return Err(ClientError::usage(
             "give status bar values (--time, --battery-level…) or --clear",
         ));
     }
@@ -482,11 +485,11 @@ fn plan_app(a: AppCommand) -> Request {
     }
 }
 
-fn expectation(e: ExpectCommand) -> Result<Value, CliError> {
+fn expectation(e: ExpectCommand) -> Result<Value, ClientError> {
     let sel = |args: &[String], m: ModifierArgs| {
         target::parse_selector(args, m.get())
             .map(|s| s.to_json())
-            .map_err(CliError::usage)
+            .map_err(ClientError::usage)
     };
     Ok(match e {
         ExpectCommand::Visible { selector, m } => {
@@ -529,9 +532,9 @@ fn plan_screenshot(s: ScreenshotArgs) -> Request {
 
 /// Writes a debug bundle to `dir`: `screenshot.jpg` (when there is one) and `bundle.json`
 /// (the answer, its screenshot replaced by the file's name). The answer printed says where.
-fn save_bundle(mut r: super::client::Reply, dir: &str) -> Result<Answer, CliError> {
+fn save_bundle(mut r: crate::client::Reply, dir: &str) -> Result<Answer, ClientError> {
     use base64::Engine;
-    let io = |what: String| CliError::local(1, "IO", what, None);
+    let io = |what: String| ClientError::local(1, "IO", what, None);
     let dir = std::path::Path::new(dir);
     std::fs::create_dir_all(dir)
         .map_err(|e| io(format!("cannot create {}: {e}", dir.display())))?;
@@ -561,11 +564,11 @@ fn save_bundle(mut r: super::client::Reply, dir: &str) -> Result<Answer, CliErro
 /// Writes a binary answer to `output`: a file, or `-` for stdout. An image goes to
 /// `screenshot.png`/`.jpg` by default, other bytes to stdout.
 async fn save_bytes(
-    c: &super::client::Client,
+    c: &crate::client::Client,
     path: &str,
     query: &[(&str, String)],
     output: Option<String>,
-) -> Result<Answer, CliError> {
+) -> Result<Answer, ClientError> {
     let (bytes, ctype) = c.get_bytes(path, query).await?;
     let default = match ctype.as_str() {
         t if t.starts_with("image/jpeg") => "screenshot.jpg",
@@ -577,10 +580,10 @@ async fn save_bytes(
         use std::io::Write;
         std::io::stdout()
             .write_all(&bytes)
-            .map_err(|e| CliError::local(1, "IO", e.to_string(), None))?;
+            .map_err(|e| ClientError::local(1, "IO", e.to_string(), None))?;
     } else {
         std::fs::write(&out, &bytes)
-            .map_err(|e| CliError::local(1, "IO", format!("cannot write {out}: {e}"), None))?;
+            .map_err(|e| ClientError::local(1, "IO", format!("cannot write {out}: {e}"), None))?;
     }
     Ok(Answer::Saved(
         json!({ "path": out, "bytes": bytes.len(), "content_type": ctype }),
@@ -595,7 +598,7 @@ mod tests {
     use clap::Parser;
     use std::collections::BTreeSet;
 
-    fn plan_of(args: &[&str]) -> Result<Request, CliError> {
+    fn plan_of(args: &[&str]) -> Result<Request, ClientError> {
         let cli = Cli::try_parse_from(std::iter::once("mobilectl").chain(args.iter().copied()))
             .unwrap_or_else(|e| panic!("{args:?} does not parse: {e}"));
         let Command::Client(cmd) = cli.command else {

@@ -194,7 +194,7 @@ pub fn run(args: ServeArgs) -> i32 {
             return 2;
         }
     };
-    let proxy = match args.proxy.options(super::autostart::state_dir()) {
+    let proxy = match args.proxy.options(crate::client::autostart::state_dir()) {
         Ok(o) => o,
         Err(msg) => {
             eprintln!("mobilectl: {msg}");

@@ -10,6 +10,7 @@ mod actions;
 mod alerts;
 mod apps;
 mod batch;
+mod doctor;
 mod listing;
 mod logs;
 mod power;

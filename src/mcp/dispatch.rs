@@ -14,24 +14,13 @@ use tokio::sync::Mutex;
 use tower::ServiceExt;
 
 use crate::api::call::HttpCall;
-use crate::api::HttpMethod;
-use crate::cli::client::{Client, ConnectOptions};
+use crate::client::{ApiAnswer, Client, ClientError, ConnectOptions};
 
 /// How long one tool call may take end to end (the longest operation, `wait`, stops at 120 s).
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Answers larger than this are refused (a full-size PNG screenshot is a few MB).
 const MAX_ANSWER: usize = 64 * 1024 * 1024;
-
-/// The API's answer, unchanged.
-#[derive(Debug, Clone)]
-pub struct ApiAnswer {
-    pub status: u16,
-    pub content_type: String,
-    /// The answer's `x-*` headers (screenshots carry their geometry in them).
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
 
 /// No answer could be had: the server is unreachable, not mobilectl, the call timed out…
 #[derive(Debug, Clone)]
@@ -47,22 +36,6 @@ pub trait Dispatch: Send + Sync + 'static {
         &self,
         request: HttpCall,
     ) -> impl Future<Output = Result<ApiAnswer, DispatchError>> + Send;
-}
-
-fn x_headers(headers: &axum::http::HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .filter(|(name, _)| name.as_str().starts_with("x-"))
-        .filter_map(|(name, v)| Some((name.as_str().to_string(), v.to_str().ok()?.to_string())))
-        .collect()
-}
-
-fn content_type(headers: &axum::http::HeaderMap) -> String {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string()
 }
 
 /// Calls the HTTP server at `MOBILECTL_URL` / `--url`, starting a local one when allowed and
@@ -86,7 +59,7 @@ impl HttpDispatch {
         if let Some(c) = slot.as_ref() {
             return Ok(c.clone());
         }
-        let c = Arc::new(Client::connect(&self.options).await.map_err(from_cli)?);
+        let c = Arc::new(Client::connect(&self.options).await.map_err(from_client)?);
         *slot = Some(c.clone());
         Ok(c)
     }
@@ -96,7 +69,7 @@ impl HttpDispatch {
     }
 }
 
-fn from_cli(e: crate::cli::client::CliError) -> DispatchError {
+fn from_client(e: ClientError) -> DispatchError {
     DispatchError {
         code: e.code,
         message: e.message,
@@ -104,49 +77,17 @@ fn from_cli(e: crate::cli::client::CliError) -> DispatchError {
     }
 }
 
-fn reqwest_method(m: HttpMethod) -> reqwest::Method {
-    match m {
-        HttpMethod::Get => reqwest::Method::GET,
-        HttpMethod::Post => reqwest::Method::POST,
-        HttpMethod::Put => reqwest::Method::PUT,
-        HttpMethod::Delete => reqwest::Method::DELETE,
-    }
-}
-
 impl Dispatch for HttpDispatch {
     async fn send(&self, request: HttpCall) -> Result<ApiAnswer, DispatchError> {
         let client = self.client().await?;
-        let sent = client
-            .request(
-                reqwest_method(request.method),
-                &request.path,
-                &request.query,
-                request.body.as_ref(),
-                CALL_TIMEOUT,
-            )
-            .await;
-        let resp = match sent {
-            Ok(r) => r,
+        match client.send_call(&request, CALL_TIMEOUT).await {
+            Ok(answer) => Ok(answer),
             Err(e) => {
                 // Reconnect (and autostart) on the next call.
                 self.forget().await;
-                return Err(from_cli(e));
+                Err(from_client(e))
             }
-        };
-        let status = resp.status().as_u16();
-        let content_type = content_type(resp.headers());
-        let headers = x_headers(resp.headers());
-        let body = resp.bytes().await.map_err(|e| DispatchError {
-            code: "SERVER_UNREACHABLE".into(),
-            message: format!("the answer was cut off: {e}"),
-            hint: None,
-        })?;
-        Ok(ApiAnswer {
-            status,
-            content_type,
-            headers,
-            body: body.to_vec(),
-        })
+        }
     }
 }
 
@@ -201,16 +142,10 @@ impl Dispatch for InProcess {
             }
         };
         let status = resp.status().as_u16();
-        let content_type = content_type(resp.headers());
-        let headers = x_headers(resp.headers());
+        let headers = resp.headers().clone();
         let body = axum::body::to_bytes(resp.into_body(), MAX_ANSWER)
             .await
             .map_err(|e| failed(format!("cannot read the answer: {e}")))?;
-        Ok(ApiAnswer {
-            status,
-            content_type,
-            headers,
-            body: body.to_vec(),
-        })
+        Ok(ApiAnswer::from_parts(status, &headers, body.to_vec()))
     }
 }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use rmcp::ServiceExt;
 
-use crate::cli::client::{exit, ConnectOptions};
+use crate::client::{exit, ConnectOptions};
 use dispatch::HttpDispatch;
 use server::McpServer;
 

@@ -68,12 +68,12 @@ pub fn input_schema(op: &Operation, components: &Map<String, Value>) -> Map<Stri
     let root = match op.input {
         Input::None => json!({"type": "object"}),
         Input::Query(params) => {
-            let params = serde_json::to_value(params()).unwrap_or(Value::Null);
+            let params = serde_json::to_value(params.list()).unwrap_or(Value::Null);
             from_parameters(&params)
         }
         Input::Body(body) => {
             let mut scratch = Vec::new();
-            let root = serde_json::to_value(body(&mut scratch)).unwrap_or(Value::Null);
+            let root = serde_json::to_value(body.register(&mut scratch)).unwrap_or(Value::Null);
             let mut defs = components.clone();
             for (name, s) in scratch {
                 if let Ok(v) = serde_json::to_value(s) {

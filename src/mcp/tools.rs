@@ -9,10 +9,11 @@ use base64::Engine;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::{json, Map, Value};
 
-use super::dispatch::{ApiAnswer, DispatchError};
+use super::dispatch::DispatchError;
 use super::schema;
 use crate::api::call::{http_call, HttpCall, InputKind};
 use crate::api::HttpMethod;
+use crate::client::ApiAnswer;
 
 /// How a tool differs from its operation's defaults.
 struct Presentation {
@@ -102,7 +103,7 @@ fn build() -> Vec<ToolDef> {
 /// Whether an operation is offered as a tool: all are but streams, which never end while a
 /// tool call answers once (their non-streaming siblings serve agents).
 pub fn is_tool(op: &crate::api::Operation) -> bool {
-    !matches!(op.output, crate::api::Output::EventStream(_))
+    op.mcp == crate::api::Mcp::Tool
 }
 
 /// Arguments that cannot make a request.

@@ -7,35 +7,9 @@ use axum::extract::rejection::{BytesRejection, JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
-use serde_json::Value;
-use utoipa::ToSchema;
 
+use crate::api::wire::error::{ErrorBody, ErrorEnvelope};
 use crate::error::{Error, ErrorCode};
-
-/// `{"error": {...}}`: what every failed request answers.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorEnvelope {
-    pub error: ErrorBody,
-}
-
-/// The body of an error answer.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody {
-    /// Machine-readable code, e.g. `ELEMENT_NOT_FOUND`.
-    pub code: ErrorCode,
-    /// What went wrong, for a person.
-    pub message: String,
-    /// Whether the same request may succeed if tried again.
-    pub retryable: bool,
-    /// What to do next.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    /// Structured context (candidates, observed state, the tool's stderr…).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub details: Option<Value>,
-}
 
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
@@ -227,6 +201,7 @@ mod tests {
     use axum::body::Body;
     use axum::routing::get;
     use axum::Router;
+    use serde_json::Value;
     use tower::ServiceExt;
 
     #[derive(Debug, serde::Deserialize)]

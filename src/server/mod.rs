@@ -1,16 +1,20 @@
-//! HTTP layer: the application ([`app`]) around the operation table's router (`crate::api`),
-//! the error envelope, security middleware, Swagger UI, and MCP at `/mcp` (`crate::mcp::http`).
+//! HTTP layer: the application ([`app`]) around the router made from the operation table
+//! (`crate::api`) and the handlers bound to it ([`bind`]), the error envelope, replies
+//! ([`reply`]), security middleware, Swagger UI, and MCP at `/mcp` (`crate::mcp::http`).
 //! Handlers (`routes/`) stay thin: they take their parsed input, call the [`DeviceController`],
 //! and shape the answer.
 
+pub mod bind;
 pub mod budget;
 mod error;
 mod limits;
 pub mod listen;
+pub mod reply;
 pub mod routes;
 pub mod security;
 
-pub use error::{ApiBytes, ApiJson, ApiQuery, ErrorBody, ErrorEnvelope};
+pub use bind::check_declared_errors;
+pub use error::{ApiBytes, ApiJson, ApiQuery};
 pub use security::SecurityPolicy;
 
 use std::sync::{Arc, LazyLock};
@@ -78,7 +82,7 @@ pub(crate) fn shutting_down() -> CancellationToken {
 /// The API alone: the operation table's routes with their state, the error envelope for
 /// unknown routes and methods, the body limit. What `/mcp` calls in-process.
 pub(crate) fn api(state: AppState) -> Router {
-    crate::api::router()
+    bind::router(crate::api::operations(), routes::bindings())
         .fallback(error::route_not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .with_state(state)

@@ -168,7 +168,7 @@ pub fn app_with(toolbox: Toolbox, policy: SecurityPolicy) -> Router {
 
 pub fn app_with_config(config: BackendConfig, policy: SecurityPolicy) -> Router {
     // An operation answering a code its spec does not declare fails the test (a 500).
-    mobilectl::api::check_declared_errors(true);
+    mobilectl::server::check_declared_errors(true);
     let state = AppState::new(DeviceController::new(config), ServerOptions::default());
     server::app(state, policy)
 }

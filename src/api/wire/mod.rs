@@ -6,6 +6,7 @@ pub mod act;
 pub mod apps;
 pub mod batch;
 pub mod devices;
+pub mod error;
 pub mod inspect;
 pub mod logs;
 pub mod proxy;

@@ -16,7 +16,13 @@ use tower::ServiceExt;
 use crate::api::wire::batch::*;
 use crate::api::{HttpMethod, Input, Operation};
 use crate::error::{Error, Result};
+use crate::server::bind::{self, Binding};
 use crate::server::AppState;
+
+/// This module's handlers, bound to their operations by name.
+pub fn bindings() -> Vec<Binding> {
+    vec![bind::body("batch", batch)]
+}
 
 /// The tags of the operations a batch may run.
 const STEP_TAGS: &[&str] = &["act", "verify"];

@@ -11,13 +11,25 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::Json;
 use base64::Engine;
 
-use crate::api::reply::EventStream;
 use crate::api::wire::logs::*;
 use crate::controller::{log_filter, DeviceLogs};
 use crate::error::{Error, Result};
 use crate::image::{self, RenderOptions};
 use crate::logs::{filter, rfc3339, Crash, Cursor, LogEntry, LogFilter, Since};
+use crate::server::bind::{self, Binding};
+use crate::server::reply::EventStream;
 use crate::server::AppState;
+
+/// This module's handlers, bound to their operations by name.
+pub fn bindings() -> Vec<Binding> {
+    vec![
+        bind::query("tail_logs", tail),
+        bind::query("stream_logs", stream),
+        bind::query("list_crashes", crashes),
+        bind::query("get_crash", crash),
+        bind::query("debug_bundle", bundle),
+    ]
+}
 
 /// Entries a stream reads from the ring at a time (what a slow reader can hold).
 const STREAM_BATCH: usize = 256;

@@ -1,5 +1,6 @@
 //! The handlers, one module per resource. Each is a plain async function of the state and its
-//! input; the operation table (`crate::api`) binds it to its method, path, input and output.
+//! input, bound by name to its operation of the table (`crate::api`) in its module's
+//! `bindings()`; [`bindings`] collects them all.
 
 pub mod actions;
 pub mod alerts;
@@ -14,3 +15,27 @@ pub mod simulator;
 pub mod system;
 pub mod ui;
 pub mod verify;
+
+use super::bind::Binding;
+
+/// Every handler, bound to its operation.
+pub fn bindings() -> Vec<Binding> {
+    [
+        service::bindings(),
+        devices::bindings(),
+        simulator::bindings(),
+        apps::bindings(),
+        ui::bindings(),
+        screenshot::bindings(),
+        actions::bindings(),
+        batch::bindings(),
+        verify::bindings(),
+        alerts::bindings(),
+        system::bindings(),
+        proxy::bindings(),
+        logs::bindings(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}

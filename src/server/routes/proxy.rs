@@ -10,13 +10,31 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::IntoResponse;
 use axum::Json;
 
-use crate::api::reply::{EventStream, JsonOrBytes, Pem};
 use crate::api::wire::proxy::*;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proxy::attach::ProxySetup;
 use crate::proxy::filter::{FilterArgs, FlowFilter, Since};
 use crate::proxy::flow::{decoded, Reveal};
+use crate::server::bind::{self, Binding};
+use crate::server::reply::{EventStream, JsonOrBytes, Pem};
 use crate::server::AppState;
+
+/// This module's handlers, bound to their operations by name.
+pub fn bindings() -> Vec<Binding> {
+    vec![
+        bind::body("proxy_start", start),
+        bind::body("proxy_stop", stop),
+        bind::plain("proxy_status", status),
+        bind::plain("proxy_ca", ca_pem),
+        bind::body("proxy_attach", attach),
+        bind::body("proxy_detach", detach),
+        bind::query("list_flows", list),
+        bind::query("get_flow", get),
+        bind::query("stream_flows", stream),
+        bind::query("get_flow_summary", summary),
+        bind::plain("clear_flows", clear),
+    ]
+}
 
 /// How long each device may take to detach when the proxy stops or the server shuts down.
 pub const DETACH_LIMIT: Duration = Duration::from_secs(10);

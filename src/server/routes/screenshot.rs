@@ -5,13 +5,22 @@
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
-use crate::api::reply::{tag, Image, Tagged};
 use crate::api::wire::inspect::*;
 use crate::controller::Shot;
 use crate::error::{Error, ErrorCode, Result};
 use crate::image::{self, GridSpec, ImageError, RefBox, RenderOptions, Rendered};
+use crate::server::bind::{self, Binding};
+use crate::server::reply::{tag, Image, Tagged};
 use crate::server::AppState;
 use crate::ui::ViewOptions;
+
+/// This module's handlers, bound to their operations by name.
+pub fn bindings() -> Vec<Binding> {
+    vec![
+        bind::query("screenshot", screenshot),
+        bind::query("screenshot_annotated", annotated),
+    ]
+}
 
 fn options(
     format: Option<ImageFormat>,

@@ -4,9 +4,14 @@
 use axum::Json;
 
 use crate::api::wire::service::*;
-use crate::backend::doctor::diagnose;
 use crate::error::Result;
+use crate::server::bind::{self, Binding};
 use crate::server::AppState;
+
+/// This module's handlers, bound to their operations by name.
+pub fn bindings() -> Vec<Binding> {
+    vec![bind::plain("health", health), bind::plain("doctor", doctor)]
+}
 
 /// Liveness and versions.
 pub async fn health(_: AppState) -> Result<Json<Health>> {
@@ -20,6 +25,5 @@ pub async fn health(_: AppState) -> Result<Json<Health>> {
 /// Checks adb, emulator, xcrun simctl, AXe and idb: found, path, version, remediation; and
 /// what follows for each registered backend.
 pub async fn doctor(state: AppState) -> Result<Json<DoctorReport>> {
-    let c = &state.controller;
-    Ok(Json(diagnose(c.tools(), c.backends()).await))
+    Ok(Json(state.controller.doctor().await))
 }

@@ -7,7 +7,16 @@ use crate::api::wire::devices::*;
 use crate::api::wire::system::SettingDone;
 use crate::device::StatusBarOverride;
 use crate::error::{Error, Result};
+use crate::server::bind::{self, Binding};
 use crate::server::AppState;
+
+/// This module's handlers, bound to their operations by name.
+pub fn bindings() -> Vec<Binding> {
+    vec![
+        bind::body("erase", erase),
+        bind::body("status_bar", status_bar),
+    ]
+}
 
 /// Erases all content and settings of an iOS Simulator (`simctl erase`). A booted simulator
 /// is shut down, erased and booted again. Android: 501.

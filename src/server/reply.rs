@@ -1,51 +1,17 @@
-//! What an operation answers, as a type: [`Reply`] ties a handler's return type to the
-//! content types and schema the OpenAPI document declares for it, so the two cannot drift.
+//! What a handler answers, as a type: [`Reply`] ties a handler's return type to the table's
+//! [`Output`] (content types and schema), so a binding can be checked against the table's
+//! entry; and the responses themselves (`IntoResponse`): JSON or text, images, files, event
+//! streams, `ETag`s.
 
 use std::marker::PhantomData;
 
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
-use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
-use super::operation::{schema_ref, Schemas};
-
-/// The content an operation answers with on success.
-#[derive(Clone, Copy)]
-pub enum Output {
-    /// `application/json` of a schema.
-    Json(fn(&mut Schemas) -> RefOr<Schema>),
-    /// `application/json` by default; `text/plain` with `format=text`.
-    JsonOrText(fn(&mut Schemas) -> RefOr<Schema>),
-    /// `image/png` by default; `image/jpeg` with `format=jpeg`.
-    Image,
-    /// `text/event-stream`: Server-Sent Events whose `data` is JSON of a schema, one event per
-    /// item, until the client goes away. Not an MCP tool (a tool call answers once).
-    EventStream(fn(&mut Schemas) -> RefOr<Schema>),
-    /// `application/json` of a schema by default; with the query parameter `body` set, raw
-    /// bytes in their own content type (a recorded request or response body).
-    JsonOrBytes(fn(&mut Schemas) -> RefOr<Schema>),
-    /// A file's bytes, always, in this content type (a certificate).
-    File(&'static [&'static str]),
-}
-
-impl Output {
-    /// The content types of a success, default first.
-    pub fn content_types(&self) -> &'static [&'static str] {
-        match self {
-            Output::Json(_) => &["application/json"],
-            Output::JsonOrText(_) => &["application/json", "text/plain"],
-            Output::Image => &["image/png", "image/jpeg"],
-            Output::EventStream(_) => &["text/event-stream"],
-            Output::JsonOrBytes(_) => &["application/json", "*/*"],
-            Output::File(types) => types,
-        }
-    }
-
-    /// The query parameter that turns a [`Output::JsonOrBytes`] answer into raw bytes.
-    pub const BYTES_SWITCH: &'static str = "body";
-}
+use crate::api::types::WireType;
+use crate::api::Output;
 
 /// A handler's success type.
 pub trait Reply: IntoResponse + Send + 'static {
@@ -54,7 +20,7 @@ pub trait Reply: IntoResponse + Send + 'static {
 
 impl<T: ToSchema + Serialize + Send + 'static> Reply for Json<T> {
     fn output() -> Output {
-        Output::Json(schema_ref::<T>)
+        Output::Json(WireType::of::<T>())
     }
 }
 
@@ -75,13 +41,13 @@ impl<T: Send + 'static> IntoResponse for JsonOrText<T> {
 
 impl<T: ToSchema + Send + 'static> Reply for JsonOrText<T> {
     fn output() -> Output {
-        Output::JsonOrText(schema_ref::<T>)
+        Output::JsonOrText(WireType::of::<T>())
     }
 }
 
 /// A reply with an `ETag` (a strong validator of what it shows): a `GET` whose
 /// `If-None-Match` names it is answered `304 Not Modified` without a body (see
-/// [`super::operation`]).
+/// [`super::bind`]).
 pub struct Tagged<R>(pub R, pub String);
 
 impl<R: IntoResponse> IntoResponse for Tagged<R> {
@@ -170,7 +136,7 @@ impl<T: Send + 'static> IntoResponse for EventStream<T> {
 
 impl<T: ToSchema + Send + 'static> Reply for EventStream<T> {
     fn output() -> Output {
-        Output::EventStream(schema_ref::<T>)
+        Output::EventStream(WireType::of::<T>())
     }
 }
 
@@ -191,6 +157,6 @@ impl<T: Send + 'static> IntoResponse for JsonOrBytes<T> {
 
 impl<T: ToSchema + Send + 'static> Reply for JsonOrBytes<T> {
     fn output() -> Output {
-        Output::JsonOrBytes(schema_ref::<T>)
+        Output::JsonOrBytes(WireType::of::<T>())
     }
 }

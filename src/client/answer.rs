@@ -1,0 +1,90 @@
+//! One API request sent as it was built ([`HttpCall`]) and its answer taken as it came
+//! ([`ApiAnswer`]: status, content type, `x-*` headers, body), errors included: how the MCP
+//! stdio bridge reaches the server. Only a failure to get an answer at all is an error.
+
+use std::time::Duration;
+
+use reqwest::header::HeaderMap;
+
+use super::{Client, ClientError};
+use crate::api::call::HttpCall;
+use crate::api::HttpMethod;
+
+/// The API's answer, unchanged.
+#[derive(Debug, Clone)]
+pub struct ApiAnswer {
+    pub status: u16,
+    pub content_type: String,
+    /// The answer's `x-*` headers (screenshots carry their geometry in them).
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl ApiAnswer {
+    /// The parts of an answer a caller reads from its status and headers, body aside.
+    pub fn from_parts(status: u16, headers: &HeaderMap, body: Vec<u8>) -> Self {
+        ApiAnswer {
+            status,
+            content_type: content_type(headers),
+            headers: x_headers(headers),
+            body,
+        }
+    }
+}
+
+/// The answer's `x-*` headers.
+pub fn x_headers(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter(|(name, _)| name.as_str().starts_with("x-"))
+        .filter_map(|(name, v)| Some((name.as_str().to_string(), v.to_str().ok()?.to_string())))
+        .collect()
+}
+
+/// The answer's content type (empty when it has none).
+pub fn content_type(headers: &HeaderMap) -> String {
+    headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string()
+}
+
+fn reqwest_method(m: HttpMethod) -> reqwest::Method {
+    match m {
+        HttpMethod::Get => reqwest::Method::GET,
+        HttpMethod::Post => reqwest::Method::POST,
+        HttpMethod::Put => reqwest::Method::PUT,
+        HttpMethod::Delete => reqwest::Method::DELETE,
+    }
+}
+
+impl Client {
+    /// Sends `call` and returns the answer whatever its status, within `timeout`.
+    pub async fn send_call(
+        &self,
+        call: &HttpCall,
+        timeout: Duration,
+    ) -> Result<ApiAnswer, ClientError> {
+        let resp = self
+            .request(
+                reqwest_method(call.method),
+                &call.path,
+                &call.query,
+                call.body.as_ref(),
+                timeout,
+            )
+            .await?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let body = resp.bytes().await.map_err(|e| {
+            ClientError::local(
+                super::exit::UNREACHABLE,
+                "SERVER_UNREACHABLE",
+                format!("the answer was cut off: {e}"),
+                None,
+            )
+        })?;
+        Ok(ApiAnswer::from_parts(status, &headers, body.to_vec()))
+    }
+}

@@ -1,0 +1,13 @@
+//! The doctor, reached through the controller: the device tools and the backends it holds,
+//! each checked (found, path, version, remediation).
+
+use super::DeviceController;
+use crate::backend::doctor::{diagnose, DoctorReport};
+
+impl DeviceController {
+    /// Checks adb, emulator, xcrun simctl, AXe and idb, and what follows for each registered
+    /// backend.
+    pub async fn doctor(&self) -> DoctorReport {
+        diagnose(self.tools(), self.backends()).await
+    }
+}

@@ -1,0 +1,252 @@
+//! The HTTP binding of the operation table: a handler bound to an operation by name
+//! ([`body`], [`query`], [`plain`] make a [`Binding`]), and the router made from the table and
+//! the bindings ([`router`]). Here are the extractors, strict bodies, the JSON content-type
+//! rule, `Server-Timing`, `304 Not Modified`, and the check that an operation answers only the
+//! error codes it declares. Each binding carries the input and output types of its handler, so
+//! a test holds them to the table's (`tests` below).
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{on, MethodFilter, MethodRouter};
+use axum::Router;
+use serde::de::DeserializeOwned;
+use utoipa::{IntoParams, ToSchema};
+
+use super::reply::{none_match_hits, Reply};
+use super::{ApiBytes, ApiQuery, AppState};
+use crate::api::strict::{Shape, StrictJson};
+use crate::api::types::{Body, Params};
+use crate::api::{HttpMethod, Input, Operation, Output};
+use crate::error::{Error, ErrorCode, Result};
+
+/// Makes the route of an operation from its table entry.
+type MakeRoute = Box<dyn FnOnce(&Operation) -> MethodRouter<AppState>>;
+
+/// A handler bound to the operation named `name`, with its input and output as its types say.
+pub struct Binding {
+    pub name: &'static str,
+    pub input: Input,
+    pub output: Output,
+    route: MakeRoute,
+}
+
+/// Every operation as an axum route, each with its binding (two operations on one path share
+/// it by method). An operation without a binding is a bug the unit test catches; here it panics
+/// at startup rather than answer 404 later.
+pub fn router(ops: Vec<Operation>, bindings: Vec<Binding>) -> Router<AppState> {
+    let mut bindings: Vec<Option<Binding>> = bindings.into_iter().map(Some).collect();
+    ops.into_iter().fold(Router::new(), |r, op| {
+        let binding = bindings
+            .iter_mut()
+            .find(|b| b.as_ref().is_some_and(|b| b.name == op.name))
+            .and_then(Option::take)
+            .unwrap_or_else(|| panic!("operation `{}` has no handler bound", op.name));
+        r.route(op.path, (binding.route)(&op))
+    })
+}
+
+fn filter(m: HttpMethod) -> MethodFilter {
+    match m {
+        HttpMethod::Get => MethodFilter::GET,
+        HttpMethod::Post => MethodFilter::POST,
+        HttpMethod::Put => MethodFilter::PUT,
+        HttpMethod::Delete => MethodFilter::DELETE,
+    }
+}
+
+/// When set, an operation answering an error code it does not declare panics (the server
+/// turns that into a 500), so tests catch a spec that lies. Off in normal use.
+static CHECK_DECLARED: AtomicBool = AtomicBool::new(false);
+
+/// Makes undeclared error codes fail loudly (tests).
+pub fn check_declared_errors(on: bool) {
+    CHECK_DECLARED.store(on, Ordering::Relaxed);
+}
+
+fn checked<R>(name: &'static str, declared: &[ErrorCode], r: Result<R>) -> Result<R> {
+    if let Err(e) = &r {
+        if !declared.contains(&e.code) && !crate::api::errors::ALWAYS.contains(&e.code) {
+            tracing::warn!(
+                operation = name,
+                code = e.code.as_str(),
+                "answered an error code the operation does not declare"
+            );
+            if CHECK_DECLARED.load(Ordering::Relaxed) {
+                panic!("operation `{name}` answered undeclared {}", e.code.as_str());
+            }
+        }
+    }
+    r
+}
+
+/// A handler taking a JSON body of type `I`; unknown fields are refused, naming them.
+pub fn body<I, R, F, Fut>(name: &'static str, f: F) -> Binding
+where
+    I: DeserializeOwned + ToSchema + Send + 'static,
+    R: Reply,
+    F: Fn(AppState, I) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<R>> + Send + 'static,
+{
+    let route: MakeRoute = Box::new(move |op: &Operation| {
+        let shape = Arc::new(Shape::of::<I>());
+        let declared = Arc::new(op.errors.clone());
+        let handler =
+            move |State(s): State<AppState>, headers: HeaderMap, ApiBytes(body): ApiBytes| {
+                let f = f.clone();
+                let shape = shape.clone();
+                let declared = declared.clone();
+                timed(async move {
+                    require_json(&headers)?;
+                    let input: I = StrictJson::parse(&body, &shape)?;
+                    checked(name, &declared, f(s, input).await)
+                })
+            };
+        on(filter(op.method), handler)
+    });
+    Binding {
+        name,
+        input: Input::Body(Body::of::<I>()),
+        output: R::output(),
+        route,
+    }
+}
+
+/// A handler taking query (and path) parameters of type `I`.
+pub fn query<I, R, F, Fut>(name: &'static str, f: F) -> Binding
+where
+    I: DeserializeOwned + IntoParams + Send + 'static,
+    R: Reply,
+    F: Fn(AppState, I) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<R>> + Send + 'static,
+{
+    let route: MakeRoute = Box::new(move |op: &Operation| {
+        let declared = Arc::new(op.errors.clone());
+        let handler =
+            move |State(s): State<AppState>, headers: HeaderMap, ApiQuery(q): ApiQuery<I>| {
+                let f = f.clone();
+                let declared = declared.clone();
+                timed(async move {
+                    let response = checked(name, &declared, f(s, q).await)?.into_response();
+                    Ok::<_, Error>(not_modified(&headers, response))
+                })
+            };
+        on(filter(op.method), handler)
+    });
+    Binding {
+        name,
+        input: Input::Query(Params::of::<I>()),
+        output: R::output(),
+        route,
+    }
+}
+
+/// A handler without input.
+pub fn plain<R, F, Fut>(name: &'static str, f: F) -> Binding
+where
+    R: Reply,
+    F: Fn(AppState) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<R>> + Send + 'static,
+{
+    let route: MakeRoute = Box::new(move |op: &Operation| {
+        let declared = Arc::new(op.errors.clone());
+        let handler = move |State(s): State<AppState>| {
+            let f = f.clone();
+            let declared = declared.clone();
+            timed(async move { checked(name, &declared, f(s).await) })
+        };
+        on(filter(op.method), handler)
+    });
+    Binding {
+        name,
+        input: Input::None,
+        output: R::output(),
+        route,
+    }
+}
+
+/// Runs a handler and says where its time went in `Server-Timing` (device commands, parsing,
+/// encoding, total), on successes and errors alike.
+async fn timed<R: IntoResponse>(work: impl Future<Output = Result<R>>) -> Response {
+    let started = std::time::Instant::now();
+    let (result, stages) = crate::exec::timing::scope(work).await;
+    let mut response = result.into_response();
+    let value = crate::exec::timing::header(&stages, started.elapsed());
+    if let Ok(v) = axum::http::HeaderValue::from_str(&value) {
+        response
+            .headers_mut()
+            .insert(axum::http::HeaderName::from_static("server-timing"), v);
+    }
+    response
+}
+
+/// `304 Not Modified` (with the tag, without the body) when the request's `If-None-Match`
+/// names the answer's `ETag`; else the answer.
+fn not_modified(request: &HeaderMap, response: Response) -> Response {
+    let tag = response.headers().get(header::ETAG).cloned();
+    let hit = match (request.get(header::IF_NONE_MATCH), &tag) {
+        (Some(inm), Some(tag)) => match (inm.to_str(), tag.to_str()) {
+            (Ok(inm), Ok(tag)) => none_match_hits(inm, tag),
+            _ => false,
+        },
+        _ => false,
+    };
+    if !hit || !response.status().is_success() {
+        return response;
+    }
+    let mut r = StatusCode::NOT_MODIFIED.into_response();
+    if let Some(tag) = tag {
+        r.headers_mut().insert(header::ETAG, tag);
+    }
+    r
+}
+
+/// A body must be declared JSON: a plain HTML form or a "simple" cross-site request cannot
+/// send that content type, so a web page cannot make the server act.
+fn require_json(headers: &HeaderMap) -> Result<()> {
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| {
+            let mime = mime.trim().to_ascii_lowercase();
+            mime == "application/json" || mime.ends_with("+json")
+        });
+    if json {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::UnsupportedMediaType,
+        "this operation takes a JSON body: send `Content-Type: application/json`",
+    )
+    .with_hint("send a JSON body (`{}` when there is nothing to say) with that header"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use crate::api::operations;
+
+    #[test]
+    fn every_operation_has_one_binding_that_agrees_with_the_table() {
+        let ops = operations();
+        let mut bound: BTreeMap<&str, usize> = BTreeMap::new();
+        for b in super::super::routes::bindings() {
+            *bound.entry(b.name).or_default() += 1;
+            let op = ops
+                .iter()
+                .find(|o| o.name == b.name)
+                .unwrap_or_else(|| panic!("binding `{}` names no operation", b.name));
+            assert_eq!(b.input, op.input, "`{}`: the handler's input", b.name);
+            assert_eq!(b.output, op.output, "`{}`: the handler's output", b.name);
+        }
+        for op in &ops {
+            assert_eq!(bound.get(op.name), Some(&1), "`{}`: bindings", op.name);
+        }
+    }
+}

@@ -18,6 +18,8 @@
 //! - [`client`]: the HTTP client the CLI and the MCP stdio bridge share (autostart, exit codes).
 //! - [`cli`]: the thin command line that calls the server over HTTP (and, with the `demo` feature,
 //!   starts the virtual Android device of `crates/virtual-device` for `serve --demo`).
+//! - [`render`]: answers as compact text, one renderer per operation (the CLI's output, MCP's
+//!   tool results).
 //! - [`mcp`]: the API's operations as MCP tools, on stdio (`mobilectl mcp`) and at `/mcp`.
 
 // The product's code never unwraps (tests may: clippy.toml).
@@ -36,6 +38,7 @@ pub mod image;
 pub mod logs;
 pub mod mcp;
 pub mod proxy;
+pub mod render;
 pub mod server;
 pub mod ui;
 

@@ -97,8 +97,18 @@ async fn stdio_mcp_drives_the_demo_login() {
     // Act on a ref, then on a selector.
     let typed = call(&client, "type_text", json!({"ref": user, "text": "alice"})).await;
     assert_ne!(typed.is_error, Some(true), "{typed:?}");
-    let typed_json: Value = serde_json::from_str(&text_of(&typed)).unwrap();
-    assert_eq!(typed.structured_content.as_ref(), Some(&typed_json));
+    // The text is what the CLI prints (one line, then what changed); the JSON rides beside it.
+    let typed_json = typed.structured_content.clone().expect("structuredContent");
+    assert_eq!(typed_json["success"], true, "{typed_json}");
+    let typed_text = text_of(&typed);
+    assert_eq!(
+        typed_text,
+        mobilectl::render::text("type_text", &typed_json)
+    );
+    assert!(
+        typed_text.starts_with(&format!("type {user} ok · read back \"alice\"")),
+        "{typed_text}"
+    );
     let tap = call(&client, "tap", json!({"selector": {"text": "LOG IN"}})).await;
     assert_ne!(tap.is_error, Some(true), "{tap:?}");
 
@@ -117,8 +127,13 @@ async fn stdio_mcp_drives_the_demo_login() {
     )
     .await;
     assert_ne!(wait.is_error, Some(true), "{wait:?}");
-    let waited: Value = serde_json::from_str(&text_of(&wait)).unwrap();
+    let waited = wait.structured_content.clone().expect("structuredContent");
     assert_eq!(waited["status"], "success", "{waited}");
+    assert!(
+        text_of(&wait).starts_with("wait success after "),
+        "{}",
+        text_of(&wait)
+    );
 
     // See: a JPEG that fits 1024 px, with its geometry beside it.
     let shot = call(&client, "screenshot", json!({})).await;
@@ -441,9 +456,11 @@ async fn mcp_route_needs_the_token_and_calls_the_api_in_process() {
     assert_eq!(status, 200, "{body}");
     let result = &body["result"];
     assert_eq!(result["isError"], false, "{body}");
-    let listed: Value =
-        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(result["structuredContent"], listed);
+    let listed = result["structuredContent"].clone();
+    assert_eq!(
+        result["content"][0]["text"],
+        mobilectl::render::text("list_devices", &listed)
+    );
     assert!(listed["devices"].as_array().unwrap().is_empty(), "{listed}");
 
     // A failing operation is a tool error carrying the API's code.

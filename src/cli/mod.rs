@@ -5,12 +5,10 @@
 pub mod batch;
 pub mod commands;
 pub mod demo;
-pub mod flows_text;
 pub mod forms;
 pub mod hint;
 pub mod offline;
 pub mod output;
-mod output_logs;
 pub mod plan;
 pub mod proxy;
 pub mod serve;

@@ -112,7 +112,11 @@ pub enum AnswerKind {
 
 /// What a command got back, for [`super::output`].
 pub enum Answer {
-    Json(crate::client::Reply),
+    /// Operation `op`'s JSON answer.
+    Json {
+        op: &'static str,
+        reply: crate::client::Reply,
+    },
     Text(crate::client::Reply),
     /// A file was written.
     Saved(Value),
@@ -166,8 +170,10 @@ pub async fn execute(
     match (h.answer, h.method) {
         (AnswerKind::Binary, _) => save_bytes(c, &h.path, &query, req.output).await,
         (AnswerKind::Stream, _) => {
-            c.stream(&h.path, &query, |data| super::output::event(data, json))
-                .await?;
+            c.stream(&h.path, &query, |data| {
+                super::output::event(req.op, data, json)
+            })
+            .await?;
             Ok(Answer::Streamed)
         }
         (kind, HttpMethod::Get) => {
@@ -177,14 +183,20 @@ pub async fn execute(
                 _ if req.op == "debug_bundle" && req.output.is_some() => {
                     save_bundle(r, req.output.as_deref().unwrap_or("."))?
                 }
-                _ => Answer::Json(r),
+                _ => Answer::Json {
+                    op: req.op,
+                    reply: r,
+                },
             })
         }
         (_, m) => {
             let method =
                 reqwest::Method::from_bytes(m.as_str().as_bytes()).unwrap_or(reqwest::Method::POST);
             let body = h.body.unwrap_or_else(|| json!({}));
-            c.call(method, &h.path, &body).await.map(Answer::Json)
+            let op = req.op;
+            c.call(method, &h.path, &body)
+                .await
+                .map(|reply| Answer::Json { op, reply })
         }
     }
 }
@@ -558,7 +570,10 @@ fn save_bundle(mut r: crate::client::Reply, dir: &str) -> Result<Answer, ClientE
     r.value["saved"] = json!(saved);
     // With --json, what was written (the screenshot's bytes are in the file, not on stdout).
     r.raw = json!({ "saved": saved }).to_string();
-    Ok(Answer::Json(r))
+    Ok(Answer::Json {
+        op: "debug_bundle",
+        reply: r,
+    })
 }
 
 /// Writes a binary answer to `output`: a file, or `-` for stdout. An image goes to

@@ -49,7 +49,8 @@ impl<D: Dispatch> McpServer<D> {
             Err(e) => return Ok(tools::argument_error(&e)),
         };
         Ok(match self.dispatch.send(request).await {
-            Ok(answer) => tools::result(&answer),
+            Ok(answer) if tools::asks_json(args) => tools::result_as_json(&answer),
+            Ok(answer) => tools::result(name, &answer),
             Err(e) => tools::dispatch_error(&e),
         })
     }

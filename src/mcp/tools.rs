@@ -22,22 +22,30 @@ struct Presentation {
     description: Option<&'static str>,
     /// Query arguments added when the caller does not give them.
     defaults: &'static [(&'static str, &'static str)],
+    /// Whether a result carries the answer's JSON as `structuredContent` beside its text.
+    structured: bool,
 }
 
-/// The overrides: a model reads the compact text tree better than JSON, and a screenshot
-/// costs far fewer tokens as a JPEG that fits 1024 px.
+/// The overrides: a model reads the compact text tree better than JSON (the snapshot is read
+/// as JSON and told as text, see [`result`]), and a screenshot costs far fewer tokens as a
+/// JPEG that fits 1024 px.
 const PRESENTATION: &[Presentation] = &[
     Presentation {
         name: "snapshot",
         description: Some(
             "Read the screen: a compact text tree of elements with refs e1..eN (format=json for JSON).",
         ),
-        defaults: &[("format", "text")],
+        // Read as JSON and told as the renderer's text (a short header). Its JSON (every
+        // element's bounds and states, ~15 times the text) is not sent along: `format: json`
+        // asks for it.
+        defaults: &[("format", "json")],
+        structured: false,
     },
     Presentation {
         name: "screenshot",
         description: Some("The screen as an image (JPEG fit to 1024 px unless told otherwise)."),
         defaults: &[("format", "jpeg"), ("max_size", "1024")],
+        structured: true,
     },
     Presentation {
         name: "screenshot_annotated",
@@ -45,6 +53,7 @@ const PRESENTATION: &[Presentation] = &[
             "The screen with each ref's box and tag drawn on it (JPEG fit to 1024 px by default).",
         ),
         defaults: &[("format", "jpeg"), ("max_size", "1024")],
+        structured: true,
     },
 ];
 
@@ -56,6 +65,8 @@ pub struct ToolDef {
     pub path: &'static str,
     pub input: InputKind,
     defaults: &'static [(&'static str, &'static str)],
+    /// Whether its results carry the answer's JSON as `structuredContent`.
+    structured: bool,
 }
 
 /// Every tool, in the operation table's order.
@@ -95,6 +106,7 @@ fn build() -> Vec<ToolDef> {
                 path: op.path,
                 input: op.input.kind(),
                 defaults: p.map_or(&[][..], |p| p.defaults),
+                structured: p.is_none_or(|p| p.structured),
             }
         })
         .collect()
@@ -158,9 +170,26 @@ impl ToolDef {
     }
 }
 
-/// The tool result for an API answer: images as image content, text as text, JSON as compact
-/// JSON text (and as `structuredContent`), errors as `isError` text `CODE: message hint: …`.
-pub fn result(answer: &ApiAnswer) -> CallToolResult {
+/// The tool result for operation `op`'s answer: images as image content, text as text, JSON
+/// as the operation's text (`crate::render`, what the CLI prints: one line per action, then
+/// what changed) with the JSON itself as `structuredContent`, errors as `isError` text
+/// `CODE: message hint: …`.
+pub fn result(op: &str, answer: &ApiAnswer) -> CallToolResult {
+    respond(Some(op), answer)
+}
+
+/// Whether a call's arguments ask for JSON (`format: json`): then a JSON answer is the text
+/// content as it is, not the operation's rendering.
+pub fn asks_json(args: Option<&JsonObject>) -> bool {
+    args.and_then(|a| a.get("format")).and_then(Value::as_str) == Some("json")
+}
+
+/// The tool result for an answer told as compact JSON text (and `structuredContent`).
+pub fn result_as_json(answer: &ApiAnswer) -> CallToolResult {
+    respond(None, answer)
+}
+
+fn respond(op: Option<&str>, answer: &ApiAnswer) -> CallToolResult {
     if !(200..300).contains(&answer.status) {
         return CallToolResult::error(vec![ContentBlock::text(error_text(answer))]);
     }
@@ -177,8 +206,13 @@ pub fn result(answer: &ApiAnswer) -> CallToolResult {
     let text = String::from_utf8_lossy(&answer.body);
     if ctype == "application/json" {
         if let Ok(v) = serde_json::from_str::<Value>(&text) {
-            let mut r = CallToolResult::success(vec![ContentBlock::text(v.to_string())]);
-            if v.is_object() {
+            let said = match op.and_then(crate::render::renderer) {
+                Some(render) => render(&v),
+                None => v.to_string(),
+            };
+            let mut r = CallToolResult::success(vec![ContentBlock::text(said)]);
+            let structured = op.and_then(find).is_none_or(|t| t.structured);
+            if v.is_object() && structured {
                 r.structured_content = Some(v);
             }
             return r;
@@ -311,16 +345,18 @@ mod tests {
         assert_eq!(
             q,
             [
-                ("format".to_string(), "text".to_string()),
+                ("format".to_string(), "json".to_string()),
                 ("interactive_only".into(), "true".into()),
                 ("udid".into(), "emu-1".into()),
             ]
         );
         // The caller's choice wins over a default.
-        let json_snap = snap
-            .request(Some(&args(json!({"format": "json"}))))
+        let text_snap = snap
+            .request(Some(&args(json!({"format": "text"}))))
             .unwrap();
-        assert_eq!(json_snap.query, [("format".into(), "json".into())]);
+        assert_eq!(text_snap.query, [("format".into(), "text".into())]);
+        assert!(asks_json(Some(&args(json!({"format": "json"})))));
+        assert!(!asks_json(None));
 
         let shot = find("screenshot").unwrap().request(None).unwrap();
         let mut q = shot.query.clone();
@@ -358,17 +394,47 @@ mod tests {
     #[test]
     fn answers_become_content() {
         let json_answer = answer(200, "application/json", br#"{ "success": true }"#);
-        let r = result(&json_answer);
+        // Asked for JSON (`format: json`), the text is the JSON itself.
+        let r = result_as_json(&json_answer);
         assert_eq!(r.is_error, Some(false));
         assert_eq!(r.content[0].as_text().unwrap().text, r#"{"success":true}"#);
         assert_eq!(r.structured_content, Some(json!({"success": true})));
+        // One with a renderer says what the CLI prints, the JSON beside it.
+        let tap = answer(
+            200,
+            "application/json",
+            br#"{"action_type": "tap", "success": true, "target": {"ref": "e4"},
+                 "changes": {"appeared": ["button \"Allow\" [e1]"]}}"#,
+        );
+        let r = result("tap", &tap);
+        assert_eq!(
+            r.content[0].as_text().unwrap().text,
+            "tap e4 ok\n  + button \"Allow\" [e1]"
+        );
+        assert_eq!(r.structured_content.unwrap()["action_type"], "tap");
+        // The snapshot is told as its tree under a short header, without its large JSON.
+        let snap = answer(
+            200,
+            "application/json",
+            br#"{"snapshot_id": "s1", "activity": "a/.B", "screen": {"w": 10, "h": 20},
+                 "tree_text": "button \"OK\" [e1]\n", "elements": []}"#,
+        );
+        let r = result("snapshot", &snap);
+        assert_eq!(
+            r.content[0].as_text().unwrap().text,
+            "# s1 · a/.B · 10x20 px\nbutton \"OK\" [e1]\n"
+        );
+        assert_eq!(r.structured_content, None);
 
-        let text = result(&answer(200, "text/plain; charset=utf-8", b"[e1] textbox"));
+        let text = result(
+            "snapshot",
+            &answer(200, "text/plain; charset=utf-8", b"[e1] textbox"),
+        );
         assert_eq!(text.content[0].as_text().unwrap().text, "[e1] textbox");
 
         let mut img = answer(200, "image/jpeg", &[0xff, 0xd8, 0xff]);
         img.headers = vec![("x-scale".into(), "0.5".into())];
-        let r = result(&img);
+        let r = result("screenshot", &img);
         let image = r.content[0].as_image().unwrap();
         assert_eq!(image.mime_type, "image/jpeg");
         assert_eq!(image.data, "/9j/");
@@ -378,13 +444,13 @@ mod tests {
     #[test]
     fn errors_carry_code_message_and_hint() {
         let body = br#"{"error":{"code":"STALE_REFERENCE","message":"e3 is from an old snapshot","retryable":false,"hint":"take a new snapshot"}}"#;
-        let r = result(&answer(409, "application/json", body));
+        let r = result("tap", &answer(409, "application/json", body));
         assert_eq!(r.is_error, Some(true));
         assert_eq!(
             r.content[0].as_text().unwrap().text,
             "STALE_REFERENCE: e3 is from an old snapshot hint: take a new snapshot"
         );
-        let bare = result(&answer(502, "text/plain", b"bad gateway"));
+        let bare = result("tap", &answer(502, "text/plain", b"bad gateway"));
         assert_eq!(bare.is_error, Some(true));
         assert_eq!(
             bare.content[0].as_text().unwrap().text,

@@ -68,7 +68,9 @@ async def drive(mobilectl_bin, url):
 
             typed = await session.call_tool("type_text", {"ref": user, "text": "alice"})
             assert not typed.is_error, typed
-            assert json.loads(texts(typed))["success"] is True
+            # The text is the CLI's line and what changed; the JSON rides beside it.
+            assert typed.structured_content["success"] is True
+            assert texts(typed).startswith(f'type {user} ok · read back "alice"'), texts(typed)
 
             tap = await session.call_tool("tap", {"selector": {"text": "LOG IN"}})
             assert not tap.is_error, tap
@@ -78,7 +80,8 @@ async def drive(mobilectl_bin, url):
                 {"selector": {"text": "Allow"}, "condition": "visible", "timeout_ms": 10000},
             )
             assert not wait.is_error, wait
-            assert json.loads(texts(wait))["status"] == "success"
+            assert wait.structured_content["status"] == "success"
+            assert texts(wait).startswith("wait success after "), texts(wait)
 
             shot = await session.call_tool("screenshot", {})
             assert not shot.is_error, shot

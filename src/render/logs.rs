@@ -1,13 +1,11 @@
-//! The readable forms of the log answers, chosen by the JSON's shape: a log entry is one line
+//! The log answers as text: a log entry is one line
 //! as logcat prints it (`23:11:55.460  4302  4302 D DemoApp: shown`), a `dropped` notice one
 //! line, a page its entries, crashes one line each (their id and summary), a crash its summary
 //! and text, a debug bundle what it holds and where it was saved.
 
 use serde_json::Value;
 
-fn s(v: &Value) -> &str {
-    v.as_str().unwrap_or("")
-}
+use super::s;
 
 /// `hh:mm:ss.mmm` of an RFC 3339 time (the whole text when it is not one).
 fn clock(t: &str) -> &str {
@@ -41,53 +39,57 @@ fn crash_line(c: &Value) -> String {
     )
 }
 
-/// The readable form of a log answer, or `None` when `v` is not one.
-pub fn text(v: &Value) -> Option<String> {
-    if v.get("level").is_some() && v.get("tag").is_some() && v.get("message").is_some() {
-        return Some(entry_line(v));
-    }
-    if v.get("dropped").is_some() && v.get("cursor").is_some() {
-        return Some(format!(
+/// A `stream_logs` event: an entry, or a notice that this reader fell behind.
+pub fn event(v: &Value) -> String {
+    if v.get("dropped").is_some() && v.get("message").is_none() {
+        return format!(
             "-- {} entries dropped: this reader fell behind the log",
             v["dropped"]
-        ));
-    }
-    if let (Some(entries), Some(cursor)) = (v["entries"].as_array(), v["cursor"].as_str()) {
-        let mut lines: Vec<String> = entries.iter().map(entry_line).collect();
-        if let Some(n) = v["missed"].as_u64() {
-            lines.insert(0, format!("-- {n} entries were dropped before this read"));
-        }
-        if entries.is_empty() {
-            lines.push("no entries".into());
-        }
-        if v["more"] == true {
-            lines.push(format!("-- more: mobilectl logs --since {cursor}"));
-        }
-        return Some(lines.join("\n"));
-    }
-    if v.get("taken_at").is_some() && v.get("logs").is_some() {
-        return Some(bundle(v));
-    }
-    if let Some(crashes) = v["crashes"].as_array() {
-        if crashes.is_empty() {
-            return Some("no crashes".into());
-        }
-        return Some(
-            crashes
-                .iter()
-                .map(crash_line)
-                .collect::<Vec<_>>()
-                .join("\n"),
         );
     }
-    if v["crash"].is_object() {
-        let c = &v["crash"];
-        return Some(format!("{}\n\n{}", crash_line(c), s(&c["text"])));
-    }
-    None
+    entry_line(v)
 }
 
-fn bundle(v: &Value) -> String {
+/// `tail_logs`: its entries, a line each.
+pub fn page(v: &Value) -> String {
+    let entries = v["entries"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut lines: Vec<String> = entries.iter().map(entry_line).collect();
+    if let Some(n) = v["missed"].as_u64() {
+        lines.insert(0, format!("-- {n} entries were dropped before this read"));
+    }
+    if entries.is_empty() {
+        lines.push("no entries".into());
+    }
+    if v["more"] == true {
+        lines.push(format!(
+            "-- more: mobilectl logs --since {}",
+            s(&v["cursor"])
+        ));
+    }
+    lines.join("\n")
+}
+
+/// `list_crashes`: a line each.
+pub fn crashes(v: &Value) -> String {
+    let crashes = v["crashes"].as_array().map_or(&[][..], Vec::as_slice);
+    if crashes.is_empty() {
+        return "no crashes".into();
+    }
+    crashes
+        .iter()
+        .map(crash_line)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `get_crash`: its line, then its text.
+pub fn crash(v: &Value) -> String {
+    let c = &v["crash"];
+    format!("{}\n\n{}", crash_line(c), s(&c["text"]))
+}
+
+/// `debug_bundle`: what it holds and where it was saved.
+pub fn bundle(v: &Value) -> String {
     let mut lines = vec![format!(
         "{} · {} · {}",
         s(&v["device"]["udid"]),
@@ -122,16 +124,15 @@ mod tests {
         let e = json!({"time": "2026-11-23T23:11:55.460Z", "level": "D", "tag": "DemoApp",
             "message": "LoginActivity shown", "pid": 4302, "tid": 4302, "app": "com.mobilectl.demo"});
         assert_eq!(
-            text(&e).unwrap(),
+            event(&e),
             "23:11:55.460  4302  4302 D DemoApp: LoginActivity shown  [com.mobilectl.demo]"
         );
         let d = json!({"dropped": 12, "cursor": "a-1"});
-        assert!(text(&d).unwrap().contains("12 entries dropped"));
-        let page = json!({"udid": "x", "entries": [e], "cursor": "a-9", "more": true,
+        assert!(event(&d).contains("12 entries dropped"));
+        let answer = json!({"udid": "x", "entries": [e], "cursor": "a-9", "more": true,
             "source": {}});
-        let t = text(&page).unwrap();
+        let t = page(&answer);
         assert!(t.ends_with("-- more: mobilectl logs --since a-9"), "{t}");
-        assert_eq!(text(&json!({"crashes": []})).unwrap(), "no crashes");
-        assert!(text(&json!({"success": true})).is_none());
+        assert_eq!(crashes(&json!({"crashes": []})), "no crashes");
     }
 }

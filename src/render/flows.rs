@@ -1,66 +1,63 @@
-//! Readable forms of the network-capture answers, chosen by the JSON's shape: a flow in one
-//! line (lists, streams, summaries), a flow with its headers and bodies, the flow list, the
-//! summary, the proxy's status, attach, detach and clear.
+//! The network-capture answers as text: a flow in one line (lists, the stream's events), a
+//! flow with its headers and bodies, the flow list, the summary, the proxy's status, attach,
+//! detach and clear.
 
 use serde_json::Value;
 
-use super::output::s;
+use super::s;
 
-/// The readable form, when `v` is one of the proxy's answers.
-pub fn text(v: &Value) -> Option<String> {
-    if v.get("request").is_some() && v.get("timing").is_some() {
-        return Some(detail(v));
+/// `list_flows`: a line per flow.
+pub fn list(v: &Value) -> String {
+    let mut lines: Vec<String> = v["flows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(line)
+        .collect();
+    if lines.is_empty() {
+        lines.push("no flows".into());
     }
-    if v.get("method").is_some() && v.get("total_ms").is_some() {
-        return Some(line(v));
+    if v["missed"] == true {
+        lines.push("(some flows after the cursor were evicted before they were read)".into());
     }
-    if let (Some(flows), Some(_)) = (v["flows"].as_array(), v.get("next_cursor")) {
-        let mut lines: Vec<String> = flows.iter().map(line).collect();
-        if lines.is_empty() {
-            lines.push("no flows".into());
+    lines.join("\n")
+}
+
+/// `proxy_attach`.
+pub fn attached(v: &Value) -> String {
+    let mut out = vec![format!(
+        "{} {} to the proxy at {}",
+        if v["already"] == true {
+            "already attached"
+        } else {
+            "attached"
+        },
+        s(&v["device"]["udid"]),
+        s(&v["proxy"])
+    )];
+    out.extend(steps(v));
+    out.join("\n")
+}
+
+/// `proxy_detach`.
+pub fn detached(v: &Value) -> String {
+    let mut out = vec![format!(
+        "detached {}{}",
+        s(&v["device"]["udid"]),
+        if v["was_attached"] == true {
+            ""
+        } else {
+            " (this server had not attached it)"
         }
-        if v["missed"] == true {
-            lines.push("(some flows after the cursor were evicted before they were read)".into());
-        }
-        return Some(lines.join("\n"));
-    }
-    if v.get("by_host").is_some() {
-        return Some(summary(v));
-    }
-    if v.get("running").is_some() && v.get("store").is_some() {
-        return Some(status(v));
-    }
-    if v.get("already").is_some() && v.get("proxy").is_some() {
-        let mut out = vec![format!(
-            "{} {} to the proxy at {}",
-            if v["already"] == true {
-                "already attached"
-            } else {
-                "attached"
-            },
-            s(&v["device"]["udid"]),
-            s(&v["proxy"])
-        )];
-        out.extend(steps(v));
-        return Some(out.join("\n"));
-    }
-    if v.get("was_attached").is_some() {
-        let mut out = vec![format!(
-            "detached {}{}",
-            s(&v["device"]["udid"]),
-            if v["was_attached"] == true {
-                ""
-            } else {
-                " (this server had not attached it)"
-            }
-        )];
-        out.extend(steps(v));
-        return Some(out.join("\n"));
-    }
-    if let Some(n) = v["cleared"].as_u64() {
-        return Some(format!("cleared {n} flow{}", if n == 1 { "" } else { "s" }));
-    }
-    None
+    )];
+    out.extend(steps(v));
+    out.join("\n")
+}
+
+/// `clear_flows`.
+pub fn cleared(v: &Value) -> String {
+    let n = v["cleared"].as_u64().unwrap_or(0);
+    format!("cleared {n} flow{}", if n == 1 { "" } else { "s" })
 }
 
 fn steps(v: &Value) -> Vec<String> {
@@ -108,7 +105,8 @@ fn bytes(n: u64) -> String {
     }
 }
 
-fn detail(v: &Value) -> String {
+/// `get_flow`: one flow with its headers, bodies and error.
+pub fn flow(v: &Value) -> String {
     let t = &v["timing"];
     let mut first = line(v);
     let parts: Vec<String> = [
@@ -156,7 +154,8 @@ fn detail(v: &Value) -> String {
     out.join("\n")
 }
 
-fn summary(v: &Value) -> String {
+/// `get_flow_summary`.
+pub fn summary(v: &Value) -> String {
     let classes: Vec<String> = v["by_status"]
         .as_object()
         .into_iter()
@@ -208,7 +207,8 @@ fn summary(v: &Value) -> String {
     out.join("\n")
 }
 
-fn status(v: &Value) -> String {
+/// `proxy_start`, `proxy_stop`, `proxy_status`.
+pub fn status(v: &Value) -> String {
     let st = &v["store"];
     let mut first = if v["running"] == true {
         format!("proxy running on {}", s(&v["address"]))
@@ -266,20 +266,17 @@ mod tests {
     fn flows_read_as_lines() {
         let ok = json!({"id": 12, "started_at": "t", "method": "GET", "url": "https://a.com/x",
             "status": 200, "total_ms": 34.5, "size": 2048});
-        assert_eq!(
-            text(&ok).unwrap(),
-            "#12 GET 200 https://a.com/x · 34.5 ms · 2.0 KB"
-        );
+        assert_eq!(line(&ok), "#12 GET 200 https://a.com/x · 34.5 ms · 2.0 KB");
         let failed = json!({"id": 13, "started_at": "t", "method": "GET",
             "url": "http://127.0.0.1:1/", "error": "refused", "total_ms": 0.4});
         assert_eq!(
-            text(&failed).unwrap(),
+            line(&failed),
             "#13 GET refused http://127.0.0.1:1/ · 0.4 ms"
         );
-        let list = json!({"flows": [ok, failed], "next_cursor": 13, "evicted": 0});
-        assert_eq!(text(&list).unwrap().lines().count(), 2);
+        let both = json!({"flows": [ok, failed], "next_cursor": 13, "evicted": 0});
+        assert_eq!(list(&both).lines().count(), 2);
         assert_eq!(
-            text(&json!({"flows": [], "next_cursor": 0, "evicted": 0})).unwrap(),
+            list(&json!({"flows": [], "next_cursor": 0, "evicted": 0})),
             "no flows"
         );
     }
@@ -295,7 +292,7 @@ mod tests {
                                   "note": "binary (image/png)"}},
             "timing": {"connect_ms": 1.5, "first_byte_ms": 3.0, "total_ms": 4.0},
             "error": {"kind": "aborted", "message": "the app left"}});
-        let t = text(&v).unwrap();
+        let t = flow(&v);
         assert!(
             t.starts_with("#3 POST 500 aborted http://h/ · 4 ms (connect 1.5, first byte 3)"),
             "{t}"
@@ -314,7 +311,7 @@ mod tests {
             "in_flight": 0, "attached": [{"udid": "emu", "platform": "android", "port": 9101,
             "since": "t"}], "store": {"flows": 2, "bytes": 2048, "max_flows": 10,
             "max_bytes": 1048576, "evicted": 0, "latest_id": 2}});
-        let t = text(&st).unwrap();
+        let t = status(&st);
         assert!(
             t.starts_with(
                 "proxy running on 127.0.0.1:9101 · 2 flows kept (2.0 KB of 1.0 MB, 0 evicted)"
@@ -330,7 +327,7 @@ mod tests {
             "failures": [{"id": 2, "method": "GET", "url": "http://a.com/", "status": 500,
                           "total_ms": 3.0, "started_at": "t"}],
             "slowest": [], "evicted": 0});
-        let t = text(&sum).unwrap();
+        let t = summary(&sum);
         assert!(
             t.starts_with(
                 "2 flows · 2xx 1 · 5xx 1\nhosts: a.com (2, 1 failed)\nfailures (1):\n  #2 GET 500"
@@ -340,10 +337,9 @@ mod tests {
         let a = json!({"device": {"udid": "emu"}, "proxy": "127.0.0.1:9101", "already": false,
             "done": ["adb reverse"], "todo": ["trust the CA"]});
         assert_eq!(
-            text(&a).unwrap(),
+            attached(&a),
             "attached emu to the proxy at 127.0.0.1:9101\n  ran: adb reverse\n  todo: trust the CA"
         );
-        assert_eq!(text(&json!({"cleared": 1})).unwrap(), "cleared 1 flow");
-        assert!(text(&json!({"devices": []})).is_none());
+        assert_eq!(cleared(&json!({"cleared": 1})), "cleared 1 flow");
     }
 }

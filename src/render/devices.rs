@@ -1,0 +1,197 @@
+//! The answers about devices, apps and the service as text: the device list, the active
+//! device, power and other outcomes, installed apps, the doctor, the screen summary, find.
+
+use serde_json::Value;
+
+use super::s;
+
+/// `health`: `ok · mobilectl 0.1.0 · API protocol 1`.
+pub fn health(v: &Value) -> String {
+    format!(
+        "{} · mobilectl {} · API protocol {}",
+        s(&v["status"]),
+        s(&v["version"]),
+        v["api_protocol_version"]
+    )
+}
+
+/// `list_devices`: a line per device (`*` the active one), then the backends not listed.
+pub fn list(v: &Value) -> String {
+    let devs = v["devices"].as_array().map_or(&[][..], Vec::as_slice);
+    let active = v["active"].as_str();
+    let mut lines: Vec<String> = devs
+        .iter()
+        .map(|d| {
+            let mark = if d["udid"].as_str() == active && active.is_some() {
+                "*"
+            } else {
+                " "
+            };
+            format!(
+                "{mark} {}  {}  {} {}  {}  {}",
+                s(&d["udid"]),
+                s(&d["name"]),
+                s(&d["platform"]),
+                s(&d["kind"]),
+                s(&d["state"]),
+                s(&d["os_version"])
+            )
+            .trim_end()
+            .to_string()
+        })
+        .collect();
+    if devs.is_empty() {
+        lines.push("no devices".into());
+    }
+    for (backend, t) in v["tools"].as_object().into_iter().flatten() {
+        if t["available"] == false {
+            lines.push(format!("({backend} not listed: {})", s(&t["reason"])));
+        }
+    }
+    lines.join("\n")
+}
+
+/// `get_active_device`, `set_active_device`.
+pub fn active(v: &Value) -> String {
+    match v["udid"].as_str() {
+        Some(u) => format!("active device: {u} {}", s(&v["device"]["name"]))
+            .trim_end()
+            .into(),
+        None => "no active device".into(),
+    }
+}
+
+/// `boot`, `shutdown`: the device's state after.
+pub fn power(v: &Value) -> String {
+    if v.get("success").is_some() {
+        return done(v);
+    }
+    format!("{} {}", s(&v["state"]), s(&v["device"]["udid"]))
+        .trim_end()
+        .into()
+}
+
+/// An outcome (`launch_app`, `set_permission`, `erase`…): `ok · com.app · launched in 412 ms`.
+pub fn done(v: &Value) -> String {
+    let mut line = (if v["success"] == true { "ok" } else { "FAILED" }).to_string();
+    if let Some(b) = v["bundle_id"].as_str() {
+        line += &format!(" · {b}");
+    }
+    if let Some(t) = v["launch_time_ms"].as_u64() {
+        line += &format!(" · launched in {t} ms");
+    }
+    if let Some(d) = v["device"]["udid"].as_str() {
+        line += &format!(" · {d}");
+    }
+    line
+}
+
+/// `list_apps`: a line per app.
+pub fn apps(v: &Value) -> String {
+    v["apps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| {
+            format!(
+                "{}  {}  {}",
+                s(&a["bundle_id"]),
+                s(&a["name"]),
+                s(&a["version"])
+            )
+            .trim_end()
+            .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `find`: a line per match, best first.
+pub fn matches(v: &Value) -> String {
+    let ms = v["matches"].as_array().map_or(&[][..], Vec::as_slice);
+    if ms.is_empty() {
+        return "no match".into();
+    }
+    ms.iter()
+        .map(|m| {
+            let name = m["name"].as_str().map(|n| format!(" {n:?}"));
+            format!(
+                "{} {}{} ({} {:.2})",
+                m["ref"].as_str().map_or("-".into(), |r| format!("@{r}")),
+                s(&m["role"]),
+                name.unwrap_or_default(),
+                s(&m["kind"]),
+                m["score"].as_f64().unwrap_or(0.0)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `doctor`: the readiness of each backend, then each tool and check.
+pub fn doctor(v: &Value) -> String {
+    // Beside `overall` and `tools`, one readiness per backend, by its id.
+    let backends: Vec<String> = v
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| !matches!(k.as_str(), "overall" | "tools" | "checks"))
+        .map(|(k, r)| format!("{k}: {}", s(r)))
+        .collect();
+    let mut lines = vec![format!(
+        "overall: {} ({})",
+        s(&v["overall"]),
+        backends.join(", ")
+    )];
+    for t in v["tools"].as_array().into_iter().flatten() {
+        if t["found"] == true {
+            lines.push(format!(
+                "  ok       {}  {}  {}",
+                s(&t["tool"]),
+                s(&t["path"]),
+                s(&t["version"])
+            ));
+        } else {
+            lines.push(format!(
+                "  missing  {}  {}",
+                s(&t["tool"]),
+                s(&t["remediation"])
+            ));
+        }
+    }
+    // The backends' own checks: endpoints, devicectl, devices.
+    for c in v["checks"].as_array().into_iter().flatten() {
+        let facts: Vec<&str> = ["version", "session", "detail"]
+            .iter()
+            .map(|k| s(&c[*k]))
+            .filter(|x| !x.is_empty())
+            .collect();
+        let line = format!(
+            "  {:<8} {}  {}  {}",
+            if c["ok"] == true { "ok" } else { "failing" },
+            s(&c["name"]),
+            s(&c["target"]),
+            facts.join(" · ")
+        );
+        lines.push(line.trim_end().to_string());
+        if c["ok"] != true && !s(&c["remediation"]).is_empty() {
+            lines.push(format!("           → {}", s(&c["remediation"])));
+        }
+    }
+    lines.join("\n")
+}
+
+/// `screen_summary`.
+pub fn summary(v: &Value) -> String {
+    let mut lines = vec![s(&v["screen_description"]).to_string()];
+    for e in v["interactive_elements"].as_array().into_iter().flatten() {
+        lines.push(format!(
+            "  @{} {} {:?}",
+            s(&e["ref"]),
+            s(&e["role"]),
+            s(&e["name"])
+        ));
+    }
+    lines.push(format!("fingerprint {}", s(&v["fingerprint"])));
+    lines.join("\n")
+}

@@ -1,0 +1,238 @@
+//! Answers as compact text, one renderer per operation, chosen by the operation's name
+//! ([`RENDERERS`]): what the CLI prints, and what an MCP tool result says to the model (the
+//! answer's JSON rides along there as `structuredContent`). Pure code: JSON in, text out.
+//!
+//! - [`act`]: actions (one line each, then what changed) and batches;
+//! - [`verify`]: waits, expectations, waits for a change;
+//! - [`inspect`]: the snapshot, its tree under a short header;
+//! - [`devices`]: devices, apps, outcomes, the doctor, the summary, find;
+//! - [`logs`]: log entries, pages, crashes, the debug bundle;
+//! - [`flows`]: the recording proxy's flows, summary and status.
+
+pub mod act;
+pub mod devices;
+pub mod flows;
+pub mod inspect;
+pub mod logs;
+pub mod verify;
+
+use serde_json::Value;
+
+/// Turns an operation's JSON answer into text.
+pub type Renderer = fn(&Value) -> String;
+
+/// The renderer of each operation's answer, by operation name. An operation not listed (images,
+/// files) has no text of its own.
+pub const RENDERERS: &[(&str, Renderer)] = &[
+    ("health", devices::health),
+    ("doctor", devices::doctor),
+    ("list_devices", devices::list),
+    ("get_active_device", devices::active),
+    ("set_active_device", devices::active),
+    ("boot", devices::power),
+    ("shutdown", devices::power),
+    ("erase", devices::done),
+    ("install_app", devices::done),
+    ("launch_app", devices::done),
+    ("terminate_app", devices::done),
+    ("reset_app", devices::done),
+    ("list_apps", devices::apps),
+    ("open_url", devices::done),
+    ("snapshot", inspect::snapshot),
+    ("screen_summary", devices::summary),
+    ("find", devices::matches),
+    ("tap", act::action),
+    ("tap_element", act::action),
+    ("long_press", act::action),
+    ("swipe", act::action),
+    ("scroll", act::action),
+    ("scroll_to", act::action),
+    ("type_text", act::action),
+    ("press", act::action),
+    ("hide_keyboard", act::action),
+    ("batch", act::batch),
+    ("wait", verify::wait),
+    ("expect", verify::expect),
+    ("wait_for_change", verify::change),
+    ("alert_accept", act::action),
+    ("alert_dismiss", act::action),
+    ("set_location", devices::done),
+    ("set_permission", devices::done),
+    ("status_bar", devices::done),
+    ("proxy_start", flows::status),
+    ("proxy_stop", flows::status),
+    ("proxy_status", flows::status),
+    ("proxy_attach", flows::attached),
+    ("proxy_detach", flows::detached),
+    ("list_flows", flows::list),
+    ("get_flow", flows::flow),
+    ("get_flow_summary", flows::summary),
+    ("clear_flows", flows::cleared),
+    ("tail_logs", logs::page),
+    ("list_crashes", logs::crashes),
+    ("get_crash", logs::crash),
+    ("debug_bundle", logs::bundle),
+    // Streams: one event each.
+    ("stream_logs", logs::event),
+    ("stream_flows", flows::line),
+];
+
+/// The renderer of operation `op`, if it has one.
+pub fn renderer(op: &str) -> Option<Renderer> {
+    RENDERERS
+        .iter()
+        .find(|(name, _)| *name == op)
+        .map(|(_, f)| *f)
+}
+
+/// `op`'s answer as text: its renderer's, or pretty JSON for an operation without one.
+pub fn text(op: &str, answer: &Value) -> String {
+    match renderer(op) {
+        Some(render) => render(answer),
+        None => serde_json::to_string_pretty(answer).unwrap_or_default(),
+    }
+}
+
+/// A JSON string's text, or nothing.
+pub(crate) fn s(v: &Value) -> &str {
+    v.as_str().unwrap_or("")
+}
+
+/// The first 8 characters of a fingerprint.
+pub(crate) fn short(fp: &Value) -> String {
+    fp.as_str()
+        .map_or("?".into(), |f| f.chars().take(8).collect::<String>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{operations, Output};
+    use serde_json::json;
+
+    #[test]
+    fn every_json_answer_and_stream_has_a_renderer_and_every_renderer_an_operation() {
+        let ops = operations();
+        for op in &ops {
+            let has = renderer(op.name).is_some();
+            let wants = match op.output {
+                Output::Json(_)
+                | Output::JsonOrText(_)
+                | Output::JsonOrBytes(_)
+                | Output::EventStream(_) => true,
+                Output::Image | Output::File(_) => false,
+            };
+            assert_eq!(
+                has, wants,
+                "{}: renderer {has}, JSON answer {wants}",
+                op.name
+            );
+        }
+        for (name, _) in RENDERERS {
+            assert!(
+                ops.iter().any(|o| o.name == *name),
+                "{name} is no operation"
+            );
+        }
+    }
+
+    #[test]
+    fn action_results_are_one_line() {
+        let v = json!({"action_type": "tap", "success": true,
+            "target": {"ref": "e4", "x": 540, "y": 1290, "name": "LOG IN"},
+            "fingerprint_before": "87d1aaaaaaaa", "udid": "x", "timing_ms": 12});
+        assert_eq!(text("tap", &v), "tap e4 \"LOG IN\" ok · 12 ms");
+        // A point is said when it was the target.
+        let point = json!({"action_type": "tap", "success": true,
+            "target": {"x": 540, "y": 1290}, "udid": "x"});
+        assert_eq!(text("tap", &point), "tap (540,1290) ok");
+        // With observe, what changed follows the line.
+        let observed = json!({"action_type": "tap", "success": true,
+            "target": {"ref": "e4", "x": 540, "y": 1290},
+            "fingerprint_after": "99aabbccdd",
+            "changes": {"appeared": ["button \"Allow\" [e9]"], "replaced": true, "gone": 7,
+                        "app": "com.b", "alert": "Allow access?"},
+            "udid": "x", "timing_ms": 30});
+        assert_eq!(
+            text("tap", &observed),
+            "tap e4 ok · 30 ms · new screen · app → com.b\n  + button \"Allow\" [e9]\n  \
+             alert \"Allow access?\""
+        );
+        let unchanged = json!({"action_type": "press", "success": true, "changes": {},
+            "udid": "x", "timing_ms": 3});
+        assert_eq!(text("press", &unchanged), "press ok · 3 ms\n  (no change)");
+        let typed = json!({"action_type": "type", "success": true,
+            "target": {"ref": "e1"}, "details": {"matched": true, "readback": "alice"}});
+        assert_eq!(
+            text("type_text", &typed),
+            "type e1 ok · read back \"alice\""
+        );
+        let mistyped = json!({"action_type": "type", "success": false,
+            "failure_code": "TEXT_MISMATCH", "timing_ms": 5,
+            "details": {"matched": false, "readback": "alic"}});
+        assert_eq!(
+            text("type_text", &mistyped),
+            "type FAILED TEXT_MISMATCH · read back \"alic\" (not what was typed) · 5 ms"
+        );
+    }
+
+    #[test]
+    fn a_batch_renders_each_step_by_its_operation() {
+        let v = json!({"udid": "x", "success": true, "steps": [
+            {"op": "type_text", "answer": {"action_type": "type", "success": true,
+                "target": {"ref": "e1"}, "details": {"matched": true, "readback": "a"}}},
+            {"op": "wait", "answer": {"status": "success", "elapsed_ms": 3, "polls": 1,
+                "matched": {"ref": "e9", "role": "button", "name": "Allow"}}},
+            {"op": "tap", "answer": {"error": {"code": "ELEMENT_NOT_FOUND", "message": "no"}}}],
+            "receipt": {"fingerprint_after": "aaaabbbbcccc", "changes": {"appeared": ["\"x\""]}}});
+        assert_eq!(
+            text("batch", &v),
+            "0 type e1 ok · read back \"a\"\n\
+             1 wait success after 3 ms (1 polls) · @e9 button \"Allow\"\n\
+             2 tap FAILED ELEMENT_NOT_FOUND: no\n\
+             receipt\n  + \"x\"\n\
+             batch ok (3 steps)"
+        );
+    }
+
+    #[test]
+    fn change_and_health_lines() {
+        let v = json!({"status": "changed", "fingerprint_before": "aaaaaaaaaa",
+            "fingerprint_after": "bbbbbbbbbb", "elapsed_ms": 40, "polls": 2, "snapshot_id": "s"});
+        assert_eq!(
+            text("wait_for_change", &v),
+            "changed after 40 ms (2 polls) · fp aaaaaaaa→bbbbbbbb"
+        );
+        let h = json!({"status": "ok", "version": "0.1.0", "api_protocol_version": 1});
+        assert_eq!(text("health", &h), "ok · mobilectl 0.1.0 · API protocol 1");
+    }
+
+    #[test]
+    fn device_and_doctor_lines_name_every_backend() {
+        let list = json!({"devices": [], "tools": {
+            "android": {"available": true},
+            "ios": {"available": false, "reason": "`xcrun` was not found"},
+            "wda": {"available": false, "reason": "no endpoint"}}});
+        assert_eq!(
+            text("list_devices", &list),
+            "no devices\n(ios not listed: `xcrun` was not found)\n(wda not listed: no endpoint)"
+        );
+        let doctor = json!({"overall": "degraded", "android": "ready", "ios": "degraded",
+            "wda": "degraded", "tools": [], "checks": [
+                {"backend": "wda", "name": "WebDriverAgent", "target": "http://127.0.0.1:8100",
+                 "ok": true, "version": "9.3.0", "detail": "iOS 17.5"},
+                {"backend": "wda", "name": "devicectl", "target": "xcrun devicectl",
+                 "ok": false, "remediation": "install Xcode"}]});
+        assert_eq!(
+            text("doctor", &doctor),
+            "overall: degraded (android: ready, ios: degraded, wda: degraded)\n  \
+             ok       WebDriverAgent  http://127.0.0.1:8100  9.3.0 · iOS 17.5\n  \
+             failing  devicectl  xcrun devicectl\n           → install Xcode"
+        );
+    }
+
+    #[test]
+    fn an_operation_without_a_renderer_is_pretty_json() {
+        assert_eq!(text("screenshot", &json!({"a": 1})), "{\n  \"a\": 1\n}");
+    }
+}

@@ -5,7 +5,6 @@
 pub mod batch;
 pub mod commands;
 pub mod flows_text;
-pub mod forms;
 pub mod hint;
 pub mod offline;
 pub mod output;

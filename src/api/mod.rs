@@ -16,7 +16,7 @@ pub mod table;
 pub mod types;
 pub mod wire;
 
-pub use operation::{HttpMethod, Input, Mcp, Operation, Output};
+pub use operation::{CliForm, HttpMethod, Input, Mcp, Operation, Output};
 pub use table::operations;
 
 /// The operation named `name`.

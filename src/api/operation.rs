@@ -1,6 +1,6 @@
 //! What one operation is, as plain data: its name, method, path, tag, summary, the error codes
 //! it can answer, the shapes of its input and output ([`Input`], [`Output`]), and whether it is
-//! an MCP tool ([`Mcp`]). The HTTP binding (`crate::server::bind`), the OpenAPI entry, the CLI
+//! an MCP tool ([`Mcp`]) and how the command line writes it ([`CliForm`]). The HTTP binding (`crate::server::bind`), the OpenAPI entry, the CLI
 //! request and the MCP tool are all made from this.
 
 use serde::de::DeserializeOwned;
@@ -85,6 +85,16 @@ pub enum Mcp {
     Stream,
 }
 
+/// How the command line writes an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CliForm {
+    /// The command as a user writes it, without the leading `mobilectl` (turns the server's
+    /// route mentions into commands in hints).
+    pub usage: &'static str,
+    /// A command line that plans to this operation (checked by a test of `crate::cli`).
+    pub example: &'static [&'static str],
+}
+
 /// One operation of the API.
 #[derive(Debug, Clone)]
 pub struct Operation {
@@ -104,6 +114,7 @@ pub struct Operation {
     pub input: Input,
     pub output: Output,
     pub mcp: Mcp,
+    pub cli: CliForm,
 }
 
 impl Operation {
@@ -127,6 +138,7 @@ pub struct Draft {
     description: &'static str,
     errors: Vec<ErrorCode>,
     input: Input,
+    cli: CliForm,
 }
 
 /// Starts an entry of the table.
@@ -146,6 +158,7 @@ pub fn op(
         description: "",
         errors: Vec::new(),
         input: Input::None,
+        cli: CliForm::default(),
     }
 }
 
@@ -153,6 +166,12 @@ impl Draft {
     /// Longer text for the OpenAPI description.
     pub fn describe(mut self, text: &'static str) -> Self {
         self.description = text;
+        self
+    }
+
+    /// How the command line writes it: its usage and an example that plans to it.
+    pub fn cli(mut self, usage: &'static str, example: &'static [&'static str]) -> Self {
+        self.cli = CliForm { usage, example };
         self
     }
 
@@ -224,6 +243,7 @@ impl Draft {
             input: self.input,
             output,
             mcp,
+            cli: self.cli,
         }
     }
 }

@@ -1,9 +1,9 @@
 //! THE operation table: every operation of the API, once, as data: method, name, path, tag,
-//! summary, declared errors, and the wire types of its input and output. The OpenAPI document,
-//! the CLI's requests and the MCP tools are made from these entries, and the server binds a
-//! handler to each by name (`crate::server::routes`), checked against the types said here.
-//! Adding an operation is one entry here, its handler with its binding, and its controller
-//! method.
+//! summary, its command-line form, declared errors, and the wire types of its input and
+//! output. The OpenAPI document, the CLI's requests and hints and the MCP tools are made from
+//! these entries, and the server binds a handler to each by name (`crate::server::routes`),
+//! checked against the types said here. Adding an operation is one entry here, its handler
+//! with its binding line, and its controller method.
 //!
 //! Summaries are one line and double as MCP tool descriptions, so they stay short.
 
@@ -20,78 +20,96 @@ pub fn operations() -> Vec<Operation> {
     vec![
         // service
         op(Get, "health", "/health", "service", "Liveness and versions (no token needed).")
+            .cli("health", &["health"])
             .json::<Health>(),
         op(Get, "doctor", "/api/v1/doctor", "service", "Check the device tools: found, path, version, remediation.")
+            .cli("doctor", &["doctor"])
             .json::<DoctorReport>(),
         // devices
         op(Get, "list_devices", "/api/v1/device/list", "devices", "List Android devices, iOS Simulators and iPhones.")
+            .cli("devices", &["devices"])
             .describe("A missing tool is not an error: that platform is absent and `tools` says why.")
             .query::<ListQuery>()
             .json::<DeviceList>(),
         op(Get, "get_active_device", "/api/v1/device/active", "devices", "The device that requests without `udid` go to.")
+            .cli("active", &["active"])
             .json::<ActiveDevice>(),
         op(Put, "set_active_device", "/api/v1/device/active", "devices", "Choose the active device (`udid: null` forgets it).")
+            .cli("use UDID", &["use", "emulator-5554"])
             .errors(&[NoDevice, AmbiguousDevice, ToolMissing, Timeout, CommandFailed])
             .body::<SetActive>()
             .json::<ActiveDevice>(),
         op(Post, "boot", "/api/v1/device/boot", "devices", "Boot an iOS Simulator (`udid`) or an Android emulator (`avd`).")
+            .cli("boot UDID", &["boot", "--avd", "Pixel_7"])
             .errors(DEVICE)
             .errors(NAMED)
             .body::<BootRequest>()
             .json::<PowerResult>(),
         op(Post, "shutdown", "/api/v1/device/shutdown", "devices", "Shut down a simulator or an emulator.")
+            .cli("shutdown", &["shutdown"])
             .errors(DEVICE)
             .body::<ShutdownRequest>()
             .json::<PowerResult>(),
         op(Post, "erase", "/api/v1/device/erase", "devices", "Erase an iOS Simulator's content and settings.")
+            .cli("erase", &["erase", "iPhone 15"])
             .describe("A booted simulator is shut down, erased and booted again. Android: 501.")
             .errors(DEVICE)
             .body::<EraseRequest>()
             .json::<SettingDone>(),
         // apps
         op(Post, "install_app", "/api/v1/device/app/install", "apps", "Install an app from a path on the server's machine (.apk, .app).")
+            .cli("app install PATH", &["app", "install", "/tmp/a.apk"])
             .errors(DEVICE)
             .errors(NAMED)
             .body::<InstallRequest>()
             .json::<AppDone>(),
         op(Post, "launch_app", "/api/v1/device/app/launch", "apps", "Launch an app; reports its launch time.")
+            .cli("app launch BUNDLE_ID", &["app", "launch", "com.example"])
             .errors(DEVICE)
             .errors(NAMED)
             .body::<LaunchRequest>()
             .json::<LaunchDone>(),
         op(Post, "terminate_app", "/api/v1/device/app/terminate", "apps", "Stop an app.")
+            .cli("app terminate BUNDLE_ID", &["app", "terminate", "com.example"])
             .errors(DEVICE)
             .errors(NAMED)
             .body::<AppRequest>()
             .json::<AppDone>(),
         op(Post, "reset_app", "/api/v1/device/app/reset", "apps", "Clear an app's data.")
+            .cli("app reset BUNDLE_ID", &["app", "reset", "com.example"])
             .errors(DEVICE)
             .errors(NAMED)
             .body::<AppRequest>()
             .json::<AppDone>(),
         op(Get, "list_apps", "/api/v1/device/app/list", "apps", "List installed apps.")
+            .cli("app list", &["app", "list"])
             .errors(DEVICE)
             .query::<AppListQuery>()
             .json::<AppList>(),
         op(Post, "open_url", "/api/v1/device/open-url", "apps", "Open a URL or app link on the device.")
+            .cli("open URL", &["open", "https://example.com"])
             .errors(DEVICE)
             .body::<OpenUrlRequest>()
             .json::<AppDone>(),
         // inspect
         op(Get, "snapshot", "/api/v1/device/ui", "inspect", "Read the screen: elements with refs e1..eN (JSON, or compact text with format=text).")
+            .cli("snapshot", &["snapshot", "-i"])
             .errors(DEVICE)
             .query::<UiQuery>()
             .json_or_text::<SnapshotView>(),
         op(Get, "screen_summary", "/api/v1/device/screen-summary", "inspect", "What is on screen, in brief.")
+            .cli("summary", &["summary"])
             .describe("Title, counts by role, interactive elements, alert, keyboard, focused field, scroll containers.")
             .errors(DEVICE)
             .query::<DeviceQuery>()
             .json::<SummaryView>(),
         op(Get, "find", "/api/v1/device/ui/find", "inspect", "Find elements by free text, best match first.")
+            .cli("find QUERY", &["find", "log in"])
             .errors(DEVICE)
             .query::<FindQuery>()
             .json::<FindResult>(),
         op(Get, "screenshot", "/api/v1/device/screenshot", "inspect", "The screen as PNG or JPEG, optionally scaled.")
+            .cli("screenshot", &["screenshot", "-o", "s.png"])
             .describe("Headers: `x-original-size`, `x-image-size`, `x-scale`, `x-coordinate-space` (pixels on \
                        Android, points on iOS) and `x-tap-per-image-pixel` (multiply an image pixel \
                        position by it to get tap coordinates).")
@@ -99,6 +117,7 @@ pub fn operations() -> Vec<Operation> {
             .query::<ScreenshotQuery>()
             .image(),
         op(Get, "screenshot_annotated", "/api/v1/device/screenshot/annotated", "inspect", "The screen with each ref's box and tag drawn on it.")
+            .cli("screenshot --annotate", &["screenshot", "--annotate"])
             .describe("The refs are those of the snapshot taken at the same moment, which becomes the \
                        device's latest (`x-snapshot-id`). `grid=true` overlays lettered columns and \
                        numbered rows; tap a cell with `{\"grid\": \"C5\"}`.")
@@ -107,52 +126,62 @@ pub fn operations() -> Vec<Operation> {
             .image(),
         // act
         op(Post, "tap", "/api/v1/device/ui/tap", "act", "Tap a ref, a point (x, y), a selector's element or a grid cell.")
+            .cli("tap TARGET", &["tap", "@e1"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<TapRequest>()
             .json::<ActionResult>(),
         op(Post, "tap_element", "/api/v1/device/ui/tap-element", "act", "Tap the element with a label, identifier and/or type.")
+            .cli("tap-element LABEL", &["tap-element", "LOG IN"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<TapElementRequest>()
             .json::<ActionResult>(),
         op(Post, "long_press", "/api/v1/device/ui/long-press", "act", "Long-press a ref, a point or a selector's element.")
+            .cli("long-press TARGET", &["long-press", "10,20"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<LongPressRequest>()
             .json::<ActionResult>(),
         op(Post, "swipe", "/api/v1/device/ui/swipe", "act", "Swipe from a point to a point, or across a target in a direction.")
+            .cli("swipe FROM TO", &["swipe", "1,2", "3,4"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<SwipeRequest>()
             .json::<ActionResult>(),
         op(Post, "scroll", "/api/v1/device/ui/scroll", "act", "Scroll a container once (default: the biggest scrollable one).")
+            .cli("scroll", &["scroll"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<ScrollRequest>()
             .json::<ActionResult>(),
         op(Post, "scroll_to", "/api/v1/device/ui/scroll-to", "act", "Scroll until a selector's element is in view.")
+            .cli("scroll-to SELECTOR", &["scroll-to", "text:Order"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<ScrollToRequest>()
             .json::<ActionResult>(),
         op(Post, "type_text", "/api/v1/device/ui/type", "act", "Type text into the focused field or a target; reads the field back.")
+            .cli("type TARGET TEXT", &["type", "@e1", "hi"])
             .errors(DEVICE)
             .errors(TARGET)
             .errors(&[UnsupportedText])
             .body::<TypeOptions>()
             .json::<ActionResult>(),
         op(Post, "press", "/api/v1/device/ui/press", "act", "Press a key: back, home, enter, delete, tab, volume_up… or an Android key code.")
+            .cli("press KEY", &["press", "back"])
             .errors(DEVICE)
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<PressRequest>()
             .json::<ActionResult>(),
         op(Post, "hide_keyboard", "/api/v1/device/ui/hide-keyboard", "act", "Hide the on-screen keyboard if it is up.")
+            .cli("hide-keyboard", &["hide-keyboard"])
             .errors(DEVICE)
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<DeviceBody>()
             .json::<ActionResult>(),
         op(Post, "batch", "/api/v1/device/batch", "act", "Run act and verify steps in order under one hold of the device; stop at a failure.")
+            .cli("batch FILE", &["batch", "--step", "tap @e1", "--step", "wait text:OK"])
             .describe("Each step is `{op, body}`: an act or verify operation and its body as its own route takes \
                        it (without `udid`). All steps are checked before the first runs; each answers what \
                        its route answers. With `observe`, one read at the end and what changed over the batch.")
@@ -161,43 +190,52 @@ pub fn operations() -> Vec<Operation> {
             .json::<BatchResult>(),
         // verify
         op(Post, "wait", "/api/v1/device/ui/wait", "verify", "Wait until a selector's element meets a condition (a timeout is an answer).")
+            .cli("wait SELECTOR", &["wait", "text:OK"])
             .errors(DEVICE)
             .body::<WaitRequest>()
             .json::<WaitResult>(),
         op(Post, "expect", "/api/v1/device/ui/expect", "verify", "Judge the screen once: element visible or not, text, app, activity, fingerprint.")
+            .cli("expect", &["expect", "app", "com.example"])
             .errors(DEVICE)
             .body::<ExpectRequest>()
             .json::<ExpectResult>(),
         op(Post, "wait_for_change", "/api/v1/device/ui/wait-for-change", "verify", "Wait until the screen differs from a fingerprint, then confirm it settled.")
+            .cli("wait-for-change", &["wait-for-change"])
             .errors(DEVICE)
             .body::<WaitForChangeRequest>()
             .json::<ChangeResult>(),
         op(Post, "alert_accept", "/api/v1/device/alert/accept", "verify", "Accept the alert on screen (Allow, OK…) or tap its `button`.")
+            .cli("alert accept", &["alert", "accept"])
             .errors(DEVICE)
             .errors(&[NoAlert, ElementNotFound])
             .body::<AlertRequest>()
             .json::<ActionResult>(),
         op(Post, "alert_dismiss", "/api/v1/device/alert/dismiss", "verify", "Dismiss the alert on screen (Don't allow, Cancel…) or tap its `button`.")
+            .cli("alert dismiss", &["alert", "dismiss"])
             .errors(DEVICE)
             .errors(&[NoAlert, ElementNotFound])
             .body::<AlertRequest>()
             .json::<ActionResult>(),
         // system
         op(Post, "set_location", "/api/v1/device/location", "system", "Set or clear the simulated GPS location.")
+            .cli("location LAT LON", &["location", "1.5", "2.5"])
             .errors(DEVICE)
             .body::<LocationRequest>()
             .json::<SettingDone>(),
         op(Post, "set_permission", "/api/v1/device/permission", "system", "Grant, revoke or reset an app permission.")
+            .cli("permission grant BUNDLE_ID PERMISSION", &["permission", "grant", "com.example", "camera"])
             .errors(DEVICE)
             .errors(NAMED)
             .body::<PermissionRequest>()
             .json::<SettingDone>(),
         op(Post, "status_bar", "/api/v1/device/status-bar", "system", "Override (or clear) an iOS Simulator's status bar.")
+            .cli("status-bar", &["status-bar", "--time", "9:41"])
             .errors(DEVICE)
             .body::<StatusBarRequest>()
             .json::<SettingDone>(),
         // network
         op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording proxy.")
+            .cli("proxy start", &["proxy", "start"])
             .describe("Listens on 127.0.0.1 at the server's `--proxy-port` unless `port` is given (0: \
                        any free port). `passthrough`: more hosts tunnelled without decryption. \
                        Running already: its status, unchanged, with a note.")
@@ -205,15 +243,19 @@ pub fn operations() -> Vec<Operation> {
             .body::<ProxyStartRequest>()
             .json::<ProxyStatus>(),
         op(Post, "proxy_stop", "/api/v1/proxy/stop", "network", "Stop the proxy (detaches devices first).")
+            .cli("proxy stop", &["proxy", "stop"])
             .body::<ProxyStopRequest>()
             .json::<ProxyStatus>(),
         op(Get, "proxy_status", "/api/v1/proxy/status", "network", "Proxy state: address, CA, devices.")
+            .cli("proxy status", &["proxy", "status"])
             .json::<ProxyStatus>(),
         op(Get, "proxy_ca", "/api/v1/proxy/ca.pem", "network", "The proxy CA certificate (PEM).")
+            .cli("proxy ca", &["proxy", "ca", "-o", "ca.pem"])
             .describe("Made once and kept in the state directory; its private key is never served.")
             .errors(&[Unknown])
             .file(&["application/x-pem-file"]),
         op(Post, "proxy_attach", "/api/v1/proxy/attach", "network", "Route a device's traffic through the proxy.")
+            .cli("proxy attach", &["proxy", "attach"])
             .describe("Android: `adb reverse tcp:P tcp:P` and `settings put global http_proxy \
                        127.0.0.1:P` (the previous value is restored on detach). iOS Simulator: the \
                        CA is added to its keychain; it uses the Mac's proxy settings, which `todo` \
@@ -223,10 +265,12 @@ pub fn operations() -> Vec<Operation> {
             .body::<ProxyDeviceRequest>()
             .json::<ProxyAttachResult>(),
         op(Post, "proxy_detach", "/api/v1/proxy/detach", "network", "Undo proxy_attach.")
+            .cli("proxy detach", &["proxy", "detach"])
             .errors(DEVICE)
             .body::<ProxyDeviceRequest>()
             .json::<ProxyDetachResult>(),
         op(Get, "list_flows", "/api/v1/proxy/flows", "network", "Recorded network requests, filtered.")
+            .cli("proxy flows", &["proxy", "flows", "--status", "4xx"])
             .describe("Oldest first. `host`: that host or a domain with its subdomains; `status`: `404` \
                        or a class `4xx`; `failed`: no answer, 4xx or 5xx; `contains`: text in \
                        the URL; `since`: after a flow id, since an RFC 3339 time or a while ago \
@@ -235,6 +279,7 @@ pub fn operations() -> Vec<Operation> {
             .query::<FlowsQuery>()
             .json::<FlowList>(),
         op(Get, "get_flow", "/api/v1/proxy/flows/{id}", "network", "One request: headers, bodies, timing.")
+            .cli("proxy flow ID", &["proxy", "flow", "12"])
             .describe("Secret headers (Authorization, Cookie, Set-Cookie, Proxy-Authorization) are \
                        redacted unless `reveal=true` on a loopback server. `body=request|response` \
                        answers that body's bytes (decoded) in its own content type.")
@@ -242,24 +287,29 @@ pub fn operations() -> Vec<Operation> {
             .query::<FlowQuery>()
             .json_or_bytes::<FlowDetail>(),
         op(Get, "stream_flows", "/api/v1/proxy/flows/stream", "network", "New requests as Server-Sent Events.")
+            .cli("proxy flows --follow", &["proxy", "flows", "--follow"])
             .describe("The filters of list_flows; with `since`, the matching flows after it first; \
                        `limit`: end after that many.")
             .query::<FlowsQuery>()
             .events::<FlowLine>(),
         op(Get, "get_flow_summary", "/api/v1/proxy/summary", "network", "Network summary: hosts, failures, slowest.")
+            .cli("proxy summary", &["proxy", "summary"])
             .describe("`since` and `host` as for list_flows.")
             .query::<SummaryQuery>()
             .json::<FlowSummary>(),
         op(Delete, "clear_flows", "/api/v1/proxy/flows", "network", "Forget recorded requests.")
+            .cli("proxy clear", &["proxy", "clear"])
             .json::<Cleared>(),
         // logs
         op(Get, "tail_logs", "/api/v1/logs", "logs", "The device log's newest entries, or those after `since`.")
+            .cli("logs", &["logs", "--level", "W"])
             .describe("Filters: `level` (minimum), `tag`, `app`, `contains`, `regex`. The answer's \
                        `cursor`, passed as `since`, reads on from there.")
             .errors(DEVICE)
             .query::<LogsQuery>()
             .json::<LogPage>(),
         op(Get, "stream_logs", "/api/v1/logs/stream", "logs", "Follow the device log as Server-Sent Events.")
+            .cli("logs -f", &["logs", "-f", "--app", "com.example"])
             .describe("The filters of GET /api/v1/logs. Each entry is an `entry` event whose `id` \
                        resumes the stream (`Last-Event-ID`) without gaps or repeats; a reader that \
                        fell behind gets a `dropped` event; a comment every 15 s keeps the \
@@ -268,15 +318,18 @@ pub fn operations() -> Vec<Operation> {
             .query::<LogsQuery>()
             .events::<LogEvent>(),
         op(Get, "list_crashes", "/api/v1/logs/crashes", "logs", "Crashes and ANRs, newest first.")
+            .cli("crashes", &["crashes", "--since", "1h"])
             .errors(DEVICE)
             .query::<CrashesQuery>()
             .json::<CrashList>(),
         op(Get, "get_crash", "/api/v1/logs/crashes/{id}", "logs", "One crash or ANR with its full text.")
+            .cli("crashes ID", &["crashes", "c0123456789ab"])
             .errors(DEVICE)
             .errors(NAMED)
             .query::<CrashQuery>()
             .json::<CrashDetail>(),
         op(Get, "debug_bundle", "/api/v1/debug/bundle", "logs", "Screen, screenshot, app errors and crashes in one answer.")
+            .cli("debug-bundle", &["debug-bundle", "-o", "/tmp/bundle"])
             .errors(DEVICE)
             .describe("When something went wrong: the device, the foreground app, the compact tree, a \
                        scaled JPEG screenshot (base64), the app's last warnings and errors, and \

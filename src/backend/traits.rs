@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::doctor::{BackendCheck, Readiness, ToolCheck};
 use super::validate;
+use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
 use crate::device::{
     AlertChoice, AppInfo, Device, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
     Platform, Point, StatusBarOverride,

@@ -3,8 +3,8 @@
 //! printed by the CLI (not with `--json`) they name commands and flags instead:
 //!
 //! - a route (`GET /api/v1/device/ui`, optionally with its method) becomes the command of the
-//!   operation the table has on that path (`mobilectl snapshot`, see [`super::forms`]); a bare
-//!   `/dismiss` right after a route is read relative to it;
+//!   operation the table has on that path (`mobilectl snapshot`: its form in the table,
+//!   [`crate::api::CliForm`]); a bare `/dismiss` right after a route is read relative to it;
 //! - a JSON object whose every field has a CLI form becomes those words (`{"ref": "e12"}` →
 //!   `@e12`, `{"selector": {"text": "Sign in"}}` → `text:"Sign in"`);
 //! - a backticked field (`` `contains: true` ``, `` `udid` ``) becomes its flag.
@@ -12,8 +12,6 @@
 //! Anything else is left as the server wrote it.
 
 use serde_json::Value;
-
-use super::forms;
 
 /// The hint with route, JSON and field mentions in CLI terms.
 pub fn to_cli(hint: &str) -> String {
@@ -44,7 +42,9 @@ fn command_for(method: Option<&str>, path: &str) -> Option<String> {
             .find(|o| o.method.as_str() == "GET")
             .or_else(|| on_path().next()),
     }?;
-    forms::usage(op.name).map(|u| format!("mobilectl {u}"))
+    Some(op.cli.usage)
+        .filter(|u| !u.is_empty())
+        .map(|u| format!("mobilectl {u}"))
 }
 
 fn routes(hint: &str) -> String {

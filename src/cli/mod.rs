@@ -5,7 +5,6 @@
 pub mod batch;
 pub mod commands;
 pub mod demo;
-pub mod forms;
 pub mod hint;
 pub mod offline;
 pub mod output;

@@ -637,12 +637,14 @@ mod tests {
     #[test]
     fn every_operation_has_a_command() {
         let mut planned = BTreeSet::new();
-        for f in super::super::forms::FORMS {
-            let r = plan_of(f.example).unwrap_or_else(|e| panic!("{:?}: {}", f.example, e.message));
-            assert_eq!(r.op, f.op, "{:?} plans another operation", f.example);
+        for op in crate::api::operations() {
+            let example = op.cli.example;
+            let r = plan_of(example)
+                .unwrap_or_else(|e| panic!("{}: {example:?}: {}", op.name, e.message));
+            assert_eq!(r.op, op.name, "{example:?} plans another operation");
             // Its HTTP form comes out of the table.
             r.http()
-                .unwrap_or_else(|e| panic!("{:?}: {}", f.example, e.message));
+                .unwrap_or_else(|e| panic!("{example:?}: {}", e.message));
             assert!(planned.insert(r.op), "{} listed twice", r.op);
         }
         let table: BTreeSet<&str> = crate::api::operations().iter().map(|o| o.name).collect();

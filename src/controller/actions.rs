@@ -10,69 +10,17 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{json, Value};
-use utoipa::ToSchema;
 
 use super::session::DeviceSession;
 use super::snapshot::Snapshot;
-use super::target::{check_reachable, Resolved, Target};
+use super::target::{check_reachable, Resolved};
 use super::DeviceController;
+use crate::api::wire::act::{ActionResult, ActionTarget, Direction, Target};
 use crate::backend::{Acted, InputStep};
 use crate::device::{Device, KeyPress, Point};
 use crate::error::{Error, ErrorCode, Result};
-use crate::ui::diff::{diff, Changes};
-
-/// What every mutating UI action answers. Fields without a value are left out.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ActionResult {
-    /// `tap`, `type`, `swipe`…
-    pub action_type: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target: Option<ActionTarget>,
-    /// The command was dispatched and every check the action makes itself held (type's
-    /// read-back). Whether the intended screen followed is the job of `wait` and `expect`.
-    pub success: bool,
-    /// Fingerprint of the screen before, when a fresh snapshot was at hand.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fingerprint_before: Option<String>,
-    /// Fingerprint after, when `observe: true`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fingerprint_after: Option<String>,
-    /// The snapshot read after the action (with `observe: true`), whose refs are current.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub snapshot_id: Option<String>,
-    /// With `observe: true`: what changed on screen since the last read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub changes: Option<Changes>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failure_code: Option<ErrorCode>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub retryable: Option<bool>,
-    /// The device acted on (`GET /api/v1/device/list` describes it). How long the action
-    /// took is in the `Server-Timing` header (`total;dur=…`).
-    pub udid: String,
-    /// Action-specific facts (typing method and read-back, scrolls done…).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub details: Option<Value>,
-}
-
-/// Where an action went: the element's ref and the point acted on.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ActionTarget {
-    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    pub r#ref: Option<String>,
-    /// The element's label, when it was not targeted by ref (a selector, a point, a cell).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// The point, in the platform's tap coordinates (absent when the device answered
-    /// without one: an alert WebDriverAgent accepted itself).
-    #[serde(serialize_with = "whole", skip_serializing_if = "Option::is_none")]
-    pub x: Option<f64>,
-    #[serde(serialize_with = "whole", skip_serializing_if = "Option::is_none")]
-    pub y: Option<f64>,
-}
+use crate::ui::diff::diff;
 
 impl ActionTarget {
     /// The target asked for, as it resolved.
@@ -84,25 +32,6 @@ impl ActionTarget {
             y: Some(resolved.y),
         }
     }
-}
-
-/// A coordinate as a whole number when it is one (`540`, not `540.0`).
-fn whole<S: Serializer>(v: &Option<f64>, s: S) -> std::result::Result<S::Ok, S::Error> {
-    match v {
-        Some(v) => crate::ui::model::number(v, s),
-        None => s.serialize_none(),
-    }
-}
-
-/// Scroll and swipe directions: where the content moves into view from (`down` shows what is
-/// below, so the finger moves up).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    Up,
-    Down,
-    Left,
-    Right,
 }
 
 /// Longest settle time an action may ask for before its read.

@@ -5,8 +5,8 @@
 
 use serde_json::json;
 
-use super::actions::{ActionResult, ActionTarget};
 use super::DeviceController;
+use crate::api::wire::act::{ActionResult, ActionTarget};
 use crate::device::AlertChoice;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::AlertButton;

@@ -5,25 +5,12 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use serde::Serialize;
-use utoipa::ToSchema;
-
 use super::snapshot::Snapshot;
 use super::DeviceController;
+use crate::api::wire::batch::Receipt;
 use crate::device::Device;
 use crate::error::Result;
-use crate::ui::diff::{diff, Changes};
-
-/// The screen after a run of operations, and what changed since the read before it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Receipt {
-    pub fingerprint_after: String,
-    /// The snapshot read after the run; its refs are current.
-    pub snapshot_id: String,
-    /// Absent when nothing had been read before the run.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub changes: Option<Changes>,
-}
+use crate::ui::diff::diff;
 
 impl DeviceController {
     /// Runs `work` for the device `udid` resolves to (which becomes the active one), holding

@@ -2,7 +2,8 @@
 //! each checked (found, path, version, remediation).
 
 use super::DeviceController;
-use crate::backend::doctor::{diagnose, DoctorReport};
+use crate::api::wire::service::DoctorReport;
+use crate::backend::doctor::diagnose;
 
 impl DeviceController {
     /// Checks adb, emulator, xcrun simctl, AXe and idb, and what follows for each registered

@@ -10,19 +10,11 @@
 //! followed live), or for [`KNOWN_TTL`] when one cannot tell. So a request after any idle time
 //! costs no listing round trip on a followed backend.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-use utoipa::ToSchema;
-
 use super::DeviceController;
+use crate::api::wire::devices::{DeviceList, PlatformTools};
 use crate::device::{Device, PlatformStatus};
-
-/// Per backend id (`android`, `ios`): whether it could list its devices, and why not.
-#[derive(Debug, Clone, Default, Serialize, ToSchema)]
-#[serde(transparent)]
-pub struct PlatformTools(pub BTreeMap<String, PlatformStatus>);
 
 /// How long a listing is trusted when a backend cannot say whether its devices changed.
 pub const KNOWN_TTL: Duration = Duration::from_secs(3);
@@ -32,17 +24,6 @@ pub(super) struct KnownList {
     at: Instant,
     devices: Vec<Device>,
     generations: Vec<Option<u64>>,
-}
-
-/// The answer of a device listing.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct DeviceList {
-    pub devices: Vec<Device>,
-    /// The active device's udid, if one is chosen.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub active: Option<String>,
-    /// Per backend (`android`, `ios`): whether it could list its devices, and why not.
-    pub tools: PlatformTools,
 }
 
 impl DeviceController {

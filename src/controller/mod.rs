@@ -25,17 +25,11 @@ mod target;
 mod typing;
 mod verify;
 
-pub use actions::{ActionResult, ActionTarget, Direction, Observe};
-pub use batch::Receipt;
+pub use actions::Observe;
 pub use listing::KNOWN_TTL;
-pub use listing::{DeviceList, PlatformTools};
-pub use power::{BootRequest, PowerResult, ShutdownRequest};
-pub use target::{Resolved, Target};
-pub use typing::TypeOptions;
-pub use verify::{
-    expect_on, ChangeResult, ChangeStatus, Condition, ExpectResult, Expectation, Observed, Polling,
-    WaitResult, WaitStatus,
-};
+pub use target::Resolved;
+pub use typing::MAX_TYPE_CHARS;
+pub use verify::{expect_on, Polling};
 
 pub use screenshot::Shot;
 pub use session::DeviceSession;
@@ -45,7 +39,7 @@ pub use apps::check_install_path;
 pub use logs::{
     crash_brief, crash_code, log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus,
 };
-pub use proxy::{Attached, AttachedDevice, ProxyAttachments};
+pub use proxy::{Attached, ProxyAttachments};
 
 pub use resolve::resolve_target;
 pub use simulator::check_status_bar;
@@ -56,6 +50,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
+use crate::api::wire::devices::PlatformTools;
 use crate::backend::{registry, BackendConfig, DeviceBackend};
 use crate::device::{Device, DeviceState};
 use crate::error::{Error, ErrorCode, Result};

@@ -5,46 +5,11 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-
-use super::listing::PlatformTools;
 use super::{resolve_target, DeviceController};
+use crate::api::wire::devices::{BootRequest, PlatformTools, PowerResult, ShutdownRequest};
 use crate::backend::{unsupported, AfterShutdown};
-use crate::device::{Device, DeviceState};
+use crate::device::DeviceState;
 use crate::error::{Error, ErrorCode, Result};
-
-/// Which device to boot: an iOS Simulator by udid or name, or an Android emulator by AVD.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BootRequest {
-    /// iOS Simulator udid or name.
-    pub udid: Option<String>,
-    /// Android Virtual Device name (started with the SDK's `emulator`).
-    pub avd: Option<String>,
-    /// Wait until the device has finished booting (default true).
-    pub wait: Option<bool>,
-    /// How long to wait, in milliseconds (default 180000).
-    pub timeout_ms: Option<u64>,
-}
-
-/// Which device to shut down.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ShutdownRequest {
-    /// Device udid or name; default: the target device.
-    pub udid: Option<String>,
-}
-
-/// What a boot or shutdown did.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct PowerResult {
-    /// The device, as listed after the operation (absent when an emulator is still starting).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub device: Option<Device>,
-    /// `booted`, `booting` or `shutdown`.
-    pub state: DeviceState,
-}
 
 /// A named device that is not listed, while some backends could not list theirs: the missing
 /// tool is the likelier cause, so that is the answer.

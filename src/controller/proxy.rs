@@ -7,11 +7,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use super::DeviceController;
-use crate::device::{Device, Platform};
+use crate::api::wire::proxy::AttachedDevice;
+use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 
@@ -34,15 +33,6 @@ impl ProxyAttachments {
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Attachment>> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-/// A device pointed at the proxy.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct AttachedDevice {
-    pub udid: String,
-    pub platform: Platform,
-    pub port: u16,
-    pub since: String,
 }
 
 /// What an attach did.

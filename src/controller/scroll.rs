@@ -4,9 +4,10 @@
 
 use serde_json::json;
 
-use super::actions::{swipe_within, ActionResult, ActionTarget, Direction, Observe};
-use super::target::{select_error, Target};
+use super::actions::{swipe_within, Observe};
+use super::target::select_error;
 use super::DeviceController;
+use crate::api::wire::act::{ActionResult, ActionTarget, Direction, Target};
 use crate::backend::InputStep;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::select::{self, Selector};

@@ -5,50 +5,18 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::json;
 use utoipa::ToSchema;
 
 use super::session::DeviceSession;
 use super::snapshot::Snapshot;
 use super::DeviceController;
+use crate::api::wire::act::Target;
 use crate::device::{Device, Point};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::select::{self, SelectError, Selector};
 use crate::ui::{Rect, Role, Screen};
-
-/// What an action aims at: exactly one of `ref`, `x`+`y`, or `selector`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
-pub struct Target {
-    /// An element ref from the latest snapshot (`e12`; `@e12` is accepted).
-    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
-    pub r#ref: Option<String>,
-    /// A point in the platform's tap coordinates (Android pixels, iOS points).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub x: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub y: Option<f64>,
-    /// Find the element on a fresh read of the screen.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<Selector>,
-    /// A cell of the grid drawn by `GET /api/v1/device/screenshot/annotated?grid=true`
-    /// (`"C5"`: column C, row 5): taps its centre. A vision fallback when no ref fits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub grid: Option<String>,
-    /// The snapshot the ref was read from; a newer read answers `409 STALE_REFERENCE`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub snapshot_id: Option<String>,
-}
-
-impl Target {
-    pub fn is_empty(&self) -> bool {
-        self.r#ref.is_none()
-            && self.x.is_none()
-            && self.y.is_none()
-            && self.selector.is_none()
-            && self.grid.is_none()
-    }
-}
 
 /// What a target resolved to.
 #[derive(Debug, Clone, Serialize, ToSchema)]

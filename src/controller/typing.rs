@@ -5,45 +5,18 @@
 //! answer says whether it holds the text: `success: false` with `TEXT_MISMATCH` or
 //! `NO_FOCUSED_FIELD` when it does not. Password fields are never read back into the answer.
 
-use serde::Deserialize;
 use serde_json::json;
-use utoipa::ToSchema;
 
-use super::actions::{ActionResult, ActionTarget, Observe};
-use super::target::Target;
+use super::actions::Observe;
 use super::DeviceController;
+use crate::api::wire::act::{ActionResult, ActionTarget, TypeOptions};
 use crate::backend::{InputStep, TypeJob};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::Screen;
 
-/// Options of `type`.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
-pub struct TypeOptions {
-    pub udid: Option<String>,
-    /// The text to type, literally (at most 4096 characters).
-    #[serde(default)]
-    pub text: String,
-    /// Tap this field first; default: the focused field.
-    #[serde(flatten)]
-    pub target: Target,
-    /// Empty the field before typing.
-    #[serde(default)]
-    pub clear: bool,
-    /// Press Enter afterwards.
-    #[serde(default)]
-    pub submit: bool,
-    /// Read the field back and report whether it holds the text (default true; costs a read).
-    #[serde(default = "yes")]
-    pub verify: bool,
-}
-
 /// The most characters one `type` takes; longer text is refused before anything runs (on
 /// Android the device script grows with the text, and a shell argument cannot exceed 128 KiB).
 pub const MAX_TYPE_CHARS: usize = 4096;
-
-fn yes() -> bool {
-    true
-}
 
 /// The focused editable element of a screen.
 pub(super) fn focused_node(screen: &Screen) -> Option<usize> {

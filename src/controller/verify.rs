@@ -5,63 +5,17 @@
 
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use utoipa::ToSchema;
 
 use super::snapshot::Snapshot;
 use super::DeviceController;
+use crate::api::wire::verify::{
+    ChangeResult, ChangeStatus, Condition, ExpectResult, Expectation, Observed, WaitResult,
+    WaitStatus,
+};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::select::{self, Selector};
-use crate::ui::{Rect, Role, Screen};
-
-/// What `wait` waits for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Condition {
-    Exists,
-    NotExists,
-    Visible,
-    Enabled,
-    TextEquals,
-}
-
-/// Whether a wait ended because its condition held.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum WaitStatus {
-    Success,
-    Timeout,
-}
-
-/// An element as verification reports it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Observed {
-    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    pub r#ref: Option<String>,
-    pub role: Role,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    pub bounds: Rect,
-    pub visible: bool,
-    pub enabled: bool,
-}
-
-/// The answer of `wait` (a timeout is an answer, not an error).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct WaitResult {
-    pub status: WaitStatus,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub matched: Option<Observed>,
-    /// What the last read showed: how many elements matched and the first one's state.
-    #[schema(value_type = Object)]
-    pub observed: Value,
-    pub elapsed_ms: u64,
-    pub polls: u32,
-    pub snapshot_id: String,
-}
+use crate::ui::Screen;
 
 /// Polling parameters, clamped to sane bounds.
 #[derive(Debug, Clone, Copy)]
@@ -228,57 +182,6 @@ impl DeviceController {
             }
         }
     }
-}
-
-/// Whether the screen changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeStatus {
-    Changed,
-    Timeout,
-}
-
-/// The answer of `wait-for-change`.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ChangeResult {
-    pub status: ChangeStatus,
-    pub fingerprint_before: String,
-    pub fingerprint_after: String,
-    pub elapsed_ms: u64,
-    pub polls: u32,
-    pub snapshot_id: String,
-}
-
-/// What `expect` asserts.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Expectation {
-    /// An element matching `selector` is on screen.
-    ElementVisible { selector: Selector },
-    /// No element matching `selector` is on screen.
-    ElementNotVisible { selector: Selector },
-    /// The first element matching `selector` shows exactly `text`.
-    ElementHasText { selector: Selector, text: String },
-    /// The screen's fingerprint is `fingerprint`.
-    Screen { fingerprint: String },
-    /// The foreground app (package / bundle id) is `app`.
-    ForegroundApp { app: String },
-    /// The focused activity (Android) ends with `activity`.
-    ForegroundActivity { activity: String },
-}
-
-/// The binary answer of `expect`.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ExpectResult {
-    pub success: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failure_code: Option<ErrorCode>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub retryable: Option<bool>,
-    /// What the screen showed.
-    #[schema(value_type = Object)]
-    pub observed: Value,
-    pub snapshot_id: String,
 }
 
 /// Judges an expectation on one snapshot.

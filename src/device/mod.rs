@@ -1,6 +1,6 @@
 //! The vocabulary of devices, shared by every layer: what a device is ([`Device`], its
 //! [`Platform`], [`DeviceKind`] and [`DeviceState`]), and the platform-free terms of the
-//! operations on it — apps, points, keys, permissions, the status bar. Backends take and return
+//! operations on it — apps, points, keys, permissions, the status bar, the tools that drive it. Backends take and return
 //! these, the controller reasons with them, the server exposes them. No I/O here.
 //!
 //! A backend's own business (how it reaches a device, its native dumps and tool words) stays in
@@ -9,10 +9,12 @@
 mod apps;
 mod input;
 mod system;
+mod tools;
 
 pub use apps::{AppInfo, LaunchOptions, Launched};
 pub use input::{AlertChoice, Key, KeyPress, Point};
 pub use system::{BatteryState, DataNetwork, PermissionAction, StatusBarOverride};
+pub use tools::Tool;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -13,9 +13,10 @@ mod stream;
 pub mod timing;
 mod tools;
 
+pub use crate::device::Tool;
 pub use http::{HttpClient, HttpError, HttpRequest, HttpResponse};
 pub use stream::{StreamChild, StreamEnd, MAX_STREAMS};
-pub use tools::{Tool, ToolInfo, Toolbox};
+pub use tools::{ToolInfo, Toolbox};
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -1,11 +1,14 @@
 //! Wire types of the act operations: tap, tap-element, long-press, swipe, scroll, scroll-to,
-//! press, hide-keyboard (type's body is the controller's [`TypeOptions`]).
+//! press, hide-keyboard ([`TypeOptions`] is type's body), and what they answer ([`ActionResult`],
+//! where [`Target`] says what an action aims at).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
 use utoipa::ToSchema;
 
-pub use crate::controller::{ActionResult, Direction, Target, TypeOptions};
 use crate::device::{Key, Point};
+use crate::error::ErrorCode;
+use crate::ui::diff::Changes;
 use crate::ui::select::Selector;
 use crate::ui::Role;
 
@@ -124,4 +127,132 @@ pub struct PressRequest {
 #[serde(deny_unknown_fields)]
 pub struct DeviceBody {
     pub udid: Option<String>,
+}
+
+/// What every mutating UI action answers. Fields without a value are left out.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ActionResult {
+    /// `tap`, `type`, `swipe`…
+    pub action_type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<ActionTarget>,
+    /// The command was dispatched and every check the action makes itself held (type's
+    /// read-back). Whether the intended screen followed is the job of `wait` and `expect`.
+    pub success: bool,
+    /// Fingerprint of the screen before, when a fresh snapshot was at hand.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint_before: Option<String>,
+    /// Fingerprint after, when `observe: true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint_after: Option<String>,
+    /// The snapshot read after the action (with `observe: true`), whose refs are current.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot_id: Option<String>,
+    /// With `observe: true`: what changed on screen since the last read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Changes>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_code: Option<ErrorCode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+    /// The device acted on (`GET /api/v1/device/list` describes it). How long the action
+    /// took is in the `Server-Timing` header (`total;dur=…`).
+    pub udid: String,
+    /// Action-specific facts (typing method and read-back, scrolls done…).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub details: Option<Value>,
+}
+
+/// Where an action went: the element's ref and the point acted on.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ActionTarget {
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<String>,
+    /// The element's label, when it was not targeted by ref (a selector, a point, a cell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The point, in the platform's tap coordinates (absent when the device answered
+    /// without one: an alert WebDriverAgent accepted itself).
+    #[serde(serialize_with = "whole", skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    #[serde(serialize_with = "whole", skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
+}
+
+/// A coordinate as a whole number when it is one (`540`, not `540.0`).
+fn whole<S: Serializer>(v: &Option<f64>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => crate::ui::model::number(v, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// Scroll and swipe directions: where the content moves into view from (`down` shows what is
+/// below, so the finger moves up).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+/// What an action aims at: exactly one of `ref`, `x`+`y`, or `selector`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct Target {
+    /// An element ref from the latest snapshot (`e12`; `@e12` is accepted).
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<String>,
+    /// A point in the platform's tap coordinates (Android pixels, iOS points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
+    /// Find the element on a fresh read of the screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<Selector>,
+    /// A cell of the grid drawn by `GET /api/v1/device/screenshot/annotated?grid=true`
+    /// (`"C5"`: column C, row 5): taps its centre. A vision fallback when no ref fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<String>,
+    /// The snapshot the ref was read from; a newer read answers `409 STALE_REFERENCE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_id: Option<String>,
+}
+
+impl Target {
+    pub fn is_empty(&self) -> bool {
+        self.r#ref.is_none()
+            && self.x.is_none()
+            && self.y.is_none()
+            && self.selector.is_none()
+            && self.grid.is_none()
+    }
+}
+
+/// Options of `type`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct TypeOptions {
+    pub udid: Option<String>,
+    /// The text to type, literally (at most 4096 characters).
+    #[serde(default)]
+    pub text: String,
+    /// Tap this field first; default: the focused field.
+    #[serde(flatten)]
+    pub target: Target,
+    /// Empty the field before typing.
+    #[serde(default)]
+    pub clear: bool,
+    /// Press Enter afterwards.
+    #[serde(default)]
+    pub submit: bool,
+    /// Read the field back and report whether it holds the text (default true; costs a read).
+    #[serde(default = "yes")]
+    pub verify: bool,
+}
+
+fn yes() -> bool {
+    true
 }

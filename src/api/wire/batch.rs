@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-pub use crate::controller::Receipt;
+use crate::ui::diff::Changes;
 
 /// Most steps in one batch.
 pub const MAX_STEPS: usize = 100;
@@ -70,4 +70,15 @@ pub struct StepResult {
     pub timing_ms: u64,
     #[schema(value_type = Object)]
     pub answer: Value,
+}
+
+/// The screen after a run of operations, and what changed since the read before it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Receipt {
+    pub fingerprint_after: String,
+    /// The snapshot read after the run; its refs are current.
+    pub snapshot_id: String,
+    /// Absent when nothing had been read before the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Changes>,
 }

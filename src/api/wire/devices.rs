@@ -1,12 +1,13 @@
 //! Wire types of the device operations: listing, the active device, boot, shutdown, erase and
 //! the simulator status bar.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-pub use crate::controller::{BootRequest, DeviceList, PowerResult, ShutdownRequest};
 pub use crate::device::Device;
-use crate::device::{BatteryState, DataNetwork, DeviceState, Platform};
+use crate::device::{BatteryState, DataNetwork, DeviceState, Platform, PlatformStatus};
 
 /// Filters of the device list.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -66,4 +67,52 @@ pub struct StatusBarRequest {
     pub data_network: Option<DataNetwork>,
     /// Carrier name.
     pub operator_name: Option<String>,
+}
+
+/// Which device to boot: an iOS Simulator by udid or name, or an Android emulator by AVD.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BootRequest {
+    /// iOS Simulator udid or name.
+    pub udid: Option<String>,
+    /// Android Virtual Device name (started with the SDK's `emulator`).
+    pub avd: Option<String>,
+    /// Wait until the device has finished booting (default true).
+    pub wait: Option<bool>,
+    /// How long to wait, in milliseconds (default 180000).
+    pub timeout_ms: Option<u64>,
+}
+
+/// Which device to shut down.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShutdownRequest {
+    /// Device udid or name; default: the target device.
+    pub udid: Option<String>,
+}
+
+/// What a boot or shutdown did.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PowerResult {
+    /// The device, as listed after the operation (absent when an emulator is still starting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<Device>,
+    /// `booted`, `booting` or `shutdown`.
+    pub state: DeviceState,
+}
+
+/// Per backend id (`android`, `ios`): whether it could list its devices, and why not.
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+#[serde(transparent)]
+pub struct PlatformTools(pub BTreeMap<String, PlatformStatus>);
+
+/// The answer of a device listing.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeviceList {
+    pub devices: Vec<Device>,
+    /// The active device's udid, if one is chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<String>,
+    /// Per backend (`android`, `ios`): whether it could list its devices, and why not.
+    pub tools: PlatformTools,
 }

@@ -1,6 +1,9 @@
-//! The types that travel over the wire: request bodies and queries, and the answers that are
-//! not the controller's own types (those are re-exported here, so the server, the CLI and MCP
-//! import every wire type from one place).
+//! The types that travel over the wire: request bodies and queries, and the answers. They are
+//! defined here and the controller and the backends produce them (`crate::controller` and
+//! `crate::backend` import them from here, never the other way round). Besides its own, a wire
+//! module names the shared vocabularies (`crate::device`, `crate::ui`, `crate::error`), the log
+//! vocabulary (`crate::logs`: levels, crash kinds) and the recording proxy's flow views
+//! (`crate::proxy`), so the server, the CLI and MCP import every wire type from one place.
 
 pub mod act;
 pub mod apps;

@@ -4,8 +4,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-pub use crate::controller::AttachedDevice;
-use crate::device::Device;
+use crate::device::{Device, Platform};
 pub use crate::proxy::flow::{
     BodyView, Failure, FailureKind, FlowDetail, FlowLine, MessageView, Timing, Tunnel,
 };
@@ -148,4 +147,13 @@ pub struct SummaryQuery {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Cleared {
     pub cleared: usize,
+}
+
+/// A device pointed at the proxy.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AttachedDevice {
+    pub udid: String,
+    pub platform: Platform,
+    pub port: u16,
+    pub since: String,
 }

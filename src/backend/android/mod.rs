@@ -22,9 +22,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::doctor::{self, Readiness, ToolCheck};
+use super::doctor;
 use super::{exec_error, tool_command, validate, AfterShutdown, DeviceBackend};
 use super::{AfterAction, InputStep, TypeJob, TypedWith, UiSource};
+use crate::api::wire::service::{Readiness, ToolCheck};
 use crate::device::{
     AppInfo, Device, DeviceKind, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
     Platform, Point,

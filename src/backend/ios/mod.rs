@@ -28,7 +28,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::backend::doctor::{self, Readiness, ToolCheck};
+use crate::api::wire::service::{Readiness, ToolCheck};
+use crate::backend::doctor;
 use crate::backend::{
     command_failed, exec_error, tool_command, validate, AfterShutdown, DeviceBackend, TypedWith,
     UiSource,

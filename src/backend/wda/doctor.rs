@@ -10,7 +10,7 @@ use super::devicectl::{devicectl_missing, ListedDevice};
 use super::endpoint::Endpoint;
 use super::errors::unreachable_hint;
 use super::WdaBackend;
-use crate::backend::doctor::{BackendCheck, Readiness};
+use crate::api::wire::service::{BackendCheck, Readiness};
 
 /// How long the doctor waits for each endpoint's `/status`.
 const DOCTOR_PROBE_TIMEOUT: Duration = Duration::from_secs(5);

@@ -37,8 +37,8 @@ use self::client::{Transport, COMMAND_TIMEOUT};
 use self::devicectl::Devicectl;
 use self::endpoint::Endpoint;
 use self::gestures::{WdaKey, DELETE, RETURN, TAP_HOLD_MS};
-use super::doctor::{BackendCheck, Readiness, ToolCheck};
 use super::{unsupported, validate, DeviceBackend, ScreenGeometry, TypeJob, TypedWith, UiSource};
+use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
 use crate::device::{
     AlertChoice, AppInfo, Device, DeviceKind, KeyPress, LaunchOptions, Launched, Platform, Point,
     StatusBarOverride,

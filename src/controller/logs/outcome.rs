@@ -12,7 +12,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::{DeviceLogs, SourceState};
-use crate::controller::{ActionResult, DeviceController};
+use crate::api::wire::act::ActionResult;
+use crate::controller::DeviceController;
 use crate::device::Device;
 use crate::error::ErrorCode;
 use crate::logs::{Crash, CrashDetection, CrashKind, Ingest, LogRead, LogText};

@@ -2,8 +2,8 @@
 
 use axum::Json;
 
+use crate::api::wire::act::ActionResult;
 use crate::api::wire::verify::*;
-use crate::controller::ActionResult;
 use crate::device::AlertChoice;
 use crate::error::Result;
 use crate::server::bind::{self, Binding};

@@ -3,7 +3,6 @@
 use axum::Json;
 
 use crate::api::wire::devices::*;
-use crate::controller::{BootRequest, DeviceList, PowerResult, ShutdownRequest};
 use crate::error::Result;
 use crate::server::bind::{self, Binding};
 use crate::server::AppState;

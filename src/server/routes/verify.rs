@@ -2,7 +2,7 @@
 
 use axum::Json;
 
-use crate::controller::{expect_on, ChangeResult, ExpectResult, Polling, WaitResult};
+use crate::controller::{expect_on, Polling};
 
 use crate::error::Result;
 

@@ -1,0 +1,52 @@
+//! The programs mobilectl drives devices with, by name: which they are, how each is overridden
+//! and what to do when one is missing. Where they are found is `crate::exec::tools`.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// The external programs mobilectl drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Tool {
+    Adb,
+    Emulator,
+    Xcrun,
+    Axe,
+    Idb,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 5] = [Tool::Adb, Tool::Emulator, Tool::Xcrun, Tool::Axe, Tool::Idb];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Adb => "adb",
+            Tool::Emulator => "emulator",
+            Tool::Xcrun => "xcrun",
+            Tool::Axe => "axe",
+            Tool::Idb => "idb",
+        }
+    }
+
+    /// The environment variable that overrides the tool's location.
+    pub fn env_override(self) -> &'static str {
+        match self {
+            Tool::Adb => "MOBILECTL_ADB",
+            Tool::Emulator => "MOBILECTL_EMULATOR",
+            Tool::Xcrun => "MOBILECTL_XCRUN",
+            Tool::Axe => "MOBILECTL_AXE",
+            Tool::Idb => "MOBILECTL_IDB",
+        }
+    }
+
+    /// What to do when the tool is missing.
+    pub fn install_hint(self) -> &'static str {
+        match self {
+            Tool::Adb => "install Android platform-tools (Debian/Ubuntu: `apt-get install adb`; macOS: `brew install android-platform-tools`) or set MOBILECTL_ADB to the adb binary",
+            Tool::Emulator => "install the Android SDK emulator package (`sdkmanager emulator`) and set ANDROID_HOME, or set MOBILECTL_EMULATOR",
+            Tool::Xcrun => "iOS Simulators need macOS with Xcode: install Xcode and run `xcode-select --install`, or set MOBILECTL_XCRUN",
+            Tool::Axe => "install AXe (`brew install cameroncooke/axe/axe`) or set MOBILECTL_AXE; idb is the fallback",
+            Tool::Idb => "install idb (`brew install facebook/fb/idb-companion && pip install fb-idb`) or set MOBILECTL_IDB; AXe is preferred",
+        }
+    }
+}

@@ -8,8 +8,8 @@ use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use crate::error::ErrorCode::*;
 use crate::server::routes::{
-    actions, alerts, apps, batch, devices, logs, proxy, screenshot, service, simulator, system, ui,
-    verify,
+    actions, alerts, apps, batch, connect, devices, logs, proxy, screenshot, service, simulator,
+    system, ui, verify,
 };
 
 /// Every operation, in the order the documentation lists them.
@@ -36,6 +36,13 @@ pub fn operations() -> Vec<Operation> {
         op(Post, "shutdown", "/api/v1/device/shutdown", "devices", "Shut down a simulator or an emulator.")
             .errors(DEVICE)
             .body(devices::shutdown),
+        op(Post, "connect_device", "/api/v1/device/connect", "devices", "Connect adb to an Android device over the network (host, port).")
+            .describe("The only way the server makes adb reach out: a `udid` never does. Loopback addresses \
+                       only, unless the server allows more (`--adb-connect-allow CIDR`): else 403 \
+                       FORBIDDEN before anything is sent. Refused or unreachable: 503 DEVICE_UNREACHABLE \
+                       (`details.reason`); no answer: 504 TIMEOUT.")
+            .errors(&[Forbidden, DeviceUnreachable, DeviceOffline, ToolMissing, Timeout, CommandFailed, Busy, UnsupportedOnPlatform])
+            .body(connect::connect),
         op(Post, "erase", "/api/v1/device/erase", "devices", "Erase an iOS Simulator's content and settings.")
             .describe("A booted simulator is shut down, erased and booted again. Android: 501.")
             .errors(DEVICE)

@@ -150,6 +150,12 @@ pub trait DeviceBackend: Send + Sync {
     async fn reconnect(&self, _udid: &str) -> Result<bool> {
         Ok(false)
     }
+    /// Connects to a device over the network on an explicit request (`adb connect`): the
+    /// serial it is listed under and whether it was connected already. `None` (the default):
+    /// this backend does not connect to devices.
+    async fn connect(&self, _host: &str, _port: u16) -> Result<Option<(String, bool)>> {
+        Ok(None)
+    }
     /// Boots a listed device (`POST /device/boot` with `udid`).
     async fn boot(&self, _device: &Device, _wait: Option<Duration>) -> Result<()> {
         Err(unsupported("booting a listed device", self.name()))

@@ -26,6 +26,11 @@ pub const FORMS: &[Form] = &[
     form("set_active_device", "use UDID", &["use", "emulator-5554"]),
     form("boot", "boot UDID", &["boot", "--avd", "Pixel_7"]),
     form("shutdown", "shutdown", &["shutdown"]),
+    form(
+        "connect_device",
+        "connect HOST:PORT",
+        &["connect", "192.168.1.20:5555"],
+    ),
     form("erase", "erase", &["erase", "iPhone 15"]),
     form(
         "install_app",

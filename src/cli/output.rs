@@ -142,6 +142,20 @@ pub fn text(v: &Value) -> String {
         }
         return line;
     }
+    if let Some(c) = v["connected"].as_str() {
+        let how = if v["already"] == true {
+            "already connected"
+        } else {
+            "connected"
+        };
+        return format!(
+            "{how} {c} {} {}",
+            s(&v["device"]["name"]),
+            s(&v["device"]["state"])
+        )
+        .trim_end()
+        .into();
+    }
     if let Some(devs) = v["devices"].as_array() {
         return devices(v, devs);
     }

@@ -33,6 +33,11 @@ pub struct ServeArgs {
     /// Port of the adb server to use (default: adb's own, 5037 or ANDROID_ADB_SERVER_PORT).
     #[arg(long, env = "MOBILECTL_ADB_SERVER_PORT")]
     pub adb_server_port: Option<u16>,
+    /// An address block (`192.168.1.0/24`, or one address) besides loopback that adb may be
+    /// sent to: by `POST /api/v1/device/connect`, and to reconnect a device it listed
+    /// before (repeatable). Without it adb is never sent off this machine.
+    #[arg(long = "adb-connect-allow", value_name = "CIDR")]
+    pub adb_connect_allow: Vec<crate::backend::android::connect::Cidr>,
     /// Also start a virtual Android device running a small demo app, connect adb to it and
     /// make it the active device: every Android route can be tried without a phone.
     #[arg(long)]
@@ -235,6 +240,7 @@ pub fn run(args: ServeArgs) -> i32 {
             tools,
             adb_server_port: args.adb_server_port,
             wda,
+            adb_connect_allow: args.adb_connect_allow.clone(),
             ..Default::default()
         });
         if let Some(d) = &demo {
@@ -324,6 +330,24 @@ mod tests {
         assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100", "--token", "t0k"])).is_ok());
         assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100"])).is_ok());
         assert!(check_bind(&parse(&["--addr", "[::1]:9100"])).is_ok());
+    }
+
+    #[test]
+    fn adb_connect_allow_takes_blocks() {
+        let a = parse(&[
+            "--adb-connect-allow",
+            "192.168.1.0/24",
+            "--adb-connect-allow",
+            "10.0.0.7",
+        ]);
+        let shown: Vec<String> = a.adb_connect_allow.iter().map(|c| c.to_string()).collect();
+        assert_eq!(shown, ["192.168.1.0/24", "10.0.0.7/32"]);
+        #[derive(clap::Parser)]
+        struct T {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        assert!(T::try_parse_from(["t", "--adb-connect-allow", "lan"]).is_err());
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod actions;
 pub mod alerts;
 pub mod apps;
 pub mod batch;
+pub mod connect;
 pub mod devices;
 pub mod logs;
 pub mod proxy;

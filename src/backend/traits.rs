@@ -408,6 +408,16 @@ pub trait DeviceBackend: Send + Sync {
     }
 
     // --- network capture (see `crate::proxy`) -----------------------------------------------
+    /// The device's proxy setting now, as attach would remember it (`None`: none, or not a
+    /// notion of this platform). Read before attaching, so that it is persisted before the
+    /// device changes.
+    async fn read_proxy_setting(
+        &self,
+        _device: &Device,
+        _setup: &ProxySetup,
+    ) -> Result<Option<String>> {
+        Ok(None)
+    }
     /// Points the device at the recording proxy on the host's loopback port.
     async fn attach_proxy(&self, _device: &Device, _setup: &ProxySetup) -> Result<ProxyAttached> {
         Err(unsupported("network capture", self.name()))

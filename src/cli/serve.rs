@@ -199,7 +199,8 @@ pub fn run(args: ServeArgs) -> i32 {
             return 2;
         }
     };
-    let proxy = match args.proxy.options(super::autostart::state_dir()) {
+    let state_dir = super::autostart::state_dir();
+    let proxy = match args.proxy.options(state_dir.clone()) {
         Ok(o) => o,
         Err(msg) => {
             eprintln!("mobilectl: {msg}");
@@ -243,6 +244,12 @@ pub fn run(args: ServeArgs) -> i32 {
             adb_connect_allow: args.adb_connect_allow.clone(),
             ..Default::default()
         });
+        // Attachments are persisted before a device changes; those a killed server left are
+        // restored as their devices are listed (the first listing is started below).
+        if let Err(e) = controller.keep_proxy_state_in(&state_dir) {
+            eprintln!("mobilectl: {}", e.message);
+            return 1;
+        }
         if let Some(d) = &demo {
             if let Err(e) = controller.set_active(&d.serial()).await {
                 eprintln!(
@@ -269,6 +276,8 @@ pub fn run(args: ServeArgs) -> i32 {
             allow_origins: args.allow_origins,
             token: args.token.filter(|t| !t.is_empty()),
         };
+        let first = state.controller.clone();
+        tokio::spawn(async move { first.list().await });
         let router = server::app(state.clone(), policy);
         println!("mobilectl listening on http://{bound} (Swagger UI: http://{bound}/docs)");
         tracing::info!(%bound, "listening");

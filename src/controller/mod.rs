@@ -14,6 +14,7 @@ mod listing;
 mod logs;
 mod power;
 mod proxy;
+mod proxy_store;
 mod resolve;
 mod screenshot;
 mod scroll;
@@ -44,7 +45,7 @@ pub use apps::check_install_path;
 pub use logs::{
     crash_brief, crash_code, log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus,
 };
-pub use proxy::{Attached, AttachedDevice, ProxyAttachments};
+pub use proxy::{Attached, AttachedDevice, ProxyAttachments, RepairedDevice, StaleAttachment};
 
 pub use resolve::resolve_target;
 pub use simulator::check_status_bar;

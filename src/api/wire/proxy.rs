@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-pub use crate::controller::AttachedDevice;
+pub use crate::controller::{AttachedDevice, RepairedDevice, StaleAttachment};
 use crate::device::Device;
 pub use crate::proxy::flow::{
     BodyView, Failure, FailureKind, FlowDetail, FlowLine, MessageView, Timing, Tunnel,
@@ -46,6 +46,14 @@ pub struct ProxyStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ca: Option<CaInfo>,
     pub attached: Vec<AttachedDevice>,
+    /// Devices a server that stopped without detaching (killed, crashed) left pointing at
+    /// its proxy, and this one restored at start or when they were listed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repaired: Vec<RepairedDevice>,
+    /// Such devices not restored yet (not listed, or restoring failed): `detach` with the
+    /// udid undoes one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<StaleAttachment>,
     /// What the call did when it was less than asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,

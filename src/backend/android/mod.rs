@@ -338,6 +338,14 @@ impl DeviceBackend for AdbBackend {
             .await
     }
 
+    async fn read_proxy_setting(
+        &self,
+        device: &Device,
+        setup: &ProxySetup,
+    ) -> Result<Option<String>> {
+        self.proxy_setting(device, setup).await
+    }
+
     async fn attach_proxy(&self, device: &Device, setup: &ProxySetup) -> Result<ProxyAttached> {
         self.proxy_attach(device, setup).await
     }

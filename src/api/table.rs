@@ -40,8 +40,8 @@ pub fn operations() -> Vec<Operation> {
             .describe("The only way the server makes adb reach out: a `udid` never does. Loopback addresses \
                        only, unless the server allows more (`--adb-connect-allow CIDR`): else 403 \
                        FORBIDDEN before anything is sent. Refused or unreachable: 503 DEVICE_UNREACHABLE \
-                       (`details.reason`); no answer: 504 TIMEOUT.")
-            .errors(&[Forbidden, DeviceUnreachable, DeviceOffline, ToolMissing, Timeout, CommandFailed, Busy, UnsupportedOnPlatform])
+                       (`details.reason`); no answer: 504 TIMEOUT; a name that does not resolve: 404 NOT_FOUND.")
+            .errors(&[Forbidden, NotFound, DeviceUnreachable, DeviceOffline, ToolMissing, Timeout, CommandFailed, Busy, UnsupportedOnPlatform])
             .body(connect::connect),
         op(Post, "erase", "/api/v1/device/erase", "devices", "Erase an iOS Simulator's content and settings.")
             .describe("A booted simulator is shut down, erased and booted again. Android: 501.")

@@ -75,6 +75,7 @@ pub struct ConnectRequest {
     /// The phone's IP address or hostname (`192.168.1.20`, `::1`, `pixel.local`).
     pub host: String,
     /// Its adb port, 1–65535 (wireless debugging shows it; 5555 after `adb tcpip`).
+    #[schema(minimum = 1, maximum = 65535)]
     pub port: u16,
 }
 

@@ -164,7 +164,7 @@ fn connect_failure(serial: &str, said: &str) -> Error {
         )
     } else if low.contains("resolve") {
         (
-            ErrorCode::DeviceUnreachable,
+            ErrorCode::NotFound,
             "unresolved",
             "the name does not resolve: give the phone's IP address",
         )
@@ -184,7 +184,7 @@ fn connect_failure(serial: &str, said: &str) -> Error {
 }
 
 /// How long the name of a host given to `connect` may take to resolve.
-const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(3);
 
 impl AdbBackend {
     /// Remembers the network serials the adb server lists: only those are ever reconnected.
@@ -376,5 +376,10 @@ mod tests {
             "failed to connect to 10.0.0.1:5555: No route to host",
         );
         assert_eq!(u.details.unwrap()["reason"], "unreachable");
+        let n = connect_failure(
+            "nohost:5555",
+            "cannot resolve host: failed to lookup address",
+        );
+        assert_eq!(n.code, ErrorCode::NotFound);
     }
 }

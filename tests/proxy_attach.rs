@@ -436,6 +436,26 @@ async fn a_stale_attachment_is_shown_then_restored_when_the_device_is_listed() {
     let (_, st) = call(&app, get("/api/v1/proxy/status")).await;
     assert_eq!(st["stale"][0]["udid"], h.serial.as_str(), "{st}");
     assert_eq!(st["stale"][0]["port"], dead_port, "{st}");
+    // And in the doctor's report, with the repair.
+    let (_, doc) = call(&app, get("/api/v1/doctor")).await;
+    let row = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["backend"] == "proxy")
+        .unwrap_or_else(|| panic!("{doc}"))
+        .clone();
+    assert_eq!(
+        (row["target"].as_str(), row["ok"].as_bool()),
+        (Some(h.serial.as_str()), Some(false))
+    );
+    assert!(
+        row["remediation"]
+            .as_str()
+            .unwrap()
+            .contains("/api/v1/proxy/detach"),
+        "{row}"
+    );
     // Taken over: the dead server's file is gone, this one's holds the record.
     assert!(!dir.join(format!("{dead_pid}.json")).exists());
     assert!(dir.join(format!("{}.json", std::process::id())).exists());

@@ -393,6 +393,30 @@ impl DeviceController {
         locked(&self.proxy_attachments.repaired).clone()
     }
 
+    /// The doctor's rows for devices a dead server left pointing at its proxy.
+    pub fn proxy_stale_checks(&self) -> Vec<crate::backend::doctor::BackendCheck> {
+        self.proxy_stale()
+            .into_iter()
+            .map(|s| crate::backend::doctor::BackendCheck {
+                backend: "proxy".into(),
+                name: "stale proxy attachment".into(),
+                detail: Some(format!(
+                    "points at 127.0.0.1:{}, the proxy of a server that stopped without detaching",
+                    s.port
+                )),
+                remediation: Some(format!(
+                    "it is restored once listed (connect it); or POST /api/v1/proxy/detach \
+                     {{\"udid\": \"{}\"}}",
+                    s.udid
+                )),
+                target: s.udid,
+                ok: false,
+                version: None,
+                session: None,
+            })
+            .collect()
+    }
+
     /// Devices a dead server left pointing at its proxy, not restored yet.
     pub fn proxy_stale(&self) -> Vec<StaleAttachment> {
         locked(&self.proxy_attachments.stale)

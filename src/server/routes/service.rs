@@ -21,5 +21,7 @@ pub async fn health(_: AppState) -> Result<Json<Health>> {
 /// what follows for each registered backend.
 pub async fn doctor(state: AppState) -> Result<Json<DoctorReport>> {
     let c = &state.controller;
-    Ok(Json(diagnose(c.tools(), c.backends()).await))
+    let mut report = diagnose(c.tools(), c.backends()).await;
+    report.checks.extend(c.proxy_stale_checks());
+    Ok(Json(report))
 }

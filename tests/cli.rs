@@ -638,6 +638,19 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         ),
         case("boot", &["boot", "--avd", "Pixel_7"], 127, "TOOL_MISSING"),
         case("shutdown", &["shutdown"], 1, "emulators and simulators"),
+        case(
+            "connect_device",
+            &["connect", &udid],
+            0,
+            "already connected 127.0.0.1:",
+        ),
+        case(
+            "connect_device",
+            &["connect", "192.0.2.10:5555"],
+            1,
+            "--adb-connect-allow",
+        ),
+        case("connect_device", &["connect", "nohost"], 2, "HOST:PORT"),
         // network capture
         case(
             "proxy_start",

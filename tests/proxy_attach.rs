@@ -315,3 +315,158 @@ fn sigterm_detaches_every_device_the_server_attached() {
     assert_eq!(reverse_list(&h).trim(), "", "{log}");
     assert!(log.contains("detached from the proxy"), "{log}");
 }
+
+/// `mobilectl serve` on a free port with a private adb server and state directory; its port
+/// once it answers.
+fn serve(
+    h: &VdHarness,
+    state: &std::path::Path,
+    log: &str,
+    proxy_port: u16,
+) -> (std::process::Child, u16) {
+    let port = free_port();
+    let log = std::fs::File::create(state.join(log)).unwrap();
+    let child = Command::new(BIN)
+        .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+        .args(["--adb-server-port", &h.adb_port.to_string()])
+        .args(["--proxy-port", &proxy_port.to_string()])
+        .env("MOBILECTL_ADB", &h.adb)
+        .env("MOBILECTL_STATE_DIR", state)
+        .env_remove("MOBILECTL_TOKEN")
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    assert!(wait_until(Duration::from_secs(60), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    }));
+    (child, port)
+}
+
+#[test]
+fn a_killed_servers_attachment_is_restored_by_the_next_one() {
+    let h = android::start_device();
+    let state = tempfile::tempdir().unwrap();
+    set_http_proxy(&h, "10.1.2.3:3128");
+    let proxy_port = free_port();
+    let (mut first, port) = serve(&h, state.path(), "first.log", proxy_port);
+    let (status, a) = http(
+        port,
+        "POST",
+        "/api/v1/proxy/attach",
+        &json!({"udid": h.serial}).to_string(),
+    );
+    assert_eq!(status, 200, "{a}");
+    let ours = format!("127.0.0.1:{proxy_port}");
+    assert_eq!(http_proxy(&h), ours);
+    // Recorded in the state directory, with the setting before.
+    let records = state.path().join("proxy-attachments");
+    let file = records.join(format!("{}.json", first.id()));
+    let kept: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(kept["attachments"][0]["udid"], h.serial.as_str(), "{kept}");
+    assert_eq!(
+        kept["attachments"][0]["previous"], "10.1.2.3:3128",
+        "{kept}"
+    );
+
+    // SIGKILL: no clean-up. The phone points at a proxy that no longer runs.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert_eq!(http_proxy(&h), ours);
+    assert!(reverse_list(&h).contains(&format!("tcp:{proxy_port}")));
+
+    // The next server, with the same state directory (another proxy port), restores it.
+    let (mut second, port) = serve(&h, state.path(), "second.log", free_port());
+    let restored = wait_until(Duration::from_secs(30), || {
+        http_proxy(&h) == "10.1.2.3:3128" && reverse_list(&h).trim().is_empty()
+    });
+    let log = std::fs::read_to_string(state.path().join("second.log")).unwrap_or_default();
+    assert!(
+        restored,
+        "http_proxy {}, reverse {}: {log}",
+        http_proxy(&h),
+        reverse_list(&h)
+    );
+    let (status, st) = http(port, "GET", "/api/v1/proxy/status", "");
+    assert_eq!(status, 200, "{st}");
+    assert_eq!(st["attached"], json!([]), "{st}");
+    assert_eq!(st["repaired"][0]["udid"], h.serial.as_str(), "{st}");
+    assert_eq!(st["repaired"][0]["port"], proxy_port, "{st}");
+    assert_eq!(st["repaired"][0]["previous"], "10.1.2.3:3128", "{st}");
+    let log = std::fs::read_to_string(state.path().join("second.log")).unwrap_or_default();
+    assert!(log.contains("WARN") && log.contains("restored"), "{log}");
+    // Nothing is left to restore: the dead server's record is gone, and so is the new one's.
+    assert!(wait_until(Duration::from_secs(10), || std::fs::read_dir(
+        &records
+    )
+    .map_or(0, |d| d.count())
+        == 0));
+    common::stop_server(&mut second, None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stale_attachment_is_shown_then_restored_when_the_device_is_listed() {
+    let h = android::start_device();
+    let state = tempfile::tempdir().unwrap();
+    // What a killed server left: the device at its proxy, and its record.
+    let dead_port = free_port();
+    set_http_proxy(&h, &format!("127.0.0.1:{dead_port}"));
+    let spec = format!("tcp:{dead_port}");
+    assert!(h.adb(&["reverse", &spec, &spec]).success());
+    let dir = state.path().join("proxy-attachments");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dead_pid = i32::MAX - 9;
+    std::fs::write(
+        dir.join(format!("{dead_pid}.json")),
+        json!({"pid": dead_pid, "attachments": [{"udid": h.serial, "backend": "android",
+            "port": dead_port, "previous": null, "since": "2026-11-24T20:00:00Z"}]})
+        .to_string(),
+    )
+    .unwrap();
+
+    let controller = DeviceController::new(BackendConfig {
+        tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
+        adb_server_port: Some(h.adb_port),
+        ..Default::default()
+    });
+    controller.keep_proxy_state_in(state.path()).unwrap();
+    let s = AppState::new(controller, ServerOptions::default());
+    let app = server::app(s, loopback_policy());
+    // Not listed yet: shown as stale.
+    let (_, st) = call(&app, get("/api/v1/proxy/status")).await;
+    assert_eq!(st["stale"][0]["udid"], h.serial.as_str(), "{st}");
+    assert_eq!(st["stale"][0]["port"], dead_port, "{st}");
+    // And in the doctor's report, with the repair.
+    let (_, doc) = call(&app, get("/api/v1/doctor")).await;
+    let row = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["backend"] == "proxy")
+        .unwrap_or_else(|| panic!("{doc}"))
+        .clone();
+    assert_eq!(
+        (row["target"].as_str(), row["ok"].as_bool()),
+        (Some(h.serial.as_str()), Some(false))
+    );
+    assert!(
+        row["remediation"]
+            .as_str()
+            .unwrap()
+            .contains("/api/v1/proxy/detach"),
+        "{row}"
+    );
+    // Taken over: the dead server's file is gone, this one's holds the record.
+    assert!(!dir.join(format!("{dead_pid}.json")).exists());
+    assert!(dir.join(format!("{}.json", std::process::id())).exists());
+
+    // Listed: restored ("no proxy", as there was none), the reverse removed.
+    let (status, _) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(http_proxy(&h), ":0");
+    assert_eq!(reverse_list(&h).trim(), "");
+    let (_, st) = call(&app, get("/api/v1/proxy/status")).await;
+    assert!(st.get("stale").is_none(), "{st}");
+    assert_eq!(st["repaired"][0]["udid"], h.serial.as_str(), "{st}");
+    assert!(!dir.join(format!("{}.json", std::process::id())).exists());
+}

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod adb_connect;
 mod android_e2e;
 mod android_faults;
 mod android_logs;

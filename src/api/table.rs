@@ -50,6 +50,15 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<ShutdownRequest>()
             .json::<PowerResult>(),
+        op(Post, "connect_device", "/api/v1/device/connect", "devices", "Connect adb to an Android device over the network (host, port).")
+            .cli("connect HOST:PORT", &["connect", "192.168.1.20:5555"])
+            .describe("The only way the server makes adb reach out: a `udid` never does. Loopback addresses \
+                       only, unless the server allows more (`--adb-connect-allow CIDR`): else 403 \
+                       FORBIDDEN before anything is sent. Refused or unreachable: 503 DEVICE_UNREACHABLE \
+                       (`details.reason`); no answer: 504 TIMEOUT; a name that does not resolve: 404 NOT_FOUND.")
+            .errors(&[Forbidden, NotFound, DeviceUnreachable, DeviceOffline, ToolMissing, Timeout, CommandFailed, Busy, UnsupportedOnPlatform])
+            .body::<ConnectRequest>()
+            .json::<ConnectResult>(),
         op(Post, "erase", "/api/v1/device/erase", "devices", "Erase an iOS Simulator's content and settings.")
             .cli("erase", &["erase", "iPhone 15"])
             .describe("A booted simulator is shut down, erased and booted again. Android: 501.")

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::android::connect::{Cidr, ConnectPolicy};
 use super::android::AdbBackend;
 use super::ios::SimctlBackend;
 use super::wda::{WdaBackend, WdaConfig};
@@ -22,16 +23,23 @@ pub struct BackendConfig {
     pub max_command_time: Option<Duration>,
     /// WebDriverAgent endpoints (`--wda`) and the time limit of a UI read through them.
     pub wda: WdaConfig,
+    /// Address blocks besides loopback that `adb connect` may reach (`--adb-connect-allow`).
+    pub adb_connect_allow: Vec<Cidr>,
 }
 
 /// The built-in backends, in listing order.
 pub fn builtin(config: &BackendConfig) -> Vec<Arc<dyn DeviceBackend>> {
     vec![
-        Arc::new(AdbBackend::new(
-            config.tools.clone(),
-            config.adb_server_port,
-            config.max_command_time,
-        )),
+        Arc::new(
+            AdbBackend::new(
+                config.tools.clone(),
+                config.adb_server_port,
+                config.max_command_time,
+            )
+            .with_connect_policy(ConnectPolicy {
+                allow: config.adb_connect_allow.clone(),
+            }),
+        ),
         Arc::new(SimctlBackend::new(config.tools.clone())),
         Arc::new(WdaBackend::new(
             config.tools.clone(),

@@ -150,6 +150,12 @@ pub trait DeviceBackend: Send + Sync {
     async fn reconnect(&self, _udid: &str) -> Result<bool> {
         Ok(false)
     }
+    /// Connects to a device over the network on an explicit request (`adb connect`): the
+    /// serial it is listed under and whether it was connected already. `None` (the default):
+    /// this backend does not connect to devices.
+    async fn connect(&self, _host: &str, _port: u16) -> Result<Option<(String, bool)>> {
+        Ok(None)
+    }
     /// Boots a listed device (`POST /device/boot` with `udid`).
     async fn boot(&self, _device: &Device, _wait: Option<Duration>) -> Result<()> {
         Err(unsupported("booting a listed device", self.name()))
@@ -402,6 +408,16 @@ pub trait DeviceBackend: Send + Sync {
     }
 
     // --- network capture (see `crate::proxy`) -----------------------------------------------
+    /// The device's proxy setting now, as attach would remember it (`None`: none, or not a
+    /// notion of this platform). Read before attaching, so that it is persisted before the
+    /// device changes.
+    async fn read_proxy_setting(
+        &self,
+        _device: &Device,
+        _setup: &ProxySetup,
+    ) -> Result<Option<String>> {
+        Ok(None)
+    }
     /// Points the device at the recording proxy on the host's loopback port.
     async fn attach_proxy(&self, _device: &Device, _setup: &ProxySetup) -> Result<ProxyAttached> {
         Err(unsupported("network capture", self.name()))

@@ -39,6 +39,12 @@ pub enum ClientCommand {
         #[arg(value_name = "UDID")]
         device: Option<String>,
     },
+    /// Connect adb to an Android device over the network: `connect 192.168.1.20:5555`
+    /// (IPv6 in brackets: `[fd00::7]:5555`). Loopback only unless the server allows more.
+    Connect {
+        #[arg(value_name = "HOST:PORT")]
+        address: String,
+    },
     /// Erase an iOS Simulator's content and settings (default: the target device).
     Erase {
         #[arg(value_name = "UDID")]

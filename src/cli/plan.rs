@@ -247,6 +247,19 @@ pub fn plan(
         ClientCommand::Shutdown { device: u } => {
             call("shutdown", json!({ "udid": u.or_else(|| udid.clone()) }))
         }
+        ClientCommand::Connect { address } => {
+            let (host, port) = address
+                .rsplit_once(':')
+                .and_then(|(h, p)| Some((h, p.parse::<u16>().ok()?)))
+                .filter(|(h, _)| !h.is_empty() && (!h.contains(':') || h.starts_with('[')))
+                .ok_or_else(|| {
+                    usage(format!(
+                        "`{address}`: give HOST:PORT (e.g. 192.168.1.20:5555, [fd00::7]:5555)"
+                    ))
+                })?;
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            call("connect_device", json!({ "host": host, "port": port }))
+        }
         ClientCommand::Erase { device: u } => {
             call("erase", json!({ "udid": u.or_else(|| udid.clone()) }))
         }

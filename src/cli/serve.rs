@@ -33,6 +33,11 @@ pub struct ServeArgs {
     /// Port of the adb server to use (default: adb's own, 5037 or ANDROID_ADB_SERVER_PORT).
     #[arg(long, env = "MOBILECTL_ADB_SERVER_PORT")]
     pub adb_server_port: Option<u16>,
+    /// An address block (`192.168.1.0/24`, or one address) besides loopback that adb may be
+    /// sent to: by `POST /api/v1/device/connect`, and to reconnect a device it listed
+    /// before (repeatable). Without it adb is never sent off this machine.
+    #[arg(long = "adb-connect-allow", value_name = "CIDR")]
+    pub adb_connect_allow: Vec<crate::backend::android::connect::Cidr>,
     /// Also start a virtual Android device running a small demo app, connect adb to it and
     /// make it the active device: every Android route can be tried without a phone.
     #[arg(long)]
@@ -194,7 +199,8 @@ pub fn run(args: ServeArgs) -> i32 {
             return 2;
         }
     };
-    let proxy = match args.proxy.options(crate::client::autostart::state_dir()) {
+    let state_dir = crate::client::autostart::state_dir();
+    let proxy = match args.proxy.options(state_dir.clone()) {
         Ok(o) => o,
         Err(msg) => {
             eprintln!("mobilectl: {msg}");
@@ -235,8 +241,15 @@ pub fn run(args: ServeArgs) -> i32 {
             tools,
             adb_server_port: args.adb_server_port,
             wda,
+            adb_connect_allow: args.adb_connect_allow.clone(),
             ..Default::default()
         });
+        // Attachments are persisted before a device changes; those a killed server left are
+        // restored as their devices are listed (the first listing is started below).
+        if let Err(e) = controller.keep_proxy_state_in(&state_dir) {
+            eprintln!("mobilectl: {}", e.message);
+            return 1;
+        }
         if let Some(d) = &demo {
             if let Err(e) = controller.set_active(&d.serial()).await {
                 eprintln!(
@@ -263,6 +276,8 @@ pub fn run(args: ServeArgs) -> i32 {
             allow_origins: args.allow_origins,
             token: args.token.filter(|t| !t.is_empty()),
         };
+        let first = state.controller.clone();
+        tokio::spawn(async move { first.list().await });
         let router = server::app(state.clone(), policy);
         println!("mobilectl listening on http://{bound} (Swagger UI: http://{bound}/docs)");
         tracing::info!(%bound, "listening");
@@ -324,6 +339,24 @@ mod tests {
         assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100", "--token", "t0k"])).is_ok());
         assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100"])).is_ok());
         assert!(check_bind(&parse(&["--addr", "[::1]:9100"])).is_ok());
+    }
+
+    #[test]
+    fn adb_connect_allow_takes_blocks() {
+        let a = parse(&[
+            "--adb-connect-allow",
+            "192.168.1.0/24",
+            "--adb-connect-allow",
+            "10.0.0.7",
+        ]);
+        let shown: Vec<String> = a.adb_connect_allow.iter().map(|c| c.to_string()).collect();
+        assert_eq!(shown, ["192.168.1.0/24", "10.0.0.7/32"]);
+        #[derive(clap::Parser)]
+        struct T {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        assert!(T::try_parse_from(["t", "--adb-connect-allow", "lan"]).is_err());
     }
 
     #[test]

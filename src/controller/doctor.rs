@@ -9,6 +9,9 @@ impl DeviceController {
     /// Checks adb, emulator, xcrun simctl, AXe and idb, and what follows for each registered
     /// backend.
     pub async fn doctor(&self) -> DoctorReport {
-        diagnose(self.tools(), self.backends()).await
+        let mut report = diagnose(self.tools(), self.backends()).await;
+        // Devices a server that died left pointing at its proxy, with their repair.
+        report.checks.extend(self.proxy_stale_checks());
+        report
     }
 }

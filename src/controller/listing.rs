@@ -95,6 +95,10 @@ impl DeviceController {
         if let Ok(mut listed) = self.listed.lock() {
             *listed = Some((Instant::now(), devices.clone(), tools.clone()));
         }
+        // What a server that died left pointing at its proxy is restored once listed.
+        if self.has_stale_proxy() {
+            self.proxy_restore_stale(&devices).await;
+        }
         DeviceList {
             devices,
             active: self.active(),

@@ -15,6 +15,7 @@ mod listing;
 mod logs;
 mod power;
 mod proxy;
+mod proxy_store;
 mod resolve;
 mod screenshot;
 mod scroll;
@@ -191,6 +192,29 @@ impl DeviceController {
             }
         }
         false
+    }
+
+    /// Connects to a device over the network on an explicit request (`adb connect`), through
+    /// the first backend that connects devices; answers it as listed afterwards and whether
+    /// it was connected already.
+    pub async fn connect(&self, host: &str, port: u16) -> Result<(Device, bool)> {
+        for b in &self.backends {
+            let Some((serial, already)) = b.connect(host, port).await? else {
+                continue;
+            };
+            return match self.find(&serial).await {
+                Some(d) => Ok((d, already)),
+                None => Err(Error::new(
+                    ErrorCode::DeviceOffline,
+                    format!("adb connected to {serial} but does not list it"),
+                )
+                .with_hint("retry; if it persists, check `adb devices` and the phone")),
+            };
+        }
+        Err(crate::backend::unsupported(
+            "connecting to a device over the network",
+            "any registered backend",
+        ))
     }
 
     /// Resolves the device of an action (anything that changes the device): it must take

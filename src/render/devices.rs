@@ -61,6 +61,23 @@ pub fn active(v: &Value) -> String {
     }
 }
 
+/// `connect_device`: `connected 192.168.1.20:5555 Pixel_7 device`.
+pub fn connected(v: &Value) -> String {
+    let how = if v["already"] == true {
+        "already connected"
+    } else {
+        "connected"
+    };
+    format!(
+        "{how} {} {} {}",
+        s(&v["connected"]),
+        s(&v["device"]["name"]),
+        s(&v["device"]["state"])
+    )
+    .trim_end()
+    .into()
+}
+
 /// `boot`, `shutdown`: the device's state after.
 pub fn power(v: &Value) -> String {
     if v.get("success").is_some() {

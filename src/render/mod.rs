@@ -31,6 +31,7 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("set_active_device", devices::active),
     ("boot", devices::power),
     ("shutdown", devices::power),
+    ("connect_device", devices::connected),
     ("erase", devices::done),
     ("install_app", devices::done),
     ("launch_app", devices::done),

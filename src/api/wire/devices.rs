@@ -116,3 +116,24 @@ pub struct DeviceList {
     /// Per backend (`android`, `ios`): whether it could list its devices, and why not.
     pub tools: PlatformTools,
 }
+
+/// A device to reach over the network (`adb connect HOST:PORT`).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectRequest {
+    /// The phone's IP address or hostname (`192.168.1.20`, `::1`, `pixel.local`).
+    pub host: String,
+    /// Its adb port, 1–65535 (wireless debugging shows it; 5555 after `adb tcpip`).
+    #[schema(minimum = 1, maximum = 65535)]
+    pub port: u16,
+}
+
+/// The device adb connected to, as listed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ConnectResult {
+    /// The serial (udid) adb lists it under, `HOST:PORT`.
+    pub connected: String,
+    /// It was connected already.
+    pub already: bool,
+    pub device: Device,
+}

@@ -45,6 +45,14 @@ pub struct ProxyStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ca: Option<CaInfo>,
     pub attached: Vec<AttachedDevice>,
+    /// Devices a server that stopped without detaching (killed, crashed) left pointing at
+    /// its proxy, and this one restored at start or when they were listed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repaired: Vec<RepairedDevice>,
+    /// Such devices not restored yet (not listed, or restoring failed): `detach` with the
+    /// udid undoes one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<StaleAttachment>,
     /// What the call did when it was less than asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -155,5 +163,31 @@ pub struct AttachedDevice {
     pub udid: String,
     pub platform: Platform,
     pub port: u16,
+    pub since: String,
+}
+
+/// A device a server that died left pointing at its proxy, restored by this one.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RepairedDevice {
+    pub udid: String,
+    /// The dead proxy's port it pointed at.
+    pub port: u16,
+    /// The setting restored (absent: "no proxy").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
+    pub restored_at: String,
+    /// What was done, as the commands run, and what was left alone.
+    pub done: Vec<String>,
+    pub todo: Vec<String>,
+}
+
+/// A device a server that died left pointing at its proxy, not restored yet (it is not
+/// listed, or restoring failed); `detach` with its udid undoes it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct StaleAttachment {
+    pub udid: String,
+    pub port: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
     pub since: String,
 }

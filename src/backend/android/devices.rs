@@ -119,6 +119,7 @@ impl AdbBackend {
         // from then on its device stream is followed, so the controller knows when to ask
         // again (`devices_generation`).
         let listed = self.list_serials().await?;
+        self.saw(listed.iter().map(|d| d.serial.clone()));
         self.tracker.start(self.adb_server_port());
         let known = self.known_props(&listed);
         let mut props = JoinSet::new();
@@ -183,25 +184,6 @@ impl AdbBackend {
             return Err(command_failed(Tool::Adb, "adb devices", &out));
         }
         Ok(parse_devices_l(&out.stdout_text()))
-    }
-
-    /// `adb connect HOST:PORT` for a network device the adb server forgot (after a restart).
-    /// Returns whether adb says it is connected.
-    pub async fn reconnect_network(&self, serial: &str) -> Result<bool> {
-        if !is_network_serial(serial) {
-            return Ok(false);
-        }
-        let cmd = self.adb()?.args(["connect", serial]).timeout(QUICK_TIMEOUT);
-        let out = self.run(cmd).await?;
-        if !(out.success() && out.stdout_text().contains("connected to")) {
-            return Ok(false);
-        }
-        // The transport comes up asynchronously: wait (bounded) until adb can use it.
-        let wait = self
-            .adb_for(serial)?
-            .arg("wait-for-device")
-            .timeout(QUICK_TIMEOUT);
-        Ok(self.run(wait).await.is_ok_and(|o| o.success()))
     }
 
     async fn read_props(&self, serial: &str) -> Result<Props> {

@@ -1,11 +1,12 @@
 //! The Android backend: everything mobilectl does to a phone goes through the `adb` client
 //! (which talks to the adb server, which talks to the device). One adb round trip per operation
 //! where possible. Taps are in pixels; emulators boot from AVDs (`emulator`) and stop with
-//! `adb emu kill`; devices reached over TCP are reconnected when a restarted adb server forgot
-//! them.
+//! `adb emu kill`; devices reached over TCP are connected on an explicit request, and
+//! reconnected when the adb server forgot one it listed before (see `connect`).
 
 mod act;
 mod apps;
+pub mod connect;
 mod devices;
 mod emulator;
 pub mod input;
@@ -55,6 +56,10 @@ pub struct AdbBackend {
     /// Log buffers each device has, once one was found missing (see `logs`).
     log_buffers:
         std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<&'static str>>>>,
+    /// Network serials the adb server listed in this server's life: the only ones reconnected.
+    seen: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+    /// Where `adb connect` may go (loopback, and what `--adb-connect-allow` adds).
+    connect_policy: connect::ConnectPolicy,
 }
 
 impl AdbBackend {
@@ -73,7 +78,15 @@ impl AdbBackend {
             props: Default::default(),
             tracker: Default::default(),
             log_buffers: Default::default(),
+            seen: Default::default(),
+            connect_policy: Default::default(),
         }
+    }
+
+    /// The same backend, letting `adb connect` reach the blocks of `policy` besides loopback.
+    pub fn with_connect_policy(mut self, policy: connect::ConnectPolicy) -> Self {
+        self.connect_policy = policy;
+        self
     }
 
     pub fn tools(&self) -> &Toolbox {
@@ -129,6 +142,10 @@ impl DeviceBackend for AdbBackend {
 
     async fn reconnect(&self, udid: &str) -> Result<bool> {
         self.reconnect_network(udid).await
+    }
+
+    async fn connect(&self, host: &str, port: u16) -> Result<Option<(String, bool)>> {
+        self.connect_network(host, port).await.map(Some)
     }
 
     /// A listed Android device is running already; emulators start from their AVD.
@@ -320,6 +337,14 @@ impl DeviceBackend for AdbBackend {
     ) -> Result<Option<String>> {
         self.change_permission(device, bundle_id, permission, action)
             .await
+    }
+
+    async fn read_proxy_setting(
+        &self,
+        device: &Device,
+        setup: &ProxySetup,
+    ) -> Result<Option<String>> {
+        self.proxy_setting(device, setup).await
     }
 
     async fn attach_proxy(&self, device: &Device, setup: &ProxySetup) -> Result<ProxyAttached> {

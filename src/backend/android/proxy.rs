@@ -52,6 +52,23 @@ impl AdbBackend {
         self.run(cmd).await
     }
 
+    /// The `http_proxy` setting as attach remembers it (see [`previous_setting`]).
+    pub(super) async fn proxy_setting(
+        &self,
+        device: &Device,
+        setup: &ProxySetup,
+    ) -> Result<Option<String>> {
+        let out = self
+            .shell(
+                &device.udid,
+                "settings get global http_proxy",
+                QUICK_TIMEOUT,
+            )
+            .await?;
+        let ours = format!("127.0.0.1:{}", setup.port);
+        Ok(previous_setting(&out.stdout_text(), &ours))
+    }
+
     pub(super) async fn proxy_attach(
         &self,
         device: &Device,

@@ -6,6 +6,7 @@ pub mod actions;
 pub mod alerts;
 pub mod apps;
 pub mod batch;
+pub mod connect;
 pub mod devices;
 pub mod logs;
 pub mod proxy;
@@ -23,6 +24,7 @@ pub fn bindings() -> Vec<Binding> {
     [
         service::bindings(),
         devices::bindings(),
+        connect::bindings(),
         simulator::bindings(),
         apps::bindings(),
         ui::bindings(),

@@ -58,7 +58,9 @@ pub enum FailureKind {
     Connection,
     /// The app went away before the answer ended.
     Aborted,
-    /// The proxy refused to forward (to itself or to the mobilectl API).
+    /// The proxy refused to forward: a destination on this host whose port was not allowed
+    /// (`--proxy-allow-local`), the mobilectl API, the adb server, the proxy itself, or a
+    /// `CONNECT` tunnel that did not speak TLS (to a host not passed through).
     Blocked,
 }
 
@@ -140,6 +142,11 @@ impl Flow {
             url: self.url.clone(),
             status: self.status,
             error: self.error.as_ref().map(|e| e.kind),
+            blocked: self
+                .error
+                .as_ref()
+                .filter(|e| e.kind == FailureKind::Blocked)
+                .map(|e| e.message.clone()),
             total_ms: self.timing.total_ms,
             size: self.response.as_ref().map(|r| r.body.size),
         }
@@ -182,6 +189,10 @@ pub struct FlowLine {
     pub status: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<FailureKind>,
+    /// Why the proxy refused it (with `error: blocked`): a destination on this host not
+    /// allowed, the API, the adb server or the proxy itself, or a tunnel that was not TLS.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<String>,
     pub total_ms: f64,
     /// Response body bytes.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -848,6 +848,18 @@ async fn the_api_is_out_of_reach_by_every_spelling_of_this_host() {
         format!("Host: 127.0.0.1:{port}"),
         format!("http://127.1:{port}{path}"),
     ]);
+    // Nor a protocol switch (WebSocket).
+    cases.push(vec![
+        "-H".into(),
+        "Connection: Upgrade".into(),
+        "-H".into(),
+        "Upgrade: websocket".into(),
+        "-H".into(),
+        "Sec-WebSocket-Version: 13".into(),
+        "-H".into(),
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==".into(),
+        format!("http://0x7f000001:{port}{path}"),
+    ]);
     // Nor does an action.
     cases.push(vec![
         "-H".into(),
@@ -980,4 +992,40 @@ async fn an_allowed_local_port_is_reached_and_its_neighbours_are_not() {
         let why = f["blocked"].as_str().unwrap();
         assert!(why.contains("--proxy-allow-local"), "{f}");
     }
+}
+
+#[tokio::test]
+async fn a_protocol_switch_to_an_allowed_upstream_is_relayed_and_recorded() {
+    let c = capture(|_| {}).await;
+    let (proxy, port) = (c.port, c.http.addr.port());
+    let head = format!(
+        "GET http://127.0.0.1:{port}/upgrade HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
+         Connection: Upgrade\r\nUpgrade: echo\r\n\r\n"
+    );
+    let (answer, echo) = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", proxy)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(head.as_bytes()).unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 1];
+        while !got.ends_with(b"\r\n\r\n") {
+            let n = s.read(&mut buf).unwrap();
+            assert!(n > 0, "closed: {}", String::from_utf8_lossy(&got));
+            got.extend_from_slice(&buf[..n]);
+        }
+        s.write_all(b"ping").unwrap();
+        let mut echo = [0u8; 4];
+        s.read_exact(&mut echo).unwrap();
+        (String::from_utf8_lossy(&got).into_owned(), echo)
+    })
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 101"), "{answer}");
+    assert_eq!(&echo, b"ping");
+    let flows = c.wait_flows(1).await;
+    assert_eq!(flows[0]["status"], 101, "{flows:?}");
+    let d = c.flow(flows[0]["id"].as_u64().unwrap(), "").await;
+    assert_eq!(d["tunnel"]["bytes_sent"], 4, "{d}");
+    assert_eq!(d["tunnel"]["bytes_received"], 4, "{d}");
 }

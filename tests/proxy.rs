@@ -2,7 +2,8 @@
 //! local HTTP and HTTPS servers (certificates made with rcgen): flows with status, headers,
 //! decoded bodies and timings; HTTPS trusted through the served `ca.pem`; redaction; failures
 //! (refused, hanging, stalled, TLS); passthrough tunnels; bodies over the cap; filters,
-//! summary, stream, clear.
+//! summary, stream, clear; protocol switches; and what it refuses: the API, the adb server and
+//! itself by every spelling of this host, local ports not allowed, tunnels that are not TLS.
 
 mod common;
 

@@ -145,6 +145,7 @@ fn main() {
         let mut o = ProxyOptions {
             state_dir: Some(state.path().to_path_buf()),
             upstream_roots: vec![upstream_ca.der.clone()],
+            allow_local: vec![http.addr.port(), https.addr.port()],
             ..Default::default()
         };
         o.check().unwrap();

@@ -492,3 +492,69 @@ async fn hide_keyboard_only_when_it_is_up() {
     assert_eq!(backs(&h), 1);
     assert_eq!(snapshot(&app).await["keyboard_visible"], false);
 }
+
+#[tokio::test]
+async fn points_off_the_screen_are_refused_before_any_input() {
+    let h = start_device();
+    let app = app_for(&h);
+    // The virtual device's screen is 1080×2400; nothing has been read yet, so the first
+    // refusal reads it.
+    let off = [
+        ("/api/v1/device/ui/tap", json!({"x": 1e308, "y": 1e308})),
+        ("/api/v1/device/ui/tap", json!({"x": 5000, "y": 99999})),
+        ("/api/v1/device/ui/tap", json!({"x": 1080, "y": 10})),
+        (
+            "/api/v1/device/ui/long-press",
+            json!({"x": 10, "y": 2400, "duration_ms": 200}),
+        ),
+        (
+            "/api/v1/device/ui/swipe",
+            json!({"from": {"x": 540, "y": 1800}, "to": {"x": 540, "y": 1e308}}),
+        ),
+        (
+            "/api/v1/device/ui/swipe",
+            json!({"from": {"x": -1, "y": 1800}, "to": {"x": 540, "y": 600}}),
+        ),
+        (
+            "/api/v1/device/ui/swipe",
+            json!({"x": 9999, "y": 100, "direction": "down"}),
+        ),
+        (
+            "/api/v1/device/ui/scroll",
+            json!({"x": 540, "y": 50000, "direction": "down"}),
+        ),
+    ];
+    for (path, body) in &off {
+        let (status, answer) = call(&app, post(path, body.clone())).await;
+        assert_eq!(
+            status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{path} {body}: {answer}"
+        );
+        assert_eq!(error_code(&answer), "ELEMENT_NOT_INTERACTABLE", "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("1080×2400"), "{message}");
+        assert_eq!(answer["error"]["details"]["screen"]["w"], 1080.0);
+        assert!(answer["error"]["hint"].is_string());
+    }
+    // Negative points are refused as bad input (400).
+    let (status, answer) = call(
+        &app,
+        post("/api/v1/device/ui/tap", json!({"x": -5, "y": 10})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    assert!(
+        argvs_with(&h, "input").is_empty(),
+        "an input command ran: {:?}",
+        argvs_with(&h, "input")
+    );
+    // A point on the screen still taps.
+    let (status, answer) = call(
+        &app,
+        post("/api/v1/device/ui/tap", json!({"x": 1079, "y": 2399})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(argvs_with(&h, "input").len(), 1);
+}

@@ -146,3 +146,40 @@ async fn steps_are_checked_whole_before_anything_runs() {
     }
     assert!(taps(&h).is_empty(), "nothing ran: {:?}", taps(&h));
 }
+
+#[tokio::test]
+async fn a_step_still_running_at_the_batch_deadline_is_cut_there() {
+    let h = start_device();
+    let app = app_for(&h);
+    let batch = json!({
+        "timeout_ms": 300,
+        "steps": [
+            {"op": "wait", "body": {"selector": {"text": "Never on screen"},
+                                    "condition": "exists", "timeout_ms": 10000}},
+            {"op": "tap", "body": {"selector": {"id": "login"}}}
+        ]
+    });
+    let started = std::time::Instant::now();
+    let (status, body) = call(
+        &app,
+        send_json("POST", "/api/v1/device/batch", &batch.to_string()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "the wait ran its own 10 s: {body}"
+    );
+    assert_eq!(body["timed_out"], true, "{body}");
+    assert_eq!(body["success"], false, "{body}");
+    assert_eq!(body["stopped_at"], 0, "{body}");
+    let steps = body["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1, "{body}");
+    assert_eq!(steps[0]["ok"], false);
+    assert_eq!(steps[0]["status"], 504, "{body}");
+    assert_eq!(steps[0]["answer"]["error"]["code"], "TIMEOUT", "{body}");
+    // The step after the cut never ran, and the device is free again.
+    assert!(taps(&h).is_empty(), "{:?}", taps(&h));
+    let (status, snap) = call(&app, get("/api/v1/device/ui")).await;
+    assert_eq!(status, StatusCode::OK, "{snap}");
+}

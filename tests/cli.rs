@@ -436,13 +436,14 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     // No emulator binary, so `boot --avd` answers TOOL_MISSING on any machine. The proxy's CA
     // goes to a temporary state directory, the proxy to a free port.
     let dir = tempfile::tempdir().unwrap();
-    let proxy_port = free_port();
+    let (proxy_port, unused_port) = (free_port(), free_port());
     let s = Server::start(
         true,
         &[
             ("MOBILECTL_EMULATOR", "/nonexistent/emulator"),
             ("MOBILECTL_STATE_DIR", dir.path().to_str().unwrap()),
             ("MOBILECTL_PROXY_PORT", &proxy_port.to_string()),
+            ("MOBILECTL_PROXY_ALLOW_LOCAL", &unused_port.to_string()),
         ],
     );
     let shot = dir.path().join("plain.png");
@@ -453,9 +454,10 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         annotated.to_str().unwrap(),
         ca.to_str().unwrap(),
     );
-    // One flow to read: the proxy answers a request to a port nothing listens on.
+    // One flow to read: the proxy answers a request to a port nothing listens on (a port of
+    // this host the server was told devices may reach).
     assert_exit(&s.cli(&["proxy", "start"]), 0);
-    let refused = request_through_proxy(proxy_port, free_port());
+    let refused = request_through_proxy(proxy_port, unused_port);
     assert!(refused.starts_with("HTTP/1.1 502"), "{refused}");
     let bundle = dir.path().join("bundle");
     let bundle = bundle.to_str().unwrap();

@@ -326,3 +326,32 @@ async fn errors_from_every_layer_are_the_envelope() {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{q}: {body}");
     }
 }
+
+#[tokio::test]
+async fn two_origins_or_an_origin_that_is_not_text_are_refused() {
+    // The first is allowed (the server's own), the second is not: both are looked at.
+    let two = Request::post("/api/v1/device/active")
+        .header("host", "127.0.0.1:9100")
+        .header("origin", "http://127.0.0.1:9100")
+        .header("origin", "https://evil.example")
+        .header("content-type", "application/json")
+        .body(Body::from("{}"))
+        .unwrap();
+    let (status, body) = call(&bare_app(), two).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(error_code(&body), "BAD_REQUEST");
+    assert!(body["error"]["hint"].is_string(), "{body}");
+    // Bytes that are not text cannot be compared with an allowed origin: refused.
+    let binary = Request::post("/api/v1/device/active")
+        .header("host", "127.0.0.1:9100")
+        .header(
+            "origin",
+            axum::http::HeaderValue::from_bytes(b"https://evil.example\xff").unwrap(),
+        )
+        .header("content-type", "application/json")
+        .body(Body::from("{}"))
+        .unwrap();
+    let (status, body) = call(&bare_app(), binary).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(error_code(&body), "FORBIDDEN_HOST");
+}

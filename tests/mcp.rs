@@ -356,6 +356,23 @@ async fn streamable_http_mcp_in_the_server() {
         .await
         .unwrap();
     assert_eq!(cross_site.status().as_u16(), 403);
+
+    // Ending the session: accepted once; then, and for a session never given, 404 (the
+    // MCP specification's answer for an unknown or terminated session).
+    let delete = |id: String| {
+        reqwest::Client::new()
+            .delete(&url)
+            .header("mcp-session-id", id)
+            .header("mcp-protocol-version", "2025-06-18")
+            .send()
+    };
+    let session = h.session.clone().unwrap();
+    let first = delete(session.clone()).await.unwrap();
+    assert_eq!(first.status().as_u16(), 202);
+    let again = delete(session).await.unwrap();
+    assert_eq!(again.status().as_u16(), 404);
+    let never = delete("no-such-session".into()).await.unwrap();
+    assert_eq!(never.status().as_u16(), 404);
 }
 
 /// One JSON-RPC message to `/mcp` of an in-process app; the answer read from its SSE stream.

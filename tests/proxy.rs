@@ -2,7 +2,8 @@
 //! local HTTP and HTTPS servers (certificates made with rcgen): flows with status, headers,
 //! decoded bodies and timings; HTTPS trusted through the served `ca.pem`; redaction; failures
 //! (refused, hanging, stalled, TLS); passthrough tunnels; bodies over the cap; filters,
-//! summary, stream, clear.
+//! summary, stream, clear; protocol switches; and what it refuses: the API, the adb server and
+//! itself by every spelling of this host, local ports not allowed, tunnels that are not TLS.
 
 use crate::common;
 
@@ -28,6 +29,11 @@ struct Capture {
     state_dir: tempfile::TempDir,
     upstream_ca: TestCa,
     port: u16,
+    /// Upstream servers on this host, whose ports the proxy allows.
+    http: Upstream,
+    https: Upstream,
+    /// A port of this host nothing listens on, allowed too.
+    closed: u16,
 }
 
 fn app_with_proxy(o: ProxyOptions, policy: SecurityPolicy) -> Router {
@@ -43,14 +49,21 @@ fn app_with_proxy(o: ProxyOptions, policy: SecurityPolicy) -> Router {
 }
 
 /// An app whose proxy keeps its CA in a temporary state directory and trusts a test CA
-/// upstream; the proxy is started on a free port.
+/// upstream; the proxy is started on a free port and allows the local upstreams' ports.
 async fn capture(tune: impl FnOnce(&mut ProxyOptions)) -> Capture {
     let upstream_ca = TestCa::new();
+    let http = Upstream::http().await;
+    let https = Upstream::https(&upstream_ca).await;
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
     let state_dir = tempfile::tempdir().unwrap();
     let mut o = ProxyOptions {
         state_dir: Some(state_dir.path().join("state")),
         upstream_roots: vec![upstream_ca.der.clone()],
         timeout: Duration::from_secs(5),
+        allow_local: vec![http.addr.port(), https.addr.port(), closed],
         ..Default::default()
     };
     tune(&mut o);
@@ -72,6 +85,9 @@ async fn capture(tune: impl FnOnce(&mut ProxyOptions)) -> Capture {
         state_dir,
         upstream_ca,
         port,
+        http,
+        https,
+        closed,
     }
 }
 
@@ -214,8 +230,8 @@ fn header<'a>(side: &'a Value, name: &str) -> Option<&'a str> {
 #[tokio::test]
 async fn reqwest_flows_over_http_and_https_are_recorded_whole_and_redacted() {
     let c = capture(|_| {}).await;
-    let http = Upstream::http().await;
-    let https = Upstream::https(&c.upstream_ca).await;
+    let http = &c.http;
+    let https = &c.https;
     let client = c.reqwest().await;
 
     let r = client
@@ -298,8 +314,8 @@ async fn reqwest_flows_over_http_and_https_are_recorded_whole_and_redacted() {
 #[tokio::test]
 async fn curl_trusts_the_served_ca_and_encoded_bodies_are_decoded() {
     let c = capture(|_| {}).await;
-    let https = Upstream::https(&c.upstream_ca).await;
-    let http = Upstream::http().await;
+    let https = &c.https;
+    let http = &c.http;
     let ca = c.ca_file().await;
     let (code, out, err) = curl_via(&c, Some(&ca), https.url("/br")).await;
     assert_eq!(code, 0, "{err}");
@@ -333,12 +349,9 @@ async fn curl_trusts_the_served_ca_and_encoded_bodies_are_decoded() {
 #[tokio::test]
 async fn refused_hanging_and_stalled_upstreams_are_recorded_as_failures() {
     let c = capture(|o| o.timeout = Duration::from_millis(600)).await;
-    let http = Upstream::http().await;
+    let http = &c.http;
     let client = c.reqwest().await;
-    let closed = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let closed = c.closed;
     let r = client
         .get(format!("http://127.0.0.1:{closed}/x"))
         .send()
@@ -376,7 +389,7 @@ async fn refused_hanging_and_stalled_upstreams_are_recorded_as_failures() {
 #[tokio::test]
 async fn tls_failures_on_either_side_are_recorded() {
     let c = capture(|o| o.upstream_roots.clear()).await;
-    let https = Upstream::https(&c.upstream_ca).await;
+    let https = &c.https;
     // The proxy does not trust the upstream's certificate.
     let r = c
         .reqwest()
@@ -404,7 +417,7 @@ async fn tls_failures_on_either_side_are_recorded() {
 #[tokio::test]
 async fn passthrough_hosts_are_tunnelled_not_decrypted() {
     let c = capture(|o| o.passthrough = vec!["localhost".into()]).await;
-    let https = Upstream::https(&c.upstream_ca).await;
+    let https = &c.https;
     let upstream_ca = c.state_dir.path().join("upstream-ca.pem");
     std::fs::write(&upstream_ca, &c.upstream_ca.pem).unwrap();
     // Only the upstream's own CA is trusted, and it works: the proxy did not decrypt.
@@ -438,7 +451,7 @@ async fn passthrough_hosts_are_tunnelled_not_decrypted() {
 async fn a_body_over_the_cap_goes_through_whole_and_only_the_cap_is_kept() {
     let cap = 64 * 1024;
     let c = capture(|o| o.body_cap = cap).await;
-    let https = Upstream::https(&c.upstream_ca).await;
+    let https = &c.https;
     let client = c.reqwest().await;
     let n = 3 * 1024 * 1024 + 17;
     let got = fetch(&client, https.url(&format!("/big?bytes={n}"))).await;
@@ -488,7 +501,7 @@ fn sha2_digest(b: &[u8]) -> Vec<u8> {
 #[tokio::test]
 async fn filters_summary_stream_and_clear() {
     let c = capture(|_| {}).await;
-    let http = Upstream::http().await;
+    let http = &c.http;
     let client = c.reqwest().await;
     // Follow from now on, two flows then the stream ends.
     let stream = c
@@ -705,4 +718,315 @@ async fn secrets_are_shown_only_by_a_loopback_server() {
     // Without reveal the same server answers (here: no such flow).
     let (status, _) = call(&app, req("/api/v1/proxy/flows/1")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+/// The real API served on a port of its own, with its proxy started (allowing the local
+/// ports `allow`); requests that reach a device route are counted.
+struct Served {
+    api: std::net::SocketAddr,
+    proxy: u16,
+    app: Router,
+    device_hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    _state: tempfile::TempDir,
+    _task: tokio::task::JoinHandle<()>,
+}
+
+async fn served(tune: impl FnOnce(std::net::SocketAddr, &mut ProxyOptions)) -> Served {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let api = listener.local_addr().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut o = ProxyOptions {
+        state_dir: Some(state.path().join("state")),
+        ..Default::default()
+    };
+    tune(api, &mut o);
+    o.check().unwrap();
+    let app = app_with_proxy(
+        o,
+        SecurityPolicy {
+            bound: Some(api),
+            // The in-process calls of `call`.
+            allow_hosts: vec!["127.0.0.1:9100".into()],
+            ..Default::default()
+        },
+    );
+    let device_hits = std::sync::Arc::new(AtomicUsize::new(0));
+    let hits = device_hits.clone();
+    let counted = app.clone().layer(axum::middleware::from_fn(
+        move |req: axum::extract::Request, next: axum::middleware::Next| {
+            let hits = hits.clone();
+            async move {
+                if req.uri().path().starts_with("/api/v1/device") {
+                    hits.fetch_add(1, Ordering::SeqCst);
+                }
+                next.run(req).await
+            }
+        },
+    ));
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, counted).await;
+    });
+    let (status, v) = call(&app, post("/api/v1/proxy/start", json!({"port": 0}))).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let proxy = v["address"].as_str().unwrap().rsplit(':').next().unwrap();
+    Served {
+        api,
+        proxy: proxy.parse().unwrap(),
+        app,
+        device_hits,
+        _state: state,
+        _task: task,
+    }
+}
+
+impl Served {
+    fn hits(&self) -> usize {
+        self.device_hits.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    async fn flows(&self) -> Vec<Value> {
+        let (_, v) = call(&self.app, get("/api/v1/proxy/flows")).await;
+        v["flows"].as_array().unwrap().clone()
+    }
+}
+
+/// Writes `head` to the proxy on a raw socket and reads what comes back until the proxy
+/// closes or 5 s pass.
+async fn raw_proxy(port: u16, head: String, then: &'static [u8]) -> String {
+    tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.write_all(head.as_bytes()).unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        // The answer to the head, then whatever follows the bytes sent after it.
+        while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+            match s.read(&mut buf) {
+                Ok(0) | Err(_) => return String::from_utf8_lossy(&got).into_owned(),
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+        if !then.is_empty() {
+            let _ = s.write_all(then);
+        }
+        loop {
+            match s.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+        String::from_utf8_lossy(&got).into_owned()
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn the_api_is_out_of_reach_by_every_spelling_of_this_host() {
+    // Even with the API's port allowed, it is refused.
+    let s = served(|api, o| o.allow_local = vec![api.port()]).await;
+    let port = s.api.port();
+    let proxy = format!("http://127.0.0.1:{}", s.proxy);
+    let path = "/api/v1/device/active";
+    let mut cases: Vec<Vec<String>> = [
+        "127.0.0.1",
+        "127.1",
+        "0.0.0.0",
+        "2130706433",
+        "0x7f000001",
+        "[::ffff:127.0.0.1]",
+        "localhost",
+        "[::1]",
+    ]
+    .iter()
+    .map(|h| vec![format!("http://{h}:{port}{path}")])
+    .collect();
+    // The client's own Host header changes nothing.
+    cases.push(vec![
+        "-H".into(),
+        format!("Host: 127.0.0.1:{port}"),
+        format!("http://127.1:{port}{path}"),
+    ]);
+    // Nor a protocol switch (WebSocket).
+    cases.push(vec![
+        "-H".into(),
+        "Connection: Upgrade".into(),
+        "-H".into(),
+        "Upgrade: websocket".into(),
+        "-H".into(),
+        "Sec-WebSocket-Version: 13".into(),
+        "-H".into(),
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==".into(),
+        format!("http://0x7f000001:{port}{path}"),
+    ]);
+    // Nor does an action.
+    cases.push(vec![
+        "-H".into(),
+        "content-type: application/json".into(),
+        "-d".into(),
+        r#"{"key":"home"}"#.into(),
+        format!("http://127.0.0.1:{port}/api/v1/device/ui/press"),
+    ]);
+    for case in &cases {
+        let mut args = vec![
+            "-x".to_string(),
+            proxy.clone(),
+            "-o".into(),
+            "/dev/null".into(),
+            "-w".into(),
+            "%{http_code} %header{x-mobilectl-proxy-error}".into(),
+        ];
+        args.extend(case.iter().cloned());
+        let (_, out, err) = curl(args).await;
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "403 blocked",
+            "{case:?}: {err}"
+        );
+    }
+    // Through a tunnel too.
+    let (code, _, err) = curl(vec![
+        "-x".into(),
+        proxy.clone(),
+        "-k".into(),
+        format!("https://127.1:{port}{path}"),
+    ])
+    .await;
+    assert_ne!(code, 0);
+    assert!(err.contains("403"), "{err}");
+    assert_eq!(s.hits(), 0, "the API was reached through its proxy");
+    let flows = s.flows().await;
+    assert_eq!(flows.len(), cases.len() + 1, "{flows:?}");
+    for f in &flows {
+        assert_eq!(f["error"], "blocked", "{f}");
+        let why = f["blocked"].as_str().unwrap();
+        assert!(why.contains("the mobilectl API"), "{f}");
+    }
+}
+
+#[tokio::test]
+async fn tunnels_to_the_adb_server_or_the_api_and_plain_text_tunnels_are_refused() {
+    // A stand-in adb server (allowed or not, never reached) and a plain HTTP server whose
+    // port is allowed.
+    let adb = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    adb.set_nonblocking(true).unwrap();
+    let adb_port = adb.local_addr().unwrap().port();
+    let http = Upstream::http().await;
+    let allowed = http.addr.port();
+    let s = served(|api, o| {
+        o.adb_server_port = Some(adb_port);
+        o.allow_local = vec![adb_port, api.port(), allowed];
+    })
+    .await;
+    for target in [
+        format!("127.0.0.1:{adb_port}"),
+        "127.0.0.1:5037".to_string(),
+        format!("localhost:{}", s.api.port()),
+        format!("0x7f000001:{}", s.proxy),
+    ] {
+        let head = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n");
+        let answer = raw_proxy(s.proxy, head, b"host:transport-any").await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{target}: {answer}");
+    }
+    assert!(
+        adb.accept().is_err(),
+        "the adb server was reached through the proxy"
+    );
+    // An allowed destination, but the tunnel speaks plain text: refused after the first
+    // bytes, and nothing comes back from the upstream.
+    let head = format!("CONNECT 127.0.0.1:{allowed} HTTP/1.1\r\nHost: x\r\n\r\n");
+    let answer = raw_proxy(
+        s.proxy,
+        head,
+        b"GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(!answer.contains("hello"), "the upstream answered: {answer}");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let flows = loop {
+        let flows = s.flows().await;
+        if flows.len() >= 5 || tokio::time::Instant::now() > deadline {
+            break flows;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let why: Vec<&str> = flows
+        .iter()
+        .map(|f| f["blocked"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(why.len(), 5, "{flows:?}");
+    assert!(why[0].contains("the adb server"), "{why:?}");
+    assert!(why[1].contains("the adb server"), "{why:?}");
+    assert!(why[2].contains("the mobilectl API"), "{why:?}");
+    assert!(why[3].contains("the proxy itself"), "{why:?}");
+    assert!(why[4].contains("did not start with TLS"), "{why:?}");
+    assert!(flows.iter().all(|f| f["method"] == "CONNECT"));
+}
+
+#[tokio::test]
+async fn an_allowed_local_port_is_reached_and_its_neighbours_are_not() {
+    let c = capture(|_| {}).await;
+    let port = c.http.addr.port();
+    let client = c.reqwest().await;
+    let r = client.get(c.http.url("/hello")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let mut refused = 0;
+    for p in [port - 1, port + 1] {
+        if [c.https.addr.port(), c.closed].contains(&p) {
+            continue; // allowed as well
+        }
+        refused += 1;
+        let r = client
+            .get(format!("http://localhost:{p}/hello"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403, "{p}");
+        assert_eq!(r.headers()["x-mobilectl-proxy-error"], "blocked");
+    }
+    let flows = c.wait_flows(1 + refused).await;
+    assert_eq!(flows[0]["status"], 200);
+    for f in &flows[1..] {
+        let why = f["blocked"].as_str().unwrap();
+        assert!(why.contains("--proxy-allow-local"), "{f}");
+    }
+}
+
+#[tokio::test]
+async fn a_protocol_switch_to_an_allowed_upstream_is_relayed_and_recorded() {
+    let c = capture(|_| {}).await;
+    let (proxy, port) = (c.port, c.http.addr.port());
+    let head = format!(
+        "GET http://127.0.0.1:{port}/upgrade HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
+         Connection: Upgrade\r\nUpgrade: echo\r\n\r\n"
+    );
+    let (answer, echo) = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", proxy)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(head.as_bytes()).unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 1];
+        while !got.ends_with(b"\r\n\r\n") {
+            let n = s.read(&mut buf).unwrap();
+            assert!(n > 0, "closed: {}", String::from_utf8_lossy(&got));
+            got.extend_from_slice(&buf[..n]);
+        }
+        s.write_all(b"ping").unwrap();
+        let mut echo = [0u8; 4];
+        s.read_exact(&mut echo).unwrap();
+        (String::from_utf8_lossy(&got).into_owned(), echo)
+    })
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 101"), "{answer}");
+    assert_eq!(&echo, b"ping");
+    let flows = c.wait_flows(1).await;
+    assert_eq!(flows[0]["status"], 101, "{flows:?}");
+    let d = c.flow(flows[0]["id"].as_u64().unwrap(), "").await;
+    assert_eq!(d["tunnel"]["bytes_sent"], 4, "{d}");
+    assert_eq!(d["tunnel"]["bytes_received"], 4, "{d}");
 }

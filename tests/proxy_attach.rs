@@ -23,7 +23,13 @@ use virtual_device::testing::{free_port, wait_until, VdHarness};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
 
-fn app(tools: Toolbox, adb_port: Option<u16>, state: &std::path::Path) -> axum::Router {
+/// `allow_local`: ports of this host the proxy lets devices reach.
+fn app(
+    tools: Toolbox,
+    adb_port: Option<u16>,
+    state: &std::path::Path,
+    allow_local: &[u16],
+) -> axum::Router {
     mobilectl::server::check_declared_errors(true);
     let s = AppState::new(
         DeviceController::new(BackendConfig {
@@ -34,6 +40,8 @@ fn app(tools: Toolbox, adb_port: Option<u16>, state: &std::path::Path) -> axum::
         ServerOptions {
             proxy: ProxyOptions {
                 state_dir: Some(state.to_path_buf()),
+                allow_local: allow_local.to_vec(),
+                adb_server_port: adb_port,
                 ..Default::default()
             },
             ..Default::default()
@@ -63,10 +71,12 @@ fn reverse_list(h: &VdHarness) -> String {
 async fn android_attach_and_detach_through_the_real_adb() {
     let h = android::start_device();
     let state = tempfile::tempdir().unwrap();
+    let upstream = Upstream::http().await;
     let app = app(
         Toolbox::with([(Tool::Adb, h.adb.clone())]),
         Some(h.adb_port),
         state.path(),
+        &[upstream.addr.port()],
     );
     // The phone already uses a proxy: it comes back on detach.
     set_http_proxy(&h, "10.1.2.3:3128");
@@ -99,7 +109,6 @@ async fn android_attach_and_detach_through_the_real_adb() {
 
     // An app on the device talking to its proxy setting, 127.0.0.1:PORT on the device, goes
     // through adb reverse to the proxy and on to the upstream.
-    let upstream = Upstream::http().await;
     let device_port = h.state()["reverse"][&spec]["host_port"]
         .as_u64()
         .expect("the device's forward") as u16;
@@ -121,6 +130,20 @@ async fn android_attach_and_detach_through_the_real_adb() {
         assert!(tokio::time::Instant::now() < deadline, "no flow: {v}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // The same app cannot reach the adb server through it (it would drive the phone).
+    let adb_port = h.adb_port;
+    let answer = tokio::task::spawn_blocking(move || {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", device_port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let connect = format!("CONNECT 127.0.0.1:{adb_port} HTTP/1.1\r\nHost: x\r\n\r\n");
+        s.write_all(connect.as_bytes()).unwrap();
+        let mut head = [0u8; 12];
+        s.read_exact(&mut head).unwrap();
+        String::from_utf8_lossy(&head).into_owned()
+    })
+    .await
+    .unwrap();
+    assert_eq!(answer, "HTTP/1.1 403", "CONNECT to the adb server");
 
     // Again: nothing to do.
     let (_, again) = call(
@@ -180,7 +203,7 @@ async fn android_attach_and_detach_through_the_real_adb() {
 #[tokio::test]
 async fn attach_without_a_device_starts_nothing() {
     let state = tempfile::tempdir().unwrap();
-    let app = app(Toolbox::with([]), None, state.path());
+    let app = app(Toolbox::with([]), None, state.path(), &[]);
     let (status, v) = call(&app, post("/api/v1/proxy/attach", json!({}))).await;
     assert_eq!(
         (status, error_code(&v).as_str()),
@@ -207,7 +230,7 @@ async fn an_ios_simulator_trusts_the_ca_and_is_told_about_the_macs_proxy() {
         ),
     );
     let state = tempfile::tempdir().unwrap();
-    let app = app(toolbox(&[(Tool::Xcrun, &xcrun)]), None, state.path());
+    let app = app(toolbox(&[(Tool::Xcrun, &xcrun)]), None, state.path(), &[]);
     let (status, a) = call(&app, post("/api/v1/proxy/attach", json!({"udid": UDID}))).await;
     assert_eq!(status, StatusCode::OK, "{a}");
     let calls = calls_except_list(&fakes, "xcrun");

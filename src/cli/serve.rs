@@ -70,6 +70,17 @@ pub struct ProxyArgs {
     /// for apps that pin certificates).
     #[arg(long = "proxy-passthrough", value_name = "HOST")]
     pub proxy_passthrough: Vec<String>,
+    /// A port of this host's own addresses that devices may reach through the proxy, e.g. a
+    /// local backend on localhost:3000 (repeatable, or several after one flag). Other local
+    /// ports are refused; the API's, the adb server's and the proxy's own never pass.
+    #[arg(
+        long = "proxy-allow-local",
+        value_name = "PORT",
+        num_args = 1..,
+        env = "MOBILECTL_PROXY_ALLOW_LOCAL",
+        value_delimiter = ','
+    )]
+    pub proxy_allow_local: Vec<u16>,
     /// Most flows the proxy keeps (the oldest go first).
     #[arg(long, default_value_t = 2000)]
     pub proxy_max_flows: usize,
@@ -138,6 +149,8 @@ impl ProxyArgs {
             timeout: std::time::Duration::from_millis(self.proxy_timeout_ms.max(1)),
             state_dir: Some(state_dir),
             upstream_roots: roots,
+            allow_local: self.proxy_allow_local.clone(),
+            adb_server_port: None,
         };
         o.check()?;
         Ok(o)
@@ -201,7 +214,10 @@ pub fn run(args: ServeArgs) -> i32 {
     };
     let state_dir = crate::client::autostart::state_dir();
     let proxy = match args.proxy.options(state_dir.clone()) {
-        Ok(o) => o,
+        Ok(o) => crate::proxy::ProxyOptions {
+            adb_server_port: args.adb_server_port,
+            ..o
+        },
         Err(msg) => {
             eprintln!("mobilectl: {msg}");
             return 2;

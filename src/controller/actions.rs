@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::session::DeviceSession;
 use super::snapshot::Snapshot;
-use super::target::{check_reachable, Resolved};
+use super::target::{check_on_screen, check_reachable, Resolved};
 use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget, Direction, Target};
 use crate::backend::{Acted, InputStep};
@@ -122,8 +122,23 @@ impl DeviceController {
         if let Some(s) = action.session.fresh() {
             action.before = Some(s);
         }
+        if target.x.is_some() || target.y.is_some() {
+            let size = self.screen_size(action).await?;
+            check_on_screen(resolved.point(), size)?;
+        }
         check_reachable(&resolved)?;
         Ok(resolved)
+    }
+
+    /// The screen's size: the last read's, else the screen is read now.
+    pub(super) async fn screen_size(&self, action: &Action) -> Result<crate::ui::Size> {
+        if let Some(s) = action.session.last() {
+            return Ok(s.screen.screen);
+        }
+        let s = self
+            .fresh_or_dump_locked(&action.device, &action.session)
+            .await?;
+        Ok(s.screen.screen)
     }
 
     /// Runs the input step; with `observe`, reads the screen after it (in the same round trip
@@ -273,7 +288,12 @@ impl DeviceController {
     ) -> Result<ActionResult> {
         let mut action = self.begin(udid, "swipe").await?;
         let (from, to, target) = match (from_to, along) {
-            (Some((from, to)), None) => (from, to, None),
+            (Some((from, to)), None) => {
+                let size = self.screen_size(&action).await?;
+                check_on_screen(from, size)?;
+                check_on_screen(to, size)?;
+                (from, to, None)
+            }
             (None, Some((target, direction))) => {
                 let resolved = self.aim(&mut action, target).await?;
                 let area = resolved.bounds.unwrap_or_else(|| {

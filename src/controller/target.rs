@@ -158,6 +158,32 @@ pub fn check_reachable(resolved: &Resolved) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a point that is not on a screen of `size`: not a finite, non-negative number, or
+/// at or beyond its width or height (`ELEMENT_NOT_INTERACTABLE`, 422, naming the size). A
+/// size not known (zero) checks the numbers only.
+pub fn check_on_screen(p: Point, size: crate::ui::Size) -> Result<()> {
+    let numbers = p.x.is_finite() && p.y.is_finite() && p.x >= 0.0 && p.y >= 0.0;
+    let known = size.w > 0.0 && size.h > 0.0;
+    if numbers && (!known || (p.x < size.w && p.y < size.h)) {
+        return Ok(());
+    }
+    let (w, h) = (size.w, size.h);
+    let point = json!({ "x": p.x, "y": p.y });
+    let message = if known {
+        format!(
+            "the point ({}, {}) is off the screen, which is {w}×{h}",
+            p.x, p.y
+        )
+    } else {
+        format!("the point ({}, {}) is not on a screen", p.x, p.y)
+    };
+    Err(Error::new(ErrorCode::ElementNotInteractable, message)
+        .with_hint(format!(
+            "give a point with 0 ≤ x < {w} and 0 ≤ y < {h} (GET /api/v1/device/ui reads the screen and its size)"
+        ))
+        .with_details(json!({ "point": point, "screen": { "w": w, "h": h } })))
+}
+
 impl DeviceController {
     /// Resolves `target` for the device whose command lock the caller holds. Element targets
     /// use the kept snapshot when no action ran since it, else read the screen again.

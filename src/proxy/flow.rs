@@ -1,7 +1,9 @@
 //! One recorded exchange ([`Flow`]) and how it is shown: a one-line [`FlowLine`] for lists and
-//! streams, the whole [`FlowDetail`] with headers and decoded bodies. Secrets in headers
-//! (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`) are redacted in every view
-//! unless the caller may and does ask otherwise ([`Reveal`]).
+//! streams, the whole [`FlowDetail`] with headers and decoded bodies. Secrets are redacted in
+//! every view unless the caller may and does ask otherwise ([`Reveal`]; one-line views always
+//! redact): the headers `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`,
+//! `X-Api-Key`, `X-Auth-Token`, `Api-Key`, and every header or URL query parameter whose name
+//! contains `token`, `secret`, `password`, `key`, `signature` or `session` (any case).
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
@@ -58,7 +60,9 @@ pub enum FailureKind {
     Connection,
     /// The app went away before the answer ended.
     Aborted,
-    /// The proxy refused to forward (to itself or to the mobilectl API).
+    /// The proxy refused to forward: a destination on this host whose port was not allowed
+    /// (`--proxy-allow-local`), the mobilectl API, the adb server, the proxy itself, or a
+    /// `CONNECT` tunnel that did not speak TLS (to a host not passed through).
     Blocked,
 }
 
@@ -137,9 +141,14 @@ impl Flow {
             id: self.id,
             started_at: rfc3339(self.started_at),
             method: self.method.clone(),
-            url: self.url.clone(),
+            url: redact_url(&self.url),
             status: self.status,
             error: self.error.as_ref().map(|e| e.kind),
+            blocked: self
+                .error
+                .as_ref()
+                .filter(|e| e.kind == FailureKind::Blocked)
+                .map(|e| e.message.clone()),
             total_ms: self.timing.total_ms,
             size: self.response.as_ref().map(|r| r.body.size),
         }
@@ -150,7 +159,10 @@ impl Flow {
             id: self.id,
             started_at: rfc3339(self.started_at),
             method: self.method.clone(),
-            url: self.url.clone(),
+            url: match reveal {
+                Reveal::Redacted => redact_url(&self.url),
+                Reveal::Shown => self.url.clone(),
+            },
             host: self.host.clone(),
             status: self.status,
             request: view(&self.request, reveal),
@@ -182,6 +194,10 @@ pub struct FlowLine {
     pub status: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<FailureKind>,
+    /// Why the proxy refused it (with `error: blocked`): a destination on this host not
+    /// allowed, the API, the adb server or the proxy itself, or a tunnel that was not TLS.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<String>,
     pub total_ms: f64,
     /// Response body bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -241,13 +257,53 @@ pub enum Reveal {
     Shown,
 }
 
-/// Headers whose values are secrets.
+/// Headers whose values are secrets (besides names with a [`SECRET_WORDS`] word).
 pub const SECRET_HEADERS: &[&str] = &[
     "authorization",
     "proxy-authorization",
     "cookie",
     "set-cookie",
+    "x-api-key",
+    "x-auth-token",
+    "api-key",
 ];
+
+/// A header or query parameter whose name contains one of these (any case) is a secret.
+pub const SECRET_WORDS: &[&str] = &["token", "secret", "password", "key", "signature", "session"];
+
+/// Whether a header's value is a secret.
+pub fn is_secret_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    SECRET_HEADERS.contains(&n.as_str()) || SECRET_WORDS.iter().any(|w| n.contains(w))
+}
+
+/// `url` with the values of secret query parameters replaced (names stay).
+pub fn redact_url(url: &str) -> String {
+    let Some((base, rest)) = url.split_once('?') else {
+        return url.to_string();
+    };
+    let (query, fragment) = match rest.split_once('#') {
+        Some((q, f)) => (q, Some(f)),
+        None => (rest, None),
+    };
+    let query = query
+        .split('&')
+        .map(|pair| {
+            let name = pair.split_once('=').map_or(pair, |(n, _)| n);
+            let n = name.to_ascii_lowercase();
+            if SECRET_WORDS.iter().any(|w| n.contains(w)) {
+                format!("{name}=[redacted]")
+            } else {
+                pair.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("&");
+    match fragment {
+        Some(f) => format!("{base}?{query}#{f}"),
+        None => format!("{base}?{query}"),
+    }
+}
 
 /// The value shown for a secret header: its scheme or cookie names stay, values go.
 pub fn redact(name: &str, value: &str) -> String {
@@ -276,6 +332,7 @@ pub fn redact(name: &str, value: &str) -> String {
                 .collect::<Vec<_>>()
                 .join("; ")
         }
+        _ if is_secret_header(name) => R.to_string(),
         _ => value.to_string(),
     }
 }
@@ -285,7 +342,7 @@ fn view(m: &Message, reveal: Reveal) -> MessageView {
         .headers
         .iter()
         .map(|(n, v)| {
-            let secret = SECRET_HEADERS.contains(&n.as_str());
+            let secret = is_secret_header(n);
             let v = if secret && reveal == Reveal::Redacted {
                 redact(n, v)
             } else {
@@ -367,6 +424,62 @@ mod tests {
             "sid=[redacted]; Path=/; HttpOnly"
         );
         assert_eq!(redact("accept", "*/*"), "*/*");
+    }
+
+    #[test]
+    fn api_keys_tokens_and_named_secrets_are_redacted_too() {
+        for name in [
+            "X-Api-Key",
+            "x-auth-token",
+            "Api-Key",
+            "X-CSRF-Token",
+            "x-client-secret",
+            "X-Password",
+            "x-amz-signature",
+            "X-Session-Id",
+            "X-Goog-Api-KEY",
+        ] {
+            assert!(is_secret_header(name), "{name}");
+            assert_eq!(redact(name, "s3cret"), "[redacted]", "{name}");
+        }
+        for name in [
+            "accept",
+            "content-type",
+            "user-agent",
+            "x-request-id",
+            "keep-alive",
+        ] {
+            assert!(!is_secret_header(name), "{name}");
+        }
+        assert_eq!(
+            redact_url("https://h/p?access_token=s3&q=shoes&Signature=s4&sessionId=s5#top"),
+            "https://h/p?access_token=[redacted]&q=shoes&Signature=[redacted]&sessionId=[redacted]#top"
+        );
+        assert_eq!(
+            redact_url("https://h/p?apiKey=s3&flag&password"),
+            "https://h/p?apiKey=[redacted]&flag&password=[redacted]"
+        );
+        assert_eq!(redact_url("https://h/p"), "https://h/p");
+    }
+
+    #[test]
+    fn urls_and_new_secret_headers_redact_in_every_view_unless_shown() {
+        let mut f = flow();
+        f.url = "https://api.example.com/items?api_key=s3cret&page=2".into();
+        f.request
+            .headers
+            .push(("x-api-key".into(), "s3cret".into()));
+        f.request
+            .headers
+            .push(("x-auth-token".into(), "s3cret".into()));
+        let line = serde_json::to_string(&f.line()).unwrap();
+        assert!(!line.contains("s3cret"), "{line}");
+        assert!(line.contains("page=2"), "{line}");
+        let text = serde_json::to_string(&f.detail(Reveal::Redacted)).unwrap();
+        assert!(!text.contains("s3cret"), "{text}");
+        let shown = serde_json::to_string(&f.detail(Reveal::Shown)).unwrap();
+        assert!(shown.contains("api_key=s3cret"), "{shown}");
+        assert!(shown.contains(r#"["x-api-key","s3cret"]"#), "{shown}");
     }
 
     fn flow() -> Flow {

@@ -11,6 +11,7 @@ pub mod ca;
 pub mod decode;
 pub mod filter;
 pub mod flow;
+pub mod guard;
 mod record;
 pub mod store;
 pub mod summary;
@@ -55,6 +56,11 @@ pub struct ProxyOptions {
     pub state_dir: Option<PathBuf>,
     /// Certificates trusted for upstream TLS besides Mozilla's roots.
     pub upstream_roots: Vec<CertificateDer<'static>>,
+    /// Ports of this host's own addresses a device may reach through the proxy (a local
+    /// backend); every other local destination is refused (see [`guard`]).
+    pub allow_local: Vec<u16>,
+    /// The adb server's port when it is not adb's default (never reachable through the proxy).
+    pub adb_server_port: Option<u16>,
 }
 
 impl Default for ProxyOptions {
@@ -67,6 +73,8 @@ impl Default for ProxyOptions {
             timeout: DEFAULT_TIMEOUT,
             state_dir: None,
             upstream_roots: Vec::new(),
+            allow_local: Vec::new(),
+            adb_server_port: None,
         }
     }
 }
@@ -211,7 +219,8 @@ impl ProxyService {
     }
 
     /// Starts listening on 127.0.0.1 (`port`, else the configured one) with `passthrough`
-    /// hosts added to the configured ones. `own` are addresses never forwarded to (the API).
+    /// hosts added to the configured ones. `own` is the mobilectl API's address, never
+    /// forwarded to (nor the adb server, nor the proxy: see [`guard`]).
     /// Already running: nothing changes, and `false` is answered.
     pub async fn start(
         &self,
@@ -247,20 +256,26 @@ impl ProxyService {
         let address = listener
             .local_addr()
             .map_err(|e| Error::internal(e.to_string()))?;
-        let connector = upstream::Connector::new(&self.opts.upstream_roots, self.opts.timeout)
-            .map_err(|e| Error::internal(format!("upstream TLS: {e}")))?;
+        let guard = guard::Guard::new(
+            &self.opts.allow_local,
+            own.map(|a| a.port()),
+            address.port(),
+            &self.adb_ports(),
+        );
+        let connector =
+            upstream::Connector::new(&self.opts.upstream_roots, self.opts.timeout, guard)
+                .map_err(|e| Error::internal(format!("upstream TLS: {e}")))?;
         let stop = CancellationToken::new();
-        let mut own_addrs = vec![address];
-        own_addrs.extend(own);
         let shared = Arc::new(record::Shared::new(
             self.store.clone(),
             connector.clone(),
+            Arc::new(ca::LeafIssuer::new(ca.clone())?),
             hosts,
             self.opts.body_cap,
             self.opts.timeout,
-            own_addrs,
             stop.clone(),
         ));
+        // hudsucker wants a CA of its own; it is not used (the recorder answers CONNECT).
         let issuer = ca::LeafIssuer::new(ca)?;
         let proxy = hudsucker::Proxy::builder()
             .with_listener(listener)
@@ -284,6 +299,20 @@ impl ProxyService {
             task,
         });
         Ok(true)
+    }
+
+    /// The adb server ports never reached: the configured one, `ANDROID_ADB_SERVER_PORT`'s,
+    /// and adb's default.
+    fn adb_ports(&self) -> Vec<u16> {
+        let env = std::env::var("ANDROID_ADB_SERVER_PORT")
+            .ok()
+            .and_then(|p| p.parse().ok());
+        let mut ports: Vec<u16> = [self.opts.adb_server_port, env, Some(5037)]
+            .into_iter()
+            .flatten()
+            .collect();
+        ports.dedup();
+        ports
     }
 
     /// Stops listening and ends tunnels; answers whether it was running.

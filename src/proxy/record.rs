@@ -3,10 +3,19 @@
 //! both bodies ([`super::tee`]), and stores the exchange when the response body has ended —
 //! or the failure when there was no answer (refused, DNS, TLS, timeout, blocked).
 //!
-//! `CONNECT` to a passthrough host is answered here and tunnelled byte for byte, never
-//! decrypted, and recorded as one `CONNECT` flow with its byte counts. A `CONNECT` that was
-//! intercepted but carried no request (the app refused the proxy's certificate) is recorded as
-//! a TLS failure when its connection ends.
+//! Every request is answered here (hudsucker only listens and parses), and every upstream
+//! connection goes through the [`Connector`], whose [`super::guard`] refuses this host's own
+//! services: a refused request is answered `403` and recorded with `error.kind: blocked` and
+//! the reason.
+//!
+//! `CONNECT` is checked the same way, then answered; the tunnel's first bytes decide the rest.
+//! To a passthrough host it is relayed byte for byte to the address checked, never decrypted,
+//! and recorded as one `CONNECT` flow with its byte counts. Otherwise it must speak TLS (a
+//! ClientHello starts `16 03`), which is decrypted with a certificate from the proxy's CA and
+//! its requests handled as above; anything else is refused (recorded as blocked). A tunnel
+//! that was intercepted but carried no request (the app refused the proxy's certificate) is
+//! recorded as a TLS failure when its connection ends. Protocol switches (WebSocket) are
+//! relayed once the upstream agrees, and recorded with their byte counts.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -15,13 +24,17 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use http_body_util::combinators::BoxBody;
+use hudsucker::hyper::body::Incoming;
 use hudsucker::hyper::header::{HeaderMap, HeaderValue};
+use hudsucker::hyper::http::uri::{Authority, Scheme};
 use hudsucker::hyper::{Method, Request, Response, StatusCode, Uri};
 use hudsucker::{Body, HttpContext, HttpHandler, RequestOrResponse};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
+use super::ca::LeafIssuer;
 use super::flow::{ms, Captured, Failure, FailureKind, Flow, Header, Message, Timing, Tunnel};
 use super::store::FlowStore;
 use super::tee::{End, Tee};
@@ -32,24 +45,25 @@ pub struct Shared {
     pub store: Arc<FlowStore>,
     client: Client<Connector, Body>,
     connector: Connector,
+    /// The certificates shown to apps in intercepted tunnels.
+    issuer: Arc<LeafIssuer>,
     pub passthrough: Vec<String>,
     pub body_cap: usize,
     pub timeout: Duration,
-    /// Addresses never forwarded to: the proxy itself and the mobilectl API.
-    pub own: Vec<SocketAddr>,
     pub in_flight: AtomicUsize,
     /// Cancelled when the proxy stops: ends the tunnels.
     pub stopped: CancellationToken,
 }
 
 impl Shared {
+    /// `connector` connects upstream (and says which destinations may be reached).
     pub fn new(
         store: Arc<FlowStore>,
         connector: Connector,
+        issuer: Arc<LeafIssuer>,
         passthrough: Vec<String>,
         body_cap: usize,
         timeout: Duration,
-        own: Vec<SocketAddr>,
         stopped: CancellationToken,
     ) -> Shared {
         let client = Client::builder(TokioExecutor::new())
@@ -61,10 +75,10 @@ impl Shared {
             store,
             client,
             connector,
+            issuer,
             passthrough,
             body_cap,
             timeout,
-            own,
             in_flight: AtomicUsize::new(0),
             stopped,
         }
@@ -76,24 +90,6 @@ impl Shared {
         self.passthrough
             .iter()
             .any(|p| host == *p || host.ends_with(&format!(".{p}")))
-    }
-
-    /// Whether `host:port` is the proxy itself or the mobilectl API (a loop, or a way for an
-    /// app on the device to drive mobilectl).
-    fn is_own(&self, host: &str, port: u16) -> bool {
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        let ip = host.parse::<std::net::IpAddr>().ok();
-        let local_name = host.eq_ignore_ascii_case("localhost")
-            || host.to_ascii_lowercase().ends_with(".localhost");
-        self.own.iter().any(|a| {
-            a.port() == port
-                && (local_name
-                    || ip.is_some_and(|ip| {
-                        ip == a.ip()
-                            || ip.is_loopback()
-                            || (a.ip().is_unspecified() && ip.is_unspecified())
-                    }))
-        })
     }
 }
 
@@ -223,7 +219,35 @@ impl Recorder {
         }
     }
 
-    async fn forward(&self, req: Request<Body>) -> Response<Body> {
+    /// Handles one request the app sent: a `CONNECT`, or a request to forward.
+    async fn handle(&self, req: Request<Body>) -> Response<Body> {
+        if req.method() == Method::CONNECT {
+            return self.connect(req).await;
+        }
+        self.forward(req).await
+    }
+
+    /// Handles one request inside an intercepted tunnel.
+    async fn handle_inner(&self, req: Request<Body>) -> Response<Body> {
+        if let Some(w) = &self.tunnel {
+            w.saw_request.store(true, Ordering::Relaxed);
+        }
+        if req.method() == Method::CONNECT {
+            return proxy_answer(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "bad_request",
+                "CONNECT inside a tunnel".into(),
+            );
+        }
+        self.forward(req).await
+    }
+
+    async fn forward(&self, mut req: Request<Body>) -> Response<Body> {
+        // A protocol switch (WebSocket…) is relayed once the upstream agrees to it.
+        let app_upgrade = req
+            .headers()
+            .contains_key("upgrade")
+            .then(|| hudsucker::hyper::upgrade::on(&mut req));
         let started_at = Utc::now();
         let started = Instant::now();
         let uri = req.uri().clone();
@@ -234,8 +258,6 @@ impl Recorder {
                 "this is an HTTP proxy: send absolute URLs (configure it as the proxy)".into(),
             );
         };
-        let https = uri.scheme_str() == Some("https");
-        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
         let (mut parts, body) = req.into_parts();
         let draft = Draft {
             started_at,
@@ -247,21 +269,11 @@ impl Recorder {
             request_body: Arc::new(Mutex::new(Captured::default())),
         };
         let s = &self.shared;
-        if s.is_own(&host, port) {
-            s.store.push(draft.failed(
-                FailureKind::Blocked,
-                format!(
-                    "{host}:{port} is the proxy or the mobilectl API, which it does not forward to"
-                ),
-            ));
-            return proxy_answer(
-                StatusCode::FORBIDDEN,
-                "blocked",
-                format!("{host}:{port} is mobilectl itself; not forwarded"),
-            );
-        }
         let guard = InFlight::new(s);
         for h in HOP_BY_HOP {
+            if app_upgrade.is_some() && matches!(*h, "connection" | "upgrade") {
+                continue;
+            }
             parts.headers.remove(*h);
         }
         parts.version = hudsucker::hyper::Version::HTTP_11;
@@ -278,7 +290,12 @@ impl Recorder {
             Ok(Err(e)) => {
                 let (kind, msg) = classify(&e);
                 s.store.push(draft.failed(kind, msg.clone()));
-                return proxy_answer(StatusCode::BAD_GATEWAY, &kind_name(kind), msg);
+                let status = if kind == FailureKind::Blocked {
+                    StatusCode::FORBIDDEN
+                } else {
+                    StatusCode::BAD_GATEWAY
+                };
+                return proxy_answer(status, &kind_name(kind), msg);
             }
             Ok(Ok(r)) => r,
         };
@@ -291,6 +308,11 @@ impl Recorder {
             Some((c, t)) => (Some(ms(c)), t.map(ms)),
             None => (None, None),
         };
+        if resp.status() == StatusCode::SWITCHING_PROTOCOLS {
+            if let Some(app) = app_upgrade {
+                return relay_upgrade(s.clone(), guard, draft, resp, app, connect, tls);
+            }
+        }
         let (parts, incoming) = resp.into_parts();
         let status = parts.status.as_u16();
         let response_headers = headers_of(&parts.headers);
@@ -339,49 +361,278 @@ impl HttpHandler for Recorder {
     async fn handle_request(
         &mut self,
         _ctx: &HttpContext,
-        mut req: Request<Body>,
+        req: Request<Body>,
     ) -> RequestOrResponse {
-        if req.method() == Method::CONNECT {
-            let Some(authority) = req.uri().authority().cloned() else {
-                return req.into();
+        // Every request is answered here: hudsucker's own forwarding (and its raw tunnels)
+        // would reach destinations the guard has not seen.
+        self.handle(req).await.into()
+    }
+}
+
+impl Recorder {
+    /// `CONNECT host:port`: refused when the destination is, else answered, then the tunnel
+    /// passed through (passthrough hosts) or intercepted when it speaks TLS — anything else
+    /// is refused.
+    async fn connect(&self, mut req: Request<Body>) -> Response<Body> {
+        let Some(authority) = req.uri().authority().cloned() else {
+            return proxy_answer(
+                StatusCode::BAD_REQUEST,
+                "not_a_proxy_request",
+                "CONNECT takes host:port".into(),
+            );
+        };
+        let host = authority.host().to_string();
+        let port = authority.port_u16().unwrap_or(443);
+        let draft = connect_draft(authority.as_ref(), &host);
+        let s = &self.shared;
+        let addrs = match s.connector.guard().resolve(&host, port).await {
+            Ok(a) if !a.is_empty() => a,
+            Ok(_) => {
+                let msg = format!("cannot resolve {host}: no address");
+                s.store.push(draft.failed(FailureKind::Dns, msg.clone()));
+                return proxy_answer(StatusCode::BAD_GATEWAY, "dns", msg);
+            }
+            Err(e) => {
+                let (kind, msg) = classify(&e);
+                let kind = if kind == FailureKind::Blocked {
+                    kind
+                } else {
+                    FailureKind::Dns
+                };
+                s.store.push(draft.failed(kind, msg.clone()));
+                let status = if kind == FailureKind::Blocked {
+                    StatusCode::FORBIDDEN
+                } else {
+                    StatusCode::BAD_GATEWAY
+                };
+                return proxy_answer(status, &kind_name(kind), msg);
+            }
+        };
+        let upgrade = hudsucker::hyper::upgrade::on(&mut req);
+        let passthrough = s.is_passthrough(&host);
+        tokio::spawn(opened(
+            s.clone(),
+            draft,
+            upgrade,
+            authority,
+            addrs,
+            passthrough,
+        ));
+        Response::new(Body::empty())
+    }
+}
+
+/// A TLS record (a ClientHello) starts with these bytes.
+const TLS_START: [u8; 2] = [0x16, 0x03];
+
+/// A `CONNECT` tunnel the app opened: its first bytes decide what it is.
+async fn opened(
+    shared: Arc<Shared>,
+    draft: Draft,
+    upgrade: hudsucker::hyper::upgrade::OnUpgrade,
+    authority: Authority,
+    addrs: Vec<SocketAddr>,
+    passthrough: bool,
+) {
+    let _guard = InFlight::new(&shared);
+    let Ok(upgraded) = upgrade.await else {
+        return; // the app left before the tunnel opened: nothing went through
+    };
+    let mut io = TokioIo::new(upgraded);
+    let mut first = [0u8; 2];
+    let mut n = 0;
+    let _ = tokio::time::timeout(shared.timeout, async {
+        while n < first.len() {
+            match io.read(&mut first[n..]).await {
+                Ok(0) | Err(_) => break,
+                Ok(k) => n += k,
+            }
+        }
+    })
+    .await;
+    let io = Prefixed {
+        prefix: first[..n].to_vec(),
+        at: 0,
+        io,
+    };
+    if passthrough {
+        return tunnel(&shared, draft, io, &addrs).await;
+    }
+    if first[..n] != TLS_START {
+        let what = if n == 0 {
+            "nothing".to_string()
+        } else {
+            format!("{:02x?}", &first[..n])
+        };
+        let msg = format!(
+            "the tunnel to {} did not start with TLS (it sent {what}): only TLS is tunnelled, \
+             except to passthrough hosts",
+            draft.url
+        );
+        shared.store.push(draft.failed(FailureKind::Blocked, msg));
+        return;
+    }
+    let host = draft.host.clone();
+    let watch = Arc::new(TlsWatch {
+        shared: shared.clone(),
+        draft: Mutex::new(Some(draft)),
+        saw_request: AtomicBool::new(false),
+    });
+    let accept = tokio_rustls::LazyConfigAcceptor::new(rustls::server::Acceptor::default(), io);
+    let Ok(Ok(start)) = tokio::time::timeout(shared.timeout, accept).await else {
+        return; // not a ClientHello after all: the watch records the failure
+    };
+    let name = start
+        .client_hello()
+        .server_name()
+        .map(str::to_string)
+        .unwrap_or(host);
+    let config = match shared.issuer.server_config(&name) {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(host = %name, error = %e, "cannot issue a certificate");
+            return;
+        }
+    };
+    let Ok(Ok(tls)) = tokio::time::timeout(shared.timeout, start.into_stream(config)).await else {
+        return; // the app refused the proxy's certificate: the watch records it
+    };
+    let recorder = Recorder {
+        shared: shared.clone(),
+        tunnel: Some(watch),
+    };
+    let service = hudsucker::hyper::service::service_fn(move |req: Request<Incoming>| {
+        let r = recorder.clone();
+        let authority = authority.clone();
+        async move {
+            let (mut parts, body) = req.into_parts();
+            let mut uri = parts.uri.into_parts();
+            uri.scheme = Some(Scheme::HTTPS);
+            uri.authority = Some(authority);
+            let answer = match Uri::from_parts(uri) {
+                Ok(u) => {
+                    parts.uri = u;
+                    r.handle_inner(Request::from_parts(parts, Body::from(body)))
+                        .await
+                }
+                Err(e) => proxy_answer(StatusCode::BAD_REQUEST, "bad_request", e.to_string()),
             };
-            let host = authority.host().to_string();
-            let port = authority.port_u16().unwrap_or(443);
-            if self.shared.is_own(&host, port) {
-                let draft = connect_draft(authority.as_ref(), &host);
-                self.shared.store.push(draft.failed(
-                    FailureKind::Blocked,
-                    format!("{host}:{port} is the proxy or the mobilectl API, which it does not forward to"),
-                ));
-                return proxy_answer(StatusCode::FORBIDDEN, "blocked", "not forwarded".into())
-                    .into();
-            }
-            if self.shared.is_passthrough(&host) {
-                let upgrade = hudsucker::hyper::upgrade::on(&mut req);
-                let draft = connect_draft(authority.as_ref(), &host);
-                tokio::spawn(tunnel(self.shared.clone(), draft, upgrade));
-                return Response::new(Body::empty()).into();
-            }
-            self.tunnel = Some(Arc::new(TlsWatch {
-                shared: self.shared.clone(),
-                draft: Mutex::new(Some(connect_draft(authority.as_ref(), &host))),
-                saw_request: AtomicBool::new(false),
-            }));
-            return req.into();
+            Ok::<_, std::convert::Infallible>(answer)
         }
-        if let Some(w) = &self.tunnel {
-            w.saw_request.store(true, Ordering::Relaxed);
+    });
+    let conn = hudsucker::hyper::server::conn::http1::Builder::new()
+        .preserve_header_case(true)
+        .title_case_headers(true)
+        .serve_connection(TokioIo::new(tls), service)
+        .with_upgrades();
+    tokio::select! {
+        _ = conn => {}
+        _ = shared.stopped.cancelled() => {}
+    }
+}
+
+/// The response to a protocol switch goes to the app, and both connections are relayed
+/// byte for byte until either side closes; recorded then with the byte counts.
+fn relay_upgrade(
+    shared: Arc<Shared>,
+    guard: InFlight,
+    draft: Draft,
+    mut resp: Response<Incoming>,
+    app: hudsucker::hyper::upgrade::OnUpgrade,
+    connect: Option<f64>,
+    tls: Option<f64>,
+) -> Response<Body> {
+    let host_side = hudsucker::hyper::upgrade::on(&mut resp);
+    let (parts, _) = resp.into_parts();
+    let headers = headers_of(&parts.headers);
+    tokio::spawn(async move {
+        let _guard = guard;
+        let first_byte = Some(ms(draft.started.elapsed()));
+        let (Ok(app), Ok(host)) = tokio::join!(app, host_side) else {
+            let msg = "the protocol switch did not complete on both sides".to_string();
+            shared.store.push(draft.failed(FailureKind::Aborted, msg));
+            return;
+        };
+        let (sent, received) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let mut app = Counted {
+            io: TokioIo::new(app),
+            read: sent.clone(),
+        };
+        let mut host = Counted {
+            io: TokioIo::new(host),
+            read: received.clone(),
+        };
+        let outcome = tokio::select! {
+            r = tokio::io::copy_bidirectional(&mut app, &mut host) => r.err(),
+            _ = shared.stopped.cancelled() => None,
+        };
+        let timing = Timing {
+            connect_ms: connect,
+            tls_ms: tls,
+            first_byte_ms: first_byte,
+            total_ms: ms(draft.started.elapsed()),
+        };
+        let response = Message {
+            headers,
+            body: Captured::default(),
+        };
+        let mut flow = draft.flow(Some(101), Some(response), timing);
+        flow.tunnel = Some(Tunnel {
+            bytes_sent: sent.load(Ordering::Relaxed),
+            bytes_received: received.load(Ordering::Relaxed),
+        });
+        if let Some(e) = outcome {
+            let (kind, message) = classify(&e);
+            flow.error = Some(Failure { kind, message });
         }
-        let websocket = req
-            .headers()
-            .get("upgrade")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-        if websocket {
-            // hudsucker relays WebSockets itself; they are not recorded.
-            return req.into();
+        shared.store.push(flow);
+    });
+    Response::from_parts(parts, Body::empty())
+}
+
+/// The bytes read ahead of a stream, then the stream.
+struct Prefixed<T> {
+    prefix: Vec<u8>,
+    at: usize,
+    io: T,
+}
+
+impl<T: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Prefixed<T> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        if this.at < this.prefix.len() {
+            let n = buf.remaining().min(this.prefix.len() - this.at);
+            buf.put_slice(&this.prefix[this.at..this.at + n]);
+            this.at += n;
+            return std::task::Poll::Ready(Ok(()));
         }
-        self.forward(req).await.into()
+        std::pin::Pin::new(&mut this.io).poll_read(cx, buf)
+    }
+}
+
+impl<T: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Prefixed<T> {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_flush(cx)
+    }
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 
@@ -466,39 +717,44 @@ impl<T: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Counted<T> {
     }
 }
 
-/// A passthrough tunnel: connect to the host, relay both ways until either side closes or the
-/// proxy stops, and record it with its byte counts.
-async fn tunnel(shared: Arc<Shared>, draft: Draft, upgrade: hudsucker::hyper::upgrade::OnUpgrade) {
-    let _guard = InFlight::new(&shared);
-    let Ok(upgraded) = upgrade.await else {
-        return; // the app left before the tunnel opened: nothing went through
-    };
-    let uri: Uri = match format!("http://{}/", draft.url).parse() {
-        Ok(u) => u,
-        Err(e) => {
-            shared
-                .store
-                .push(draft.failed(FailureKind::Connection, e.to_string()));
-            return;
-        }
-    };
+/// A passthrough tunnel: connect to the host's checked addresses, relay both ways until
+/// either side closes or the proxy stops, and record it with its byte counts.
+async fn tunnel<T>(shared: &Arc<Shared>, draft: Draft, app: T, addrs: &[SocketAddr])
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     let connect = Instant::now();
-    let server = match tower::ServiceExt::oneshot(shared.connector.clone(), uri).await {
-        Ok(c) => c,
-        Err(e) => {
-            let (kind, msg) = classify(&e);
-            shared.store.push(draft.failed(kind, msg));
-            return;
+    let mut last = None;
+    let mut server = None;
+    for a in addrs {
+        match tokio::time::timeout(shared.timeout, tokio::net::TcpStream::connect(a)).await {
+            Ok(Ok(c)) => {
+                server = Some(c);
+                break;
+            }
+            Ok(Err(e)) => last = Some(e),
+            Err(_) => {
+                last = Some(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("connecting to {a} timed out"),
+                ))
+            }
         }
+    }
+    let Some(server) = server else {
+        let e = last.unwrap_or_else(|| std::io::Error::other("no address"));
+        let (kind, msg) = classify(&e);
+        shared.store.push(draft.failed(kind, msg));
+        return;
     };
     let connect_ms = ms(connect.elapsed());
     let (sent, received) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
     let mut app = Counted {
-        io: TokioIo::new(upgraded),
+        io: app,
         read: sent.clone(),
     };
     let mut host = Counted {
-        io: TokioIo::new(server),
+        io: server,
         read: received.clone(),
     };
     let outcome = tokio::select! {

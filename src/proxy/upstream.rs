@@ -21,6 +21,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
 use super::flow::FailureKind;
+use super::guard::{Blocked, Guard};
 
 /// How a connection was made.
 #[derive(Debug)]
@@ -55,12 +56,18 @@ pub struct DnsFailure {
 pub struct Connector {
     tls: tokio_rustls::TlsConnector,
     timeout: Duration,
+    /// Which addresses may be connected to (checked after resolution, before connecting).
+    guard: Arc<Guard>,
 }
 
 impl Connector {
     /// A connector trusting Mozilla's roots and `extra_roots`; `timeout` bounds the connect
-    /// and the handshake each.
-    pub fn new(extra_roots: &[CertificateDer<'static>], timeout: Duration) -> io::Result<Self> {
+    /// and the handshake each; `guard` says which addresses it may connect to.
+    pub fn new(
+        extra_roots: &[CertificateDer<'static>],
+        timeout: Duration,
+        guard: Guard,
+    ) -> io::Result<Self> {
         let mut roots = rustls::RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
@@ -76,7 +83,13 @@ impl Connector {
         Ok(Connector {
             tls: tokio_rustls::TlsConnector::from(Arc::new(config)),
             timeout,
+            guard: Arc::new(guard),
         })
+    }
+
+    /// The rules this connector connects by.
+    pub fn guard(&self) -> &Guard {
+        &self.guard
     }
 
     async fn connect(self, uri: Uri) -> io::Result<Conn> {
@@ -89,7 +102,7 @@ impl Connector {
             .to_string();
         let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
         let started = Instant::now();
-        let tcp = tokio::time::timeout(self.timeout, tcp_connect(&host, port))
+        let tcp = tokio::time::timeout(self.timeout, tcp_connect(&self.guard, &host, port))
             .await
             .map_err(|_| {
                 io::Error::new(
@@ -126,17 +139,19 @@ impl Connector {
     }
 }
 
-/// Resolves `host` and connects to its addresses in turn.
-async fn tcp_connect(host: &str, port: u16) -> io::Result<TcpStream> {
-    let addrs: Vec<_> = tokio::net::lookup_host((host, port))
-        .await
-        .map_err(|e| {
+/// Resolves `host` and connects to those of its addresses `guard` allows, in turn (to the
+/// addresses checked: nothing is looked up twice).
+pub async fn tcp_connect(guard: &Guard, host: &str, port: u16) -> io::Result<TcpStream> {
+    let addrs = guard.resolve(host, port).await.map_err(|e| {
+        if e.kind() == io::ErrorKind::PermissionDenied {
+            e
+        } else {
             io::Error::other(DnsFailure {
                 host: host.to_string(),
                 reason: e.to_string(),
             })
-        })?
-        .collect();
+        }
+    })?;
     let mut last = io::Error::other(DnsFailure {
         host: host.to_string(),
         reason: "no address".into(),
@@ -259,7 +274,9 @@ pub fn classify(err: &(dyn std::error::Error + 'static)) -> (FailureKind, String
         if !text.is_empty() && !words.iter().any(|w| w.contains(&text)) {
             words.push(text);
         }
-        if e.downcast_ref::<DnsFailure>().is_some() {
+        if e.downcast_ref::<Blocked>().is_some() {
+            kind = FailureKind::Blocked;
+        } else if e.downcast_ref::<DnsFailure>().is_some() {
             kind = FailureKind::Dns;
         } else if e.downcast_ref::<rustls::Error>().is_some() {
             kind = FailureKind::Tls;
@@ -275,6 +292,9 @@ pub fn classify(err: &(dyn std::error::Error + 'static)) -> (FailureKind, String
                 }
                 if inner.downcast_ref::<DnsFailure>().is_some() {
                     kind = FailureKind::Dns;
+                }
+                if inner.downcast_ref::<Blocked>().is_some() {
+                    kind = FailureKind::Blocked;
                 }
             }
         }
@@ -295,12 +315,17 @@ mod tests {
 
     #[tokio::test]
     async fn failures_are_classified() {
-        let c = Connector::new(&[], Duration::from_secs(5)).unwrap();
         // A port nothing listens on.
         let port = {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             l.local_addr().unwrap().port()
         };
+        let c = Connector::new(
+            &[],
+            Duration::from_secs(5),
+            Guard::new(&[port], None, 0, &[]),
+        )
+        .unwrap();
         let uri: Uri = format!("http://127.0.0.1:{port}/").parse().unwrap();
         let e = match c.clone().connect(uri).await {
             Err(e) => e,
@@ -315,6 +340,15 @@ mod tests {
         let (kind, message) = classify(&e);
         assert_eq!(kind, FailureKind::Dns, "{message}");
         assert!(message.contains("no-such-host.invalid"), "{message}");
+        // A local port not allowed is refused before any connection.
+        let uri: Uri = format!("http://127.1:{}/", port ^ 1).parse().unwrap();
+        let e = match c.clone().connect(uri).await {
+            Err(e) => e,
+            Ok(_) => panic!("connected to a local port not allowed"),
+        };
+        let (kind, message) = classify(&e);
+        assert_eq!(kind, FailureKind::Blocked, "{message}");
+        assert!(message.contains("not allowed"), "{message}");
     }
 
     #[tokio::test]
@@ -323,11 +357,16 @@ mod tests {
         let uri: Uri = format!("http://{}/", l.local_addr().unwrap())
             .parse()
             .unwrap();
-        let conn = Connector::new(&[], Duration::from_secs(5))
-            .unwrap()
-            .connect(uri)
-            .await
-            .unwrap();
+        let allow = [l.local_addr().unwrap().port()];
+        let conn = Connector::new(
+            &[],
+            Duration::from_secs(5),
+            Guard::new(&allow, None, 0, &[]),
+        )
+        .unwrap()
+        .connect(uri)
+        .await
+        .unwrap();
         let info = conn.info.clone();
         assert!(info.0.first_use().is_some_and(|(_, tls)| tls.is_none()));
         assert!(info.0.first_use().is_none());

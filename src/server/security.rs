@@ -181,7 +181,20 @@ fn check(policy: &SecurityPolicy, request: &Request) -> Result<(), Error> {
             "address the server as 127.0.0.1 or localhost, or start it with --allow-host NAME",
         ));
     }
-    if let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
+    if headers.get_all(header::ORIGIN).iter().count() > 1 {
+        return Err(
+            Error::bad_request("the request has more than one Origin header")
+                .with_hint("send at most one Origin header"),
+        );
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let Ok(origin) = origin.to_str() else {
+            return Err(Error::new(
+                ErrorCode::ForbiddenHost,
+                "the request's Origin is not text, so it cannot be an allowed origin",
+            )
+            .with_hint("send an Origin such as http://127.0.0.1:9100, or none"));
+        };
         if origin == "null" || !policy.origin_allowed(origin) {
             return Err(Error::new(
                 ErrorCode::ForbiddenHost,

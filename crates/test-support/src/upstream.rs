@@ -5,7 +5,7 @@
 //! Routes: `/hello` (text, sets a cookie), `/gzip`, `/deflate`, `/br` (encoded JSON or text),
 //! `/big?bytes=N` (N bytes of a known pattern, streamed), `/status/N`, `POST /echo` (the body
 //! back, with its SHA-256 in `x-sha256`), `/hang` (never answers), `/stall` (headers and a
-//! first chunk, then nothing).
+//! first chunk, then nothing), `/upgrade` (switches to protocol `echo`: bytes come back).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -161,12 +161,14 @@ impl Upstream {
                             if let Ok(s) = a.accept(tcp).await {
                                 let _ = builder
                                     .serve_connection(hyper_util::rt::TokioIo::new(s), service)
+                                    .with_upgrades()
                                     .await;
                             }
                         }
                         None => {
                             let _ = builder
                                 .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
+                                .with_upgrades()
                                 .await;
                         }
                     }
@@ -254,6 +256,28 @@ fn app() -> Router {
             }),
         )
         .route("/stall", get(stall))
+        .route("/upgrade", get(upgrade))
+}
+
+/// Switches to `echo`: every byte sent after the `101` comes back.
+async fn upgrade(mut req: axum::extract::Request) -> Response {
+    let on = hyper::upgrade::on(&mut req);
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let Ok(up) = on.await else { return };
+        let mut io = hyper_util::rt::TokioIo::new(up);
+        let mut buf = [0u8; 1024];
+        while let Ok(n @ 1..) = io.read(&mut buf).await {
+            if io.write_all(&buf[..n]).await.is_err() {
+                break;
+            }
+        }
+    });
+    (
+        StatusCode::SWITCHING_PROTOCOLS,
+        [(header::CONNECTION, "upgrade"), (header::UPGRADE, "echo")],
+    )
+        .into_response()
 }
 
 #[derive(serde::Deserialize)]

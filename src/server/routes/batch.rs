@@ -3,7 +3,9 @@
 //! route would take, no `udid` of its own); then each runs through the API's own router,
 //! in-process, so it answers exactly what its route answers. The batch stops at the first step
 //! that failed unless told to go on, and with `observe` ends with one read of the screen and
-//! what changed over the whole batch.
+//! what changed over the whole batch. `timeout_ms` bounds the steps: a step still running at
+//! the deadline (a wait, say) is cut there and answers `504 TIMEOUT`, and the batch says it
+//! timed out and stopped at that step.
 
 use std::time::{Duration, Instant};
 
@@ -14,8 +16,9 @@ use serde_json::{Map, Value};
 use tower::ServiceExt;
 
 use crate::api::wire::batch::*;
+use crate::api::wire::error::{ErrorBody, ErrorEnvelope};
 use crate::api::{HttpMethod, Input, Operation};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::server::bind::{self, Binding};
 use crate::server::AppState;
 
@@ -54,7 +57,19 @@ pub async fn batch(s: AppState, r: BatchRequest) -> Result<Json<BatchResult>> {
                     (stopped_at, timed_out) = (Some(i), true);
                     break;
                 }
-                let done = run_step(&api, &device.udid, step).await;
+                let op = step.op;
+                let started = Instant::now();
+                let cut_at = tokio::time::Instant::from_std(deadline);
+                let done = match tokio::time::timeout_at(cut_at, run_step(&api, &device.udid, step))
+                    .await
+                {
+                    Ok(done) => done,
+                    Err(_) => {
+                        steps.push(cut_step(op, started, limit));
+                        (stopped_at, timed_out) = (Some(i), true);
+                        break;
+                    }
+                };
                 let ok = done.ok;
                 steps.push(done);
                 if !ok && !r.continue_on_failure {
@@ -133,6 +148,34 @@ fn plan(r: &BatchRequest) -> Result<Vec<Planned>> {
             })
         })
         .collect()
+}
+
+/// A step cut at the batch's deadline: its answer is the `TIMEOUT` error envelope.
+fn cut_step(op: &str, started: Instant, limit: Duration) -> StepResult {
+    let e = Error::new(
+        ErrorCode::Timeout,
+        format!(
+            "the batch's timeout_ms ({} ms) ran out during this step, which was stopped",
+            limit.as_millis()
+        ),
+    )
+    .with_hint("give the batch a larger timeout_ms, or the step a shorter one of its own");
+    let answer = ErrorEnvelope {
+        error: ErrorBody {
+            code: e.code,
+            message: e.message,
+            retryable: e.code.retryable(),
+            hint: e.hint,
+            details: None,
+        },
+    };
+    StepResult {
+        op: op.to_string(),
+        ok: false,
+        status: ErrorCode::Timeout.status(),
+        timing_ms: started.elapsed().as_millis() as u64,
+        answer: serde_json::to_value(answer).unwrap_or(Value::Null),
+    }
 }
 
 /// Runs one step through the API router, on `udid`.

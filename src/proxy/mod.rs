@@ -16,6 +16,7 @@ mod record;
 pub mod store;
 pub mod summary;
 mod tee;
+mod tunnel;
 pub mod upstream;
 
 use std::net::SocketAddr;

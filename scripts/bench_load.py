@@ -9,6 +9,7 @@ open-file storm.
    then whether GET /ui still works.
 
 Usage: cargo build --release && python3 scripts/bench_load.py [path/to/mobilectl]
+(LOAD_WITH_LOGS=1: the device's log is followed from before the load, so its ring fills.)
 (stdlib only; needs adb and mksh like the demo).
 """
 
@@ -97,6 +98,9 @@ def load():
     ]
     statuses = collections.Counter()
     lock = threading.Lock()
+    if os.environ.get("LOAD_WITH_LOGS") == "1":
+        # The device log followed from the start (its ring then fills during the load).
+        urllib.request.urlopen(url + "/api/v1/logs?limit=1", timeout=30).read()
     stop_at = time.time() + 30
     peak = [rss_mib(p.pid)]
     start_rss = peak[0]
@@ -118,9 +122,18 @@ def load():
         time.sleep(0.1)
     time.sleep(30)
     settled = rss_mib(p.pid)
+    # What the device's log ring holds by then (the load makes the demo app log), a share of
+    # the settled size that stays until the ring's own limits evict it.
+    try:
+        with urllib.request.urlopen(url + "/api/v1/logs?limit=1", timeout=10) as r:
+            source = json.loads(r.read()).get("source", {})
+    except (OSError, ValueError):
+        source = {}
     stop(p, adb_port)
     print(f"load: 64 clients x 30 s: {dict(statuses)}")
     print(f"load: RSS start {start_rss:.1f} MiB, peak {peak[0]:.1f} MiB, after 30 s idle {settled:.1f} MiB")
+    print(f"load: the log ring then holds {source.get('entries', '?')} entries, "
+          f"{source.get('bytes', 0) / 1048576:.1f} MiB counted")
 
 
 def storm():

@@ -248,6 +248,9 @@ pub enum ClientCommand {
         bundle_id: String,
         permission: String,
     },
+    /// Call any operation by its name: `call tap ref=e3`, `call expect --json '{…}'`;
+    /// `call` alone lists them.
+    Call(super::call::CallArgs),
 }
 
 #[derive(Debug, Subcommand)]

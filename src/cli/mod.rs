@@ -3,6 +3,7 @@
 //! `completions` work offline.
 
 pub mod batch;
+pub mod call;
 pub mod commands;
 pub mod demo;
 pub mod hint;
@@ -116,6 +117,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::Client(ClientCommand::Snapshot(s)) if s.from_file.is_some() => {
             let path = s.from_file.clone().unwrap_or_default();
             offline::run(&path, &s, cli.global.json)
+        }
+        Command::Client(ClientCommand::Call(c)) if c.list || c.op.is_none() => {
+            call::list(cli.global.json)
         }
         Command::Client(cmd) => run_client(cli.global, cmd),
     }

@@ -460,6 +460,7 @@ pub fn plan(
             };
             call("set_location", b).on(udid)
         }
+        ClientCommand::Call(a) => super::call::plan(a, udid)?,
         ClientCommand::Permission {
             action,
             bundle_id,

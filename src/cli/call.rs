@@ -180,6 +180,11 @@ impl Fields {
         Fields { properties }
     }
 
+    /// The fields' compact schemas, by name.
+    pub fn properties(&self) -> &Map<String, Value> {
+        &self.properties
+    }
+
     pub fn has(&self, name: &str) -> bool {
         self.properties.contains_key(name)
     }

@@ -4,15 +4,10 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use super::target::Modifiers;
 
-/// Commands that call the server.
+/// The commands that call the server with a grammar of their own; the plain ones are made
+/// from the operation table ([`super::derived`]).
 #[derive(Debug, Subcommand)]
 pub enum ClientCommand {
-    /// Check that the server answers: its status and versions.
-    Health,
-    /// List devices (Android and iOS), the active one marked `*`.
-    Devices,
-    /// Show the active device (the one commands without -d go to).
-    Active,
     /// Make a device the active one (`--clear` forgets the choice).
     Use {
         #[arg(value_name = "UDID")]
@@ -20,8 +15,6 @@ pub enum ClientCommand {
         #[arg(long, conflicts_with = "device")]
         clear: bool,
     },
-    /// Check the tools each platform needs (exit 1 when no platform can be driven).
-    Doctor,
     /// Boot an iOS Simulator (UDID or name) or an Android emulator (--avd).
     Boot {
         #[arg(value_name = "UDID")]
@@ -34,21 +27,11 @@ pub enum ClientCommand {
         #[arg(long)]
         timeout_ms: Option<u64>,
     },
-    /// Shut a device down (default: the target device).
-    Shutdown {
-        #[arg(value_name = "UDID")]
-        device: Option<String>,
-    },
     /// Connect adb to an Android device over the network: `connect 192.168.1.20:5555`
     /// (IPv6 in brackets: `[fd00::7]:5555`). Loopback only unless the server allows more.
     Connect {
         #[arg(value_name = "HOST:PORT")]
         address: String,
-    },
-    /// Erase an iOS Simulator's content and settings (default: the target device).
-    Erase {
-        #[arg(value_name = "UDID")]
-        device: Option<String>,
     },
     /// Override an iOS Simulator's status bar for clean screenshots (`--clear` restores it).
     StatusBar(StatusBarArgs),
@@ -67,14 +50,6 @@ pub enum ClientCommand {
     /// Read the screen as the compact tree (`--json`: the full snapshot), or render a saved
     /// dump offline with --from-file.
     Snapshot(super::offline::SnapshotArgs),
-    /// What is on screen, in brief.
-    Summary,
-    /// Search the screen for elements by free text, best match first.
-    Find {
-        query: String,
-        #[arg(long)]
-        limit: Option<u32>,
-    },
     /// Tap an element or a point.
     Tap(TargetArgs),
     /// Tap the element with a label, identifier and/or type (`tap-element "LOG IN"`,
@@ -166,21 +141,10 @@ pub enum ClientCommand {
         #[command(flatten)]
         o: ObserveArgs,
     },
-    /// Hide the on-screen keyboard if it is up.
-    HideKeyboard,
     /// Run several steps in order under one hold of the device, stopping at a failure:
     /// `batch steps.txt` (one command per line, or JSON), `batch -` (stdin), or
     /// `batch --step "type alice @e1" --step "tap text:'LOG IN'"`.
     Batch(super::batch::BatchArgs),
-    /// Wait until the screen differs from FINGERPRINT (default: the screen now), then
-    /// confirm it settled (exit 1 on timeout).
-    WaitForChange {
-        fingerprint: Option<String>,
-        #[arg(long)]
-        timeout_ms: Option<u64>,
-        #[arg(long)]
-        poll_interval_ms: Option<u64>,
-    },
     /// Wait until an element matching the selector meets a condition (exit 1 on timeout).
     Wait {
         selector: Vec<String>,
@@ -255,8 +219,6 @@ pub enum ClientCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum AppCommand {
-    /// Install an app from a path on the server's machine (.apk / .app).
-    Install { path: String },
     /// Start an app.
     Launch {
         bundle_id: String,
@@ -270,12 +232,6 @@ pub enum AppCommand {
         #[arg(last = true)]
         arguments: Vec<String>,
     },
-    /// Stop an app.
-    Terminate { bundle_id: String },
-    /// Clear an app's data.
-    Reset { bundle_id: String },
-    /// List installed apps.
-    List,
 }
 
 #[derive(Debug, Subcommand)]
@@ -309,16 +265,6 @@ pub enum ExpectCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum AlertCommand {
-    /// Tap the accepting button (Allow, OK…), or the one named by --button.
-    Accept {
-        #[arg(long, value_name = "LABEL")]
-        button: Option<String>,
-    },
-    /// Tap the dismissing button (Don't allow, Cancel…), or the one named by --button.
-    Dismiss {
-        #[arg(long, value_name = "LABEL")]
-        button: Option<String>,
-    },
     /// Tap the button with this label.
     Button { label: String },
 }

@@ -232,7 +232,7 @@ pub fn operations() -> Vec<Operation> {
             .body::<LocationRequest>()
             .json::<SettingDone>(),
         op(Post, "set_permission", "/api/v1/device/permission", "system", "Grant, revoke or reset an app permission.")
-            .cli("permission grant BUNDLE_ID PERMISSION", &["permission", "grant", "com.example", "camera"])
+            .cli("permission ACTION BUNDLE_ID PERMISSION", &["permission", "grant", "com.example", "camera"])
             .errors(DEVICE)
             .errors(NAMED)
             .body::<PermissionRequest>()

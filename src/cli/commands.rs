@@ -1,7 +1,8 @@
 //! The client subcommands and their flags; [`super::plan`] turns each into its request.
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 
+use super::derived::values;
 use super::target::Modifiers;
 
 /// The commands that call the server with a grammar of their own; the plain ones are made
@@ -84,8 +85,8 @@ pub enum ClientCommand {
     Swipe {
         from: String,
         to: Option<String>,
-        #[arg(long, value_enum)]
-        direction: Option<Direction>,
+        #[arg(long, value_parser = values("swipe", "direction"))]
+        direction: Option<String>,
         #[arg(long)]
         duration_ms: Option<u64>,
         #[command(flatten)]
@@ -96,8 +97,8 @@ pub enum ClientCommand {
     /// Scroll a container once (default: the biggest scrollable one).
     Scroll {
         target: Vec<String>,
-        #[arg(long, value_enum)]
-        direction: Option<Direction>,
+        #[arg(long, value_parser = values("scroll", "direction"))]
+        direction: Option<String>,
         #[command(flatten)]
         m: ModifierArgs,
         #[command(flatten)]
@@ -106,8 +107,8 @@ pub enum ClientCommand {
     /// Scroll until an element matching the selector is in view.
     ScrollTo {
         selector: Vec<String>,
-        #[arg(long, value_enum)]
-        direction: Option<Direction>,
+        #[arg(long, value_parser = values("scroll_to", "direction"))]
+        direction: Option<String>,
         #[arg(long)]
         max_scrolls: Option<u32>,
         #[command(flatten)]
@@ -148,8 +149,8 @@ pub enum ClientCommand {
     /// Wait until an element matching the selector meets a condition (exit 1 on timeout).
     Wait {
         selector: Vec<String>,
-        #[arg(long, value_enum, default_value = "exists")]
-        condition: Condition,
+        #[arg(long, default_value = "exists", value_parser = values("wait", "condition"))]
+        condition: String,
         /// The text for `--condition text_equals`.
         #[arg(long)]
         text: Option<String>,
@@ -204,13 +205,6 @@ pub enum ClientCommand {
         lon: Option<f64>,
         #[arg(long, conflicts_with = "lat")]
         clear: bool,
-    },
-    /// Grant, revoke or reset an app permission.
-    Permission {
-        #[arg(value_enum)]
-        action: PermissionAction,
-        bundle_id: String,
-        permission: String,
     },
     /// Call any operation by its name: `call tap ref=e3`, `call expect --json '{…}'`;
     /// `call` alone lists them.
@@ -361,8 +355,8 @@ pub struct ScreenshotArgs {
     /// Scale factor (0 < scale <= 1).
     #[arg(long)]
     pub scale: Option<f64>,
-    #[arg(long, value_enum)]
-    pub format: Option<ImageFormat>,
+    #[arg(long, value_parser = values("screenshot", "format"))]
+    pub format: Option<String>,
     /// JPEG quality (1-100).
     #[arg(long)]
     pub quality: Option<u8>,
@@ -401,47 +395,10 @@ pub struct StatusBarArgs {
     pub operator_name: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ImageFormat {
-    Png,
-    Jpeg,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Direction {
-    Up,
-    Down,
-    Left,
-    Right,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-#[value(rename_all = "snake_case")]
-pub enum Condition {
-    Exists,
-    NotExists,
-    Visible,
-    Enabled,
-    TextEquals,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum PermissionAction {
-    Grant,
-    Revoke,
-    Reset,
-}
-
 /// Checks a word against the server's type for it (a role, a battery state…), so a typo is a
 /// usage error listing the accepted values; the word is sent as given.
 fn wire<T: serde::de::DeserializeOwned>(word: &str) -> Result<String, String> {
     serde_json::from_value::<T>(serde_json::Value::String(word.to_string()))
         .map(|_| word.to_string())
         .map_err(|e| e.to_string())
-}
-
-pub(super) fn name<T: ValueEnum>(v: &T) -> String {
-    v.to_possible_value()
-        .map(|p| p.get_name().to_string())
-        .unwrap_or_default()
 }

@@ -220,6 +220,19 @@ fn has_path(cmd: &Command, words: &[&str]) -> bool {
     }
 }
 
+/// A parser accepting the values the input field `field` of operation `op` takes (an enum of
+/// the API): how a hand-written flag checks a word without a CLI copy of the wire enum.
+pub fn values(op: &str, field: &str) -> clap::builder::PossibleValuesParser {
+    let names: Vec<String> = crate::api::find(op)
+        .map(|o| Fields::of(&o).properties()[field]["enum"].clone())
+        .and_then(|e| e.as_array().cloned())
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    clap::builder::PossibleValuesParser::new(names)
+}
+
 /// The argument id of a field (apart from the global options' ids).
 fn id(field: &str) -> String {
     format!("field:{field}")
@@ -324,6 +337,28 @@ mod tests {
         for name in ["tap", "type_text", "stream_logs", "screenshot_annotated"] {
             let op = crate::api::find(name).unwrap();
             assert!(Form::of(&op).is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_enums_hand_written_flags_take_are_the_schemas() {
+        for (op, field) in [
+            ("swipe", "direction"),
+            ("scroll", "direction"),
+            ("scroll_to", "direction"),
+            ("wait", "condition"),
+            ("screenshot", "format"),
+            ("snapshot", "format"),
+            ("get_flow", "body"),
+        ] {
+            use clap::builder::TypedValueParser;
+            let names: Vec<String> = values(op, field)
+                .possible_values()
+                .into_iter()
+                .flatten()
+                .map(|v| v.get_name().to_string())
+                .collect();
+            assert!(names.len() >= 2, "{op}.{field}: {names:?}");
         }
     }
 

@@ -258,7 +258,7 @@ pub fn plan(
         ClientCommand::Proxy(p) => super::proxy::plan(p),
         ClientCommand::Open { link } => call("open_url", json!({ "url": link })).on(udid),
         ClientCommand::Snapshot(s) => {
-            let json = json_out || s.format == Some(super::offline::DumpFormat::Json);
+            let json = json_out || s.format.as_deref() == Some("json");
             call(
                 "snapshot",
                 json!({ "format": if json { "json" } else { "text" },
@@ -307,7 +307,7 @@ pub fn plan(
             o,
         } => {
             let base = merged(
-                json!({ "duration_ms": duration_ms, "direction": direction.as_ref().map(name) }),
+                json!({ "duration_ms": duration_ms, "direction": direction }),
                 o.fields(),
             );
             let b = match (&to, direction) {
@@ -338,10 +338,7 @@ pub fn plan(
             o,
         } => {
             let tg = target::parse_opt(&t, m.get()).map_err(usage)?;
-            let b = merged(
-                json!({ "direction": direction.as_ref().map(name) }),
-                o.fields(),
-            );
+            let b = merged(json!({ "direction": direction }), o.fields());
             call("scroll", with_target(tg, b)).on(udid)
         }
         ClientCommand::ScrollTo {
@@ -352,7 +349,7 @@ pub fn plan(
         } => {
             let s = target::parse_selector(&selector, m.get()).map_err(usage)?;
             let b = json!({ "selector": s.to_json(), "max_scrolls": max_scrolls,
-                "direction": direction.as_ref().map(name) });
+                "direction": direction });
             call("scroll_to", b).on(udid)
         }
         ClientCommand::Type {
@@ -385,7 +382,7 @@ pub fn plan(
             m,
         } => {
             let s = target::parse_selector(&selector, m.get()).map_err(usage)?;
-            let b = json!({ "selector": s.to_json(), "condition": name(&condition),
+            let b = json!({ "selector": s.to_json(), "condition": condition,
                 "text": text, "timeout_ms": timeout_ms, "poll_interval_ms": poll_interval_ms });
             call("wait", b).on(udid)
         }
@@ -431,16 +428,6 @@ pub fn plan(
             call("set_location", b).on(udid)
         }
         ClientCommand::Call(a) => super::call::plan(a, udid)?,
-        ClientCommand::Permission {
-            action,
-            bundle_id,
-            permission,
-        } => call(
-            "set_permission",
-            json!({ "action": name(&action), "bundle_id": bundle_id,
-                "permission": permission }),
-        )
-        .on(udid),
     })
 }
 
@@ -509,7 +496,7 @@ fn plan_screenshot(s: ScreenshotArgs) -> Request {
     };
     let mut r = Request::new(
         op,
-        json!({ "format": s.format.as_ref().map(name), "scale": s.scale,
+        json!({ "format": s.format, "scale": s.scale,
             "quality": s.quality, "max_size": s.max_size,
             "interactive_only": s.interactive_only.then_some(true),
             "grid": s.grid.then_some(true) }),

@@ -2,10 +2,9 @@
 //! raw body. The other `proxy` commands (start, stop, status, ca, attach, detach, summary,
 //! clear) are made from the operation table ([`super::derived`]).
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::commands::name;
 use super::plan::Request;
 
 #[derive(Debug, Subcommand)]
@@ -15,8 +14,8 @@ pub enum ProxyCommand {
     /// One exchange with its headers and bodies (`--body response`: that body's bytes).
     Flow {
         id: u64,
-        #[arg(long, value_enum)]
-        body: Option<BodyPart>,
+        #[arg(long, value_parser = super::derived::values("get_flow", "body"))]
+        body: Option<String>,
         /// Where `--body` goes (default: stdout).
         #[arg(short, long, value_name = "FILE", requires = "body")]
         output: Option<String>,
@@ -53,12 +52,6 @@ pub struct FlowsArgs {
     follow: bool,
 }
 
-#[derive(Debug, Clone, ValueEnum)]
-pub enum BodyPart {
-    Request,
-    Response,
-}
-
 /// The request of a `proxy` command.
 pub fn plan(p: ProxyCommand) -> Request {
     let call = Request::new;
@@ -81,7 +74,7 @@ pub fn plan(p: ProxyCommand) -> Request {
         } => {
             let mut r = call(
                 "get_flow",
-                json!({ "id": id, "body": body.as_ref().map(name),
+                json!({ "id": id, "body": body,
                     "reveal": reveal.then_some(true) }),
             );
             r.output = output;

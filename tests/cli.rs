@@ -934,6 +934,23 @@ fn call_answers_as_the_http_route() {
         assert_eq!(by_call["error"]["code"], direct["error"]["code"], "{op}");
     }
 
+    // A stream prints its events; an image is saved with -o.
+    let o = s.cli(&["call", "stream_logs", "since=5m", "tag=DemoApp", "limit=1"]);
+    assert_exit(&o, 0);
+    assert!(
+        stdout(&o).contains("DemoApp: LoginActivity shown"),
+        "{}",
+        stdout(&o)
+    );
+    let dir = std::env::temp_dir().join(format!("mobilectl-call-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("s.png");
+    let o = s.cli(&["call", "screenshot", "-o", png.to_str().unwrap()]);
+    assert_exit(&o, 0);
+    assert!(stdout(&o).starts_with("saved "), "{}", stdout(&o));
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    let _ = std::fs::remove_dir_all(&dir);
+
     // Unknown names, a missing path parameter, the list.
     let o = s.cli(&["call", "tapp"]);
     assert_exit(&o, 2);

@@ -164,7 +164,8 @@ pub fn forms(handwritten: &Command, ops: &[Operation]) -> Vec<Form> {
         .collect()
 }
 
-/// `cmd` with the derived commands of the table added (groups made as needed).
+/// `cmd` with the derived commands of the table added (groups made as needed), and the
+/// commands of the table listed in its order.
 pub fn augment(cmd: Command) -> Command {
     let ops = crate::api::operations();
     let mut cmd = cmd;
@@ -175,7 +176,28 @@ pub fn augment(cmd: Command) -> Command {
             .map_or("", |o| o.summary);
         cmd = insert(cmd, &f.words, f.command(summary));
     }
-    cmd
+    in_table_order(cmd, &ops, 0)
+}
+
+/// Orders the subcommands of `cmd` (at word `depth` of the usages) as the table lists their
+/// operations, after the commands that are not the table's and before `call`.
+fn in_table_order(cmd: Command, ops: &[Operation], depth: usize) -> Command {
+    const FIRST: usize = 100;
+    cmd.mut_subcommands(|c| {
+        let name = c.get_name().to_string();
+        let at = ops
+            .iter()
+            .position(|o| o.cli.usage.split_whitespace().nth(depth) == Some(name.as_str()));
+        let c = match (at, name.as_str()) {
+            (Some(i), _) => c.display_order(FIRST + i),
+            (None, "call") => c.display_order(FIRST + ops.len()),
+            _ => c,
+        };
+        match depth {
+            0 => in_table_order(c, ops, 1),
+            _ => c,
+        }
+    })
 }
 
 /// The request of the derived command `m` (the whole line's matches) names, if it is one.

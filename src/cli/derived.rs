@@ -96,11 +96,8 @@ impl Form {
         let leaf = self.words.last().copied().unwrap_or_default();
         let mut c = Command::new(leaf).about(summary.trim_end_matches('.'));
         for (field, required) in &self.positionals {
-            let arg = typed(Arg::new(id(field)), &self.schemas[field])
-                .value_name(field.to_ascii_uppercase())
-                .required(*required)
-                .help_if_any(&self.schemas[field]);
-            c = c.arg(arg);
+            let s = &self.schemas[field];
+            c = c.arg(described(typed(Arg::new(id(field)), s), field, s).required(*required));
         }
         for field in &self.flags {
             let s = &self.schemas[field];
@@ -110,7 +107,7 @@ impl Form {
                 Some("array") => typed(arg, &s["items"]).action(ArgAction::Append),
                 _ => typed(arg, s),
             };
-            c = c.arg(arg.value_name_if_any(field).help_if_any(s));
+            c = c.arg(described(arg, field, s));
         }
         if self.output {
             c = c.arg(
@@ -296,25 +293,15 @@ fn value(s: &Value, v: &str) -> Value {
     }
 }
 
-/// Value names and help from a field's schema.
-trait Described {
-    fn value_name_if_any(self, field: &str) -> Self;
-    fn help_if_any(self, s: &Value) -> Self;
-}
-
-impl Described for Arg {
-    fn value_name_if_any(self, field: &str) -> Self {
-        match self.get_action().takes_values() {
-            true => self.value_name(field.to_ascii_uppercase()),
-            false => self,
-        }
-    }
-
-    fn help_if_any(self, s: &Value) -> Self {
-        match s.get("description").and_then(Value::as_str) {
-            Some(d) => self.help(d.to_string()),
-            None => self,
-        }
+/// `arg` with the value name and help of field `field` (schema `s`).
+fn described(arg: Arg, field: &str, s: &Value) -> Arg {
+    let arg = match arg.get_action().takes_values() {
+        true => arg.value_name(field.to_ascii_uppercase()),
+        false => arg,
+    };
+    match s.get("description").and_then(Value::as_str) {
+        Some(d) => arg.help(d.to_string()),
+        None => arg,
     }
 }
 

@@ -1,6 +1,7 @@
 //! The `mobilectl` command line: `serve` runs the server; `openapi` prints the spec; the client
-//! commands (see [`commands`]) call the server over HTTP only; `snapshot --from-file` and
-//! `completions` work offline.
+//! commands call the server over HTTP only — the plain ones made from the operation table
+//! ([`derived`]), those with a grammar of their own written by hand ([`commands`]), and any
+//! operation by name ([`call`]); `snapshot --from-file` and `completions` work offline.
 
 pub mod batch;
 pub mod call;

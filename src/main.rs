@@ -1,12 +1,10 @@
 //! The `mobilectl` binary: parses the command line and hands over to [`mobilectl::cli`].
 
-use clap::Parser;
-
 fn main() {
     // Inside a virtual device's shell, mobilectl also plays the device's programs (`input`, …).
     if let Some(code) = mobilectl::cli::demo::applet_entry() {
         std::process::exit(code);
     }
-    let cli = mobilectl::cli::Cli::parse();
-    std::process::exit(mobilectl::cli::run(cli));
+    let parsed = mobilectl::cli::parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    std::process::exit(mobilectl::cli::run_parsed(parsed));
 }

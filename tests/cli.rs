@@ -835,3 +835,131 @@ fn a_closed_stdout_ends_quietly() {
     assert_quiet_on_closed_stdout(&["snapshot", "--from-file", big, "--format", "json"]);
     assert_quiet_on_closed_stdout(&["completions", "bash"]);
 }
+
+/// `mobilectl call OP …` against `serve --demo`: the same answers (with `--json`) and the same
+/// error codes as the HTTP routes, for a GET with a query, POST bodies, a bad body and a
+/// path parameter; an unknown name is a usage error naming the close ones.
+#[test]
+fn call_answers_as_the_http_route() {
+    let s = Server::start(true, &[]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let http = |method: &str, path: &str, body: Option<&str>| -> (u16, serde_json::Value) {
+        rt.block_on(async {
+            let c = reqwest::Client::new();
+            let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+            let mut r = c.request(m, format!("{}{path}", s.url));
+            if let Some(b) = body {
+                r = r
+                    .header("content-type", "application/json")
+                    .body(b.to_string());
+            }
+            let a = r.send().await.unwrap();
+            let status = a.status().as_u16();
+            (status, a.json().await.unwrap())
+        })
+    };
+    let call = |args: &[&str], exit: i32| -> serde_json::Value {
+        let o = s.cli(&[&["call"], args, &["--json"]].concat());
+        assert_exit(&o, exit);
+        serde_json::from_str(&stdout(&o))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&o)))
+    };
+
+    // A GET with a query.
+    let (st, devices) = http("GET", "/api/v1/device/list", None);
+    assert_eq!(st, 200);
+    let by_call = call(&["list_devices"], 0);
+    let udids = |v: &serde_json::Value| -> Vec<String> {
+        v["devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["udid"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(udids(&by_call), udids(&devices));
+    assert!(!udids(&devices).is_empty());
+
+    let (_, snap) = http("GET", "/api/v1/device/ui?format=json", None);
+    let by_call = call(&["snapshot", "format=json"], 0);
+    assert_eq!(by_call["fingerprint"], snap["fingerprint"]);
+    assert_eq!(
+        by_call["elements"].as_array().map(Vec::len),
+        snap["elements"].as_array().map(Vec::len)
+    );
+
+    // POST bodies, given whole after --json or as key=value pairs.
+    let expect = r#"{"kind":"element_visible","selector":{"text":"LOG IN"}}"#;
+    let (st, direct) = http("POST", "/api/v1/device/ui/expect", Some(expect));
+    assert_eq!((st, &direct["success"]), (200, &serde_json::json!(true)));
+    let by_call = call(&["expect", expect], 0);
+    assert_eq!(by_call["success"], direct["success"]);
+    assert_eq!(by_call["observed"], direct["observed"]);
+    let pairs = call(&["expect", "kind=element_visible", "selector.text=Nope"], 1);
+    assert_eq!(pairs["success"], serde_json::json!(false));
+
+    let tree = stdout(&s.cli(&["snapshot", "-i"]));
+    let user = common::ref_of(&tree, "username");
+    let tap = format!(r#"{{"ref":"{user}"}}"#);
+    let (st, direct) = http("POST", "/api/v1/device/ui/tap", Some(&tap));
+    assert_eq!(st, 200, "{direct}");
+    let by_call = call(&["tap", &format!("ref={user}")], 0);
+    for field in ["action_type", "success", "target"] {
+        assert_eq!(by_call[field], direct[field], "{field}");
+    }
+    // Text output is the renderer's line.
+    let o = s.cli(&["call", "tap", &format!("ref={user}")]);
+    assert_exit(&o, 0);
+    assert!(stdout(&o).starts_with("tap "), "{}", stdout(&o));
+
+    // A bad body: the same refusal.
+    let bad = r#"{"ref":"e1","nope":1}"#;
+    let (st, direct) = http("POST", "/api/v1/device/ui/tap", Some(bad));
+    assert!((400..500).contains(&st), "{st} {direct}");
+    let by_call = call(&["tap", bad], 2);
+    assert_eq!(by_call["error"]["code"], direct["error"]["code"]);
+
+    // Path parameters: unknown ids are the same 404s.
+    for (op, path) in [
+        ("get_flow", "/api/v1/proxy/flows/987654"),
+        ("get_crash", "/api/v1/logs/crashes/c000000000000"),
+    ] {
+        let (st, direct) = http("GET", path, None);
+        assert_eq!(st, 404, "{path}: {direct}");
+        let id = path.rsplit('/').next().unwrap();
+        let by_call = call(&[op, &format!("id={id}")], 1);
+        assert_eq!(by_call["error"]["code"], direct["error"]["code"], "{op}");
+    }
+
+    // A stream prints its events; an image is saved with -o.
+    let o = s.cli(&["call", "stream_logs", "since=5m", "tag=DemoApp", "limit=1"]);
+    assert_exit(&o, 0);
+    assert!(
+        stdout(&o).contains("DemoApp: LoginActivity shown"),
+        "{}",
+        stdout(&o)
+    );
+    let dir = std::env::temp_dir().join(format!("mobilectl-call-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("s.png");
+    let o = s.cli(&["call", "screenshot", "-o", png.to_str().unwrap()]);
+    assert_exit(&o, 0);
+    assert!(stdout(&o).starts_with("saved "), "{}", stdout(&o));
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // Unknown names, a missing path parameter, the list.
+    let o = s.cli(&["call", "tapp"]);
+    assert_exit(&o, 2);
+    assert!(stderr(&o).contains("tap"), "{}", stderr(&o));
+    assert_exit(&s.cli(&["call", "get_flow"]), 2);
+    let list = s.cli(&["call"]);
+    assert_exit(&list, 0);
+    assert_eq!(
+        stdout(&list).lines().count(),
+        mobilectl::api::operations().len()
+    );
+}

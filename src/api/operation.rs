@@ -89,7 +89,9 @@ pub enum Mcp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CliForm {
     /// The command as a user writes it, without the leading `mobilectl` (turns the server's
-    /// route mentions into commands in hints).
+    /// route mentions into commands in hints). Plain words then `NAME`s (`[NAME]`: optional)
+    /// of input fields make the command by themselves (`crate::cli::derived`), unless a
+    /// hand-written command has those words.
     pub usage: &'static str,
     /// A command line that plans to this operation (checked by a test of `crate::cli`).
     pub example: &'static [&'static str],

@@ -46,7 +46,7 @@ pub fn operations() -> Vec<Operation> {
             .body::<BootRequest>()
             .json::<PowerResult>(),
         op(Post, "shutdown", "/api/v1/device/shutdown", "devices", "Shut down a simulator or an emulator.")
-            .cli("shutdown", &["shutdown"])
+            .cli("shutdown [UDID]", &["shutdown"])
             .errors(DEVICE)
             .body::<ShutdownRequest>()
             .json::<PowerResult>(),
@@ -60,7 +60,7 @@ pub fn operations() -> Vec<Operation> {
             .body::<ConnectRequest>()
             .json::<ConnectResult>(),
         op(Post, "erase", "/api/v1/device/erase", "devices", "Erase an iOS Simulator's content and settings.")
-            .cli("erase", &["erase", "iPhone 15"])
+            .cli("erase [UDID]", &["erase", "iPhone 15"])
             .describe("A booted simulator is shut down, erased and booted again. Android: 501.")
             .errors(DEVICE)
             .body::<EraseRequest>()
@@ -209,7 +209,7 @@ pub fn operations() -> Vec<Operation> {
             .body::<ExpectRequest>()
             .json::<ExpectResult>(),
         op(Post, "wait_for_change", "/api/v1/device/ui/wait-for-change", "verify", "Wait until the screen differs from a fingerprint, then confirm it settled.")
-            .cli("wait-for-change", &["wait-for-change"])
+            .cli("wait-for-change [FINGERPRINT]", &["wait-for-change"])
             .errors(DEVICE)
             .body::<WaitForChangeRequest>()
             .json::<ChangeResult>(),
@@ -232,7 +232,7 @@ pub fn operations() -> Vec<Operation> {
             .body::<LocationRequest>()
             .json::<SettingDone>(),
         op(Post, "set_permission", "/api/v1/device/permission", "system", "Grant, revoke or reset an app permission.")
-            .cli("permission grant BUNDLE_ID PERMISSION", &["permission", "grant", "com.example", "camera"])
+            .cli("permission ACTION BUNDLE_ID PERMISSION", &["permission", "grant", "com.example", "camera"])
             .errors(DEVICE)
             .errors(NAMED)
             .body::<PermissionRequest>()
@@ -264,7 +264,7 @@ pub fn operations() -> Vec<Operation> {
             .errors(&[Unknown])
             .file(&["application/x-pem-file"]),
         op(Post, "proxy_attach", "/api/v1/proxy/attach", "network", "Route a device's traffic through the proxy.")
-            .cli("proxy attach", &["proxy", "attach"])
+            .cli("proxy attach [UDID]", &["proxy", "attach"])
             .describe("Android: `adb reverse tcp:P tcp:P` and `settings put global http_proxy \
                        127.0.0.1:P` (the previous value is restored on detach). iOS Simulator: the \
                        CA is added to its keychain; it uses the Mac's proxy settings, which `todo` \
@@ -274,7 +274,7 @@ pub fn operations() -> Vec<Operation> {
             .body::<ProxyDeviceRequest>()
             .json::<ProxyAttachResult>(),
         op(Post, "proxy_detach", "/api/v1/proxy/detach", "network", "Undo proxy_attach.")
-            .cli("proxy detach", &["proxy", "detach"])
+            .cli("proxy detach [UDID]", &["proxy", "detach"])
             .errors(DEVICE)
             .body::<ProxyDeviceRequest>()
             .json::<ProxyDetachResult>(),

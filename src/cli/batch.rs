@@ -5,10 +5,10 @@
 
 use std::io::Read;
 
-use clap::{Args, Parser};
+use clap::Args;
 use serde_json::{json, Map, Value};
 
-use super::{Cli, Command};
+use super::{Command, Parsed};
 use crate::client::ClientError;
 
 #[derive(Debug, Args)]
@@ -97,8 +97,12 @@ fn read(source: &str) -> Result<String, ClientError> {
 /// One command line as a step: `{op, body}`.
 fn step(line: &str) -> Result<Value, String> {
     let words = shlex::split(line).ok_or("unbalanced quotes")?;
-    let cli = Cli::try_parse_from(std::iter::once("mobilectl".to_string()).chain(words))
+    let parsed = super::parse_from(std::iter::once("mobilectl".to_string()).chain(words))
         .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string())?;
+    let cli = match parsed {
+        Parsed::Cli(cli) => *cli,
+        Parsed::Derived(_, r) => return Ok(json!({ "op": r.op, "body": r.args })),
+    };
     let Command::Client(cmd) = cli.command else {
         return Err("not a command that calls the server".into());
     };

@@ -1,18 +1,14 @@
 //! The client subcommands and their flags; [`super::plan`] turns each into its request.
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 
+use super::derived::values;
 use super::target::Modifiers;
 
-/// Commands that call the server.
+/// The commands that call the server with a grammar of their own; the plain ones are made
+/// from the operation table ([`super::derived`]).
 #[derive(Debug, Subcommand)]
 pub enum ClientCommand {
-    /// Check that the server answers: its status and versions.
-    Health,
-    /// List devices (Android and iOS), the active one marked `*`.
-    Devices,
-    /// Show the active device (the one commands without -d go to).
-    Active,
     /// Make a device the active one (`--clear` forgets the choice).
     Use {
         #[arg(value_name = "UDID")]
@@ -20,8 +16,6 @@ pub enum ClientCommand {
         #[arg(long, conflicts_with = "device")]
         clear: bool,
     },
-    /// Check the tools each platform needs (exit 1 when no platform can be driven).
-    Doctor,
     /// Boot an iOS Simulator (UDID or name) or an Android emulator (--avd).
     Boot {
         #[arg(value_name = "UDID")]
@@ -34,21 +28,11 @@ pub enum ClientCommand {
         #[arg(long)]
         timeout_ms: Option<u64>,
     },
-    /// Shut a device down (default: the target device).
-    Shutdown {
-        #[arg(value_name = "UDID")]
-        device: Option<String>,
-    },
     /// Connect adb to an Android device over the network: `connect 192.168.1.20:5555`
     /// (IPv6 in brackets: `[fd00::7]:5555`). Loopback only unless the server allows more.
     Connect {
         #[arg(value_name = "HOST:PORT")]
         address: String,
-    },
-    /// Erase an iOS Simulator's content and settings (default: the target device).
-    Erase {
-        #[arg(value_name = "UDID")]
-        device: Option<String>,
     },
     /// Override an iOS Simulator's status bar for clean screenshots (`--clear` restores it).
     StatusBar(StatusBarArgs),
@@ -67,14 +51,6 @@ pub enum ClientCommand {
     /// Read the screen as the compact tree (`--json`: the full snapshot), or render a saved
     /// dump offline with --from-file.
     Snapshot(super::offline::SnapshotArgs),
-    /// What is on screen, in brief.
-    Summary,
-    /// Search the screen for elements by free text, best match first.
-    Find {
-        query: String,
-        #[arg(long)]
-        limit: Option<u32>,
-    },
     /// Tap an element or a point.
     Tap(TargetArgs),
     /// Tap the element with a label, identifier and/or type (`tap-element "LOG IN"`,
@@ -109,8 +85,8 @@ pub enum ClientCommand {
     Swipe {
         from: String,
         to: Option<String>,
-        #[arg(long, value_enum)]
-        direction: Option<Direction>,
+        #[arg(long, value_parser = values("swipe", "direction"))]
+        direction: Option<String>,
         #[arg(long)]
         duration_ms: Option<u64>,
         #[command(flatten)]
@@ -121,8 +97,8 @@ pub enum ClientCommand {
     /// Scroll a container once (default: the biggest scrollable one).
     Scroll {
         target: Vec<String>,
-        #[arg(long, value_enum)]
-        direction: Option<Direction>,
+        #[arg(long, value_parser = values("scroll", "direction"))]
+        direction: Option<String>,
         #[command(flatten)]
         m: ModifierArgs,
         #[command(flatten)]
@@ -131,8 +107,8 @@ pub enum ClientCommand {
     /// Scroll until an element matching the selector is in view.
     ScrollTo {
         selector: Vec<String>,
-        #[arg(long, value_enum)]
-        direction: Option<Direction>,
+        #[arg(long, value_parser = values("scroll_to", "direction"))]
+        direction: Option<String>,
         #[arg(long)]
         max_scrolls: Option<u32>,
         #[command(flatten)]
@@ -166,26 +142,15 @@ pub enum ClientCommand {
         #[command(flatten)]
         o: ObserveArgs,
     },
-    /// Hide the on-screen keyboard if it is up.
-    HideKeyboard,
     /// Run several steps in order under one hold of the device, stopping at a failure:
     /// `batch steps.txt` (one command per line, or JSON), `batch -` (stdin), or
     /// `batch --step "type alice @e1" --step "tap text:'LOG IN'"`.
     Batch(super::batch::BatchArgs),
-    /// Wait until the screen differs from FINGERPRINT (default: the screen now), then
-    /// confirm it settled (exit 1 on timeout).
-    WaitForChange {
-        fingerprint: Option<String>,
-        #[arg(long)]
-        timeout_ms: Option<u64>,
-        #[arg(long)]
-        poll_interval_ms: Option<u64>,
-    },
     /// Wait until an element matching the selector meets a condition (exit 1 on timeout).
     Wait {
         selector: Vec<String>,
-        #[arg(long, value_enum, default_value = "exists")]
-        condition: Condition,
+        #[arg(long, default_value = "exists", value_parser = values("wait", "condition"))]
+        condition: String,
         /// The text for `--condition text_equals`.
         #[arg(long)]
         text: Option<String>,
@@ -241,19 +206,13 @@ pub enum ClientCommand {
         #[arg(long, conflicts_with = "lat")]
         clear: bool,
     },
-    /// Grant, revoke or reset an app permission.
-    Permission {
-        #[arg(value_enum)]
-        action: PermissionAction,
-        bundle_id: String,
-        permission: String,
-    },
+    /// Call any operation by its name: `call tap ref=e3`, `call expect --json '{…}'`;
+    /// `call` alone lists them.
+    Call(super::call::CallArgs),
 }
 
 #[derive(Debug, Subcommand)]
 pub enum AppCommand {
-    /// Install an app from a path on the server's machine (.apk / .app).
-    Install { path: String },
     /// Start an app.
     Launch {
         bundle_id: String,
@@ -267,12 +226,6 @@ pub enum AppCommand {
         #[arg(last = true)]
         arguments: Vec<String>,
     },
-    /// Stop an app.
-    Terminate { bundle_id: String },
-    /// Clear an app's data.
-    Reset { bundle_id: String },
-    /// List installed apps.
-    List,
 }
 
 #[derive(Debug, Subcommand)]
@@ -306,16 +259,6 @@ pub enum ExpectCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum AlertCommand {
-    /// Tap the accepting button (Allow, OK…), or the one named by --button.
-    Accept {
-        #[arg(long, value_name = "LABEL")]
-        button: Option<String>,
-    },
-    /// Tap the dismissing button (Don't allow, Cancel…), or the one named by --button.
-    Dismiss {
-        #[arg(long, value_name = "LABEL")]
-        button: Option<String>,
-    },
     /// Tap the button with this label.
     Button { label: String },
 }
@@ -412,8 +355,8 @@ pub struct ScreenshotArgs {
     /// Scale factor (0 < scale <= 1).
     #[arg(long)]
     pub scale: Option<f64>,
-    #[arg(long, value_enum)]
-    pub format: Option<ImageFormat>,
+    #[arg(long, value_parser = values("screenshot", "format"))]
+    pub format: Option<String>,
     /// JPEG quality (1-100).
     #[arg(long)]
     pub quality: Option<u8>,
@@ -452,47 +395,10 @@ pub struct StatusBarArgs {
     pub operator_name: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ImageFormat {
-    Png,
-    Jpeg,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Direction {
-    Up,
-    Down,
-    Left,
-    Right,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-#[value(rename_all = "snake_case")]
-pub enum Condition {
-    Exists,
-    NotExists,
-    Visible,
-    Enabled,
-    TextEquals,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum PermissionAction {
-    Grant,
-    Revoke,
-    Reset,
-}
-
 /// Checks a word against the server's type for it (a role, a battery state…), so a typo is a
 /// usage error listing the accepted values; the word is sent as given.
 fn wire<T: serde::de::DeserializeOwned>(word: &str) -> Result<String, String> {
     serde_json::from_value::<T>(serde_json::Value::String(word.to_string()))
         .map(|_| word.to_string())
         .map_err(|e| e.to_string())
-}
-
-pub(super) fn name<T: ValueEnum>(v: &T) -> String {
-    v.to_possible_value()
-        .map(|p| p.get_name().to_string())
-        .unwrap_or_default()
 }

@@ -1,10 +1,13 @@
 //! The `mobilectl` command line: `serve` runs the server; `openapi` prints the spec; the client
-//! commands (see [`commands`]) call the server over HTTP only; `snapshot --from-file` and
-//! `completions` work offline.
+//! commands call the server over HTTP only — the plain ones made from the operation table
+//! ([`derived`]), those with a grammar of their own written by hand ([`commands`]), and any
+//! operation by name ([`call`]); `snapshot --from-file` and `completions` work offline.
 
 pub mod batch;
+pub mod call;
 pub mod commands;
 pub mod demo;
+pub mod derived;
 pub mod hint;
 pub mod offline;
 pub mod output;
@@ -13,7 +16,7 @@ pub mod proxy;
 pub mod serve;
 pub mod target;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::client::{exit, Client, ConnectOptions};
 use commands::ClientCommand;
@@ -87,6 +90,42 @@ pub enum Command {
     Client(ClientCommand),
 }
 
+/// A parsed command line: a hand-written command, or one made from the table.
+pub enum Parsed {
+    Cli(Box<Cli>),
+    Derived(GlobalArgs, plan::Request),
+}
+
+/// The whole command line: [`Cli`] and the commands [`derived`] from the operation table.
+pub fn command() -> clap::Command {
+    derived::augment(Cli::command())
+}
+
+/// Parses a command line (the program's name first).
+pub fn parse_from<I, T>(argv: I) -> Result<Parsed, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let m = command().try_get_matches_from(argv)?;
+    let global = GlobalArgs::from_arg_matches(&m)?;
+    match derived::request(&m, &global.udid) {
+        Some(r) => Ok(Parsed::Derived(global, r)),
+        None => Cli::from_arg_matches(&m).map(|c| Parsed::Cli(Box::new(c))),
+    }
+}
+
+/// Runs a parsed command line; returns the process exit code.
+pub fn run_parsed(p: Parsed) -> i32 {
+    match p {
+        Parsed::Cli(cli) => run(*cli),
+        Parsed::Derived(g, r) => {
+            quiet_on_broken_pipe();
+            run_request(g, Ok(r))
+        }
+    }
+}
+
 /// Runs the parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     if !matches!(cli.command, Command::Serve(_) | Command::VirtualDevice(_)) {
@@ -105,17 +144,15 @@ pub fn run(cli: Cli) -> i32 {
             autostart: !cli.global.no_autostart,
         }),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "mobilectl",
-                &mut std::io::stdout(),
-            );
+            clap_complete::generate(shell, &mut command(), "mobilectl", &mut std::io::stdout());
             0
         }
         Command::Client(ClientCommand::Snapshot(s)) if s.from_file.is_some() => {
             let path = s.from_file.clone().unwrap_or_default();
             offline::run(&path, &s, cli.global.json)
+        }
+        Command::Client(ClientCommand::Call(c)) if c.list || c.op.is_none() => {
+            call::list(cli.global.json)
         }
         Command::Client(cmd) => run_client(cli.global, cmd),
     }
@@ -133,6 +170,12 @@ fn quiet_on_broken_pipe() {
 }
 
 fn run_client(g: GlobalArgs, cmd: ClientCommand) -> i32 {
+    let req = plan::plan(cmd, &g.udid, g.json);
+    run_request(g, req)
+}
+
+/// Sends a planned request (or prints why it could not be planned); returns the exit code.
+fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientError>) -> i32 {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -143,7 +186,7 @@ fn run_client(g: GlobalArgs, cmd: ClientCommand) -> i32 {
             return exit::FAILED;
         }
     };
-    let req = match plan::plan(cmd, &g.udid, g.json) {
+    let req = match req {
         Ok(r) => r,
         Err(e) => return output::error(&e, g.json),
     };

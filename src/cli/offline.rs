@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crate::client::exit;
 
@@ -17,14 +17,8 @@ pub struct SnapshotArgs {
     #[arg(long, value_name = "PATH")]
     pub from_file: Option<PathBuf>,
     /// Output format (default text; `--json` means json).
-    #[arg(long, value_enum)]
-    pub format: Option<DumpFormat>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DumpFormat {
-    Text,
-    Json,
+    #[arg(long, value_parser = super::derived::values("snapshot", "format"))]
+    pub format: Option<String>,
 }
 
 /// Renders `args.from_file`; returns the exit code.
@@ -36,8 +30,8 @@ pub fn run(path: &std::path::Path, args: &SnapshotArgs, json_flag: bool) -> i32 
             return exit::USAGE;
         }
     };
-    let format = match (args.format, json_flag) {
-        (Some(DumpFormat::Json), _) | (None, true) => crate::ui::Format::Json,
+    let format = match (args.format.as_deref(), json_flag) {
+        (Some("json"), _) | (None, true) => crate::ui::Format::Json,
         _ => crate::ui::Format::Text,
     };
     match crate::ui::render_dump(&text, format, args.interactive_only) {

@@ -210,9 +210,6 @@ pub fn plan(
     let usage = |m: String| ClientError::usage(m);
     let call = Request::new;
     Ok(match cmd {
-        ClientCommand::Health => call("health", json!({})),
-        ClientCommand::Devices => call("list_devices", json!({})),
-        ClientCommand::Active => call("get_active_device", json!({})),
         ClientCommand::Use { device: u, clear } => {
             if u.is_none() && !clear {
                 return Err(ClientError::usage(
@@ -224,7 +221,6 @@ pub fn plan(
             r.args.insert("udid".into(), json!(u));
             r
         }
-        ClientCommand::Doctor => call("doctor", json!({})),
         ClientCommand::Boot {
             device: u,
             avd,
@@ -244,9 +240,6 @@ pub fn plan(
                     "timeout_ms": timeout_ms}),
             )
         }
-        ClientCommand::Shutdown { device: u } => {
-            call("shutdown", json!({ "udid": u.or_else(|| udid.clone()) }))
-        }
         ClientCommand::Connect { address } => {
             let (host, port) = address
                 .rsplit_once(':')
@@ -260,25 +253,18 @@ pub fn plan(
             let host = host.trim_start_matches('[').trim_end_matches(']');
             call("connect_device", json!({ "host": host, "port": port }))
         }
-        ClientCommand::Erase { device: u } => {
-            call("erase", json!({ "udid": u.or_else(|| udid.clone()) }))
-        }
         ClientCommand::StatusBar(a) => status_bar(a)?.on(udid),
         ClientCommand::App(a) => plan_app(a).on(udid),
-        ClientCommand::Proxy(p) => super::proxy::plan(p, udid),
+        ClientCommand::Proxy(p) => super::proxy::plan(p),
         ClientCommand::Open { link } => call("open_url", json!({ "url": link })).on(udid),
         ClientCommand::Snapshot(s) => {
-            let json = json_out || s.format == Some(super::offline::DumpFormat::Json);
+            let json = json_out || s.format.as_deref() == Some("json");
             call(
                 "snapshot",
                 json!({ "format": if json { "json" } else { "text" },
                     "interactive_only": s.interactive_only.then_some(true) }),
             )
             .on(udid)
-        }
-        ClientCommand::Summary => call("screen_summary", json!({})).on(udid),
-        ClientCommand::Find { query, limit } => {
-            call("find", json!({ "query": query, "limit": limit })).on(udid)
         }
         ClientCommand::Tap(t) => {
             let tg = target::parse_one(&t.target, t.m.get()).map_err(usage)?;
@@ -321,7 +307,7 @@ pub fn plan(
             o,
         } => {
             let base = merged(
-                json!({ "duration_ms": duration_ms, "direction": direction.as_ref().map(name) }),
+                json!({ "duration_ms": duration_ms, "direction": direction }),
                 o.fields(),
             );
             let b = match (&to, direction) {
@@ -352,10 +338,7 @@ pub fn plan(
             o,
         } => {
             let tg = target::parse_opt(&t, m.get()).map_err(usage)?;
-            let b = merged(
-                json!({ "direction": direction.as_ref().map(name) }),
-                o.fields(),
-            );
+            let b = merged(json!({ "direction": direction }), o.fields());
             call("scroll", with_target(tg, b)).on(udid)
         }
         ClientCommand::ScrollTo {
@@ -366,7 +349,7 @@ pub fn plan(
         } => {
             let s = target::parse_selector(&selector, m.get()).map_err(usage)?;
             let b = json!({ "selector": s.to_json(), "max_scrolls": max_scrolls,
-                "direction": direction.as_ref().map(name) });
+                "direction": direction });
             call("scroll_to", b).on(udid)
         }
         ClientCommand::Type {
@@ -389,18 +372,7 @@ pub fn plan(
             let b = merged(b, o.fields());
             call("press", b).on(udid)
         }
-        ClientCommand::HideKeyboard => call("hide_keyboard", json!({})).on(udid),
         ClientCommand::Batch(b) => call("batch", super::batch::body(b)?).on(udid),
-        ClientCommand::WaitForChange {
-            fingerprint,
-            timeout_ms,
-            poll_interval_ms,
-        } => call(
-            "wait_for_change",
-            json!({ "fingerprint": fingerprint, "timeout_ms": timeout_ms,
-                "poll_interval_ms": poll_interval_ms }),
-        )
-        .on(udid),
         ClientCommand::Wait {
             selector,
             condition,
@@ -410,7 +382,7 @@ pub fn plan(
             m,
         } => {
             let s = target::parse_selector(&selector, m.get()).map_err(usage)?;
-            let b = json!({ "selector": s.to_json(), "condition": name(&condition),
+            let b = json!({ "selector": s.to_json(), "condition": condition,
                 "text": text, "timeout_ms": timeout_ms, "poll_interval_ms": poll_interval_ms });
             call("wait", b).on(udid)
         }
@@ -444,13 +416,8 @@ pub fn plan(
             r.output = output;
             r
         }
-        ClientCommand::Alert(a) => {
-            let (op, button) = match a {
-                AlertCommand::Accept { button } => ("alert_accept", button),
-                AlertCommand::Dismiss { button } => ("alert_dismiss", button),
-                AlertCommand::Button { label } => ("alert_accept", Some(label)),
-            };
-            call(op, json!({ "button": button })).on(udid)
+        ClientCommand::Alert(AlertCommand::Button { label }) => {
+            call("alert_accept", json!({ "button": label })).on(udid)
         }
         ClientCommand::Location { lat, lon, clear } => {
             let b = if clear {
@@ -460,16 +427,7 @@ pub fn plan(
             };
             call("set_location", b).on(udid)
         }
-        ClientCommand::Permission {
-            action,
-            bundle_id,
-            permission,
-        } => call(
-            "set_permission",
-            json!({ "action": name(&action), "bundle_id": bundle_id,
-                "permission": permission }),
-        )
-        .on(udid),
+        ClientCommand::Call(a) => super::call::plan(a, udid)?,
     })
 }
 
@@ -489,8 +447,6 @@ fn status_bar(a: StatusBarArgs) -> Result<Request, ClientError> {
 
 fn plan_app(a: AppCommand) -> Request {
     match a {
-        AppCommand::List => Request::new("list_apps", json!({})),
-        AppCommand::Install { path } => Request::new("install_app", json!({ "path": path })),
         AppCommand::Launch {
             bundle_id,
             relaunch,
@@ -501,12 +457,6 @@ fn plan_app(a: AppCommand) -> Request {
             json!({ "bundle_id": bundle_id, "relaunch": relaunch, "activity": activity,
                 "arguments": (!arguments.is_empty()).then_some(arguments) }),
         ),
-        AppCommand::Terminate { bundle_id } => {
-            Request::new("terminate_app", json!({ "bundle_id": bundle_id }))
-        }
-        AppCommand::Reset { bundle_id } => {
-            Request::new("reset_app", json!({ "bundle_id": bundle_id }))
-        }
     }
 }
 
@@ -546,7 +496,7 @@ fn plan_screenshot(s: ScreenshotArgs) -> Request {
     };
     let mut r = Request::new(
         op,
-        json!({ "format": s.format.as_ref().map(name), "scale": s.scale,
+        json!({ "format": s.format, "scale": s.scale,
             "quality": s.quality, "max_size": s.max_size,
             "interactive_only": s.interactive_only.then_some(true),
             "grid": s.grid.then_some(true) }),
@@ -627,8 +577,13 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn plan_of(args: &[&str]) -> Result<Request, ClientError> {
-        let cli = Cli::try_parse_from(std::iter::once("mobilectl").chain(args.iter().copied()))
-            .unwrap_or_else(|e| panic!("{args:?} does not parse: {e}"));
+        let parsed =
+            crate::cli::parse_from(std::iter::once("mobilectl").chain(args.iter().copied()))
+                .unwrap_or_else(|e| panic!("{args:?} does not parse: {e}"));
+        let cli = match parsed {
+            crate::cli::Parsed::Cli(cli) => *cli,
+            crate::cli::Parsed::Derived(_, r) => return Ok(r),
+        };
         let Command::Client(cmd) = cli.command else {
             panic!("not a client command")
         };

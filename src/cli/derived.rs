@@ -1,0 +1,378 @@
+//! The subcommands made from the operation table at run time: every operation whose command
+//! (the words of its [`crate::api::CliForm`] usage, `app install PATH`) is not one of the
+//! hand-written commands gets a clap command from its entry — the usage's `NAME`s (`[NAME]`
+//! optional) as positionals of the fields so named, its other input fields as flags
+//! (`--kebab-case`; booleans as switches, arrays repeated, enums checked), its summary and
+//! the fields' descriptions as help, `-o FILE` when it answers bytes — and its request is read
+//! back from the matches. Hand-written commands ([`super::commands`]) are the ones with a
+//! grammar of their own (targets, selectors, streams, special bodies).
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use serde_json::{json, Map, Value};
+
+use super::call::Fields;
+use super::plan::Request;
+use crate::api::{Operation, Output};
+
+/// Long flags the client command line already has (global options, `-o`, help).
+const TAKEN: &[&str] = &[
+    "url",
+    "token",
+    "json",
+    "no-autostart",
+    "udid",
+    "output",
+    "help",
+    "version",
+];
+
+/// One derived command: its operation, its words, and how its arguments map to fields.
+#[derive(Debug, Clone)]
+pub struct Form {
+    pub op: &'static str,
+    /// The command's words (`["app", "install"]`).
+    pub words: Vec<&'static str>,
+    /// Positionals: (field, required), in order.
+    positionals: Vec<(String, bool)>,
+    /// Flags: the fields, with their schemas.
+    flags: Vec<String>,
+    /// The input schema's properties.
+    schemas: Map<String, Value>,
+    /// `-o FILE` for an answer of bytes.
+    output: bool,
+}
+
+impl Form {
+    /// The form of `op`, when its usage is plain words and `NAME`/`[NAME]` of its fields.
+    pub fn of(op: &Operation) -> Option<Form> {
+        let fields = Fields::of(op);
+        let schemas = fields.properties().clone();
+        let mut words = Vec::new();
+        let mut positionals = Vec::new();
+        for w in op.cli.usage.split_whitespace() {
+            let (name, required) = match w.strip_prefix('[').and_then(|w| w.strip_suffix(']')) {
+                Some(inner) => (inner, false),
+                None => (w, true),
+            };
+            if name.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+                let field = name.to_ascii_lowercase();
+                schemas.get(&field)?;
+                positionals.push((field, required));
+            } else if positionals.is_empty()
+                && required
+                && name.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+                && !name.starts_with('-')
+            {
+                words.push(w);
+            } else {
+                return None;
+            }
+        }
+        if words.is_empty() {
+            return None;
+        }
+        let flags = schemas
+            .keys()
+            .filter(|f| !positionals.iter().any(|(p, _)| p == *f))
+            .filter(|f| !TAKEN.contains(&kebab(f).as_str()))
+            .cloned()
+            .collect();
+        let output = matches!(
+            op.output,
+            Output::Image | Output::File(_) | Output::JsonOrBytes(_)
+        );
+        Some(Form {
+            op: op.name,
+            words,
+            positionals,
+            flags,
+            schemas,
+            output,
+        })
+    }
+
+    /// Its clap command (the last word), with `about` the operation's summary.
+    fn command(&self, summary: &'static str) -> Command {
+        let leaf = self.words.last().copied().unwrap_or_default();
+        let mut c = Command::new(leaf).about(summary.trim_end_matches('.'));
+        for (field, required) in &self.positionals {
+            let s = &self.schemas[field];
+            c = c.arg(described(typed(Arg::new(id(field)), s), field, s).required(*required));
+        }
+        for field in &self.flags {
+            let s = &self.schemas[field];
+            let arg = Arg::new(id(field)).long(kebab(field));
+            let arg = match s.get("type").and_then(Value::as_str) {
+                Some("boolean") => arg.action(ArgAction::SetTrue),
+                Some("array") => typed(arg, &s["items"]).action(ArgAction::Append),
+                _ => typed(arg, s),
+            };
+            c = c.arg(described(arg, field, s));
+        }
+        if self.output {
+            c = c.arg(
+                Arg::new("output")
+                    .short('o')
+                    .long("output")
+                    .value_name("FILE")
+                    .help("Where the answer's bytes go (`-`: stdout)."),
+            );
+        }
+        c
+    }
+
+    /// The request its matches `m` (the leaf's) make; `udid` is the global `-d`.
+    fn request(&self, m: &ArgMatches, udid: &Option<String>) -> Request {
+        let mut args = Map::new();
+        for (field, _) in &self.positionals {
+            if let Some(v) = m.get_one::<String>(&id(field)) {
+                args.insert(field.clone(), value(&self.schemas[field], v));
+            }
+        }
+        for field in &self.flags {
+            let s = &self.schemas[field];
+            let v = match s.get("type").and_then(Value::as_str) {
+                Some("boolean") => m.get_flag(&id(field)).then_some(json!(true)),
+                Some("array") => m
+                    .get_many::<String>(&id(field))
+                    .map(|vs| Value::Array(vs.map(|v| value(&s["items"], v)).collect())),
+                _ => m.get_one::<String>(&id(field)).map(|v| value(s, v)),
+            };
+            if let Some(v) = v {
+                args.insert(field.clone(), v);
+            }
+        }
+        if let (Some(u), true) = (udid, self.schemas.contains_key("udid")) {
+            args.entry("udid").or_insert_with(|| json!(u));
+        }
+        let mut r = Request::new(self.op, Value::Object(args));
+        if self.output {
+            r.output = m.get_one::<String>("output").cloned();
+        }
+        r
+    }
+}
+
+/// The derived forms of `ops` whose command `handwritten` does not have already.
+pub fn forms(handwritten: &Command, ops: &[Operation]) -> Vec<Form> {
+    ops.iter()
+        .filter_map(Form::of)
+        .filter(|f| !has_path(handwritten, &f.words))
+        .collect()
+}
+
+/// `cmd` with the derived commands of the table added (groups made as needed), and the
+/// commands of the table listed in its order.
+pub fn augment(cmd: Command) -> Command {
+    let ops = crate::api::operations();
+    let mut cmd = cmd;
+    for f in forms(&cmd, &ops) {
+        let summary = ops
+            .iter()
+            .find(|o| o.name == f.op)
+            .map_or("", |o| o.summary);
+        cmd = insert(cmd, &f.words, f.command(summary));
+    }
+    in_table_order(cmd, &ops, 0)
+}
+
+/// Orders the subcommands of `cmd` (at word `depth` of the usages) as the table lists their
+/// operations, after the commands that are not the table's and before `call`.
+fn in_table_order(cmd: Command, ops: &[Operation], depth: usize) -> Command {
+    const FIRST: usize = 100;
+    cmd.mut_subcommands(|c| {
+        let name = c.get_name().to_string();
+        let at = ops
+            .iter()
+            .position(|o| o.cli.usage.split_whitespace().nth(depth) == Some(name.as_str()));
+        let c = match (at, name.as_str()) {
+            (Some(i), _) => c.display_order(FIRST + i),
+            (None, "call") => c.display_order(FIRST + ops.len()),
+            _ => c,
+        };
+        match depth {
+            0 => in_table_order(c, ops, 1),
+            _ => c,
+        }
+    })
+}
+
+/// The request of the derived command `m` (the whole line's matches) names, if it is one.
+pub fn request(m: &ArgMatches, udid: &Option<String>) -> Option<Request> {
+    let mut words = Vec::new();
+    let mut leaf = m;
+    while let Some((name, sub)) = leaf.subcommand() {
+        words.push(name.to_string());
+        leaf = sub;
+    }
+    let ops = crate::api::operations();
+    let handwritten = <super::Cli as clap::CommandFactory>::command();
+    forms(&handwritten, &ops)
+        .into_iter()
+        .find(|f| f.words.iter().eq(words.iter()))
+        .map(|f| f.request(leaf, udid))
+}
+
+/// Puts `leaf` under the groups `words[..len-1]` of `cmd`, making the missing ones.
+fn insert(cmd: Command, words: &[&'static str], leaf: Command) -> Command {
+    match words {
+        [] | [_] => cmd.subcommand(leaf),
+        [group, rest @ ..] => {
+            let cmd = if cmd.find_subcommand(group).is_some() {
+                cmd
+            } else {
+                cmd.subcommand(Command::new(*group).subcommand_required(true))
+            };
+            cmd.mut_subcommand(group, |g| insert(g, rest, leaf))
+        }
+    }
+}
+
+/// Whether `cmd` has the command `words`, or one of its first words as a command of its own
+/// (`permission` takes `grant` as an argument).
+fn has_path(cmd: &Command, words: &[&str]) -> bool {
+    match words {
+        [] => true,
+        [w, rest @ ..] => cmd
+            .find_subcommand(w)
+            .is_some_and(|c| !c.has_subcommands() || has_path(c, rest)),
+    }
+}
+
+/// A parser accepting the values the input field `field` of operation `op` takes (an enum of
+/// the API): how a hand-written flag checks a word without a CLI copy of the wire enum.
+pub fn values(op: &str, field: &str) -> clap::builder::PossibleValuesParser {
+    let names: Vec<String> = crate::api::find(op)
+        .map(|o| Fields::of(&o).properties()[field]["enum"].clone())
+        .and_then(|e| e.as_array().cloned())
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    clap::builder::PossibleValuesParser::new(names)
+}
+
+/// The argument id of a field (apart from the global options' ids).
+fn id(field: &str) -> String {
+    format!("field:{field}")
+}
+
+fn kebab(field: &str) -> String {
+    field.replace('_', "-")
+}
+
+/// `arg` taking a value of schema `s`: enums checked against their values, numbers parsed.
+fn typed(arg: Arg, s: &Value) -> Arg {
+    if let Some(values) = s.get("enum").and_then(Value::as_array) {
+        let names: Vec<String> = values
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
+        return arg.value_parser(clap::builder::PossibleValuesParser::new(names));
+    }
+    match s.get("type").and_then(Value::as_str) {
+        Some("integer") => arg.value_parser(|v: &str| {
+            v.parse::<i64>()
+                .map(|_| v.to_string())
+                .map_err(|e| e.to_string())
+        }),
+        Some("number") => arg.value_parser(|v: &str| {
+            v.parse::<f64>()
+                .map(|_| v.to_string())
+                .map_err(|e| e.to_string())
+        }),
+        _ => arg,
+    }
+}
+
+/// A flag's text as the JSON of schema `s`: numbers and objects parsed, else a string.
+fn value(s: &Value, v: &str) -> Value {
+    match s.get("type").and_then(Value::as_str) {
+        Some("string") | None => json!(v),
+        _ => serde_json::from_str(v).unwrap_or_else(|_| json!(v)),
+    }
+}
+
+/// `arg` with the value name and help of field `field` (schema `s`).
+fn described(arg: Arg, field: &str, s: &Value) -> Arg {
+    let arg = match arg.get_action().takes_values() {
+        true => arg.value_name(field.to_ascii_uppercase()),
+        false => arg,
+    };
+    match s.get("description").and_then(Value::as_str) {
+        Some(d) => arg.help(d.to_string()),
+        None => arg,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_entry_is_a_command_without_cli_code() {
+        let mut op = crate::api::find("find").unwrap();
+        op.cli.usage = "look-up QUERY";
+        let form = Form::of(&op).unwrap();
+        let cmd = insert(
+            Command::new("mobilectl"),
+            &form.words,
+            form.command(op.summary),
+        );
+        let m = cmd
+            .try_get_matches_from(["mobilectl", "look-up", "log in", "--limit", "3"])
+            .unwrap();
+        let (_, leaf) = m.subcommand().unwrap();
+        let r = form.request(leaf, &Some("emu".into()));
+        assert_eq!(r.op, "find");
+        assert_eq!(
+            Value::Object(r.args),
+            json!({"query": "log in", "limit": 3, "udid": "emu"})
+        );
+        // In a group, made as needed.
+        op.cli.usage = "ui look-up QUERY";
+        let form = Form::of(&op).unwrap();
+        let cmd = insert(
+            Command::new("mobilectl"),
+            &form.words,
+            form.command(op.summary),
+        );
+        cmd.clone().debug_assert();
+        assert!(has_path(&cmd, &["ui", "look-up"]));
+    }
+
+    #[test]
+    fn usages_with_a_grammar_are_not_derived() {
+        for name in ["tap", "type_text", "stream_logs", "screenshot_annotated"] {
+            let op = crate::api::find(name).unwrap();
+            assert!(Form::of(&op).is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_enums_hand_written_flags_take_are_the_schemas() {
+        for (op, field) in [
+            ("swipe", "direction"),
+            ("scroll", "direction"),
+            ("scroll_to", "direction"),
+            ("wait", "condition"),
+            ("screenshot", "format"),
+            ("snapshot", "format"),
+            ("get_flow", "body"),
+        ] {
+            use clap::builder::TypedValueParser;
+            let names: Vec<String> = values(op, field)
+                .possible_values()
+                .into_iter()
+                .flatten()
+                .map(|v| v.get_name().to_string())
+                .collect();
+            assert!(names.len() >= 2, "{op}.{field}: {names:?}");
+        }
+    }
+
+    #[test]
+    fn the_augmented_command_line_is_consistent() {
+        augment(<super::super::Cli as clap::CommandFactory>::command()).debug_assert();
+    }
+}

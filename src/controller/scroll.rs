@@ -30,11 +30,8 @@ fn default_scroll_area(screen: &Screen) -> Rect {
 
 /// Whether element `node` is on screen and not under the keyboard.
 fn in_view(screen: &Screen, node: usize) -> bool {
-    let e = &screen.elements[node];
-    let (x, y) = e.bounds.center();
-    screen.shown.get(node).copied().unwrap_or(false)
-        && screen.screen_rect().contains(x, y)
-        && !screen.keyboard.is_some_and(|k| k.contains(x, y))
+    let (x, y) = screen.elements[node].bounds.center();
+    screen.is_on_screen(node) && !screen.keyboard.is_some_and(|k| k.contains(x, y))
 }
 
 impl DeviceController {

@@ -49,21 +49,6 @@ impl Polling {
     }
 }
 
-fn observe(screen: &Screen, node: usize) -> Observed {
-    let e = &screen.elements[node];
-    let (x, y) = e.bounds.center();
-    Observed {
-        r#ref: e.r#ref.clone(),
-        role: e.role,
-        name: e.label().map(str::to_string),
-        text: e.text.clone().or_else(|| e.value.clone()),
-        bounds: e.bounds,
-        visible: screen.shown.get(node).copied().unwrap_or(false)
-            && screen.screen_rect().contains(x, y),
-        enabled: e.states.enabled,
-    }
-}
-
 /// Judges `condition` on a screen: (held, first match, what was observed).
 pub fn judge(
     screen: &Screen,
@@ -72,11 +57,11 @@ pub fn judge(
     text: Option<&str>,
 ) -> (bool, Option<Observed>, Value) {
     let matches = select::find_all(screen, selector);
-    let first = matches.first().map(|m| observe(screen, m.node));
+    let first = matches.first().map(|m| Observed::of(screen, m.node));
     let held = match condition {
         Condition::Exists => first.is_some(),
         Condition::NotExists => first.is_none(),
-        Condition::Visible => matches.iter().any(|m| observe(screen, m.node).visible),
+        Condition::Visible => matches.iter().any(|m| Observed::of(screen, m.node).visible),
         Condition::Enabled => first.as_ref().is_some_and(|o| o.enabled),
         Condition::TextEquals => first
             .as_ref()

@@ -21,6 +21,17 @@ pub enum BatteryState {
     Discharging,
 }
 
+impl BatteryState {
+    /// The value `simctl status_bar … --batteryState` takes (also its name on the wire).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BatteryState::Charging => "charging",
+            BatteryState::Charged => "charged",
+            BatteryState::Discharging => "discharging",
+        }
+    }
+}
+
 /// Data network shown in an overridden status bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -47,7 +58,7 @@ pub enum DataNetwork {
 }
 
 impl DataNetwork {
-    /// The value `simctl status_bar … --dataNetwork` takes.
+    /// The value `simctl status_bar … --dataNetwork` takes (also its name on the wire).
     pub fn as_str(self) -> &'static str {
         match self {
             DataNetwork::Hide => "hide",
@@ -65,8 +76,11 @@ impl DataNetwork {
     }
 }
 
-/// Status bar values for clean screenshots. Unset fields keep their current value.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, ToSchema)]
+/// Status bar values for clean screenshots. Unset fields keep their current value. The wire
+/// request ([`StatusBarRequest`](crate::api::wire::devices::StatusBarRequest)) carries the same
+/// fields flat beside `udid` and `clear`, and [`StatusBarRequest::change`](crate::api::wire::devices::StatusBarRequest::change)
+/// is the one place one becomes the other.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StatusBarOverride {
     /// Clock text, e.g. `"9:41"`, or an ISO 8601 date.
     pub time: Option<String>,
@@ -80,4 +94,37 @@ pub struct StatusBarOverride {
     pub data_network: Option<DataNetwork>,
     /// Carrier name.
     pub operator_name: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `as_str` gives simctl the same names the wire uses.
+    #[test]
+    fn simctl_names_are_the_wire_names() {
+        let wire = |v: serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        for s in [
+            BatteryState::Charging,
+            BatteryState::Charged,
+            BatteryState::Discharging,
+        ] {
+            assert_eq!(s.as_str(), wire(serde_json::to_value(s).unwrap()));
+        }
+        for n in [
+            DataNetwork::Hide,
+            DataNetwork::Wifi,
+            DataNetwork::ThreeG,
+            DataNetwork::FourG,
+            DataNetwork::Lte,
+            DataNetwork::LteA,
+            DataNetwork::LtePlus,
+            DataNetwork::FiveG,
+            DataNetwork::FiveGPlus,
+            DataNetwork::FiveGUwb,
+            DataNetwork::FiveGUc,
+        ] {
+            assert_eq!(n.as_str(), wire(serde_json::to_value(n).unwrap()));
+        }
+    }
 }

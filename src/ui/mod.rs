@@ -22,7 +22,7 @@ pub use model::{CoordinateSpace, DumpKind, Element, Rect, Role, Size, States, Tr
 pub use parse::{detect_kind, parse, parse_any, ParseError};
 pub use prune::Offscreen;
 pub use refs::{RefEntry, RefTable};
-pub use view::ElementView;
+pub use view::{ElementView, Observed};
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -111,6 +111,13 @@ impl Screen {
     /// The screen as a rectangle.
     pub fn screen_rect(&self) -> Rect {
         Rect::new(0.0, 0.0, self.screen.w, self.screen.h)
+    }
+
+    /// Whether element `node` is shown and its centre lies on the screen (it may still be
+    /// under the keyboard).
+    pub fn is_on_screen(&self, node: usize) -> bool {
+        let (x, y) = self.elements[node].bounds.center();
+        self.shown.get(node).copied().unwrap_or(false) && self.screen_rect().contains(x, y)
     }
 }
 

@@ -7,7 +7,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 pub use crate::device::Device;
-use crate::device::{BatteryState, DataNetwork, DeviceState, Platform, PlatformStatus};
+use crate::device::{
+    BatteryState, DataNetwork, DeviceState, Platform, PlatformStatus, StatusBarOverride,
+};
+use crate::error::{Error, Result};
 
 /// Filters of the device list.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -67,6 +70,33 @@ pub struct StatusBarRequest {
     pub data_network: Option<DataNetwork>,
     /// Carrier name.
     pub operator_name: Option<String>,
+}
+
+impl StatusBarRequest {
+    /// The values to show (`Some`) or `None` for `clear: true`, with the udid: the one place
+    /// the wire's flat fields become the device's [`StatusBarOverride`]. Values and `clear`
+    /// together are refused.
+    pub fn change(self) -> Result<(Option<String>, Option<StatusBarOverride>)> {
+        let values = StatusBarOverride {
+            time: self.time,
+            battery_level: self.battery_level,
+            battery_state: self.battery_state,
+            wifi_bars: self.wifi_bars,
+            cellular_bars: self.cellular_bars,
+            data_network: self.data_network,
+            operator_name: self.operator_name,
+        };
+        let values = match (self.clear, values == StatusBarOverride::default()) {
+            (true, true) => None,
+            (true, false) => {
+                return Err(Error::validation(
+                    "give status bar values or `clear: true`, not both",
+                ))
+            }
+            (false, _) => Some(values),
+        };
+        Ok((self.udid, values))
+    }
 }
 
 /// Which device to boot: an iOS Simulator by udid or name, or an Android emulator by AVD.
@@ -136,4 +166,46 @@ pub struct ConnectResult {
     /// It was connected already.
     pub already: bool,
     pub device: Device,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(body: serde_json::Value) -> StatusBarRequest {
+        serde_json::from_value(body).unwrap()
+    }
+
+    #[test]
+    fn status_bar_request_becomes_an_override_or_a_clear() {
+        let (udid, values) = request(serde_json::json!({
+            "udid": "SIM", "time": "9:41", "battery_level": 100, "battery_state": "charged",
+            "wifi_bars": 3, "cellular_bars": 4, "data_network": "5g", "operator_name": "Carrier"
+        }))
+        .change()
+        .unwrap();
+        assert_eq!(udid.as_deref(), Some("SIM"));
+        assert_eq!(
+            values,
+            Some(StatusBarOverride {
+                time: Some("9:41".into()),
+                battery_level: Some(100),
+                battery_state: Some(BatteryState::Charged),
+                wifi_bars: Some(3),
+                cellular_bars: Some(4),
+                data_network: Some(DataNetwork::FiveG),
+                operator_name: Some("Carrier".into()),
+            })
+        );
+        let (_, values) = request(serde_json::json!({"clear": true}))
+            .change()
+            .unwrap();
+        assert_eq!(values, None);
+        // No values and no clear: an empty override, which the controller refuses.
+        let (_, values) = request(serde_json::json!({})).change().unwrap();
+        assert_eq!(values, Some(StatusBarOverride::default()));
+        assert!(request(serde_json::json!({"clear": true, "time": "9:41"}))
+            .change()
+            .is_err());
+    }
 }

@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::select::Selector;
-use crate::ui::{Rect, Role};
+pub use crate::ui::Observed;
 
 /// Wait until an element meets a condition.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -155,21 +155,6 @@ pub enum Condition {
 pub enum WaitStatus {
     Success,
     Timeout,
-}
-
-/// An element as verification reports it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Observed {
-    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    pub r#ref: Option<String>,
-    pub role: Role,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    pub bounds: Rect,
-    pub visible: bool,
-    pub enabled: bool,
 }
 
 /// The answer of `wait` (a timeout is an answer, not an error).

@@ -3,7 +3,7 @@
 //! (which needs a shut-down simulator: a booted one is shut down, erased and booted again).
 
 use super::{SimctlBackend, BOOT_TIMEOUT, QUICK_TIMEOUT};
-use crate::device::{BatteryState, Device, DeviceState, PermissionAction, StatusBarOverride};
+use crate::device::{Device, DeviceState, PermissionAction, StatusBarOverride};
 use crate::error::Result;
 
 /// `simctl status_bar UDID override …` arguments after `override`.
@@ -19,14 +19,7 @@ pub fn status_bar_args(v: &StatusBarOverride) -> Vec<String> {
     push("--batteryLevel", v.battery_level.map(|n| n.to_string()));
     push(
         "--batteryState",
-        v.battery_state.map(|s| {
-            match s {
-                BatteryState::Charging => "charging",
-                BatteryState::Charged => "charged",
-                BatteryState::Discharging => "discharging",
-            }
-            .to_string()
-        }),
+        v.battery_state.map(|s| s.as_str().to_string()),
     );
     push("--wifiBars", v.wifi_bars.map(|n| n.to_string()));
     push("--cellularBars", v.cellular_bars.map(|n| n.to_string()));

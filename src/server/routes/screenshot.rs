@@ -22,13 +22,15 @@ pub fn bindings() -> Vec<Binding> {
     ]
 }
 
+/// The encoding both screenshot queries ask for (`format`, `quality`, `scale`, `max_size`),
+/// refused when out of range.
 fn options(
     format: Option<ImageFormat>,
     quality: Option<u8>,
     scale: Option<f32>,
     max_size: Option<u32>,
-) -> RenderOptions {
-    RenderOptions {
+) -> Result<RenderOptions> {
+    let opts = RenderOptions {
         format: match format.unwrap_or_default() {
             ImageFormat::Png => image::Format::Png,
             ImageFormat::Jpeg => image::Format::Jpeg,
@@ -36,7 +38,10 @@ fn options(
         quality: quality.unwrap_or(image::DEFAULT_QUALITY),
         scale,
         max_size,
-    }
+    };
+    opts.validate()
+        .map_err(|e| Error::validation(e.to_string()))?;
+    Ok(opts)
 }
 
 fn image_error(e: ImageError) -> Error {
@@ -116,9 +121,7 @@ fn respond(shot: &Shot, r: Rendered) -> Response {
 /// `x-coordinate-space` (pixels on Android, points on iOS) and `x-tap-per-image-pixel`
 /// (multiply an image pixel position by it to get tap coordinates).
 pub async fn screenshot(s: AppState, q: ScreenshotQuery) -> Result<Tagged<Image>> {
-    let opts = options(q.format, q.quality, q.scale, q.max_size);
-    opts.validate()
-        .map_err(|e| Error::validation(e.to_string()))?;
+    let opts = options(q.format, q.quality, q.scale, q.max_size)?;
     let shot = s.controller.screenshot(q.udid.as_deref()).await?;
     let etag = tag(
         &png_tag(&shot.png),
@@ -132,9 +135,7 @@ pub async fn screenshot(s: AppState, q: ScreenshotQuery) -> Result<Tagged<Image>
 /// The screen with a box and a ref tag on each element that has a ref — the refs of the
 /// snapshot taken at the same moment, which becomes the device's latest (`x-snapshot-id`).
 pub async fn annotated(s: AppState, q: AnnotatedQuery) -> Result<Tagged<Image>> {
-    let opts = options(q.format, q.quality, q.scale, q.max_size);
-    opts.validate()
-        .map_err(|e| Error::validation(e.to_string()))?;
+    let opts = options(q.format, q.quality, q.scale, q.max_size)?;
     let shot = s.controller.annotated_shot(q.udid.as_deref()).await?;
     let snapshot = shot
         .snapshot

@@ -5,8 +5,7 @@ use axum::Json;
 
 use crate::api::wire::devices::*;
 use crate::api::wire::system::SettingDone;
-use crate::device::StatusBarOverride;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::server::bind::{self, Binding};
 use crate::server::AppState;
 
@@ -32,27 +31,10 @@ pub async fn erase(s: AppState, r: EraseRequest) -> Result<Json<SettingDone>> {
 /// Overrides the status bar of an iOS Simulator for clean screenshots (`simctl status_bar
 /// override`), or restores it with `clear: true`. Android: 501.
 pub async fn status_bar(s: AppState, r: StatusBarRequest) -> Result<Json<SettingDone>> {
-    let values = StatusBarOverride {
-        time: r.time,
-        battery_level: r.battery_level,
-        battery_state: r.battery_state,
-        wifi_bars: r.wifi_bars,
-        cellular_bars: r.cellular_bars,
-        data_network: r.data_network,
-        operator_name: r.operator_name,
-    };
-    let values = match (r.clear, values == StatusBarOverride::default()) {
-        (true, true) => None,
-        (true, false) => {
-            return Err(Error::validation(
-                "give status bar values or `clear: true`, not both",
-            ))
-        }
-        (false, _) => Some(values),
-    };
+    let (udid, values) = r.change()?;
     let device = s
         .controller
-        .status_bar(r.udid.as_deref(), values.as_ref())
+        .status_bar(udid.as_deref(), values.as_ref())
         .await?;
     Ok(Json(SettingDone {
         success: true,

@@ -6,6 +6,7 @@ mod axe;
 mod idb;
 mod uiautomator;
 mod wda;
+mod xml;
 
 pub(crate) use uiautomator::{is_ime_package, is_system_ui_package};
 

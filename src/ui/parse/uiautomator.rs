@@ -4,9 +4,9 @@
 
 use super::super::model::{DumpKind, Element, Role, Size, Tree};
 use super::super::roles::android_role;
+use super::xml::{self, Place};
 use super::{android_bounds, attrs, non_empty, truthy, unescape, ParseError};
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::Reader;
+use quick_xml::events::BytesStart;
 
 /// Packages of input methods (soft keyboards) seen in the wild.
 pub(crate) fn is_ime_package(pkg: &str) -> bool {
@@ -24,44 +24,7 @@ pub(crate) fn is_system_ui_package(pkg: &str) -> bool {
 
 pub(super) fn parse(kind: DumpKind, text: &str) -> Result<Tree, ParseError> {
     let mut tree = Tree::new(kind);
-    let mut reader = Reader::from_str(text);
-    reader.config_mut().trim_text(true);
-    // `Some(i)` for an element node, `None` for a wrapper such as `<hierarchy>`.
-    let mut stack: Vec<Option<usize>> = Vec::new();
-    let mut saw_root = false;
-    loop {
-        let ev = reader.read_event().map_err(|e| ParseError::Xml {
-            pos: reader.buffer_position(),
-            msg: e.to_string(),
-        })?;
-        match ev {
-            Event::Start(e) => {
-                saw_root = true;
-                let slot = open(text, &mut tree, &e, &stack);
-                stack.push(slot);
-            }
-            Event::Empty(e) => {
-                saw_root = true;
-                open(text, &mut tree, &e, &stack);
-            }
-            Event::End(_) => {
-                if stack.pop().is_none() {
-                    return Err(ParseError::Xml {
-                        pos: reader.buffer_position(),
-                        msg: "unexpected closing tag".into(),
-                    });
-                }
-                if stack.is_empty() {
-                    break; // the document element is closed; anything after it is not the dump
-                }
-            }
-            Event::Eof => break,
-            _ => {}
-        }
-    }
-    if !stack.is_empty() {
-        return Err(ParseError::Truncated);
-    }
+    let saw_root = xml::walk(text, |e, at| open(text, &mut tree, e, at))?;
     if !saw_root {
         return Err(ParseError::UnknownFormat);
     }
@@ -94,14 +57,11 @@ fn cover_the_display(tree: &mut Tree) {
     }
 }
 
-fn parent_of(stack: &[Option<usize>]) -> Option<usize> {
-    stack.iter().rev().find_map(|s| *s)
-}
-
-fn open(doc: &str, tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>]) -> Option<usize> {
-    let tag = e.name();
-    let tag = std::str::from_utf8(tag.as_ref()).unwrap_or("");
-    if tag == "hierarchy" || (stack.is_empty() && tag == "AppiumAUT") {
+/// Maps one tag: `<hierarchy>` (and Appium's `<AppiumAUT>` document element) carries the
+/// screen, every other tag is an element.
+fn open(doc: &str, tree: &mut Tree, e: &BytesStart<'_>, at: Place) -> Option<usize> {
+    let tag = xml::tag_name(e);
+    if tag == "hierarchy" || (at.depth == 0 && tag == "AppiumAUT") {
         for (key, v) in attrs(doc, e) {
             match key.as_bytes() {
                 b"rotation" => tree.rotation = v.trim().parse().ok(),
@@ -170,7 +130,7 @@ fn open(doc: &str, tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>])
     }
     el.states.visible = visible;
     el.class = class;
-    let parent = parent_of(stack);
+    let parent = at.parent;
     if el.package.is_none() {
         if let Some(p) = parent {
             el.package = tree.nodes[p].package.clone();

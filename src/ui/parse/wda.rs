@@ -4,54 +4,22 @@
 
 use super::super::model::{DumpKind, Element, Rect, Role, Size, Tree};
 use super::super::roles::ios_type_role;
+use super::xml::{self, Place};
 use super::{attrs, frame_string, non_empty, truthy, unescape, ParseError};
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::Reader;
+use quick_xml::events::BytesStart;
 use serde_json::Value;
 
 pub(super) fn parse_xml(text: &str) -> Result<Tree, ParseError> {
     let mut tree = Tree::new(DumpKind::WdaXml);
-    let mut reader = Reader::from_str(text);
-    reader.config_mut().trim_text(true);
-    let mut stack: Vec<Option<usize>> = Vec::new();
-    loop {
-        let ev = reader.read_event().map_err(|e| ParseError::Xml {
-            pos: reader.buffer_position(),
-            msg: e.to_string(),
-        })?;
-        match ev {
-            Event::Start(e) => {
-                let slot = open(text, &mut tree, &e, &stack);
-                stack.push(slot);
-            }
-            Event::Empty(e) => {
-                open(text, &mut tree, &e, &stack);
-            }
-            Event::End(_) => {
-                if stack.pop().is_none() {
-                    return Err(ParseError::Xml {
-                        pos: reader.buffer_position(),
-                        msg: "unexpected closing tag".into(),
-                    });
-                }
-                if stack.is_empty() {
-                    break; // the document element is closed; anything after it is not the dump
-                }
-            }
-            Event::Eof => break,
-            _ => {}
-        }
-    }
-    if !stack.is_empty() {
-        return Err(ParseError::Truncated);
-    }
+    // A document without tags leaves the tree empty, which the caller refuses.
+    xml::walk(text, |e, at| open(text, &mut tree, e, at))?;
     finish(&mut tree);
     Ok(tree)
 }
 
-fn open(doc: &str, tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>]) -> Option<usize> {
-    let tag = e.name();
-    let tag = std::str::from_utf8(tag.as_ref()).unwrap_or("");
+/// Maps one tag: Appium's `<AppiumAUT>` is a wrapper, every other tag an element.
+fn open(doc: &str, tree: &mut Tree, e: &BytesStart<'_>, at: Place) -> Option<usize> {
+    let tag = xml::tag_name(e);
     if tag == "AppiumAUT" {
         return None;
     }
@@ -88,8 +56,7 @@ fn open(doc: &str, tree: &mut Tree, e: &BytesStart<'_>, stack: &[Option<usize>])
     if tree.foreground.is_none() && el.role == Role::Application {
         tree.foreground = bundle.or_else(|| el.name.clone());
     }
-    let parent = stack.iter().rev().find_map(|s| *s);
-    Some(tree.push(el, parent))
+    Some(tree.push(el, at.parent))
 }
 
 fn num(s: &str) -> f64 {

@@ -62,12 +62,26 @@ echo "== cargo clippy (every target of every crate, benches and examples include
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo check --no-default-features (the product without the virtual device)"
 cargo check --no-default-features --lib --bins --locked
-echo "== cargo test"
+echo "== cargo test: build"
 # The tests only: benches and examples, which this command does not run, are not built
 # (clippy above has checked them).
-cargo test --workspace --lib --bins --tests --locked
+cargo test --workspace --lib --bins --tests --locked --no-run
 
+# The Rust tests and the Python tools' tests run side by side: both mostly wait on devices
+# and servers (each on its own ports and private adb server), so together they take about
+# the time of the longer one. The Python output is printed after the Rust tests.
 echo "== python tools"
 wait_pyenv
-echo "== python tests (validator, generated client, MCP SDK, README session, Schemathesis)"
-MOBILECTL_BIN="$PWD/target/debug/mobilectl" "$PYENV/bin/python" -m pytest -q tests/py
+echo "== python tests (validator, generated client, MCP SDK, README session, Schemathesis): started"
+PYTEST_LOG=target/pytest.log
+MOBILECTL_BIN="$PWD/target/debug/mobilectl" "$PYENV/bin/python" -m pytest -q tests/py \
+  >"$PYTEST_LOG" 2>&1 &
+PYTEST_PID=$!
+trap 'kill "$PYENV_PID" "$PYTEST_PID" 2>/dev/null || true' EXIT
+echo "== cargo test: run"
+cargo test --workspace --lib --bins --tests --locked
+echo "== python tests: their output"
+pytest_rc=0
+wait "$PYTEST_PID" || pytest_rc=$?
+cat "$PYTEST_LOG"
+exit "$pytest_rc"

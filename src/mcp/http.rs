@@ -23,15 +23,16 @@ use super::server::McpServer;
 /// The path the service is mounted at.
 pub const PATH: &str = "/mcp";
 
-/// The Streamable HTTP service answering MCP over `api` (the API router with its state).
-/// Cancelling `shutdown` ends the open sessions and their streams, so a graceful shutdown of
-/// the HTTP server does not wait for clients that keep a stream open.
-pub fn service(api: Router, shutdown: CancellationToken) -> Router {
+/// The Streamable HTTP service answering MCP over `api` (the API router with its state), with
+/// request bodies up to `body_limit` bytes (the server's own limit). Cancelling `shutdown`
+/// ends the open sessions and their streams, so a graceful shutdown of the HTTP server does
+/// not wait for clients that keep a stream open.
+pub fn service(api: Router, body_limit: usize, shutdown: CancellationToken) -> Router {
     let dispatch = Arc::new(InProcess::new(api));
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .disable_allowed_origins()
-        .with_max_request_body_bytes(crate::server::BODY_LIMIT)
+        .with_max_request_body_bytes(body_limit)
         .with_cancellation_token(shutdown);
     let sessions = Arc::new(LocalSessionManager::default());
     let open = sessions.clone();

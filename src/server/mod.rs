@@ -95,7 +95,7 @@ pub(crate) fn api(state: AppState) -> Router {
 pub fn app(mut state: AppState, policy: SecurityPolicy) -> Router {
     state.bound = policy.bound;
     let api = api(state);
-    let mcp = crate::mcp::http::service(api.clone(), SHUTDOWN.child_token());
+    let mcp = crate::mcp::http::service(api.clone(), BODY_LIMIT, SHUTDOWN.child_token());
     let mut router = api
         .nest_service(crate::mcp::http::PATH, mcp)
         .merge(SwaggerUi::new("/docs").url("/openapi.json", crate::api::openapi()));

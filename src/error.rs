@@ -133,9 +133,13 @@ impl Serialize for ErrorCode {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{code:?}: {message}")]
 pub struct Error {
+    /// What kind of failure, from the one table of codes.
     pub code: ErrorCode,
+    /// What went wrong, for a person.
     pub message: String,
+    /// What to do next.
     pub hint: Option<String>,
+    /// Structured context (candidates, observed state, a tool's stderr…).
     pub details: Option<Value>,
 }
 
@@ -143,6 +147,7 @@ pub struct Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// An error with a code and a message, without hint or details.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Error {
             code,
@@ -152,20 +157,24 @@ impl Error {
         }
     }
 
+    /// The same error, saying what to do next.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
 
+    /// The same error, with structured context.
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
     }
 
+    /// `400 BAD_REQUEST`: the request was malformed.
     pub fn bad_request(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::BadRequest, message)
     }
 
+    /// `400 VALIDATION_FAILED`: well-formed, but a value cannot be acted on.
     pub fn validation(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::ValidationFailed, message)
     }

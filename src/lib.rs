@@ -31,13 +31,16 @@ pub mod cli;
 pub mod client;
 pub mod controller;
 pub mod device;
+#[warn(missing_docs)]
 pub mod error;
 pub mod exec;
 #[warn(missing_docs)]
 pub mod image;
 pub mod logs;
+#[warn(missing_docs)]
 pub mod mcp;
 pub mod proxy;
+#[warn(missing_docs)]
 pub mod render;
 pub mod server;
 pub mod ui;

@@ -25,13 +25,17 @@ const MAX_ANSWER: usize = 64 * 1024 * 1024;
 /// No answer could be had: the server is unreachable, not mobilectl, the call timed out…
 #[derive(Debug, Clone)]
 pub struct DispatchError {
+    /// An error code of the product's table, or the client's own (`SERVER_UNREACHABLE`…).
     pub code: String,
+    /// What went wrong.
     pub message: String,
+    /// What to do next.
     pub hint: Option<String>,
 }
 
 /// Sends API requests somewhere.
 pub trait Dispatch: Send + Sync + 'static {
+    /// Sends one request and returns the API's answer as it came.
     fn send(
         &self,
         request: HttpCall,
@@ -47,6 +51,7 @@ pub struct HttpDispatch {
 }
 
 impl HttpDispatch {
+    /// A dispatch to the server `options` name; nothing connects before the first call.
     pub fn new(options: ConnectOptions) -> Self {
         HttpDispatch {
             options,
@@ -99,6 +104,7 @@ pub struct InProcess {
 }
 
 impl InProcess {
+    /// A dispatch into `router`, the API with its state.
     pub fn new(router: Router) -> Self {
         InProcess { router }
     }

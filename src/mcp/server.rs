@@ -28,6 +28,7 @@ impl<D> Clone for McpServer<D> {
 }
 
 impl<D: Dispatch> McpServer<D> {
+    /// A server whose tool calls go through `dispatch`.
     pub fn new(dispatch: Arc<D>) -> Self {
         McpServer { dispatch }
     }

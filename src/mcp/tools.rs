@@ -60,9 +60,13 @@ const PRESENTATION: &[Presentation] = &[
 /// One tool and how to call its operation.
 #[derive(Debug, Clone)]
 pub struct ToolDef {
+    /// The tool as `tools/list` shows it.
     pub tool: Tool,
+    /// The operation's HTTP method.
     pub method: HttpMethod,
+    /// The operation's path (`{name}` for path parameters).
     pub path: &'static str,
+    /// Whether the arguments travel as query parameters or as the JSON body.
     pub input: InputKind,
     defaults: &'static [(&'static str, &'static str)],
     /// Whether its results carry the answer's JSON as `structuredContent`.

@@ -251,7 +251,9 @@ fn closest<'a>(wrong: &str, known: &'a [String]) -> Option<&'a str> {
         .map(|(_, k)| k.as_str())
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance between two names (how a misspelt field or operation is matched to
+/// the name meant).
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

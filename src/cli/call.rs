@@ -105,7 +105,7 @@ fn unknown(name: &str) -> ClientError {
     let ops = crate::api::operations();
     let mut close: Vec<(usize, &str)> = ops
         .iter()
-        .map(|o| (distance(name, o.name), o.name))
+        .map(|o| (crate::api::strict::edit_distance(name, o.name), o.name))
         .filter(|(d, n)| *d <= 2 + name.len() / 4 || n.contains(name) || name.contains(n))
         .collect();
     close.sort();
@@ -116,22 +116,6 @@ fn unknown(name: &str) -> ClientError {
     ));
     e.hint = hint;
     e
-}
-
-/// Levenshtein distance between two names.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 fn stdin() -> Result<String, ClientError> {

@@ -298,22 +298,8 @@ fn sigterm_detaches_every_device_the_server_attached() {
     // server left on it can be read afterwards with the real adb.
     let h = android::start_device();
     let state = tempfile::tempdir().unwrap();
-    let (port, proxy_port) = (free_port(), free_port());
-    let log = std::fs::File::create(state.path().join("serve.log")).unwrap();
-    let mut child = Command::new(BIN)
-        .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
-        .args(["--adb-server-port", &h.adb_port.to_string()])
-        .args(["--proxy-port", &proxy_port.to_string()])
-        .env("MOBILECTL_ADB", &h.adb)
-        .env("MOBILECTL_STATE_DIR", state.path())
-        .env_remove("MOBILECTL_TOKEN")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap();
-    assert!(wait_until(Duration::from_secs(60), || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    }));
+    let proxy_port = free_port();
+    let (mut child, port) = serve(&h, state.path(), "serve.log", proxy_port);
     let (status, a) = http(
         port,
         "POST",

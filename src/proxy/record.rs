@@ -189,6 +189,17 @@ pub(super) fn proxy_answer(status: StatusCode, kind: &str, text: String) -> Resp
     r
 }
 
+/// The answer to a request that got no upstream answer: `403` when the guard refused its
+/// destination, else `502`, naming the failure's kind.
+pub(super) fn failure_answer(kind: FailureKind, text: String) -> Response<Body> {
+    let status = if kind == FailureKind::Blocked {
+        StatusCode::FORBIDDEN
+    } else {
+        StatusCode::BAD_GATEWAY
+    };
+    proxy_answer(status, &kind_name(kind), text)
+}
+
 pub(super) fn kind_name(k: FailureKind) -> String {
     serde_json::to_value(k)
         .ok()
@@ -283,12 +294,7 @@ impl Recorder {
             Ok(Err(e)) => {
                 let (kind, msg) = classify(&e);
                 s.store.push(draft.failed(kind, msg.clone()));
-                let status = if kind == FailureKind::Blocked {
-                    StatusCode::FORBIDDEN
-                } else {
-                    StatusCode::BAD_GATEWAY
-                };
-                return proxy_answer(status, &kind_name(kind), msg);
+                return failure_answer(kind, msg);
             }
             Ok(Ok(r)) => r,
         };

@@ -22,7 +22,7 @@ use tokio::io::AsyncReadExt;
 use super::flow::{ms, Captured, Failure, FailureKind, Message, Timing, Tunnel};
 use super::upstream::classify;
 
-use super::record::{headers_of, kind_name, proxy_answer, Draft, InFlight, Recorder, Shared};
+use super::record::{failure_answer, headers_of, proxy_answer, Draft, InFlight, Recorder, Shared};
 
 impl Recorder {
     /// `CONNECT host:port`: refused when the destination is, else answered, then the tunnel
@@ -55,12 +55,7 @@ impl Recorder {
                     FailureKind::Dns
                 };
                 s.store.push(draft.failed(kind, msg.clone()));
-                let status = if kind == FailureKind::Blocked {
-                    StatusCode::FORBIDDEN
-                } else {
-                    StatusCode::BAD_GATEWAY
-                };
-                return proxy_answer(status, &kind_name(kind), msg);
+                return failure_answer(kind, msg);
             }
         };
         let upgrade = hudsucker::hyper::upgrade::on(&mut req);

@@ -108,7 +108,14 @@ pub async fn serve_with(
         let service = router
             .clone()
             .map_request(move |r: hyper::Request<Incoming>| {
-                r.map(|b| axum::body::Body::new(DeadlineBody::new(b, body_limits)))
+                // A request without a body (most GETs) needs no deadline, nor its timer.
+                r.map(|b| {
+                    if hyper::body::Body::is_end_stream(&b) {
+                        axum::body::Body::new(b)
+                    } else {
+                        axum::body::Body::new(DeadlineBody::new(b, body_limits))
+                    }
+                })
             })
             .map_response(move |r| budget.admit(r));
         let Ok(permit) = permits.clone().try_acquire_owned() else {

@@ -117,6 +117,19 @@ error_codes! {
     PortInUse = ("PORT_IN_USE", 409, false),
     /// The server's setup does not allow this request (e.g. revealing secrets off loopback).
     Forbidden = ("FORBIDDEN", 403, false),
+    /// The request names a session (`Mobilectl-Session`, or `session` in query or body) that
+    /// does not exist or was ended.
+    SessionNotFound = ("SESSION_NOT_FOUND", 404, false),
+    /// The request names a session that expired (idle longer than its TTL); its lease is gone.
+    SessionExpired = ("SESSION_EXPIRED", 410, false),
+    /// Another session holds the device's lease: only reads are open to others.
+    DeviceLeased = ("DEVICE_LEASED", 409, true),
+    /// No device that the session asks for is free (each candidate is leased).
+    NoFreeDevice = ("NO_FREE_DEVICE", 409, true),
+    /// A request in a session names another device than the one the session holds.
+    SessionDeviceMismatch = ("SESSION_DEVICE_MISMATCH", 409, false),
+    /// A live session already has this name.
+    SessionNameTaken = ("SESSION_NAME_TAKEN", 409, false),
     /// A failure that fits no other code.
     Unknown = ("UNKNOWN", 500, false),
     /// Something failed inside mobilectl; details are logged, never returned.

@@ -702,6 +702,35 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         case("proxy_detach", &["proxy", "detach"], 0, "detached"),
         case("clear_flows", &["proxy", "clear"], 0, "cleared 1 flow"),
         case("proxy_stop", &["proxy", "stop"], 0, "proxy stopped"),
+        // Sessions, last: a named session leases the device, across CLI processes.
+        case(
+            "create_session",
+            &["session", "start", "--name", "cli-s", "--ttl-s", "60"],
+            0,
+            "(cli-s) · device",
+        ),
+        case("list_sessions", &["sessions"], 0, "(cli-s)"),
+        case("get_session", &["session", "show", "cli-s"], 0, "(cli-s)"),
+        case(
+            "session_info",
+            &["--session", "cli-s", "session", "info"],
+            0,
+            "(cli-s)",
+        ),
+        case("press", &["press", "back"], 1, "DEVICE_LEASED"),
+        case("press", &["--session", "cli-s", "press", "back"], 0, "ok"),
+        case(
+            "release_device",
+            &["--session", "cli-s", "session", "release"],
+            0,
+            "released",
+        ),
+        case(
+            "end_session",
+            &["session", "end", "cli-s"],
+            0,
+            "no lease held",
+        ),
     ];
 
     let covered: std::collections::BTreeSet<&str> = cases.iter().map(|c| c.op).collect();

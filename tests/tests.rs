@@ -30,6 +30,7 @@ mod readme;
 mod registry;
 mod round_trips;
 mod serve_cli;
+mod sessions;
 mod storm;
 mod ui_fixtures;
 mod virtual_android_device;

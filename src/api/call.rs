@@ -34,6 +34,8 @@ pub struct HttpCall {
     /// The JSON body: the arguments of a body operation, `{}` for another state-changing one
     /// (the server wants JSON on every state-changing request), none for a `GET`.
     pub body: Option<Value>,
+    /// The session it runs in (sent as `Mobilectl-Session`), if any.
+    pub session: Option<String>,
 }
 
 /// Arguments that cannot make a request.
@@ -81,6 +83,7 @@ pub fn http_call(
         path,
         query,
         body,
+        session: None,
     })
 }
 

@@ -5,7 +5,7 @@
 use crate::error::ErrorCode::{self, *};
 
 /// What any request can be answered with (malformed input, the security checks, a body that
-/// stopped arriving, a server with every connection taken, a bug).
+/// stopped arriving, a server with every connection taken, a session that is gone, a bug).
 pub const ALWAYS: &[ErrorCode] = &[
     BadRequest,
     ValidationFailed,
@@ -18,9 +18,12 @@ pub const ALWAYS: &[ErrorCode] = &[
     RequestTimeout,
     Busy,
     Internal,
+    SessionNotFound,
+    SessionExpired,
 ];
 
-/// Reaching a device: resolving it, its tools, its commands.
+/// Reaching a device: resolving it (a lease another session holds, a session's other device),
+/// its tools, its commands.
 pub const DEVICE: &[ErrorCode] = &[
     NoDevice,
     AmbiguousDevice,
@@ -31,6 +34,8 @@ pub const DEVICE: &[ErrorCode] = &[
     CommandFailed,
     Busy,
     DeviceUnreachable,
+    DeviceLeased,
+    SessionDeviceMismatch,
 ];
 
 /// Aiming at an element of the screen (ref, point, selector or grid cell).

@@ -58,6 +58,10 @@ pub const TAGS: &[(&str, &str)] = &[
         "The device's log, crashes and ANRs, and a debug bundle of everything at once.",
     ),
     (
+        "sessions",
+        "Sessions and device leases: many callers on one server, none acting on another's device.",
+    ),
+    (
         "network",
         "Network capture: a recording HTTP(S) proxy the device is pointed at, and its flows.",
     ),
@@ -170,9 +174,18 @@ fn operation(
     if !op.description.is_empty() {
         b = b.description(Some(op.description));
     }
+    let mut parameters = match op.input {
+        Input::Query(params) => in_path(op.path, params.list()),
+        _ => Vec::new(),
+    };
+    if in_sessions(op) {
+        parameters.push(session_header());
+    }
+    if !parameters.is_empty() {
+        b = b.parameters(Some(parameters));
+    }
     match op.input {
-        Input::None => {}
-        Input::Query(params) => b = b.parameters(Some(in_path(op.path, params.list()))),
+        Input::None | Input::Query(_) => {}
         Input::Body(schema) => {
             b = b.request_body(Some(
                 RequestBodyBuilder::new()
@@ -211,6 +224,31 @@ fn operation(
             ExtensionsBuilder::new()
                 .add("x-error-codes", json!(names))
                 .build(),
+        ))
+        .build()
+}
+
+/// Whether requests of `op` may run in a session: all but liveness, which answers before any
+/// check.
+pub fn in_sessions(op: &Operation) -> bool {
+    op.path != "/health"
+}
+
+/// The `Mobilectl-Session` header every operation in sessions takes.
+fn session_header() -> Parameter {
+    utoipa::openapi::path::ParameterBuilder::new()
+        .name("Mobilectl-Session")
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .description(Some(
+            "The session the request runs in (its id or name; POST /api/v1/sessions starts \
+             one): it goes to the session's device, and only the session may act on a device \
+             it leases. Where a header cannot be set, `session` in the query or the JSON body \
+             does the same.",
+        ))
+        .schema(Some(
+            utoipa::openapi::ObjectBuilder::new()
+                .schema_type(utoipa::openapi::schema::Type::String),
         ))
         .build()
 }

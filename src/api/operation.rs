@@ -83,6 +83,9 @@ pub enum Mcp {
     Tool,
     /// Not a tool: it answers a stream, and a tool call answers once.
     Stream,
+    /// Not a tool: each MCP connection is its own session, which the connection creates and
+    /// ends itself (its agent sees it with `session_info`).
+    Connection,
 }
 
 /// How the command line writes an operation.
@@ -247,5 +250,13 @@ impl Draft {
             mcp,
             cli: self.cli,
         }
+    }
+}
+
+impl Operation {
+    /// Not offered as an MCP tool: the connection manages its own session ([`Mcp::Connection`]).
+    pub fn managed_by_connection(mut self) -> Operation {
+        self.mcp = Mcp::Connection;
+        self
     }
 }

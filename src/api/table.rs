@@ -10,8 +10,8 @@
 use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
-    act::*, apps::*, batch::*, devices::*, inspect::*, logs::*, proxy::*, service::*, system::*,
-    verify::*,
+    act::*, apps::*, batch::*, devices::*, inspect::*, logs::*, proxy::*, service::*, sessions::*,
+    system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 
@@ -50,6 +50,40 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<ShutdownRequest>()
             .json::<PowerResult>(),
+        // sessions
+        op(Post, "create_session", "/api/v1/sessions", "sessions", "Start a session that leases a device (udid or match).")
+            .cli("session start", &["session", "start", "--name", "ci-1", "--platform", "android"])
+            .describe("Requests with `Mobilectl-Session: ID` (or NAME; or `session` in the query or body) go \
+                       to the session's device, and only the session may act on it: acts from anyone else \
+                       answer 409 DEVICE_LEASED before any command; reads stay open. Without `udid` or \
+                       `match`, any ready device. `wait_ms` queues for a matching device (first come, \
+                       first served); none free: 409 NO_FREE_DEVICE with the candidates and their leases; \
+                       none matches: 404 NO_DEVICE. `ttl_s` (default 600) is idle expiry, renewed by every \
+                       request; an expired session answers 410 SESSION_EXPIRED and its lease is released.")
+            .errors(&[NoDevice, NoFreeDevice, SessionNameTaken, ToolMissing, Timeout, CommandFailed])
+            .body::<CreateSession>()
+            .json::<SessionInfo>()
+            .managed_by_connection(),
+        op(Get, "list_sessions", "/api/v1/sessions", "sessions", "The live sessions and the devices they lease.")
+            .cli("sessions", &["sessions"])
+            .json::<SessionList>(),
+        op(Get, "get_session", "/api/v1/sessions/{id}", "sessions", "One session (by id or name).")
+            .cli("session show ID", &["session", "show", "ci-1"])
+            .query::<SessionPath>()
+            .json::<SessionInfo>(),
+        op(Delete, "end_session", "/api/v1/sessions/{id}", "sessions", "End a session and release its lease.")
+            .cli("session end ID", &["session", "end", "ci-1"])
+            .query::<SessionPath>()
+            .json::<SessionEnded>()
+            .managed_by_connection(),
+        op(Get, "session_info", "/api/v1/session", "sessions", "This caller's session: its device, lease expiry, defaults.")
+            .cli("session info", &["session", "info"])
+            .describe("The session the request is in (`Mobilectl-Session`); each MCP connection is one.")
+            .json::<SessionInfo>(),
+        op(Post, "release_device", "/api/v1/session/release", "sessions", "Give back this session's device lease (the session goes on).")
+            .cli("session release", &["session", "release"])
+            .describe("The next device operation of the session leases a device again.")
+            .json::<SessionEnded>(),
         op(Post, "connect_device", "/api/v1/device/connect", "devices", "Connect adb to an Android device over the network (host, port).")
             .cli("connect HOST:PORT", &["connect", "192.168.1.20:5555"])
             .describe("The only way the server makes adb reach out: a `udid` never does. Loopback addresses \

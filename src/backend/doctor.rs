@@ -80,6 +80,7 @@ pub async fn diagnose(tools: &Toolbox, backends: &[Arc<dyn DeviceBackend>]) -> D
         backends: readiness,
         tools: checks,
         checks: own,
+        sessions: Vec::new(),
     }
 }
 

@@ -42,6 +42,9 @@ pub enum ClientCommand {
     /// Network capture: the recording proxy, devices pointed at it, and its flows.
     #[command(subcommand)]
     Proxy(super::proxy::ProxyCommand),
+    /// Sessions: start one that leases a device, end it (`--session NAME` runs in it).
+    #[command(subcommand)]
+    Session(super::session::SessionCommand),
     /// Open a URL (web or app scheme) on the device.
     Open {
         // Not `url`: that id is the global --url (the server's), which it would overwrite.

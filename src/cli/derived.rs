@@ -21,6 +21,7 @@ const TAKEN: &[&str] = &[
     "json",
     "no-autostart",
     "udid",
+    "session",
     "output",
     "help",
     "version",

@@ -14,6 +14,7 @@ pub mod output;
 pub mod plan;
 pub mod proxy;
 pub mod serve;
+pub mod session;
 pub mod target;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -69,6 +70,29 @@ pub struct GlobalArgs {
         hide_env_values = true
     )]
     pub udid: Option<String>,
+    /// Run in this session (its name or id): `session start --name NAME` makes one.
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Client options",
+        env = "MOBILECTL_SESSION",
+        hide_env_values = true
+    )]
+    pub session: Option<String>,
+}
+
+/// Which device `mobilectl mcp`'s session leases (default: the one its first call targets).
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Lease this device (udid or name).
+    #[arg(long, value_name = "UDID", conflicts_with = "platform")]
+    pub device: Option<String>,
+    /// Lease the first free device of this platform.
+    #[arg(long, value_parser = ["android", "ios"])]
+    pub platform: Option<String>,
+    /// Wait up to this long for such a device to be free (first come, first served).
+    #[arg(long, value_name = "MS")]
+    pub wait_ms: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -79,8 +103,9 @@ pub enum Command {
     Openapi,
     /// Run a virtual Android device that the real adb connects to (tests, demos).
     VirtualDevice(demo::VirtualDeviceArgs),
-    /// Serve the API as MCP tools on stdin/stdout (a client of the server, like the CLI).
-    Mcp,
+    /// Serve the API as MCP tools on stdin/stdout (a client of the server, like the CLI), in
+    /// a session of its own that leases the device it acts on until stdin closes.
+    Mcp(McpArgs),
     /// Print a shell completion script.
     Completions {
         #[arg(value_enum)]
@@ -138,11 +163,20 @@ pub fn run(cli: Cli) -> i32 {
             0
         }
         Command::VirtualDevice(args) => demo::run_cli(args),
-        Command::Mcp => crate::mcp::run_stdio(ConnectOptions {
-            url: cli.global.url,
-            token: cli.global.token,
-            autostart: !cli.global.no_autostart,
-        }),
+        Command::Mcp(m) => crate::mcp::run_stdio(
+            ConnectOptions {
+                url: cli.global.url,
+                token: cli.global.token,
+                autostart: !cli.global.no_autostart,
+                session: None,
+            },
+            crate::mcp::DevicePick {
+                udid: m.device,
+                platform: m.platform,
+                wait_ms: m.wait_ms,
+                name: Some(format!("mcp-{}", std::process::id())),
+            },
+        ),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut command(), "mobilectl", &mut std::io::stdout());
             0
@@ -169,7 +203,10 @@ fn quiet_on_broken_pipe() {
     }
 }
 
-fn run_client(g: GlobalArgs, cmd: ClientCommand) -> i32 {
+fn run_client(g: GlobalArgs, mut cmd: ClientCommand) -> i32 {
+    if let ClientCommand::Session(s) = &mut cmd {
+        s.default_to(&g.session);
+    }
     let req = plan::plan(cmd, &g.udid, g.json);
     run_request(g, req)
 }
@@ -195,9 +232,10 @@ fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientEr
             url: g.url.clone(),
             token: g.token.clone(),
             autostart: !g.no_autostart,
+            session: g.session.clone(),
         };
         let result = match Client::connect(&opts).await {
-            Ok(c) => plan::execute(&c, req, g.json).await,
+            Ok(c) => send_in_session(&c, req, &g).await,
             Err(e) => Err(e),
         };
         match result {
@@ -205,6 +243,26 @@ fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientEr
             Err(e) => output::error(&e, g.json),
         }
     })
+}
+
+/// Sends `req`; a named session the server forgot is started again from its kept defaults
+/// and the command sent once more. A session started or ended is remembered or forgotten.
+async fn send_in_session(
+    c: &Client,
+    req: plan::Request,
+    g: &GlobalArgs,
+) -> Result<plan::Answer, crate::client::ClientError> {
+    let (op, args) = (req.op, req.args.clone());
+    let mut result = plan::execute(c, req.clone(), g.json).await;
+    if let (Err(e), Some(name)) = (&result, &g.session) {
+        if op != "create_session" && session::restart_if_gone(c, name, e).await {
+            result = plan::execute(c, req, g.json).await;
+        }
+    }
+    if let Ok(plan::Answer::Json { reply, .. }) = &result {
+        session::after(op, &args, &reply.value);
+    }
+    result
 }
 
 #[cfg(test)]

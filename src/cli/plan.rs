@@ -10,7 +10,7 @@ use super::target::{self, Target};
 use crate::client::{exit, ClientError};
 
 /// One operation to call, with its arguments.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     /// The operation's name in the API table.
     pub op: &'static str,
@@ -256,6 +256,7 @@ pub fn plan(
         ClientCommand::StatusBar(a) => status_bar(a)?.on(udid),
         ClientCommand::App(a) => plan_app(a).on(udid),
         ClientCommand::Proxy(p) => super::proxy::plan(p),
+        ClientCommand::Session(s) => super::session::plan(s, udid)?,
         ClientCommand::Open { link } => call("open_url", json!({ "url": link })).on(udid),
         ClientCommand::Snapshot(s) => {
             let json = json_out || s.format.as_deref() == Some("json");

@@ -42,6 +42,11 @@ pub struct ServeArgs {
     /// make it the active device: every Android route can be tried without a phone.
     #[arg(long)]
     pub demo: bool,
+    /// With --demo: how many virtual devices to start (1–8), to try sessions and leases; the
+    /// first is the active one.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "demo",
+          value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub demo_devices: u8,
     /// A WebDriverAgent endpoint of an iOS device, `[UDID=]URL` (repeatable; the variable is
     /// comma-separated), e.g. `00008130-000A1C2E3C41001C=http://127.0.0.1:8100` after
     /// `iproxy 8100 8100`. The UDID ties it to the phone devicectl lists.
@@ -242,17 +247,16 @@ pub fn run(args: ServeArgs) -> i32 {
         let bound = listener.local_addr().unwrap_or(args.addr);
         let tools = Toolbox::from_env();
         // Kept alive for as long as the server runs.
-        let demo = if args.demo {
+        let mut demos = Vec::new();
+        for _ in 0..if args.demo { args.demo_devices } else { 0 } {
             match super::demo::start(&tools, args.adb_server_port).await {
-                Ok(d) => Some(d),
+                Ok(d) => demos.push(d),
                 Err(msg) => {
                     eprintln!("mobilectl: --demo: {msg}");
                     return 1;
                 }
             }
-        } else {
-            None
-        };
+        }
         let controller = DeviceController::new(BackendConfig {
             tools,
             adb_server_port: args.adb_server_port,
@@ -266,7 +270,7 @@ pub fn run(args: ServeArgs) -> i32 {
             eprintln!("mobilectl: {}", e.message);
             return 1;
         }
-        if let Some(d) = &demo {
+        if let Some(d) = demos.first() {
             if let Err(e) = controller.set_active(&d.serial()).await {
                 eprintln!(
                     "mobilectl: --demo: the virtual device is not usable: {}",
@@ -300,7 +304,7 @@ pub fn run(args: ServeArgs) -> i32 {
         // On SIGINT/SIGTERM, first undo what the proxy's attach did to devices.
         let cleanup = server::routes::proxy::on_shutdown(state);
         let served = server::serve_with_cleanup(listener, router, cleanup).await;
-        if let Some(d) = demo {
+        for d in demos {
             // Leave the adb server without a dangling offline entry.
             if let Some(adb) = Toolbox::from_env().path(crate::exec::Tool::Adb) {
                 let mut cmd = crate::exec::Command::new(adb);

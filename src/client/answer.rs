@@ -72,6 +72,7 @@ impl Client {
                 &call.path,
                 &call.query,
                 call.body.as_ref(),
+                call.session.as_deref(),
                 timeout,
             )
             .await?;

@@ -23,6 +23,8 @@ pub struct ConnectOptions {
     pub url: String,
     pub token: Option<String>,
     pub autostart: bool,
+    /// The session every request runs in (`--session`, `MOBILECTL_SESSION`).
+    pub session: Option<String>,
 }
 
 /// A successful answer: the body as sent and, when JSON, parsed.
@@ -38,6 +40,8 @@ pub struct Reply {
 pub struct Client {
     base: Url,
     token: Option<String>,
+    /// Sent as `Mobilectl-Session` on every request, unless a request names its own.
+    session: Option<String>,
     http: reqwest::Client,
 }
 
@@ -57,6 +61,7 @@ impl Client {
         let client = Client {
             base,
             token: opts.token.clone().filter(|t| !t.is_empty()),
+            session: opts.session.clone().filter(|s| !s.is_empty()),
             http,
         };
         match client.health().await {
@@ -190,6 +195,7 @@ impl Client {
         path: &str,
         query: &[(String, String)],
         body: Option<&Value>,
+        session: Option<&str>,
         timeout: Duration,
     ) -> Result<reqwest::Response, ClientError> {
         let mut req = self
@@ -200,9 +206,7 @@ impl Client {
         if let Some(b) = body {
             req = req.json(b);
         }
-        if let Some(t) = &self.token {
-            req = req.bearer_auth(t);
-        }
+        req = self.authorized(req, session);
         req.send().await.map_err(|e| {
             ClientError::local(
                 exit::UNREACHABLE,
@@ -226,9 +230,7 @@ impl Client {
             .get(self.url(path))
             .query(query)
             .header(reqwest::header::ACCEPT, "text/event-stream");
-        if let Some(t) = &self.token {
-            req = req.bearer_auth(t);
-        }
+        req = self.authorized(req, None);
         let cut = |e: reqwest::Error| {
             ClientError::local(
                 exit::UNREACHABLE,
@@ -252,10 +254,23 @@ impl Client {
         Ok(())
     }
 
-    async fn send(&self, mut req: reqwest::RequestBuilder) -> Result<Sent, ClientError> {
+    /// `req` with the token and the session (`session`, else the client's).
+    fn authorized(
+        &self,
+        mut req: reqwest::RequestBuilder,
+        session: Option<&str>,
+    ) -> reqwest::RequestBuilder {
         if let Some(t) = &self.token {
             req = req.bearer_auth(t);
         }
+        if let Some(s) = session.or(self.session.as_deref()) {
+            req = req.header(crate::api::wire::sessions::SESSION_HEADER, s);
+        }
+        req
+    }
+
+    async fn send(&self, req: reqwest::RequestBuilder) -> Result<Sent, ClientError> {
+        let req = self.authorized(req, None);
         let resp = req.send().await.map_err(|e| {
             ClientError::local(
                 exit::UNREACHABLE,

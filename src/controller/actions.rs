@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::session::DeviceSession;
+use super::slot::DeviceSlot;
 use super::snapshot::Snapshot;
 use super::target::{check_on_screen, check_reachable, Resolved};
 use super::DeviceController;
@@ -69,8 +69,8 @@ impl Observe {
 /// An action in progress: the device, its lock, the reads before and after.
 pub(super) struct Action {
     pub device: Device,
-    pub session: Arc<DeviceSession>,
-    _commands: super::session::Hold,
+    pub session: Arc<DeviceSlot>,
+    _commands: super::slot::Hold,
     kind: &'static str,
     pub fingerprint_before: Option<String>,
     /// The latest read when the action began: what `changes` compare against.
@@ -93,7 +93,7 @@ impl Action {
 impl DeviceController {
     pub(super) async fn begin(&self, udid: Option<&str>, kind: &'static str) -> Result<Action> {
         let device = self.resolve_to_act(udid).await?;
-        let session = self.session(&device.udid);
+        let session = self.slot(&device.udid);
         let commands = session.hold().await;
         let fingerprint_before = session.fresh().map(|s| s.screen.fingerprint.clone());
         let log_mark = self.log_mark(&device, session.last().and_then(|s| s.app()));

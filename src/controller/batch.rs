@@ -22,7 +22,7 @@ impl DeviceController {
         Fut: Future<Output = Result<T>>,
     {
         let device = self.resolve_to_act(udid).await?;
-        let session = self.session(&device.udid);
+        let session = self.slot(&device.udid);
         let before = session.last();
         session.holding(work(device, before)).await
     }
@@ -30,7 +30,7 @@ impl DeviceController {
     /// Reads the screen (under the device's lock, re-entered in a batch) and compares it with
     /// `before`.
     pub async fn receipt(&self, device: &Device, before: Option<Arc<Snapshot>>) -> Result<Receipt> {
-        let session = self.session(&device.udid);
+        let session = self.slot(&device.udid);
         let _hold = session.hold().await;
         let after = self.dump_locked(device, &session).await?;
         Ok(Receipt {

@@ -12,6 +12,12 @@ impl DeviceController {
         let mut report = diagnose(self.tools(), self.backends()).await;
         // Devices a server that died left pointing at its proxy, with their repair.
         report.checks.extend(self.proxy_stale_checks());
+        report.sessions = self
+            .sessions()
+            .list()
+            .iter()
+            .map(|s| s.info(None))
+            .collect();
         report
     }
 }

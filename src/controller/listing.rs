@@ -42,6 +42,7 @@ impl DeviceController {
                 devices,
                 active: self.active(),
                 tools,
+                leases: self.leases(),
             };
         }
         // Read before listing: a change during the listing leaves the listing untrusted.
@@ -103,6 +104,7 @@ impl DeviceController {
             devices,
             active: self.active(),
             tools,
+            leases: self.leases(),
         }
     }
 

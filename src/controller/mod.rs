@@ -19,8 +19,9 @@ mod proxy_store;
 mod resolve;
 mod screenshot;
 mod scroll;
-mod session;
+mod sessions;
 mod simulator;
+mod slot;
 mod snapshot;
 mod target;
 mod typing;
@@ -33,7 +34,11 @@ pub use typing::MAX_TYPE_CHARS;
 pub use verify::{expect_on, Polling};
 
 pub use screenshot::Shot;
-pub use session::DeviceSession;
+pub use sessions::{
+    check_name as check_session_name, current as current_session, within, Entered, Gone, Session,
+    SessionRegistry,
+};
+pub use slot::DeviceSlot;
 pub use snapshot::Snapshot;
 
 pub use apps::check_install_path;
@@ -62,8 +67,14 @@ pub struct DeviceController {
     /// The registry, in listing order; ids are unique.
     backends: Vec<Arc<dyn DeviceBackend>>,
     tools: Toolbox,
+    /// The active device of session-less callers.
     active: RwLock<Option<String>>,
-    sessions: Mutex<HashMap<String, Arc<DeviceSession>>>,
+    /// Sessions and the leases they hold.
+    sessions: SessionRegistry,
+    /// What each caller keeps about each device, by (session id or empty, udid).
+    slots: Mutex<HashMap<(String, String), Arc<DeviceSlot>>>,
+    /// What the callers of each device share (its command lock), by udid.
+    shared: Mutex<HashMap<String, Arc<slot::DeviceShared>>>,
     /// The last device listing: requests that name a known device (or go to the active one)
     /// are resolved from it without asking the backends again while it is trusted.
     known: Mutex<Option<listing::KnownList>>,
@@ -99,7 +110,9 @@ impl DeviceController {
             backends: registry,
             tools,
             active: RwLock::new(None),
-            sessions: Mutex::new(HashMap::new()),
+            sessions: SessionRegistry::default(),
+            slots: Mutex::new(HashMap::new()),
+            shared: Mutex::new(HashMap::new()),
             known: Mutex::new(None),
             listed: Mutex::new(None),
             listing: tokio::sync::Mutex::new(()),
@@ -117,13 +130,34 @@ impl DeviceController {
         &self.backends
     }
 
-    /// The per-device state of `udid`.
-    pub fn session(&self, udid: &str) -> Arc<DeviceSession> {
-        let mut map = match self.sessions.lock() {
-            Ok(m) => m,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        map.entry(udid.to_string()).or_default().clone()
+    /// What the running request's caller (its session, or the session-less callers) keeps
+    /// about `udid`.
+    pub fn slot(&self, udid: &str) -> Arc<DeviceSlot> {
+        let key = (sessions::caller_key(), udid.to_string());
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = slots.get(&key) {
+            return s.clone();
+        }
+        let shared = self
+            .shared
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(udid.to_string())
+            .or_default()
+            .clone();
+        let slot = Arc::new(DeviceSlot::of(shared));
+        slots.insert(key, slot.clone());
+        slot
+    }
+
+    /// Forgets the slots of sessions that are no longer live.
+    fn forget_dead_slots(&self) {
+        let live: std::collections::HashSet<String> =
+            self.sessions.list().iter().map(|s| s.id.clone()).collect();
+        self.slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|(caller, _), _| caller.is_empty() || live.contains(caller));
     }
 
     /// The backend that listed `device` and drives it.
@@ -153,9 +187,18 @@ impl DeviceController {
 
     /// Resolves the target device of a request (DESIGN.md's rule). Does not change the active
     /// device: see [`Self::resolve_to_act`].
+    /// A request in a session goes to the session's device (see [`sessions`]).
     pub async fn resolve(&self, udid: Option<&str>) -> Result<Device> {
         let udid = udid.filter(|u| !u.is_empty());
-        let active = self.active();
+        match sessions::current() {
+            Some(session) => self.resolve_in_session(&session, udid).await,
+            None => self.resolve_for(udid, self.active()).await,
+        }
+    }
+
+    /// Resolves `udid`, else `active`, else the only ready device, among the devices listed.
+    async fn resolve_for(&self, udid: Option<&str>, active: Option<String>) -> Result<Device> {
+        let udid = udid.filter(|u| !u.is_empty());
         let recent = self.trusted_listing();
         // A recent listing answers when it resolves to a ready device; anything else (an
         // unknown name, a device that was offline) is looked up afresh.
@@ -220,15 +263,27 @@ impl DeviceController {
     /// Resolves the device of an action (anything that changes the device): it must take
     /// commands now, and a request that names it makes it the active one. Reads never change
     /// the active device.
+    /// A device another session leases is refused before any command runs.
     pub async fn resolve_to_act(&self, udid: Option<&str>) -> Result<Device> {
         let device = self.resolve_ready(udid).await?;
+        self.check_lease(&device)?;
         self.activate_named(udid, &device);
         Ok(device)
     }
 
-    /// Makes `device` the active one when the request named it.
-    pub(crate) fn activate_named(&self, udid: Option<&str>, device: &Device) {
-        if udid.is_some_and(|u| !u.is_empty()) {
+    /// Resolves the device of a system operation that may find it not ready (boot, shutdown):
+    /// as [`Self::resolve_to_act`] without requiring it to take commands.
+    pub(crate) async fn resolve_to_change(&self, udid: Option<&str>) -> Result<Device> {
+        let device = self.resolve(udid).await?;
+        self.check_lease(&device)?;
+        self.activate_named(udid, &device);
+        Ok(device)
+    }
+
+    /// Makes `device` the active one of session-less callers when the request named it (a
+    /// session's active device is the one it holds).
+    fn activate_named(&self, udid: Option<&str>, device: &Device) {
+        if udid.is_some_and(|u| !u.is_empty()) && sessions::current().is_none() {
             self.set_active_udid(Some(device.udid.clone()));
         }
     }
@@ -240,10 +295,13 @@ impl DeviceController {
         Ok(device)
     }
 
-    /// Chooses the active device.
+    /// Chooses the active device. In a session, it must be the session's device (a lazy
+    /// session leases it).
     pub async fn set_active(&self, udid: &str) -> Result<Device> {
         let device = self.resolve(Some(udid)).await?;
-        self.set_active_udid(Some(device.udid.clone()));
+        if sessions::current().is_none() {
+            self.set_active_udid(Some(device.udid.clone()));
+        }
         Ok(device)
     }
 

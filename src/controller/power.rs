@@ -54,6 +54,7 @@ impl DeviceController {
                 let list = self.list().await;
                 let device = resolve_target(Some(udid), None, &list.devices)
                     .map_err(|e| unlisted(e, &list.tools))?;
+                self.check_lease(&device)?;
                 self.backend(&device)?.boot(&device, wait).await?;
                 Some(device.udid)
             }
@@ -70,7 +71,7 @@ impl DeviceController {
             Some(u) => self.find(u).await,
             None => None,
         };
-        if let Some(u) = udid {
+        if let Some(u) = udid.filter(|_| super::sessions::current().is_none()) {
             self.set_active_udid(Some(u));
         }
         Ok(PowerResult {
@@ -81,8 +82,7 @@ impl DeviceController {
 
     /// Shuts down a simulator or an emulator. Physical phones are refused by their backend.
     pub async fn shutdown(&self, req: &ShutdownRequest) -> Result<PowerResult> {
-        let device = self.resolve(req.udid.as_deref()).await?;
-        self.activate_named(req.udid.as_deref(), &device);
+        let device = self.resolve_to_change(req.udid.as_deref()).await?;
         let after = self.backend(&device)?.shutdown(&device).await?;
         if after == AfterShutdown::Gone && self.active().as_deref() == Some(&device.udid) {
             self.clear_active();

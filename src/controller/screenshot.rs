@@ -43,7 +43,7 @@ impl DeviceController {
         let device = self.resolve_ready(udid).await?;
         let backend = self.backend(&device)?;
         let space = backend.coordinate_space();
-        let session = self.session(&device.udid);
+        let session = self.slot(&device.udid);
         let _commands = session.hold().await;
         let png = backend.screenshot_png(&device).await?;
         // A device that says its scale spares the UI read.
@@ -72,7 +72,7 @@ impl DeviceController {
     /// A new snapshot and a screenshot taken back to back under the device's command lock.
     pub async fn annotated_shot(&self, udid: Option<&str>) -> Result<Shot> {
         let device = self.resolve_ready(udid).await?;
-        let session = self.session(&device.udid);
+        let session = self.slot(&device.udid);
         let _commands = session.hold().await;
         let snapshot = self.dump_locked(&device, &session).await?;
         let backend = self.backend(&device)?;

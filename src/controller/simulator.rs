@@ -44,8 +44,7 @@ pub fn check_status_bar(v: &StatusBarOverride) -> Result<()> {
 impl DeviceController {
     /// Erases a simulator's content and settings (a booted one is rebooted).
     pub async fn erase(&self, udid: Option<&str>) -> Result<Device> {
-        let device = self.resolve(udid).await?;
-        self.activate_named(udid, &device);
+        let device = self.resolve_to_change(udid).await?;
         self.backend(&device)?.erase(&device).await?;
         Ok(self.find(&device.udid).await.unwrap_or(device))
     }

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::session::DeviceSession;
+use super::slot::DeviceSlot;
 use super::DeviceController;
 use crate::backend::UiSource;
 use crate::device::Device;
@@ -58,7 +58,7 @@ impl Snapshot {
 impl DeviceController {
     /// A snapshot of the device: shares a dump in flight, else takes a new one.
     pub async fn snapshot(&self, device: &Device) -> Result<Arc<Snapshot>> {
-        let session = self.session(&device.udid);
+        let session = self.slot(&device.udid);
         let arrived = Instant::now();
         let _commands = session.hold().await;
         if let Some(shared) = session.completed_after(arrived) {
@@ -71,7 +71,7 @@ impl DeviceController {
     pub(super) async fn fresh_or_dump_locked(
         &self,
         device: &Device,
-        session: &DeviceSession,
+        session: &DeviceSlot,
     ) -> Result<Arc<Snapshot>> {
         match session.fresh() {
             Some(s) => Ok(s),
@@ -83,7 +83,7 @@ impl DeviceController {
     pub(super) async fn dump_locked(
         &self,
         device: &Device,
-        session: &DeviceSession,
+        session: &DeviceSlot,
     ) -> Result<Arc<Snapshot>> {
         let started = Instant::now();
         let source = self.backend(device)?.dump_ui(device).await?;
@@ -95,7 +95,7 @@ impl DeviceController {
     pub(super) async fn keep(
         &self,
         device: &Device,
-        session: &DeviceSession,
+        session: &DeviceSlot,
         source: UiSource,
         took: std::time::Duration,
     ) -> Result<Arc<Snapshot>> {

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::json;
 use utoipa::ToSchema;
 
-use super::session::DeviceSession;
+use super::slot::DeviceSlot;
 use super::snapshot::Snapshot;
 use super::DeviceController;
 use crate::api::wire::act::Target;
@@ -190,7 +190,7 @@ impl DeviceController {
     pub(super) async fn resolve_target_locked(
         &self,
         device: &Device,
-        session: &DeviceSession,
+        session: &DeviceSlot,
         target: &Target,
     ) -> Result<Resolved> {
         let forms = [
@@ -256,7 +256,7 @@ impl DeviceController {
     async fn resolve_ref(
         &self,
         device: &Device,
-        session: &DeviceSession,
+        session: &DeviceSlot,
         r: &str,
         snapshot_id: Option<&str>,
     ) -> Result<Resolved> {

@@ -113,7 +113,7 @@ impl DeviceController {
     /// Reads the screen now (or uses a fresh read) for `expect`.
     pub async fn current(&self, udid: Option<&str>) -> Result<std::sync::Arc<Snapshot>> {
         let device = self.resolve_ready(udid).await?;
-        let session = self.session(&device.udid);
+        let session = self.slot(&device.udid);
         let _commands = session.hold().await;
         self.fresh_or_dump_locked(&device, &session).await
     }

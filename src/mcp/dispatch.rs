@@ -124,10 +124,13 @@ impl Dispatch for InProcess {
                 .finish();
             uri = format!("{uri}?{q}");
         }
-        let builder = Request::builder()
+        let mut builder = Request::builder()
             .method(request.method.as_str())
             .uri(uri)
             .header(header::HOST, "localhost");
+        if let Some(s) = &request.session {
+            builder = builder.header(crate::api::wire::sessions::SESSION_HEADER, s.as_str());
+        }
         let req = match &request.body {
             Some(b) => builder
                 .header(header::CONTENT_TYPE, "application/json")

@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::dispatch::InProcess;
 use super::server::McpServer;
+use super::session::DevicePick;
 
 /// The path the service is mounted at.
 pub const PATH: &str = "/mcp";
@@ -38,7 +39,7 @@ pub fn service(api: Router, body_limit: usize, shutdown: CancellationToken) -> R
     let open = sessions.clone();
     let mcp: StreamableHttpService<McpServer<InProcess>, LocalSessionManager> =
         StreamableHttpService::new(
-            move || Ok(McpServer::new(dispatch.clone())),
+            move || Ok(McpServer::new(dispatch.clone(), DevicePick::default())),
             sessions,
             config,
         );

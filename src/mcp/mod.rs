@@ -1,18 +1,19 @@
 //! MCP (Model Context Protocol) for agents: one tool per API operation, generated from the
 //! operation table (`crate::api::operations()`), served two ways:
 //! - `mobilectl mcp` on stdio ([`run_stdio`]): a client of the HTTP server like the CLI (same
-//!   `MOBILECTL_URL` / `MOBILECTL_TOKEN`, same autostart), so several agents share one server,
-//!   one device lock and one active device;
+//!   `MOBILECTL_URL` / `MOBILECTL_TOKEN`, same autostart), so several agents share one server;
+//!   each connection is its own session ([`session`]), leasing the device it acts on;
 //! - `/mcp` on the HTTP server ([`http`]), over Streamable HTTP, calling the API in-process.
 //!
 //! Parts: [`schema`] (compact input schemas), [`tools`] (tool list, arguments → request,
-//! answer → result), [`dispatch`] (the two ways of sending a request), [`server`] (the rmcp
-//! handler), [`http`] (the `/mcp` service).
+//! answer → result), [`dispatch`] (the two ways of sending a request), [`session`] (the
+//! connection's session), [`server`] (the rmcp handler), [`http`] (the `/mcp` service).
 
 pub mod dispatch;
 pub mod http;
 pub mod schema;
 pub mod server;
+pub mod session;
 pub mod tools;
 
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use rmcp::ServiceExt;
 use crate::client::{exit, ConnectOptions};
 use dispatch::HttpDispatch;
 use server::McpServer;
+pub use session::DevicePick;
 
 /// How to work with these tools, sent at `initialize` (kept under 2 KB).
 pub const INSTRUCTIONS: &str = "\
@@ -41,14 +43,16 @@ dialog) take a new snapshot; an old ref answers STALE_REFERENCE.
 4. Verify, do not assume: `wait` for an element, `expect` to judge the screen once, \
 `wait_for_change` after an action with an unknown effect. A wait that times out answers \
 status: timeout (expect: success: false); that is an answer, not an error.
-5. udid picks the device; without it calls go to the active one (`get_active_device`; choose \
-with `list_devices` and `set_active_device`).
+5. This connection is a session: its first device call leases the device (udid, else the \
+active one; `list_devices` shows leases). Another agent's device answers DEVICE_LEASED naming \
+free ones: pass one as udid. `session_info` shows yours; `release_device` gives it back.
 6. Alerts and permission dialogs: `alert_accept` / `alert_dismiss`.
 7. A failure is a result with isError and text CODE: message hint: ...; follow the hint \
 (ELEMENT_NOT_FOUND: snapshot again; AMBIGUOUS_TARGET: narrow the selector or add index).";
 
-/// Runs `mobilectl mcp`: MCP on stdin/stdout until the client closes it. Returns the exit code.
-pub fn run_stdio(options: ConnectOptions) -> i32 {
+/// Runs `mobilectl mcp`: MCP on stdin/stdout until the client closes it, in a session that
+/// asks for the device `pick` says and ends with it. Returns the exit code.
+pub fn run_stdio(options: ConnectOptions, pick: DevicePick) -> i32 {
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -61,7 +65,8 @@ pub fn run_stdio(options: ConnectOptions) -> i32 {
         }
     };
     rt.block_on(async move {
-        let server = McpServer::new(Arc::new(HttpDispatch::new(options)));
+        let server = McpServer::new(Arc::new(HttpDispatch::new(options)), pick);
+        let session = server.session().clone();
         let running = match server.serve(rmcp::transport::stdio()).await {
             Ok(r) => r,
             Err(e) => {
@@ -69,13 +74,16 @@ pub fn run_stdio(options: ConnectOptions) -> i32 {
                 return exit::FAILED;
             }
         };
-        match running.waiting().await {
+        let code = match running.waiting().await {
             Ok(_) => exit::OK,
             Err(e) => {
                 eprintln!("mobilectl mcp: {e}");
                 exit::FAILED
             }
-        }
+        };
+        // stdin closed: the device is given back at once.
+        session.end().await;
+        code
     })
 }
 

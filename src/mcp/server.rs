@@ -12,25 +12,35 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 
 use super::dispatch::Dispatch;
+use super::session::{ConnectionSession, DevicePick};
 use super::tools;
 
-/// An MCP server over some way of reaching the API.
-pub struct McpServer<D> {
-    dispatch: Arc<D>,
+/// An MCP server over some way of reaching the API, for one connection: its tool calls run in
+/// the connection's own session.
+pub struct McpServer<D: Dispatch> {
+    session: Arc<ConnectionSession<D>>,
 }
 
-impl<D> Clone for McpServer<D> {
+impl<D: Dispatch> Clone for McpServer<D> {
     fn clone(&self) -> Self {
         McpServer {
-            dispatch: self.dispatch.clone(),
+            session: self.session.clone(),
         }
     }
 }
 
 impl<D: Dispatch> McpServer<D> {
-    /// A server whose tool calls go through `dispatch`.
-    pub fn new(dispatch: Arc<D>) -> Self {
-        McpServer { dispatch }
+    /// A connection whose tool calls go through `dispatch`, in a session that asks for the
+    /// device `pick` says.
+    pub fn new(dispatch: Arc<D>, pick: DevicePick) -> Self {
+        McpServer {
+            session: Arc::new(ConnectionSession::new(dispatch, pick)),
+        }
+    }
+
+    /// The connection's session (ended when the connection closes).
+    pub fn session(&self) -> &Arc<ConnectionSession<D>> {
+        &self.session
     }
 
     /// Runs one tool call to its result (tool failures are results with `isError`).
@@ -49,7 +59,7 @@ impl<D: Dispatch> McpServer<D> {
             Ok(r) => r,
             Err(e) => return Ok(tools::argument_error(&e)),
         };
-        Ok(match self.dispatch.send(request).await {
+        Ok(match self.session.send(request).await {
             Ok(answer) if tools::asks_json(args) => tools::result_as_json(&answer),
             Ok(answer) => tools::result(name, &answer),
             Err(e) => tools::dispatch_error(&e),

@@ -322,6 +322,7 @@ mod tests {
                 path: "/api/v1/device/ui/tap".into(),
                 query: vec![],
                 body: Some(json!({"ref": "e3"})),
+                session: None,
             }
         );
         let empty = find("hide_keyboard").unwrap().request(None).unwrap();

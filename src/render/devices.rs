@@ -19,6 +19,7 @@ pub fn health(v: &Value) -> String {
 pub fn list(v: &Value) -> String {
     let devs = v["devices"].as_array().map_or(&[][..], Vec::as_slice);
     let active = v["active"].as_str();
+    let leases = v["leases"].as_array().map_or(&[][..], Vec::as_slice);
     let mut lines: Vec<String> = devs
         .iter()
         .map(|d| {
@@ -27,8 +28,19 @@ pub fn list(v: &Value) -> String {
             } else {
                 " "
             };
+            let lease = leases
+                .iter()
+                .find(|l| l["udid"] == d["udid"])
+                .map(|l| {
+                    let who = match s(&l["name"]) {
+                        "" => s(&l["session"]),
+                        n => n,
+                    };
+                    format!("  leased by {who} until {}", s(&l["expires_at"]))
+                })
+                .unwrap_or_default();
             format!(
-                "{mark} {}  {}  {} {}  {}  {}",
+                "{mark} {}  {}  {} {}  {}  {}{lease}",
                 s(&d["udid"]),
                 s(&d["name"]),
                 s(&d["platform"]),
@@ -152,7 +164,7 @@ pub fn doctor(v: &Value) -> String {
         .as_object()
         .into_iter()
         .flatten()
-        .filter(|(k, _)| !matches!(k.as_str(), "overall" | "tools" | "checks"))
+        .filter(|(k, _)| !matches!(k.as_str(), "overall" | "tools" | "checks" | "sessions"))
         .map(|(k, r)| format!("{k}: {}", s(r)))
         .collect();
     let mut lines = vec![format!(
@@ -194,6 +206,9 @@ pub fn doctor(v: &Value) -> String {
         if c["ok"] != true && !s(&c["remediation"]).is_empty() {
             lines.push(format!("           → {}", s(&c["remediation"])));
         }
+    }
+    for session in v["sessions"].as_array().into_iter().flatten() {
+        lines.push(format!("  {}", super::sessions::session(session)));
     }
     lines.join("\n")
 }

@@ -6,6 +6,7 @@
 //! - [`verify`]: waits, expectations, waits for a change;
 //! - [`inspect`]: the snapshot, its tree under a short header;
 //! - [`devices`]: devices, apps, outcomes, the doctor, the summary, find;
+//! - [`sessions`]: sessions and leases;
 //! - [`logs`]: log entries, pages, crashes, the debug bundle;
 //! - [`flows`]: the recording proxy's flows, summary and status.
 
@@ -14,6 +15,7 @@ pub mod devices;
 pub mod flows;
 pub mod inspect;
 pub mod logs;
+pub mod sessions;
 pub mod verify;
 
 use serde_json::Value;
@@ -32,6 +34,12 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("boot", devices::power),
     ("shutdown", devices::power),
     ("connect_device", devices::connected),
+    ("create_session", sessions::session),
+    ("list_sessions", sessions::list),
+    ("get_session", sessions::session),
+    ("end_session", sessions::ended),
+    ("session_info", sessions::session),
+    ("release_device", sessions::ended),
     ("erase", devices::done),
     ("install_app", devices::done),
     ("launch_app", devices::done),

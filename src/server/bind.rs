@@ -9,8 +9,9 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
@@ -21,7 +22,9 @@ use super::reply::{none_match_hits, Reply};
 use super::{ApiBytes, ApiQuery, AppState};
 use crate::api::strict::{Shape, StrictJson};
 use crate::api::types::{Body, Params};
+use crate::api::wire::sessions::{SESSION_FIELD, SESSION_HEADER};
 use crate::api::{HttpMethod, Input, Operation, Output};
+use crate::controller::within;
 use crate::error::{Error, ErrorCode, Result};
 
 /// Makes the route of an operation from its table entry.
@@ -95,17 +98,22 @@ where
     let route: MakeRoute = Box::new(move |op: &Operation| {
         let shape = Arc::new(Shape::of::<I>());
         let declared = Arc::new(op.errors.clone());
-        let handler =
-            move |State(s): State<AppState>, headers: HeaderMap, ApiBytes(body): ApiBytes| {
-                let f = f.clone();
-                let shape = shape.clone();
-                let declared = declared.clone();
-                timed(async move {
-                    require_json(&headers)?;
-                    let input: I = StrictJson::parse(&body, &shape)?;
-                    checked(name, &declared, f(s, input).await)
-                })
-            };
+        let handler = move |State(s): State<AppState>,
+                            headers: HeaderMap,
+                            uri: Uri,
+                            ApiBytes(body): ApiBytes| {
+            let f = f.clone();
+            let shape = shape.clone();
+            let declared = declared.clone();
+            timed(async move {
+                require_json(&headers)?;
+                let (body, in_body) = session_in_body(body)?;
+                let input: I = StrictJson::parse(&body, &shape)?;
+                let key = session_key(&headers, &uri).or(in_body);
+                let work = async { checked(name, &declared, f(s.clone(), input).await) };
+                in_session(&s, key, work).await
+            })
+        };
         on(filter(op.method), handler)
     });
     Binding {
@@ -126,15 +134,19 @@ where
 {
     let route: MakeRoute = Box::new(move |op: &Operation| {
         let declared = Arc::new(op.errors.clone());
-        let handler =
-            move |State(s): State<AppState>, headers: HeaderMap, ApiQuery(q): ApiQuery<I>| {
-                let f = f.clone();
-                let declared = declared.clone();
-                timed(async move {
-                    let response = checked(name, &declared, f(s, q).await)?.into_response();
-                    Ok::<_, Error>(not_modified(&headers, response))
-                })
-            };
+        let handler = move |State(s): State<AppState>,
+                            headers: HeaderMap,
+                            uri: Uri,
+                            ApiQuery(q): ApiQuery<I>| {
+            let f = f.clone();
+            let declared = declared.clone();
+            timed(async move {
+                let key = session_key(&headers, &uri);
+                let work = async { checked(name, &declared, f(s.clone(), q).await) };
+                let response = in_session(&s, key, work).await?.into_response();
+                Ok::<_, Error>(not_modified(&headers, response))
+            })
+        };
         on(filter(op.method), handler)
     });
     Binding {
@@ -154,10 +166,15 @@ where
 {
     let route: MakeRoute = Box::new(move |op: &Operation| {
         let declared = Arc::new(op.errors.clone());
-        let handler = move |State(s): State<AppState>| {
+        let sessions = crate::api::openapi::in_sessions(op);
+        let handler = move |State(s): State<AppState>, headers: HeaderMap, uri: Uri| {
             let f = f.clone();
             let declared = declared.clone();
-            timed(async move { checked(name, &declared, f(s).await) })
+            timed(async move {
+                let key = session_key(&headers, &uri).filter(|_| sessions);
+                let work = async { checked(name, &declared, f(s.clone()).await) };
+                in_session(&s, key, work).await
+            })
         };
         on(filter(op.method), handler)
     });
@@ -167,6 +184,54 @@ where
         output: R::output(),
         route,
     }
+}
+
+/// The session a request names: the `Mobilectl-Session` header, else the `session` query
+/// parameter.
+fn session_key(headers: &HeaderMap, uri: &Uri) -> Option<String> {
+    if let Some(v) = headers.get(SESSION_HEADER) {
+        return v.to_str().ok().map(|s| s.trim().to_string());
+    }
+    form_urlencoded::parse(uri.query()?.as_bytes())
+        .find(|(k, _)| k == SESSION_FIELD)
+        .map(|(_, v)| v.into_owned())
+}
+
+/// Takes a `session` field (a string) out of a JSON object body: the body without it, and it.
+fn session_in_body(body: Bytes) -> Result<(Bytes, Option<String>)> {
+    let needle = format!("\"{SESSION_FIELD}\"");
+    if memchr::memmem::find(&body, needle.as_bytes()).is_none() {
+        return Ok((body, None));
+    }
+    let Ok(serde_json::Value::Object(mut object)) = serde_json::from_slice(&body) else {
+        // Not an object: the strict parse says what is wrong with it.
+        return Ok((body, None));
+    };
+    match object.remove(SESSION_FIELD) {
+        Some(serde_json::Value::String(key)) => {
+            let rest = serde_json::to_vec(&object).map_err(|e| Error::internal(e.to_string()))?;
+            Ok((Bytes::from(rest), Some(key)))
+        }
+        Some(_) => Err(
+            Error::validation("`session` must be a string: a session's id or name")
+                .with_hint("or send the header `Mobilectl-Session: ID`"),
+        ),
+        None => Ok((body, None)),
+    }
+}
+
+/// Runs `work` in the session named `key` (renewing it; an unknown or expired one is refused
+/// before anything runs), or as a session-less request.
+async fn in_session<R>(
+    s: &AppState,
+    key: Option<String>,
+    work: impl Future<Output = Result<R>>,
+) -> Result<R> {
+    let Some(key) = key else {
+        return work.await;
+    };
+    let entered = s.controller.sessions().enter(&key)?;
+    within(Some(entered.session.clone()), work).await
 }
 
 /// Runs a handler and says where its time went in `Server-Timing` (device commands, parsing,

@@ -9,6 +9,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use crate::api::wire::error::{ErrorBody, ErrorEnvelope};
+use crate::api::wire::sessions::SESSION_FIELD;
 use crate::error::{Error, ErrorCode};
 
 impl IntoResponse for Error {
@@ -119,7 +120,8 @@ impl<S: Send + Sync> FromRequest<S> for ApiBytes {
 pub struct ApiJson<T>(pub T);
 
 /// The query parameters and the path parameters (`{id}` of the route) of a request, read
-/// together as one `T`, with rejections answered with the error envelope. A path parameter
+/// together as one `T` (without `session`, which names the request's session), with
+/// rejections answered with the error envelope. A path parameter
 /// wins over a query parameter of the same name. Headers that stand for a parameter (a
 /// reconnecting EventSource's `Last-Event-ID` is `last_event_id`) are read as one when the
 /// query does not give it.
@@ -153,13 +155,15 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Api
                 }
             }
         }
-        if path.is_empty() {
+        let session = form_urlencoded::parse(query.as_bytes()).any(|(k, _)| k == SESSION_FIELD);
+        if path.is_empty() && !session {
             let q = axum::extract::Query::<T>::try_from_uri(&parts.uri)?;
             return Ok(ApiQuery(q.0));
         }
         let mut merged = form_urlencoded::Serializer::new(String::new());
         for (k, v) in form_urlencoded::parse(query.as_bytes()) {
-            if !path.iter().any(|(name, _)| *name == k) {
+            // The session parameter is the binding's (`crate::server::bind`), not the handler's.
+            if k != SESSION_FIELD && !path.iter().any(|(name, _)| *name == k) {
                 merged.append_pair(&k, &v);
             }
         }

@@ -55,9 +55,15 @@ pub struct ServerOptions {
 }
 
 impl AppState {
+    /// The state of a server over `controller`. Inside a runtime, idle sessions start being
+    /// expired as they fall due.
     pub fn new(controller: DeviceController, options: ServerOptions) -> Self {
+        let controller = Arc::new(controller);
+        if tokio::runtime::Handle::try_current().is_ok() {
+            controller.spawn_reaper();
+        }
         AppState {
-            controller: Arc::new(controller),
+            controller,
             proxy: Arc::new(ProxyService::new(options.proxy.clone())),
             options: Arc::new(options),
             bound: None,

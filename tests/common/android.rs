@@ -16,6 +16,31 @@ pub fn start_device_with(args: &[&str]) -> VdHarness {
     VdHarness::start(env!("CARGO_BIN_EXE_mobilectl"), args).expect("virtual device")
 }
 
+/// `n` virtual devices behind the first one's adb server (use its `adb_port`).
+pub fn start_devices(n: usize) -> Vec<VdHarness> {
+    let mut all = vec![start_device()];
+    for _ in 1..n {
+        let h = VdHarness::start_unconnected(env!("CARGO_BIN_EXE_mobilectl"), &[])
+            .expect("virtual device");
+        let first = &all[0];
+        first.adb_global(&["connect", &h.serial]);
+        let ready = virtual_device::testing::wait_until(std::time::Duration::from_secs(15), || {
+            first
+                .adb_global(&["-s", &h.serial, "get-state"])
+                .stdout_text()
+                .trim()
+                == "device"
+        });
+        assert!(
+            ready,
+            "{} did not come up on the first adb server",
+            h.serial
+        );
+        all.push(h);
+    }
+    all
+}
+
 pub fn app_for(h: &VdHarness) -> axum::Router {
     app_for_with(h, None)
 }

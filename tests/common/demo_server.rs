@@ -20,9 +20,15 @@ pub struct DemoServer {
 impl DemoServer {
     /// Starts the server; `max_open_files` sets its `RLIMIT_NOFILE` when given.
     pub fn start(max_open_files: Option<u64>) -> DemoServer {
+        Self::start_with(max_open_files, 1)
+    }
+
+    /// Starts the server with `devices` virtual devices.
+    pub fn start_with(max_open_files: Option<u64>, devices: u8) -> DemoServer {
         let (port, adb_port) = (free_port(), free_port());
         let mut cmd = Command::new(BIN);
         cmd.args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
+            .args(["--demo-devices", &devices.to_string()])
             .args(["--adb-server-port", &adb_port.to_string()])
             .env_remove("MOBILECTL_TOKEN")
             .stdout(Stdio::null())

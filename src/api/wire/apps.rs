@@ -23,7 +23,9 @@ pub struct InstallRequest {
 #[serde(deny_unknown_fields)]
 pub struct AppRequest {
     pub udid: Option<String>,
-    /// Android package name or iOS bundle identifier.
+    /// Android package name or iOS bundle identifier (in a session started with `app`: that
+    /// one when left out).
+    #[serde(default)]
     pub bundle_id: String,
 }
 
@@ -32,7 +34,9 @@ pub struct AppRequest {
 #[serde(deny_unknown_fields)]
 pub struct LaunchRequest {
     pub udid: Option<String>,
-    /// Android package name or iOS bundle identifier.
+    /// Android package name or iOS bundle identifier (in a session started with `app`: that
+    /// one when left out).
+    #[serde(default)]
     pub bundle_id: String,
     /// iOS launch arguments.
     #[serde(default)]

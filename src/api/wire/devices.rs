@@ -145,6 +145,8 @@ pub struct DeviceList {
     pub active: Option<String>,
     /// Per backend (`android`, `ios`): whether it could list its devices, and why not.
     pub tools: PlatformTools,
+    /// Who leases which device (sessions), and until when.
+    pub leases: Vec<crate::api::wire::sessions::Lease>,
 }
 
 /// A device to reach over the network (`adb connect HOST:PORT`).

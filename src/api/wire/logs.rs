@@ -219,4 +219,7 @@ pub struct DebugBundle {
     /// Parts that could not be read, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
+    /// The session that leased the device when the bundle was taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease: Option<crate::api::wire::sessions::Lease>,
 }

@@ -14,5 +14,6 @@ pub mod inspect;
 pub mod logs;
 pub mod proxy;
 pub mod service;
+pub mod sessions;
 pub mod system;
 pub mod verify;

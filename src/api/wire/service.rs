@@ -82,4 +82,6 @@ pub struct DoctorReport {
     pub tools: Vec<ToolCheck>,
     /// The backends' own checks (WebDriverAgent endpoints, devicectl and its devices).
     pub checks: Vec<BackendCheck>,
+    /// The live sessions and their leases.
+    pub sessions: Vec<crate::api::wire::sessions::SessionInfo>,
 }

@@ -39,7 +39,7 @@ pub async fn launch(s: AppState, r: LaunchRequest) -> Result<Json<LaunchDone>> {
     };
     let (device, launched, crash) = s
         .controller
-        .launch_app(r.udid.as_deref(), &r.bundle_id, &opts)
+        .launch_app(r.udid.as_deref(), &app_or_default(&r.bundle_id)?, &opts)
         .await?;
     Ok(Json(LaunchDone {
         success: crash.is_none(),
@@ -52,27 +52,29 @@ pub async fn launch(s: AppState, r: LaunchRequest) -> Result<Json<LaunchDone>> {
 
 /// Stops an app (Android `am force-stop`; iOS `simctl terminate`).
 pub async fn terminate(s: AppState, r: AppRequest) -> Result<Json<AppDone>> {
+    let bundle_id = app_or_default(&r.bundle_id)?;
     let device = s
         .controller
-        .terminate_app(r.udid.as_deref(), &r.bundle_id)
+        .terminate_app(r.udid.as_deref(), &bundle_id)
         .await?;
     Ok(Json(AppDone {
         success: true,
         device,
-        bundle_id: Some(r.bundle_id),
+        bundle_id: Some(bundle_id),
     }))
 }
 
 /// Clears an app's data (Android `pm clear`; iOS: reinstall-free reset is not offered by simctl).
 pub async fn reset(s: AppState, r: AppRequest) -> Result<Json<AppDone>> {
+    let bundle_id = app_or_default(&r.bundle_id)?;
     let device = s
         .controller
-        .reset_app(r.udid.as_deref(), &r.bundle_id)
+        .reset_app(r.udid.as_deref(), &bundle_id)
         .await?;
     Ok(Json(AppDone {
         success: true,
         device,
-        bundle_id: Some(r.bundle_id),
+        bundle_id: Some(bundle_id),
     }))
 }
 
@@ -94,4 +96,17 @@ pub async fn open_url(s: AppState, r: OpenUrlRequest) -> Result<Json<AppDone>> {
         device,
         bundle_id: None,
     }))
+}
+
+/// The app a request names, else its session's default app.
+fn app_or_default(given: &str) -> Result<String> {
+    if !given.is_empty() {
+        return Ok(given.to_string());
+    }
+    crate::controller::current_session()
+        .and_then(|s| s.app.clone())
+        .ok_or_else(|| {
+            crate::error::Error::validation("`bundle_id` is missing")
+                .with_hint("name the app (`com.example.app`), or start the session with `app` to make it the default")
+        })
 }

@@ -364,5 +364,10 @@ pub async fn bundle(s: AppState, q: BundleQuery) -> Result<Json<DebugBundle>> {
         logs,
         crashes,
         problems,
+        lease: s
+            .controller
+            .sessions()
+            .holder(&b.device.udid)
+            .and_then(|h| h.lease()),
     }))
 }

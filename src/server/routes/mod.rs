@@ -12,6 +12,7 @@ pub mod logs;
 pub mod proxy;
 pub mod screenshot;
 pub mod service;
+pub mod sessions;
 pub mod simulator;
 pub mod system;
 pub mod ui;
@@ -24,6 +25,7 @@ pub fn bindings() -> Vec<Binding> {
     [
         service::bindings(),
         devices::bindings(),
+        sessions::bindings(),
         connect::bindings(),
         simulator::bindings(),
         apps::bindings(),

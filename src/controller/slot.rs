@@ -1,12 +1,15 @@
-//! Per-device state: one command lock (uiautomator is a global lock on a device, and an agent's
-//! tap must not land in the middle of a dump), the last snapshot with its refs, and whether an
-//! action has touched the screen since (then the snapshot is no longer "fresh").
+//! What one caller keeps about one device (a [`DeviceSlot`]): the device's command lock, shared
+//! by every caller (uiautomator is a global lock on a device, and an agent's tap must not land
+//! in the middle of a dump), and the caller's own last snapshot with its refs, so one session's
+//! reads never make another's refs stale. Whether an action has touched the screen since a
+//! snapshot (then it is no longer "fresh") is counted per device: any caller's action counts.
 //!
-//! The lock is taken with [`DeviceSession::hold`]. A batch holds it across its steps with
-//! [`DeviceSession::holding`]: holds taken by the same task inside it re-enter instead of
-//! waiting for themselves (a tokio task-local names the sessions the task holds).
+//! The lock is taken with [`DeviceSlot::hold`]. A batch holds it across its steps with
+//! [`DeviceSlot::holding`]: holds taken by the same task inside it re-enter instead of waiting
+//! for themselves (a tokio task-local names the locks the task holds).
 
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -14,16 +17,24 @@ use tokio::sync::OwnedMutexGuard;
 
 use super::snapshot::Snapshot;
 
-/// State kept for one device.
+/// What every caller of one device shares.
 #[derive(Default)]
-pub struct DeviceSession {
+pub struct DeviceShared {
     /// Held while any command runs on the device.
     commands: Arc<tokio::sync::Mutex<()>>,
+    /// Counts the actions that may have changed the screen.
+    touches: AtomicU64,
+}
+
+/// What one caller keeps about one device.
+#[derive(Default)]
+pub struct DeviceSlot {
+    device: Arc<DeviceShared>,
     state: Mutex<State>,
 }
 
 tokio::task_local! {
-    /// The sessions whose command lock the running task holds across several operations.
+    /// The command locks the running task holds across several operations.
     static HELD: Vec<usize>;
 }
 
@@ -33,9 +44,17 @@ pub enum Hold {
     Reentered,
 }
 
-impl DeviceSession {
-    fn key(self: &Arc<Self>) -> usize {
-        Arc::as_ptr(self) as usize
+impl DeviceSlot {
+    /// A caller's slot of the device `shared` describes.
+    pub fn of(shared: Arc<DeviceShared>) -> Self {
+        DeviceSlot {
+            device: shared,
+            state: Mutex::default(),
+        }
+    }
+
+    fn key(&self) -> usize {
+        Arc::as_ptr(&self.device.commands) as usize
     }
 
     /// Takes the command lock, or re-enters it when the running task holds it already.
@@ -46,7 +65,7 @@ impl DeviceSession {
         if mine {
             return Hold::Reentered;
         }
-        Hold::Owned(self.commands.clone().lock_owned().await)
+        Hold::Owned(self.device.commands.clone().lock_owned().await)
     }
 
     /// Runs `work` holding the command lock throughout: no other request's command runs on
@@ -65,15 +84,15 @@ struct State {
     /// Ids and fingerprints of the latest snapshots, newest last: a ref read from an older
     /// snapshot of the same screen (a client that got `304 Not Modified`) is still good.
     recent: std::collections::VecDeque<(String, String)>,
-    /// An action ran after `last` was taken.
-    touched: bool,
+    /// The device's touch count when `last` was taken.
+    touches: u64,
     seq: u64,
 }
 
-/// How many snapshot ids a session remembers the screens of.
+/// How many snapshot ids a slot remembers the screens of.
 const RECENT: usize = 32;
 
-impl DeviceSession {
+impl DeviceSlot {
     /// The fingerprint of a recent snapshot, by id.
     pub fn fingerprint_of(&self, snapshot_id: &str) -> Option<String> {
         let s = self.state.lock().ok()?;
@@ -91,10 +110,11 @@ impl DeviceSession {
 
     /// The last snapshot if no action has run since it was taken.
     pub fn fresh(&self) -> Option<Arc<Snapshot>> {
+        let touches = self.device.touches.load(Ordering::Acquire);
         self.state
             .lock()
             .ok()
-            .and_then(|s| (!s.touched).then(|| s.last.clone()).flatten())
+            .and_then(|s| (s.touches == touches).then(|| s.last.clone()).flatten())
     }
 
     /// A snapshot that completed after `since` (shared by requests that waited for it).
@@ -113,7 +133,9 @@ impl DeviceSession {
         }
     }
 
+    /// Keeps `snapshot` as the caller's last one.
     pub fn store(&self, snapshot: Arc<Snapshot>) {
+        let touches = self.device.touches.load(Ordering::Acquire);
         if let Ok(mut s) = self.state.lock() {
             s.recent
                 .push_back((snapshot.id.clone(), snapshot.screen.fingerprint.clone()));
@@ -121,15 +143,13 @@ impl DeviceSession {
                 s.recent.pop_front();
             }
             s.last = Some(snapshot);
-            s.touched = false;
+            s.touches = touches;
         }
     }
 
-    /// An action may have changed the screen.
+    /// An action may have changed the screen: no caller's last snapshot is fresh any more.
     pub fn touch(&self) {
-        if let Ok(mut s) = self.state.lock() {
-            s.touched = true;
-        }
+        self.device.touches.fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -140,7 +160,7 @@ mod tests {
 
     #[tokio::test]
     async fn holds_inside_a_holding_task_re_enter_and_others_wait() {
-        let session = Arc::new(DeviceSession::default());
+        let session = Arc::new(DeviceSlot::default());
         let inner = session.clone();
         let outer = session.clone();
         let (tx, rx) = tokio::sync::oneshot::channel();

@@ -1,0 +1,216 @@
+//! `mobilectl session start|end`: named sessions across separate CLI processes. `start` asks
+//! the server for a session and keeps what it asked for in the state directory
+//! (`sessions/NAME.json`: one small file, overwritten, never appended), so `--session NAME`
+//! works from any later process, and a session the server forgot (it restarted, or the session
+//! expired) is started again from those defaults. `end` ends it and forgets the file. The
+//! other session commands (`sessions`, `session show|info|release`) are made from the table.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use serde_json::{json, Value};
+
+use super::plan::Request;
+use crate::client::{Client, ClientError};
+
+#[derive(Debug, Subcommand)]
+pub enum SessionCommand {
+    /// Start a session that leases a device (`session start --name ci-1 --platform ios`).
+    Start(StartArgs),
+    /// End a session and release its device (default: the `--session` one).
+    End {
+        #[arg(value_name = "ID")]
+        id: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// Its name (default: `--session`). A named session is remembered across commands.
+    #[arg(long)]
+    name: Option<String>,
+    /// Lease a device of this platform.
+    #[arg(long, value_parser = ["android", "ios"])]
+    platform: Option<String>,
+    /// Lease a device whose name contains this (any case).
+    #[arg(long)]
+    name_contains: Option<String>,
+    #[arg(long, value_parser = ["emulator", "simulator", "device"])]
+    kind: Option<String>,
+    /// Lease a device whose OS version starts with this (`14`, `17.5`).
+    #[arg(long)]
+    os_version: Option<String>,
+    /// The session's default app (bundle id or package).
+    #[arg(long)]
+    app: Option<String>,
+    /// Idle expiry in seconds (default 600), renewed by every command in the session.
+    #[arg(long, value_name = "S")]
+    ttl_s: Option<u64>,
+    /// Wait up to this long for a matching device to be free.
+    #[arg(long, value_name = "MS")]
+    wait_ms: Option<u64>,
+    /// Lease at the first device command instead of now.
+    #[arg(long)]
+    lazy: bool,
+}
+
+impl SessionCommand {
+    /// Names the session `--session` names when the command does not say.
+    pub fn default_to(&mut self, session: &Option<String>) {
+        match self {
+            SessionCommand::Start(a) if a.name.is_none() => a.name = session.clone(),
+            SessionCommand::End { id } if id.is_none() => *id = session.clone(),
+            _ => {}
+        }
+    }
+}
+
+/// The request of a session command; `udid` (the global `-d`) names the device to lease.
+pub fn plan(cmd: SessionCommand, udid: &Option<String>) -> Result<Request, ClientError> {
+    match cmd {
+        SessionCommand::Start(a) => {
+            let wanted = json!({ "platform": a.platform, "name_contains": a.name_contains,
+                "kind": a.kind, "os_version": a.os_version });
+            let any = wanted
+                .as_object()
+                .is_some_and(|m| m.values().any(|v| !v.is_null()));
+            let mut wanted = wanted;
+            if let Some(m) = wanted.as_object_mut() {
+                m.retain(|_, v| !v.is_null());
+            }
+            if any && udid.is_some() {
+                return Err(ClientError::usage(
+                    "give a device (-d) or a match (--platform, --name-contains, --kind, --os-version), not both",
+                ));
+            }
+            Ok(Request::new(
+                "create_session",
+                json!({ "name": a.name, "udid": udid, "match": any.then_some(wanted),
+                    "app": a.app, "ttl_s": a.ttl_s, "wait_ms": a.wait_ms,
+                    "lazy": a.lazy.then_some(true) }),
+            ))
+        }
+        SessionCommand::End { id } => {
+            let id = id.ok_or_else(|| {
+                ClientError::usage("name the session to end (ID, or --session NAME)")
+            })?;
+            Ok(Request::new("end_session", json!({ "id": id })))
+        }
+    }
+}
+
+/// The file that keeps the named session `name`'s defaults.
+fn file(name: &str) -> Option<PathBuf> {
+    crate::controller::check_session_name(name).ok()?;
+    Some(
+        crate::client::autostart::state_dir()
+            .join("sessions")
+            .join(format!("{name}.json")),
+    )
+}
+
+/// After a command's answer: a named session started is remembered, one ended is forgotten.
+pub fn after(op: &str, args: &serde_json::Map<String, Value>, answer: &Value) {
+    match op {
+        "create_session" => {
+            let Some(path) = args.get("name").and_then(Value::as_str).and_then(file) else {
+                return;
+            };
+            let kept = json!({ "request": args, "id": answer["id"] });
+            let _ = write_whole(&path, kept.to_string().as_bytes());
+        }
+        "end_session" => {
+            if let Some(path) = args.get("id").and_then(Value::as_str).and_then(file) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Writes `bytes` as the whole of `path` (a sibling file renamed over it).
+fn write_whole(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(tmp, path)
+}
+
+/// When `e` says the named session `name` is gone from the server and its defaults are kept,
+/// starts it again from them; whether it did (then the command may be sent again).
+pub async fn restart_if_gone(c: &Client, name: &str, e: &ClientError) -> bool {
+    let gone = matches!(e.code.as_str(), "SESSION_NOT_FOUND" | "SESSION_EXPIRED")
+        && e.message.contains(&format!("`{name}`"));
+    if !gone {
+        return false;
+    }
+    let Some(kept) = file(name)
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+    else {
+        return false;
+    };
+    let body = kept["request"].clone();
+    match c
+        .call(reqwest::Method::POST, "/api/v1/sessions", &body)
+        .await
+    {
+        Ok(reply) => {
+            if let Some(args) = body.as_object() {
+                after("create_session", args, &reply.value);
+            }
+            eprintln!(
+                "mobilectl: session `{name}` was gone from the server; started it again ({})",
+                reply.value["id"].as_str().unwrap_or("")
+            );
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_asks_for_a_match_or_a_device_not_both() {
+        let start = |platform: Option<&str>| {
+            SessionCommand::Start(StartArgs {
+                name: Some("ci".into()),
+                platform: platform.map(str::to_string),
+                name_contains: None,
+                kind: None,
+                os_version: None,
+                app: None,
+                ttl_s: Some(60),
+                wait_ms: None,
+                lazy: false,
+            })
+        };
+        let r = plan(start(Some("ios")), &None).unwrap();
+        assert_eq!(r.args["match"], json!({"platform": "ios"}));
+        assert_eq!(r.args["ttl_s"], json!(60));
+        assert!(!r.args.contains_key("udid"));
+        let r = plan(start(None), &Some("emulator-5554".into())).unwrap();
+        assert_eq!(r.args["udid"], json!("emulator-5554"));
+        assert!(!r.args.contains_key("match"));
+        assert!(plan(start(Some("ios")), &Some("x".into())).is_err());
+    }
+
+    #[test]
+    fn end_defaults_to_the_session_of_the_command_line() {
+        let mut end = SessionCommand::End { id: None };
+        end.default_to(&Some("ci".into()));
+        assert_eq!(plan(end, &None).unwrap().args["id"], json!("ci"));
+        assert!(plan(SessionCommand::End { id: None }, &None).is_err());
+    }
+
+    #[test]
+    fn only_session_names_become_file_names() {
+        assert!(file("../etc/passwd").is_none());
+        assert!(file("ci-1").is_some_and(|p| p.ends_with("sessions/ci-1.json")));
+    }
+}

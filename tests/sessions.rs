@@ -1,0 +1,410 @@
+//! Sessions and leases through the real adb on two virtual devices behind one adb server: each
+//! session acts on its own device only; an act on a leased device from anyone else is refused
+//! before any command reaches it (the devices' journals say so); reads stay open and never
+//! make a session's refs stale; expiry and renewal; `wait_ms` first come, first served; bad
+//! input. The CLI across processes and MCP clients are in `sessions_clients`.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::Request;
+use axum::Router;
+use serde_json::{json, Value};
+
+use crate::common::android::{self, journal_mark, ref_by_id, services_since};
+use crate::common::{call, error_code, get, post, send_json};
+
+fn in_session(mut req: Request<Body>, session: &str) -> Request<Body> {
+    req.headers_mut()
+        .insert("mobilectl-session", session.parse().unwrap());
+    req
+}
+
+async fn start(app: &Router, body: Value) -> Value {
+    let (status, v) = call(app, post("/api/v1/sessions", body)).await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    v
+}
+
+fn tap(x: u32, y: u32) -> Request<Body> {
+    post("/api/v1/device/ui/tap", json!({ "x": x, "y": y }))
+}
+
+async fn sessions(app: &Router) -> Vec<Value> {
+    let (status, v) = call(app, get("/api/v1/sessions")).await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    v["sessions"].as_array().unwrap().clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_session_acts_on_its_own_device_and_others_are_refused_before_any_command() {
+    let devices = android::start_devices(2);
+    let (a, b) = (&devices[0], &devices[1]);
+    let app = android::app_for(a);
+
+    let sa = start(&app, json!({ "udid": a.serial, "name": "agent-a" })).await;
+    let sb = start(&app, json!({ "udid": b.serial })).await;
+    assert_eq!(sa["udid"], a.serial.as_str(), "{sa}");
+    assert_eq!(sb["udid"], b.serial.as_str(), "{sb}");
+    let idb = sb["id"].as_str().unwrap();
+
+    // A session's request needs no udid and lands on its device only (by name or by id).
+    let (ma, mb) = (journal_mark(a), journal_mark(b));
+    let (status, v) = call(&app, in_session(tap(300, 400), "agent-a")).await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    assert!(!services_since(a, ma).is_empty(), "A's tap reached A");
+    assert!(services_since(b, mb).is_empty(), "A's tap reached B");
+    let (ma, mb) = (journal_mark(a), journal_mark(b));
+    let (status, v) = call(&app, in_session(tap(300, 400), idb)).await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    assert!(services_since(a, ma).is_empty(), "B's tap reached A");
+    assert!(!services_since(b, mb).is_empty(), "B's tap reached B");
+
+    // Without a session, an act on A is refused, naming the holder, before any command.
+    let ma = journal_mark(a);
+    let req = post(
+        "/api/v1/device/ui/tap",
+        json!({ "udid": a.serial, "x": 300, "y": 400 }),
+    );
+    let (status, v) = call(&app, req).await;
+    assert_eq!(status.as_u16(), 409, "{v}");
+    assert_eq!(error_code(&v), "DEVICE_LEASED");
+    assert_eq!(v["error"]["details"]["lease"]["name"], "agent-a", "{v}");
+    assert!(
+        v["error"]["details"]["lease"]["expires_at"].is_string(),
+        "{v}"
+    );
+    assert!(v["error"]["message"].as_str().unwrap().contains("agent-a"));
+    // A system operation too (the active device changes nothing on the device).
+    let (status, v) = call(
+        &app,
+        post(
+            "/api/v1/device/app/terminate",
+            json!({ "udid": a.serial, "bundle_id": "com.mobilectl.demo" }),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (409, "DEVICE_LEASED"),
+        "{v}"
+    );
+    assert!(
+        services_since(a, ma).is_empty(),
+        "a refused act reached the device: {:?}",
+        services_since(a, ma)
+    );
+
+    // Another session naming A: refused, its own device is B.
+    let req = post(
+        "/api/v1/device/ui/tap",
+        json!({ "udid": a.serial, "x": 300, "y": 400 }),
+    );
+    let (status, v) = call(&app, in_session(req, idb)).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (409, "SESSION_DEVICE_MISMATCH"),
+        "{v}"
+    );
+    assert!(services_since(a, ma).is_empty());
+
+    // Reads stay open to anyone.
+    let (status, snap) = call(&app, get(&format!("/api/v1/device/ui?udid={}", a.serial))).await;
+    assert_eq!(status.as_u16(), 200, "{snap}");
+
+    // The listing shows who holds what; the doctor lists the sessions.
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    let leases = list["leases"].as_array().unwrap();
+    assert_eq!(leases.len(), 2, "{list}");
+    assert!(leases
+        .iter()
+        .any(|l| l["udid"] == a.serial.as_str() && l["name"] == "agent-a"));
+    let (_, doctor) = call(&app, get("/api/v1/doctor")).await;
+    assert_eq!(doctor["sessions"].as_array().unwrap().len(), 2, "{doctor}");
+
+    // The debug bundle says who held the device.
+    let (status, bundle) = call(
+        &app,
+        in_session(get("/api/v1/debug/bundle?max_size=0"), "agent-a"),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{bundle}");
+    assert_eq!(bundle["lease"]["name"], "agent-a", "{bundle}");
+
+    // B ends its session: its device is free, and a refusal on A names it.
+    let req = send_json("DELETE", &format!("/api/v1/sessions/{idb}"), "");
+    let (status, ended) = call(&app, req).await;
+    assert_eq!(status.as_u16(), 200, "{ended}");
+    assert_eq!(ended["released"], b.serial.as_str());
+    let req = post(
+        "/api/v1/device/ui/tap",
+        json!({ "udid": a.serial, "x": 300, "y": 400 }),
+    );
+    let (_, v) = call(&app, req).await;
+    assert_eq!(v["error"]["details"]["free"], json!([b.serial]), "{v}");
+    // An ended session is not found, with what happened to it.
+    let (status, v) = call(&app, in_session(tap(1, 1), idb)).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (404, "SESSION_NOT_FOUND"),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("ended"),
+        "{v}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_callers_reads_never_make_a_sessions_refs_stale() {
+    let devices = android::start_devices(1);
+    let a = &devices[0];
+    let app = android::app_for(a);
+    start(&app, json!({ "name": "writer" })).await;
+
+    let (status, mine) = call(&app, in_session(get("/api/v1/device/ui"), "writer")).await;
+    assert_eq!(status.as_u16(), 200, "{mine}");
+    let user = ref_by_id(&mine, "username");
+    // Others read the same device in between, as often as they like.
+    for _ in 0..3 {
+        let (status, theirs) =
+            call(&app, get(&format!("/api/v1/device/ui?udid={}", a.serial))).await;
+        assert_eq!(status.as_u16(), 200, "{theirs}");
+    }
+    // The writer's ref, pinned to its snapshot, still acts.
+    let typed = post(
+        "/api/v1/device/ui/type",
+        json!({ "ref": user, "text": "alice", "snapshot_id": mine["snapshot_id"] }),
+    );
+    let (status, v) = call(&app, in_session(typed, "writer")).await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    assert_eq!(v["details"]["readback"], "alice", "{v}");
+    // Its snapshots are numbered on their own.
+    let (_, again) = call(&app, in_session(get("/api/v1/device/ui"), "writer")).await;
+    assert_ne!(again["snapshot_id"], mine["snapshot_id"]);
+    let n: u32 = again["snapshot_id"].as_str().unwrap()[1..].parse().unwrap();
+    assert!(
+        n <= 3,
+        "the others' reads counted in the writer's snapshots: {}",
+        again["snapshot_id"]
+    );
+
+    // The writer gives the device back: anyone may act on it; its next act leases it again.
+    let (status, v) = call(
+        &app,
+        in_session(post("/api/v1/session/release", json!({})), "writer"),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    assert_eq!(v["released"], a.serial.as_str(), "{v}");
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(list["leases"], json!([]), "{list}");
+    let (status, v) = call(&app, tap(300, 400)).await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    let (status, v) = call(&app, in_session(tap(300, 400), "writer")).await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(list["leases"][0]["name"], "writer", "{list}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_lives_while_used_and_expires_when_idle_releasing_its_lease() {
+    let devices = android::start_devices(1);
+    let a = &devices[0];
+    let app = android::app_for(a);
+    let s = start(&app, json!({ "udid": a.serial, "ttl_s": 1 })).await;
+    let id = s["id"].as_str().unwrap().to_string();
+
+    // Used every 400 ms for 1.6 s: renewed each time, so alive past its TTL.
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let (status, v) = call(&app, in_session(get("/api/v1/session"), &id)).await;
+        assert_eq!(status.as_u16(), 200, "{v}");
+        assert_eq!(v["udid"], a.serial.as_str());
+    }
+    // Left idle: it expires, and the server says so for as long as it remembers it.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (status, v) = call(&app, get(&format!("/api/v1/sessions/{id}"))).await;
+        if status.as_u16() == 410 {
+            assert_eq!(error_code(&v), "SESSION_EXPIRED");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never expired: {v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, v) = call(&app, in_session(tap(300, 400), &id)).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (410, "SESSION_EXPIRED"),
+        "{v}"
+    );
+    // The lease went with it.
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(list["leases"], json!([]), "{list}");
+    let req = post(
+        "/api/v1/device/ui/tap",
+        json!({ "udid": a.serial, "x": 300, "y": 400 }),
+    );
+    let (status, v) = call(&app, req).await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+}
+
+/// Waits until the session named `name` is queued for a device.
+async fn until_waiting(app: &Router, name: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let all = sessions(app).await;
+        if all
+            .iter()
+            .any(|s| s["name"] == name && s["waiting"] == true)
+        {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{name} never queued: {all:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_sessions_get_the_device_first_come_first_served() {
+    let devices = android::start_devices(1);
+    let a = &devices[0];
+    let app = android::app_for(a);
+    let holder = start(&app, json!({ "udid": a.serial, "name": "holder" })).await;
+
+    let want = |name: &str| json!({ "udid": a.serial, "name": name, "wait_ms": 30000 });
+    let first = tokio::spawn({
+        let (app, body) = (app.clone(), want("first"));
+        async move { call(&app, post("/api/v1/sessions", body)).await }
+    });
+    until_waiting(&app, "first").await;
+    let second = tokio::spawn({
+        let (app, body) = (app.clone(), want("second"));
+        async move { call(&app, post("/api/v1/sessions", body)).await }
+    });
+    until_waiting(&app, "second").await;
+
+    // A short wait runs out: NO_FREE_DEVICE with who holds the candidate, and no session kept.
+    let (status, v) = call(
+        &app,
+        post(
+            "/api/v1/sessions",
+            json!({ "udid": a.serial, "name": "hasty", "wait_ms": 100 }),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (409, "NO_FREE_DEVICE"),
+        "{v}"
+    );
+    let candidate = &v["error"]["details"]["candidates"][0];
+    assert_eq!(candidate["udid"], a.serial.as_str(), "{v}");
+    assert_eq!(candidate["lease"]["name"], "holder", "{v}");
+    assert!(!sessions(&app).await.iter().any(|s| s["name"] == "hasty"));
+
+    // The holder leaves: the first to ask gets the device; the second waits on.
+    let req = send_json(
+        "DELETE",
+        &format!("/api/v1/sessions/{}", holder["id"].as_str().unwrap()),
+        "",
+    );
+    assert_eq!(call(&app, req).await.0.as_u16(), 200);
+    let (status, got) = first.await.unwrap();
+    assert_eq!(status.as_u16(), 200, "{got}");
+    assert_eq!(got["udid"], a.serial.as_str());
+    assert!(!second.is_finished(), "the second waiter jumped the queue");
+    let req = send_json("DELETE", "/api/v1/sessions/first", "");
+    assert_eq!(call(&app, req).await.0.as_u16(), 200);
+    let (status, got) = second.await.unwrap();
+    assert_eq!(status.as_u16(), 200, "{got}");
+    assert_eq!(got["udid"], a.serial.as_str());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_session_input_gets_clear_errors_and_leaves_no_lease() {
+    let devices = android::start_devices(1);
+    let a = &devices[0];
+    let app = android::app_for(a);
+
+    // An unknown session, by header, query parameter or body field.
+    let (status, v) = call(&app, in_session(tap(300, 400), "nobody")).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (404, "SESSION_NOT_FOUND"),
+        "{v}"
+    );
+    assert!(v["error"]["hint"].is_string());
+    let (status, v) = call(&app, get("/api/v1/device/ui?session=nobody")).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (404, "SESSION_NOT_FOUND"),
+        "{v}"
+    );
+    let body = json!({ "x": 300, "y": 400, "session": "nobody" });
+    let (status, v) = call(&app, post("/api/v1/device/ui/tap", body)).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (404, "SESSION_NOT_FOUND"),
+        "{v}"
+    );
+    let body = json!({ "x": 300, "y": 400, "session": 7 });
+    let (status, v) = call(&app, post("/api/v1/device/ui/tap", body)).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (400, "VALIDATION_FAILED"),
+        "{v}"
+    );
+
+    // Requests that cannot make a session: none is kept, no device is leased.
+    let bad = [
+        (json!({ "match": { "platform": "ios" } }), 404, "NO_DEVICE"),
+        (json!({ "udid": "no-such-phone" }), 404, "NO_DEVICE"),
+        (json!({ "ttl_s": 0 }), 400, "VALIDATION_FAILED"),
+        (json!({ "ttl_s": 86401 }), 400, "VALIDATION_FAILED"),
+        (json!({ "wait_ms": 600001 }), 400, "VALIDATION_FAILED"),
+        (
+            json!({ "udid": a.serial, "match": {} }),
+            400,
+            "VALIDATION_FAILED",
+        ),
+        (json!({ "name": "../etc" }), 400, "VALIDATION_FAILED"),
+        (
+            json!({ "match": { "colour": "red" } }),
+            400,
+            "VALIDATION_FAILED",
+        ),
+    ];
+    for (body, want_status, want_code) in bad {
+        let (status, v) = call(&app, post("/api/v1/sessions", body.clone())).await;
+        assert_eq!(
+            (status.as_u16(), error_code(&v).as_str()),
+            (want_status, want_code),
+            "{body}: {v}"
+        );
+        assert!(v["error"]["hint"].is_string(), "{body}: {v}");
+    }
+    assert!(sessions(&app).await.is_empty());
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(list["leases"], json!([]), "{list}");
+
+    // A name is unique among live sessions.
+    start(&app, json!({ "name": "ci" })).await;
+    let (status, v) = call(&app, post("/api/v1/sessions", json!({ "name": "ci" }))).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (409, "SESSION_NAME_TAKEN"),
+        "{v}"
+    );
+    // A request outside any session asking for its own session.
+    let (status, v) = call(&app, get("/api/v1/session")).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (404, "SESSION_NOT_FOUND"),
+        "{v}"
+    );
+}

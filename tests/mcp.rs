@@ -493,3 +493,124 @@ async fn mcp_route_needs_the_token_and_calls_the_api_in_process() {
     let said = body["result"]["content"][0]["text"].as_str().unwrap();
     assert!(said.starts_with("NO_DEVICE: "), "{said}");
 }
+
+/// The live sessions of the server at `url`.
+async fn live_sessions(url: &str) -> Vec<Value> {
+    let v: Value = reqwest::get(format!("{url}/api/v1/sessions"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    v["sessions"].as_array().unwrap().clone()
+}
+
+/// Polls until the server has `n` live sessions.
+async fn until_sessions(url: &str, n: usize) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let live = live_sessions(url).await;
+        if live.len() == n {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "want {n} sessions: {live:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_mcp_clients_lease_different_devices_and_closing_gives_them_back() {
+    let s = DemoServer::start_with(None, 2);
+    let list: Value = reqwest::get(format!("{}/api/v1/device/list", s.url))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let active = list["active"].as_str().unwrap().to_string();
+    let other = list["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["udid"].as_str().unwrap().to_string())
+        .find(|u| *u != active)
+        .unwrap();
+
+    // A stdio agent acts first: its connection's session leases the active device.
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.args(["mcp", "--no-autostart"])
+        .env("MOBILECTL_URL", &s.url)
+        .env_remove("MOBILECTL_TOKEN")
+        .env_remove("MOBILECTL_UDID");
+    let stdio = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let done = call(&stdio, "hide_keyboard", json!({})).await;
+    assert_ne!(done.is_error, Some(true), "{done:?}");
+    let mine = call(&stdio, "session_info", json!({})).await;
+    let mine = mine.structured_content.clone().expect("structuredContent");
+    assert_eq!(mine["udid"], active.as_str(), "{mine}");
+
+    // A Streamable HTTP agent's first act on that device is refused, naming the free one.
+    let mut h = Http {
+        http: reqwest::Client::new(),
+        url: format!("{}/mcp", s.url),
+        session: None,
+    };
+    let (status, _) = h
+        .post(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "second-agent", "version": "0"}}}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    h.post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let tool = |id: u32, name: &str, args: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": name, "arguments": args}})
+    };
+    let (_, refused) = h.post(tool(2, "hide_keyboard", json!({}))).await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("DEVICE_LEASED: "), "{text}");
+    assert!(text.contains(&other), "the free device is named: {text}");
+    // It picks the free one, and holds it.
+    let (_, done) = h
+        .post(tool(3, "hide_keyboard", json!({"udid": other})))
+        .await;
+    assert_ne!(done["result"]["isError"], true, "{done}");
+    let (_, info) = h.post(tool(4, "session_info", json!({}))).await;
+    assert_eq!(
+        info["result"]["structuredContent"]["udid"],
+        other.as_str(),
+        "{info}"
+    );
+    // And the first agent cannot act on it.
+    let crossed = call(&stdio, "hide_keyboard", json!({"udid": other})).await;
+    assert_eq!(crossed.is_error, Some(true), "{crossed:?}");
+    assert!(
+        text_of(&crossed).starts_with("SESSION_DEVICE_MISMATCH: "),
+        "{}",
+        text_of(&crossed)
+    );
+    until_sessions(&s.url, 2).await;
+
+    // Closing stdin ends the stdio agent's session at once; its device is free.
+    stdio.cancel().await.unwrap();
+    until_sessions(&s.url, 1).await;
+    let live = live_sessions(&s.url).await;
+    assert_eq!(live[0]["udid"], other.as_str(), "{live:?}");
+    // Ending the HTTP session releases the other.
+    let ended = reqwest::Client::new()
+        .delete(&h.url)
+        .header("mcp-session-id", h.session.clone().unwrap())
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status().as_u16(), 202);
+    until_sessions(&s.url, 0).await;
+}

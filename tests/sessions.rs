@@ -408,3 +408,108 @@ async fn bad_session_input_gets_clear_errors_and_leaves_no_lease() {
         "{v}"
     );
 }
+
+/// A CLI run against `url` with its state in `state`, outside any session unless told.
+fn cli(url: &str, state: &std::path::Path, session: Option<&str>, args: &[&str]) -> (i32, String) {
+    let mut cmd = std::process::Command::new(crate::common::demo_server::BIN);
+    cmd.args(args)
+        .arg("--no-autostart")
+        .env("MOBILECTL_URL", url)
+        .env("MOBILECTL_STATE_DIR", state)
+        .env_remove("MOBILECTL_TOKEN")
+        .env_remove("MOBILECTL_UDID")
+        .env_remove("MOBILECTL_SESSION");
+    if let Some(s) = session {
+        cmd.env("MOBILECTL_SESSION", s);
+    }
+    let o = cmd.output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.code().unwrap_or(-1), said)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_named_cli_session_works_across_processes_and_is_started_again_when_forgotten() {
+    let s = crate::common::demo_server::DemoServer::start_with(None, 2);
+    let state = tempfile::tempdir().unwrap();
+    let run = |session: Option<&str>, args: &[&str]| cli(&s.url, state.path(), session, args);
+
+    let (code, said) = run(
+        None,
+        &[
+            "session",
+            "start",
+            "--name",
+            "ci-9",
+            "--platform",
+            "android",
+        ],
+    );
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("(ci-9) · device"), "{said}");
+    let kept = state.path().join("sessions/ci-9.json");
+    let first: Value = serde_json::from_slice(&std::fs::read(&kept).unwrap()).unwrap();
+    assert_eq!(
+        first["request"]["match"],
+        json!({"platform": "android"}),
+        "{first}"
+    );
+    let size = std::fs::metadata(&kept).unwrap().len();
+
+    // Later processes, by flag and by environment, run in it.
+    let (code, said) = run(None, &["--session", "ci-9", "snapshot"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("LOG IN"), "{said}");
+    let (code, said) = run(Some("ci-9"), &["press", "back"]);
+    assert_eq!(code, 0, "{said}");
+    let http = reqwest::Client::new();
+    let info: Value = http
+        .get(format!("{}/api/v1/sessions/ci-9", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(info["requests"], 2, "{info}");
+    let leased = info["udid"].as_str().unwrap().to_string();
+    // Outside the session, its device refuses acts.
+    let (code, said) = run(None, &["-d", &leased, "press", "back"]);
+    assert_eq!(code, 1, "{said}");
+    assert!(
+        said.contains("DEVICE_LEASED") && said.contains("ci-9"),
+        "{said}"
+    );
+
+    // The server forgets it: the next command starts it again from the kept defaults.
+    let ended = http
+        .delete(format!("{}/api/v1/sessions/ci-9", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status().as_u16(), 200);
+    let (code, said) = run(Some("ci-9"), &["session", "info"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains("started it again") && said.contains("(ci-9)"),
+        "{said}"
+    );
+    let again: Value = serde_json::from_slice(&std::fs::read(&kept).unwrap()).unwrap();
+    assert_ne!(again["id"], first["id"]);
+    assert_eq!(
+        std::fs::metadata(&kept).unwrap().len(),
+        size,
+        "overwritten, not appended"
+    );
+
+    // Ended from the CLI: gone, file and all.
+    let (code, said) = run(None, &["session", "end", "ci-9"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(!kept.exists());
+    let (code, said) = run(Some("ci-9"), &["session", "info"]);
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("SESSION_NOT_FOUND"), "{said}");
+}

@@ -229,9 +229,10 @@ fn operation(
 }
 
 /// Whether requests of `op` may run in a session: all but liveness, which answers before any
-/// check.
+/// check, and starting a session, which is never done inside another (a client that sends
+/// its session on every request can start it again when the server forgot it).
 pub fn in_sessions(op: &Operation) -> bool {
-    op.path != "/health"
+    op.path != "/health" && op.name != "create_session"
 }
 
 /// The `Mobilectl-Session` header every operation in sessions takes.

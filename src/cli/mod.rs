@@ -8,6 +8,7 @@ pub mod call;
 pub mod commands;
 pub mod demo;
 pub mod derived;
+pub mod grid;
 pub mod hint;
 pub mod offline;
 pub mod output;
@@ -93,6 +94,15 @@ pub struct McpArgs {
     /// Wait up to this long for such a device to be free (first come, first served).
     #[arg(long, value_name = "MS")]
     pub wait_ms: Option<u64>,
+    /// Reach devices through a Selenium Grid 4 hub (`http://HUB:4444`): one W3C session
+    /// for the connection, made from the capabilities, deleted on exit.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["device", "platform"])]
+    pub grid: Option<String>,
+    /// A capability of the Grid session, `KEY=VALUE` (repeatable): `platformName=android`,
+    /// `appium:udid=…`.
+    #[arg(long = "capability", value_name = "KEY=VALUE", requires = "grid",
+          value_parser = crate::client::grid::capability)]
+    pub capabilities: Vec<(String, serde_json::Value)>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -106,6 +116,9 @@ pub enum Command {
     /// Serve the API as MCP tools on stdin/stdout (a client of the server, like the CLI), in
     /// a session of its own that leases the device it acts on until stdin closes.
     Mcp(McpArgs),
+    /// Selenium Grid 4: the relay node configuration for this server's devices.
+    #[command(subcommand)]
+    Grid(grid::GridCommand),
     /// Print a shell completion script.
     Completions {
         #[arg(value_enum)]
@@ -163,18 +176,35 @@ pub fn run(cli: Cli) -> i32 {
             0
         }
         Command::VirtualDevice(args) => demo::run_cli(args),
-        Command::Mcp(m) => crate::mcp::run_stdio(
+        Command::Mcp(m) => match m.grid {
+            Some(hub) => crate::mcp::run_stdio_grid(
+                &hub,
+                m.capabilities.into_iter().collect(),
+                cli.global.token,
+            ),
+            None => crate::mcp::run_stdio(
+                ConnectOptions {
+                    url: cli.global.url,
+                    token: cli.global.token,
+                    autostart: !cli.global.no_autostart,
+                    session: None,
+                },
+                crate::mcp::DevicePick {
+                    udid: m.device,
+                    platform: m.platform,
+                    wait_ms: m.wait_ms,
+                    name: Some(format!("mcp-{}", std::process::id())),
+                    external: false,
+                },
+            ),
+        },
+        Command::Grid(grid::GridCommand::NodeConfig(args)) => grid::run(
+            args,
             ConnectOptions {
                 url: cli.global.url,
                 token: cli.global.token,
                 autostart: !cli.global.no_autostart,
                 session: None,
-            },
-            crate::mcp::DevicePick {
-                udid: m.device,
-                platform: m.platform,
-                wait_ms: m.wait_ms,
-                name: Some(format!("mcp-{}", std::process::id())),
             },
         ),
         Command::Completions { shell } => {

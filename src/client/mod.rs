@@ -5,6 +5,7 @@
 pub mod answer;
 pub mod autostart;
 pub mod error;
+pub mod grid;
 mod sse;
 
 use std::time::{Duration, Instant};

@@ -53,6 +53,46 @@ free ones: pass one as udid. `session_info` shows yours; `release_device` gives 
 /// Runs `mobilectl mcp`: MCP on stdin/stdout until the client closes it, in a session that
 /// asks for the device `pick` says and ends with it. Returns the exit code.
 pub fn run_stdio(options: ConnectOptions, pick: DevicePick) -> i32 {
+    run_on_runtime(|| async move { serve_stdio(options, pick).await })
+}
+
+/// Runs `mobilectl mcp --grid HUB`: a W3C session through the hub made from `capabilities`,
+/// every tool call sent under it, deleted when stdin closes. Returns the exit code.
+pub fn run_stdio_grid(
+    hub: &str,
+    capabilities: serde_json::Map<String, serde_json::Value>,
+    token: Option<String>,
+) -> i32 {
+    let hub = hub.to_string();
+    run_on_runtime(|| async move {
+        let (id, base) = match crate::client::grid::open(&hub, &capabilities).await {
+            Ok(opened) => opened,
+            Err(e) => {
+                eprintln!("mobilectl mcp: {}", e.message);
+                return exit::FAILED;
+            }
+        };
+        let options = ConnectOptions {
+            url: base,
+            token,
+            autostart: false,
+            session: None,
+        };
+        let pick = DevicePick {
+            external: true,
+            ..Default::default()
+        };
+        let code = serve_stdio(options, pick).await;
+        crate::client::grid::close(&hub, &id).await;
+        code
+    })
+}
+
+fn run_on_runtime<F, Fut>(work: F) -> i32
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = i32>,
+{
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -64,27 +104,30 @@ pub fn run_stdio(options: ConnectOptions, pick: DevicePick) -> i32 {
             return exit::FAILED;
         }
     };
-    rt.block_on(async move {
-        let server = McpServer::new(Arc::new(HttpDispatch::new(options)), pick);
-        let session = server.session().clone();
-        let running = match server.serve(rmcp::transport::stdio()).await {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("mobilectl mcp: the MCP session did not start: {e}");
-                return exit::FAILED;
-            }
-        };
-        let code = match running.waiting().await {
-            Ok(_) => exit::OK,
-            Err(e) => {
-                eprintln!("mobilectl mcp: {e}");
-                exit::FAILED
-            }
-        };
-        // stdin closed: the device is given back at once.
-        session.end().await;
-        code
-    })
+    rt.block_on(work())
+}
+
+/// MCP on stdin/stdout over the server `options` name, until stdin closes; then the
+/// connection's session ends (its device is given back at once).
+async fn serve_stdio(options: ConnectOptions, pick: DevicePick) -> i32 {
+    let server = McpServer::new(Arc::new(HttpDispatch::new(options)), pick);
+    let session = server.session().clone();
+    let running = match server.serve(rmcp::transport::stdio()).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mobilectl mcp: the MCP session did not start: {e}");
+            return exit::FAILED;
+        }
+    };
+    let code = match running.waiting().await {
+        Ok(_) => exit::OK,
+        Err(e) => {
+            eprintln!("mobilectl mcp: {e}");
+            exit::FAILED
+        }
+    };
+    session.end().await;
+    code
 }
 
 #[cfg(test)]

@@ -25,6 +25,9 @@ pub struct DevicePick {
     pub wait_ms: Option<u64>,
     /// The session's name (stdio bridges name theirs after their process).
     pub name: Option<String>,
+    /// The connection reaches the API under a session made elsewhere (a Grid session: the
+    /// URL ends in `/session/{id}`), so it makes none of its own.
+    pub external: bool,
 }
 
 impl DevicePick {
@@ -67,6 +70,9 @@ impl<D: Dispatch> ConnectionSession<D> {
     /// Sends `request` in the connection's session (made first if needed); when the server no
     /// longer knows the session, makes a new one and sends it once more.
     pub async fn send(&self, mut request: HttpCall) -> Result<ApiAnswer, DispatchError> {
+        if self.pick.external {
+            return self.dispatch.send(request).await;
+        }
         let id = self.id().await?;
         request.session = Some(id.clone());
         let answer = self.dispatch.send(request.clone()).await?;

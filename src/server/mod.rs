@@ -12,6 +12,7 @@ pub mod listen;
 pub mod reply;
 pub mod routes;
 pub mod security;
+pub mod w3c;
 
 pub use bind::check_declared_errors;
 pub use error::{ApiBytes, ApiJson, ApiQuery};
@@ -96,13 +97,16 @@ pub(crate) fn api(state: AppState) -> Router {
         .layer(CatchPanicLayer::custom(error::panic_response))
 }
 
-/// The whole HTTP application: API routes, MCP at `/mcp`, `/openapi.json`, Swagger UI at
-/// `/docs`, the error envelope for unknown routes and methods, and the security layers.
+/// The whole HTTP application: API routes, MCP at `/mcp`, the W3C routes a Selenium Grid node
+/// relays to ([`w3c`]), `/openapi.json`, Swagger UI at `/docs`, the error envelope for unknown
+/// routes and methods, and the security layers.
 pub fn app(mut state: AppState, policy: SecurityPolicy) -> Router {
     state.bound = policy.bound;
-    let api = api(state);
+    let api = api(state.clone());
     let mcp = crate::mcp::http::service(api.clone(), BODY_LIMIT, SHUTDOWN.child_token());
+    let w3c = w3c::routes(state, api.clone());
     let mut router = api
+        .merge(w3c)
         .nest_service(crate::mcp::http::PATH, mcp)
         .merge(SwaggerUi::new("/docs").url("/openapi.json", crate::api::openapi()));
     if !policy.allow_origins.is_empty() {

@@ -333,6 +333,43 @@ async fn two_mobilectl_nodes_behind_a_real_grid_hub() {
     ] {
         assert_eq!(delete_session(&hub, s).await, 200);
     }
+    // The CLI through the hub: a named Grid session across separate processes.
+    let state = tempfile::tempdir().unwrap();
+    let cli = |args: &[&str]| {
+        let o = Command::new(BIN)
+            .args(["--grid", &hub])
+            .args(args)
+            .env("MOBILECTL_STATE_DIR", state.path())
+            .env_remove("MOBILECTL_SESSION")
+            .env_remove("MOBILECTL_UDID")
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (o.status.code(), said)
+    };
+    let (code, said) = cli(&[
+        "session",
+        "start",
+        "--name",
+        "grid-ci",
+        "--platform",
+        "android",
+    ]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("(grid-ci) · device"), "{said}");
+    let (code, said) = cli(&["--session", "grid-ci", "snapshot"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("LOG IN") || said.contains("Allow"), "{said}");
+    let (code, said) = cli(&["--session", "grid-ci", "session", "end"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("released"), "{said}");
+    let (code, said) = cli(&["--session", "grid-ci", "snapshot"]);
+    assert_eq!(code, Some(2), "{said}");
+
     let mut cmd = tokio::process::Command::new(BIN);
     cmd.args([
         "mcp",

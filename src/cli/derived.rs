@@ -22,6 +22,7 @@ const TAKEN: &[&str] = &[
     "no-autostart",
     "udid",
     "session",
+    "grid",
     "output",
     "help",
     "version",

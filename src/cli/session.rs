@@ -171,6 +171,95 @@ pub async fn restart_if_gone(c: &Client, name: &str, e: &ClientError) -> bool {
     }
 }
 
+/// With `--grid HUB`, a named session is a Grid session: `session start` opens one through
+/// the hub (its options as capabilities) and keeps its id with the defaults; every later
+/// command of `--session NAME` goes under `HUB/session/{id}`; `session end` deletes it.
+pub async fn through_grid(
+    hub: &str,
+    req: Request,
+    g: &super::GlobalArgs,
+) -> Result<super::plan::Answer, ClientError> {
+    use super::plan::{execute, Answer};
+    let name = g.session.clone();
+    let kept = || -> Result<Value, ClientError> {
+        let name = name.as_deref().ok_or_else(|| {
+            ClientError::usage("--grid runs in a named session: give --session NAME (made with `session start --name NAME`)")
+        })?;
+        file(name)
+            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .filter(|v| v["grid"].is_string())
+            .ok_or_else(|| {
+                ClientError::usage(format!(
+                    "no Grid session named `{name}` here: start it with `mobilectl --grid {hub} session start --name {name}`"
+                ))
+            })
+    };
+    let client_at = |base: String| {
+        let opts = crate::client::ConnectOptions {
+            url: base,
+            token: g.token.clone(),
+            autostart: false,
+            session: None,
+        };
+        async move { Client::connect(&opts).await }
+    };
+    match req.op {
+        "create_session" => {
+            let a = &req.args;
+            let m = &a.get("match").cloned().unwrap_or_default();
+            let mut caps = serde_json::Map::new();
+            for (cap, v) in [
+                ("platformName", &m["platform"]),
+                ("appium:deviceName", &m["name_contains"]),
+                ("appium:platformVersion", &m["os_version"]),
+                ("appium:udid", a.get("udid").unwrap_or(&Value::Null)),
+                ("appium:bundleId", a.get("app").unwrap_or(&Value::Null)),
+                ("mobilectl:name", a.get("name").unwrap_or(&Value::Null)),
+                ("mobilectl:ttl_s", a.get("ttl_s").unwrap_or(&Value::Null)),
+                (
+                    "mobilectl:wait_ms",
+                    a.get("wait_ms").unwrap_or(&Value::Null),
+                ),
+            ] {
+                if !v.is_null() {
+                    caps.insert(cap.to_string(), v.clone());
+                }
+            }
+            let (id, base) = crate::client::grid::open(hub, &caps).await?;
+            let reply = client_at(base).await?.get("/api/v1/session", &[]).await?;
+            if let Some(path) = a.get("name").and_then(Value::as_str).and_then(file) {
+                let kept = json!({ "request": a, "id": id, "grid": hub });
+                let _ = write_whole(&path, kept.to_string().as_bytes());
+            }
+            Ok(Answer::Json { op: req.op, reply })
+        }
+        "end_session" => {
+            let kept = kept()?;
+            let id = kept["id"].as_str().unwrap_or_default().to_string();
+            let base = format!("{}/session/{id}", hub.trim_end_matches('/'));
+            let info = client_at(base).await?.get("/api/v1/session", &[]).await?;
+            crate::client::grid::close(hub, &id).await;
+            after("end_session", &req.args, &Value::Null);
+            let value = json!({ "id": id, "released": info.value["udid"] });
+            Ok(Answer::Json {
+                op: req.op,
+                reply: crate::client::Reply {
+                    raw: value.to_string(),
+                    value,
+                    timing_ms: None,
+                },
+            })
+        }
+        _ => {
+            let kept = kept()?;
+            let id = kept["id"].as_str().unwrap_or_default();
+            let c = client_at(format!("{}/session/{id}", hub.trim_end_matches('/'))).await?;
+            execute(&c, req, g.json).await
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -102,3 +102,26 @@ def test_a_generated_client_drives_the_demo_login(client_package, demo_server):
     shot = screenshot.sync_detailed(client=client)
     assert shot.status_code == 200
     assert Image.open(io.BytesIO(shot.content)).format == "PNG"
+
+
+def test_a_generated_client_works_under_a_w3c_session(client_package, demo_server):
+    """The base URL of a Grid session (`…/session/{id}`) is all a generated client needs: the
+    whole API is under it, on the session's device (mobilectl answers it directly too)."""
+    import httpx
+    from mobilectl_client import Client
+    from mobilectl_client.api.inspect import snapshot
+    from mobilectl_client.api.sessions import session_info
+    from mobilectl_client.models import SessionInfo, SnapshotFormat, SnapshotView
+
+    made = httpx.post(f"{demo_server}/session", timeout=60, headers={
+        "content-type": "application/json; charset=utf-8"},
+        json={"capabilities": {"alwaysMatch": {"platformName": "android"}}}).json()
+    sid = made["value"]["sessionId"]
+    client = Client(base_url=f"{demo_server}/session/{sid}", timeout=60)
+    info = session_info.sync(client=client)
+    assert isinstance(info, SessionInfo), info
+    assert info.id == sid and info.udid == made["value"]["capabilities"]["appium:udid"]
+    snap = snapshot.sync(client=client, format_=SnapshotFormat.JSON)
+    assert isinstance(snap, SnapshotView), snap
+    assert snap.device.udid == info.udid
+    assert httpx.delete(f"{demo_server}/session/{sid}").status_code == 200

@@ -16,6 +16,7 @@ from pathlib import Path
 STANDING = (
     ("Server error", "UNSUPPORTED_ON_PLATFORM"),
     ("Schema-valid request rejected", "VALIDATION_FAILED"),
+    ("Schema-valid request rejected", "SESSION_EXPIRED"),
 )
 
 # `wait` and `wait-for-change` hold the request for up to `timeout_ms` (at most 120 s) by

@@ -61,11 +61,14 @@ pub struct StatusBarRequest {
     /// Clock text, e.g. `"9:41"`, or an ISO 8601 date.
     pub time: Option<String>,
     /// 0–100.
+    #[schema(minimum = 0, maximum = 100)]
     pub battery_level: Option<u8>,
     pub battery_state: Option<BatteryState>,
     /// 0–3.
+    #[schema(minimum = 0, maximum = 3)]
     pub wifi_bars: Option<u8>,
     /// 0–4.
+    #[schema(minimum = 0, maximum = 4)]
     pub cellular_bars: Option<u8>,
     pub data_network: Option<DataNetwork>,
     /// Carrier name.

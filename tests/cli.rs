@@ -624,6 +624,62 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             0,
             "ok",
         ),
+        // Device features: the clipboard, the orientation (restored after), intents.
+        case(
+            "set_clipboard",
+            &["clipboard", "set", "it's $(me)"],
+            0,
+            "ok",
+        ),
+        case("get_clipboard", &["clipboard", "get"], 0, "it's $(me)"),
+        case(
+            "set_orientation",
+            &["orientation", "set", "landscape"],
+            0,
+            "ok",
+        ),
+        case(
+            "get_orientation",
+            &["orientation", "get"],
+            0,
+            "landscape · auto-rotate off",
+        ),
+        case(
+            "set_orientation",
+            &["orientation", "set", "--restore"],
+            0,
+            "ok",
+        ),
+        case(
+            "set_orientation",
+            &["orientation", "set", "diagonal"],
+            2,
+            "portrait",
+        ),
+        case(
+            "send_intent",
+            &[
+                "intent",
+                "--component",
+                "com.mobilectl.demo/.InboxActivity",
+                "--extras",
+                r#"{"key": "n", "type": "int", "value": 3}"#,
+            ],
+            0,
+            "start ok · com.mobilectl.demo/.InboxActivity",
+        ),
+        case(
+            "send_intent",
+            &[
+                "intent",
+                "--action",
+                "A",
+                "--extras",
+                r#"{"key": "n", "type": "int", "value": "x"}"#,
+            ],
+            2,
+            "VALIDATION_FAILED",
+        ),
         // The demo is a physical phone: its location cannot be set over adb.
         case(
             "set_location",

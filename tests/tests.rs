@@ -14,6 +14,7 @@ mod android_typing;
 mod android_verify;
 mod batch;
 mod cli;
+mod device_features;
 mod devices;
 mod http_api;
 mod ios_e2e;

@@ -10,8 +10,8 @@
 use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
-    act::*, apps::*, batch::*, devices::*, inspect::*, logs::*, proxy::*, service::*, system::*,
-    verify::*,
+    act::*, apps::*, batch::*, devices::*, features::*, inspect::*, logs::*, proxy::*, service::*,
+    system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 
@@ -242,6 +242,44 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<StatusBarRequest>()
             .json::<SettingDone>(),
+        // device features
+        op(Get, "get_clipboard", "/api/v1/device/clipboard", "system", "Read the clipboard.")
+            .cli("clipboard get", &["clipboard", "get"])
+            .describe("iOS Simulator: `simctl pbpaste`. Android: `cmd clipboard get-text` where the OS \
+                       has it (else 501: Android 10+ restricts clipboard reads to the focused app).")
+            .errors(DEVICE)
+            .query::<DeviceQuery>()
+            .json::<ClipboardView>(),
+        op(Put, "set_clipboard", "/api/v1/device/clipboard", "system", "Set the clipboard's text.")
+            .cli("clipboard set TEXT", &["clipboard", "set", "hello"])
+            .describe("iOS Simulator: `simctl pbcopy`. Android: `cmd clipboard set-text` where the OS has \
+                       it, else 501. At most 64 KiB.")
+            .errors(DEVICE)
+            .body::<ClipboardSet>()
+            .json::<SettingDone>(),
+        op(Get, "get_orientation", "/api/v1/device/orientation", "system", "Read the screen orientation.")
+            .cli("orientation get", &["orientation", "get"])
+            .describe("Android: the UI dump's rotation, and whether auto-rotate is on. iOS Simulator: 501.")
+            .errors(DEVICE)
+            .query::<DeviceQuery>()
+            .json::<OrientationView>(),
+        op(Put, "set_orientation", "/api/v1/device/orientation", "system", "Rotate the screen, or restore auto-rotate.")
+            .cli("orientation set [ORIENTATION]", &["orientation", "set", "landscape"])
+            .describe("Android: auto-rotate is locked and `user_rotation` set; `restore: true` turns \
+                       auto-rotate back on. Snapshots and coordinates follow the turned screen: take a \
+                       new snapshot after turning. iOS Simulator: 501 (simctl cannot rotate).")
+            .errors(DEVICE)
+            .body::<OrientationRequest>()
+            .json::<SettingDone>(),
+        op(Post, "send_intent", "/api/v1/device/intent", "system", "Send an Android intent: start an activity or broadcast.")
+            .cli("intent", &["intent", "--action", "android.intent.action.VIEW", "--data", "https://example.com"])
+            .describe("`am start -W` (mode `start`) or `am broadcast`, every value quoted for the device \
+                       shell and typed extras checked against their types first. The answer carries \
+                       what `am` said and the activity it started. iOS: 501.")
+            .errors(DEVICE)
+            .errors(&[NotFound])
+            .body::<IntentRequest>()
+            .json::<IntentDone>(),
         // network
         op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording proxy.")
             .cli("proxy start", &["proxy", "start"])

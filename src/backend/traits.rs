@@ -18,8 +18,8 @@ use async_trait::async_trait;
 use super::validate;
 use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
 use crate::device::{
-    AlertChoice, AppInfo, Device, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
-    Platform, Point, StatusBarOverride,
+    AlertChoice, AppInfo, Device, IntentOutcome, IntentSpec, Key, KeyPress, LaunchOptions,
+    Launched, Orientation, OrientationRead, PermissionAction, Platform, Point, StatusBarOverride,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::logs::{Crash, CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
@@ -391,6 +391,32 @@ pub trait DeviceBackend: Send + Sync {
         _action: PermissionAction,
     ) -> Result<Option<String>> {
         Err(unsupported("changing permissions", self.name()))
+    }
+
+    // --- device features (see `crate::controller::features`) ----------------------------
+    /// The clipboard's text.
+    async fn get_clipboard(&self, _device: &Device) -> Result<String> {
+        Err(unsupported("reading the clipboard", self.name()))
+    }
+    /// Puts text on the clipboard.
+    async fn set_clipboard(&self, _device: &Device, _text: &str) -> Result<()> {
+        Err(unsupported("setting the clipboard", self.name()))
+    }
+    /// The orientation as the device reports it (`orientation: None`: read the screen).
+    async fn get_orientation(&self, _device: &Device) -> Result<OrientationRead> {
+        Err(unsupported("reading the orientation", self.name()))
+    }
+    /// Holds the screen in an orientation (`Some`), or gives it back to the sensor (`None`).
+    async fn set_orientation(&self, _device: &Device, _to: Option<Orientation>) -> Result<()> {
+        Err(unsupported("rotating the screen", self.name()).with_hint(
+            "Android devices rotate (settings user_rotation); physical iPhones through \
+             WebDriverAgent; simctl has no rotation command for Simulators",
+        ))
+    }
+    /// Starts an activity with an intent, or broadcasts it (Android).
+    async fn send_intent(&self, _device: &Device, _intent: &IntentSpec) -> Result<IntentOutcome> {
+        Err(unsupported("Android intents", self.name())
+            .with_hint("intents are Android's; on iOS open a URL (`open_url`) instead"))
     }
 
     // --- simulator housekeeping -------------------------------------------------------------

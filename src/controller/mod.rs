@@ -11,6 +11,7 @@ mod alerts;
 mod apps;
 mod batch;
 mod doctor;
+mod features;
 mod listing;
 mod logs;
 mod power;

@@ -7,11 +7,16 @@
 //! its folder under `crate::backend`.
 
 mod apps;
+mod features;
 mod input;
 mod system;
 mod tools;
 
 pub use apps::{AppInfo, LaunchOptions, Launched};
+pub use features::{
+    check_extra, check_intent, ExtraType, IntentExtra, IntentMode, IntentOutcome, IntentParts,
+    IntentSpec, Orientation, OrientationRead,
+};
 pub use input::{AlertChoice, Key, KeyPress, Point};
 pub use system::{BatteryState, DataNetwork, PermissionAction, StatusBarOverride};
 pub use tools::Tool;

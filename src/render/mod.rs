@@ -11,6 +11,7 @@
 
 pub mod act;
 pub mod devices;
+pub mod features;
 pub mod flows;
 pub mod inspect;
 pub mod logs;
@@ -60,6 +61,11 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("set_location", devices::done),
     ("set_permission", devices::done),
     ("status_bar", devices::done),
+    ("get_clipboard", features::clipboard),
+    ("set_clipboard", devices::done),
+    ("get_orientation", features::orientation),
+    ("set_orientation", devices::done),
+    ("send_intent", features::intent),
     ("proxy_start", flows::status),
     ("proxy_stop", flows::status),
     ("proxy_status", flows::status),

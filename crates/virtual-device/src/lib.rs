@@ -169,6 +169,8 @@ impl Device {
             "activity": st.focused_component(),
             "installed": st.installed.keys().collect::<Vec<_>>(),
             "last_url": st.last_url,
+            "clipboard": st.clipboard,
+            "rotation": st.rotation(),
             "fail_dumps_left": self.faults.fail_dumps_left(),
             "offline": *self.offline.borrow(),
             "reverse": self.reverse.json(),

@@ -66,7 +66,10 @@ impl DeviceState {
         settings.insert(("global".into(), "airplane_mode_on".into()), "0".into());
         settings.insert(("system".into(), "screen_brightness".into()), "128".into());
         // Auto-rotate on, the device held upright: rotation 0 until it is locked elsewhere.
-        settings.insert(("system".into(), "accelerometer_rotation".into()), "1".into());
+        settings.insert(
+            ("system".into(), "accelerometer_rotation".into()),
+            "1".into(),
+        );
         settings.insert(("system".into(), "user_rotation".into()), "0".into());
         let mut s = DeviceState {
             live: app.screens.clone(),

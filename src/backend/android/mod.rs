@@ -9,6 +9,7 @@ mod apps;
 pub mod connect;
 mod devices;
 mod emulator;
+mod features;
 pub mod input;
 mod logs;
 mod proxy;
@@ -337,6 +338,34 @@ impl DeviceBackend for AdbBackend {
     ) -> Result<Option<String>> {
         self.change_permission(device, bundle_id, permission, action)
             .await
+    }
+
+    async fn get_clipboard(&self, device: &Device) -> Result<String> {
+        self.clipboard_get(device).await
+    }
+
+    async fn set_clipboard(&self, device: &Device, text: &str) -> Result<()> {
+        self.clipboard_set(device, text).await
+    }
+
+    async fn get_orientation(&self, device: &Device) -> Result<crate::device::OrientationRead> {
+        self.orientation_get(device).await
+    }
+
+    async fn set_orientation(
+        &self,
+        device: &Device,
+        to: Option<crate::device::Orientation>,
+    ) -> Result<()> {
+        self.orientation_set(device, to).await
+    }
+
+    async fn send_intent(
+        &self,
+        device: &Device,
+        intent: &crate::device::IntentSpec,
+    ) -> Result<crate::device::IntentOutcome> {
+        self.intent_send(device, intent).await
     }
 
     async fn read_proxy_setting(

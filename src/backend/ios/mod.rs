@@ -4,6 +4,7 @@
 
 mod apps;
 mod devices;
+mod features;
 mod keys;
 mod listapps;
 mod logs;
@@ -238,6 +239,14 @@ impl DeviceBackend for SimctlBackend {
         self.privacy(&device.udid, bundle_id, permission, action)
             .await
             .map(|()| None)
+    }
+
+    async fn get_clipboard(&self, device: &Device) -> Result<String> {
+        self.pasteboard_get(&device.udid).await
+    }
+
+    async fn set_clipboard(&self, device: &Device, text: &str) -> Result<()> {
+        self.pasteboard_set(&device.udid, text).await
     }
 
     async fn erase(&self, device: &Device) -> Result<()> {

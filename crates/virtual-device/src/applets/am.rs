@@ -74,7 +74,11 @@ pub fn am(dev: &Device, args: &[String]) -> AppletResult {
             let mut shown = intent.clone();
             shown.action = Some(action.to_string());
             shown.flags = Some(shown.flags.unwrap_or(0) | 0x400000);
-            st.log('I', "BroadcastQueue", &format!("Enqueued {{{}}}", shown.describe()));
+            st.log(
+                'I',
+                "BroadcastQueue",
+                &format!("Enqueued {{{}}}", shown.describe()),
+            );
             AppletResult::ok(format!(
                 "Broadcasting: Intent {{ {} }}\nBroadcast completed: result=0\n",
                 shown.describe()
@@ -388,7 +392,10 @@ fn clipboard(dev: &Device, args: &[String]) -> AppletResult {
             Some(t) => format!("{t}\n"),
             None => String::new(),
         }),
-        _ => AppletResult::fail(255, "Clipboard service commands:\n  get-text\n  set-text TEXT\n"),
+        _ => AppletResult::fail(
+            255,
+            "Clipboard service commands:\n  get-text\n  set-text TEXT\n",
+        ),
     }
 }
 

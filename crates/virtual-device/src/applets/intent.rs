@@ -100,7 +100,9 @@ pub fn parse(args: &[String]) -> Result<Intent, String> {
                     "--ei" => v.parse::<i32>().is_ok(),
                     "--el" => v.parse::<i64>().is_ok(),
                     "--ef" => v.parse::<f32>().is_ok(),
-                    "--ez" => ["true", "false", "0", "1"].contains(&v.to_ascii_lowercase().as_str()),
+                    "--ez" => {
+                        ["true", "false", "0", "1"].contains(&v.to_ascii_lowercase().as_str())
+                    }
                     _ => true,
                 };
                 if !ok {
@@ -132,7 +134,18 @@ mod tests {
     #[test]
     fn typed_extras_are_kept_literally() {
         let i = parse(&args(&[
-            "-a", "A", "--es", "s", "$(id); `x`", "--ei", "n", "3", "-c", "C", "-f", "0x10",
+            "-a",
+            "A",
+            "--es",
+            "s",
+            "$(id); `x`",
+            "--ei",
+            "n",
+            "3",
+            "-c",
+            "C",
+            "-f",
+            "0x10",
         ]))
         .unwrap();
         assert_eq!(i.extra("s"), Some("$(id); `x`"));

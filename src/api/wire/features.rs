@@ -1,0 +1,77 @@
+//! Wire types of the device features: the clipboard, the screen's orientation and Android
+//! intents.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::device::Device;
+pub use crate::device::{ExtraType, IntentExtra, IntentMode, Orientation};
+
+/// Put text on the device's clipboard.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClipboardSet {
+    pub udid: Option<String>,
+    pub text: String,
+}
+
+/// What the device's clipboard holds.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClipboardView {
+    pub device: Device,
+    /// The clipboard's text (empty when it holds none).
+    pub text: String,
+}
+
+/// Turn the screen, or give the rotation back to the sensor.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrientationRequest {
+    pub udid: Option<String>,
+    pub orientation: Option<Orientation>,
+    /// Turn auto-rotate back on instead.
+    #[serde(default)]
+    pub restore: bool,
+}
+
+/// The screen's orientation.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrientationView {
+    pub device: Device,
+    pub orientation: Orientation,
+    /// Whether the screen follows the sensor (Android; absent where unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_rotate: Option<bool>,
+}
+
+/// Start an activity with an intent, or broadcast it (Android).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IntentRequest {
+    pub udid: Option<String>,
+    #[serde(default)]
+    pub mode: IntentMode,
+    pub action: Option<String>,
+    pub data: Option<String>,
+    /// PACKAGE/CLASS.
+    pub component: Option<String>,
+    pub package: Option<String>,
+    #[serde(default)]
+    pub category: Vec<String>,
+    pub flags: Option<u32>,
+    #[serde(default)]
+    pub extras: Vec<IntentExtra>,
+}
+
+/// An intent was sent.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct IntentDone {
+    pub success: bool,
+    pub device: Device,
+    pub mode: IntentMode,
+    /// What `am` said.
+    pub output: String,
+    /// The activity that was started (`start`, when `am` names it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub activity: Option<String>,
+}

@@ -1,0 +1,63 @@
+//! Text of the device features' answers: the clipboard, the orientation, an intent.
+
+use serde_json::Value;
+
+use super::s;
+
+/// `get_clipboard`: the text itself (nothing more, so it pipes), or `(empty)`.
+pub fn clipboard(v: &Value) -> String {
+    match s(&v["text"]) {
+        "" => "(empty)".to_string(),
+        t => t.to_string(),
+    }
+}
+
+/// `get_orientation`: `landscape · auto-rotate off`.
+pub fn orientation(v: &Value) -> String {
+    let mut line = s(&v["orientation"]).to_string();
+    match v["auto_rotate"].as_bool() {
+        Some(true) => line += " · auto-rotate on",
+        Some(false) => line += " · auto-rotate off",
+        None => {}
+    }
+    line
+}
+
+/// `send_intent`: `start ok · com.example/.Main`, then what `am` said.
+pub fn intent(v: &Value) -> String {
+    let mut line = format!(
+        "{} {}",
+        s(&v["mode"]),
+        if v["success"] == true { "ok" } else { "FAILED" }
+    );
+    if let Some(a) = v["activity"].as_str() {
+        line += &format!(" · {a}");
+    }
+    for l in s(&v["output"]).lines() {
+        line += &format!("\n  {l}");
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn features_render_in_a_line_or_two() {
+        assert_eq!(clipboard(&json!({"text": "hi"})), "hi");
+        assert_eq!(clipboard(&json!({"text": ""})), "(empty)");
+        assert_eq!(
+            orientation(&json!({"orientation": "landscape", "auto_rotate": false})),
+            "landscape · auto-rotate off"
+        );
+        assert_eq!(
+            intent(
+                &json!({"mode": "start", "success": true, "activity": "a/.B",
+                           "output": "Status: ok"})
+            ),
+            "start ok · a/.B\n  Status: ok"
+        );
+    }
+}

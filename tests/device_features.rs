@@ -1,0 +1,354 @@
+//! Device features — clipboard, orientation, Android intents — through the real adb and the
+//! virtual device (its journal holds the argv its shell parsed, so quoting is checked where it
+//! matters), through a fake `xcrun` for the Simulator (argv only: no recorded pbpaste output
+//! exists), and the 501 answers of platforms that lack a feature.
+
+use crate::common;
+
+use axum::http::StatusCode;
+use common::android::*;
+use common::*;
+use mobilectl::exec::Tool;
+use serde_json::{json, Value};
+
+fn put(path: &str, body: Value) -> axum::http::Request<axum::body::Body> {
+    send_json("PUT", path, &body.to_string())
+}
+
+/// The journal's argvs of `am` after `mark` (its sequence number).
+fn am_since(h: &virtual_device::testing::VdHarness, mark: u64) -> Vec<Vec<String>> {
+    h.journal()
+        .into_iter()
+        .filter(|e| e["seq"].as_u64().is_some_and(|s| s > mark))
+        .filter_map(|e| {
+            e["argv"].as_array().map(|a| {
+                a.iter()
+                    .map(|s| s.as_str().unwrap_or_default().to_string())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .filter(|a| a.first().map(String::as_str) == Some("am"))
+        .collect()
+}
+
+const HOSTILE: &str = "it's $(touch /sdcard/pwned); `id` && echo \"x\" | cat > /sdcard/y; *";
+
+#[tokio::test]
+async fn clipboard_round_trip_through_adb() {
+    let h = start_device();
+    let app = app_for(&h);
+    let (status, body) = call(
+        &app,
+        put("/api/v1/device/clipboard", json!({"text": HOSTILE})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(h.state()["clipboard"], HOSTILE, "typed literally");
+    let (status, body) = call(&app, get("/api/v1/device/clipboard")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["text"], HOSTILE);
+    assert!(
+        !h.journal_argvs()
+            .iter()
+            .any(|a| a[0] == "touch" || a[0] == "id"),
+        "nothing in the text ran"
+    );
+
+    // Too long, or with a NUL: refused before the device is asked.
+    let mark = journal_mark(&h);
+    for text in ["x".repeat(64 * 1024 + 1), "a\u{0}b".to_string()] {
+        let (status, body) = call(
+            &app,
+            put("/api/v1/device/clipboard", json!({ "text": text })),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(error_code(&body), "VALIDATION_FAILED");
+    }
+    assert!(services_since(&h, mark).is_empty());
+    assert_eq!(h.state()["clipboard"], HOSTILE, "unchanged");
+}
+
+#[tokio::test]
+async fn rotation_turns_the_snapshot_and_a_tap_by_ref_lands() {
+    let h = start_device();
+    let app = app_for(&h);
+    let (status, body) = call(&app, get("/api/v1/device/orientation")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["orientation"], "portrait");
+    assert_eq!(body["auto_rotate"], true);
+    let (_, before) = call(&app, get("/api/v1/device/ui")).await;
+    assert_eq!(
+        before["screen"],
+        json!({"w": 1080.0, "h": 2400.0}),
+        "{}",
+        before["screen"]
+    );
+
+    let (status, body) = call(
+        &app,
+        put(
+            "/api/v1/device/orientation",
+            json!({"orientation": "landscape"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(ran_settings(&h, "accelerometer_rotation", "0"));
+    assert!(ran_settings(&h, "user_rotation", "1"));
+    let (_, body) = call(&app, get("/api/v1/device/orientation")).await;
+    assert_eq!(body["orientation"], "landscape", "{body}");
+    assert_eq!(body["auto_rotate"], false);
+
+    let (_, snap) = call(&app, get("/api/v1/device/ui")).await;
+    assert_eq!(snap["screen"], json!({"w": 2400.0, "h": 1080.0}));
+    let user = ref_by_id(&snap, "id/username");
+    let (status, body) = call(&app, post("/api/v1/device/ui/tap", json!({"ref": user}))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        h.state()["focused"].is_array(),
+        "the tap focused the field: {}",
+        h.state()
+    );
+
+    for (o, r) in [("landscape_reverse", 3), ("portrait_reverse", 2)] {
+        let (status, _) = call(
+            &app,
+            put("/api/v1/device/orientation", json!({"orientation": o})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(h.state()["rotation"], r);
+    }
+
+    // Bad input changes nothing.
+    let mark = journal_mark(&h);
+    for bad in [
+        json!({"orientation": "diagonal"}),
+        json!({}),
+        json!({"orientation": "portrait", "restore": true}),
+    ] {
+        let (status, body) = call(&app, put("/api/v1/device/orientation", bad.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+        assert!(body["error"]["hint"].is_string() || body["error"]["message"].is_string());
+    }
+    assert!(services_since(&h, mark).is_empty());
+    assert_eq!(h.state()["rotation"], 2);
+
+    // Restoring gives the rotation back to the sensor (upright).
+    let (status, body) = call(
+        &app,
+        put("/api/v1/device/orientation", json!({"restore": true})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(h.state()["rotation"], 0);
+    let (_, snap) = call(&app, get("/api/v1/device/ui")).await;
+    assert_eq!(snap["screen"], json!({"w": 1080.0, "h": 2400.0}));
+}
+
+fn ran_settings(h: &virtual_device::testing::VdHarness, key: &str, value: &str) -> bool {
+    h.journal_argvs().iter().any(|a| {
+        a.iter()
+            .map(String::as_str)
+            .eq(["settings", "put", "system", key, value])
+    })
+}
+
+#[tokio::test]
+async fn intents_carry_typed_extras_quoted() {
+    let h = start_device();
+    let app = app_for(&h);
+    let mark = journal_mark(&h);
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/intent",
+            json!({
+                "action": "android.intent.action.MAIN",
+                "component": "com.mobilectl.demo/.InboxActivity",
+                "category": ["android.intent.category.DEFAULT"],
+                "flags": 0x1000_0000u32,
+                "extras": [
+                    {"key": "s", "type": "string", "value": HOSTILE},
+                    {"key": "n", "type": "int", "value": -3},
+                    {"key": "l", "type": "long", "value": 1_099_511_627_776u64},
+                    {"key": "f", "type": "float", "value": 1.5},
+                    {"key": "b", "type": "bool", "value": true},
+                    {"key": "u", "type": "uri", "value": "https://example.com/a?b=c&d"},
+                    {"key": "a", "type": "string_array", "value": ["x y", "z"]}
+                ]
+            }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body["activity"], "com.mobilectl.demo/.InboxActivity",
+        "{body}"
+    );
+    assert!(
+        body["output"].as_str().unwrap().contains("(has extras)"),
+        "{body}"
+    );
+    assert_eq!(h.state()["activity"], "com.mobilectl.demo/.InboxActivity");
+    let am = am_since(&h, mark);
+    let want: Vec<String> = [
+        "am",
+        "start",
+        "-W",
+        "-a",
+        "android.intent.action.MAIN",
+        "-n",
+        "com.mobilectl.demo/.InboxActivity",
+        "-c",
+        "android.intent.category.DEFAULT",
+        "-f",
+        "0x10000000",
+        "--es",
+        "s",
+        HOSTILE,
+        "--ei",
+        "n",
+        "-3",
+        "--el",
+        "l",
+        "1099511627776",
+        "--ef",
+        "f",
+        "1.5",
+        "--ez",
+        "b",
+        "true",
+        "--eu",
+        "u",
+        "https://example.com/a?b=c&d",
+        "--esa",
+        "a",
+        "x y,z",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(am, [want], "one am, every value one literal argument");
+    assert!(!h
+        .journal_argvs()
+        .iter()
+        .any(|a| a[0] == "touch" || a[0] == "id"));
+
+    // A broadcast answers what am said.
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/intent",
+            json!({"mode": "broadcast", "action": "com.example.PING", "package": "com.mobilectl.demo",
+                   "extras": [{"key": "k", "type": "string", "value": "v"}]}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        body["output"]
+            .as_str()
+            .unwrap()
+            .contains("Broadcast completed"),
+        "{body}"
+    );
+    assert!(body.get("activity").is_none());
+
+    // An activity that does not exist: NOT_FOUND with am's words.
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/intent",
+            json!({"component": "com.mobilectl.demo/.Nope"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(body["error"]["details"]["output"]
+        .as_str()
+        .unwrap()
+        .contains("does not exist"));
+
+    // Extras whose values do not match their types, and intents without an address, are
+    // refused before the device is asked.
+    let mark = journal_mark(&h);
+    for bad in [
+        json!({"action": "A", "extras": [{"key": "n", "type": "int", "value": "3"}]}),
+        json!({"action": "A", "extras": [{"key": "n", "type": "int", "value": 4_000_000_000u64}]}),
+        json!({"action": "A", "extras": [{"key": "b", "type": "bool", "value": "yes"}]}),
+        json!({"action": "A", "extras": [{"key": "a", "type": "string_array", "value": ["a,b"]}]}),
+        json!({"action": "A", "extras": [{"key": "s", "type": "string", "value": "two\nlines"}]}),
+        json!({"action": "A", "extras": [{"key": "s", "type": "text", "value": "x"}]}),
+        json!({"extras": []}),
+        json!({"action": "has space"}),
+        json!({"component": "no-slash"}),
+    ] {
+        let (status, body) = call(&app, post("/api/v1/device/intent", bad.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
+    assert!(services_since(&h, mark).is_empty());
+}
+
+#[tokio::test]
+async fn simulator_clipboard_is_simctl_and_the_rest_is_501() {
+    let fakes = FakeTools::new();
+    let xcrun = fake_xcrun_with(
+        &fakes,
+        "ios_simctl/simctl_list_devices_json_xcode15_ios15.5-17.5_with_lastBootedAt.json",
+        "  \"simctl pbcopy \"*|\"simctl pbpaste \"*) exit 0 ;;",
+    );
+    let app = app_with(toolbox(&[(Tool::Xcrun, &xcrun)]), loopback_policy());
+    let udid = "D2E4C979-FFEA-4236-9F57-64C3209975A0";
+    let (status, body) = call(
+        &app,
+        put("/api/v1/device/clipboard", json!({"text": "hello"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = call(&app, get("/api/v1/device/clipboard")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let sim = |args: &[&str]| -> Vec<String> {
+        std::iter::once("simctl")
+            .chain(args.iter().copied())
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        calls_except_list(&fakes, "xcrun"),
+        [sim(&["pbcopy", udid]), sim(&["pbpaste", udid])]
+    );
+
+    for (req, what) in [
+        (get("/api/v1/device/orientation"), "orientation"),
+        (
+            put(
+                "/api/v1/device/orientation",
+                json!({"orientation": "landscape"}),
+            ),
+            "rotat",
+        ),
+        (
+            post(
+                "/api/v1/device/intent",
+                json!({"action": "android.intent.action.VIEW"}),
+            ),
+            "intents",
+        ),
+    ] {
+        let (status, body) = call(&app, req).await;
+        assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+        assert_eq!(error_code(&body), "UNSUPPORTED_ON_PLATFORM");
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains(what),
+            "{body}"
+        );
+        assert!(body["error"]["hint"].is_string(), "{body}");
+    }
+    assert_eq!(
+        calls_except_list(&fakes, "xcrun").len(),
+        2,
+        "nothing more ran"
+    );
+}

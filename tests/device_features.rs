@@ -352,3 +352,82 @@ async fn simulator_clipboard_is_simctl_and_the_rest_is_501() {
         "nothing more ran"
     );
 }
+
+#[tokio::test]
+async fn iphone_clipboard_and_orientation_are_wda_requests() {
+    use common::wda::*;
+    use mobilectl::backend::wda::{EndpointSpec, WdaConfig};
+    use mobilectl::backend::BackendConfig;
+    use mobilectl::exec::Toolbox;
+
+    let fake = FakeWda::start(SETTINGS, STATUS_IOS14).await;
+    let app = app_with_config(
+        BackendConfig {
+            tools: Toolbox::with([]),
+            wda: WdaConfig {
+                endpoints: vec![EndpointSpec::parse(&format!(
+                    "00008101-001D24E93C08001E={}",
+                    fake.url()
+                ))
+                .unwrap()],
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        loopback_policy(),
+    );
+    let n = fake.log().len();
+    let (status, body) = call(
+        &app,
+        put("/api/v1/device/clipboard", json!({"text": "hé $(x)"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = call(
+        &app,
+        put(
+            "/api/v1/device/orientation",
+            json!({"orientation": "landscape_reverse"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // No auto-rotate switch on an iPhone: 501 before any request.
+    let (status, body) = call(
+        &app,
+        put("/api/v1/device/orientation", json!({"restore": true})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    let (status, body) = call(&app, post("/api/v1/device/intent", json!({"action": "A"}))).await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    // No recorded answer of the reads exists: only what is asked is checked.
+    call(&app, get("/api/v1/device/clipboard")).await;
+    call(&app, get("/api/v1/device/orientation")).await;
+    let log = fake.log();
+    let sent: Vec<(String, Value)> = log[n..]
+        .iter()
+        .filter(|s| {
+            s.route().starts_with("POST /session/:id") || s.route().starts_with("GET /session/:id")
+        })
+        .map(|s| (s.route(), s.body.clone()))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            (
+                "POST /session/:id/wda/setPasteboard".to_string(),
+                json!({"content": "aMOpICQoeCk=", "contentType": "plaintext"})
+            ),
+            (
+                "POST /session/:id/orientation".to_string(),
+                json!({"orientation": "UIA_DEVICE_ORIENTATION_LANDSCAPERIGHT"})
+            ),
+            (
+                "POST /session/:id/wda/getPasteboard".to_string(),
+                json!({"contentType": "plaintext"})
+            ),
+            ("GET /session/:id/orientation".to_string(), Value::Null),
+        ]
+    );
+}

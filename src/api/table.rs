@@ -245,21 +245,22 @@ pub fn operations() -> Vec<Operation> {
         // device features
         op(Get, "get_clipboard", "/api/v1/device/clipboard", "system", "Read the clipboard.")
             .cli("clipboard get", &["clipboard", "get"])
-            .describe("iOS Simulator: `simctl pbpaste`. Android: `cmd clipboard get-text` where the OS \
+            .describe("iOS Simulator: `simctl pbpaste`; iPhone: WDA `/wda/getPasteboard`. Android: `cmd clipboard get-text` where the OS \
                        has it (else 501: Android 10+ restricts clipboard reads to the focused app).")
             .errors(DEVICE)
             .query::<DeviceQuery>()
             .json::<ClipboardView>(),
         op(Put, "set_clipboard", "/api/v1/device/clipboard", "system", "Set the clipboard's text.")
             .cli("clipboard set TEXT", &["clipboard", "set", "hello"])
-            .describe("iOS Simulator: `simctl pbcopy`. Android: `cmd clipboard set-text` where the OS has \
+            .describe("iOS Simulator: `simctl pbcopy`; iPhone: WDA `/wda/setPasteboard`. Android: `cmd clipboard set-text` where the OS has \
                        it, else 501. At most 64 KiB.")
             .errors(DEVICE)
             .body::<ClipboardSet>()
             .json::<SettingDone>(),
         op(Get, "get_orientation", "/api/v1/device/orientation", "system", "Read the screen orientation.")
             .cli("orientation get", &["orientation", "get"])
-            .describe("Android: the UI dump's rotation, and whether auto-rotate is on. iOS Simulator: 501.")
+            .describe("Android: the UI dump's rotation, and whether auto-rotate is on. iPhone: WDA \
+                       `/orientation`. iOS Simulator: 501.")
             .errors(DEVICE)
             .query::<DeviceQuery>()
             .json::<OrientationView>(),
@@ -267,7 +268,8 @@ pub fn operations() -> Vec<Operation> {
             .cli("orientation set [ORIENTATION]", &["orientation", "set", "landscape"])
             .describe("Android: auto-rotate is locked and `user_rotation` set; `restore: true` turns \
                        auto-rotate back on. Snapshots and coordinates follow the turned screen: take a \
-                       new snapshot after turning. iOS Simulator: 501 (simctl cannot rotate).")
+                       new snapshot after turning. iPhone: WDA `/orientation` (`restore`: 501). iOS \
+                       Simulator: 501 (simctl cannot rotate).")
             .errors(DEVICE)
             .body::<OrientationRequest>()
             .json::<SettingDone>(),

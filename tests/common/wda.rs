@@ -240,6 +240,8 @@ async fn handle(State(state): State<Arc<Mutex<FakeState>>>, req: Request<Body>) 
                 | ("POST", ["wda", "keys" | "pressButton" | "lock" | "performIoHidEvent"])
                 | ("POST", ["wda", "apps", "launch"])
                 | ("POST", ["wda", "keyboard", "dismiss"])
+                | ("POST", ["wda", "setPasteboard"])
+                | ("POST", ["orientation"])
                 | ("POST" | "DELETE", ["wda", "simulatedLocation"])
                 | ("POST", ["url"]) => ok(Value::Null, &session),
                 _ => w3c_error(

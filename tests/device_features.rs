@@ -401,9 +401,19 @@ async fn iphone_clipboard_and_orientation_are_wda_requests() {
     assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
     let (status, body) = call(&app, post("/api/v1/device/intent", json!({"action": "A"}))).await;
     assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
-    // No recorded answer of the reads exists: only what is asked is checked.
-    call(&app, get("/api/v1/device/clipboard")).await;
-    call(&app, get("/api/v1/device/orientation")).await;
+    // No recorded answer of the reads exists: the fake answers them empty and upright.
+    let (status, body) = call(&app, get("/api/v1/device/clipboard")).await;
+    assert_eq!(
+        (status, &body["text"]),
+        (StatusCode::OK, &json!("")),
+        "{body}"
+    );
+    let (status, body) = call(&app, get("/api/v1/device/orientation")).await;
+    assert_eq!(
+        (status, &body["orientation"]),
+        (StatusCode::OK, &json!("portrait")),
+        "{body}"
+    );
     let log = fake.log();
     let sent: Vec<(String, Value)> = log[n..]
         .iter()

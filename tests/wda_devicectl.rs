@@ -553,6 +553,24 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             "status_bar",
             p("/api/v1/device/status-bar", json!({"time": "9:41"})),
         ),
+        ("get_clipboard", get("/api/v1/device/clipboard")),
+        (
+            "set_clipboard",
+            send_json("PUT", "/api/v1/device/clipboard", r#"{"text": "x"}"#),
+        ),
+        ("get_orientation", get("/api/v1/device/orientation")),
+        (
+            "set_orientation",
+            send_json(
+                "PUT",
+                "/api/v1/device/orientation",
+                r#"{"orientation": "portrait"}"#,
+            ),
+        ),
+        (
+            "send_intent",
+            p("/api/v1/device/intent", json!({"action": "A"})),
+        ),
         // The device's log.
         ("tail_logs", get("/api/v1/logs")),
         ("stream_logs", get("/api/v1/logs/stream")),
@@ -638,6 +656,7 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "reset_app",
             "set_permission",
             "status_bar",
+            "send_intent",
             // A physical iPhone's log and network: not yet.
             "tail_logs",
             "stream_logs",

@@ -680,6 +680,18 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             2,
             "VALIDATION_FAILED",
         ),
+        case(
+            "push_file",
+            &["files", "push", "no/such/file", "/sdcard/Download/x"],
+            1,
+            "NOT_FOUND",
+        ),
+        case(
+            "pull_file",
+            &["files", "pull", "/sdcard/Download/x", "../outside.bin"],
+            1,
+            "FORBIDDEN",
+        ),
         // The demo is a physical phone: its location cannot be set over adb.
         case(
             "set_location",

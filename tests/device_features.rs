@@ -441,3 +441,136 @@ async fn iphone_clipboard_and_orientation_are_wda_requests() {
         ]
     );
 }
+
+/// An app on the virtual device whose files root is `root`.
+fn app_with_root(h: &virtual_device::testing::VdHarness, root: &std::path::Path) -> axum::Router {
+    use mobilectl::backend::BackendConfig;
+    use mobilectl::controller::DeviceController;
+    use mobilectl::exec::Toolbox;
+    use mobilectl::server::{self, AppState, ServerOptions};
+    mobilectl::server::check_declared_errors(true);
+    let controller = DeviceController::new(BackendConfig {
+        tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
+        adb_server_port: Some(h.adb_port),
+        ..Default::default()
+    });
+    let options = ServerOptions {
+        files_root: Some(root.to_path_buf()),
+        ..Default::default()
+    };
+    server::app(AppState::new(controller, options), loopback_policy())
+}
+
+#[tokio::test]
+async fn files_round_trip_byte_for_byte_and_stay_under_the_root() {
+    let h = start_device();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let app = app_with_root(&h, &root);
+    let bytes: Vec<u8> = (0..70_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    std::fs::write(root.join("data.bin"), &bytes).unwrap();
+
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/files/push",
+            json!({"local_path": "data.bin", "device_path": "/sdcard/Download/it's data.bin"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["bytes"], 70_000);
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/files/pull",
+            json!({"device_path": "/sdcard/Download/it's data.bin", "local_path": "back.bin"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        std::fs::read(root.join("back.bin")).unwrap(),
+        bytes,
+        "byte for byte"
+    );
+    // The target exists now: kept unless asked.
+    let again = json!({"device_path": "/sdcard/Download/it's data.bin", "local_path": "back.bin"});
+    let (status, _) = call(&app, post("/api/v1/device/files/pull", again)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, _) = call(
+        &app,
+        post(
+            "/api/v1/device/files/pull",
+            json!({"device_path": "/sdcard/Download/it's data.bin", "local_path": "back.bin", "overwrite": true}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/files/pull",
+            json!({"device_path": "/sdcard/nothing-here", "local_path": "none.bin"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(!root.join("none.bin").exists());
+
+    // Outside the root: `../`, absolute, a symlink out; a 2 GB file; each refused with the
+    // device untouched.
+    std::fs::write(dir.path().join("secret"), b"s").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret"), root.join("out")).unwrap();
+    std::fs::File::create(root.join("big"))
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let mark = journal_mark(&h);
+    let secret = dir.path().join("secret");
+    for (local, code) in [
+        ("../secret", "FORBIDDEN"),
+        (secret.to_str().unwrap(), "FORBIDDEN"),
+        ("out", "FORBIDDEN"),
+        ("big", "VALIDATION_FAILED"),
+        ("missing", "NOT_FOUND"),
+    ] {
+        let (status, body) = call(
+            &app,
+            post(
+                "/api/v1/device/files/push",
+                json!({"local_path": local, "device_path": "/sdcard/x"}),
+            ),
+        )
+        .await;
+        assert_eq!(error_code(&body), code, "{local}: {status} {body}");
+        assert!(body["error"]["message"].is_string());
+    }
+    for local in ["../stolen", "out", secret.to_str().unwrap()] {
+        let (status, body) = call(
+            &app,
+            post(
+                "/api/v1/device/files/pull",
+                json!({"device_path": "/sdcard/Download/it's data.bin", "local_path": local, "overwrite": true}),
+            ),
+        )
+        .await;
+        assert!(status.is_client_error(), "{local}: {body}");
+    }
+    let (status, _) = call(
+        &app,
+        post(
+            "/api/v1/device/files/push",
+            json!({"local_path": "data.bin", "device_path": "relative/x"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        services_since(&h, mark).is_empty(),
+        "nothing reached the device"
+    );
+    assert_eq!(std::fs::read(&secret).unwrap(), b"s");
+    assert!(!dir.path().join("stolen").exists());
+}

@@ -571,6 +571,20 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             "send_intent",
             p("/api/v1/device/intent", json!({"action": "A"})),
         ),
+        (
+            "push_file",
+            p(
+                "/api/v1/device/files/push",
+                json!({"local_path": "Cargo.toml", "device_path": "/Documents/c.toml"}),
+            ),
+        ),
+        (
+            "pull_file",
+            p(
+                "/api/v1/device/files/pull",
+                json!({"device_path": "/Documents/c.toml", "local_path": "target/wda-pull.bin"}),
+            ),
+        ),
         // The device's log.
         ("tail_logs", get("/api/v1/logs")),
         ("stream_logs", get("/api/v1/logs/stream")),
@@ -657,6 +671,8 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "set_permission",
             "status_bar",
             "send_intent",
+            "push_file",
+            "pull_file",
             // A physical iPhone's log and network: not yet.
             "tail_logs",
             "stream_logs",

@@ -282,6 +282,23 @@ pub fn operations() -> Vec<Operation> {
             .errors(&[NotFound])
             .body::<IntentRequest>()
             .json::<IntentDone>(),
+        op(Post, "push_file", "/api/v1/device/files/push", "system", "Push a file (under the files root) to the device.")
+            .cli("files push LOCAL_PATH DEVICE_PATH", &["files", "push", "a.txt", "/sdcard/Download/a.txt"])
+            .describe("Local paths stay under the server's `--files-root` (default its working directory; \
+                       symlinks resolved first: 403 FORBIDDEN outside), at most 1 GiB. Android: adb \
+                       push. iOS: 501.")
+            .errors(DEVICE)
+            .errors(&[Forbidden, NotFound])
+            .body::<FilePush>()
+            .json::<FileDone>(),
+        op(Post, "pull_file", "/api/v1/device/files/pull", "system", "Pull a device file into the files root.")
+            .cli("files pull DEVICE_PATH LOCAL_PATH", &["files", "pull", "/sdcard/Download/a.txt", "b.txt"])
+            .describe("As push: under `--files-root`, at most 1 GiB, an existing file kept unless \
+                       `overwrite`. Android: adb pull. iOS: 501.")
+            .errors(DEVICE)
+            .errors(&[Forbidden, NotFound])
+            .body::<FilePull>()
+            .json::<FileDone>(),
         // network
         op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording proxy.")
             .cli("proxy start", &["proxy", "start"])

@@ -413,6 +413,34 @@ pub trait DeviceBackend: Send + Sync {
              WebDriverAgent; simctl has no rotation command for Simulators",
         ))
     }
+    /// Copies the (checked) local file `local` to `device_path`.
+    async fn push_file(
+        &self,
+        _device: &Device,
+        _local: &std::path::Path,
+        _device_path: &str,
+    ) -> Result<()> {
+        Err(
+            unsupported("copying files to the device", self.name()).with_hint(
+                "files are pushed and pulled on Android devices (adb); iOS is not built yet",
+            ),
+        )
+    }
+    /// Copies `device_path` to the (checked) local path `local`, refusing more than `max`
+    /// bytes; answers the bytes copied.
+    async fn pull_file(
+        &self,
+        _device: &Device,
+        _device_path: &str,
+        _local: &std::path::Path,
+        _max: u64,
+    ) -> Result<u64> {
+        Err(
+            unsupported("copying files from the device", self.name()).with_hint(
+                "files are pushed and pulled on Android devices (adb); iOS is not built yet",
+            ),
+        )
+    }
     /// Starts an activity with an intent, or broadcasts it (Android).
     async fn send_intent(&self, _device: &Device, _intent: &IntentSpec) -> Result<IntentOutcome> {
         Err(unsupported("Android intents", self.name())

@@ -12,6 +12,7 @@ mod apps;
 mod batch;
 mod doctor;
 mod features;
+mod files;
 mod listing;
 mod logs;
 mod power;
@@ -38,6 +39,7 @@ pub use session::DeviceSession;
 pub use snapshot::Snapshot;
 
 pub use apps::check_install_path;
+pub use files::{check_device_path, resolve_read, resolve_write, MAX_FILE};
 pub use logs::{
     crash_brief, crash_code, log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus,
 };

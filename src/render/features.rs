@@ -39,6 +39,16 @@ pub fn intent(v: &Value) -> String {
     line
 }
 
+/// `push_file` / `pull_file`: `12 bytes · /root/a.txt ↔ /sdcard/a.txt`.
+pub fn file(v: &Value) -> String {
+    format!(
+        "{} bytes · {} ↔ {}",
+        v["bytes"].as_u64().unwrap_or(0),
+        s(&v["local_path"]),
+        s(&v["device_path"])
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,6 +66,8 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("get_orientation", features::orientation),
     ("set_orientation", devices::done),
     ("send_intent", features::intent),
+    ("push_file", features::file),
+    ("pull_file", features::file),
     ("proxy_start", flows::status),
     ("proxy_stop", flows::status),
     ("proxy_status", flows::status),

@@ -75,3 +75,35 @@ pub struct IntentDone {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub activity: Option<String>,
 }
+
+/// Copy a file under the server's files root to the device.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FilePush {
+    pub udid: Option<String>,
+    pub local_path: String,
+    pub device_path: String,
+}
+
+/// Copy a device file to a path under the server's files root.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FilePull {
+    pub udid: Option<String>,
+    pub device_path: String,
+    pub local_path: String,
+    /// Replace an existing file.
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+/// A file was copied.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FileDone {
+    pub success: bool,
+    pub device: Device,
+    /// The local file, resolved.
+    pub local_path: String,
+    pub device_path: String,
+    pub bytes: u64,
+}

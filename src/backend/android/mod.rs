@@ -10,6 +10,7 @@ pub mod connect;
 mod devices;
 mod emulator;
 mod features;
+mod files;
 pub mod input;
 mod logs;
 mod proxy;
@@ -358,6 +359,20 @@ impl DeviceBackend for AdbBackend {
         to: Option<crate::device::Orientation>,
     ) -> Result<()> {
         self.orientation_set(device, to).await
+    }
+
+    async fn push_file(&self, device: &Device, local: &Path, device_path: &str) -> Result<()> {
+        self.file_push(device, local, device_path).await
+    }
+
+    async fn pull_file(
+        &self,
+        device: &Device,
+        device_path: &str,
+        local: &Path,
+        max: u64,
+    ) -> Result<u64> {
+        self.file_pull(device, device_path, local, max).await
     }
 
     async fn send_intent(

@@ -18,6 +18,8 @@ pub fn bindings() -> Vec<Binding> {
         bind::query("get_orientation", get_orientation),
         bind::body("set_orientation", set_orientation),
         bind::body("send_intent", send_intent),
+        bind::body("push_file", push_file),
+        bind::body("pull_file", pull_file),
     ]
 }
 
@@ -90,5 +92,39 @@ pub async fn send_intent(s: AppState, r: IntentRequest) -> Result<Json<IntentDon
         mode: r.mode,
         output: outcome.output,
         activity: outcome.activity,
+    }))
+}
+
+/// Copies a file under the files root to the device.
+pub async fn push_file(s: AppState, r: FilePush) -> Result<Json<FileDone>> {
+    let root = s.options.files_root();
+    let (local, bytes) = crate::controller::resolve_read(&root, &r.local_path)?;
+    let device = s
+        .controller
+        .push_file(r.udid.as_deref(), &local, &r.device_path)
+        .await?;
+    Ok(Json(FileDone {
+        success: true,
+        device,
+        local_path: local.display().to_string(),
+        device_path: r.device_path,
+        bytes,
+    }))
+}
+
+/// Copies a device file into the files root.
+pub async fn pull_file(s: AppState, r: FilePull) -> Result<Json<FileDone>> {
+    let root = s.options.files_root();
+    let local = crate::controller::resolve_write(&root, &r.local_path, r.overwrite)?;
+    let (device, bytes) = s
+        .controller
+        .pull_file(r.udid.as_deref(), &r.device_path, &local)
+        .await?;
+    Ok(Json(FileDone {
+        success: true,
+        device,
+        local_path: local.display().to_string(),
+        device_path: r.device_path,
+        bytes,
     }))
 }

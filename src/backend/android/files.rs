@@ -1,0 +1,102 @@
+//! Files on Android through adb's sync protocol: `adb push LOCAL DEVICE` and, after the
+//! device said the file's size (`stat -c %s`, quoted) is within the cap, `adb pull DEVICE TMP`
+//! into the target's directory, renamed over the target once complete. adb's own arguments
+//! are not parsed by any shell; the one shell command quotes the path.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::shell::{adb_failure, quote};
+use super::AdbBackend;
+use crate::device::Device;
+use crate::error::{Error, ErrorCode, Result};
+
+/// Time limit of a push or pull (a large file over USB 2 takes a while).
+const COPY_TIMEOUT: Duration = Duration::from_secs(600);
+const QUICK: Duration = Duration::from_secs(10);
+
+impl AdbBackend {
+    pub(super) async fn file_push(
+        &self,
+        device: &Device,
+        local: &Path,
+        device_path: &str,
+    ) -> Result<()> {
+        let cmd = self
+            .adb_for(&device.udid)?
+            .arg("push")
+            .arg(local.as_os_str())
+            .arg(device_path)
+            .timeout(COPY_TIMEOUT);
+        let out = self.run(cmd).await?;
+        if !out.success() {
+            return Err(adb_failure(&device.udid, "adb push", &out));
+        }
+        Ok(())
+    }
+
+    pub(super) async fn file_pull(
+        &self,
+        device: &Device,
+        device_path: &str,
+        local: &Path,
+        max: u64,
+    ) -> Result<u64> {
+        let script = format!("stat -c %s {} 2>&1", quote(device_path));
+        let out = self.shell_any(&device.udid, &script, QUICK).await?;
+        let said = out.stdout_text();
+        let size: u64 = match said.trim().parse() {
+            Ok(n) if out.success() => n,
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::NotFound,
+                    format!("`{device_path}` cannot be read on the device"),
+                )
+                .with_details(json!({ "output": said.trim() })))
+            }
+        };
+        if size > max {
+            return Err(Error::validation(format!(
+                "`{device_path}` is {size} bytes; at most {max} are copied"
+            )));
+        }
+        let dir = local.parent().unwrap_or(Path::new("."));
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".mobilectl-pull-{}-{n}", std::process::id()));
+        let cmd = self
+            .adb_for(&device.udid)?
+            .arg("pull")
+            .arg(device_path)
+            .arg(tmp.as_os_str())
+            .timeout(COPY_TIMEOUT);
+        let result = self.run(cmd).await;
+        let done = match result {
+            Ok(out) if out.success() => std::fs::metadata(&tmp)
+                .map_err(|e| Error::internal(format!("the pulled file: {e}")))
+                .and_then(|m| {
+                    if m.len() > max {
+                        Err(Error::validation("the pulled file grew beyond the cap"))
+                    } else {
+                        Ok(m.len())
+                    }
+                }),
+            Ok(out) => Err(adb_failure(&device.udid, "adb pull", &out)),
+            Err(e) => Err(e),
+        };
+        let bytes = match done {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e);
+            }
+        };
+        std::fs::rename(&tmp, local).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::internal(format!("moving the pulled file into place: {e}"))
+        })?;
+        Ok(bytes)
+    }
+}

@@ -15,7 +15,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from PIL import Image
 
-TOKEN_BUDGET = 5000
+# 5000 until issue #30's device features (seven tools, about 470 tokens) were added.
+TOKEN_BUDGET = 5400
 
 
 def cl100k():

@@ -692,6 +692,18 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             1,
             "FORBIDDEN",
         ),
+        case(
+            "post_notification",
+            &["notify", "--title", "Hi", "--body", "it's me"],
+            0,
+            "ok",
+        ),
+        case(
+            "list_notifications",
+            &["notifications"],
+            0,
+            "Shell · Hi: it's me",
+        ),
         // The demo is a physical phone: its location cannot be set over adb.
         case(
             "set_location",

@@ -574,3 +574,113 @@ async fn files_round_trip_byte_for_byte_and_stay_under_the_root() {
     assert_eq!(std::fs::read(&secret).unwrap(), b"s");
     assert!(!dir.path().join("stolen").exists());
 }
+
+#[tokio::test]
+async fn notifications_post_and_read_from_the_shade() {
+    let h = start_device();
+    let app = app_for(&h);
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/notification",
+            json!({"title": "Order shipped", "body": "It's on its way; $(id) `x`"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let posted = &h.state()["notifications"][0];
+    assert_eq!(posted["title"], "Order shipped");
+    assert_eq!(
+        posted["text"], "It's on its way; $(id) `x`",
+        "typed literally"
+    );
+
+    let (status, body) = call(&app, get("/api/v1/device/notifications")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body["notifications"],
+        json!([{"app": "Shell", "title": "Order shipped", "text": "It's on its way; $(id) `x`"}])
+    );
+    assert_eq!(h.state()["shade_open"], false, "closed again");
+    assert!(ran_cmd(&h, &["cmd", "statusbar", "expand-notifications"]));
+    assert!(ran_cmd(&h, &["cmd", "statusbar", "collapse"]));
+
+    // Bad input: nothing posted.
+    let mark = journal_mark(&h);
+    let big = "x".repeat(5000);
+    for bad in [
+        json!({}),
+        json!({"payload": {"aps": {"alert": big}}}),
+        json!({"payload": {"alert": "no aps"}}),
+        json!({"title": "t", "body": "b", "payload": {"aps": {}}}),
+        json!({"body": "two\nlines"}),
+        json!({"payload": {"aps": {}}}),
+    ] {
+        let (status, body) = call(&app, post("/api/v1/device/notification", bad.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
+    let (status, body) = call(
+        &app,
+        send_json(
+            "POST",
+            "/api/v1/device/notification",
+            r#"{"payload": {"aps": "#,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "invalid JSON: {body}");
+    assert!(services_since(&h, mark).is_empty());
+    assert_eq!(h.state()["notifications"].as_array().unwrap().len(), 1);
+}
+
+fn ran_cmd(h: &virtual_device::testing::VdHarness, argv: &[&str]) -> bool {
+    h.journal_argvs()
+        .iter()
+        .any(|a| a.iter().map(String::as_str).eq(argv.iter().copied()))
+}
+
+#[tokio::test]
+async fn simulator_push_is_simctl_push_of_the_checked_payload() {
+    let fakes = FakeTools::new();
+    let seen = fakes.dir.path().join("pushed.json");
+    let xcrun = fake_xcrun_with(
+        &fakes,
+        "ios_simctl/simctl_list_devices_json_xcode15_ios15.5-17.5_with_lastBootedAt.json",
+        &format!("  \"simctl push \"*) cat \"$5\" >> '{}' ;;", seen.display()),
+    );
+    let app = app_with(toolbox(&[(Tool::Xcrun, &xcrun)]), loopback_policy());
+    let udid = "D2E4C979-FFEA-4236-9F57-64C3209975A0";
+    let payload =
+        json!({"aps": {"alert": {"title": "Hi", "body": "there"}, "badge": 3}, "extra": "x"});
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/notification",
+            json!({"bundle_id": "com.example.app", "payload": payload}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let calls = calls_except_list(&fakes, "xcrun");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0][..4], ["simctl", "push", udid, "com.example.app"]);
+    let sent: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(sent, payload);
+    assert!(
+        !std::path::Path::new(&calls[0][4]).exists(),
+        "the temporary file is gone"
+    );
+
+    // No bundle id, or a payload over 4 KB: nothing runs.
+    let big = json!({"aps": {"alert": "x".repeat(4100)}});
+    for bad in [
+        json!({"title": "t", "body": "b"}),
+        json!({"bundle_id": "com.example.app", "payload": big}),
+    ] {
+        let (status, body) = call(&app, post("/api/v1/device/notification", bad)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    }
+    let (status, body) = call(&app, get("/api/v1/device/notifications")).await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    assert_eq!(calls_except_list(&fakes, "xcrun").len(), 1);
+}

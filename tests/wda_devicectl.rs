@@ -572,6 +572,14 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             p("/api/v1/device/intent", json!({"action": "A"})),
         ),
         (
+            "post_notification",
+            p(
+                "/api/v1/device/notification",
+                json!({"title": "t", "body": "b"}),
+            ),
+        ),
+        ("list_notifications", get("/api/v1/device/notifications")),
+        (
             "push_file",
             p(
                 "/api/v1/device/files/push",
@@ -671,6 +679,8 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "set_permission",
             "status_bar",
             "send_intent",
+            "post_notification",
+            "list_notifications",
             "push_file",
             "pull_file",
             // A physical iPhone's log and network: not yet.

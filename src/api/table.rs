@@ -299,6 +299,20 @@ pub fn operations() -> Vec<Operation> {
             .errors(&[Forbidden, NotFound])
             .body::<FilePull>()
             .json::<FileDone>(),
+        op(Post, "post_notification", "/api/v1/device/notification", "system", "Post a notification (Android) or push one to an app (Simulator).")
+            .cli("notify", &["notify", "--title", "Hi", "--body", "Hello"])
+            .describe("Android: `cmd notification post` as the shell. iOS Simulator: `simctl push` of \
+                       `payload` (an APNs JSON object with `aps`, at most 4 KB) or of one made from \
+                       `title` and `body`, to `bundle_id`. iPhone: 501.")
+            .errors(DEVICE)
+            .body::<NotificationRequest>()
+            .json::<SettingDone>(),
+        op(Get, "list_notifications", "/api/v1/device/notifications", "system", "The notifications in the shade.")
+            .cli("notifications", &["notifications"])
+            .describe("Android: the shade is opened, read through the UI tree and closed again. iOS: 501.")
+            .errors(DEVICE)
+            .query::<DeviceQuery>()
+            .json::<NotificationList>(),
         // network
         op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording proxy.")
             .cli("proxy start", &["proxy", "start"])

@@ -19,7 +19,8 @@ use super::validate;
 use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
 use crate::device::{
     AlertChoice, AppInfo, Device, IntentOutcome, IntentSpec, Key, KeyPress, LaunchOptions,
-    Launched, Orientation, OrientationRead, PermissionAction, Platform, Point, StatusBarOverride,
+    Launched, NotificationPost, Orientation, OrientationRead, PermissionAction, Platform, Point,
+    StatusBarOverride,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::logs::{Crash, CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
@@ -440,6 +441,18 @@ pub trait DeviceBackend: Send + Sync {
                 "files are pushed and pulled on Android devices (adb); iOS is not built yet",
             ),
         )
+    }
+    /// Posts a notification (Android as the shell; iOS Simulator an APNs push to an app).
+    async fn post_notification(&self, _device: &Device, _n: &NotificationPost) -> Result<()> {
+        Err(unsupported("posting notifications", self.name()).with_hint(
+            "notifications are posted on Android (cmd notification) and iOS Simulators (simctl push)",
+        ))
+    }
+    /// Opens (`true`) or closes the notification shade.
+    async fn notification_shade(&self, _device: &Device, _open: bool) -> Result<()> {
+        Err(unsupported("reading the notification shade", self.name()).with_hint(
+            "the shade is read on Android (cmd statusbar expand-notifications, then the UI tree)",
+        ))
     }
     /// Starts an activity with an intent, or broadcasts it (Android).
     async fn send_intent(&self, _device: &Device, _intent: &IntentSpec) -> Result<IntentOutcome> {

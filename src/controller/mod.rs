@@ -15,6 +15,7 @@ mod features;
 mod files;
 mod listing;
 mod logs;
+mod notifications;
 mod power;
 mod proxy;
 mod proxy_store;

@@ -160,6 +160,83 @@ pub struct IntentOutcome {
     pub activity: Option<String>,
 }
 
+/// Largest APNs payload (Apple's limit for a regular remote notification).
+pub const MAX_APNS_PAYLOAD: usize = 4096;
+
+/// A checked notification to post: a title and body (Android), or an APNs payload for an
+/// app (iOS Simulator: the given payload, else one made of the title and body).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotificationPost {
+    pub bundle_id: Option<String>,
+    pub title: Option<String>,
+    pub body: Option<String>,
+    /// The APNs payload as compact JSON, at most [`MAX_APNS_PAYLOAD`] bytes.
+    pub apns: String,
+    /// Whether the caller gave the payload (rather than title and body).
+    pub given_payload: bool,
+}
+
+/// A notification read from the shade.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ShownNotification {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// Checks a notification: text without NUL or line breaks and bounded; a payload that is an
+/// object with an `aps` object, at most 4 KB as sent.
+pub fn check_notification(
+    bundle_id: Option<&str>,
+    title: Option<&str>,
+    body: Option<&str>,
+    payload: Option<&serde_json::Map<String, Value>>,
+) -> Result<NotificationPost> {
+    for (what, v) in [("`title`", title), ("`body`", body)] {
+        if let Some(v) = v {
+            plain(what, v)?;
+        }
+    }
+    if title.is_none() && body.is_none() && payload.is_none() {
+        return Err(
+            Error::validation("give `title` and `body`, or an APNs `payload`")
+                .with_hint("e.g. {\"title\": \"Hello\", \"body\": \"It works\"}"),
+        );
+    }
+    if payload.is_some() && (title.is_some() || body.is_some()) {
+        return Err(Error::validation(
+            "give either `payload` or `title`/`body`, not both",
+        ));
+    }
+    let apns = match payload {
+        Some(p) => {
+            if !p.get("aps").is_some_and(Value::is_object) {
+                return Err(Error::validation("the APNs `payload` has no `aps` object")
+                    .with_hint("e.g. {\"aps\": {\"alert\": {\"title\": \"Hi\", \"body\": \"…\"}}}"));
+            }
+            Value::Object(p.clone()).to_string()
+        }
+        None => serde_json::json!({"aps": {"alert": {"title": title.unwrap_or(""), "body": body.unwrap_or("")}}})
+            .to_string(),
+    };
+    if apns.len() > MAX_APNS_PAYLOAD {
+        return Err(Error::validation(format!(
+            "the APNs payload is {} bytes; APNs takes at most {MAX_APNS_PAYLOAD}",
+            apns.len()
+        )));
+    }
+    Ok(NotificationPost {
+        bundle_id: bundle_id.map(str::to_string),
+        title: title.map(str::to_string),
+        body: body.map(str::to_string),
+        apns,
+        given_payload: payload.is_some(),
+    })
+}
+
 /// Longest text of one intent value (action, data, key, value).
 const MAX_VALUE: usize = 4096;
 /// Most extras one intent carries.

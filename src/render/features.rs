@@ -49,6 +49,30 @@ pub fn file(v: &Value) -> String {
     )
 }
 
+/// `list_notifications`: a line per notification, `app · title: text`.
+pub fn notifications(v: &Value) -> String {
+    let list = v["notifications"].as_array().cloned().unwrap_or_default();
+    if list.is_empty() {
+        return "no notifications".to_string();
+    }
+    list.iter()
+        .map(|n| {
+            let mut line = String::new();
+            if let Some(a) = n["app"].as_str() {
+                line += &format!("{a} · ");
+            }
+            match (n["title"].as_str(), n["text"].as_str()) {
+                (Some(t), Some(x)) => line += &format!("{t}: {x}"),
+                (Some(t), None) => line += t,
+                (None, Some(x)) => line += x,
+                (None, None) => line += "(no text)",
+            }
+            line
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -68,6 +68,8 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("send_intent", features::intent),
     ("push_file", features::file),
     ("pull_file", features::file),
+    ("post_notification", devices::done),
+    ("list_notifications", features::notifications),
     ("proxy_start", flows::status),
     ("proxy_stop", flows::status),
     ("proxy_status", flows::status),

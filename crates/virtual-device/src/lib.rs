@@ -171,6 +171,8 @@ impl Device {
             "last_url": st.last_url,
             "clipboard": st.clipboard,
             "rotation": st.rotation(),
+            "shade_open": st.shade_open,
+            "notifications": st.notifications.iter().map(|n| serde_json::json!({"tag": n.tag, "title": n.title, "text": n.text})).collect::<Vec<_>>(),
             "fail_dumps_left": self.faults.fail_dumps_left(),
             "offline": *self.offline.borrow(),
             "reverse": self.reverse.json(),

@@ -12,6 +12,7 @@
 
 mod lifecycle;
 mod rotation;
+mod shade;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -20,6 +21,7 @@ use super::log::{Buffer, DeviceLog};
 use super::uixml::{Hierarchy, Node, Rect};
 
 pub use lifecycle::{Process, SYSTEM_SERVER_PID};
+pub use shade::Posted;
 
 pub const LAUNCHER_PKG: &str = "com.android.launcher3";
 pub const IME_PKG: &str = "com.google.android.inputmethod.latin";
@@ -45,6 +47,9 @@ pub struct DeviceState {
     pub last_url: Option<String>,
     /// The clipboard's text (`cmd clipboard set-text` / `get-text`).
     pub clipboard: Option<String>,
+    /// Posted notifications, oldest first, and whether the shade is open (see [`shade`]).
+    pub notifications: Vec<Posted>,
+    pub shade_open: bool,
     /// The app's process: its pid while running, a blocked main thread, ANR timing.
     pub process: Process,
 }
@@ -87,6 +92,8 @@ impl DeviceState {
             log: DeviceLog::default(),
             last_url: None,
             clipboard: None,
+            notifications: Vec::new(),
+            shade_open: false,
             process: Process::default(),
         };
         s.boot();
@@ -147,6 +154,9 @@ impl DeviceState {
     /// The current screen as a hierarchy, with typed text, focus and the keyboard applied, laid
     /// out upright (see [`rotation`] for the screen as it is shown).
     fn portrait(&self) -> Hierarchy {
+        if self.shade_open {
+            return self.shade();
+        }
         if !self.foreground {
             return self.home();
         }

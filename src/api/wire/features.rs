@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::device::Device;
-pub use crate::device::{ExtraType, IntentExtra, IntentMode, Orientation};
+pub use crate::device::{ExtraType, IntentExtra, IntentMode, Orientation, ShownNotification};
 
 /// Put text on the device's clipboard.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -106,4 +106,25 @@ pub struct FileDone {
     pub local_path: String,
     pub device_path: String,
     pub bytes: u64,
+}
+
+/// Post a notification: `title` and `body` (Android; a Simulator builds the APNs payload of
+/// them), or an APNs `payload` for the app `bundle_id` (Simulator).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotificationRequest {
+    pub udid: Option<String>,
+    /// The app a Simulator push goes to.
+    pub bundle_id: Option<String>,
+    pub title: Option<String>,
+    pub body: Option<String>,
+    /// APNs JSON with an `aps` object, at most 4 KB.
+    pub payload: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// The notifications on screen.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NotificationList {
+    pub device: Device,
+    pub notifications: Vec<ShownNotification>,
 }

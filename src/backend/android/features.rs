@@ -6,7 +6,9 @@
 //! - the orientation through the settings the window manager reads: `accelerometer_rotation`
 //!   0 locks auto-rotate and `user_rotation` 0..3 turns the screen; restoring turns
 //!   auto-rotate back on. What the screen shows is read from the UI dump's `rotation`;
-//! - intents with `am start -W` / `am broadcast`, whose words are the answer.
+//! - intents with `am start -W` / `am broadcast`, whose words are the answer;
+//! - notifications posted as the shell (`cmd notification post [-t TITLE] TAG TEXT`) and the
+//!   shade opened and closed (`cmd statusbar expand-notifications` / `collapse`).
 
 use std::time::Duration;
 
@@ -14,7 +16,9 @@ use serde_json::json;
 
 use super::shell::quote;
 use super::AdbBackend;
-use crate::device::{Device, IntentMode, IntentOutcome, IntentSpec, Orientation, OrientationRead};
+use crate::device::{
+    Device, IntentMode, IntentOutcome, IntentSpec, NotificationPost, Orientation, OrientationRead,
+};
 use crate::error::{Error, ErrorCode, Result};
 
 /// Time limit of the settings and clipboard commands.
@@ -155,6 +159,61 @@ impl AdbBackend {
         };
         Ok(IntentOutcome { output, activity })
     }
+}
+
+impl AdbBackend {
+    pub(super) async fn notification_post(
+        &self,
+        device: &Device,
+        n: &NotificationPost,
+    ) -> Result<()> {
+        if n.given_payload {
+            return Err(Error::validation(
+                "an APNs `payload` is for iOS; Android posts a `title` and `body`",
+            ));
+        }
+        let Some(body) = n.body.as_deref().filter(|b| !b.is_empty()) else {
+            return Err(Error::validation("Android posts need a non-empty `body`"));
+        };
+        let mut script = String::from("cmd notification post");
+        if let Some(t) = &n.title {
+            script += &format!(" -t {}", quote(t));
+        }
+        script += &format!(" mobilectl-{} {} 2>&1", now_tag(), quote(body));
+        let out = self.shell_any(&device.udid, &script, QUICK).await?;
+        let said = out.stdout_text();
+        if !out.success() || said.contains("Can't find service") || said.contains("usage:") {
+            return Err(Error::new(
+                ErrorCode::UnsupportedOnPlatform,
+                format!(
+                    "`{}` did not post the notification: {}",
+                    device.udid,
+                    said.trim()
+                ),
+            )
+            .with_hint("`cmd notification post` exists on Android 10 and later")
+            .with_details(json!({ "output": said.trim(), "exit_code": out.code })));
+        }
+        Ok(())
+    }
+
+    pub(super) async fn shade(&self, device: &Device, open: bool) -> Result<()> {
+        let verb = if open {
+            "expand-notifications"
+        } else {
+            "collapse"
+        };
+        self.shell(&device.udid, &format!("cmd statusbar {verb}"), QUICK)
+            .await
+            .map(drop)
+    }
+}
+
+/// A tag unique to this post, so that posts do not replace each other.
+fn now_tag() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
 }
 
 #[cfg(test)]

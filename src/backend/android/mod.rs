@@ -375,6 +375,18 @@ impl DeviceBackend for AdbBackend {
         self.file_pull(device, device_path, local, max).await
     }
 
+    async fn post_notification(
+        &self,
+        device: &Device,
+        n: &crate::device::NotificationPost,
+    ) -> Result<()> {
+        self.notification_post(device, n).await
+    }
+
+    async fn notification_shade(&self, device: &Device, open: bool) -> Result<()> {
+        self.shade(device, open).await
+    }
+
     async fn send_intent(
         &self,
         device: &Device,

@@ -1,10 +1,12 @@
 //! Device features on a Simulator through simctl: the pasteboard (`simctl pbcopy UDID` with
-//! the text on stdin, `simctl pbpaste UDID` printing it). simctl has no rotation command and
+//! the text on stdin, `simctl pbpaste UDID` printing it) and push notifications (`simctl push
+//! UDID BUNDLE FILE`, the checked APNs payload written to a temporary file). simctl has no rotation command and
 //! intents are Android's: those answer 501 (the trait's defaults).
 
 use super::{SimctlBackend, QUICK_TIMEOUT};
 use crate::backend::command_failed;
-use crate::error::Result;
+use crate::device::NotificationPost;
+use crate::error::{Error, Result};
 use crate::exec::Tool;
 
 impl SimctlBackend {
@@ -25,5 +27,30 @@ impl SimctlBackend {
             return Err(command_failed(Tool::Xcrun, "simctl pbcopy", &out));
         }
         Ok(())
+    }
+}
+
+impl SimctlBackend {
+    pub(super) async fn push(&self, udid: &str, n: &NotificationPost) -> Result<()> {
+        let Some(bundle) = n.bundle_id.as_deref() else {
+            return Err(
+                Error::validation("a Simulator push needs the app's `bundle_id`").with_hint(
+                    "e.g. {\"bundle_id\": \"com.example.app\", \"title\": \"Hi\", \"body\": \"…\"}",
+                ),
+            );
+        };
+        crate::backend::validate::ios_bundle_id(bundle)?;
+        let mut file = tempfile::Builder::new()
+            .prefix("mobilectl-push-")
+            .suffix(".apns")
+            .tempfile()
+            .map_err(|e| Error::internal(format!("a temporary file for the payload: {e}")))?;
+        std::io::Write::write_all(&mut file, n.apns.as_bytes())
+            .map_err(|e| Error::internal(format!("writing the payload: {e}")))?;
+        let path = file.path().as_os_str().to_os_string();
+        let args: Vec<std::ffi::OsString> = vec!["push".into(), udid.into(), bundle.into(), path];
+        self.simctl_ok(args, QUICK_TIMEOUT, "simctl push", "")
+            .await
+            .map(drop)
     }
 }

@@ -249,6 +249,14 @@ impl DeviceBackend for SimctlBackend {
         self.pasteboard_set(&device.udid, text).await
     }
 
+    async fn post_notification(
+        &self,
+        device: &Device,
+        n: &crate::device::NotificationPost,
+    ) -> Result<()> {
+        self.push(&device.udid, n).await
+    }
+
     async fn erase(&self, device: &Device) -> Result<()> {
         self.erase_device(device).await
     }

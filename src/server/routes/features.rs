@@ -20,6 +20,8 @@ pub fn bindings() -> Vec<Binding> {
         bind::body("send_intent", send_intent),
         bind::body("push_file", push_file),
         bind::body("pull_file", pull_file),
+        bind::body("post_notification", post_notification),
+        bind::query("list_notifications", list_notifications),
     ]
 }
 
@@ -126,5 +128,33 @@ pub async fn pull_file(s: AppState, r: FilePull) -> Result<Json<FileDone>> {
         local_path: local.display().to_string(),
         device_path: r.device_path,
         bytes,
+    }))
+}
+
+/// Posts a notification.
+pub async fn post_notification(s: AppState, r: NotificationRequest) -> Result<Json<SettingDone>> {
+    let device = s
+        .controller
+        .post_notification(
+            r.udid.as_deref(),
+            r.bundle_id.as_deref(),
+            r.title.as_deref(),
+            r.body.as_deref(),
+            r.payload.as_ref(),
+        )
+        .await?;
+    Ok(Json(SettingDone {
+        success: true,
+        device,
+        note: None,
+    }))
+}
+
+/// The notifications in the shade.
+pub async fn list_notifications(s: AppState, q: DeviceQuery) -> Result<Json<NotificationList>> {
+    let (device, notifications) = s.controller.notifications(q.udid.as_deref()).await?;
+    Ok(Json(NotificationList {
+        device,
+        notifications,
     }))
 }

@@ -364,8 +364,10 @@ pub fn cmd(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
         "window" => super::system::wm(dev, rest),
         "settings" => super::system::settings(dev, rest),
         "clipboard" => clipboard(dev, rest),
+        "notification" => notification(dev, rest),
+        "statusbar" => statusbar(dev, rest),
         "-l" => AppletResult::ok(
-            "Currently running services:\n  activity\n  clipboard\n  input\n  package\n  settings\n  window\n",
+            "Currently running services:\n  activity\n  clipboard\n  input\n  notification\n  package\n  settings\n  statusbar\n  window\n",
         ),
         other => AppletResult::fail(20, format!("cmd: Can't find service: {other}\n")),
     }
@@ -397,6 +399,53 @@ fn clipboard(dev: &Device, args: &[String]) -> AppletResult {
             "Clipboard service commands:\n  get-text\n  set-text TEXT\n",
         ),
     }
+}
+
+/// `cmd notification post [-t TITLE] [-S STYLE] [-i ICON] [-I ICON] [-c INTENT] TAG TEXT`.
+fn notification(dev: &Device, args: &[String]) -> AppletResult {
+    const USAGE: &str = "usage: cmd notification post [flags] <tag> <text>\n";
+    if args.first().map(String::as_str) != Some("post") {
+        return AppletResult::fail(255, USAGE);
+    }
+    let mut title = None;
+    let mut words = Vec::new();
+    let mut it = args[1..].iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-t" | "--title" => title = it.next().cloned(),
+            "-S" | "--style" | "-i" | "--icon" | "-I" | "--large-icon" | "-c"
+            | "--content-intent" => {
+                it.next();
+            }
+            "-v" | "--verbose" => {}
+            _ => words.push(a.clone()),
+        }
+    }
+    let [tag, text @ ..] = words.as_slice() else {
+        return AppletResult::fail(255, USAGE);
+    };
+    if text.is_empty() {
+        return AppletResult::fail(255, USAGE);
+    }
+    dev.state().post_notification(crate::state::Posted {
+        tag: tag.clone(),
+        title,
+        text: text.join(" "),
+    });
+    AppletResult::ok("")
+}
+
+/// `cmd statusbar expand-notifications | collapse`.
+fn statusbar(dev: &Device, args: &[String]) -> AppletResult {
+    let mut st = dev.state();
+    match args.first().map(String::as_str) {
+        Some("expand-notifications") => st.shade_open = true,
+        Some("collapse") => st.shade_open = false,
+        _ => {
+            return AppletResult::fail(255, "usage: cmd statusbar expand-notifications|collapse\n")
+        }
+    }
+    AppletResult::ok("")
 }
 
 #[cfg(test)]

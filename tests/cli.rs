@@ -704,6 +704,12 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             0,
             "Shell · Hi: it's me",
         ),
+        case(
+            "biometric",
+            &["biometric", "match"],
+            1,
+            "UNSUPPORTED_ON_PLATFORM",
+        ),
         // The demo is a physical phone: its location cannot be set over adb.
         case(
             "set_location",

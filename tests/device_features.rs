@@ -684,3 +684,67 @@ async fn simulator_push_is_simctl_push_of_the_checked_payload() {
     assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
     assert_eq!(calls_except_list(&fakes, "xcrun").len(), 1);
 }
+
+#[tokio::test]
+async fn biometrics_are_notifyutil_on_a_simulator_and_501_on_a_phone() {
+    let fakes = FakeTools::new();
+    let xcrun = fake_xcrun_with(
+        &fakes,
+        "ios_simctl/simctl_list_devices_json_xcode15_ios15.5-17.5_with_lastBootedAt.json",
+        "  \"simctl spawn \"*) exit 0 ;;",
+    );
+    let app = app_with(toolbox(&[(Tool::Xcrun, &xcrun)]), loopback_policy());
+    let udid = "D2E4C979-FFEA-4236-9F57-64C3209975A0";
+    for body in [
+        json!({"action": "enroll"}),
+        json!({"action": "match"}),
+        json!({"action": "nonmatch", "kind": "finger"}),
+        json!({"action": "unenroll"}),
+    ] {
+        let (status, answer) = call(&app, post("/api/v1/device/biometric", body)).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+    }
+    let spawn = |w: &[&str]| -> Vec<String> {
+        ["simctl", "spawn", udid]
+            .iter()
+            .chain(w.iter())
+            .map(|s| s.to_string())
+            .collect()
+    };
+    const ENROLLED: &str = "com.apple.BiometricKit.enrollmentChanged";
+    assert_eq!(
+        calls_except_list(&fakes, "xcrun"),
+        [
+            spawn(&["notifyutil", "-s", ENROLLED, "1"]),
+            spawn(&["notifyutil", "-p", ENROLLED]),
+            spawn(&["notifyutil", "-p", "com.apple.BiometricKit_Sim.pearl.match"]),
+            spawn(&[
+                "notifyutil",
+                "-p",
+                "com.apple.BiometricKit_Sim.fingerTouch.nomatch"
+            ]),
+            spawn(&["notifyutil", "-s", ENROLLED, "0"]),
+            spawn(&["notifyutil", "-p", ENROLLED]),
+        ]
+    );
+    let (status, _) = call(
+        &app,
+        post("/api/v1/device/biometric", json!({"action": "scan"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // The virtual Android device is a physical phone to mobilectl: no simulated sensor.
+    let h = start_device();
+    let app = app_for(&h);
+    call(&app, get("/api/v1/device/list")).await;
+    let mark = journal_mark(&h);
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/biometric", json!({"action": "match"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    assert!(body["error"]["hint"].as_str().unwrap().contains("emulator"));
+    assert!(services_since(&h, mark).is_empty());
+}

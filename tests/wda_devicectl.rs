@@ -580,6 +580,10 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
         ),
         ("list_notifications", get("/api/v1/device/notifications")),
         (
+            "biometric",
+            p("/api/v1/device/biometric", json!({"action": "match"})),
+        ),
+        (
             "push_file",
             p(
                 "/api/v1/device/files/push",
@@ -681,6 +685,7 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "send_intent",
             "post_notification",
             "list_notifications",
+            "biometric",
             "push_file",
             "pull_file",
             // A physical iPhone's log and network: not yet.

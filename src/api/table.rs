@@ -313,6 +313,14 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .query::<DeviceQuery>()
             .json::<NotificationList>(),
+        op(Post, "biometric", "/api/v1/device/biometric", "system", "Simulate Face ID / Touch ID / fingerprint: enroll, unenroll, match, nonmatch.")
+            .cli("biometric ACTION", &["biometric", "match"])
+            .describe("iOS Simulator: BiometricKit notifications (`simctl spawn … notifyutil`). Android \
+                       emulator: the console's `finger touch` (match: finger 1, nonmatch: 2; enrolling \
+                       is done in its Settings: 501). Physical devices: 501.")
+            .errors(DEVICE)
+            .body::<BiometricRequest>()
+            .json::<SettingDone>(),
         // network
         op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording proxy.")
             .cli("proxy start", &["proxy", "start"])

@@ -454,6 +454,19 @@ pub trait DeviceBackend: Send + Sync {
             "the shade is read on Android (cmd statusbar expand-notifications, then the UI tree)",
         ))
     }
+    /// Drives the simulated biometric sensor (simulators and emulators only).
+    async fn biometric(
+        &self,
+        _device: &Device,
+        _action: crate::device::BiometricAction,
+        _kind: crate::device::BiometricKind,
+        _finger: Option<u8>,
+    ) -> Result<()> {
+        Err(unsupported("simulating biometrics", self.name()).with_hint(
+            "biometrics are simulated on iOS Simulators (BiometricKit notifications) and Android \
+             emulators (the console's `finger touch`); a physical device needs a real face or finger",
+        ))
+    }
     /// Starts an activity with an intent, or broadcasts it (Android).
     async fn send_intent(&self, _device: &Device, _intent: &IntentSpec) -> Result<IntentOutcome> {
         Err(unsupported("Android intents", self.name())

@@ -98,6 +98,24 @@ impl DeviceController {
         result.map(|()| device)
     }
 
+    /// Drives the simulated biometric sensor.
+    pub async fn biometric(
+        &self,
+        udid: Option<&str>,
+        action: crate::device::BiometricAction,
+        kind: crate::device::BiometricKind,
+        finger: Option<u8>,
+    ) -> Result<Device> {
+        let device = self.resolve_to_act(udid).await?;
+        let session = self.session(&device.udid);
+        let _commands = session.hold().await;
+        self.backend(&device)?
+            .biometric(&device, action, kind, finger)
+            .await?;
+        session.touch();
+        Ok(device)
+    }
+
     /// Starts an activity with an intent, or broadcasts it.
     pub async fn intent(
         &self,

@@ -160,6 +160,29 @@ pub struct IntentOutcome {
     pub activity: Option<String>,
 }
 
+/// What to do with the simulated biometric sensor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BiometricAction {
+    /// Enrol a face or finger (iOS Simulator).
+    Enroll,
+    /// Remove the enrolment (iOS Simulator).
+    Unenroll,
+    /// Present a matching face or finger.
+    Match,
+    /// Present a face or finger that does not match.
+    Nonmatch,
+}
+
+/// Which sensor (iOS Simulator: Face ID or Touch ID).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BiometricKind {
+    #[default]
+    Face,
+    Finger,
+}
+
 /// Largest APNs payload (Apple's limit for a regular remote notification).
 pub const MAX_APNS_PAYLOAD: usize = 4096;
 

@@ -14,9 +14,9 @@ mod tools;
 
 pub use apps::{AppInfo, LaunchOptions, Launched};
 pub use features::{
-    check_extra, check_intent, check_notification, ExtraType, IntentExtra, IntentMode,
-    IntentOutcome, IntentParts, IntentSpec, NotificationPost, Orientation, OrientationRead,
-    ShownNotification, MAX_APNS_PAYLOAD,
+    check_extra, check_intent, check_notification, BiometricAction, BiometricKind, ExtraType,
+    IntentExtra, IntentMode, IntentOutcome, IntentParts, IntentSpec, NotificationPost, Orientation,
+    OrientationRead, ShownNotification, MAX_APNS_PAYLOAD,
 };
 pub use input::{AlertChoice, Key, KeyPress, Point};
 pub use system::{BatteryState, DataNetwork, PermissionAction, StatusBarOverride};

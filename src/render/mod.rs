@@ -70,6 +70,7 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("pull_file", features::file),
     ("post_notification", devices::done),
     ("list_notifications", features::notifications),
+    ("biometric", devices::done),
     ("proxy_start", flows::status),
     ("proxy_stop", flows::status),
     ("proxy_status", flows::status),

@@ -5,7 +5,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::device::Device;
-pub use crate::device::{ExtraType, IntentExtra, IntentMode, Orientation, ShownNotification};
+pub use crate::device::{
+    BiometricAction, BiometricKind, ExtraType, IntentExtra, IntentMode, Orientation,
+    ShownNotification,
+};
 
 /// Put text on the device's clipboard.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -127,4 +130,17 @@ pub struct NotificationRequest {
 pub struct NotificationList {
     pub device: Device,
     pub notifications: Vec<ShownNotification>,
+}
+
+/// Drive the simulated face or fingerprint sensor.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BiometricRequest {
+    pub udid: Option<String>,
+    pub action: BiometricAction,
+    /// iOS Simulator: `face` (default) or `finger`.
+    #[serde(default)]
+    pub kind: BiometricKind,
+    /// Android emulator: the finger id touched.
+    pub finger: Option<u8>,
 }

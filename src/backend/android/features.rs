@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::shell::quote;
+use super::shell::{adb_failure, quote};
 use super::AdbBackend;
 use crate::device::{
     Device, IntentMode, IntentOutcome, IntentSpec, NotificationPost, Orientation, OrientationRead,
@@ -206,6 +206,57 @@ impl AdbBackend {
         self.shell(&device.udid, &format!("cmd statusbar {verb}"), QUICK)
             .await
             .map(drop)
+    }
+}
+
+impl AdbBackend {
+    /// The emulator console's `finger touch ID` (`adb emu`): a match touches an enrolled
+    /// finger (default 1), a non-match one that is not (default 2). Enrolling happens in the
+    /// emulator's Settings, not from the console.
+    pub(super) async fn finger(
+        &self,
+        device: &Device,
+        action: crate::device::BiometricAction,
+        finger: Option<u8>,
+    ) -> Result<()> {
+        use crate::device::{BiometricAction, DeviceKind};
+        if device.kind != DeviceKind::Emulator {
+            return Err(Error::new(
+                ErrorCode::UnsupportedOnPlatform,
+                format!(
+                    "`{}` is a physical device: its fingerprint sensor cannot be simulated",
+                    device.udid
+                ),
+            )
+            .with_hint(
+                "biometrics are simulated on Android emulators (the console's `finger touch`)",
+            ));
+        }
+        let id = match action {
+            BiometricAction::Match => finger.unwrap_or(1),
+            BiometricAction::Nonmatch => finger.unwrap_or(2),
+            BiometricAction::Enroll | BiometricAction::Unenroll => {
+                return Err(Error::new(
+                    ErrorCode::UnsupportedOnPlatform,
+                    "the emulator console cannot enrol or remove fingers",
+                )
+                .with_hint("enrol in the emulator's Settings › Security › Fingerprint, touching the sensor with `match` when asked"))
+            }
+        };
+        let cmd = self
+            .adb_for(&device.udid)?
+            .args([
+                "emu".to_string(),
+                "finger".into(),
+                "touch".into(),
+                id.to_string(),
+            ])
+            .timeout(QUICK);
+        let out = self.run(cmd).await?;
+        if !out.success() || out.stdout_text().contains("KO") {
+            return Err(adb_failure(&device.udid, "adb emu finger touch", &out));
+        }
+        Ok(())
     }
 }
 

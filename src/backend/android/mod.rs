@@ -387,6 +387,16 @@ impl DeviceBackend for AdbBackend {
         self.shade(device, open).await
     }
 
+    async fn biometric(
+        &self,
+        device: &Device,
+        action: crate::device::BiometricAction,
+        _kind: crate::device::BiometricKind,
+        finger: Option<u8>,
+    ) -> Result<()> {
+        self.finger(device, action, finger).await
+    }
+
     async fn send_intent(
         &self,
         device: &Device,

@@ -54,3 +54,59 @@ impl SimctlBackend {
             .map(drop)
     }
 }
+
+/// The BiometricKit notifications of a Simulator for `action` (posted with `notifyutil`
+/// inside it): enrolment is `com.apple.BiometricKit.enrollmentChanged` set to 1 or 0 then
+/// posted; a (non-)match `com.apple.BiometricKit_Sim.{pearl|fingerTouch}.{match|nomatch}`.
+pub fn biometric_commands(
+    action: crate::device::BiometricAction,
+    kind: crate::device::BiometricKind,
+) -> Vec<Vec<String>> {
+    use crate::device::{BiometricAction, BiometricKind};
+    const ENROLLED: &str = "com.apple.BiometricKit.enrollmentChanged";
+    let sensor = match kind {
+        BiometricKind::Face => "pearl",
+        BiometricKind::Finger => "fingerTouch",
+    };
+    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    match action {
+        BiometricAction::Enroll | BiometricAction::Unenroll => {
+            let on = if action == BiometricAction::Enroll {
+                "1"
+            } else {
+                "0"
+            };
+            vec![
+                words(&["notifyutil", "-s", ENROLLED, on]),
+                words(&["notifyutil", "-p", ENROLLED]),
+            ]
+        }
+        BiometricAction::Match => vec![words(&[
+            "notifyutil",
+            "-p",
+            &format!("com.apple.BiometricKit_Sim.{sensor}.match"),
+        ])],
+        BiometricAction::Nonmatch => vec![words(&[
+            "notifyutil",
+            "-p",
+            &format!("com.apple.BiometricKit_Sim.{sensor}.nomatch"),
+        ])],
+    }
+}
+
+impl SimctlBackend {
+    pub(super) async fn biometric_sim(
+        &self,
+        udid: &str,
+        action: crate::device::BiometricAction,
+        kind: crate::device::BiometricKind,
+    ) -> Result<()> {
+        for words in biometric_commands(action, kind) {
+            let mut args = vec!["spawn".to_string(), udid.to_string()];
+            args.extend(words);
+            self.simctl_ok(args, QUICK_TIMEOUT, "simctl spawn notifyutil", "")
+                .await?;
+        }
+        Ok(())
+    }
+}

@@ -257,6 +257,16 @@ impl DeviceBackend for SimctlBackend {
         self.push(&device.udid, n).await
     }
 
+    async fn biometric(
+        &self,
+        device: &Device,
+        action: crate::device::BiometricAction,
+        kind: crate::device::BiometricKind,
+        _finger: Option<u8>,
+    ) -> Result<()> {
+        self.biometric_sim(&device.udid, action, kind).await
+    }
+
     async fn erase(&self, device: &Device) -> Result<()> {
         self.erase_device(device).await
     }

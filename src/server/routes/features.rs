@@ -22,6 +22,7 @@ pub fn bindings() -> Vec<Binding> {
         bind::body("pull_file", pull_file),
         bind::body("post_notification", post_notification),
         bind::query("list_notifications", list_notifications),
+        bind::body("biometric", biometric),
     ]
 }
 
@@ -156,5 +157,18 @@ pub async fn list_notifications(s: AppState, q: DeviceQuery) -> Result<Json<Noti
     Ok(Json(NotificationList {
         device,
         notifications,
+    }))
+}
+
+/// Drives the simulated biometric sensor.
+pub async fn biometric(s: AppState, r: BiometricRequest) -> Result<Json<SettingDone>> {
+    let device = s
+        .controller
+        .biometric(r.udid.as_deref(), r.action, r.kind, r.finger)
+        .await?;
+    Ok(Json(SettingDone {
+        success: true,
+        device,
+        note: None,
     }))
 }

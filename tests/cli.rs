@@ -710,6 +710,21 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             1,
             "UNSUPPORTED_ON_PLATFORM",
         ),
+        case(
+            "multi_touch",
+            &[
+                "multi-touch",
+                "pinch",
+                "--scale",
+                "2",
+                "--x",
+                "500",
+                "--y",
+                "900",
+            ],
+            1,
+            "UNSUPPORTED_ON_PLATFORM",
+        ),
         // The demo is a physical phone: its location cannot be set over adb.
         case(
             "set_location",

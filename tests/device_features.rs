@@ -748,3 +748,102 @@ async fn biometrics_are_notifyutil_on_a_simulator_and_501_on_a_phone() {
     assert!(body["error"]["hint"].as_str().unwrap().contains("emulator"));
     assert!(services_since(&h, mark).is_empty());
 }
+
+#[tokio::test]
+async fn pinch_and_rotate_are_two_simultaneous_fingers_on_wda_and_501_on_android() {
+    use common::wda::*;
+    use mobilectl::backend::wda::{EndpointSpec, WdaConfig};
+    use mobilectl::backend::BackendConfig;
+    use mobilectl::exec::Toolbox;
+
+    let fake = FakeWda::start(SETTINGS, STATUS_IOS14).await;
+    let app = app_with_config(
+        BackendConfig {
+            tools: Toolbox::with([]),
+            wda: WdaConfig {
+                endpoints: vec![EndpointSpec::parse(&format!(
+                    "00008101-001D24E93C08001E={}",
+                    fake.url()
+                ))
+                .unwrap()],
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        loopback_policy(),
+    );
+    // Bad numbers: refused before anything is sent.
+    let n = fake.log().len();
+    for bad in [
+        json!({"gesture": "pinch", "scale": 0, "x": 100, "y": 300}),
+        json!({"gesture": "pinch", "scale": 1, "x": 100, "y": 300}),
+        json!({"gesture": "rotate", "degrees": 0, "x": 100, "y": 300}),
+        json!({"gesture": "pinch", "scale": 2, "degrees": 30, "x": 100, "y": 300}),
+        json!({"gesture": "twist", "x": 100, "y": 300}),
+    ] {
+        let (status, body) = call(&app, post("/api/v1/device/ui/multi-touch", bad.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
+    assert_eq!(fake.log().len(), n, "nothing sent");
+
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/multi-touch",
+            json!({"gesture": "pinch", "scale": 2, "x": 180, "y": 400}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["action_type"], "pinch");
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/multi-touch",
+            json!({"gesture": "rotate", "degrees": 90, "x": 180, "y": 400}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let sent: Vec<Value> = fake
+        .log()
+        .into_iter()
+        .filter(|s| s.route() == "POST /session/:id/actions")
+        .map(|s| s.body)
+        .collect();
+    assert_eq!(sent.len(), 2);
+    let pinch = &sent[0]["actions"];
+    assert_eq!(pinch.as_array().unwrap().len(), 2, "two pointers at once");
+    let xs = |p: &Value| -> Vec<f64> {
+        p["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["type"] == "pointerMove")
+            .map(|a| a["x"].as_f64().unwrap())
+            .collect()
+    };
+    assert_eq!(pinch[0]["parameters"]["pointerType"], "touch");
+    assert_eq!(xs(&pinch[0]), [80.0, -20.0], "finger 1 moves left");
+    assert_eq!(xs(&pinch[1]), [280.0, 380.0], "finger 2 moves right");
+    let rotate = &sent[1]["actions"];
+    assert_eq!(xs(&rotate[0]).len(), 7, "90° as six arcs of 15°");
+
+    // Android: no simultaneous touches through adb: 501, nothing typed or tapped.
+    let h = start_device();
+    let app = app_for(&h);
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/multi-touch",
+            json!({"gesture": "pinch", "scale": 0.5, "x": 500, "y": 900}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    assert!(body["error"]["hint"]
+        .as_str()
+        .unwrap()
+        .contains("one touch at a time"));
+    assert!(argvs_with(&h, "input").is_empty());
+}

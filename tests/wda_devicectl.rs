@@ -580,6 +580,13 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
         ),
         ("list_notifications", get("/api/v1/device/notifications")),
         (
+            "multi_touch",
+            p(
+                "/api/v1/device/ui/multi-touch",
+                json!({"gesture": "pinch", "scale": 0.5, "x": 180, "y": 400}),
+            ),
+        ),
+        (
             "biometric",
             p("/api/v1/device/biometric", json!({"action": "match"})),
         ),

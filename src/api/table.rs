@@ -189,6 +189,15 @@ pub fn operations() -> Vec<Operation> {
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<DeviceBody>()
             .json::<ActionResult>(),
+        op(Post, "multi_touch", "/api/v1/device/ui/multi-touch", "act", "Pinch (scale) or rotate (degrees) with two fingers around a target.")
+            .cli("multi-touch GESTURE", &["multi-touch", "pinch", "--scale", "2", "--x", "200", "--y", "400"])
+            .describe("iPhone (WebDriverAgent): two simultaneous W3C touch pointers. Android and iOS \
+                       Simulators: 501 (their tools inject one touch at a time; two swipes in a row \
+                       would not be a pinch).")
+            .errors(DEVICE)
+            .errors(TARGET)
+            .body::<MultiTouchRequest>()
+            .json::<ActionResult>(),
         op(Post, "batch", "/api/v1/device/batch", "act", "Run act and verify steps in order under one hold of the device; stop at a failure.")
             .cli("batch FILE", &["batch", "--step", "tap @e1", "--step", "wait text:OK"])
             .describe("Each step is `{op, body}`: an act or verify operation and its body as its own route takes \

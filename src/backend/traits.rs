@@ -454,6 +454,22 @@ pub trait DeviceBackend: Send + Sync {
             "the shade is read on Android (cmd statusbar expand-notifications, then the UI tree)",
         ))
     }
+    /// Two fingers at once around `center` (a pinch or a rotation), where the platform can
+    /// inject simultaneous touches. Never faked with one finger after the other.
+    async fn multi_touch(
+        &self,
+        _device: &Device,
+        _center: Point,
+        _gesture: crate::device::MultiTouch,
+    ) -> Result<()> {
+        Err(
+            unsupported("multi-touch (pinch, rotate)", self.name()).with_hint(
+                "two simultaneous fingers are injected on iPhones through WebDriverAgent's W3C \
+             actions; adb's `input` and the Simulator tools inject one touch at a time, and two \
+             swipes one after the other are not a pinch",
+            ),
+        )
+    }
     /// Drives the simulated biometric sensor (simulators and emulators only).
     async fn biometric(
         &self,

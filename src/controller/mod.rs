@@ -13,6 +13,7 @@ mod batch;
 mod doctor;
 mod features;
 mod files;
+mod gestures;
 mod listing;
 mod logs;
 mod notifications;

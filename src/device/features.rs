@@ -160,6 +160,66 @@ pub struct IntentOutcome {
     pub activity: Option<String>,
 }
 
+/// A two-finger gesture around a point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MultiTouch {
+    /// The fingers' distance is multiplied by `scale` (above 1: apart, zoom in; below 1:
+    /// together). `radius`: each finger's start distance from the centre.
+    Pinch { scale: f64, radius: f64 },
+    /// Both fingers turn `degrees` (clockwise positive) around the centre at `radius`.
+    Rotate { degrees: f64, radius: f64 },
+}
+
+/// The two fingers' paths of a gesture around `c`: each finger's points, first to last
+/// (a rotation is cut into steps of at most 15°, so that it is an arc).
+pub fn finger_paths(c: crate::device::Point, g: MultiTouch) -> [Vec<crate::device::Point>; 2] {
+    use crate::device::Point;
+    let at = |r: f64, deg: f64| {
+        let a = deg.to_radians();
+        Point {
+            x: (c.x + r * a.cos()).round(),
+            y: (c.y + r * a.sin()).round(),
+        }
+    };
+    match g {
+        MultiTouch::Pinch { scale, radius } => {
+            let end = radius * scale;
+            [
+                vec![at(radius, 180.0), at(end, 180.0)],
+                vec![at(radius, 0.0), at(end, 0.0)],
+            ]
+        }
+        MultiTouch::Rotate { degrees, radius } => {
+            let steps = (degrees.abs() / 15.0).ceil().max(1.0) as usize;
+            let path = |start: f64| {
+                (0..=steps)
+                    .map(|i| at(radius, start + degrees * i as f64 / steps as f64))
+                    .collect::<Vec<_>>()
+            };
+            [path(180.0), path(0.0)]
+        }
+    }
+}
+
+/// Checks a gesture's numbers: a scale in 0.1..=10 and not 1, degrees in -360..=360 and not
+/// 0, and which one goes with which gesture.
+pub fn check_multi_touch(pinch: bool, scale: Option<f64>, degrees: Option<f64>) -> Result<()> {
+    match (pinch, scale, degrees) {
+        (true, Some(s), None) if s.is_finite() && (0.1..=10.0).contains(&s) && s != 1.0 => Ok(()),
+        (true, Some(s), None) => Err(Error::validation(format!(
+            "`scale` {s} is not a pinch: give 0.1..10, below 1 to pinch in, above 1 to spread"
+        ))),
+        (false, None, Some(d)) if d.is_finite() && d != 0.0 && d.abs() <= 360.0 => Ok(()),
+        (false, None, Some(d)) => Err(Error::validation(format!(
+            "`degrees` {d} is not a rotation: give -360..360, not 0"
+        ))),
+        _ => Err(
+            Error::validation("a pinch takes `scale`, a rotation `degrees` (only that one)")
+                .with_hint("e.g. {\"gesture\": \"pinch\", \"scale\": 2, \"ref\": \"e3\"}"),
+        ),
+    }
+}
+
 /// What to do with the simulated biometric sensor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

@@ -71,6 +71,7 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("post_notification", devices::done),
     ("list_notifications", features::notifications),
     ("biometric", devices::done),
+    ("multi_touch", act::action),
     ("proxy_start", flows::status),
     ("proxy_stop", flows::status),
     ("proxy_status", flows::status),

@@ -144,3 +144,23 @@ pub struct BiometricRequest {
     /// Android emulator: the finger id touched.
     pub finger: Option<u8>,
 }
+
+/// Which two-finger gesture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Gesture {
+    Pinch,
+    Rotate,
+}
+
+/// A pinch (`scale`: below 1 in, above 1 out) or a rotation (`degrees`, clockwise) around
+/// a target.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct MultiTouchRequest {
+    pub udid: Option<String>,
+    pub gesture: Gesture,
+    #[serde(flatten)]
+    pub target: crate::api::wire::act::Target,
+    pub scale: Option<f64>,
+    pub degrees: Option<f64>,
+}

@@ -121,6 +121,43 @@ impl WdaBackend {
     }
 }
 
+/// The W3C actions of a two-finger gesture: two touch pointers moving at once over
+/// `duration_ms`.
+pub fn two_fingers(
+    center: crate::device::Point,
+    g: crate::device::MultiTouch,
+    duration_ms: u64,
+) -> serde_json::Value {
+    let paths = crate::device::finger_paths(center, g);
+    let pointer = |id: &str, path: &[crate::device::Point]| {
+        let step = duration_ms / (path.len().max(2) as u64 - 1);
+        let mut actions = Vec::with_capacity(path.len() + 3);
+        if let Some(first) = path.first() {
+            actions.push(json!({"type": "pointerMove", "duration": 0, "origin": "viewport", "x": first.x, "y": first.y}));
+        }
+        actions.push(json!({"type": "pointerDown", "button": 0}));
+        for p in path.iter().skip(1) {
+            actions.push(json!({"type": "pointerMove", "duration": step, "origin": "viewport", "x": p.x, "y": p.y}));
+        }
+        actions.push(json!({"type": "pointerUp", "button": 0}));
+        json!({"type": "pointer", "id": id, "parameters": {"pointerType": "touch"}, "actions": actions})
+    };
+    json!({"actions": [pointer("finger1", &paths[0]), pointer("finger2", &paths[1])]})
+}
+
+impl WdaBackend {
+    pub(super) async fn two_finger_gesture(
+        &self,
+        device: &Device,
+        center: crate::device::Point,
+        g: crate::device::MultiTouch,
+    ) -> Result<()> {
+        const DURATION_MS: u64 = 600;
+        self.actions(device, two_fingers(center, g, DURATION_MS), DURATION_MS)
+            .await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -383,6 +383,15 @@ impl DeviceBackend for WdaBackend {
         self.orientation_write(device, to).await
     }
 
+    async fn multi_touch(
+        &self,
+        device: &Device,
+        center: Point,
+        gesture: crate::device::MultiTouch,
+    ) -> Result<()> {
+        self.two_finger_gesture(device, center, gesture).await
+    }
+
     // --- alerts: WDA's own commands -----------------------------------------------------------
     async fn native_alert(&self, device: &Device) -> Result<Option<Alert>> {
         self.alert_on_screen(device).await

@@ -23,6 +23,7 @@ pub fn bindings() -> Vec<Binding> {
         bind::body("post_notification", post_notification),
         bind::query("list_notifications", list_notifications),
         bind::body("biometric", biometric),
+        bind::body("multi_touch", multi_touch),
     ]
 }
 
@@ -171,4 +172,22 @@ pub async fn biometric(s: AppState, r: BiometricRequest) -> Result<Json<SettingD
         device,
         note: None,
     }))
+}
+
+/// A pinch or a rotation with two fingers.
+pub async fn multi_touch(
+    s: AppState,
+    r: MultiTouchRequest,
+) -> Result<Json<crate::api::wire::act::ActionResult>> {
+    Ok(Json(
+        s.controller
+            .multi_touch(
+                r.udid.as_deref(),
+                &r.target,
+                r.gesture == Gesture::Pinch,
+                r.scale,
+                r.degrees,
+            )
+            .await?,
+    ))
 }

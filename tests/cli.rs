@@ -725,6 +725,12 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             1,
             "UNSUPPORTED_ON_PLATFORM",
         ),
+        case(
+            "add_media",
+            &["media", "add", "no/such.jpg"],
+            1,
+            "NOT_FOUND",
+        ),
         // The demo is a physical phone: its location cannot be set over adb.
         case(
             "set_location",

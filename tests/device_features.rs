@@ -847,3 +847,95 @@ async fn pinch_and_rotate_are_two_simultaneous_fingers_on_wda_and_501_on_android
         .contains("one touch at a time"));
     assert!(argvs_with(&h, "input").is_empty());
 }
+
+#[tokio::test]
+async fn media_is_pushed_and_scanned_on_android_and_addmedia_on_a_simulator() {
+    let h = start_device();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let app = app_with_root(&h, &root);
+    let jpeg = b"\xff\xd8\xff\xe0 not really a jpeg \xff\xd9";
+    std::fs::write(root.join("beach day.jpg"), jpeg).unwrap();
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/media",
+            json!({"local_path": "beach day.jpg"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["location"], "/sdcard/Pictures/beach day.jpg");
+    assert_eq!(
+        h.state()["media"],
+        json!(["file:///sdcard/Pictures/beach day.jpg"])
+    );
+    let (status, _) = call(
+        &app,
+        post(
+            "/api/v1/device/files/pull",
+            json!({"device_path": "/sdcard/Pictures/beach day.jpg", "local_path": "copy.jpg"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(std::fs::read(root.join("copy.jpg")).unwrap(), jpeg);
+
+    // Not a photo or video, a name the device would not take, outside the root: refused.
+    std::fs::write(root.join("notes.txt"), b"x").unwrap();
+    std::fs::write(root.join("a;b.jpg"), b"x").unwrap();
+    let mark = journal_mark(&h);
+    for (local, code) in [
+        ("notes.txt", "VALIDATION_FAILED"),
+        ("a;b.jpg", "VALIDATION_FAILED"),
+        ("../x.jpg", "NOT_FOUND"),
+    ] {
+        let (_, body) = call(
+            &app,
+            post("/api/v1/device/media", json!({ "local_path": local })),
+        )
+        .await;
+        assert_eq!(error_code(&body), code, "{local}: {body}");
+    }
+    assert!(services_since(&h, mark).is_empty());
+
+    // A Simulator: simctl addmedia with the resolved path.
+    let fakes = FakeTools::new();
+    let xcrun = fake_xcrun_with(
+        &fakes,
+        "ios_simctl/simctl_list_devices_json_xcode15_ios15.5-17.5_with_lastBootedAt.json",
+        "  \"simctl addmedia \"*) exit 0 ;;",
+    );
+    let config = mobilectl::backend::BackendConfig {
+        tools: mobilectl::exec::Toolbox::with([(Tool::Xcrun, xcrun.clone())]),
+        ..Default::default()
+    };
+    let state = mobilectl::server::AppState::new(
+        mobilectl::controller::DeviceController::new(config),
+        mobilectl::server::ServerOptions {
+            files_root: Some(root.clone()),
+            ..Default::default()
+        },
+    );
+    let sim = mobilectl::server::app(state, loopback_policy());
+    let (status, body) = call(
+        &sim,
+        post(
+            "/api/v1/device/media",
+            json!({"local_path": "beach day.jpg"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let real = root.canonicalize().unwrap().join("beach day.jpg");
+    assert_eq!(
+        calls_except_list(&fakes, "xcrun"),
+        [vec![
+            "simctl".to_string(),
+            "addmedia".into(),
+            "D2E4C979-FFEA-4236-9F57-64C3209975A0".into(),
+            real.display().to_string()
+        ]]
+    );
+}

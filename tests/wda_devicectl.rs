@@ -580,6 +580,13 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
         ),
         ("list_notifications", get("/api/v1/device/notifications")),
         (
+            "add_media",
+            p(
+                "/api/v1/device/media",
+                json!({"local_path": "examples/annotated_demo.png"}),
+            ),
+        ),
+        (
             "multi_touch",
             p(
                 "/api/v1/device/ui/multi-touch",
@@ -692,6 +699,7 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "send_intent",
             "post_notification",
             "list_notifications",
+            "add_media",
             "biometric",
             "push_file",
             "pull_file",

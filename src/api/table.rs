@@ -308,6 +308,14 @@ pub fn operations() -> Vec<Operation> {
             .errors(&[Forbidden, NotFound])
             .body::<FilePull>()
             .json::<FileDone>(),
+        op(Post, "add_media", "/api/v1/device/media", "system", "Add a photo or video from the files root to the gallery.")
+            .cli("media add LOCAL_PATH", &["media", "add", "photo.jpg"])
+            .describe("iOS Simulator: `simctl addmedia`. Android: pushed to /sdcard/Pictures (videos: \
+                       /sdcard/Movies) and announced to the media scanner. Paths as for `push_file`.")
+            .errors(DEVICE)
+            .errors(&[Forbidden, NotFound])
+            .body::<MediaRequest>()
+            .json::<MediaDone>(),
         op(Post, "post_notification", "/api/v1/device/notification", "system", "Post a notification (Android) or push one to an app (Simulator).")
             .cli("notify", &["notify", "--title", "Hi", "--body", "Hello"])
             .describe("Android: `cmd notification post` as the shell. iOS Simulator: `simctl push` of \

@@ -454,6 +454,12 @@ pub trait DeviceBackend: Send + Sync {
             "the shade is read on Android (cmd statusbar expand-notifications, then the UI tree)",
         ))
     }
+    /// Adds the (checked) photo or video `local` to the gallery; answers where it went.
+    async fn add_media(&self, _device: &Device, _local: &std::path::Path) -> Result<String> {
+        Err(unsupported("adding media to the gallery", self.name()).with_hint(
+            "media is added on Android (push and media scan) and iOS Simulators (simctl addmedia)",
+        ))
+    }
     /// Two fingers at once around `center` (a pinch or a rotation), where the platform can
     /// inject simultaneous touches. Never faked with one finger after the other.
     async fn multi_touch(

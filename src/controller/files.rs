@@ -133,7 +133,49 @@ pub fn check_device_path(p: &str) -> Result<()> {
     Ok(())
 }
 
+/// Extensions of the photos and videos `add_media` takes.
+const PHOTOS: &[&str] = &["jpg", "jpeg", "png", "gif", "heic", "webp"];
+const VIDEOS: &[&str] = &["mp4", "mov", "m4v", "3gp"];
+
+/// Whether `p` names a video (by its extension).
+pub fn media_is_video(p: &Path) -> bool {
+    let ext = crate::backend::validate::extension(p);
+    VIDEOS.contains(&ext.as_str())
+}
+
+/// A photo or video by its extension, with a plain file name (it names the device's copy).
+pub fn check_media(p: &Path) -> Result<()> {
+    let ext = crate::backend::validate::extension(p);
+    if !PHOTOS.contains(&ext.as_str()) && !VIDEOS.contains(&ext.as_str()) {
+        return Err(
+            Error::validation(format!("`{}` is not a photo or a video", p.display()))
+                .with_hint("photos: .jpg .jpeg .png .gif .heic .webp; videos: .mp4 .mov .m4v .3gp"),
+        );
+    }
+    let plain = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ' '))
+    });
+    if !plain {
+        return Err(Error::validation(format!(
+            "`{}`: the file name may hold letters, digits, spaces, `.`, `_` and `-` only",
+            p.display()
+        )));
+    }
+    Ok(())
+}
+
 impl DeviceController {
+    /// Adds the checked local photo or video to the device's gallery.
+    pub async fn add_media(&self, udid: Option<&str>, local: &Path) -> Result<(Device, String)> {
+        check_media(local)?;
+        let device = self.resolve_to_act(udid).await?;
+        let session = self.session(&device.udid);
+        let _commands = session.hold().await;
+        let at = self.backend(&device)?.add_media(&device, local).await?;
+        Ok((device, at))
+    }
+
     /// Pushes the checked local file `local` to `device_path`.
     pub async fn push_file(
         &self,

@@ -41,7 +41,9 @@ pub use session::DeviceSession;
 pub use snapshot::Snapshot;
 
 pub use apps::check_install_path;
-pub use files::{check_device_path, resolve_read, resolve_write, MAX_FILE};
+pub use files::{
+    check_device_path, check_media, media_is_video, resolve_read, resolve_write, MAX_FILE,
+};
 pub use logs::{
     crash_brief, crash_code, log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus,
 };

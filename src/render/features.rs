@@ -73,6 +73,15 @@ pub fn notifications(v: &Value) -> String {
         .join("\n")
 }
 
+/// `add_media`: `added 1234 bytes → /sdcard/Pictures/a.jpg`.
+pub fn media(v: &Value) -> String {
+    format!(
+        "added {} bytes → {}",
+        v["bytes"].as_u64().unwrap_or(0),
+        s(&v["location"])
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

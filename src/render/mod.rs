@@ -72,6 +72,7 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("list_notifications", features::notifications),
     ("biometric", devices::done),
     ("multi_touch", act::action),
+    ("add_media", features::media),
     ("proxy_start", flows::status),
     ("proxy_stop", flows::status),
     ("proxy_status", flows::status),

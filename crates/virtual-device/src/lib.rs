@@ -172,6 +172,7 @@ impl Device {
             "clipboard": st.clipboard,
             "rotation": st.rotation(),
             "shade_open": st.shade_open,
+            "media": st.media,
             "notifications": st.notifications.iter().map(|n| serde_json::json!({"tag": n.tag, "title": n.title, "text": n.text})).collect::<Vec<_>>(),
             "fail_dumps_left": self.faults.fail_dumps_left(),
             "offline": *self.offline.borrow(),

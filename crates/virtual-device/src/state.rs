@@ -50,6 +50,8 @@ pub struct DeviceState {
     /// Posted notifications, oldest first, and whether the shade is open (see [`shade`]).
     pub notifications: Vec<Posted>,
     pub shade_open: bool,
+    /// Files the media scanner was told about (`MEDIA_SCANNER_SCAN_FILE`), as `file://` URIs.
+    pub media: Vec<String>,
     /// The app's process: its pid while running, a blocked main thread, ANR timing.
     pub process: Process,
 }
@@ -94,6 +96,7 @@ impl DeviceState {
             clipboard: None,
             notifications: Vec::new(),
             shade_open: false,
+            media: Vec::new(),
             process: Process::default(),
         };
         s.boot();

@@ -164,3 +164,21 @@ pub struct MultiTouchRequest {
     pub scale: Option<f64>,
     pub degrees: Option<f64>,
 }
+
+/// Add a photo or video (under the files root) to the device's gallery.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MediaRequest {
+    pub udid: Option<String>,
+    pub local_path: String,
+}
+
+/// A photo or video was added.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MediaDone {
+    pub success: bool,
+    pub device: Device,
+    /// Where it went (Android: the device path; iOS: `Photos`).
+    pub location: String,
+    pub bytes: u64,
+}

@@ -1,7 +1,9 @@
 //! Files on Android through adb's sync protocol: `adb push LOCAL DEVICE` and, after the
 //! device said the file's size (`stat -c %s`, quoted) is within the cap, `adb pull DEVICE TMP`
 //! into the target's directory, renamed over the target once complete. adb's own arguments
-//! are not parsed by any shell; the one shell command quotes the path.
+//! are not parsed by any shell; the one shell command quotes the path. Media goes to
+//! `/sdcard/Pictures` (or `/sdcard/Movies`) and is announced to the media scanner
+//! (`am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d file://…`, quoted).
 
 use std::path::Path;
 use std::time::Duration;
@@ -98,5 +100,31 @@ impl AdbBackend {
             Error::internal(format!("moving the pulled file into place: {e}"))
         })?;
         Ok(bytes)
+    }
+}
+
+impl AdbBackend {
+    pub(super) async fn media_add(&self, device: &Device, local: &Path) -> Result<String> {
+        let name = local
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let video = crate::controller::media_is_video(local);
+        let dir = if video {
+            "/sdcard/Movies"
+        } else {
+            "/sdcard/Pictures"
+        };
+        let target = format!("{dir}/{name}");
+        self.file_push(device, local, &target).await?;
+        let script = format!(
+            "am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d {} 2>&1",
+            quote(&format!("file://{target}"))
+        );
+        let out = self.shell_any(&device.udid, &script, QUICK).await?;
+        if !out.success() {
+            return Err(adb_failure(&device.udid, "am broadcast (media scan)", &out));
+        }
+        Ok(target)
     }
 }

@@ -387,6 +387,10 @@ impl DeviceBackend for AdbBackend {
         self.shade(device, open).await
     }
 
+    async fn add_media(&self, device: &Device, local: &Path) -> Result<String> {
+        self.media_add(device, local).await
+    }
+
     async fn biometric(
         &self,
         device: &Device,

@@ -110,3 +110,17 @@ impl SimctlBackend {
         Ok(())
     }
 }
+
+impl SimctlBackend {
+    /// `simctl addmedia UDID PATH`: the photo or video goes to the Photos library.
+    pub(super) async fn addmedia(&self, udid: &str, local: &std::path::Path) -> Result<String> {
+        let args: Vec<std::ffi::OsString> = vec![
+            "addmedia".into(),
+            udid.into(),
+            local.as_os_str().to_os_string(),
+        ];
+        self.simctl_ok(args, QUICK_TIMEOUT, "simctl addmedia", "")
+            .await
+            .map(|_| "Photos".to_string())
+    }
+}

@@ -257,6 +257,10 @@ impl DeviceBackend for SimctlBackend {
         self.push(&device.udid, n).await
     }
 
+    async fn add_media(&self, device: &Device, local: &std::path::Path) -> Result<String> {
+        self.addmedia(&device.udid, local).await
+    }
+
     async fn biometric(
         &self,
         device: &Device,

@@ -23,6 +23,7 @@ pub fn bindings() -> Vec<Binding> {
         bind::body("post_notification", post_notification),
         bind::query("list_notifications", list_notifications),
         bind::body("biometric", biometric),
+        bind::body("add_media", add_media),
         bind::body("multi_touch", multi_touch),
     ]
 }
@@ -190,4 +191,17 @@ pub async fn multi_touch(
             )
             .await?,
     ))
+}
+
+/// Adds a photo or video under the files root to the gallery.
+pub async fn add_media(s: AppState, r: MediaRequest) -> Result<Json<MediaDone>> {
+    let root = s.options.files_root();
+    let (local, bytes) = crate::controller::resolve_read(&root, &r.local_path)?;
+    let (device, location) = s.controller.add_media(r.udid.as_deref(), &local).await?;
+    Ok(Json(MediaDone {
+        success: true,
+        device,
+        location,
+        bytes,
+    }))
 }

@@ -71,6 +71,12 @@ pub fn am(dev: &Device, args: &[String]) -> AppletResult {
                     st.type_text(&text);
                 }
             }
+            // The media scanner adds a scanned file to the media store.
+            if action == "android.intent.action.MEDIA_SCANNER_SCAN_FILE" {
+                if let Some(uri) = &intent.data {
+                    st.media.push(uri.clone());
+                }
+            }
             let mut shown = intent.clone();
             shown.action = Some(action.to_string());
             shown.flags = Some(shown.flags.unwrap_or(0) | 0x400000);

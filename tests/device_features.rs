@@ -518,6 +518,17 @@ async fn files_round_trip_byte_for_byte_and_stay_under_the_root() {
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     assert!(!root.join("none.bin").exists());
+    // A directory is not pulled.
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/files/pull",
+            json!({"device_path": "/sdcard/Download", "local_path": "dir.bin"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(!root.join("dir.bin").exists());
 
     // Outside the root: `../`, absolute, a symlink out; a 2 GB file; each refused with the
     // device untouched.

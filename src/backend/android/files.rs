@@ -1,5 +1,5 @@
 //! Files on Android through adb's sync protocol: `adb push LOCAL DEVICE` and, after the
-//! device said the file's size (`stat -c %s`, quoted) is within the cap, `adb pull DEVICE TMP`
+//! device said the path is a regular file and its size (`stat -c '%F|%s'`, quoted) is within the cap, `adb pull DEVICE TMP`
 //! into the target's directory, renamed over the target once complete. adb's own arguments
 //! are not parsed by any shell; the one shell command quotes the path. Media goes to
 //! `/sdcard/Pictures` (or `/sdcard/Movies`) and is announced to the media scanner
@@ -46,18 +46,24 @@ impl AdbBackend {
         local: &Path,
         max: u64,
     ) -> Result<u64> {
-        let script = format!("stat -c %s {} 2>&1", quote(device_path));
+        let script = format!("stat -c '%F|%s' {} 2>&1", quote(device_path));
         let out = self.shell_any(&device.udid, &script, QUICK).await?;
         let said = out.stdout_text();
-        let size: u64 = match said.trim().parse() {
-            Ok(n) if out.success() => n,
-            _ => {
-                return Err(Error::new(
-                    ErrorCode::NotFound,
-                    format!("`{device_path}` cannot be read on the device"),
-                )
-                .with_details(json!({ "output": said.trim() })))
+        let unreadable = || {
+            Error::new(
+                ErrorCode::NotFound,
+                format!("`{device_path}` cannot be read on the device"),
+            )
+            .with_details(json!({ "output": said.trim() }))
+        };
+        let size: u64 = match said.trim().split_once('|').filter(|_| out.success()) {
+            Some((kind, _)) if !kind.starts_with("regular") => {
+                return Err(Error::validation(format!(
+                    "`{device_path}` is a {kind}, not a regular file"
+                )))
             }
+            Some((_, n)) => n.parse().map_err(|_| unreadable())?,
+            None => return Err(unreadable()),
         };
         if size > max {
             return Err(Error::validation(format!(

@@ -950,3 +950,95 @@ async fn media_is_pushed_and_scanned_on_android_and_addmedia_on_a_simulator() {
         ]]
     );
 }
+
+#[tokio::test]
+async fn simulator_files_go_to_the_app_container_and_stay_inside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let container = dir.path().join("Containers/Data/Application/DEEC28D4");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&container).unwrap();
+    std::fs::write(dir.path().join("outside"), b"o").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("outside"), container.join("link")).unwrap();
+    let fakes = FakeTools::new();
+    // simctl prints the container's path and a newline (as recorded in
+    // fixtures/ios_simctl/simctl_get_app_container_data_path.txt); here, a scratch folder.
+    let xcrun = fake_xcrun_with(
+        &fakes,
+        "ios_simctl/simctl_list_devices_json_xcode15_ios15.5-17.5_with_lastBootedAt.json",
+        &format!(
+            "  \"simctl get_app_container \"*) echo '{}' ;;",
+            container.display()
+        ),
+    );
+    let state = mobilectl::server::AppState::new(
+        mobilectl::controller::DeviceController::new(mobilectl::backend::BackendConfig {
+            tools: mobilectl::exec::Toolbox::with([(Tool::Xcrun, xcrun.clone())]),
+            ..Default::default()
+        }),
+        mobilectl::server::ServerOptions {
+            files_root: Some(root.clone()),
+            ..Default::default()
+        },
+    );
+    let app = mobilectl::server::app(state, loopback_policy());
+    let bytes: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(root.join("a.bin"), &bytes).unwrap();
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/files/push",
+            json!({"local_path": "a.bin", "device_path": "/Documents/in/a.bin", "bundle_id": "com.example.app"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        std::fs::read(container.join("Documents/in/a.bin")).unwrap(),
+        bytes
+    );
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/device/files/pull",
+            json!({"device_path": "/Documents/in/a.bin", "bundle_id": "com.example.app", "local_path": "b.bin"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        std::fs::read(root.join("b.bin")).unwrap(),
+        bytes,
+        "byte for byte"
+    );
+    let udid = "D2E4C979-FFEA-4236-9F57-64C3209975A0";
+    assert_eq!(
+        calls_except_list(&fakes, "xcrun")[0],
+        [
+            "simctl",
+            "get_app_container",
+            udid,
+            "com.example.app",
+            "data"
+        ]
+    );
+
+    for (req, code) in [
+        (
+            json!({"device_path": "/Documents/a.bin", "local_path": "c.bin"}),
+            "VALIDATION_FAILED",
+        ),
+        (
+            json!({"device_path": "/Documents/../../x", "bundle_id": "com.example.app", "local_path": "c.bin"}),
+            "VALIDATION_FAILED",
+        ),
+        (
+            json!({"device_path": "/link", "bundle_id": "com.example.app", "local_path": "c.bin"}),
+            "FORBIDDEN",
+        ),
+    ] {
+        let (_, body) = call(&app, post("/api/v1/device/files/pull", req.clone())).await;
+        assert_eq!(error_code(&body), code, "{req}: {body}");
+    }
+    assert!(!root.join("c.bin").exists());
+}

@@ -295,7 +295,8 @@ pub fn operations() -> Vec<Operation> {
             .cli("files push LOCAL_PATH DEVICE_PATH", &["files", "push", "a.txt", "/sdcard/Download/a.txt"])
             .describe("Local paths stay under the server's `--files-root` (default its working directory; \
                        symlinks resolved first: 403 FORBIDDEN outside), at most 1 GiB. Android: adb \
-                       push. iOS: 501.")
+                       push. iOS Simulator: into the data container of `bundle_id` \
+                       (`simctl get_app_container`). iPhone: 501.")
             .errors(DEVICE)
             .errors(&[Forbidden, NotFound])
             .body::<FilePush>()
@@ -303,7 +304,8 @@ pub fn operations() -> Vec<Operation> {
         op(Post, "pull_file", "/api/v1/device/files/pull", "system", "Pull a device file into the files root.")
             .cli("files pull DEVICE_PATH LOCAL_PATH", &["files", "pull", "/sdcard/Download/a.txt", "b.txt"])
             .describe("As push: under `--files-root`, at most 1 GiB, an existing file kept unless \
-                       `overwrite`. Android: adb pull. iOS: 501.")
+                       `overwrite`. Android: adb pull. iOS Simulator: from the data container of \
+                       `bundle_id`. iPhone: 501.")
             .errors(DEVICE)
             .errors(&[Forbidden, NotFound])
             .body::<FilePull>()

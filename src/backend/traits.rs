@@ -414,16 +414,19 @@ pub trait DeviceBackend: Send + Sync {
              WebDriverAgent; simctl has no rotation command for Simulators",
         ))
     }
-    /// Copies the (checked) local file `local` to `device_path`.
+    /// Copies the (checked) local file `local` to `device_path` (in the data container of
+    /// the app `bundle_id` where the platform keeps files per app).
     async fn push_file(
         &self,
         _device: &Device,
         _local: &std::path::Path,
         _device_path: &str,
+        _bundle_id: Option<&str>,
     ) -> Result<()> {
         Err(
             unsupported("copying files to the device", self.name()).with_hint(
-                "files are pushed and pulled on Android devices (adb); iOS is not built yet",
+                "files are pushed and pulled on Android devices (adb) and in iOS Simulator app \
+                 containers (simctl); a physical iPhone's (devicectl) is not built yet",
             ),
         )
     }
@@ -433,12 +436,14 @@ pub trait DeviceBackend: Send + Sync {
         &self,
         _device: &Device,
         _device_path: &str,
+        _bundle_id: Option<&str>,
         _local: &std::path::Path,
         _max: u64,
     ) -> Result<u64> {
         Err(
             unsupported("copying files from the device", self.name()).with_hint(
-                "files are pushed and pulled on Android devices (adb); iOS is not built yet",
+                "files are pushed and pulled on Android devices (adb) and in iOS Simulator app \
+                 containers (simctl); a physical iPhone's (devicectl) is not built yet",
             ),
         )
     }

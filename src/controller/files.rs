@@ -182,13 +182,14 @@ impl DeviceController {
         udid: Option<&str>,
         local: &Path,
         device_path: &str,
+        bundle_id: Option<&str>,
     ) -> Result<Device> {
         check_device_path(device_path)?;
         let device = self.resolve_to_act(udid).await?;
         let session = self.session(&device.udid);
         let _commands = session.hold().await;
         self.backend(&device)?
-            .push_file(&device, local, device_path)
+            .push_file(&device, local, device_path, bundle_id)
             .await?;
         Ok(device)
     }
@@ -198,6 +199,7 @@ impl DeviceController {
         &self,
         udid: Option<&str>,
         device_path: &str,
+        bundle_id: Option<&str>,
         local: &Path,
     ) -> Result<(Device, u64)> {
         check_device_path(device_path)?;
@@ -206,7 +208,7 @@ impl DeviceController {
         let _commands = session.hold().await;
         let bytes = self
             .backend(&device)?
-            .pull_file(&device, device_path, local, MAX_FILE)
+            .pull_file(&device, device_path, bundle_id, local, MAX_FILE)
             .await?;
         Ok((device, bytes))
     }

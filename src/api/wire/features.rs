@@ -86,6 +86,7 @@ pub struct FilePush {
     pub udid: Option<String>,
     pub local_path: String,
     pub device_path: String,
+    pub bundle_id: Option<String>,
 }
 
 /// Copy a device file to a path under the server's files root.
@@ -94,6 +95,7 @@ pub struct FilePush {
 pub struct FilePull {
     pub udid: Option<String>,
     pub device_path: String,
+    pub bundle_id: Option<String>,
     pub local_path: String,
     /// Replace an existing file.
     #[serde(default)]

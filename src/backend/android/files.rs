@@ -19,6 +19,17 @@ use crate::error::{Error, ErrorCode, Result};
 const COPY_TIMEOUT: Duration = Duration::from_secs(600);
 const QUICK: Duration = Duration::from_secs(10);
 
+/// Android device paths are absolute; app containers (`bundle_id`) are iOS's.
+pub(super) fn no_container(bundle_id: Option<&str>) -> Result<()> {
+    match bundle_id {
+        Some(_) => Err(Error::validation(
+            "`bundle_id` names an iOS app container; on Android give the absolute device path",
+        )
+        .with_hint("e.g. /sdcard/Download/a.txt")),
+        None => Ok(()),
+    }
+}
+
 impl AdbBackend {
     pub(super) async fn file_push(
         &self,

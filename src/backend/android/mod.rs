@@ -361,7 +361,14 @@ impl DeviceBackend for AdbBackend {
         self.orientation_set(device, to).await
     }
 
-    async fn push_file(&self, device: &Device, local: &Path, device_path: &str) -> Result<()> {
+    async fn push_file(
+        &self,
+        device: &Device,
+        local: &Path,
+        device_path: &str,
+        bundle_id: Option<&str>,
+    ) -> Result<()> {
+        files::no_container(bundle_id)?;
         self.file_push(device, local, device_path).await
     }
 
@@ -369,9 +376,11 @@ impl DeviceBackend for AdbBackend {
         &self,
         device: &Device,
         device_path: &str,
+        bundle_id: Option<&str>,
         local: &Path,
         max: u64,
     ) -> Result<u64> {
+        files::no_container(bundle_id)?;
         self.file_pull(device, device_path, local, max).await
     }
 

@@ -3,6 +3,7 @@
 //! this one holds the backend type, its simctl runner and the [`DeviceBackend`] wiring.
 
 mod apps;
+mod container;
 mod devices;
 mod features;
 mod keys;
@@ -255,6 +256,29 @@ impl DeviceBackend for SimctlBackend {
         n: &crate::device::NotificationPost,
     ) -> Result<()> {
         self.push(&device.udid, n).await
+    }
+
+    async fn push_file(
+        &self,
+        device: &Device,
+        local: &std::path::Path,
+        device_path: &str,
+        bundle_id: Option<&str>,
+    ) -> Result<()> {
+        self.container_push(&device.udid, bundle_id, local, device_path)
+            .await
+    }
+
+    async fn pull_file(
+        &self,
+        device: &Device,
+        device_path: &str,
+        bundle_id: Option<&str>,
+        local: &std::path::Path,
+        max: u64,
+    ) -> Result<u64> {
+        self.container_pull(&device.udid, bundle_id, device_path, local, max)
+            .await
     }
 
     async fn add_media(&self, device: &Device, local: &std::path::Path) -> Result<String> {

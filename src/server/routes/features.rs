@@ -106,7 +106,12 @@ pub async fn push_file(s: AppState, r: FilePush) -> Result<Json<FileDone>> {
     let (local, bytes) = crate::controller::resolve_read(&root, &r.local_path)?;
     let device = s
         .controller
-        .push_file(r.udid.as_deref(), &local, &r.device_path)
+        .push_file(
+            r.udid.as_deref(),
+            &local,
+            &r.device_path,
+            r.bundle_id.as_deref(),
+        )
         .await?;
     Ok(Json(FileDone {
         success: true,
@@ -123,7 +128,12 @@ pub async fn pull_file(s: AppState, r: FilePull) -> Result<Json<FileDone>> {
     let local = crate::controller::resolve_write(&root, &r.local_path, r.overwrite)?;
     let (device, bytes) = s
         .controller
-        .pull_file(r.udid.as_deref(), &r.device_path, &local)
+        .pull_file(
+            r.udid.as_deref(),
+            &r.device_path,
+            r.bundle_id.as_deref(),
+            &local,
+        )
         .await?;
     Ok(Json(FileDone {
         success: true,

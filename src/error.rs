@@ -3,6 +3,8 @@
 //! turns it into the JSON envelope of DESIGN.md, with the HTTP status taken from the single
 //! exhaustive table in [`ErrorCode::status`].
 
+mod advice;
+
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -28,6 +30,11 @@ macro_rules! error_codes {
             /// The HTTP status of this code.
             pub fn status(self) -> u16 {
                 match self { $(ErrorCode::$variant => $status,)* }
+            }
+
+            /// What the code means: its line in the table below, as documented there.
+            pub fn meaning(self) -> &'static str {
+                match self { $(ErrorCode::$variant => concat!($($doc),*).trim(),)* }
             }
 
             /// Whether the same request may succeed if simply tried again.

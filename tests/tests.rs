@@ -14,6 +14,7 @@ mod android_typing;
 mod android_verify;
 mod batch;
 mod cli;
+mod device_features;
 mod devices;
 mod grid;
 mod http_api;

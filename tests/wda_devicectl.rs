@@ -553,6 +553,64 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             "status_bar",
             p("/api/v1/device/status-bar", json!({"time": "9:41"})),
         ),
+        ("get_clipboard", get("/api/v1/device/clipboard")),
+        (
+            "set_clipboard",
+            send_json("PUT", "/api/v1/device/clipboard", r#"{"text": "x"}"#),
+        ),
+        ("get_orientation", get("/api/v1/device/orientation")),
+        (
+            "set_orientation",
+            send_json(
+                "PUT",
+                "/api/v1/device/orientation",
+                r#"{"orientation": "portrait"}"#,
+            ),
+        ),
+        (
+            "send_intent",
+            p("/api/v1/device/intent", json!({"action": "A"})),
+        ),
+        (
+            "post_notification",
+            p(
+                "/api/v1/device/notification",
+                json!({"title": "t", "body": "b"}),
+            ),
+        ),
+        ("list_notifications", get("/api/v1/device/notifications")),
+        (
+            "add_media",
+            p(
+                "/api/v1/device/media",
+                json!({"local_path": "examples/annotated_demo.png"}),
+            ),
+        ),
+        (
+            "multi_touch",
+            p(
+                "/api/v1/device/ui/multi-touch",
+                json!({"gesture": "pinch", "scale": 0.5, "x": 180, "y": 400}),
+            ),
+        ),
+        (
+            "biometric",
+            p("/api/v1/device/biometric", json!({"action": "match"})),
+        ),
+        (
+            "push_file",
+            p(
+                "/api/v1/device/files/push",
+                json!({"local_path": "Cargo.toml", "device_path": "/Documents/c.toml"}),
+            ),
+        ),
+        (
+            "pull_file",
+            p(
+                "/api/v1/device/files/pull",
+                json!({"device_path": "/Documents/c.toml", "local_path": "target/wda-pull.bin"}),
+            ),
+        ),
         // The device's log.
         ("tail_logs", get("/api/v1/logs")),
         ("stream_logs", get("/api/v1/logs/stream")),
@@ -656,6 +714,13 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "reset_app",
             "set_permission",
             "status_bar",
+            "send_intent",
+            "post_notification",
+            "list_notifications",
+            "add_media",
+            "biometric",
+            "push_file",
+            "pull_file",
             // A physical iPhone's log and network: not yet.
             "tail_logs",
             "stream_logs",

@@ -10,8 +10,8 @@
 use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
-    act::*, apps::*, batch::*, devices::*, inspect::*, logs::*, proxy::*, service::*, sessions::*,
-    system::*, verify::*,
+    act::*, apps::*, batch::*, devices::*, features::*, inspect::*, logs::*, proxy::*, service::*,
+    sessions::*, system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 
@@ -223,6 +223,15 @@ pub fn operations() -> Vec<Operation> {
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<DeviceBody>()
             .json::<ActionResult>(),
+        op(Post, "multi_touch", "/api/v1/device/ui/multi-touch", "act", "Pinch (scale) or rotate (degrees) with two fingers around a target.")
+            .cli("multi-touch GESTURE", &["multi-touch", "pinch", "--scale", "2", "--x", "200", "--y", "400"])
+            .describe("iPhone (WebDriverAgent): two simultaneous W3C touch pointers. Android and iOS \
+                       Simulators: 501 (their tools inject one touch at a time; two swipes in a row \
+                       would not be a pinch).")
+            .errors(DEVICE)
+            .errors(TARGET)
+            .body::<MultiTouchRequest>()
+            .json::<ActionResult>(),
         op(Post, "batch", "/api/v1/device/batch", "act", "Run act and verify steps in order under one hold of the device; stop at a failure.")
             .cli("batch FILE", &["batch", "--step", "tap @e1", "--step", "wait text:OK"])
             .describe("Each step is `{op, body}`: an act or verify operation and its body as its own route takes \
@@ -275,6 +284,95 @@ pub fn operations() -> Vec<Operation> {
             .cli("status-bar", &["status-bar", "--time", "9:41"])
             .errors(DEVICE)
             .body::<StatusBarRequest>()
+            .json::<SettingDone>(),
+        // device features
+        op(Get, "get_clipboard", "/api/v1/device/clipboard", "system", "Read the clipboard.")
+            .cli("clipboard get", &["clipboard", "get"])
+            .describe("iOS Simulator: `simctl pbpaste`; iPhone: WDA `/wda/getPasteboard`. Android: `cmd clipboard get-text` where the OS \
+                       has it (else 501: Android 10+ restricts clipboard reads to the focused app).")
+            .errors(DEVICE)
+            .query::<DeviceQuery>()
+            .json::<ClipboardView>(),
+        op(Put, "set_clipboard", "/api/v1/device/clipboard", "system", "Set the clipboard's text.")
+            .cli("clipboard set TEXT", &["clipboard", "set", "hello"])
+            .describe("iOS Simulator: `simctl pbcopy`; iPhone: WDA `/wda/setPasteboard`. Android: `cmd clipboard set-text` where the OS has \
+                       it, else 501. At most 64 KiB.")
+            .errors(DEVICE)
+            .body::<ClipboardSet>()
+            .json::<SettingDone>(),
+        op(Get, "get_orientation", "/api/v1/device/orientation", "system", "Read the screen orientation.")
+            .cli("orientation get", &["orientation", "get"])
+            .describe("Android: the UI dump's rotation, and whether auto-rotate is on. iPhone: WDA \
+                       `/orientation`. iOS Simulator: 501.")
+            .errors(DEVICE)
+            .query::<DeviceQuery>()
+            .json::<OrientationView>(),
+        op(Put, "set_orientation", "/api/v1/device/orientation", "system", "Rotate the screen, or restore auto-rotate.")
+            .cli("orientation set [ORIENTATION]", &["orientation", "set", "landscape"])
+            .describe("Android: auto-rotate is locked and `user_rotation` set; `restore: true` turns \
+                       auto-rotate back on. Snapshots and coordinates follow the turned screen: take a \
+                       new snapshot after turning. iPhone: WDA `/orientation` (`restore`: 501). iOS \
+                       Simulator: 501 (simctl cannot rotate).")
+            .errors(DEVICE)
+            .body::<OrientationRequest>()
+            .json::<SettingDone>(),
+        op(Post, "send_intent", "/api/v1/device/intent", "system", "Send an Android intent: start an activity or broadcast.")
+            .cli("intent", &["intent", "--action", "android.intent.action.VIEW", "--data", "https://example.com"])
+            .describe("`am start -W` (mode `start`) or `am broadcast`, every value quoted for the device \
+                       shell and typed extras checked against their types first. The answer carries \
+                       what `am` said and the activity it started. iOS: 501.")
+            .errors(DEVICE)
+            .errors(&[NotFound])
+            .body::<IntentRequest>()
+            .json::<IntentDone>(),
+        op(Post, "push_file", "/api/v1/device/files/push", "system", "Push a file (under the files root) to the device.")
+            .cli("files push LOCAL_PATH DEVICE_PATH", &["files", "push", "a.txt", "/sdcard/Download/a.txt"])
+            .describe("Local paths stay under the server's `--files-root` (default its working directory; \
+                       symlinks resolved first: 403 FORBIDDEN outside), at most 1 GiB. Android: adb \
+                       push. iOS Simulator: into the data container of `bundle_id` \
+                       (`simctl get_app_container`). iPhone: 501.")
+            .errors(DEVICE)
+            .errors(&[Forbidden, NotFound])
+            .body::<FilePush>()
+            .json::<FileDone>(),
+        op(Post, "pull_file", "/api/v1/device/files/pull", "system", "Pull a device file into the files root.")
+            .cli("files pull DEVICE_PATH LOCAL_PATH", &["files", "pull", "/sdcard/Download/a.txt", "b.txt"])
+            .describe("As push: under `--files-root`, at most 1 GiB, an existing file kept unless \
+                       `overwrite`. Android: adb pull. iOS Simulator: from the data container of \
+                       `bundle_id`. iPhone: 501.")
+            .errors(DEVICE)
+            .errors(&[Forbidden, NotFound])
+            .body::<FilePull>()
+            .json::<FileDone>(),
+        op(Post, "add_media", "/api/v1/device/media", "system", "Add a photo or video from the files root to the gallery.")
+            .cli("media add LOCAL_PATH", &["media", "add", "photo.jpg"])
+            .describe("iOS Simulator: `simctl addmedia`. Android: pushed to /sdcard/Pictures (videos: \
+                       /sdcard/Movies) and announced to the media scanner. Paths as for `push_file`.")
+            .errors(DEVICE)
+            .errors(&[Forbidden, NotFound])
+            .body::<MediaRequest>()
+            .json::<MediaDone>(),
+        op(Post, "post_notification", "/api/v1/device/notification", "system", "Post a notification (Android) or push one to an app (Simulator).")
+            .cli("notify", &["notify", "--title", "Hi", "--body", "Hello"])
+            .describe("Android: `cmd notification post` as the shell. iOS Simulator: `simctl push` of \
+                       `payload` (an APNs JSON object with `aps`, at most 4 KB) or of one made from \
+                       `title` and `body`, to `bundle_id`. iPhone: 501.")
+            .errors(DEVICE)
+            .body::<NotificationRequest>()
+            .json::<SettingDone>(),
+        op(Get, "list_notifications", "/api/v1/device/notifications", "system", "The notifications in the shade.")
+            .cli("notifications", &["notifications"])
+            .describe("Android: the shade is opened, read through the UI tree and closed again. iOS: 501.")
+            .errors(DEVICE)
+            .query::<DeviceQuery>()
+            .json::<NotificationList>(),
+        op(Post, "biometric", "/api/v1/device/biometric", "system", "Simulate Face ID / Touch ID / fingerprint: enroll, unenroll, match, nonmatch.")
+            .cli("biometric ACTION", &["biometric", "match"])
+            .describe("iOS Simulator: BiometricKit notifications (`simctl spawn … notifyutil`). Android \
+                       emulator: the console's `finger touch` (match: finger 1, nonmatch: 2; enrolling \
+                       is done in its Settings: 501). Physical devices: 501.")
+            .errors(DEVICE)
+            .body::<BiometricRequest>()
             .json::<SettingDone>(),
         // network
         op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording proxy.")

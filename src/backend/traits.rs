@@ -18,8 +18,9 @@ use async_trait::async_trait;
 use super::validate;
 use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
 use crate::device::{
-    AlertChoice, AppInfo, Device, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
-    Platform, Point, StatusBarOverride,
+    AlertChoice, AppInfo, Device, IntentOutcome, IntentSpec, Key, KeyPress, LaunchOptions,
+    Launched, NotificationPost, Orientation, OrientationRead, PermissionAction, Platform, Point,
+    StatusBarOverride,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::logs::{Crash, CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
@@ -391,6 +392,112 @@ pub trait DeviceBackend: Send + Sync {
         _action: PermissionAction,
     ) -> Result<Option<String>> {
         Err(unsupported("changing permissions", self.name()))
+    }
+
+    // --- device features (see `crate::controller::features`) ----------------------------
+    /// The clipboard's text.
+    async fn get_clipboard(&self, _device: &Device) -> Result<String> {
+        Err(unsupported("reading the clipboard", self.name()))
+    }
+    /// Puts text on the clipboard.
+    async fn set_clipboard(&self, _device: &Device, _text: &str) -> Result<()> {
+        Err(unsupported("setting the clipboard", self.name()))
+    }
+    /// The orientation as the device reports it (`orientation: None`: read the screen).
+    async fn get_orientation(&self, _device: &Device) -> Result<OrientationRead> {
+        Err(unsupported("reading the orientation", self.name()))
+    }
+    /// Holds the screen in an orientation (`Some`), or gives it back to the sensor (`None`).
+    async fn set_orientation(&self, _device: &Device, _to: Option<Orientation>) -> Result<()> {
+        Err(unsupported("rotating the screen", self.name()).with_hint(
+            "Android devices rotate (settings user_rotation); physical iPhones through \
+             WebDriverAgent; simctl has no rotation command for Simulators",
+        ))
+    }
+    /// Copies the (checked) local file `local` to `device_path` (in the data container of
+    /// the app `bundle_id` where the platform keeps files per app).
+    async fn push_file(
+        &self,
+        _device: &Device,
+        _local: &std::path::Path,
+        _device_path: &str,
+        _bundle_id: Option<&str>,
+    ) -> Result<()> {
+        Err(
+            unsupported("copying files to the device", self.name()).with_hint(
+                "files are pushed and pulled on Android devices (adb) and in iOS Simulator app \
+                 containers (simctl); a physical iPhone's (devicectl) is not built yet",
+            ),
+        )
+    }
+    /// Copies `device_path` to the (checked) local path `local`, refusing more than `max`
+    /// bytes; answers the bytes copied.
+    async fn pull_file(
+        &self,
+        _device: &Device,
+        _device_path: &str,
+        _bundle_id: Option<&str>,
+        _local: &std::path::Path,
+        _max: u64,
+    ) -> Result<u64> {
+        Err(
+            unsupported("copying files from the device", self.name()).with_hint(
+                "files are pushed and pulled on Android devices (adb) and in iOS Simulator app \
+                 containers (simctl); a physical iPhone's (devicectl) is not built yet",
+            ),
+        )
+    }
+    /// Posts a notification (Android as the shell; iOS Simulator an APNs push to an app).
+    async fn post_notification(&self, _device: &Device, _n: &NotificationPost) -> Result<()> {
+        Err(unsupported("posting notifications", self.name()).with_hint(
+            "notifications are posted on Android (cmd notification) and iOS Simulators (simctl push)",
+        ))
+    }
+    /// Opens (`true`) or closes the notification shade.
+    async fn notification_shade(&self, _device: &Device, _open: bool) -> Result<()> {
+        Err(unsupported("reading the notification shade", self.name()).with_hint(
+            "the shade is read on Android (cmd statusbar expand-notifications, then the UI tree)",
+        ))
+    }
+    /// Adds the (checked) photo or video `local` to the gallery; answers where it went.
+    async fn add_media(&self, _device: &Device, _local: &std::path::Path) -> Result<String> {
+        Err(unsupported("adding media to the gallery", self.name()).with_hint(
+            "media is added on Android (push and media scan) and iOS Simulators (simctl addmedia)",
+        ))
+    }
+    /// Two fingers at once around `center` (a pinch or a rotation), where the platform can
+    /// inject simultaneous touches. Never faked with one finger after the other.
+    async fn multi_touch(
+        &self,
+        _device: &Device,
+        _center: Point,
+        _gesture: crate::device::MultiTouch,
+    ) -> Result<()> {
+        Err(
+            unsupported("multi-touch (pinch, rotate)", self.name()).with_hint(
+                "two simultaneous fingers are injected on iPhones through WebDriverAgent's W3C \
+             actions; adb's `input` and the Simulator tools inject one touch at a time, and two \
+             swipes one after the other are not a pinch",
+            ),
+        )
+    }
+    /// Drives the simulated biometric sensor (simulators and emulators only).
+    async fn biometric(
+        &self,
+        _device: &Device,
+        _action: crate::device::BiometricAction,
+        _kind: crate::device::BiometricKind,
+        _finger: Option<u8>,
+    ) -> Result<()> {
+        Err(unsupported("simulating biometrics", self.name()).with_hint(
+            "biometrics are simulated on iOS Simulators (BiometricKit notifications) and Android \
+             emulators (the console's `finger touch`); a physical device needs a real face or finger",
+        ))
+    }
+    /// Starts an activity with an intent, or broadcasts it (Android).
+    async fn send_intent(&self, _device: &Device, _intent: &IntentSpec) -> Result<IntentOutcome> {
+        Err(unsupported("Android intents", self.name())
+            .with_hint("intents are Android's; on iOS open a URL (`open_url`) instead"))
     }
 
     // --- simulator housekeeping -------------------------------------------------------------

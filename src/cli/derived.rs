@@ -22,7 +22,6 @@ const TAKEN: &[&str] = &[
     "no-autostart",
     "udid",
     "session",
-    "grid",
     "output",
     "help",
     "version",

@@ -71,17 +71,6 @@ pub struct GlobalArgs {
         hide_env_values = true
     )]
     pub udid: Option<String>,
-    /// Reach devices through a Selenium Grid 4 hub (`http://HUB:4444`): `session start`
-    /// opens a Grid session, and `--session NAME` sends every later command under it.
-    #[arg(
-        long,
-        global = true,
-        help_heading = "Client options",
-        env = "MOBILECTL_GRID",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
-    pub grid: Option<String>,
     /// Run in this session (its name or id): `session start --name NAME` makes one.
     #[arg(
         long,
@@ -269,7 +258,7 @@ fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientEr
         Err(e) => return output::error(&e, g.json),
     };
     rt.block_on(async move {
-        if let Some(hub) = g.grid.clone() {
+        if let Some(hub) = session::grid_of(&req, &g.session) {
             let result = session::through_grid(&hub, req, &g).await;
             return match result {
                 Ok(a) => output::answer(&a, g.json),

@@ -30,6 +30,9 @@ pub struct ServeArgs {
     /// Allow open-url with any scheme (javascript:, file:, content:…).
     #[arg(long)]
     pub allow_any_url_scheme: bool,
+    /// The directory files are pushed from and pulled into (default: the working directory).
+    #[arg(long = "files-root", value_name = "DIR")]
+    pub files_root: Option<std::path::PathBuf>,
     /// Port of the adb server to use (default: adb's own, 5037 or ANDROID_ADB_SERVER_PORT).
     #[arg(long, env = "MOBILECTL_ADB_SERVER_PORT")]
     pub adb_server_port: Option<u16>,
@@ -288,6 +291,7 @@ pub fn run(args: ServeArgs) -> i32 {
             ServerOptions {
                 allow_any_url_scheme: args.allow_any_url_scheme,
                 proxy,
+                files_root: args.files_root.clone(),
             },
         );
         let policy = SecurityPolicy {

@@ -52,6 +52,15 @@ pub struct StartArgs {
     /// Lease at the first device command instead of now.
     #[arg(long)]
     lazy: bool,
+    /// Open it through a Selenium Grid 4 hub (`http://HUB:4444`): later commands of
+    /// `--session NAME` go through the hub too.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MOBILECTL_GRID",
+        hide_env_values = true
+    )]
+    grid: Option<String>,
 }
 
 impl SessionCommand {
@@ -87,7 +96,7 @@ pub fn plan(cmd: SessionCommand, udid: &Option<String>) -> Result<Request, Clien
                 "create_session",
                 json!({ "name": a.name, "udid": udid, "match": any.then_some(wanted),
                     "app": a.app, "ttl_s": a.ttl_s, "wait_ms": a.wait_ms,
-                    "lazy": a.lazy.then_some(true) }),
+                    "lazy": a.lazy.then_some(true), GRID: a.grid }),
             ))
         }
         SessionCommand::End { id } => {
@@ -171,14 +180,34 @@ pub async fn restart_if_gone(c: &Client, name: &str, e: &ClientError) -> bool {
     }
 }
 
-/// With `--grid HUB`, a named session is a Grid session: `session start` opens one through
-/// the hub (its options as capabilities) and keeps its id with the defaults; every later
-/// command of `--session NAME` goes under `HUB/session/{id}`; `session end` deletes it.
+/// The argument of `session start` that names a Grid hub (taken out before the request).
+const GRID: &str = "grid";
+
+/// The hub a command goes through: the one `session start --grid` names, or the one the named
+/// session it runs in was started through.
+pub fn grid_of(req: &Request, session: &Option<String>) -> Option<String> {
+    if req.op == "create_session" {
+        return req
+            .args
+            .get(GRID)
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    let kept = file(session.as_deref()?)
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())?;
+    kept[GRID].as_str().map(str::to_string)
+}
+
+/// With `session start --grid HUB`, a named session is a Grid session: it is opened through
+/// the hub (its options as capabilities) and its id kept with the defaults and the hub; every
+/// later command of `--session NAME` goes under `HUB/session/{id}`; `session end` deletes it.
 pub async fn through_grid(
     hub: &str,
-    req: Request,
+    mut req: Request,
     g: &super::GlobalArgs,
 ) -> Result<super::plan::Answer, ClientError> {
+    req.args.remove(GRID);
     use super::plan::{execute, Answer};
     let name = g.session.clone();
     let kept = || -> Result<Value, ClientError> {
@@ -191,7 +220,7 @@ pub async fn through_grid(
             .filter(|v| v["grid"].is_string())
             .ok_or_else(|| {
                 ClientError::usage(format!(
-                    "no Grid session named `{name}` here: start it with `mobilectl --grid {hub} session start --name {name}`"
+                    "no Grid session named `{name}` here: start it with `mobilectl session start --grid {hub} --name {name}`"
                 ))
             })
     };
@@ -229,7 +258,7 @@ pub async fn through_grid(
             let (id, base) = crate::client::grid::open(hub, &caps).await?;
             let reply = client_at(base).await?.get("/api/v1/session", &[]).await?;
             if let Some(path) = a.get("name").and_then(Value::as_str).and_then(file) {
-                let kept = json!({ "request": a, "id": id, "grid": hub });
+                let kept = json!({ "request": a, "id": id, GRID: hub });
                 let _ = write_whole(&path, kept.to_string().as_bytes());
             }
             Ok(Answer::Json { op: req.op, reply })
@@ -277,6 +306,7 @@ mod tests {
                 ttl_s: Some(60),
                 wait_ms: None,
                 lazy: false,
+                grid: None,
             })
         };
         let r = plan(start(Some("ios")), &None).unwrap();

@@ -11,8 +11,12 @@ mod alerts;
 mod apps;
 mod batch;
 mod doctor;
+mod features;
+mod files;
+mod gestures;
 mod listing;
 mod logs;
+mod notifications;
 mod power;
 mod proxy;
 mod proxy_store;
@@ -42,6 +46,9 @@ pub use slot::DeviceSlot;
 pub use snapshot::Snapshot;
 
 pub use apps::check_install_path;
+pub use files::{
+    check_device_path, check_media, media_is_video, resolve_read, resolve_write, MAX_FILE,
+};
 pub use logs::{
     crash_brief, crash_code, log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus,
 };

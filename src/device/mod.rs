@@ -7,11 +7,18 @@
 //! its folder under `crate::backend`.
 
 mod apps;
+mod features;
 mod input;
 mod system;
 mod tools;
 
 pub use apps::{AppInfo, LaunchOptions, Launched};
+pub use features::{
+    check_extra, check_intent, check_multi_touch, check_notification, finger_paths,
+    BiometricAction, BiometricKind, ExtraType, IntentExtra, IntentMode, IntentOutcome, IntentParts,
+    IntentSpec, MultiTouch, NotificationPost, Orientation, OrientationRead, ShownNotification,
+    MAX_APNS_PAYLOAD,
+};
 pub use input::{AlertChoice, Key, KeyPress, Point};
 pub use system::{BatteryState, DataNetwork, PermissionAction, StatusBarOverride};
 pub use tools::Tool;

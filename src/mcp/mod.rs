@@ -11,6 +11,7 @@
 
 pub mod dispatch;
 pub mod http;
+pub mod resources;
 pub mod schema;
 pub mod server;
 pub mod session;

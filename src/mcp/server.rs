@@ -1,19 +1,21 @@
 //! The MCP server handler: `initialize` answers with the instructions, `tools/list` with the
-//! generated tools, `tools/call` maps the arguments to an API request, sends it through the
+//! generated tools, `resources/list` and `resources/read` with the guide and the
+//! troubleshooting page ([`resources`]), `tools/call` maps the arguments to an API request, sends it through the
 //! [`Dispatch`] it was made with, and maps the answer back.
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, Implementation, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 
 use super::dispatch::Dispatch;
 use super::session::{ConnectionSession, DevicePick};
-use super::tools;
+use super::{resources, tools};
 
 /// An MCP server over some way of reaching the API, for one connection: its tool calls run in
 /// the connection's own session.
@@ -69,9 +71,14 @@ impl<D: Dispatch> McpServer<D> {
 
 /// What the server tells an agent at `initialize`.
 pub fn config() -> ServerConfig {
-    ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-        .with_server_info(Implementation::new("mobilectl", env!("CARGO_PKG_VERSION")))
-        .with_instructions(super::INSTRUCTIONS)
+    ServerConfig::new(
+        ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build(),
+    )
+    .with_server_info(Implementation::new("mobilectl", env!("CARGO_PKG_VERSION")))
+    .with_instructions(super::INSTRUCTIONS)
 }
 
 impl<D: Dispatch> ServerHandler for McpServer<D> {
@@ -97,6 +104,34 @@ impl<D: Dispatch> ServerHandler for McpServer<D> {
         self.call(&request.name, request.arguments.as_ref())
             .await
             .map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(resources::list()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        resources::read(&request.uri)
+            .map(Into::into)
+            .ok_or_else(|| {
+                ErrorData::resource_not_found(
+                    format!(
+                        "no resource `{}`; there are {} and {}",
+                        request.uri,
+                        resources::GUIDE_URI,
+                        resources::TROUBLESHOOTING_URI
+                    ),
+                    None,
+                )
+            })
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -12,6 +12,7 @@
 
 pub mod act;
 pub mod devices;
+pub mod features;
 pub mod flows;
 pub mod inspect;
 pub mod logs;
@@ -68,6 +69,18 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("set_location", devices::done),
     ("set_permission", devices::done),
     ("status_bar", devices::done),
+    ("get_clipboard", features::clipboard),
+    ("set_clipboard", devices::done),
+    ("get_orientation", features::orientation),
+    ("set_orientation", devices::done),
+    ("send_intent", features::intent),
+    ("push_file", features::file),
+    ("pull_file", features::file),
+    ("post_notification", devices::done),
+    ("list_notifications", features::notifications),
+    ("biometric", devices::done),
+    ("multi_touch", act::action),
+    ("add_media", features::media),
     ("proxy_start", flows::status),
     ("proxy_stop", flows::status),
     ("proxy_status", flows::status),

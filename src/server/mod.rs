@@ -53,6 +53,19 @@ pub struct ServerOptions {
     pub allow_any_url_scheme: bool,
     /// How the recording proxy is set up.
     pub proxy: ProxyOptions,
+    /// The directory files are pushed from and pulled into (`--files-root`); `None`: the
+    /// server's working directory.
+    pub files_root: Option<std::path::PathBuf>,
+}
+
+impl ServerOptions {
+    /// The files root in effect.
+    pub fn files_root(&self) -> std::path::PathBuf {
+        self.files_root
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| std::path::PathBuf::from("."))
+    }
 }
 
 impl AppState {

@@ -236,10 +236,17 @@ async fn handle(State(state): State<Arc<Mutex<FakeState>>>, req: Request<Body>) 
                     None => w3c_error(StatusCode::NOT_FOUND, "no such alert", "", &session),
                 },
                 ("POST", ["wda", "apps", "terminate"]) => ok(json!(true), &session),
+                // No recorded answers of these two: WDA's envelope (as recorded for the other
+                // commands) around the value's documented form (an orientation name, the
+                // pasteboard base64-encoded), empty or upright.
+                ("GET", ["orientation"]) => ok(json!("PORTRAIT"), &session),
+                ("POST", ["wda", "getPasteboard"]) => ok(json!(""), &session),
                 ("POST", ["actions"])
                 | ("POST", ["wda", "keys" | "pressButton" | "lock" | "performIoHidEvent"])
                 | ("POST", ["wda", "apps", "launch"])
                 | ("POST", ["wda", "keyboard", "dismiss"])
+                | ("POST", ["wda", "setPasteboard"])
+                | ("POST", ["orientation"])
                 | ("POST" | "DELETE", ["wda", "simulatedLocation"])
                 | ("POST", ["url"]) => ok(Value::Null, &session),
                 _ => w3c_error(

@@ -56,6 +56,8 @@ def demo_server(mobilectl_bin, tmp_path):
         [str(mobilectl_bin), "serve", "--demo", "--addr", f"127.0.0.1:{port}",
          "--adb-server-port", str(adb_port)],
         stdout=log, stderr=subprocess.STDOUT, env=env,
+        # The files root (push, pull, media) is the working directory: a scratch one.
+        cwd=tmp_path,
     )
     url = f"http://127.0.0.1:{port}"
     try:

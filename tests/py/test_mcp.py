@@ -15,7 +15,9 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from PIL import Image
 
-TOKEN_BUDGET = 5000
+# A budget per tool (the Rust test's, with the SDK's slightly larger rendering of the list):
+# each tool stays lean as tools are added.
+TOKENS_PER_TOOL = 92
 
 
 def cl100k():
@@ -58,7 +60,7 @@ async def drive(mobilectl_bin, url):
             )
             tokens = len(cl100k().encode(sent))
             print(f"tools/list: {len(listed.tools)} tools, {tokens} cl100k tokens")
-            assert tokens <= TOKEN_BUDGET, tokens
+            assert tokens <= TOKENS_PER_TOOL * len(listed.tools), (tokens, len(listed.tools))
 
             snap = await session.call_tool("snapshot", {})
             assert not snap.is_error, snap

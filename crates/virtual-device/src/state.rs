@@ -11,6 +11,8 @@
 //! launcher with one icon (tap it to launch the app).
 
 mod lifecycle;
+mod rotation;
+mod shade;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,6 +21,7 @@ use super::log::{Buffer, DeviceLog};
 use super::uixml::{Hierarchy, Node, Rect};
 
 pub use lifecycle::{Process, SYSTEM_SERVER_PID};
+pub use shade::Posted;
 
 pub const LAUNCHER_PKG: &str = "com.android.launcher3";
 pub const IME_PKG: &str = "com.google.android.inputmethod.latin";
@@ -42,6 +45,13 @@ pub struct DeviceState {
     pub props: BTreeMap<String, String>,
     pub log: DeviceLog,
     pub last_url: Option<String>,
+    /// The clipboard's text (`cmd clipboard set-text` / `get-text`).
+    pub clipboard: Option<String>,
+    /// Posted notifications, oldest first, and whether the shade is open (see [`shade`]).
+    pub notifications: Vec<Posted>,
+    pub shade_open: bool,
+    /// Files the media scanner was told about (`MEDIA_SCANNER_SCAN_FILE`), as `file://` URIs.
+    pub media: Vec<String>,
     /// The app's process: its pid while running, a blocked main thread, ANR timing.
     pub process: Process,
 }
@@ -62,6 +72,12 @@ impl DeviceState {
         );
         settings.insert(("global".into(), "airplane_mode_on".into()), "0".into());
         settings.insert(("system".into(), "screen_brightness".into()), "128".into());
+        // Auto-rotate on, the device held upright: rotation 0 until it is locked elsewhere.
+        settings.insert(
+            ("system".into(), "accelerometer_rotation".into()),
+            "1".into(),
+        );
+        settings.insert(("system".into(), "user_rotation".into()), "0".into());
         let mut s = DeviceState {
             live: app.screens.clone(),
             screen: app.spec.initial.clone(),
@@ -77,6 +93,10 @@ impl DeviceState {
             props: BTreeMap::new(),
             log: DeviceLog::default(),
             last_url: None,
+            clipboard: None,
+            notifications: Vec::new(),
+            shade_open: false,
+            media: Vec::new(),
             process: Process::default(),
         };
         s.boot();
@@ -134,8 +154,12 @@ impl DeviceState {
         }
     }
 
-    /// The current screen as a hierarchy, with typed text, focus and the keyboard applied.
-    pub fn current(&self) -> Hierarchy {
+    /// The current screen as a hierarchy, with typed text, focus and the keyboard applied, laid
+    /// out upright (see [`rotation`] for the screen as it is shown).
+    fn portrait(&self) -> Hierarchy {
+        if self.shade_open {
+            return self.shade();
+        }
         if !self.foreground {
             return self.home();
         }
@@ -327,6 +351,7 @@ impl DeviceState {
 
     /// A tap (or a long press when `long`); returns a description for the log.
     pub fn tap(&mut self, x: i32, y: i32, long: bool) {
+        let (x, y) = self.to_portrait(x, y);
         if !self.foreground {
             let h = self.home();
             let on_icon = self
@@ -344,7 +369,7 @@ impl DeviceState {
         }
         if self.keyboard_visible() && self.keyboard_rect().contains(x, y) {
             // A key of the on-screen keyboard types its letter.
-            let h = self.current();
+            let h = self.portrait();
             let key = self
                 .hit(&h, x, y)
                 .first()
@@ -355,7 +380,7 @@ impl DeviceState {
             }
             return;
         }
-        let h = self.current();
+        let h = self.portrait();
         let chain = self.hit(&h, x, y);
         let transitions = self
             .spec()
@@ -431,7 +456,7 @@ impl DeviceState {
             "DEL" => {
                 if let Some(path) = self.focused.clone() {
                     let current = self
-                        .current()
+                        .portrait()
                         .node(&path)
                         .map(|n| n.get("text").to_string())
                         .unwrap_or_default();

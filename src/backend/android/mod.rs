@@ -9,6 +9,8 @@ mod apps;
 pub mod connect;
 mod devices;
 mod emulator;
+mod features;
+mod files;
 pub mod input;
 mod logs;
 mod proxy;
@@ -337,6 +339,83 @@ impl DeviceBackend for AdbBackend {
     ) -> Result<Option<String>> {
         self.change_permission(device, bundle_id, permission, action)
             .await
+    }
+
+    async fn get_clipboard(&self, device: &Device) -> Result<String> {
+        self.clipboard_get(device).await
+    }
+
+    async fn set_clipboard(&self, device: &Device, text: &str) -> Result<()> {
+        self.clipboard_set(device, text).await
+    }
+
+    async fn get_orientation(&self, device: &Device) -> Result<crate::device::OrientationRead> {
+        self.orientation_get(device).await
+    }
+
+    async fn set_orientation(
+        &self,
+        device: &Device,
+        to: Option<crate::device::Orientation>,
+    ) -> Result<()> {
+        self.orientation_set(device, to).await
+    }
+
+    async fn push_file(
+        &self,
+        device: &Device,
+        local: &Path,
+        device_path: &str,
+        bundle_id: Option<&str>,
+    ) -> Result<()> {
+        files::no_container(bundle_id)?;
+        self.file_push(device, local, device_path).await
+    }
+
+    async fn pull_file(
+        &self,
+        device: &Device,
+        device_path: &str,
+        bundle_id: Option<&str>,
+        local: &Path,
+        max: u64,
+    ) -> Result<u64> {
+        files::no_container(bundle_id)?;
+        self.file_pull(device, device_path, local, max).await
+    }
+
+    async fn post_notification(
+        &self,
+        device: &Device,
+        n: &crate::device::NotificationPost,
+    ) -> Result<()> {
+        self.notification_post(device, n).await
+    }
+
+    async fn notification_shade(&self, device: &Device, open: bool) -> Result<()> {
+        self.shade(device, open).await
+    }
+
+    async fn add_media(&self, device: &Device, local: &Path) -> Result<String> {
+        self.media_add(device, local).await
+    }
+
+    async fn biometric(
+        &self,
+        device: &Device,
+        action: crate::device::BiometricAction,
+        _kind: crate::device::BiometricKind,
+        finger: Option<u8>,
+    ) -> Result<()> {
+        self.finger(device, action, finger).await
+    }
+
+    async fn send_intent(
+        &self,
+        device: &Device,
+        intent: &crate::device::IntentSpec,
+    ) -> Result<crate::device::IntentOutcome> {
+        self.intent_send(device, intent).await
     }
 
     async fn read_proxy_setting(

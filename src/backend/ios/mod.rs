@@ -3,7 +3,9 @@
 //! this one holds the backend type, its simctl runner and the [`DeviceBackend`] wiring.
 
 mod apps;
+mod container;
 mod devices;
+mod features;
 mod keys;
 mod listapps;
 mod logs;
@@ -238,6 +240,59 @@ impl DeviceBackend for SimctlBackend {
         self.privacy(&device.udid, bundle_id, permission, action)
             .await
             .map(|()| None)
+    }
+
+    async fn get_clipboard(&self, device: &Device) -> Result<String> {
+        self.pasteboard_get(&device.udid).await
+    }
+
+    async fn set_clipboard(&self, device: &Device, text: &str) -> Result<()> {
+        self.pasteboard_set(&device.udid, text).await
+    }
+
+    async fn post_notification(
+        &self,
+        device: &Device,
+        n: &crate::device::NotificationPost,
+    ) -> Result<()> {
+        self.push(&device.udid, n).await
+    }
+
+    async fn push_file(
+        &self,
+        device: &Device,
+        local: &std::path::Path,
+        device_path: &str,
+        bundle_id: Option<&str>,
+    ) -> Result<()> {
+        self.container_push(&device.udid, bundle_id, local, device_path)
+            .await
+    }
+
+    async fn pull_file(
+        &self,
+        device: &Device,
+        device_path: &str,
+        bundle_id: Option<&str>,
+        local: &std::path::Path,
+        max: u64,
+    ) -> Result<u64> {
+        self.container_pull(&device.udid, bundle_id, device_path, local, max)
+            .await
+    }
+
+    async fn add_media(&self, device: &Device, local: &std::path::Path) -> Result<String> {
+        self.addmedia(&device.udid, local).await
+    }
+
+    async fn biometric(
+        &self,
+        device: &Device,
+        action: crate::device::BiometricAction,
+        kind: crate::device::BiometricKind,
+        _finger: Option<u8>,
+    ) -> Result<()> {
+        self.biometric_sim(&device.udid, action, kind).await
     }
 
     async fn erase(&self, device: &Device) -> Result<()> {

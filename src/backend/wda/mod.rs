@@ -17,6 +17,7 @@ mod devicectl;
 mod doctor;
 mod endpoint;
 mod errors;
+mod features;
 mod gestures;
 mod listing;
 mod screen;
@@ -362,6 +363,33 @@ impl DeviceBackend for WdaBackend {
         )
         .await
         .map(drop)
+    }
+
+    // --- device features (see `features`) ------------------------------------------------
+    async fn get_clipboard(&self, device: &Device) -> Result<String> {
+        self.pasteboard_get(device).await
+    }
+    async fn set_clipboard(&self, device: &Device, text: &str) -> Result<()> {
+        self.pasteboard_set(device, text).await
+    }
+    async fn get_orientation(&self, device: &Device) -> Result<crate::device::OrientationRead> {
+        self.orientation_read(device).await
+    }
+    async fn set_orientation(
+        &self,
+        device: &Device,
+        to: Option<crate::device::Orientation>,
+    ) -> Result<()> {
+        self.orientation_write(device, to).await
+    }
+
+    async fn multi_touch(
+        &self,
+        device: &Device,
+        center: Point,
+        gesture: crate::device::MultiTouch,
+    ) -> Result<()> {
+        self.two_finger_gesture(device, center, gesture).await
     }
 
     // --- alerts: WDA's own commands -----------------------------------------------------------

@@ -8,6 +8,7 @@ pub mod apps;
 pub mod batch;
 pub mod connect;
 pub mod devices;
+pub mod features;
 pub mod logs;
 pub mod proxy;
 pub mod screenshot;
@@ -36,6 +37,7 @@ pub fn bindings() -> Vec<Binding> {
         verify::bindings(),
         alerts::bindings(),
         system::bindings(),
+        features::bindings(),
         proxy::bindings(),
         logs::bindings(),
     ]

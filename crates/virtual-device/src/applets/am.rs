@@ -29,13 +29,6 @@ fn known(st: &DeviceState, pkg: &str) -> bool {
 /// Package of the ADB Keyboard IME, which types `am broadcast -a ADB_INPUT_B64 --es msg …`.
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 
-fn value_after<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
-    args.iter()
-        .position(|a| a == flag)
-        .and_then(|i| args.get(i + 1))
-        .map(String::as_str)
-}
-
 pub fn am(dev: &Device, args: &[String]) -> AppletResult {
     let Some(sub) = args.first() else {
         return AppletResult::fail(1, "usage: am [subcommand] [options]\n");
@@ -58,10 +51,14 @@ pub fn am(dev: &Device, args: &[String]) -> AppletResult {
             AppletResult::ok("")
         }
         "broadcast" => {
-            let action = value_after(rest, "-a").unwrap_or("null");
+            let intent = match super::intent::parse(rest) {
+                Ok(i) => i,
+                Err(e) => return AppletResult::fail(255, format!("{e}\n")),
+            };
+            let action = intent.action.as_deref().unwrap_or("null");
             // The ADB Keyboard IME (when installed) types the broadcast's text literally.
             if st.installed.contains_key(ADB_KEYBOARD) {
-                let msg = value_after(rest, "msg").unwrap_or("");
+                let msg = intent.extra("msg").unwrap_or("");
                 let text = match action {
                     "ADB_INPUT_TEXT" => Some(msg.to_string()),
                     "ADB_INPUT_B64" => base64::engine::general_purpose::STANDARD
@@ -74,58 +71,96 @@ pub fn am(dev: &Device, args: &[String]) -> AppletResult {
                     st.type_text(&text);
                 }
             }
-            AppletResult::ok(format!("Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"))
+            // The media scanner adds a scanned file to the media store.
+            if action == "android.intent.action.MEDIA_SCANNER_SCAN_FILE" {
+                if let Some(uri) = &intent.data {
+                    st.media.push(uri.clone());
+                }
+            }
+            let mut shown = intent.clone();
+            shown.action = Some(action.to_string());
+            shown.flags = Some(shown.flags.unwrap_or(0) | 0x400000);
+            st.log(
+                'I',
+                "BroadcastQueue",
+                &format!("Enqueued {{{}}}", shown.describe()),
+            );
+            AppletResult::ok(format!(
+                "Broadcasting: Intent {{ {} }}\nBroadcast completed: result=0\n",
+                shown.describe()
+            ))
         }
         other => AppletResult::fail(255, format!("Unknown command: {other}\n")),
     }
 }
 
 fn start(st: &mut DeviceState, rest: &[String]) -> AppletResult {
-    let wait = rest.iter().any(|a| a == "-W");
-    if rest.iter().any(|a| a == "-S") {
+    let intent = match super::intent::parse(rest) {
+        Ok(i) => i,
+        Err(e) => return AppletResult::fail(255, format!("{e}\n")),
+    };
+    let wait = intent.wait;
+    if intent.stop {
         st.force_stop();
     }
     let pkg = st.app.spec.package.clone();
-    let (intent, screen) = if let Some(cmp) = value_after(rest, "-n") {
+    let not_found = |cmp: &str| {
+        let msg = format!("Starting: Intent {{ cmp={cmp} }}\nError type 3\nError: Activity class {{{cmp}}} does not exist.\n");
+        AppletResult::Output {
+            code: 1,
+            stdout: msg.into_bytes(),
+            stderr: Vec::new(),
+        }
+    };
+    let (described, screen) = if let Some(cmp) = intent.component.as_deref() {
         let Some((p, act)) = cmp.split_once('/') else {
             return AppletResult::fail(1, format!("Error: Bad component name: {cmp}\n"));
         };
         if p != pkg {
-            let msg = format!("Starting: Intent {{ cmp={cmp} }}\nError type 3\nError: Activity class {{{cmp}}} does not exist.\n");
-            return AppletResult::Output {
-                code: 1,
-                stdout: msg.into_bytes(),
-                stderr: Vec::new(),
-            };
+            return not_found(cmp);
         }
         match st.screen_for_activity(act) {
-            Some(s) => (format!("cmp={cmp}"), Some(s)),
-            None => {
-                let msg = format!("Starting: Intent {{ cmp={cmp} }}\nError type 3\nError: Activity class {{{cmp}}} does not exist.\n");
-                return AppletResult::Output {
-                    code: 1,
-                    stdout: msg.into_bytes(),
-                    stderr: Vec::new(),
-                };
-            }
+            Some(s) => (intent.describe(), Some(s)),
+            None => return not_found(cmp),
         }
-    } else if let Some(uri) = value_after(rest, "-d") {
-        let action = value_after(rest, "-a").unwrap_or("android.intent.action.VIEW");
+    } else if let Some(uri) = intent.data.as_deref() {
+        let mut shown = intent.clone();
+        shown.action = Some(
+            intent
+                .action
+                .clone()
+                .unwrap_or_else(|| "android.intent.action.VIEW".into()),
+        );
         st.last_url = Some(uri.to_string());
         st.log(
             'I',
             "ActivityTaskManager",
-            &format!("START u0 {{act={action} dat={uri}}} from uid 2000"),
+            &format!("START u0 {{{}}} from uid 2000", shown.describe()),
         );
-        return AppletResult::ok(format!("Starting: Intent {{ act={action} dat={uri} }}\n"));
+        return AppletResult::ok(format!("Starting: Intent {{ {} }}\n", shown.describe()));
+    } else if intent.package.as_deref() == Some(pkg.as_str()) {
+        (intent.describe(), None)
     } else {
-        return AppletResult::fail(1, "Error: Intent does not match any activities\n");
+        let msg = format!(
+            "Starting: Intent {{ {d} }}\nError: Activity not started, unable to resolve Intent {{ {d} flg=0x10000000 }}\n",
+            d = intent.describe()
+        );
+        return AppletResult::Output {
+            code: 1,
+            stdout: msg.into_bytes(),
+            stderr: Vec::new(),
+        };
     };
+    st.log(
+        'I',
+        "ActivityTaskManager",
+        &format!("START u0 {{{described}}} from uid 2000"),
+    );
     let cold = !st.running;
     let target = screen.filter(|s| s != &st.app.spec.initial);
     st.launch(target.as_deref());
     let comp = st.focused_component();
-    let mut out = format!("Starting: Intent {{ {intent} }}\n");
+    let mut out = format!("Starting: Intent {{ {described} }}\n");
     if wait {
         out.push_str(&format!(
             "Status: ok\nLaunchState: {}\nActivity: {comp}\nTotalTime: 312\nWaitTime: 318\nComplete\n",
@@ -334,11 +369,89 @@ pub fn cmd(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
         "input" => super::input::run(dev, rest),
         "window" => super::system::wm(dev, rest),
         "settings" => super::system::settings(dev, rest),
+        "clipboard" => clipboard(dev, rest),
+        "notification" => notification(dev, rest),
+        "statusbar" => statusbar(dev, rest),
         "-l" => AppletResult::ok(
-            "Currently running services:\n  activity\n  input\n  package\n  settings\n  window\n",
+            "Currently running services:\n  activity\n  clipboard\n  input\n  notification\n  package\n  settings\n  statusbar\n  window\n",
         ),
         other => AppletResult::fail(20, format!("cmd: Can't find service: {other}\n")),
     }
+}
+
+fn value_after<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+/// `cmd clipboard set-text TEXT` (the rest of the arguments, joined by spaces, as the
+/// service reads them) and `cmd clipboard get-text` (the text and a newline; nothing when
+/// the clipboard is empty).
+fn clipboard(dev: &Device, args: &[String]) -> AppletResult {
+    let mut st = dev.state();
+    match args.first().map(String::as_str) {
+        Some("set-text") => {
+            st.clipboard = Some(args[1..].join(" "));
+            AppletResult::ok("")
+        }
+        Some("get-text") => AppletResult::ok(match &st.clipboard {
+            Some(t) => format!("{t}\n"),
+            None => String::new(),
+        }),
+        _ => AppletResult::fail(
+            255,
+            "Clipboard service commands:\n  get-text\n  set-text TEXT\n",
+        ),
+    }
+}
+
+/// `cmd notification post [-t TITLE] [-S STYLE] [-i ICON] [-I ICON] [-c INTENT] TAG TEXT`.
+fn notification(dev: &Device, args: &[String]) -> AppletResult {
+    const USAGE: &str = "usage: cmd notification post [flags] <tag> <text>\n";
+    if args.first().map(String::as_str) != Some("post") {
+        return AppletResult::fail(255, USAGE);
+    }
+    let mut title = None;
+    let mut words = Vec::new();
+    let mut it = args[1..].iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-t" | "--title" => title = it.next().cloned(),
+            "-S" | "--style" | "-i" | "--icon" | "-I" | "--large-icon" | "-c"
+            | "--content-intent" => {
+                it.next();
+            }
+            "-v" | "--verbose" => {}
+            _ => words.push(a.clone()),
+        }
+    }
+    let [tag, text @ ..] = words.as_slice() else {
+        return AppletResult::fail(255, USAGE);
+    };
+    if text.is_empty() {
+        return AppletResult::fail(255, USAGE);
+    }
+    dev.state().post_notification(crate::state::Posted {
+        tag: tag.clone(),
+        title,
+        text: text.join(" "),
+    });
+    AppletResult::ok("")
+}
+
+/// `cmd statusbar expand-notifications | collapse`.
+fn statusbar(dev: &Device, args: &[String]) -> AppletResult {
+    let mut st = dev.state();
+    match args.first().map(String::as_str) {
+        Some("expand-notifications") => st.shade_open = true,
+        Some("collapse") => st.shade_open = false,
+        _ => {
+            return AppletResult::fail(255, "usage: cmd statusbar expand-notifications|collapse\n")
+        }
+    }
+    AppletResult::ok("")
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 mod am;
 mod input;
+mod intent;
 mod logcat;
 mod procs;
 mod system;

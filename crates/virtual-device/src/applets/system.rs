@@ -109,7 +109,7 @@ pub fn dumpsys(dev: &Device, args: &[String]) -> AppletResult {
         &format!("{}/", st.foreground_package()),
         1,
     );
-    let (w, h) = st.app.size;
+    let (w, h) = st.screen_size();
     let service = args.first().map(String::as_str).unwrap_or("");
     let out = match service {
         "window" => format!(

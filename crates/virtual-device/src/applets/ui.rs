@@ -65,7 +65,7 @@ pub fn screencap(dev: &Device, args: &[String]) -> AppletResult {
     }
     let (hier, (w, h)) = {
         let st = dev.state();
-        (st.current(), st.app.size)
+        (st.current(), st.screen_size())
     };
     let img = render::draw(&hier, w, h);
     let bytes = if png {

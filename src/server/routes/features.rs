@@ -1,0 +1,217 @@
+//! Device features: the clipboard, the screen's orientation and Android intents.
+
+use axum::Json;
+
+use crate::api::wire::features::*;
+use crate::api::wire::inspect::DeviceQuery;
+use crate::api::wire::system::SettingDone;
+use crate::device::IntentParts;
+use crate::error::{Error, Result};
+use crate::server::bind::{self, Binding};
+use crate::server::AppState;
+
+/// This module's handlers, bound to their operations by name.
+pub fn bindings() -> Vec<Binding> {
+    vec![
+        bind::query("get_clipboard", get_clipboard),
+        bind::body("set_clipboard", set_clipboard),
+        bind::query("get_orientation", get_orientation),
+        bind::body("set_orientation", set_orientation),
+        bind::body("send_intent", send_intent),
+        bind::body("push_file", push_file),
+        bind::body("pull_file", pull_file),
+        bind::body("post_notification", post_notification),
+        bind::query("list_notifications", list_notifications),
+        bind::body("biometric", biometric),
+        bind::body("add_media", add_media),
+        bind::body("multi_touch", multi_touch),
+    ]
+}
+
+/// The clipboard's text.
+pub async fn get_clipboard(s: AppState, q: DeviceQuery) -> Result<Json<ClipboardView>> {
+    let (device, text) = s.controller.clipboard_get(q.udid.as_deref()).await?;
+    Ok(Json(ClipboardView { device, text }))
+}
+
+/// Puts text on the clipboard.
+pub async fn set_clipboard(s: AppState, r: ClipboardSet) -> Result<Json<SettingDone>> {
+    let device = s
+        .controller
+        .clipboard_set(r.udid.as_deref(), &r.text)
+        .await?;
+    Ok(Json(SettingDone {
+        success: true,
+        device,
+        note: None,
+    }))
+}
+
+/// The screen's orientation.
+pub async fn get_orientation(s: AppState, q: DeviceQuery) -> Result<Json<OrientationView>> {
+    let now = s.controller.orientation_get(q.udid.as_deref()).await?;
+    Ok(Json(OrientationView {
+        device: now.device,
+        orientation: now.orientation,
+        auto_rotate: now.auto_rotate,
+    }))
+}
+
+/// Turns the screen, or gives the rotation back to the sensor.
+pub async fn set_orientation(s: AppState, r: OrientationRequest) -> Result<Json<SettingDone>> {
+    let to = match (r.orientation, r.restore) {
+        (Some(o), false) => Some(o),
+        (None, true) => None,
+        _ => {
+            return Err(
+                Error::validation("give `orientation`, or `restore: true`").with_hint(
+                    "orientation: portrait, landscape, portrait_reverse or landscape_reverse",
+                ),
+            )
+        }
+    };
+    let device = s.controller.orientation_set(r.udid.as_deref(), to).await?;
+    Ok(Json(SettingDone {
+        success: true,
+        device,
+        note: to.is_none().then(|| "auto-rotate is on again".to_string()),
+    }))
+}
+
+/// Starts an activity with an intent, or broadcasts it (Android).
+pub async fn send_intent(s: AppState, r: IntentRequest) -> Result<Json<IntentDone>> {
+    let parts = IntentParts {
+        mode: r.mode,
+        action: r.action.as_deref(),
+        data: r.data.as_deref(),
+        component: r.component.as_deref(),
+        package: r.package.as_deref(),
+        categories: &r.category,
+        flags: r.flags,
+        extras: &r.extras,
+    };
+    let (device, outcome) = s.controller.intent(r.udid.as_deref(), &parts).await?;
+    Ok(Json(IntentDone {
+        success: true,
+        device,
+        mode: r.mode,
+        output: outcome.output,
+        activity: outcome.activity,
+    }))
+}
+
+/// Copies a file under the files root to the device.
+pub async fn push_file(s: AppState, r: FilePush) -> Result<Json<FileDone>> {
+    let root = s.options.files_root();
+    let (local, bytes) = crate::controller::resolve_read(&root, &r.local_path)?;
+    let device = s
+        .controller
+        .push_file(
+            r.udid.as_deref(),
+            &local,
+            &r.device_path,
+            r.bundle_id.as_deref(),
+        )
+        .await?;
+    Ok(Json(FileDone {
+        success: true,
+        device,
+        local_path: local.display().to_string(),
+        device_path: r.device_path,
+        bytes,
+    }))
+}
+
+/// Copies a device file into the files root.
+pub async fn pull_file(s: AppState, r: FilePull) -> Result<Json<FileDone>> {
+    let root = s.options.files_root();
+    let local = crate::controller::resolve_write(&root, &r.local_path, r.overwrite)?;
+    let (device, bytes) = s
+        .controller
+        .pull_file(
+            r.udid.as_deref(),
+            &r.device_path,
+            r.bundle_id.as_deref(),
+            &local,
+        )
+        .await?;
+    Ok(Json(FileDone {
+        success: true,
+        device,
+        local_path: local.display().to_string(),
+        device_path: r.device_path,
+        bytes,
+    }))
+}
+
+/// Posts a notification.
+pub async fn post_notification(s: AppState, r: NotificationRequest) -> Result<Json<SettingDone>> {
+    let device = s
+        .controller
+        .post_notification(
+            r.udid.as_deref(),
+            r.bundle_id.as_deref(),
+            r.title.as_deref(),
+            r.body.as_deref(),
+            r.payload.as_ref(),
+        )
+        .await?;
+    Ok(Json(SettingDone {
+        success: true,
+        device,
+        note: None,
+    }))
+}
+
+/// The notifications in the shade.
+pub async fn list_notifications(s: AppState, q: DeviceQuery) -> Result<Json<NotificationList>> {
+    let (device, notifications) = s.controller.notifications(q.udid.as_deref()).await?;
+    Ok(Json(NotificationList {
+        device,
+        notifications,
+    }))
+}
+
+/// Drives the simulated biometric sensor.
+pub async fn biometric(s: AppState, r: BiometricRequest) -> Result<Json<SettingDone>> {
+    let device = s
+        .controller
+        .biometric(r.udid.as_deref(), r.action, r.kind, r.finger)
+        .await?;
+    Ok(Json(SettingDone {
+        success: true,
+        device,
+        note: None,
+    }))
+}
+
+/// A pinch or a rotation with two fingers.
+pub async fn multi_touch(
+    s: AppState,
+    r: MultiTouchRequest,
+) -> Result<Json<crate::api::wire::act::ActionResult>> {
+    Ok(Json(
+        s.controller
+            .multi_touch(
+                r.udid.as_deref(),
+                &r.target,
+                r.gesture == Gesture::Pinch,
+                r.scale,
+                r.degrees,
+            )
+            .await?,
+    ))
+}
+
+/// Adds a photo or video under the files root to the gallery.
+pub async fn add_media(s: AppState, r: MediaRequest) -> Result<Json<MediaDone>> {
+    let root = s.options.files_root();
+    let (local, bytes) = crate::controller::resolve_read(&root, &r.local_path)?;
+    let (device, location) = s.controller.add_media(r.udid.as_deref(), &local).await?;
+    Ok(Json(MediaDone {
+        success: true,
+        device,
+        location,
+        bytes,
+    }))
+}

@@ -10,6 +10,7 @@ pub mod connect;
 pub mod devices;
 pub mod logs;
 pub mod proxy;
+pub mod proxy_rules;
 pub mod screenshot;
 pub mod service;
 pub mod simulator;
@@ -35,6 +36,7 @@ pub fn bindings() -> Vec<Binding> {
         alerts::bindings(),
         system::bindings(),
         proxy::bindings(),
+        proxy_rules::bindings(),
         logs::bindings(),
     ]
     .into_iter()

@@ -334,7 +334,7 @@ async fn bad_rules_are_refused_whole_and_disturb_nothing() {
     let e = refused(&c, json!({"body_file": link})).await;
     assert!(e["message"].as_str().unwrap().contains("symbolic link"), "{e}");
     let e = refused(&c, json!({"action": "delay", "delay_ms": -5})).await;
-    assert!(e["message"].as_str().unwrap().contains("delay_ms"), "{e}");
+    assert!(e["message"].as_str().unwrap().contains("-5"), "{e}");
     let e = refused(&c, json!({"method": "GET", "json_field": "user"})).await;
     assert!(e["message"].as_str().unwrap().contains("never match"), "{e}");
     let e = refused(&c, json!({"path": "login"})).await;

@@ -68,8 +68,10 @@ where
                 let rate = u128::from(this.rate);
                 let elapsed = (now - start).as_nanos();
                 let allowed = (rate * elapsed / 1_000_000_000) as u64 + chunk;
-                if allowed <= this.sent {
-                    let need = u128::from(this.sent + 1 - chunk) * 1_000_000_000;
+                // A whole chunk (or the rest of the frame) at a time, never a trickle.
+                let want = chunk.min(buf.len() as u64);
+                if allowed < this.sent + want {
+                    let need = u128::from(this.sent + want - chunk) * 1_000_000_000;
                     let wait = need.div_ceil(rate);
                     this.sleep
                         .as_mut()
@@ -111,13 +113,18 @@ where
     }
 }
 
-/// A body cut after `limit` bytes with an error naming `why`.
+/// A body cut after `limit` bytes with an error naming `why`. The bytes before the cut are
+/// given time to leave ([`CUT_GRACE`]) before the connection is closed.
 pub struct Cut<B> {
     inner: B,
     left: u64,
     why: String,
     done: bool,
+    grace: Option<Pin<Box<Sleep>>>,
 }
+
+/// How long the bytes before a cut have to be written out.
+pub const CUT_GRACE: Duration = Duration::from_millis(50);
 
 impl<B> Cut<B> {
     pub fn new(inner: B, limit: u64, why: String) -> Self {
@@ -126,6 +133,7 @@ impl<B> Cut<B> {
             left: limit,
             why,
             done: false,
+            grace: None,
         }
     }
 }
@@ -147,6 +155,12 @@ where
             return Poll::Ready(None);
         }
         if this.left == 0 {
+            let grace = this
+                .grace
+                .get_or_insert_with(|| Box::pin(tokio::time::sleep(CUT_GRACE)));
+            if grace.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
             this.done = true;
             return Poll::Ready(Some(Err(failure(this.why.clone()))));
         }

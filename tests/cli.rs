@@ -701,6 +701,41 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         ),
         case("proxy_detach", &["proxy", "detach"], 0, "detached"),
         case("clear_flows", &["proxy", "clear"], 0, "cleared 1 flow"),
+        case(
+            "add_proxy_rule",
+            &["proxy", "mock", "--path", "/api/login", "--status", "500", "--body", "down"],
+            0,
+            "/api/login → respond 500",
+        ),
+        case(
+            "add_proxy_rule",
+            &["proxy", "mock", "--path-regex", "(["],
+            2,
+            "does not compile",
+        ),
+        case("list_proxy_rules", &["proxy", "rules"], 0, "[hits 0, matched 0] /api/login"),
+        case("delete_proxy_rule", &["proxy", "unmock", "1"], 0, "respond 500"),
+        case("delete_proxy_rule", &["proxy", "unmock", "1"], 1, "NOT_FOUND"),
+        case("clear_proxy_rules", &["proxy", "unmock-all"], 0, "removed 0 rules"),
+        case(
+            "proxy_rules_from_har",
+            &["proxy", "replay-har", "--har", r#"{"log":{"entries":[]}}"#],
+            2,
+            "no entry with an answer",
+        ),
+        case(
+            "set_proxy_conditions",
+            &["proxy", "conditions", "--profile", "3g"],
+            0,
+            "link conditions: 3g · 100 ms",
+        ),
+        case(
+            "clear_proxy_conditions",
+            &["proxy", "conditions-clear"],
+            0,
+            "no link conditions",
+        ),
+        case("export_har", &["proxy", "har"], 0, "\"version\": \"1.2\""),
         case("proxy_stop", &["proxy", "stop"], 0, "proxy stopped"),
     ];
 

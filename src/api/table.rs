@@ -310,16 +310,17 @@ pub fn operations() -> Vec<Operation> {
             .cli("proxy clear", &["proxy", "clear"])
             .json::<Cleared>(),
         op(Get, "export_har", "/api/v1/proxy/flows.har", "network", "Recorded requests as HAR 1.2 (devtools, Charles, Proxyman).")
-            .cli("proxy har", &["proxy", "har", "--host", "api.example.com"])
-            .describe("The filters of list_flows; without `limit`, every flow in the store. Secrets \
-                       are redacted as in every view; bodies decoded, as text or base64. `_flowId`, \
-                       `_ruleId` and `_error` are mobilectl's.")
-            .query::<FlowsQuery>()
-            .json::<Har>(),
-        op(Post, "add_proxy_rule", "/api/v1/proxy/rules", "network", "Mock, delay, throttle, fail or rewrite matching requests.")
-            .cli("proxy mock", &["proxy", "mock", "--path", "/api/login", "--status", "500", "--body-json", "{\"error\":\"down\"}"])
+            .cli("proxy har", &["proxy", "har"])
+            .describe("Every flow in the store, oldest first (tunnels left out). Secrets are redacted \
+                       as in every view; bodies decoded, as text or base64. `_flowId`, `_ruleId` and \
+                       `_error` are mobilectl's. Not an MCP tool (a whole document): list_flows \
+                       and get_flow read flows.")
+            .json::<Har>()
+            .document(),
+        op(Post, "add_proxy_rule", "/api/v1/proxy/rules", "network", "Mock, delay, throttle, fail or rewrite requests.")
+            .cli("proxy mock", &["proxy", "mock", "--path", "/api/login", "--status", "500", "--body", "down"])
             .describe("Match on `method`, `host` (`*.example.com`), `path` (prefix) | `path_glob` | \
-                       `path_regex`, `query`, `header` (`name` or `name: value`), `json_field` \
+                       `path_regex`, `query` (a value `*`: any), `header` (`name` or `name: value`), `json_field` \
                        (+ `json_equals`); every field given must hold. `nth`: act on the Nth match \
                        only; `times`: at most N times. `action`: respond (default: `status`, \
                        `headers`, `body` | `body_json` | `body_base64` | `body_file`, `delay_ms`), \
@@ -333,7 +334,7 @@ pub fn operations() -> Vec<Operation> {
             .errors(&[NotFound])
             .body::<RuleSpec>()
             .json::<RuleView>(),
-        op(Get, "list_proxy_rules", "/api/v1/proxy/rules", "network", "The proxy's rules in order, with hit counts.")
+        op(Get, "list_proxy_rules", "/api/v1/proxy/rules", "network", "List proxy rules.")
             .cli("proxy rules", &["proxy", "rules"])
             .json::<RuleList>(),
         op(Delete, "delete_proxy_rule", "/api/v1/proxy/rules/{id}", "network", "Remove one proxy rule.")
@@ -341,17 +342,19 @@ pub fn operations() -> Vec<Operation> {
             .errors(&[NotFound])
             .query::<RuleQuery>()
             .json::<RuleView>(),
-        op(Delete, "clear_proxy_rules", "/api/v1/proxy/rules", "network", "Remove every proxy rule.")
+        op(Delete, "clear_proxy_rules", "/api/v1/proxy/rules", "network", "Remove all proxy rules.")
             .cli("proxy unmock-all", &["proxy", "unmock-all"])
             .json::<Cleared>(),
         op(Post, "proxy_rules_from_har", "/api/v1/proxy/rules/from-har", "network", "Replay a HAR: its answers become respond rules.")
             .cli("proxy replay-har", &["proxy", "replay-har", "--har", "{\"log\":{\"entries\":[]}}"])
             .describe("Entries with an answer (to `host` and its subdomains when given) become \
                        respond rules matching their method, host, exact path and query. Repeats of \
-                       one method and URL replay in order. All are added or none.")
+                       one method and URL replay in order. All are added or none. Not an MCP \
+                       tool (a whole document): add_proxy_rule adds one rule.")
             .body::<RulesFromHarRequest>()
-            .json::<RulesAdded>(),
-        op(Post, "set_proxy_conditions", "/api/v1/proxy/conditions", "network", "Slow or cut the device's whole link (offline, 2g, 3g, lte, wifi-lossy).")
+            .json::<RulesAdded>()
+            .document(),
+        op(Post, "set_proxy_conditions", "/api/v1/proxy/conditions", "network", "Slow or cut the device link.")
             .cli("proxy conditions", &["proxy", "conditions", "--profile", "3g"])
             .describe("A `profile`, and/or explicit `latency_ms`, `jitter_ms`, `down_kbps`, \
                        `up_kbps`, `loss_percent` (overriding the profile's). `offline` closes every \
@@ -359,7 +362,7 @@ pub fn operations() -> Vec<Operation> {
                        every request before the rules; shown in proxy status.")
             .body::<ConditionsRequest>()
             .json::<ConditionsState>(),
-        op(Delete, "clear_proxy_conditions", "/api/v1/proxy/conditions", "network", "Restore the device's link (no conditions).")
+        op(Delete, "clear_proxy_conditions", "/api/v1/proxy/conditions", "network", "Clear link conditions.")
             .cli("proxy conditions-clear", &["proxy", "conditions-clear"])
             .json::<ConditionsState>(),
         // logs

@@ -40,15 +40,10 @@ pub enum Profile {
 #[serde(deny_unknown_fields)]
 pub struct ConditionsRequest {
     pub profile: Option<Profile>,
-    /// Added before each request goes on.
     pub latency_ms: Option<u64>,
-    /// Up to this much more or less latency, at random.
     pub jitter_ms: Option<u64>,
-    /// The answers' bandwidth, kilobits per second.
     pub down_kbps: Option<u64>,
-    /// The requests' bandwidth, kilobits per second.
     pub up_kbps: Option<u64>,
-    /// The share of requests whose connection closes without an answer (0–100).
     pub loss_percent: Option<f64>,
 }
 

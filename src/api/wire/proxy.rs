@@ -224,10 +224,10 @@ pub struct RuleQuery {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RulesFromHarRequest {
-    /// A HAR 1.2 document (`{"log": {"entries": [...]}}`).
+    /// A HAR 1.2 document.
     #[schema(value_type = Object)]
     pub har: serde_json::Value,
-    /// Only the entries to this host (or its subdomains).
+    /// Only its entries to this host (and subdomains).
     pub host: Option<String>,
 }
 

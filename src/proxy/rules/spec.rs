@@ -70,98 +70,67 @@ pub enum FailKind {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RuleSpec {
-    /// A label of your own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// `GET`, `POST`…
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
-    /// `api.example.com`, or `*.example.com` for its subdomains.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
-    /// A path prefix: `/api/login`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
-    /// A path glob: `/v1/*/orders` (`*` in a segment, `**` across).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path_glob: Option<String>,
-    /// A regular expression the path must match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path_regex: Option<String>,
-    /// Query parameters that must be present, with their values (`*`: any value).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<BTreeMap<String, String>>,
-    /// A header that must be present: `name`, or `name: value` for that value.
+    /// `name` or `name: value`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header: Option<String>,
-    /// A field of a JSON request body (`user.name` or `/user/name`) that must be present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_field: Option<String>,
-    /// The value `json_field` must have.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_equals: Option<Value>,
-    /// Act only on the Nth matching request (1 is the first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 1)]
     pub nth: Option<u64>,
-    /// Act at most this many times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 1)]
     pub times: Option<u64>,
-    /// Default `respond`.
     #[serde(default)]
     pub action: ActionKind,
-    /// `respond`: the status (default 200).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
-    /// `respond`: the answer's headers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headers: Option<BTreeMap<String, String>>,
-    /// `respond`: the body, as text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
-    /// `respond`: the body, as JSON (content type `application/json` unless told).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body_json: Option<Value>,
-    /// `respond`: the body, base64.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body_base64: Option<String>,
-    /// `respond`: the body, read from this file of the server's machine when the rule is added
-    /// (absolute; a regular file, not a link).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body_file: Option<String>,
-    /// `respond`: before answering; `delay`: before forwarding; `fail: timeout`: how long to
-    /// hold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_ms: Option<u64>,
-    /// `delay`: before the answer's first byte goes to the app.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_byte_delay_ms: Option<u64>,
-    /// `throttle`: the answer's pace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub down_bytes_per_sec: Option<u64>,
-    /// `throttle`: the request body's pace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub up_bytes_per_sec: Option<u64>,
-    /// `fail`: how.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fail: Option<FailKind>,
-    /// `fail: cut`: body bytes that go through before the cut (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut_after_bytes: Option<u64>,
-    /// `rewrite`: request headers set (replaced) before forwarding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set_request_headers: Option<BTreeMap<String, String>>,
-    /// `rewrite`: request headers removed before forwarding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remove_request_headers: Option<Vec<String>>,
-    /// `rewrite`: answer headers set (replaced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set_response_headers: Option<BTreeMap<String, String>>,
-    /// `rewrite`: answer headers removed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remove_response_headers: Option<Vec<String>>,
-    /// `rewrite`: fields of a JSON answer set, by field (`user.name` or `/user/name`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_patch: Option<BTreeMap<String, Value>>,
 }

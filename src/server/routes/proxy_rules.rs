@@ -6,7 +6,6 @@ use axum::Json;
 use crate::api::wire::proxy::*;
 use crate::error::Result;
 use crate::proxy::conditions::LinkConditions;
-use crate::proxy::filter::{FilterArgs, FlowFilter};
 use crate::proxy::rules::MAX_RULES;
 use crate::server::bind::{self, Binding};
 use crate::server::AppState;
@@ -14,7 +13,7 @@ use crate::server::AppState;
 /// This module's handlers, bound to their operations by name.
 pub fn bindings() -> Vec<Binding> {
     vec![
-        bind::query("export_har", har),
+        bind::plain("export_har", har),
         bind::body("add_proxy_rule", add),
         bind::plain("list_proxy_rules", list),
         bind::query("delete_proxy_rule", delete),
@@ -78,28 +77,8 @@ pub async fn clear_conditions(s: AppState) -> Result<Json<ConditionsState>> {
     }))
 }
 
-/// The recorded flows (filtered as list_flows; every one without `limit`) as HAR 1.2.
-pub async fn har(s: AppState, q: FlowsQuery) -> Result<Json<Har>> {
-    let filter = FlowFilter::parse(&FilterArgs {
-        host: q.host.as_deref(),
-        method: q.method.as_deref(),
-        status: q.status.as_deref(),
-        failed: q.failed,
-        contains: q.contains.as_deref(),
-        since: q.since.as_deref(),
-    })?;
-    let mut flows: Vec<_> = s
-        .proxy
-        .store()
-        .after(filter.cursor())
-        .into_iter()
-        .filter(|f| filter.matches(f))
-        .collect();
-    if let Some(limit) = q.limit {
-        let limit = limit as usize;
-        if flows.len() > limit {
-            flows.drain(..flows.len() - limit);
-        }
-    }
+/// Every recorded flow as HAR 1.2.
+pub async fn har(s: AppState) -> Result<Json<Har>> {
+    let flows = s.proxy.store().after(0);
     Ok(Json(crate::proxy::har::export(&flows)))
 }

@@ -105,16 +105,29 @@ async fn respond_serves_without_the_upstream_over_http_and_https() {
         assert!(out.starts_with(r#"{"error":"server down"}"#), "{out}");
         assert_eq!(up.hits(), 0, "the upstream was reached");
         let f = flow_of(&c, &up.url("/api/login")).await;
-        assert_eq!((&f["rule_id"], &f["mocked"], &f["status"]), (&json!(id), &json!(true), &json!(500)), "{f}");
+        assert_eq!(
+            (&f["rule_id"], &f["mocked"], &f["status"]),
+            (&json!(id), &json!(true), &json!(500)),
+            "{f}"
+        );
         let detail = c.flow(f["id"].as_u64().unwrap(), "").await;
-        assert!(detail["request"]["body"]["text"].as_str().unwrap_or("").contains('{'), "{detail}");
+        assert!(
+            detail["request"]["body"]["text"]
+                .as_str()
+                .unwrap_or("")
+                .contains('{'),
+            "{detail}"
+        );
     }
     // Other paths go on to the upstream, unmarked.
     let res = client.get(c.http.url("/hello")).send().await.unwrap();
     assert_eq!(res.text().await.unwrap(), "hello");
     assert_eq!(c.http.hits(), 1);
     let f = flow_of(&c, &c.http.url("/hello")).await;
-    assert!(f.get("rule_id").is_none() && f.get("mocked").is_none(), "{f}");
+    assert!(
+        f.get("rule_id").is_none() && f.get("mocked").is_none(),
+        "{f}"
+    );
     assert_eq!(rules(&c).await[0]["hits"], 4);
     let (_, summary) = call(&c.app, get("/api/v1/proxy/summary")).await;
     assert_eq!(summary["mocked"], 4, "{summary}");
@@ -132,9 +145,18 @@ async fn delay_adds_the_latency_asked_within_ten_percent() {
     client.get(&url).send().await.unwrap().text().await.unwrap();
     let base = t.elapsed();
     for (rule, ms) in [
-        (json!({"path": "/hello", "action": "delay", "delay_ms": 400}), 400),
-        (json!({"path": "/hello", "action": "delay", "first_byte_delay_ms": 300}), 300),
-        (json!({"path": "/hello", "delay_ms": 250, "body": "mocked"}), 250),
+        (
+            json!({"path": "/hello", "action": "delay", "delay_ms": 400}),
+            400,
+        ),
+        (
+            json!({"path": "/hello", "action": "delay", "first_byte_delay_ms": 300}),
+            300,
+        ),
+        (
+            json!({"path": "/hello", "delay_ms": 250, "body": "mocked"}),
+            250,
+        ),
     ] {
         let id = add(&c, rule).await["id"].as_u64().unwrap();
         let t = Instant::now();
@@ -156,13 +178,28 @@ async fn throttle_holds_the_rate_within_ten_percent_on_5_mb() {
     const SIZE: usize = 5_000_000;
     const RATE: u64 = 5_000_000;
     // A throttle rule that never matches changes nothing.
-    add(&c, json!({"path": "/nothing", "action": "throttle", "down_bytes_per_sec": 1000})).await;
+    add(
+        &c,
+        json!({"path": "/nothing", "action": "throttle", "down_bytes_per_sec": 1000}),
+    )
+    .await;
     let url = c.http.url(&format!("/big?bytes={SIZE}"));
     let t = Instant::now();
-    let body = client.get(&url).send().await.unwrap().bytes().await.unwrap();
+    let body = client
+        .get(&url)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
     let free = t.elapsed().as_secs_f64();
     assert_eq!(body.len(), SIZE);
-    add(&c, json!({"path": "/big", "action": "throttle", "down_bytes_per_sec": RATE})).await;
+    add(
+        &c,
+        json!({"path": "/big", "action": "throttle", "down_bytes_per_sec": RATE}),
+    )
+    .await;
     // From the answer's headers to its last byte.
     let res = client.get(&url).send().await.unwrap();
     let t = Instant::now();
@@ -185,10 +222,26 @@ async fn throttle_holds_the_rate_within_ten_percent_on_5_mb() {
 async fn each_fail_kind_is_what_a_client_sees() {
     let c = capture(|_| {}).await;
     let client = c.reqwest().await;
-    add(&c, json!({"path": "/status/503", "action": "fail", "fail": "503"})).await;
-    add(&c, json!({"path": "/hello", "action": "fail", "fail": "reset"})).await;
-    add(&c, json!({"path": "/gzip", "action": "fail", "fail": "timeout", "delay_ms": 3000})).await;
-    add(&c, json!({"path": "/big", "action": "fail", "fail": "cut", "cut_after_bytes": 1000})).await;
+    add(
+        &c,
+        json!({"path": "/status/503", "action": "fail", "fail": "503"}),
+    )
+    .await;
+    add(
+        &c,
+        json!({"path": "/hello", "action": "fail", "fail": "reset"}),
+    )
+    .await;
+    add(
+        &c,
+        json!({"path": "/gzip", "action": "fail", "fail": "timeout", "delay_ms": 3000}),
+    )
+    .await;
+    add(
+        &c,
+        json!({"path": "/big", "action": "fail", "fail": "cut", "cut_after_bytes": 1000}),
+    )
+    .await;
 
     // 503, over HTTPS too.
     let res = client.get(c.https.url("/status/503")).send().await.unwrap();
@@ -214,19 +267,31 @@ async fn each_fail_kind_is_what_a_client_sees() {
     let (code, out, err) = curl_via(&c, None, c.http.url("/big?bytes=100000")).await;
     assert_eq!(code, 18, "curl: {err}");
     assert_eq!(out.len(), 1000);
-    let res = client.get(c.https.url("/big?bytes=100000")).send().await.unwrap();
+    let res = client
+        .get(c.https.url("/big?bytes=100000"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
     assert!(res.bytes().await.is_err(), "a cut body fails to read");
     assert_eq!(c.http.hits(), 1, "only the cut request went on");
 
     let cut = flow_of(&c, &c.http.url("/big?bytes=100000")).await;
-    assert_eq!((&cut["status"], &cut["mocked"]), (&json!(200), &json!(true)), "{cut}");
+    assert_eq!(
+        (&cut["status"], &cut["mocked"]),
+        (&json!(200), &json!(true)),
+        "{cut}"
+    );
     assert!(cut["error"].is_string(), "{cut}");
     let reset = flow_of(&c, &c.http.url("/hello")).await;
     assert_eq!(reset["error"], "connection", "{reset}");
     // The held request is recorded as a timeout when the hold ends or the client goes.
     let held = flow_of(&c, &c.http.url("/gzip")).await;
-    assert_eq!((&held["error"], &held["mocked"]), (&json!("timeout"), &json!(true)), "{held}");
+    assert_eq!(
+        (&held["error"], &held["mocked"]),
+        (&json!("timeout"), &json!(true)),
+        "{held}"
+    );
 }
 
 #[tokio::test]
@@ -265,31 +330,60 @@ async fn rewrite_changes_what_the_client_receives() {
             .iter()
             .map(|h| h[0].as_str().unwrap())
             .collect();
-        assert!(names.contains(&"x-debug") && !names.contains(&"x-drop"), "{names:?}");
-        assert!(d["response"]["body"]["text"].as_str().unwrap().contains("admin"), "{d}");
+        assert!(
+            names.contains(&"x-debug") && !names.contains(&"x-drop"),
+            "{names:?}"
+        );
+        assert!(
+            d["response"]["body"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("admin"),
+            "{d}"
+        );
     }
 }
 
 #[tokio::test]
 async fn times_nth_and_rule_order_are_honoured() {
     let c = capture(|_| {}).await;
-    let a = add(&c, json!({"path": "/hello", "times": 2, "status": 201, "body": "a"})).await;
-    let b = add(&c, json!({"path": "/hello", "nth": 2, "status": 202, "body": "b"})).await;
+    let a = add(
+        &c,
+        json!({"path": "/hello", "times": 2, "status": 201, "body": "a"}),
+    )
+    .await;
+    let b = add(
+        &c,
+        json!({"path": "/hello", "nth": 2, "status": 202, "body": "b"}),
+    )
+    .await;
     let client = c.reqwest().await;
     let mut seen = Vec::new();
     for _ in 0..5 {
         let r = client.get(c.http.url("/hello")).send().await.unwrap();
         seen.push((r.status().as_u16(), r.text().await.unwrap()));
     }
-    let want: Vec<(u16, String)> = [(201, "a"), (201, "a"), (200, "hello"), (202, "b"), (200, "hello")]
-        .iter()
-        .map(|(s, t)| (*s, t.to_string()))
-        .collect();
+    let want: Vec<(u16, String)> = [
+        (201, "a"),
+        (201, "a"),
+        (200, "hello"),
+        (202, "b"),
+        (200, "hello"),
+    ]
+    .iter()
+    .map(|(s, t)| (*s, t.to_string()))
+    .collect();
     assert_eq!(seen, want);
     assert_eq!(c.http.hits(), 2);
     let listed = rules(&c).await;
-    assert_eq!((&listed[0]["id"], &listed[0]["hits"]), (&a["id"], &json!(2)));
-    assert_eq!((&listed[1]["id"], &listed[1]["hits"], &listed[1]["matched"]), (&b["id"], &json!(1), &json!(3)));
+    assert_eq!(
+        (&listed[0]["id"], &listed[0]["hits"]),
+        (&a["id"], &json!(2))
+    );
+    assert_eq!(
+        (&listed[1]["id"], &listed[1]["hits"], &listed[1]["matched"]),
+        (&b["id"], &json!(1), &json!(3))
+    );
     // Matching on query, header and a JSON body field; host patterns.
     add(&c, json!({"host": "*.nowhere.test", "status": 418})).await;
     add(&c, json!({"method": "POST", "json_field": "user.name", "json_equals": "bob", "status": 207, "body": "json"})).await;
@@ -308,7 +402,10 @@ async fn times_nth_and_rule_order_are_honoured() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200, "another value goes on");
-    assert_eq!(r.json::<Value>().await.unwrap(), json!({"user": {"name": "ann"}}));
+    assert_eq!(
+        r.json::<Value>().await.unwrap(),
+        json!({"user": {"name": "ann"}})
+    );
     let r = client
         .get(c.http.url("/status/204?v=2"))
         .header("x-app", "demo")
@@ -316,7 +413,12 @@ async fn times_nth_and_rule_order_are_honoured() {
         .await
         .unwrap();
     assert_eq!(r.status(), 208);
-    let r = client.get(c.http.url("/status/204?v=3")).header("x-app", "demo").send().await.unwrap();
+    let r = client
+        .get(c.http.url("/status/204?v=3"))
+        .header("x-app", "demo")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 204);
 }
 
@@ -325,20 +427,35 @@ async fn bad_rules_are_refused_whole_and_disturb_nothing() {
     let c = capture(|_| {}).await;
     let keep = add(&c, json!({"path": "/hello", "body": "kept"})).await;
     let e = refused(&c, json!({"path_regex": "/(unclosed"})).await;
-    assert!(e["message"].as_str().unwrap().contains("does not compile"), "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("does not compile"),
+        "{e}"
+    );
     assert_eq!(e["details"]["field"], "path_regex");
     let dir = c.state_dir.path().join("bodies");
     std::fs::create_dir_all(&dir).unwrap();
     let e = refused(&c, json!({"body_file": dir})).await;
-    assert!(e["message"].as_str().unwrap().contains("not a regular file"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a regular file"),
+        "{e}"
+    );
     let link = dir.join("passwd.json");
     std::os::unix::fs::symlink("/etc/passwd", &link).unwrap();
     let e = refused(&c, json!({"body_file": link})).await;
-    assert!(e["message"].as_str().unwrap().contains("symbolic link"), "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("symbolic link"),
+        "{e}"
+    );
     let e = refused(&c, json!({"action": "delay", "delay_ms": -5})).await;
     assert!(e["message"].as_str().unwrap().contains("-5"), "{e}");
     let e = refused(&c, json!({"method": "GET", "json_field": "user"})).await;
-    assert!(e["message"].as_str().unwrap().contains("never match"), "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("never match"),
+        "{e}"
+    );
     let e = refused(&c, json!({"path": "login"})).await;
     assert!(e["details"]["reason"].is_string(), "{e}");
     // A 100 MB inline body: refused before it is read whole.
@@ -355,7 +472,10 @@ async fn bad_rules_are_refused_whole_and_disturb_nothing() {
     for i in 1..10_000 {
         let (status, v) = call(
             &c.app,
-            post("/api/v1/proxy/rules", json!({"path": format!("/r{i}"), "body": "x"})),
+            post(
+                "/api/v1/proxy/rules",
+                json!({"path": format!("/r{i}"), "body": "x"}),
+            ),
         )
         .await;
         if status != StatusCode::OK {
@@ -365,7 +485,10 @@ async fn bad_rules_are_refused_whole_and_disturb_nothing() {
     }
     let (at, v) = refusal.expect("no limit");
     assert_eq!(at as u64, limit, "{v}");
-    assert!(v["error"]["message"].as_str().unwrap().contains("at most"), "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("at most"),
+        "{v}"
+    );
     // The proxy and the first rule still work.
     let client = c.reqwest().await;
     let r = client.get(c.http.url("/hello")).send().await.unwrap();
@@ -380,7 +503,11 @@ async fn bad_rules_are_refused_whole_and_disturb_nothing() {
 #[tokio::test]
 async fn conditions_cut_or_slow_the_whole_link_and_show_in_status() {
     let c = capture(|_| {}).await;
-    let (status, v) = call(&c.app, post("/api/v1/proxy/conditions", json!({"profile": "offline"}))).await;
+    let (status, v) = call(
+        &c.app,
+        post("/api/v1/proxy/conditions", json!({"profile": "offline"})),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{v}");
     let (_, st) = call(&c.app, get("/api/v1/proxy/status")).await;
     assert_eq!(st["conditions"]["offline"], true, "{st}");
@@ -390,7 +517,11 @@ async fn conditions_cut_or_slow_the_whole_link_and_show_in_status() {
     let (code, _, err) = curl_via(&c, Some(&ca), c.https.url("/hello")).await;
     assert_ne!(code, 0, "{err}");
     assert_eq!(c.http.hits() + c.https.hits(), 0);
-    let (status, v) = call(&c.app, post("/api/v1/proxy/conditions", json!({"latency_ms": 300}))).await;
+    let (status, v) = call(
+        &c.app,
+        post("/api/v1/proxy/conditions", json!({"latency_ms": 300})),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{v}");
     assert_eq!(v["previous"]["offline"], true, "{v}");
     let client = c.reqwest().await;
@@ -398,8 +529,15 @@ async fn conditions_cut_or_slow_the_whole_link_and_show_in_status() {
     let r = client.get(c.http.url("/hello")).send().await.unwrap();
     assert_eq!(r.text().await.unwrap(), "hello");
     let took = t.elapsed();
-    assert!(took >= Duration::from_millis(300) && took < Duration::from_millis(1000), "{took:?}");
-    let e = call(&c.app, post("/api/v1/proxy/conditions", json!({"loss_percent": 200}))).await;
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_millis(1000),
+        "{took:?}"
+    );
+    let e = call(
+        &c.app,
+        post("/api/v1/proxy/conditions", json!({"loss_percent": 200})),
+    )
+    .await;
     assert_eq!(e.0, StatusCode::BAD_REQUEST, "{}", e.1);
     let v = delete(&c, "/api/v1/proxy/conditions").await;
     assert!(v.get("conditions").is_none(), "{v}");
@@ -411,9 +549,30 @@ async fn conditions_cut_or_slow_the_whole_link_and_show_in_status() {
 async fn har_export_has_the_1_2_shape_and_replays_through_rules() {
     let c = capture(|_| {}).await;
     let client = c.reqwest().await;
-    let hello = client.get(c.http.url("/hello?x=1")).send().await.unwrap().text().await.unwrap();
-    let gz = client.get(c.https.url("/gzip")).send().await.unwrap().bytes().await.unwrap();
-    client.get(c.http.url("/big?bytes=300")).send().await.unwrap().bytes().await.unwrap();
+    let hello = client
+        .get(c.http.url("/hello?x=1"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let gz = client
+        .get(c.https.url("/gzip"))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    client
+        .get(c.http.url("/big?bytes=300"))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
     c.wait_flows(3).await;
     let (status, har) = call(&c.app, get("/api/v1/proxy/flows.har")).await;
     assert_eq!(status, StatusCode::OK, "{har}");
@@ -423,24 +582,61 @@ async fn har_export_has_the_1_2_shape_and_replays_through_rules() {
     let entries = log["entries"].as_array().unwrap();
     assert_eq!(entries.len(), 3);
     for e in entries {
-        for k in ["startedDateTime", "time", "request", "response", "cache", "timings"] {
+        for k in [
+            "startedDateTime",
+            "time",
+            "request",
+            "response",
+            "cache",
+            "timings",
+        ] {
             assert!(!e[k].is_null(), "{k}: {e}");
         }
         let rq = &e["request"];
-        for k in ["method", "url", "httpVersion", "cookies", "headers", "queryString", "headersSize", "bodySize"] {
+        for k in [
+            "method",
+            "url",
+            "httpVersion",
+            "cookies",
+            "headers",
+            "queryString",
+            "headersSize",
+            "bodySize",
+        ] {
             assert!(!rq[k].is_null(), "request.{k}: {e}");
         }
         let rs = &e["response"];
-        for k in ["status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize", "bodySize"] {
+        for k in [
+            "status",
+            "statusText",
+            "httpVersion",
+            "cookies",
+            "headers",
+            "content",
+            "redirectURL",
+            "headersSize",
+            "bodySize",
+        ] {
             assert!(!rs[k].is_null(), "response.{k}: {e}");
         }
-        assert!(rs["content"]["size"].is_u64() && rs["content"]["mimeType"].is_string(), "{e}");
+        assert!(
+            rs["content"]["size"].is_u64() && rs["content"]["mimeType"].is_string(),
+            "{e}"
+        );
         for k in ["send", "wait", "receive"] {
-            assert!(e["timings"][k].as_f64().is_some_and(|t| t >= 0.0), "timings.{k}: {e}");
+            assert!(
+                e["timings"][k].as_f64().is_some_and(|t| t >= 0.0),
+                "timings.{k}: {e}"
+            );
         }
-        assert!(chrono::DateTime::parse_from_rfc3339(e["startedDateTime"].as_str().unwrap()).is_ok());
+        assert!(
+            chrono::DateTime::parse_from_rfc3339(e["startedDateTime"].as_str().unwrap()).is_ok()
+        );
     }
-    assert_eq!(entries[0]["request"]["queryString"], json!([{"name": "x", "value": "1"}]));
+    assert_eq!(
+        entries[0]["request"]["queryString"],
+        json!([{"name": "x", "value": "1"}])
+    );
     // Secrets stay redacted in the export.
     let cookie = entries[0]["response"]["headers"]
         .as_array()
@@ -454,21 +650,46 @@ async fn har_export_has_the_1_2_shape_and_replays_through_rules() {
 
     // Replay: the HAR's answers as rules; the upstreams are not reached.
     let hits = (c.http.hits(), c.https.hits());
-    let (status, v) = call(&c.app, post("/api/v1/proxy/rules/from-har", json!({"har": har}))).await;
+    let (status, v) = call(
+        &c.app,
+        post("/api/v1/proxy/rules/from-har", json!({"har": har})),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{v}");
     assert_eq!(v["added"].as_array().unwrap().len(), 3, "{v}");
-    let again = client.get(c.http.url("/hello?x=1")).send().await.unwrap().text().await.unwrap();
+    let again = client
+        .get(c.http.url("/hello?x=1"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert_eq!(again, hello);
     let r = client.get(c.https.url("/gzip")).send().await.unwrap();
-    assert!(r.headers().get("content-encoding").is_none(), "replayed decoded");
+    assert!(
+        r.headers().get("content-encoding").is_none(),
+        "replayed decoded"
+    );
     let json_text = r.text().await.unwrap();
     assert_eq!(json_text, test_support::upstream::JSON_BODY);
     assert!(!gz.is_empty());
-    let big = client.get(c.http.url("/big?bytes=300")).send().await.unwrap().bytes().await.unwrap();
+    let big = client
+        .get(c.http.url("/big?bytes=300"))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
     assert_eq!(big.len(), 300);
     assert_eq!(big[299], test_support::upstream::pattern(299));
     assert_eq!((c.http.hits(), c.https.hits()), hits);
     // Not a HAR: refused.
-    let (status, v) = call(&c.app, post("/api/v1/proxy/rules/from-har", json!({"har": {"x": 1}}))).await;
+    let (status, v) = call(
+        &c.app,
+        post("/api/v1/proxy/rules/from-har", json!({"har": {"x": 1}})),
+    )
+    .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
 }

@@ -238,9 +238,7 @@ fn entry(f: &Flow) -> HarEntry {
     let wait = t.first_byte_ms.map_or(t.total_ms, |fb| {
         (fb - connect.max(0.0) - ssl.max(0.0)).max(0.0)
     });
-    let receive = t
-        .first_byte_ms
-        .map_or(0.0, |fb| (t.total_ms - fb).max(0.0));
+    let receive = t.first_byte_ms.map_or(0.0, |fb| (t.total_ms - fb).max(0.0));
     HarEntry {
         started_date_time: rfc3339(f.started_at),
         time: t.total_ms,
@@ -338,7 +336,8 @@ pub fn rules_from(har: &Value, host: Option<&str>) -> Result<Vec<RuleSpec>> {
             .pointer("/response/status")
             .and_then(Value::as_u64)
             .unwrap_or(0);
-        if method.eq_ignore_ascii_case("CONNECT") || !(100..=599).contains(&status) || status == 101 {
+        if method.eq_ignore_ascii_case("CONNECT") || !(100..=599).contains(&status) || status == 101
+        {
             continue; // no answer to replay
         }
         let mut headers = BTreeMap::new();
@@ -378,9 +377,10 @@ pub fn rules_from(har: &Value, host: Option<&str>) -> Result<Vec<RuleSpec>> {
                 .entry("content-type".into())
                 .or_insert_with(|| mime.to_string());
         }
-        let query: BTreeMap<String, String> = form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
+        let query: BTreeMap<String, String> =
+            form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
         let spec = RuleSpec {
             name: Some(format!("HAR entry {i}")),
             method: Some(method.to_ascii_uppercase()),

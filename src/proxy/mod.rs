@@ -285,16 +285,18 @@ impl ProxyService {
             upstream::Connector::new(&self.opts.upstream_roots, self.opts.timeout, guard)
                 .map_err(|e| Error::internal(format!("upstream TLS: {e}")))?;
         let stop = CancellationToken::new();
-        let shared = Arc::new(record::Shared::new(
-            self.store.clone(),
-            connector.clone(),
-            Arc::new(ca::LeafIssuer::new(ca.clone())?),
-            hosts,
-            self.opts.body_cap,
-            self.opts.timeout,
-            stop.clone(),
-        )
-        .with_rules(self.rules.clone(), self.conditions.clone()));
+        let shared = Arc::new(
+            record::Shared::new(
+                self.store.clone(),
+                connector.clone(),
+                Arc::new(ca::LeafIssuer::new(ca.clone())?),
+                hosts,
+                self.opts.body_cap,
+                self.opts.timeout,
+                stop.clone(),
+            )
+            .with_rules(self.rules.clone(), self.conditions.clone()),
+        );
         // hudsucker wants a CA of its own; it is not used (the recorder answers CONNECT).
         let issuer = ca::LeafIssuer::new(ca)?;
         let proxy = hudsucker::Proxy::builder()

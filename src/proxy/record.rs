@@ -23,11 +23,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::ca::LeafIssuer;
 use super::conditions::ConditionsSlot;
-use super::rules::RuleSet;
 use super::flow::{ms, Captured, Failure, FailureKind, Flow, Header, Message, Timing};
+use super::rules::apply::Shaped;
+use super::rules::RuleSet;
 use super::store::FlowStore;
 use super::tee::{End, Tee};
-use super::rules::apply::Shaped;
 use super::tunnel::{relay_upgrade, TlsWatch};
 use super::upstream::{classify, ConnInfo, Connector};
 
@@ -299,7 +299,7 @@ impl Recorder {
         parts.version = hudsucker::hyper::Version::HTTP_11;
         let (draft, parts, body, plan, guard) = match self.shape(draft, parts, body, guard).await {
             Shaped::Answered(r) => return r,
-            Shaped::Forward(d, p, b, plan, g) => (d, p, b, plan, g),
+            Shaped::Forward(f) => (f.draft, f.parts, f.body, f.plan, f.guard),
         };
         let body = plan.request_body(body, &draft, s.body_cap);
         let up = Request::from_parts(parts, body);

@@ -259,10 +259,16 @@ pub fn status(v: &Value) -> String {
         out.push(format!("passthrough: {}", pass.join(", ")));
     }
     if let Some(n) = v["rules"].as_u64().filter(|n| *n > 0) {
-        out.push(format!("{n} rule{} (proxy rules)", if n == 1 { "" } else { "s" }));
+        out.push(format!(
+            "{n} rule{} (proxy rules)",
+            if n == 1 { "" } else { "s" }
+        ));
     }
     if v["conditions"].is_object() {
-        out.push(format!("conditions: {}", super::rules::conditions_line(&v["conditions"])));
+        out.push(format!(
+            "conditions: {}",
+            super::rules::conditions_line(&v["conditions"])
+        ));
     }
     for a in v["attached"].as_array().into_iter().flatten() {
         out.push(format!(

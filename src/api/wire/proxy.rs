@@ -6,17 +6,17 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::device::{Device, Platform};
+pub use crate::proxy::conditions::{ConditionsRequest, LinkConditions, Profile};
 pub use crate::proxy::flow::{
     BodyView, Failure, FailureKind, FlowDetail, FlowLine, MessageView, Timing, Tunnel,
 };
-pub use crate::proxy::store::StoreStats;
-pub use crate::proxy::summary::{FlowSummary, HostCount};
-pub use crate::proxy::conditions::{ConditionsRequest, LinkConditions, Profile};
 pub use crate::proxy::har::{
     Har, HarContent, HarCreator, HarEntry, HarLog, HarPair, HarPostData, HarRequest, HarResponse,
     HarTimings,
 };
 pub use crate::proxy::rules::spec::{ActionKind, FailKind, RuleSpec, RuleView};
+pub use crate::proxy::store::StoreStats;
+pub use crate::proxy::summary::{FlowSummary, HostCount};
 pub use crate::proxy::CaInfo;
 
 /// Start the proxy.

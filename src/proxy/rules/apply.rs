@@ -42,9 +42,11 @@ pub(in crate::proxy) struct Plan {
 }
 
 /// What [`Recorder::shape`] decided: answered here, or forwarded with a plan.
+// One per request, made and taken apart once: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 pub(in crate::proxy) enum Shaped {
     Answered(Response<Body>),
-    Forward(Draft, Parts, Body, Plan, InFlight),
+    Forward(Forward),
 }
 
 fn min_rate(a: Option<u64>, b: Option<u64>) -> Option<u64> {
@@ -54,13 +56,29 @@ fn min_rate(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     }
 }
 
+/// A request going on upstream, with what the rules ask of it.
+pub(in crate::proxy) struct Forward {
+    pub draft: Draft,
+    pub parts: Parts,
+    pub body: Body,
+    pub plan: Plan,
+    pub guard: InFlight,
+}
+
+fn forward(draft: Draft, parts: Parts, body: Body, plan: Plan, guard: InFlight) -> Shaped {
+    Shaped::Forward(Forward {
+        draft,
+        parts,
+        body,
+        plan,
+        guard,
+    })
+}
+
 /// `body` as a hudsucker body, boxed.
 fn boxed<B>(body: B) -> Body
 where
-    B: hudsucker::hyper::body::Body<Data = Bytes, Error = hudsucker::Error>
-        + Send
-        + Sync
-        + 'static,
+    B: hudsucker::hyper::body::Body<Data = Bytes, Error = hudsucker::Error> + Send + Sync + 'static,
 {
     Body::from(BoxBody::new(body))
 }
@@ -198,7 +216,7 @@ async fn read_json(parts: &Parts, body: Body, timeout: Duration) -> (Option<Valu
         .headers
         .get("content-length")
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    if !json || !len.is_some_and(|n| n <= MAX_MATCH_BODY) {
+    if !json || len.is_none_or(|n| n > MAX_MATCH_BODY) {
         return (None, body);
     }
     match tokio::time::timeout(timeout, body.collect()).await {
@@ -226,7 +244,7 @@ impl Recorder {
         let snap = s.rules.snapshot();
         let mut plan = Plan::default();
         if cond.is_none() && snap.rules.is_empty() {
-            return Shaped::Forward(draft, parts, body, plan, guard);
+            return forward(draft, parts, body, plan, guard);
         }
         let (json, body) = if snap.needs_body {
             read_json(&parts, body, s.timeout).await
@@ -263,7 +281,7 @@ impl Recorder {
             plan.up = c.up_bytes_per_sec();
         }
         let Some(rule) = rule else {
-            return Shaped::Forward(draft, parts, body, plan, guard);
+            return forward(draft, parts, body, plan, guard);
         };
         plan.rule_id = Some(rule.id);
         plan.mocked |= !matches!(rule.action, Action::Passthrough);
@@ -322,7 +340,7 @@ impl Recorder {
             }
             Action::Passthrough => {}
         }
-        Shaped::Forward(draft, parts, body, plan, guard)
+        forward(draft, parts, body, plan, guard)
     }
 
     /// Reads (and records) the app's request body, bounded by the proxy's timeout.
@@ -434,11 +452,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let out = patch_json(
-            br#"{"user":{"name":"ann"},"items":[{"price":9}]}"#,
-            &r,
-        )
-        .unwrap();
+        let out = patch_json(br#"{"user":{"name":"ann"},"items":[{"price":9}]}"#, &r).unwrap();
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(
             v,

@@ -98,7 +98,9 @@ impl RuleSet {
                     compiled.len()
                 ),
             )
-            .with_hint("delete rules no longer needed: DELETE /api/v1/proxy/rules/{id}, or all of them")
+            .with_hint(
+                "delete rules no longer needed: DELETE /api/v1/proxy/rules/{id}, or all of them",
+            )
             .with_details(json!({ "limit": MAX_RULES })));
         }
         let bytes: usize = rules
@@ -203,7 +205,10 @@ mod tests {
         assert_eq!(ids, [1, 2, 2]);
         // A bad rule in a batch adds nothing.
         let e = set
-            .add(vec![spec(json!({})), spec(json!({"path_regex": "("}))], None)
+            .add(
+                vec![spec(json!({})), spec(json!({"path_regex": "("}))],
+                None,
+            )
             .unwrap_err();
         assert!(e.message.starts_with("rule 1:"), "{}", e.message);
         assert_eq!(set.len(), 2);

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use base64::Engine;
-use hudsucker::hyper::header::{HeaderName, HeaderValue};
 use hudsucker::hyper::body::Bytes;
+use hudsucker::hyper::header::{HeaderName, HeaderValue};
 use hudsucker::hyper::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -309,9 +309,21 @@ fn foreign_fields(s: &RuleSpec) -> Vec<&'static str> {
         ("body_base64", s.body_base64.is_some(), &[Respond]),
         ("body_file", s.body_file.is_some(), &[Respond]),
         ("delay_ms", s.delay_ms.is_some(), &[Respond, Delay, Fail]),
-        ("first_byte_delay_ms", s.first_byte_delay_ms.is_some(), &[Delay]),
-        ("down_bytes_per_sec", s.down_bytes_per_sec.is_some(), &[Throttle]),
-        ("up_bytes_per_sec", s.up_bytes_per_sec.is_some(), &[Throttle]),
+        (
+            "first_byte_delay_ms",
+            s.first_byte_delay_ms.is_some(),
+            &[Delay],
+        ),
+        (
+            "down_bytes_per_sec",
+            s.down_bytes_per_sec.is_some(),
+            &[Throttle],
+        ),
+        (
+            "up_bytes_per_sec",
+            s.up_bytes_per_sec.is_some(),
+            &[Throttle],
+        ),
         ("fail", s.fail.is_some(), &[Fail]),
         ("cut_after_bytes", s.cut_after_bytes.is_some(), &[Fail]),
         (
@@ -391,7 +403,10 @@ fn matcher(s: &RuleSpec) -> Result<Matcher> {
     if let Some(h) = &s.host {
         let h = h.trim().to_ascii_lowercase();
         let (pattern, name) = match h.strip_prefix("*.") {
-            Some(rest) => (HostPattern::Subdomains(format!(".{rest}")), rest.to_string()),
+            Some(rest) => (
+                HostPattern::Subdomains(format!(".{rest}")),
+                rest.to_string(),
+            ),
             None => (HostPattern::Exact(h.clone()), h.clone()),
         };
         let ok = !name.is_empty()
@@ -399,7 +414,7 @@ fn matcher(s: &RuleSpec) -> Result<Matcher> {
             && name
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"-._[]:".contains(&b))
-            && !(name.contains(':') && !name.starts_with('['));
+            && (!name.contains(':') || name.starts_with('['));
         if !ok {
             return Err(never(format!(
                 "`{h}` is not a host name (no scheme, port or path: api.example.com or *.example.com)"
@@ -441,8 +456,7 @@ fn matcher(s: &RuleSpec) -> Result<Matcher> {
         m.path = Some(PathPattern::Regex(re));
     }
     for (k, v) in s.query.iter().flatten() {
-        m.query
-            .push((k.clone(), (v != "*").then(|| v.clone())));
+        m.query.push((k.clone(), (v != "*").then(|| v.clone())));
     }
     if let Some(h) = &s.header {
         let (name, value) = match h.split_once(':') {
@@ -507,10 +521,16 @@ fn action(s: &RuleSpec) -> Result<Action> {
                 )
             })?;
             if s.cut_after_bytes.is_some() && kind != FailKind::Cut {
-                return Err(invalid("cut_after_bytes", "`cut_after_bytes` is for `fail: cut`"));
+                return Err(invalid(
+                    "cut_after_bytes",
+                    "`cut_after_bytes` is for `fail: cut`",
+                ));
             }
             if s.delay_ms.is_some() && kind != FailKind::Timeout {
-                return Err(invalid("delay_ms", "`delay_ms` of a fail rule is for `fail: timeout` (how long to hold)"));
+                return Err(invalid(
+                    "delay_ms",
+                    "`delay_ms` of a fail rule is for `fail: timeout` (how long to hold)",
+                ));
             }
             Action::Fail(match kind {
                 FailKind::Reset => Failure::Reset,
@@ -562,7 +582,12 @@ fn canned(s: &RuleSpec) -> Result<Canned> {
     let status = StatusCode::from_u16(status)
         .ok()
         .filter(|_| (100..=599).contains(&status) && status != 101)
-        .ok_or_else(|| invalid("status", format!("`{status}` is not a status to answer (200–599)")))?;
+        .ok_or_else(|| {
+            invalid(
+                "status",
+                format!("`{status}` is not a status to answer (200–599)"),
+            )
+        })?;
     let bodies = [
         s.body.is_some(),
         s.body_json.is_some(),
@@ -596,7 +621,10 @@ fn canned(s: &RuleSpec) -> Result<Canned> {
     if body.len() > MAX_BODY {
         return Err(Error::new(
             crate::error::ErrorCode::PayloadTooLarge,
-            format!("the body is {} bytes; a rule serves at most {MAX_BODY}", body.len()),
+            format!(
+                "the body is {} bytes; a rule serves at most {MAX_BODY}",
+                body.len()
+            ),
         )
         .with_details(json!({ "field": "body", "limit": MAX_BODY })));
     }
@@ -622,11 +650,10 @@ fn canned(s: &RuleSpec) -> Result<Canned> {
 fn read_body_file(f: &str) -> Result<Vec<u8>> {
     let path = std::path::Path::new(f);
     if !path.is_absolute() {
-        return Err(invalid(
-            "body_file",
-            format!("`{f}` is not an absolute path"),
-        )
-        .with_hint("pass an absolute path on the machine running the server"));
+        return Err(
+            invalid("body_file", format!("`{f}` is not an absolute path"))
+                .with_hint("pass an absolute path on the machine running the server"),
+        );
     }
     let meta = std::fs::symlink_metadata(path).map_err(|e| {
         Error::new(
@@ -645,13 +672,15 @@ fn read_body_file(f: &str) -> Result<Vec<u8>> {
     if meta.len() > MAX_BODY as u64 {
         return Err(Error::new(
             crate::error::ErrorCode::PayloadTooLarge,
-            format!("`{f}` is {} bytes; a rule serves at most {MAX_BODY}", meta.len()),
+            format!(
+                "`{f}` is {} bytes; a rule serves at most {MAX_BODY}",
+                meta.len()
+            ),
         )
         .with_details(json!({ "field": "body_file", "limit": MAX_BODY })));
     }
-    let mut file = std::fs::File::open(path).map_err(|e| {
-        invalid("body_file", format!("`{f}` cannot be read: {e}"))
-    })?;
+    let mut file = std::fs::File::open(path)
+        .map_err(|e| invalid("body_file", format!("`{f}` cannot be read: {e}")))?;
     let mut out = Vec::new();
     std::io::Read::read_to_end(
         &mut std::io::Read::take(&mut file, MAX_BODY as u64 + 1),
@@ -687,8 +716,10 @@ mod tests {
         assert!(refused(json!({"status": 99})).contains("status"));
         assert!(refused(json!({"action": "delay"})).contains("delay_ms"));
         assert!(refused(json!({"action": "fail"})).contains("fail"));
-        assert!(refused(json!({"action": "delay", "delay_ms": 5, "status": 500}))
-            .contains("not a field"));
+        assert!(
+            refused(json!({"action": "delay", "delay_ms": 5, "status": 500}))
+                .contains("not a field")
+        );
         assert!(refused(json!({"body": "a", "body_json": {}})).contains("one of"));
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().display().to_string();

@@ -14,10 +14,10 @@ fn route_table() -> String {
     let mut out = String::from("| area | route | MCP tool | what |\n| --- | --- | --- | --- |\n");
     for (tag, _) in TAGS {
         for op in ops.iter().filter(|o| o.tag == *tag) {
-            let tool = if is_tool(op) {
-                format!("`{}`", op.name)
-            } else {
-                "— (a stream)".to_string()
+            let tool = match op.mcp {
+                _ if is_tool(op) => format!("`{}`", op.name),
+                mobilectl::api::Mcp::Document => "— (a document)".to_string(),
+                _ => "— (a stream)".to_string(),
             };
             out += &format!(
                 "| {} | `{} {}` | {} | {} |\n",

@@ -723,6 +723,32 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             "does not compile",
         ),
         case(
+            "add_proxy_rule",
+            &["proxy", "delay", "800", "--path", "/api/feed"],
+            0,
+            "/api/feed → delay 800 ms",
+        ),
+        case(
+            "add_proxy_rule",
+            &[
+                "proxy",
+                "fail",
+                "503",
+                "--host",
+                "*.example.com",
+                "--times",
+                "1",
+            ],
+            0,
+            "*.example.com times=1 → fail 503",
+        ),
+        case(
+            "add_proxy_rule",
+            &["proxy", "fail", "418"],
+            2,
+            "possible values",
+        ),
+        case(
             "list_proxy_rules",
             &["proxy", "rules"],
             0,
@@ -744,7 +770,7 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             "clear_proxy_rules",
             &["proxy", "unmock-all"],
             0,
-            "removed 0 rules",
+            "removed 2 rules",
         ),
         case(
             "proxy_rules_from_har",

@@ -374,7 +374,10 @@ mod tests {
 
     #[test]
     fn a_field_of_any_value_takes_json_or_text() {
-        assert_eq!(value(&json!({}), r#"{"error":"down"}"#), json!({"error": "down"}));
+        assert_eq!(
+            value(&json!({}), r#"{"error":"down"}"#),
+            json!({"error": "down"})
+        );
         assert_eq!(value(&json!({}), "down"), json!("down"));
         assert_eq!(value(&json!({"type": "string"}), "42"), json!("42"));
     }

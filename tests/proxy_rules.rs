@@ -216,6 +216,29 @@ async fn throttle_holds_the_rate_within_ten_percent_on_5_mb() {
         (RATE as f64 * 0.9..=RATE as f64 * 1.1).contains(&rate),
         "{rate:.0} B/s for {RATE} asked ({took:.3} s; unthrottled {free:.3} s)"
     );
+    // The request body's pace: 500 kB up at 1 MB/s (answered once it is all in).
+    add(
+        &c,
+        json!({"path": "/echo", "action": "throttle", "up_bytes_per_sec": 1_000_000}),
+    )
+    .await;
+    let sent = vec![7u8; 500_000];
+    let t = Instant::now();
+    let back = client
+        .post(c.http.url("/echo"))
+        .body(sent.clone())
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let took = t.elapsed().as_secs_f64();
+    assert_eq!(back.len(), sent.len());
+    assert!(
+        (0.45..=0.55).contains(&took),
+        "500 kB up at 1 MB/s took {took:.3} s"
+    );
 }
 
 #[tokio::test]
@@ -532,6 +555,25 @@ async fn conditions_cut_or_slow_the_whole_link_and_show_in_status() {
     assert!(
         took >= Duration::from_millis(300) && took < Duration::from_millis(1000),
         "{took:?}"
+    );
+    // Bandwidth down: 4000 kbit/s is 500 kB/s; 250 kB take 0.5 s.
+    let (status, v) = call(
+        &c.app,
+        post("/api/v1/proxy/conditions", json!({"down_kbps": 4000})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let res = client
+        .get(c.http.url("/big?bytes=250000"))
+        .send()
+        .await
+        .unwrap();
+    let t = Instant::now();
+    assert_eq!(res.bytes().await.unwrap().len(), 250_000);
+    let took = t.elapsed().as_secs_f64();
+    assert!(
+        (0.45..=0.55).contains(&took),
+        "250 kB at 500 kB/s took {took:.3} s"
     );
     let e = call(
         &c.app,

@@ -5,6 +5,10 @@
 //! actions shape; [`RuleSet`] holds the list (bounded: [`MAX_RULES`] rules, [`MAX_BYTES`] of
 //! bodies) and answers the rule for a request. A rule list swap is atomic: a request sees the
 //! list before or after a change, never half of it.
+//!
+//! Not yet: a rule belonging to a session (and ending with it). Sessions are being built
+//! separately; a `session` field on [`spec::RuleSpec`] and a removal when the session ends
+//! will join them.
 
 pub(in crate::proxy) mod apply;
 pub mod body;

@@ -735,3 +735,107 @@ async fn har_export_has_the_1_2_shape_and_replays_through_rules() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
 }
+
+/// The demo app through the real adb and the virtual device: its LOG IN calls the app's API
+/// on this host through the device's proxy setting, over `adb reverse` to the proxy. A mocked
+/// 500 shows the app's error; the screen, the flow and the app's log say the same in the
+/// debug bundle; without the rule the login goes through to the API.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mocked_500_makes_the_demo_app_show_its_login_error() {
+    use mobilectl::backend::BackendConfig;
+    use mobilectl::controller::DeviceController;
+    use mobilectl::exec::{Tool, Toolbox};
+    use mobilectl::proxy::ProxyOptions;
+    use mobilectl::server::{self, AppState, ServerOptions};
+    use test_support::upstream::Upstream;
+
+    let h = android::start_device();
+    let api = Upstream::http().await;
+    let state = tempfile::tempdir().unwrap();
+    mobilectl::server::check_declared_errors(true);
+    let app = server::app(
+        AppState::new(
+            DeviceController::new(BackendConfig {
+                tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
+                adb_server_port: Some(h.adb_port),
+                ..Default::default()
+            }),
+            ServerOptions {
+                proxy: ProxyOptions {
+                    state_dir: Some(state.path().to_path_buf()),
+                    allow_local: vec![api.addr.port()],
+                    adb_server_port: Some(h.adb_port),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        ),
+        loopback_policy(),
+    );
+    let (status, a) = call(
+        &app,
+        post("/api/v1/proxy/attach", json!({"udid": h.serial})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{a}");
+    let out = h.adb(&[
+        "shell",
+        "settings",
+        "put",
+        "global",
+        "mobilectl_demo_api",
+        &api.url(""),
+    ]);
+    assert!(out.success(), "{}", out.stderr_text());
+    let (status, rule) = call(
+        &app,
+        post(
+            "/api/v1/proxy/rules",
+            json!({"method": "POST", "path": "/api/login", "status": 500,
+                   "body_json": {"error": "backend down"}}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{rule}");
+    let adb = |args: &'static [&'static str]| {
+        let h = &h;
+        let out = h.adb(args);
+        assert!(out.success(), "{}", out.stderr_text());
+    };
+    // LOG IN (its centre on the login screen).
+    adb(&["shell", "input", "tap", "540", "1290"]);
+    assert_eq!(h.state()["screen"], "login_error", "{}", h.state());
+    assert_eq!(api.hits(), 0, "the mock answered");
+
+    let path = format!("/api/v1/debug/bundle?udid={}&max_size=0", h.serial);
+    let (status, b) = call(&app, get(&path)).await;
+    assert_eq!(status, StatusCode::OK, "{b}");
+    let tree = b["tree_text"].as_str().unwrap_or_default();
+    assert!(tree.contains("Sign-in failed"), "{tree}");
+    let logged = b["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e.to_string().contains("answered HTTP 500"));
+    assert!(logged, "{}", b["logs"]);
+    let flow = &b["network"][0];
+    assert_eq!(flow["url"], api.url("/api/login"), "{b}");
+    assert_eq!(
+        (&flow["status"], &flow["mocked"], &flow["rule_id"]),
+        (&json!(500), &json!(true), &rule["id"]),
+        "{flow}"
+    );
+
+    // Without the rule, the same tap signs in through the proxy to the API.
+    let (status, _) = call(&app, send_json("DELETE", "/api/v1/proxy/rules", "")).await;
+    assert_eq!(status, StatusCode::OK);
+    adb(&["shell", "input", "tap", "540", "1290"]);
+    assert_eq!(h.state()["screen"], "permission", "{}", h.state());
+    assert_eq!(api.hits(), 1);
+    let (status, _) = call(
+        &app,
+        post("/api/v1/proxy/detach", json!({"udid": h.serial})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+}

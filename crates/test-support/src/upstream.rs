@@ -4,7 +4,7 @@
 //!
 //! Routes: `/hello` (text, sets a cookie), `/gzip`, `/deflate`, `/br` (encoded JSON or text),
 //! `/big?bytes=N` (N bytes of a known pattern, streamed), `/status/N`, `POST /echo` (the body
-//! back, with its SHA-256 in `x-sha256`), `/hang` (never answers), `/stall` (headers and a
+//! back, with its SHA-256 in `x-sha256`), `POST /api/login` (the demo app's: a token), `/hang` (never answers), `/stall` (headers and a
 //! first chunk, then nothing), `/upgrade` (switches to protocol `echo`: bytes come back).
 //! Every server counts the requests it received ([`Upstream::hits`]).
 
@@ -267,6 +267,15 @@ fn app() -> Router {
             }),
         )
         .route("/echo", post(echo))
+        .route(
+            "/api/login",
+            post(|| async {
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    r#"{"token":"demo-token"}"#,
+                )
+            }),
+        )
         .route(
             "/hang",
             get(|| async {

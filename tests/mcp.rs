@@ -85,7 +85,9 @@ async fn stdio_mcp_drives_the_demo_login() {
         tools.len(),
         instructions.len()
     );
-    assert!(tokens <= 5000, "tools/list costs {tokens} tokens");
+    // 52 tools cost 4,530; the network rules' six (add_proxy_rule alone 265) bring 58 to
+    // ~5,000 (tests/py/test_mcp.py counts the client's view, ~60 more).
+    assert!(tokens <= 5100, "tools/list costs {tokens} tokens");
 
     // Look: the compact text tree.
     let snap = call(&client, "snapshot", json!({})).await;

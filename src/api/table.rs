@@ -326,9 +326,8 @@ pub fn operations() -> Vec<Operation> {
                        `headers`, `body` | `body_json` | `body_base64` | `body_file`, `delay_ms`), \
                        delay (`delay_ms` before forwarding, `first_byte_delay_ms`), throttle \
                        (`down_bytes_per_sec`, `up_bytes_per_sec`), fail (`fail`: reset, timeout, \
-                       502, 503, 504, cut + `cut_after_bytes`), rewrite (`set_request_headers`, \
-                       `remove_request_headers`, `set_response_headers`, `remove_response_headers`, \
-                       `json_patch`), passthrough. Rules are evaluated in order; the first that \
+                       502, 503, 504, cut + `cut_after_bytes`), rewrite (`request_headers`, \
+                       `response_headers`: a value sets, `null` removes; `json_patch`), passthrough. Rules are evaluated in order; the first that \
                        matches and may act decides. Flows it acts on carry `rule_id` and `mocked`. \
                        Validated whole: a rule that can never match is refused with the reason.")
             .errors(&[NotFound])

@@ -382,7 +382,6 @@ pub fn rules_from(har: &Value, host: Option<&str>) -> Result<Vec<RuleSpec>> {
                 .map(|(k, v)| (k.into_owned(), v.into_owned()))
                 .collect();
         let spec = RuleSpec {
-            name: Some(format!("HAR entry {i}")),
             method: Some(method.to_ascii_uppercase()),
             host: Some(h),
             path_regex: Some(format!("^{}$", regex::escape(uri.path()))),

@@ -22,7 +22,8 @@ const MATCH: &[&str] = &[
 ];
 
 /// `#3 [hits 2] POST api.x.com /login → respond 500`
-pub fn rule_line(v: &Value) -> String {
+pub fn rule_line(view: &Value) -> String {
+    let v = &view["rule"];
     let what: Vec<String> = MATCH
         .iter()
         .filter(|k| !v[**k].is_null())
@@ -47,19 +48,15 @@ pub fn rule_line(v: &Value) -> String {
         other => other.to_string(),
     };
     format!(
-        "#{} [hits {}, matched {}] {} → {detail}{}",
-        v["id"],
-        v["hits"],
-        v["matched"],
+        "#{} [hits {}, matched {}] {} → {detail}",
+        view["id"],
+        view["hits"],
+        view["matched"],
         if what.is_empty() {
             "every request".to_string()
         } else {
             what.join(" ")
         },
-        v["name"]
-            .as_str()
-            .map(|n| format!(" ({n})"))
-            .unwrap_or_default()
     )
 }
 

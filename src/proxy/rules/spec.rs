@@ -71,8 +71,6 @@ pub enum FailKind {
 #[serde(deny_unknown_fields)]
 pub struct RuleSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
@@ -84,7 +82,6 @@ pub struct RuleSpec {
     pub path_regex: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<BTreeMap<String, String>>,
-    /// `name` or `name: value`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,13 +121,9 @@ pub struct RuleSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut_after_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub set_request_headers: Option<BTreeMap<String, String>>,
+    pub request_headers: Option<BTreeMap<String, Option<String>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remove_request_headers: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub set_response_headers: Option<BTreeMap<String, String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remove_response_headers: Option<Vec<String>>,
+    pub response_headers: Option<BTreeMap<String, Option<String>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_patch: Option<BTreeMap<String, Value>>,
 }
@@ -145,7 +138,7 @@ pub struct RuleView {
     pub matched: u64,
     /// Its place in the evaluation order (0 first).
     pub position: usize,
-    #[serde(flatten)]
+    /// The rule as it was added.
     pub rule: RuleSpec,
 }
 
@@ -280,10 +273,28 @@ fn header_pairs(
         .collect()
 }
 
-fn header_names(field: &str, list: &Option<Vec<String>>) -> Result<Vec<HeaderName>> {
-    list.iter()
+/// The headers a rewrite map sets (those with a value).
+fn header_sets(
+    field: &str,
+    map: &Option<BTreeMap<String, Option<String>>>,
+) -> Result<Vec<(HeaderName, HeaderValue)>> {
+    let set: BTreeMap<String, String> = map
+        .iter()
         .flatten()
-        .map(|n| header_name(field, n))
+        .filter_map(|(n, v)| v.clone().map(|v| (n.clone(), v)))
+        .collect();
+    header_pairs(field, &Some(set))
+}
+
+/// The headers a rewrite map removes (those with `null`).
+fn header_removals(
+    field: &str,
+    map: &Option<BTreeMap<String, Option<String>>>,
+) -> Result<Vec<HeaderName>> {
+    map.iter()
+        .flatten()
+        .filter(|(_, v)| v.is_none())
+        .map(|(n, _)| header_name(field, n))
         .collect()
 }
 
@@ -301,7 +312,7 @@ fn delay(field: &str, ms: Option<u64>) -> Result<Duration> {
 /// The action's fields that were given though the action does not take them.
 fn foreign_fields(s: &RuleSpec) -> Vec<&'static str> {
     use ActionKind::*;
-    let given: [(&str, bool, &[ActionKind]); 16] = [
+    let given: [(&str, bool, &[ActionKind]); 15] = [
         ("status", s.status.is_some(), &[Respond]),
         ("headers", s.headers.is_some(), &[Respond]),
         ("body", s.body.is_some(), &[Respond]),
@@ -326,21 +337,8 @@ fn foreign_fields(s: &RuleSpec) -> Vec<&'static str> {
         ),
         ("fail", s.fail.is_some(), &[Fail]),
         ("cut_after_bytes", s.cut_after_bytes.is_some(), &[Fail]),
-        (
-            "set_request_headers",
-            s.set_request_headers.is_some(),
-            &[Rewrite],
-        ),
-        (
-            "remove_request_headers",
-            s.remove_request_headers.is_some(),
-            &[Rewrite],
-        ),
-        (
-            "set_response_headers",
-            s.set_response_headers.is_some() || s.remove_response_headers.is_some(),
-            &[Rewrite],
-        ),
+        ("request_headers", s.request_headers.is_some(), &[Rewrite]),
+        ("response_headers", s.response_headers.is_some(), &[Rewrite]),
         ("json_patch", s.json_patch.is_some(), &[Rewrite]),
     ];
     given
@@ -365,7 +363,7 @@ pub fn compile(id: u64, spec: RuleSpec) -> Result<Rule> {
                     .unwrap_or_default()
             ),
         )
-        .with_hint("respond: status, headers, body*, delay_ms; delay: delay_ms, first_byte_delay_ms; throttle: down/up_bytes_per_sec; fail: fail, cut_after_bytes, delay_ms; rewrite: set/remove_request/response_headers, json_patch"));
+        .with_hint("respond: status, headers, body*, delay_ms; delay: delay_ms, first_byte_delay_ms; throttle: down/up_bytes_per_sec; fail: fail, cut_after_bytes, delay_ms; rewrite: request_headers, response_headers (null removes), json_patch"));
     }
     let matcher = matcher(&spec)?;
     match (spec.nth, spec.times) {
@@ -546,13 +544,11 @@ fn action(s: &RuleSpec) -> Result<Action> {
         }
         ActionKind::Rewrite => {
             let r = Rewrite {
-                set_request: header_pairs("set_request_headers", &s.set_request_headers)?,
-                remove_request: header_names("remove_request_headers", &s.remove_request_headers)?,
-                set_response: header_pairs("set_response_headers", &s.set_response_headers)?,
-                remove_response: header_names(
-                    "remove_response_headers",
-                    &s.remove_response_headers,
-                )?,
+                set_request: header_sets("request_headers", &s.request_headers)?,
+                remove_request: header_removals("request_headers", &s.request_headers)?,
+                set_response: header_sets("response_headers", &s.response_headers)?,
+                remove_response: header_removals("response_headers", &s.response_headers)?,
+
                 json_patch: s
                     .json_patch
                     .iter()

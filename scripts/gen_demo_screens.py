@@ -57,14 +57,20 @@ def hierarchy(*roots):
             + "".join(render(r, i) for i, r in enumerate(roots)) + "</hierarchy>")
 
 
-login = app_window("Mobilectl Demo", [
-    node("android.widget.TextView", ((80, 520), (1000, 620)), text="Welcome back", rid=f"{PKG}:id/welcome"),
+def login_window(heading):
+    return app_window("Mobilectl Demo", [
+    heading,
     node("android.widget.EditText", ((80, 700), (1000, 840)), rid=f"{PKG}:id/username", clickable=True, long_clickable=True, hint="Username"),
     node("android.widget.EditText", ((80, 880), (1000, 1020)), rid=f"{PKG}:id/password", clickable=True, long_clickable=True, password=True, hint="Password"),
     node("android.widget.CheckBox", ((80, 1060), (600, 1160)), text="Remember me", rid=f"{PKG}:id/remember", clickable=True, checkable=True),
     node("android.widget.Button", ((80, 1220), (1000, 1360)), text="LOG IN", rid=f"{PKG}:id/login", clickable=True),
     node("android.widget.TextView", ((340, 1420), (740, 1500)), text="Forgot password?", rid=f"{PKG}:id/forgot", clickable=True),
 ])
+
+
+login = login_window(node("android.widget.TextView", ((80, 520), (1000, 620)), text="Welcome back", rid=f"{PKG}:id/welcome"))
+# The login after its API answered an error (app.json: the LOG IN transition's `fail_to`).
+login_error = login_window(node("android.widget.TextView", ((80, 520), (1000, 620)), text="Sign-in failed. Try again.", rid=f"{PKG}:id/error"))
 
 permission = node("android.widget.FrameLayout", ((0, 0), (W, H)), pkg=PERM, children=[
     node("android.widget.LinearLayout", ((60, 780), (1020, 1620)), rid=f"{PERM}:id/grant_dialog", pkg=PERM, children=[
@@ -97,7 +103,8 @@ detail = app_window("Order #1001", [
     node("android.widget.Button", ((820, 1900), (1040, 2040)), text="SEND", rid=f"{PKG}:id/send", clickable=True),
 ], up=True)
 
-for name, roots in [("login", [login, status_bar()]), ("permission", [permission, status_bar()]),
+for name, roots in [("login", [login, status_bar()]), ("login_error", [login_error, status_bar()]),
+                    ("permission", [permission, status_bar()]),
                     ("list", [lst, status_bar()]), ("detail", [detail, status_bar()])]:
     with open(f"src/virtual_device/demo/{name}.xml", "w", encoding="utf-8") as f:
         f.write(hierarchy(*roots))

@@ -24,16 +24,16 @@ use test_support::upstream::{self, TestCa, Upstream};
 use tower::ServiceExt;
 use virtual_device::testing::wait_until;
 
-struct Capture {
-    app: Router,
-    state_dir: tempfile::TempDir,
-    upstream_ca: TestCa,
-    port: u16,
+pub(crate) struct Capture {
+    pub(crate) app: Router,
+    pub(crate) state_dir: tempfile::TempDir,
+    pub(crate) upstream_ca: TestCa,
+    pub(crate) port: u16,
     /// Upstream servers on this host, whose ports the proxy allows.
-    http: Upstream,
-    https: Upstream,
+    pub(crate) http: Upstream,
+    pub(crate) https: Upstream,
     /// A port of this host nothing listens on, allowed too.
-    closed: u16,
+    pub(crate) closed: u16,
 }
 
 fn app_with_proxy(o: ProxyOptions, policy: SecurityPolicy) -> Router {
@@ -50,7 +50,7 @@ fn app_with_proxy(o: ProxyOptions, policy: SecurityPolicy) -> Router {
 
 /// An app whose proxy keeps its CA in a temporary state directory and trusts a test CA
 /// upstream; the proxy is started on a free port and allows the local upstreams' ports.
-async fn capture(tune: impl FnOnce(&mut ProxyOptions)) -> Capture {
+pub(crate) async fn capture(tune: impl FnOnce(&mut ProxyOptions)) -> Capture {
     let upstream_ca = TestCa::new();
     let http = Upstream::http().await;
     let https = Upstream::https(&upstream_ca).await;
@@ -100,12 +100,12 @@ async fn raw(app: &Router, uri: &str) -> (StatusCode, axum::http::HeaderMap, Vec
 }
 
 impl Capture {
-    fn proxy_url(&self) -> String {
+    pub(crate) fn proxy_url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// The proxy's CA, as served.
-    async fn ca_pem(&self) -> String {
+    pub(crate) async fn ca_pem(&self) -> String {
         let (status, headers, pem) = raw(&self.app, "/api/v1/proxy/ca.pem").await;
         assert_eq!(status, StatusCode::OK);
         assert_eq!(headers["content-type"], "application/x-pem-file");
@@ -113,7 +113,7 @@ impl Capture {
     }
 
     /// reqwest through the proxy, trusting only the proxy's CA.
-    async fn reqwest(&self) -> reqwest::Client {
+    pub(crate) async fn reqwest(&self) -> reqwest::Client {
         use rustls::pki_types::pem::PemObject;
         let pem = self.ca_pem().await;
         let mut roots = rustls::RootCertStore::empty();
@@ -134,20 +134,20 @@ impl Capture {
     }
 
     /// Writes the proxy's CA to a file for curl.
-    async fn ca_file(&self) -> PathBuf {
+    pub(crate) async fn ca_file(&self) -> PathBuf {
         let p = self.state_dir.path().join("served-ca.pem");
         std::fs::write(&p, self.ca_pem().await).unwrap();
         p
     }
 
-    async fn flows(&self, query: &str) -> Value {
+    pub(crate) async fn flows(&self, query: &str) -> Value {
         let (status, v) = call(&self.app, get(&format!("/api/v1/proxy/flows{query}"))).await;
         assert_eq!(status, StatusCode::OK, "{v}");
         v
     }
 
     /// Waits until at least `n` flows are stored (a flow is stored when its body has ended).
-    async fn wait_flows(&self, n: usize) -> Vec<Value> {
+    pub(crate) async fn wait_flows(&self, n: usize) -> Vec<Value> {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
         loop {
             let v = self.flows("").await;
@@ -164,7 +164,7 @@ impl Capture {
         }
     }
 
-    async fn flow(&self, id: u64, query: &str) -> Value {
+    pub(crate) async fn flow(&self, id: u64, query: &str) -> Value {
         let path = "/api/v1/proxy/flows/{id}".replace("{id}", &id.to_string());
         let (status, v) = call(&self.app, get(&format!("{path}{query}"))).await;
         assert_eq!(status, StatusCode::OK, "{v}");
@@ -173,7 +173,7 @@ impl Capture {
 }
 
 /// `curl ARGS` (blocking, in a thread); its exit code, stdout and stderr.
-async fn curl(args: Vec<String>) -> (i32, Vec<u8>, String) {
+pub(crate) async fn curl(args: Vec<String>) -> (i32, Vec<u8>, String) {
     tokio::task::spawn_blocking(move || {
         let o = std::process::Command::new("curl")
             .args(["-sS", "--max-time", "20"])
@@ -195,7 +195,7 @@ async fn curl(args: Vec<String>) -> (i32, Vec<u8>, String) {
 }
 
 /// curl through the proxy of `c`, trusting only `cacert` when given (else its default store).
-async fn curl_via(
+pub(crate) async fn curl_via(
     c: &Capture,
     cacert: Option<&std::path::Path>,
     url: String,
@@ -209,7 +209,7 @@ async fn curl_via(
 }
 
 /// A GET through `client`, read to its end.
-async fn fetch(client: &reqwest::Client, url: String) -> Vec<u8> {
+pub(crate) async fn fetch(client: &reqwest::Client, url: String) -> Vec<u8> {
     let r = client.get(url).send().await.unwrap();
     r.bytes().await.unwrap().to_vec()
 }

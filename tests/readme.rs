@@ -17,6 +17,7 @@ fn route_table() -> String {
             let tool = match op.mcp {
                 _ if is_tool(op) => format!("`{}`", op.name),
                 mobilectl::api::Mcp::Connection => "— (the connection's own)".to_string(),
+                mobilectl::api::Mcp::Document => "— (a document)".to_string(),
                 _ => "— (a stream)".to_string(),
             };
             out += &format!(

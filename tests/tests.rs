@@ -28,6 +28,7 @@ mod openapi_drift;
 mod operations;
 mod proxy;
 mod proxy_attach;
+mod proxy_rules;
 mod readme;
 mod registry;
 mod round_trips;

@@ -631,6 +631,35 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             "clear_flows",
             send_json("DELETE", "/api/v1/proxy/flows", ""),
         ),
+        (
+            "add_proxy_rule",
+            p("/api/v1/proxy/rules", json!({"path": "/x", "status": 503})),
+        ),
+        ("list_proxy_rules", get("/api/v1/proxy/rules")),
+        (
+            "delete_proxy_rule",
+            send_json("DELETE", "/api/v1/proxy/rules/1", ""),
+        ),
+        (
+            "proxy_rules_from_har",
+            p(
+                "/api/v1/proxy/rules/from-har",
+                json!({"har": {"log": {"entries": [{"request": {"method": "GET", "url": "http://a.example/x"}, "response": {"status": 200}}]}}}),
+            ),
+        ),
+        (
+            "clear_proxy_rules",
+            send_json("DELETE", "/api/v1/proxy/rules", ""),
+        ),
+        (
+            "set_proxy_conditions",
+            p("/api/v1/proxy/conditions", json!({"profile": "lte"})),
+        ),
+        (
+            "clear_proxy_conditions",
+            send_json("DELETE", "/api/v1/proxy/conditions", ""),
+        ),
+        ("export_har", get("/api/v1/proxy/flows.har")),
         ("proxy_stop", p("/api/v1/proxy/stop", json!({}))),
         // Sessions, last (the lease would refuse the session-less acts above): each answers for
         // any device.

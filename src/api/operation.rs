@@ -86,6 +86,9 @@ pub enum Mcp {
     /// Not a tool: each MCP connection is its own session, which the connection creates and
     /// ends itself (its agent sees it with `session_info`).
     Connection,
+    /// Not a tool: it takes or answers a whole document for other tools (a HAR), which would
+    /// fill a model's context; the HTTP API and the command line serve it.
+    Document,
 }
 
 /// How the command line writes an operation.
@@ -123,6 +126,12 @@ pub struct Operation {
 }
 
 impl Operation {
+    /// Not offered as an MCP tool: it moves whole documents (see [`Mcp::Document`]).
+    pub fn document(mut self) -> Operation {
+        self.mcp = Mcp::Document;
+        self
+    }
+
     /// Checks `body` as this operation's JSON body (strictly, as its route would); `None`
     /// when it takes no body. How a batch checks all its steps before the first one runs.
     pub fn check_body(&self, body: &[u8]) -> Option<crate::error::Result<()>> {

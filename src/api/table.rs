@@ -441,6 +441,61 @@ pub fn operations() -> Vec<Operation> {
         op(Delete, "clear_flows", "/api/v1/proxy/flows", "network", "Forget recorded requests.")
             .cli("proxy clear", &["proxy", "clear"])
             .json::<Cleared>(),
+        op(Get, "export_har", "/api/v1/proxy/flows.har", "network", "Recorded requests as HAR 1.2 (devtools, Charles, Proxyman).")
+            .cli("proxy har", &["proxy", "har"])
+            .describe("Every flow in the store, oldest first (tunnels left out). Secrets are redacted \
+                       as in every view; bodies decoded, as text or base64. `_flowId`, `_ruleId` and \
+                       `_error` are mobilectl's. Not an MCP tool (a whole document): list_flows \
+                       and get_flow read flows.")
+            .json::<Har>()
+            .document(),
+        op(Post, "add_proxy_rule", "/api/v1/proxy/rules", "network", "Mock, delay, throttle, fail or rewrite requests.")
+            .cli("proxy mock", &["proxy", "mock", "--path", "/api/login", "--status", "500", "--body", "down"])
+            .describe("Match on `method`, `host` (`*.example.com`), `path` (prefix) | `path_glob` | \
+                       `path_regex`, `query` (a value `*`: any), `header` (`name` or `name: value`), `json_field` \
+                       (+ `json_equals`); every field given must hold. `nth`: act on the Nth match \
+                       only; `times`: at most N times. `action`: respond (default: `status`, \
+                       `headers`, `body` | `body_json` | `body_base64` | `body_file`, `delay_ms`), \
+                       delay (`delay_ms` before forwarding, `first_byte_delay_ms`), throttle \
+                       (`down_bytes_per_sec`, `up_bytes_per_sec`), fail (`fail`: reset, timeout, \
+                       502, 503, 504, cut + `cut_after_bytes`), rewrite (`request_headers`, \
+                       `response_headers`: a value sets, `null` removes; `json_patch`), passthrough. Rules are evaluated in order; the first that \
+                       matches and may act decides. Flows it acts on carry `rule_id` and `mocked`. \
+                       Validated whole: a rule that can never match is refused with the reason.")
+            .errors(&[NotFound])
+            .body::<RuleSpec>()
+            .json::<RuleView>(),
+        op(Get, "list_proxy_rules", "/api/v1/proxy/rules", "network", "List proxy rules.")
+            .cli("proxy rules", &["proxy", "rules"])
+            .json::<RuleList>(),
+        op(Delete, "delete_proxy_rule", "/api/v1/proxy/rules/{id}", "network", "Remove one proxy rule.")
+            .cli("proxy unmock ID", &["proxy", "unmock", "3"])
+            .errors(&[NotFound])
+            .query::<RuleQuery>()
+            .json::<RuleView>(),
+        op(Delete, "clear_proxy_rules", "/api/v1/proxy/rules", "network", "Remove all proxy rules.")
+            .cli("proxy unmock-all", &["proxy", "unmock-all"])
+            .json::<Cleared>(),
+        op(Post, "proxy_rules_from_har", "/api/v1/proxy/rules/from-har", "network", "Replay a HAR: its answers become respond rules.")
+            .cli("proxy replay-har", &["proxy", "replay-har", "--har", "{\"log\":{\"entries\":[]}}"])
+            .describe("Entries with an answer (to `host` and its subdomains when given) become \
+                       respond rules matching their method, host, exact path and query. Repeats of \
+                       one method and URL replay in order. All are added or none. Not an MCP \
+                       tool (a whole document): add_proxy_rule adds one rule.")
+            .body::<RulesFromHarRequest>()
+            .json::<RulesAdded>()
+            .document(),
+        op(Post, "set_proxy_conditions", "/api/v1/proxy/conditions", "network", "Slow or cut the device link.")
+            .cli("proxy conditions", &["proxy", "conditions", "--profile", "3g"])
+            .describe("A `profile`, and/or explicit `latency_ms`, `jitter_ms`, `down_kbps`, \
+                       `up_kbps`, `loss_percent` (overriding the profile's). `offline` closes every \
+                       connection without an answer; loss closes that share of them. Applied to \
+                       every request before the rules; shown in proxy status.")
+            .body::<ConditionsRequest>()
+            .json::<ConditionsState>(),
+        op(Delete, "clear_proxy_conditions", "/api/v1/proxy/conditions", "network", "Clear link conditions.")
+            .cli("proxy conditions-clear", &["proxy", "conditions-clear"])
+            .json::<ConditionsState>(),
         // logs
         op(Get, "tail_logs", "/api/v1/logs", "logs", "The device log's newest entries, or those after `since`.")
             .cli("logs", &["logs", "--level", "W"])

@@ -286,10 +286,11 @@ fn typed(arg: Arg, s: &Value) -> Arg {
     }
 }
 
-/// A flag's text as the JSON of schema `s`: numbers and objects parsed, else a string.
+/// A flag's text as the JSON of schema `s`: numbers and objects parsed (and any JSON for a
+/// field that takes any value, `body_json`), else a string.
 fn value(s: &Value, v: &str) -> Value {
     match s.get("type").and_then(Value::as_str) {
-        Some("string") | None => json!(v),
+        Some("string") => json!(v),
         _ => serde_json::from_str(v).unwrap_or_else(|_| json!(v)),
     }
 }
@@ -370,6 +371,16 @@ mod tests {
                 .collect();
             assert!(names.len() >= 2, "{op}.{field}: {names:?}");
         }
+    }
+
+    #[test]
+    fn a_field_of_any_value_takes_json_or_text() {
+        assert_eq!(
+            value(&json!({}), r#"{"error":"down"}"#),
+            json!({"error": "down"})
+        );
+        assert_eq!(value(&json!({}), "down"), json!("down"));
+        assert_eq!(value(&json!({"type": "string"}), "42"), json!("42"));
     }
 
     #[test]

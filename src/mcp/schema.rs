@@ -59,6 +59,8 @@ const DROPPED: &[&str] = &[
     "externalDocs",
     "discriminator",
     "additionalProperties",
+    // `{"type": "string"}` for a map's keys: JSON object keys are strings anyway.
+    "propertyNames",
     "$schema",
 ];
 

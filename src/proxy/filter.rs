@@ -200,6 +200,8 @@ mod tests {
                 message: "refused".into(),
             }),
             tunnel: None,
+            rule_id: None,
+            mocked: false,
         }
     }
 

@@ -112,6 +112,11 @@ pub struct Flow {
     pub timing: Timing,
     pub error: Option<Failure>,
     pub tunnel: Option<Tunnel>,
+    /// The rule that acted on it (see [`super::rules`]).
+    pub rule_id: Option<u64>,
+    /// A rule or the link's conditions changed what the app got: a mocked or failed answer,
+    /// a delay, a throttle, a rewrite.
+    pub mocked: bool,
 }
 
 impl Flow {
@@ -151,6 +156,8 @@ impl Flow {
                 .map(|e| e.message.clone()),
             total_ms: self.timing.total_ms,
             size: self.response.as_ref().map(|r| r.body.size),
+            rule_id: self.rule_id,
+            mocked: self.mocked,
         }
     }
 
@@ -170,6 +177,8 @@ impl Flow {
             timing: self.timing.clone(),
             error: self.error.clone(),
             tunnel: self.tunnel,
+            rule_id: self.rule_id,
+            mocked: self.mocked,
         }
     }
 }
@@ -202,6 +211,12 @@ pub struct FlowLine {
     /// Response body bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
+    /// The proxy rule that acted on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule_id: Option<u64>,
+    /// A rule or the link's conditions changed what the app got.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub mocked: bool,
 }
 
 /// An exchange with its headers and bodies.
@@ -222,6 +237,12 @@ pub struct FlowDetail {
     pub error: Option<Failure>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tunnel: Option<Tunnel>,
+    /// The proxy rule that acted on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule_id: Option<u64>,
+    /// A rule or the link's conditions changed what the app got.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub mocked: bool,
 }
 
 /// Headers (`[name, value]` pairs, in order) and body of one side.
@@ -510,6 +531,8 @@ mod tests {
             timing: Timing::default(),
             error: None,
             tunnel: None,
+            rule_id: None,
+            mocked: false,
         }
     }
 

@@ -4,15 +4,19 @@
 //! ([`ca`]), tunnels passthrough hosts untouched, and records every exchange ([`record`])
 //! into a bounded store ([`store`]) that the API lists, filters ([`filter`]), summarises
 //! ([`summary`]) and streams. Devices are pointed at it by the controller ([`attach`] has the
-//! types the backends use).
+//! types the backends use). [`rules`] mock, delay, throttle, fail or rewrite requests, and
+//! [`conditions`] slow or cut the whole link; [`har`] exports and replays HAR 1.2.
 
 pub mod attach;
 pub mod ca;
+pub mod conditions;
 pub mod decode;
 pub mod filter;
 pub mod flow;
 pub mod guard;
+pub mod har;
 mod record;
+pub mod rules;
 pub mod store;
 pub mod summary;
 mod tee;
@@ -156,6 +160,8 @@ pub struct ProxyService {
     /// The certificate's file for a CA kept in memory (made when a step needs a file).
     ca_temp: Mutex<Option<tempfile::TempDir>>,
     run: tokio::sync::Mutex<Option<Running>>,
+    rules: Arc<rules::RuleSet>,
+    conditions: Arc<conditions::ConditionsSlot>,
 }
 
 impl ProxyService {
@@ -166,7 +172,19 @@ impl ProxyService {
             ca: Mutex::new(None),
             ca_temp: Mutex::new(None),
             run: tokio::sync::Mutex::new(None),
+            rules: Arc::new(rules::RuleSet::new()),
+            conditions: Arc::new(conditions::ConditionsSlot::default()),
         }
+    }
+
+    /// The rules requests through the proxy meet (kept while it stops and starts again).
+    pub fn rules(&self) -> &rules::RuleSet {
+        &self.rules
+    }
+
+    /// The link's conditions (kept while it stops and starts again).
+    pub fn conditions(&self) -> &conditions::ConditionsSlot {
+        &self.conditions
     }
 
     pub fn options(&self) -> &ProxyOptions {
@@ -267,15 +285,18 @@ impl ProxyService {
             upstream::Connector::new(&self.opts.upstream_roots, self.opts.timeout, guard)
                 .map_err(|e| Error::internal(format!("upstream TLS: {e}")))?;
         let stop = CancellationToken::new();
-        let shared = Arc::new(record::Shared::new(
-            self.store.clone(),
-            connector.clone(),
-            Arc::new(ca::LeafIssuer::new(ca.clone())?),
-            hosts,
-            self.opts.body_cap,
-            self.opts.timeout,
-            stop.clone(),
-        ));
+        let shared = Arc::new(
+            record::Shared::new(
+                self.store.clone(),
+                connector.clone(),
+                Arc::new(ca::LeafIssuer::new(ca.clone())?),
+                hosts,
+                self.opts.body_cap,
+                self.opts.timeout,
+                stop.clone(),
+            )
+            .with_rules(self.rules.clone(), self.conditions.clone()),
+        );
         // hudsucker wants a CA of its own; it is not used (the recorder answers CONNECT).
         let issuer = ca::LeafIssuer::new(ca)?;
         let proxy = hudsucker::Proxy::builder()

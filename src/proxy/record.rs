@@ -22,7 +22,10 @@ use hyper_util::rt::TokioExecutor;
 use tokio_util::sync::CancellationToken;
 
 use super::ca::LeafIssuer;
+use super::conditions::ConditionsSlot;
 use super::flow::{ms, Captured, Failure, FailureKind, Flow, Header, Message, Timing};
+use super::rules::apply::Shaped;
+use super::rules::RuleSet;
 use super::store::FlowStore;
 use super::tee::{End, Tee};
 use super::tunnel::{relay_upgrade, TlsWatch};
@@ -41,6 +44,8 @@ pub struct Shared {
     pub in_flight: AtomicUsize,
     /// Cancelled when the proxy stops: ends the tunnels.
     pub stopped: CancellationToken,
+    pub rules: Arc<RuleSet>,
+    pub conditions: Arc<ConditionsSlot>,
 }
 
 impl Shared {
@@ -69,7 +74,16 @@ impl Shared {
             timeout,
             in_flight: AtomicUsize::new(0),
             stopped,
+            rules: Arc::new(RuleSet::new()),
+            conditions: Arc::new(ConditionsSlot::default()),
         }
+    }
+
+    /// With these rules and conditions (else none).
+    pub fn with_rules(mut self, rules: Arc<RuleSet>, conditions: Arc<ConditionsSlot>) -> Shared {
+        self.rules = rules;
+        self.conditions = conditions;
+        self
     }
 
     /// Whether `host` is tunnelled, not decrypted: a listed host or a subdomain of one.
@@ -115,6 +129,8 @@ impl Draft {
             timing,
             error: None,
             tunnel: None,
+            rule_id: None,
+            mocked: false,
         }
     }
 
@@ -281,23 +297,35 @@ impl Recorder {
             parts.headers.remove(*h);
         }
         parts.version = hudsucker::hyper::Version::HTTP_11;
-        let body = Tee::new(body, draft.request_body.clone(), s.body_cap);
-        let up = Request::from_parts(parts, Body::from(BoxBody::new(body)));
+        let (draft, parts, body, plan, guard) = match self.shape(draft, parts, body, guard).await {
+            Shaped::Answered(r) => return r,
+            Shaped::Forward(f) => (f.draft, f.parts, f.body, f.plan, f.guard),
+        };
+        let body = plan.request_body(body, &draft, s.body_cap);
+        let up = Request::from_parts(parts, body);
         let answer = tokio::time::timeout(s.timeout, s.client.request(up)).await;
+        let mark = |mut f: Flow| {
+            f.rule_id = plan.rule_id;
+            f.mocked = plan.mocked;
+            f
+        };
         let resp = match answer {
             Err(_) => {
                 let msg = format!("no answer within {} ms", s.timeout.as_millis());
                 s.store
-                    .push(draft.failed(FailureKind::Timeout, msg.clone()));
+                    .push(mark(draft.failed(FailureKind::Timeout, msg.clone())));
                 return proxy_answer(StatusCode::GATEWAY_TIMEOUT, "timeout", msg);
             }
             Ok(Err(e)) => {
                 let (kind, msg) = classify(&e);
-                s.store.push(draft.failed(kind, msg.clone()));
+                s.store.push(mark(draft.failed(kind, msg.clone())));
                 return failure_answer(kind, msg);
             }
             Ok(Ok(r)) => r,
         };
+        if !plan.first_byte.is_zero() {
+            tokio::time::sleep(plan.first_byte).await;
+        }
         let first_byte = started.elapsed();
         let (connect, tls) = match resp
             .extensions()
@@ -312,9 +340,14 @@ impl Recorder {
                 return relay_upgrade(s.clone(), guard, draft, resp, app, connect, tls);
             }
         }
-        let (parts, incoming) = resp.into_parts();
+        let (mut parts, incoming) = resp.into_parts();
+        let incoming = plan
+            .rewrite_response(&mut parts, Body::from(incoming), s.timeout)
+            .await;
+        let incoming = plan.response_body(incoming);
         let status = parts.status.as_u16();
         let response_headers = headers_of(&parts.headers);
+        let (rule_id, mocked) = (plan.rule_id, plan.mocked);
         let kept = Arc::new(Mutex::new(Captured::default()));
         let store = s.store.clone();
         let kept_at_end = kept.clone();
@@ -347,9 +380,11 @@ impl Recorder {
             };
             let mut flow = draft.flow(Some(status), Some(response), timing);
             flow.error = error;
+            flow.rule_id = rule_id;
+            flow.mocked = mocked;
             store.push(flow);
         };
-        let body = Tee::new(Body::from(incoming), kept, s.body_cap)
+        let body = Tee::new(incoming, kept, s.body_cap)
             .idle_limit(s.timeout)
             .on_end(finish);
         Response::from_parts(parts, Body::from(BoxBody::new(body)))

@@ -168,6 +168,8 @@ mod tests {
             timing: Timing::default(),
             error: None,
             tunnel: None,
+            rule_id: None,
+            mocked: false,
         }
     }
 

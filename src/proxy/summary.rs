@@ -43,13 +43,24 @@ pub struct FlowSummary {
     pub slowest: Vec<FlowLine>,
     /// Exchanges the store evicted since the server started (not counted here).
     pub evicted: u64,
+    /// Exchanges a proxy rule or the link's conditions acted on (mocked, failed, delayed…).
+    pub mocked: usize,
+    /// How many exchanges each rule acted on, by rule id.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_rule: BTreeMap<String, usize>,
 }
 
 /// Summarises `flows` (oldest first, already filtered).
 pub fn summarise(flows: &[Arc<Flow>], evicted: u64) -> FlowSummary {
     let mut hosts: HashMap<&str, HostCount> = HashMap::new();
     let mut by_status = BTreeMap::new();
+    let mut by_rule = BTreeMap::new();
+    let mut mocked = 0;
     for f in flows {
+        mocked += usize::from(f.mocked);
+        if let Some(r) = f.rule_id {
+            *by_rule.entry(r.to_string()).or_insert(0) += 1;
+        }
         let h = hosts.entry(f.host.as_str()).or_insert_with(|| HostCount {
             host: f.host.clone(),
             flows: 0,
@@ -88,6 +99,8 @@ pub fn summarise(flows: &[Arc<Flow>], evicted: u64) -> FlowSummary {
             .map(|f| f.line())
             .collect(),
         evicted,
+        mocked,
+        by_rule,
     }
 }
 
@@ -115,6 +128,8 @@ mod tests {
                 message: "no answer".into(),
             }),
             tunnel: None,
+            rule_id: None,
+            mocked: false,
         })
     }
 

@@ -40,6 +40,13 @@ impl Recorder {
         let port = authority.port_u16().unwrap_or(443);
         let draft = connect_draft(authority.as_ref(), &host);
         let s = &self.shared;
+        if s.conditions.get().is_some_and(|c| c.offline) {
+            let msg = "the link is offline (proxy conditions)".to_string();
+            let mut flow = draft.failed(FailureKind::Connection, msg.clone());
+            flow.mocked = true;
+            s.store.push(flow);
+            return proxy_answer(StatusCode::BAD_GATEWAY, "offline", msg);
+        }
         let addrs = match s.connector.guard().resolve(&host, port).await {
             Ok(a) if !a.is_empty() => a,
             Ok(_) => {

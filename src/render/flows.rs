@@ -94,6 +94,12 @@ pub fn line(v: &Value) -> String {
     if let Some(n) = v["size"].as_u64() {
         out += &format!(" · {}", bytes(n));
     }
+    match (v["rule_id"].as_u64(), v["mocked"] == true) {
+        (Some(r), true) => out += &format!(" · mocked by rule {r}"),
+        (Some(r), false) => out += &format!(" · rule {r}"),
+        (None, true) => out += " · shaped by link conditions",
+        (None, false) => {}
+    }
     out
 }
 
@@ -189,6 +195,15 @@ pub fn summary(v: &Value) -> String {
     if !hosts.is_empty() {
         out.push(format!("hosts: {}", hosts.join(", ")));
     }
+    if let Some(m) = v["mocked"].as_u64().filter(|m| *m > 0) {
+        let rules: Vec<String> = v["by_rule"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(r, n)| format!("rule {r}: {n}"))
+            .collect();
+        out.push(format!("mocked: {m} ({})", rules.join(", ")));
+    }
     for (key, title) in [("failures", "failures"), ("slowest", "slowest")] {
         let items = v[key].as_array().cloned().unwrap_or_default();
         if !items.is_empty() {
@@ -242,6 +257,18 @@ pub fn status(v: &Value) -> String {
         .collect();
     if !pass.is_empty() {
         out.push(format!("passthrough: {}", pass.join(", ")));
+    }
+    if let Some(n) = v["rules"].as_u64().filter(|n| *n > 0) {
+        out.push(format!(
+            "{n} rule{} (proxy rules)",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    if v["conditions"].is_object() {
+        out.push(format!(
+            "conditions: {}",
+            super::rules::conditions_line(&v["conditions"])
+        ));
     }
     for a in v["attached"].as_array().into_iter().flatten() {
         out.push(format!(

@@ -105,6 +105,10 @@ pub fn bundle(v: &Value) -> String {
     let crashes = v["crashes"].as_array().map_or(&[][..], Vec::as_slice);
     lines.push(format!("-- {} crashes", crashes.len()));
     lines.extend(crashes.iter().map(crash_line));
+    if let Some(flows) = v["network"].as_array().filter(|f| !f.is_empty()) {
+        lines.push(format!("-- {} failed or mocked requests", flows.len()));
+        lines.extend(flows.iter().map(super::flows::line));
+    }
     for p in v["problems"].as_array().into_iter().flatten() {
         lines.push(format!("-- not read: {}", s(p)));
     }

@@ -8,7 +8,8 @@
 //! - [`devices`]: devices, apps, outcomes, the doctor, the summary, find;
 //! - [`sessions`]: sessions and leases;
 //! - [`logs`]: log entries, pages, crashes, the debug bundle;
-//! - [`flows`]: the recording proxy's flows, summary and status.
+//! - [`flows`]: the recording proxy's flows, summary and status;
+//! - [`rules`]: the proxy's rules and link conditions, and the HAR export.
 
 pub mod act;
 pub mod devices;
@@ -16,6 +17,7 @@ pub mod features;
 pub mod flows;
 pub mod inspect;
 pub mod logs;
+pub mod rules;
 pub mod sessions;
 pub mod verify;
 
@@ -90,6 +92,14 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("get_flow", flows::flow),
     ("get_flow_summary", flows::summary),
     ("clear_flows", flows::cleared),
+    ("export_har", rules::har),
+    ("add_proxy_rule", rules::rule),
+    ("list_proxy_rules", rules::list),
+    ("delete_proxy_rule", rules::rule),
+    ("clear_proxy_rules", rules::cleared),
+    ("proxy_rules_from_har", rules::added),
+    ("set_proxy_conditions", rules::conditions),
+    ("clear_proxy_conditions", rules::conditions),
     ("tail_logs", logs::page),
     ("list_crashes", logs::crashes),
     ("get_crash", logs::crash),

@@ -4,8 +4,9 @@
 //!
 //! Routes: `/hello` (text, sets a cookie), `/gzip`, `/deflate`, `/br` (encoded JSON or text),
 //! `/big?bytes=N` (N bytes of a known pattern, streamed), `/status/N`, `POST /echo` (the body
-//! back, with its SHA-256 in `x-sha256`), `/hang` (never answers), `/stall` (headers and a
+//! back, with its SHA-256 in `x-sha256`), `POST /api/login` (the demo app's: a token), `/hang` (never answers), `/stall` (headers and a
 //! first chunk, then nothing), `/upgrade` (switches to protocol `echo`: bytes come back).
+//! Every server counts the requests it received ([`Upstream::hits`]).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -108,6 +109,7 @@ impl Default for TestCa {
 pub struct Upstream {
     pub addr: SocketAddr,
     pub tls: bool,
+    hits: Arc<std::sync::atomic::AtomicU64>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -128,6 +130,11 @@ impl Upstream {
         Self::start(Some(Arc::new(ca.server_config()))).await
     }
 
+    /// Requests received so far.
+    pub fn hits(&self) -> u64 {
+        self.hits.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// `http://127.0.0.1:PORT` or `https://localhost:PORT` and `path`.
     pub fn url(&self, path: &str) -> String {
         if self.tls {
@@ -142,7 +149,8 @@ impl Upstream {
             .await
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
-        let app = app();
+        let hits = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let app = app().layer(axum::middleware::from_fn_with_state(hits.clone(), count));
         let is_tls = tls.is_some();
         let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
         let task = tokio::spawn(async move {
@@ -178,9 +186,20 @@ impl Upstream {
         Upstream {
             addr,
             tls: is_tls,
+            hits,
             task,
         }
     }
+}
+
+/// Counts a request, then serves it.
+async fn count(
+    axum::extract::State(hits): axum::extract::State<Arc<std::sync::atomic::AtomicU64>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    hits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    next.run(req).await
 }
 
 fn encoded(encoding: &'static str, ctype: &'static str, bytes: Vec<u8>) -> Response {
@@ -248,6 +267,15 @@ fn app() -> Router {
             }),
         )
         .route("/echo", post(echo))
+        .route(
+            "/api/login",
+            post(|| async {
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    r#"{"token":"demo-token"}"#,
+                )
+            }),
+        )
         .route(
             "/hang",
             get(|| async {

@@ -28,6 +28,8 @@
 //! (`throw`, e.g. `"java.lang.IllegalStateException: boom"`: a `FATAL EXCEPTION` in the crash
 //! buffer, the process killed, the launcher in front) and `@freeze` blocks the main thread (for
 //! the device's `freeze-ms`), which ends in an ANR when input waits longer than `anr-timeout`.
+//! A transition may call the app's API first (`http`: method, path, body, `fail_to`): see
+//! [`crate::demo_api`].
 //!
 //! How taps, keys and typing change the screens: see [`super::state`].
 
@@ -73,6 +75,19 @@ pub struct Transition {
     /// For `@crash`: the exception thrown, `class: message`.
     #[serde(default)]
     pub throw: Option<String>,
+    /// A call to the app's API before the move (see [`crate::demo_api`]).
+    #[serde(default)]
+    pub http: Option<HttpStep>,
+}
+
+/// A call to the app's API a transition makes: `to` when it answers 2xx, `fail_to` otherwise.
+#[derive(Debug, Clone, Deserialize)]
+pub struct HttpStep {
+    pub method: String,
+    pub path: String,
+    #[serde(default)]
+    pub body: Option<String>,
+    pub fail_to: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -119,6 +134,7 @@ pub struct App {
 const DEMO_JSON: &str = include_str!("demo/app.json");
 const DEMO_FILES: &[(&str, &str)] = &[
     ("login.xml", include_str!("demo/login.xml")),
+    ("login_error.xml", include_str!("demo/login_error.xml")),
     ("permission.xml", include_str!("demo/permission.xml")),
     ("list.xml", include_str!("demo/list.xml")),
     ("detail.xml", include_str!("demo/detail.xml")),

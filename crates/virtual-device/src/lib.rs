@@ -31,6 +31,7 @@
 pub mod app;
 mod applets;
 mod cli;
+pub mod demo_api;
 pub mod faults;
 mod ipc;
 pub mod journal;

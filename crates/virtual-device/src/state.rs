@@ -54,6 +54,8 @@ pub struct DeviceState {
     pub media: Vec<String>,
     /// The app's process: its pid while running, a blocked main thread, ANR timing.
     pub process: Process,
+    /// A transition waiting for its API call (made without the state's lock).
+    pub pending_http: Option<(crate::app::HttpStep, String)>,
 }
 
 pub fn now_ms() -> u64 {
@@ -98,6 +100,7 @@ impl DeviceState {
             shade_open: false,
             media: Vec::new(),
             process: Process::default(),
+            pending_http: None,
         };
         s.boot();
         s.start_process();
@@ -307,10 +310,45 @@ impl DeviceState {
                 self.app_log(level, tag, msg);
             }
         }
+        if let Some(step) = &t.http {
+            if crate::demo_api::configured(self) {
+                self.pending_http = Some((step.clone(), t.to.clone()));
+                return;
+            }
+        }
         match t.to.as_str() {
             "@crash" => self.crash(t.throw.as_deref(), "onClick"),
             "@freeze" => self.freeze(),
             to => self.go(to),
+        }
+    }
+
+    /// A transition's API call answered `outcome` (a status, or why there was none): the app
+    /// logs it and moves on, to the transition's screen on 2xx, else to its `fail_to`.
+    pub fn finish_http(
+        &mut self,
+        step: &crate::app::HttpStep,
+        to: &str,
+        outcome: Result<u16, String>,
+    ) {
+        let call = format!("{} {}", step.method, step.path);
+        match outcome {
+            Ok(s) if (200..300).contains(&s) => {
+                self.app_log('I', "DemoApp", &format!("{call}: HTTP {s}"));
+                self.go(to);
+            }
+            Ok(s) => {
+                self.app_log(
+                    'E',
+                    "DemoApp",
+                    &format!("sign-in failed: {call} answered HTTP {s}"),
+                );
+                self.go(&step.fail_to);
+            }
+            Err(e) => {
+                self.app_log('E', "DemoApp", &format!("sign-in failed: {call}: {e}"));
+                self.go(&step.fail_to);
+            }
         }
     }
 

@@ -144,6 +144,7 @@ pub struct BiometricRequest {
     #[serde(default)]
     pub kind: BiometricKind,
     /// Android emulator: the finger id touched.
+    #[schema(minimum = 0, maximum = 255)]
     pub finger: Option<u8>,
 }
 

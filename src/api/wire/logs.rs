@@ -216,6 +216,10 @@ pub struct DebugBundle {
     pub logs: Vec<LogEntryView>,
     /// Crashes and ANRs since `since`, newest first.
     pub crashes: Vec<CrashView>,
+    /// The recording proxy's failed or mocked exchanges since `since` (the newest 20, oldest
+    /// first): what the app's network did meanwhile.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub network: Vec<crate::proxy::flow::FlowLine>,
     /// Parts that could not be read, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,

@@ -1,13 +1,20 @@
 //! Wire types of network capture: starting and stopping the recording proxy, pointing devices
-//! at it, and reading what it recorded (lists, one exchange, the summary, the stream).
+//! at it, reading what it recorded (lists, one exchange, the summary, the stream, HAR), and
+//! shaping what goes through it (rules, link conditions).
 
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::device::{Device, Platform};
+pub use crate::proxy::conditions::{ConditionsRequest, LinkConditions, Profile};
 pub use crate::proxy::flow::{
     BodyView, Failure, FailureKind, FlowDetail, FlowLine, MessageView, Timing, Tunnel,
 };
+pub use crate::proxy::har::{
+    Har, HarContent, HarCreator, HarEntry, HarLog, HarPair, HarPostData, HarRequest, HarResponse,
+    HarTimings,
+};
+pub use crate::proxy::rules::spec::{ActionKind, FailKind, RuleSpec, RuleView};
 pub use crate::proxy::store::StoreStats;
 pub use crate::proxy::summary::{FlowSummary, HostCount};
 pub use crate::proxy::CaInfo;
@@ -45,6 +52,11 @@ pub struct ProxyStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ca: Option<CaInfo>,
     pub attached: Vec<AttachedDevice>,
+    /// Rules requests meet (`GET /api/v1/proxy/rules` lists them).
+    pub rules: usize,
+    /// The link's conditions, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<LinkConditions>,
     /// Devices a server that stopped without detaching (killed, crashed) left pointing at
     /// its proxy, and this one restored at start or when they were listed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -190,4 +202,49 @@ pub struct StaleAttachment {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous: Option<String>,
     pub since: String,
+}
+
+/// The proxy's rules, in evaluation order.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RuleList {
+    pub rules: Vec<RuleView>,
+    /// The most rules the proxy holds.
+    pub limit: usize,
+}
+
+/// One rule, by id.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct RuleQuery {
+    pub id: u64,
+}
+
+/// A HAR to replay as `respond` rules.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RulesFromHarRequest {
+    /// A HAR 1.2 document.
+    #[schema(value_type = Object)]
+    pub har: serde_json::Value,
+    /// Only its entries to this host (and subdomains).
+    pub host: Option<String>,
+}
+
+/// Rules added.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RulesAdded {
+    pub added: Vec<RuleView>,
+    /// Rules the proxy holds now.
+    pub total: usize,
+}
+
+/// The link's conditions (absent: none).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ConditionsState {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<LinkConditions>,
+    /// Those replaced or cleared by this call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<LinkConditions>,
 }

@@ -363,6 +363,7 @@ pub async fn bundle(s: AppState, q: BundleQuery) -> Result<Json<DebugBundle>> {
         screenshot,
         logs,
         crashes,
+        network: network_since(&s, since_ms),
         problems,
         lease: s
             .controller
@@ -371,3 +372,20 @@ pub async fn bundle(s: AppState, q: BundleQuery) -> Result<Json<DebugBundle>> {
             .and_then(|h| h.lease()),
     }))
 }
+
+/// The proxy's failed or mocked exchanges since `since_ms` (the newest [`BUNDLE_FLOWS`]).
+fn network_since(s: &AppState, since_ms: i64) -> Vec<crate::proxy::flow::FlowLine> {
+    let flows: Vec<_> = s
+        .proxy
+        .store()
+        .after(0)
+        .into_iter()
+        .filter(|f| f.started_at.timestamp_millis() >= since_ms)
+        .filter(|f| f.failed() || f.mocked)
+        .collect();
+    let skip = flows.len().saturating_sub(BUNDLE_FLOWS);
+    flows[skip..].iter().map(|f| f.line()).collect()
+}
+
+/// At most this many exchanges in a bundle.
+const BUNDLE_FLOWS: usize = 20;

@@ -11,6 +11,7 @@ pub mod devices;
 pub mod features;
 pub mod logs;
 pub mod proxy;
+pub mod proxy_rules;
 pub mod screenshot;
 pub mod service;
 pub mod sessions;
@@ -39,6 +40,7 @@ pub fn bindings() -> Vec<Binding> {
         system::bindings(),
         features::bindings(),
         proxy::bindings(),
+        proxy_rules::bindings(),
         logs::bindings(),
     ]
     .into_iter()

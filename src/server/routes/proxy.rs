@@ -58,6 +58,8 @@ async fn status_of(s: &AppState) -> ProxyStatus {
         store: s.proxy.store().stats(),
         ca: s.proxy.ca_info(),
         attached: s.controller.proxy_attached(),
+        rules: s.proxy.rules().len(),
+        conditions: s.proxy.conditions().get().map(|c| (*c).clone()),
         repaired: s.controller.proxy_repaired(),
         stale: s.controller.proxy_stale(),
         note: None,

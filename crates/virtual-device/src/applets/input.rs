@@ -32,6 +32,13 @@ fn key_name(k: &str) -> String {
 }
 
 pub fn run(dev: &Device, args: &[String]) -> AppletResult {
+    let r = run_locked(dev, args);
+    // A transition that calls the app's API finishes once the call is answered.
+    crate::demo_api::settle(dev);
+    r
+}
+
+fn run_locked(dev: &Device, args: &[String]) -> AppletResult {
     let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
     if let Some(first) = args.first() {
         if [

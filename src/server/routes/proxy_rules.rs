@@ -1,0 +1,84 @@
+//! Shaping what goes through the recording proxy: its rules (add, list, remove one, clear,
+//! replay a HAR as rules), the link's conditions (set, clear), and the recorded flows as HAR.
+
+use axum::Json;
+
+use crate::api::wire::proxy::*;
+use crate::error::Result;
+use crate::proxy::conditions::LinkConditions;
+use crate::proxy::rules::MAX_RULES;
+use crate::server::bind::{self, Binding};
+use crate::server::AppState;
+
+/// This module's handlers, bound to their operations by name.
+pub fn bindings() -> Vec<Binding> {
+    vec![
+        bind::plain("export_har", har),
+        bind::body("add_proxy_rule", add),
+        bind::plain("list_proxy_rules", list),
+        bind::query("delete_proxy_rule", delete),
+        bind::plain("clear_proxy_rules", clear),
+        bind::body("proxy_rules_from_har", from_har),
+        bind::body("set_proxy_conditions", set_conditions),
+        bind::plain("clear_proxy_conditions", clear_conditions),
+    ]
+}
+
+/// Adds a rule at the end of the list.
+pub async fn add(s: AppState, r: RuleSpec) -> Result<Json<RuleView>> {
+    let mut added = s.proxy.rules().add(vec![r], None)?;
+    added
+        .pop()
+        .map(Json)
+        .ok_or_else(|| crate::error::Error::internal("the rule added is not listed"))
+}
+
+pub async fn list(s: AppState) -> Result<Json<RuleList>> {
+    Ok(Json(RuleList {
+        rules: s.proxy.rules().list(),
+        limit: MAX_RULES,
+    }))
+}
+
+pub async fn delete(s: AppState, q: RuleQuery) -> Result<Json<RuleView>> {
+    Ok(Json(s.proxy.rules().remove(q.id)?))
+}
+
+pub async fn clear(s: AppState) -> Result<Json<Cleared>> {
+    Ok(Json(Cleared {
+        cleared: s.proxy.rules().clear(),
+    }))
+}
+
+/// A HAR's answers as `respond` rules, all or none.
+pub async fn from_har(s: AppState, r: RulesFromHarRequest) -> Result<Json<RulesAdded>> {
+    let specs = crate::proxy::har::rules_from(&r.har, r.host.as_deref())?;
+    let added = s.proxy.rules().add(specs, None)?;
+    Ok(Json(RulesAdded {
+        added,
+        total: s.proxy.rules().len(),
+    }))
+}
+
+pub async fn set_conditions(s: AppState, r: ConditionsRequest) -> Result<Json<ConditionsState>> {
+    let c = LinkConditions::from_request(&r)?;
+    let previous = s.proxy.conditions().set(Some(c));
+    Ok(Json(ConditionsState {
+        conditions: s.proxy.conditions().get().map(|c| (*c).clone()),
+        previous: previous.map(|c| (*c).clone()),
+    }))
+}
+
+pub async fn clear_conditions(s: AppState) -> Result<Json<ConditionsState>> {
+    let previous = s.proxy.conditions().set(None);
+    Ok(Json(ConditionsState {
+        conditions: None,
+        previous: previous.map(|c| (*c).clone()),
+    }))
+}
+
+/// Every recorded flow as HAR 1.2.
+pub async fn har(s: AppState) -> Result<Json<Har>> {
+    let flows = s.proxy.store().after(0);
+    Ok(Json(crate::proxy::har::export(&flows)))
+}

@@ -513,3 +513,31 @@ async fn a_named_cli_session_works_across_processes_and_is_started_again_when_fo
     assert_eq!(code, 1, "{said}");
     assert!(said.contains("SESSION_NOT_FOUND"), "{said}");
 }
+
+#[tokio::test]
+async fn a_sessions_proxy_rules_end_with_it() {
+    let app = crate::common::bare_app();
+    let s = start(&app, json!({ "lazy": true, "name": "mocker" })).await;
+    let rule = json!({ "host": "api.example.com", "status": 503 });
+    let (status, added) = call(
+        &app,
+        in_session(post("/api/v1/proxy/rules", rule.clone()), "mocker"),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{added}");
+    assert_eq!(added["session"], s["id"], "{added}");
+    // A rule added outside any session stays.
+    let (status, kept) = call(&app, post("/api/v1/proxy/rules", rule)).await;
+    assert_eq!(status.as_u16(), 200, "{kept}");
+    assert!(kept.get("session").is_none(), "{kept}");
+    let req = send_json("DELETE", "/api/v1/sessions/mocker", "");
+    assert_eq!(call(&app, req).await.0.as_u16(), 200);
+    let (_, rules) = call(&app, get("/api/v1/proxy/rules")).await;
+    let ids: Vec<&Value> = rules["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["id"])
+        .collect();
+    assert_eq!(ids, [&kept["id"]], "{rules}");
+}

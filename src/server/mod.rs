@@ -73,15 +73,40 @@ impl AppState {
     /// expired as they fall due.
     pub fn new(controller: DeviceController, options: ServerOptions) -> Self {
         let controller = Arc::new(controller);
-        if tokio::runtime::Handle::try_current().is_ok() {
-            controller.spawn_reaper();
-        }
-        AppState {
+        let state = AppState {
             controller,
             proxy: Arc::new(ProxyService::new(options.proxy.clone())),
             options: Arc::new(options),
             bound: None,
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            state.controller.spawn_reaper();
+            state.spawn_rule_reaper();
         }
+        state
+    }
+
+    /// Removes the proxy rules of sessions that are no longer live.
+    pub fn forget_dead_sessions_rules(&self) -> usize {
+        let sessions = self.controller.sessions();
+        self.proxy
+            .rules()
+            .forget_sessions(|id| sessions.get(id).is_ok())
+    }
+
+    /// Rules of sessions that expired go with them (checked every second while the state lives).
+    fn spawn_rule_reaper(&self) {
+        let controller = Arc::downgrade(&self.controller);
+        let proxy = Arc::downgrade(&self.proxy);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                let (Some(c), Some(p)) = (controller.upgrade(), proxy.upgrade()) else {
+                    return;
+                };
+                p.rules().forget_sessions(|id| c.sessions().get(id).is_ok());
+            }
+        });
     }
 }
 

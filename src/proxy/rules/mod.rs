@@ -6,9 +6,8 @@
 //! bodies) and answers the rule for a request. A rule list swap is atomic: a request sees the
 //! list before or after a change, never half of it.
 //!
-//! Not yet: a rule belonging to a session (and ending with it). Sessions are being built
-//! separately; a `session` field on [`spec::RuleSpec`] and a removal when the session ends
-//! will join them.
+//! A rule added by a request in a session belongs to that session and ends with it
+//! ([`RuleSet::forget_sessions`], run when a session ends and at the server's reaper tick).
 
 pub(in crate::proxy) mod apply;
 pub mod body;
@@ -74,6 +73,16 @@ impl RuleSet {
 
     /// Adds `specs` at the end (or at `at`), all or none: each is checked whole first.
     pub fn add(&self, specs: Vec<RuleSpec>, at: Option<usize>) -> Result<Vec<RuleView>> {
+        self.add_for(specs, at, None)
+    }
+
+    /// [`Self::add`], the rules belonging to `session` (they end with it) when one is given.
+    pub fn add_for(
+        &self,
+        specs: Vec<RuleSpec>,
+        at: Option<usize>,
+        session: Option<String>,
+    ) -> Result<Vec<RuleView>> {
         let mut compiled = Vec::with_capacity(specs.len());
         for (i, s) in specs.into_iter().enumerate() {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
@@ -89,6 +98,8 @@ impl RuleSet {
                     }
                 }
             })?;
+            let mut rule = rule;
+            rule.session = session.clone();
             compiled.push(Arc::new(rule));
         }
         let mut w = self.current.write().unwrap_or_else(|e| e.into_inner());
@@ -164,6 +175,22 @@ impl RuleSet {
         let needs_body = rules.iter().any(|r| r.matcher.needs_body());
         *w = Arc::new(Snapshot { rules, needs_body });
         Ok(view)
+    }
+
+    /// Removes the rules of sessions that are no longer live; answers how many.
+    pub fn forget_sessions(&self, live: impl Fn(&str) -> bool) -> usize {
+        let snap = self.snapshot();
+        let gone = |r: &Arc<Rule>| r.session.as_deref().is_some_and(|s| !live(s));
+        if !snap.rules.iter().any(gone) {
+            return 0;
+        }
+        let mut w = self.current.write().unwrap_or_else(|e| e.into_inner());
+        let before = w.rules.len();
+        let rules: Vec<Arc<Rule>> = w.rules.iter().filter(|r| !gone(r)).cloned().collect();
+        let removed = before - rules.len();
+        let needs_body = rules.iter().any(|r| r.matcher.needs_body());
+        *w = Arc::new(Snapshot { rules, needs_body });
+        removed
     }
 
     /// Removes every rule; answers how many there were.

@@ -141,6 +141,9 @@ pub struct RuleView {
     pub position: usize,
     /// The rule as it was added.
     pub rule: RuleSpec,
+    /// The session that added it (the rule ends with it), if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
 }
 
 /// A `respond` answer, ready.
@@ -196,6 +199,8 @@ pub struct Rule {
     pub spec: RuleSpec,
     pub matcher: Matcher,
     pub action: Action,
+    /// The session that added it: the rule ends with that session.
+    pub session: Option<String>,
     matched: AtomicU64,
     hits: AtomicU64,
 }
@@ -232,6 +237,7 @@ impl Rule {
             matched: self.matched.load(Ordering::Relaxed),
             position,
             rule: self.spec.clone(),
+            session: self.session.clone(),
         }
     }
 
@@ -378,6 +384,7 @@ pub fn compile(id: u64, spec: RuleSpec) -> Result<Rule> {
         spec,
         matcher,
         action,
+        session: None,
         matched: AtomicU64::new(0),
         hits: AtomicU64::new(0),
     })

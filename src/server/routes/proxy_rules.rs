@@ -25,8 +25,9 @@ pub fn bindings() -> Vec<Binding> {
 }
 
 /// Adds a rule at the end of the list.
+/// In a session, the rule belongs to it and ends with it.
 pub async fn add(s: AppState, r: RuleSpec) -> Result<Json<RuleView>> {
-    let mut added = s.proxy.rules().add(vec![r], None)?;
+    let mut added = s.proxy.rules().add_for(vec![r], None, session_id())?;
     added
         .pop()
         .map(Json)
@@ -53,7 +54,7 @@ pub async fn clear(s: AppState) -> Result<Json<Cleared>> {
 /// A HAR's answers as `respond` rules, all or none.
 pub async fn from_har(s: AppState, r: RulesFromHarRequest) -> Result<Json<RulesAdded>> {
     let specs = crate::proxy::har::rules_from(&r.har, r.host.as_deref())?;
-    let added = s.proxy.rules().add(specs, None)?;
+    let added = s.proxy.rules().add_for(specs, None, session_id())?;
     Ok(Json(RulesAdded {
         added,
         total: s.proxy.rules().len(),
@@ -81,4 +82,9 @@ pub async fn clear_conditions(s: AppState) -> Result<Json<ConditionsState>> {
 pub async fn har(s: AppState) -> Result<Json<Har>> {
     let flows = s.proxy.store().after(0);
     Ok(Json(crate::proxy::har::export(&flows)))
+}
+
+/// The id of the request's session, if it runs in one.
+fn session_id() -> Option<String> {
+    crate::controller::current_session().map(|s| s.id.clone())
 }

@@ -43,7 +43,9 @@ pub async fn get(s: AppState, q: SessionPath) -> Result<Json<SessionInfo>> {
 
 /// Ends a session; its lease is released.
 pub async fn end(s: AppState, q: SessionPath) -> Result<Json<SessionEnded>> {
-    Ok(Json(s.controller.end_session(&q.id, Gone::Ended)?))
+    let ended = s.controller.end_session(&q.id, Gone::Ended)?;
+    s.forget_dead_sessions_rules();
+    Ok(Json(ended))
 }
 
 /// The session the request is in.

@@ -37,6 +37,10 @@ const LAUNCHED: &str = "ios_devicectl/devicectl_process_launch_preferences_iphon
 const LAUNCH_10002: &str =
     "ios_devicectl/devicectl_process_launch_error_not_installed_10002_iphone12_ios27.json";
 const LOCK: &str = "ios_devicectl/devicectl_info_lockState_iphone12_ios27.json";
+/// No `device copy` answer was ever recorded: devicectl's generic success envelope (of an
+/// uninstall) stands in, and the copy tests assert only the argv mobilectl sends and the file.
+const COPIED: &str =
+    "ios_devicectl/devicectl_uninstall_app_not_installed_success_iphone12_ios27.json";
 const SIMS: &str =
     "ios_simctl/simctl_list_devices_json_xcode15_ios15.5-17.5_with_lastBootedAt.json";
 const BOOTED_SIM: &str = "D2E4C979-FFEA-4236-9F57-64C3209975A0";
@@ -60,6 +64,11 @@ fn fake_xcrun(fakes: &FakeTools) -> PathBuf {
   *"device install app"*) cat '{installed}' ;;
   *"process launch"*com.example.notinstalled*) cat '{l10002}'; exit 1 ;;
   *"process launch"*) cat '{launched}' ;;
+  *"device copy to"*) cat '{copied}' ;;
+  *"device copy from"*)
+    dest=""; prev=""
+    for a in "$@"; do [ "$prev" = "--destination" ] && dest="$a"; prev="$a"; done
+    printf 'bytes from the phone' > "$dest"; cat '{copied}' ;;
   *) echo "fake xcrun: unexpected $*" >&2; exit 1 ;;
 esac"#,
             sims = f(SIMS),
@@ -72,6 +81,7 @@ esac"#,
             installed = f(INSTALLED),
             l10002 = f(LAUNCH_10002),
             launched = f(LAUNCHED),
+            copied = f(COPIED),
         ),
     )
 }
@@ -601,14 +611,16 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             "push_file",
             p(
                 "/api/v1/device/files/push",
-                json!({"local_path": "Cargo.toml", "device_path": "/Documents/c.toml"}),
+                json!({"local_path": "Cargo.toml", "device_path": "/Documents/c.toml",
+                       "bundle_id": "com.example.app"}),
             ),
         ),
         (
             "pull_file",
             p(
                 "/api/v1/device/files/pull",
-                json!({"device_path": "/Documents/c.toml", "local_path": "target/wda-pull.bin"}),
+                json!({"device_path": "/Documents/c.toml", "local_path": "target/wda-pull.bin",
+                       "bundle_id": "com.example.app", "overwrite": true}),
             ),
         ),
         // The device's log.
@@ -748,8 +760,6 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "list_notifications",
             "add_media",
             "biometric",
-            "push_file",
-            "pull_file",
             // A physical iPhone's log and network: not yet.
             "tail_logs",
             "stream_logs",
@@ -759,4 +769,64 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "proxy_detach"
         ]
     );
+}
+
+#[tokio::test]
+async fn files_go_to_and_come_from_an_app_container_through_devicectl() {
+    let fakes = FakeTools::new();
+    let xcrun = fake_xcrun(&fakes);
+    let app = app_with(Toolbox::with([(Tool::Xcrun, xcrun)]), &[]);
+    let local = "target/wda-files-test.bin";
+    let _ = std::fs::remove_file(local);
+    let push = json!({"udid": PHONE, "local_path": "Cargo.toml", "device_path": "/Documents/c.toml",
+                      "bundle_id": "com.example.app"});
+    let (status, v) = call(&app, post("/api/v1/device/files/push", push)).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let pushed = devicectl_calls(&fakes);
+    let cargo = std::fs::canonicalize("Cargo.toml").unwrap();
+    assert_eq!(
+        pushed.last().unwrap(),
+        &on_phone(
+            &["device", "copy", "to"],
+            &[
+                "--domain-type",
+                "appDataContainer",
+                "--domain-identifier",
+                "com.example.app",
+                "--source",
+                cargo.to_str().unwrap(),
+                "--destination",
+                "Documents/c.toml"
+            ]
+        )
+    );
+    let pull = json!({"udid": PHONE, "device_path": "/Documents/c.toml", "local_path": local,
+                      "bundle_id": "com.example.app"});
+    let (status, v) = call(&app, post("/api/v1/device/files/pull", pull)).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["bytes"], 20, "{v}");
+    assert_eq!(
+        std::fs::read_to_string(local).unwrap(),
+        "bytes from the phone"
+    );
+    let pulled = devicectl_calls(&fakes);
+    let last = pulled.last().unwrap();
+    assert_eq!(&last[..4], &argv(&["devicectl", "device", "copy", "from"]));
+    assert!(
+        last.windows(2)
+            .any(|w| w == ["--source", "Documents/c.toml"]),
+        "{last:?}"
+    );
+    std::fs::remove_file(local).unwrap();
+    // No app named, a path leaving the container: refused before devicectl runs.
+    let before = devicectl_calls(&fakes).len();
+    for bad in [
+        json!({"udid": PHONE, "local_path": "Cargo.toml", "device_path": "/Documents/c.toml"}),
+        json!({"udid": PHONE, "local_path": "Cargo.toml", "device_path": "/../../etc/x",
+               "bundle_id": "com.example.app"}),
+    ] {
+        let (status, v) = call(&app, post("/api/v1/device/files/push", bad.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {v}");
+    }
+    assert_eq!(devicectl_calls(&fakes).len(), before);
 }

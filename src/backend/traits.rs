@@ -425,8 +425,8 @@ pub trait DeviceBackend: Send + Sync {
     ) -> Result<()> {
         Err(
             unsupported("copying files to the device", self.name()).with_hint(
-                "files are pushed and pulled on Android devices (adb) and in iOS Simulator app \
-                 containers (simctl); a physical iPhone's (devicectl) is not built yet",
+                "files are pushed and pulled on Android devices (adb) and in the app containers \
+                 of iOS Simulators (simctl) and iPhones (devicectl)",
             ),
         )
     }
@@ -442,8 +442,8 @@ pub trait DeviceBackend: Send + Sync {
     ) -> Result<u64> {
         Err(
             unsupported("copying files from the device", self.name()).with_hint(
-                "files are pushed and pulled on Android devices (adb) and in iOS Simulator app \
-                 containers (simctl); a physical iPhone's (devicectl) is not built yet",
+                "files are pushed and pulled on Android devices (adb) and in the app containers \
+                 of iOS Simulators (simctl) and iPhones (devicectl)",
             ),
         )
     }

@@ -18,6 +18,7 @@ mod doctor;
 mod endpoint;
 mod errors;
 mod features;
+mod files;
 mod gestures;
 mod listing;
 mod screen;
@@ -186,6 +187,27 @@ impl WdaBackend {
 
 #[async_trait]
 impl DeviceBackend for WdaBackend {
+    async fn push_file(
+        &self,
+        device: &Device,
+        local: &std::path::Path,
+        device_path: &str,
+        bundle_id: Option<&str>,
+    ) -> Result<()> {
+        self.push(device, local, device_path, bundle_id).await
+    }
+
+    async fn pull_file(
+        &self,
+        device: &Device,
+        device_path: &str,
+        bundle_id: Option<&str>,
+        local: &std::path::Path,
+        max: u64,
+    ) -> Result<u64> {
+        self.pull(device, device_path, bundle_id, local, max).await
+    }
+
     fn id(&self) -> &'static str {
         Self::ID
     }

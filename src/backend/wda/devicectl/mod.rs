@@ -119,6 +119,40 @@ impl Devicectl {
         Ok((env.version, parse_devices(&env.result)))
     }
 
+    /// Copies between this machine and the data container of the app `bundle_id`:
+    /// `device copy to|from --domain-type appDataContainer --domain-identifier BUNDLE
+    /// --source S --destination D` (`to`: a local file to a path in the container; `from`: the
+    /// other way round).
+    pub async fn copy(
+        &self,
+        device: &str,
+        to_device: bool,
+        bundle_id: &str,
+        source: &std::ffi::OsStr,
+        destination: &std::ffi::OsStr,
+    ) -> Result<()> {
+        let rest: Vec<OsString> = vec![
+            "--domain-type".into(),
+            "appDataContainer".into(),
+            "--domain-identifier".into(),
+            bundle_id.into(),
+            "--source".into(),
+            source.to_owned(),
+            "--destination".into(),
+            destination.to_owned(),
+        ];
+        let words = ["device", "copy", if to_device { "to" } else { "from" }];
+        self.run(
+            &words,
+            Some(device),
+            rest,
+            INSTALL_TIMEOUT,
+            "copying a file with devicectl",
+        )
+        .await
+        .map(drop)
+    }
+
     pub async fn install(&self, device: &str, path: &Path) -> Result<()> {
         self.run(
             &["device", "install", "app"],

@@ -1,0 +1,112 @@
+//! Files in a physical iPhone app's data container, through devicectl (`device copy to|from
+//! --domain-type appDataContainer`): the only files iOS lets a host reach. The device path is
+//! taken inside the container with plain components only (`/Documents/a.txt` →
+//! `Documents/a.txt`); a pull lands in a temporary folder beside its target, is checked
+//! against the cap, and is renamed over the target whole.
+
+use std::path::{Component, Path};
+
+use super::WdaBackend;
+use crate::device::Device;
+use crate::error::{Error, ErrorCode, Result};
+
+/// `device_path` as a path relative to the app's container: plain components only.
+pub fn in_container(device_path: &str) -> Result<String> {
+    let rel = Path::new(device_path.trim_start_matches('/'));
+    let plain =
+        rel.components().count() > 0 && rel.components().all(|c| matches!(c, Component::Normal(_)));
+    if !plain {
+        return Err(Error::validation(format!(
+            "`{device_path}` is not a path inside the app's container"
+        ))
+        .with_hint("e.g. /Documents/a.txt or /Library/Caches/x"));
+    }
+    Ok(rel.to_string_lossy().into_owned())
+}
+
+fn need_bundle(bundle_id: Option<&str>) -> Result<&str> {
+    let bundle = bundle_id.ok_or_else(|| {
+        Error::validation("an iPhone's files are in an app's data container: give `bundle_id`")
+            .with_hint(
+                "e.g. {\"bundle_id\": \"com.example.app\", \"device_path\": \"/Documents/a.txt\"}",
+            )
+    })?;
+    crate::backend::validate::ios_bundle_id(bundle)?;
+    Ok(bundle)
+}
+
+fn io(what: &str, p: &Path, e: std::io::Error) -> Error {
+    Error::new(
+        ErrorCode::CommandFailed,
+        format!("{what} `{}`: {e}", p.display()),
+    )
+}
+
+impl WdaBackend {
+    pub(super) async fn push(
+        &self,
+        device: &Device,
+        local: &Path,
+        device_path: &str,
+        bundle_id: Option<&str>,
+    ) -> Result<()> {
+        let bundle = need_bundle(bundle_id)?;
+        let rel = in_container(device_path)?;
+        let id = self.devicectl_id(device, "copying files")?;
+        self.devicectl
+            .copy(id, true, bundle, local.as_os_str(), rel.as_ref())
+            .await
+    }
+
+    pub(super) async fn pull(
+        &self,
+        device: &Device,
+        device_path: &str,
+        bundle_id: Option<&str>,
+        local: &Path,
+        max: u64,
+    ) -> Result<u64> {
+        let bundle = need_bundle(bundle_id)?;
+        let rel = in_container(device_path)?;
+        let id = self.devicectl_id(device, "copying files")?;
+        let dir = local.parent().unwrap_or(Path::new("."));
+        let landing = tempfile::tempdir_in(dir).map_err(|e| io("writing in", dir, e))?;
+        let got = landing.path().join("pulled");
+        self.devicectl
+            .copy(id, false, bundle, rel.as_ref(), got.as_os_str())
+            .await?;
+        let meta = std::fs::metadata(&got).map_err(|e| {
+            Error::new(
+                ErrorCode::CommandFailed,
+                format!("devicectl reported the copy but wrote no file: {e}"),
+            )
+        })?;
+        if !meta.is_file() {
+            return Err(Error::validation(format!(
+                "`{device_path}` is not a regular file"
+            )));
+        }
+        if meta.len() > max {
+            return Err(Error::validation(format!(
+                "`{device_path}` is {} bytes; at most {max} are copied",
+                meta.len()
+            )));
+        }
+        std::fs::rename(&got, local).map_err(|e| io("writing", local, e))?;
+        Ok(meta.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_paths_stay_inside_the_container() {
+        assert_eq!(in_container("/Documents/a.txt").unwrap(), "Documents/a.txt");
+        assert_eq!(in_container("Library/x").unwrap(), "Library/x");
+        for bad in ["/", "", "/Documents/../../x", "./a"] {
+            assert!(in_container(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -6,6 +6,22 @@ use std::path::Path;
 use crate::device::Point;
 use crate::error::{Error, Result};
 
+/// A device file about to be pulled (or just pulled): a regular file of at most `max` bytes.
+pub fn pullable(meta: &std::fs::Metadata, device_path: &str, max: u64) -> Result<()> {
+    if !meta.is_file() {
+        return Err(Error::validation(format!(
+            "`{device_path}` is not a regular file"
+        )));
+    }
+    if meta.len() > max {
+        return Err(Error::validation(format!(
+            "`{device_path}` is {} bytes; at most {max} are copied",
+            meta.len()
+        )));
+    }
+    Ok(())
+}
+
 /// The extension of a path, lower-cased (empty when it has none).
 pub fn extension(path: &Path) -> String {
     path.extension()

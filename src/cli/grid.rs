@@ -43,15 +43,9 @@ pub struct NodeConfigArgs {
 
 /// Runs `grid node-config` against the server `opts` names; the exit code.
 pub fn run(args: NodeConfigArgs, opts: ConnectOptions) -> i32 {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match super::runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("mobilectl: cannot start the async runtime: {e}");
-            return exit::FAILED;
-        }
+        Err(code) => return code,
     };
     let relay = args.relay_url.clone().unwrap_or_else(|| opts.url.clone());
     let listed = rt.block_on(async {

@@ -241,17 +241,22 @@ fn run_client(g: GlobalArgs, mut cmd: ClientCommand) -> i32 {
     run_request(g, req)
 }
 
-/// Sends a planned request (or prints why it could not be planned); returns the exit code.
-fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientError>) -> i32 {
-    let rt = match tokio::runtime::Builder::new_current_thread()
+/// The runtime of a client command, or the exit code when it cannot start (said on stderr).
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, i32> {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
+        .map_err(|e| {
             eprintln!("mobilectl: cannot start the async runtime: {e}");
-            return exit::FAILED;
-        }
+            exit::FAILED
+        })
+}
+
+/// Sends a planned request (or prints why it could not be planned); returns the exit code.
+fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientError>) -> i32 {
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
     };
     let req = match req {
         Ok(r) => r,

@@ -118,17 +118,7 @@ impl SimctlBackend {
             return Err(escaped(&real));
         }
         let meta = std::fs::metadata(&real).map_err(|e| io("reading", &real, e))?;
-        if !meta.is_file() {
-            return Err(Error::validation(format!(
-                "`{device_path}` is not a regular file"
-            )));
-        }
-        if meta.len() > max {
-            return Err(Error::validation(format!(
-                "`{device_path}` is {} bytes; at most {max} are copied",
-                meta.len()
-            )));
-        }
+        crate::backend::validate::pullable(&meta, device_path, max)?;
         let dir = local.parent().unwrap_or(Path::new("."));
         let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| io("writing in", dir, e))?;
         let mut from = std::fs::File::open(&real).map_err(|e| io("reading", &real, e))?;

@@ -81,17 +81,7 @@ impl WdaBackend {
                 format!("devicectl reported the copy but wrote no file: {e}"),
             )
         })?;
-        if !meta.is_file() {
-            return Err(Error::validation(format!(
-                "`{device_path}` is not a regular file"
-            )));
-        }
-        if meta.len() > max {
-            return Err(Error::validation(format!(
-                "`{device_path}` is {} bytes; at most {max} are copied",
-                meta.len()
-            )));
-        }
+        crate::backend::validate::pullable(&meta, device_path, max)?;
         std::fs::rename(&got, local).map_err(|e| io("writing", local, e))?;
         Ok(meta.len())
     }

@@ -461,6 +461,16 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     assert!(refused.starts_with("HTTP/1.1 502"), "{refused}");
     let bundle = dir.path().join("bundle");
     let bundle = bundle.to_str().unwrap();
+    // A Maestro flow that reads the screen whatever it shows.
+    let flow = dir.path().join("noop.yaml");
+    std::fs::write(
+        &flow,
+        "name: noop\n---\n- runFlow: {when: {platform: iOS}, commands: [back]}\n- waitForAnimationToEnd\n",
+    )
+    .unwrap();
+    let flow = flow.to_str().unwrap();
+    let junit = dir.path().join("junit.xml");
+    let junit = junit.to_str().unwrap();
 
     let v: serde_json::Value =
         serde_json::from_str(&stdout(&s.cli(&["--json", "devices"]))).unwrap();
@@ -702,6 +712,12 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         case("proxy_detach", &["proxy", "detach"], 0, "detached"),
         case("clear_flows", &["proxy", "clear"], 0, "cleared 1 flow"),
         case("proxy_stop", &["proxy", "stop"], 0, "proxy stopped"),
+        case(
+            "flow_run",
+            &["flow", "run", flow, "--junit", junit],
+            0,
+            "flow noop passed",
+        ),
         // Sessions, last: a named session leases the device, across CLI processes.
         case(
             "create_session",

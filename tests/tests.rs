@@ -15,6 +15,7 @@ mod android_verify;
 mod batch;
 mod cli;
 mod devices;
+mod flows;
 mod http_api;
 mod ios_e2e;
 mod ios_simctl;

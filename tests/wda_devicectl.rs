@@ -574,6 +574,14 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             send_json("DELETE", "/api/v1/proxy/flows", ""),
         ),
         ("proxy_stop", p("/api/v1/proxy/stop", json!({}))),
+        // A Maestro flow: a screen read and a skipped sub-flow.
+        (
+            "flow_run",
+            p(
+                "/api/v1/flows/run",
+                json!({"yaml": "- waitForAnimationToEnd\n- runFlow: {when: {platform: Android}, commands: [back]}\n"}),
+            ),
+        ),
         // Sessions, last (the lease would refuse the session-less acts above): each answers for
         // any device.
         (

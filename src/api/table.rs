@@ -10,8 +10,8 @@
 use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
-    act::*, apps::*, batch::*, devices::*, inspect::*, logs::*, proxy::*, service::*, sessions::*,
-    system::*, verify::*,
+    act::*, apps::*, batch::*, devices::*, flows::*, inspect::*, logs::*, proxy::*, service::*,
+    sessions::*, system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 
@@ -231,6 +231,18 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<BatchRequest>()
             .json::<BatchResult>(),
+        // flows
+        op(Post, "flow_run", "/api/v1/flows/run", "flows", "Run a Maestro flow (YAML text, env) on a device; every step's outcome.")
+            .cli("flow run FILE", &["flow", "run", "login.yaml", "--env", "USER=bob", "--junit", "report.xml"])
+            .describe("The flow is parsed and checked whole (sub-flows from `files`, `${NAME}` from `env`) before \
+                       any device command: a command this runner does not support, JavaScript, an unset variable \
+                       or a `runFlow` cycle answers 400 VALIDATION with the file, line and command. Then it runs \
+                       under one hold of the device: selectors are Maestro's (regex on text, id, label), waits read \
+                       the screen until they hold, and a failed step stops the run (unless `optional`) after its \
+                       screenshot, tree and log are saved in `artifacts`. `success: false` is an answer, not an error.")
+            .errors(DEVICE)
+            .body::<FlowRunRequest>()
+            .json::<FlowRunResult>(),
         // verify
         op(Post, "wait", "/api/v1/device/ui/wait", "verify", "Wait until a selector's element meets a condition (a timeout is an answer).")
             .cli("wait SELECTOR", &["wait", "text:OK"])

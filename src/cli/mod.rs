@@ -8,6 +8,7 @@ pub mod call;
 pub mod commands;
 pub mod demo;
 pub mod derived;
+pub mod flow;
 pub mod hint;
 pub mod offline;
 pub mod output;
@@ -181,6 +182,7 @@ pub fn run(cli: Cli) -> i32 {
             clap_complete::generate(shell, &mut command(), "mobilectl", &mut std::io::stdout());
             0
         }
+        Command::Client(ClientCommand::Flow(f)) => flow::run(f, &cli.global),
         Command::Client(ClientCommand::Snapshot(s)) if s.from_file.is_some() => {
             let path = s.from_file.clone().unwrap_or_default();
             offline::run(&path, &s, cli.global.json)

@@ -8,13 +8,15 @@
 //! - [`devices`]: devices, apps, outcomes, the doctor, the summary, find;
 //! - [`sessions`]: sessions and leases;
 //! - [`logs`]: log entries, pages, crashes, the debug bundle;
-//! - [`flows`]: the recording proxy's flows, summary and status.
+//! - [`flows`]: the recording proxy's flows, summary and status;
+//! - [`maestro`]: a Maestro flow run, step by step.
 
 pub mod act;
 pub mod devices;
 pub mod flows;
 pub mod inspect;
 pub mod logs;
+pub mod maestro;
 pub mod sessions;
 pub mod verify;
 
@@ -60,6 +62,7 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("press", act::action),
     ("hide_keyboard", act::action),
     ("batch", act::batch),
+    ("flow_run", maestro::run),
     ("wait", verify::wait),
     ("expect", verify::expect),
     ("wait_for_change", verify::change),

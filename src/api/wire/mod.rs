@@ -10,6 +10,7 @@ pub mod apps;
 pub mod batch;
 pub mod devices;
 pub mod error;
+pub mod flows;
 pub mod inspect;
 pub mod logs;
 pub mod proxy;

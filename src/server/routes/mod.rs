@@ -8,6 +8,7 @@ pub mod apps;
 pub mod batch;
 pub mod connect;
 pub mod devices;
+pub mod flows;
 pub mod logs;
 pub mod proxy;
 pub mod screenshot;
@@ -33,6 +34,7 @@ pub fn bindings() -> Vec<Binding> {
         screenshot::bindings(),
         actions::bindings(),
         batch::bindings(),
+        flows::bindings(),
         verify::bindings(),
         alerts::bindings(),
         system::bindings(),

@@ -1,0 +1,142 @@
+//! Maestro's element selectors on a screen read: `text` and `id` are regular expressions
+//! matched whole (text against the element's text, name and content description (accessibility label); `id` against
+//! the resource-id whole or its last segment), then the state filters, the relations
+//! (`below`, `childOf`…) and `index`, in reading order. Points are pixels or percents.
+
+use regex::Regex;
+
+use super::model::{Point, Selector};
+use crate::ui::{Element, Rect, Screen};
+
+/// Parses Maestro's `"x, y"` point (pixels) or `"x%, y%"` (percent of the screen).
+pub fn point(s: &str) -> Result<Point, String> {
+    let bad = || format!("a point is `x, y` in pixels or `x%, y%`, not `{s}`");
+    let (x, y) = s.split_once(',').ok_or_else(bad)?;
+    let (x, y) = (x.trim(), y.trim());
+    let percent = x.ends_with('%') && y.ends_with('%');
+    let num = |v: &str| {
+        v.trim_end_matches('%')
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| bad())
+    };
+    let p = Point {
+        x: num(x)?,
+        y: num(y)?,
+        percent,
+    };
+    if p.x < 0.0 || p.y < 0.0 || (percent && (p.x > 100.0 || p.y > 100.0)) {
+        return Err(bad());
+    }
+    Ok(p)
+}
+
+/// The point on a screen of `size` (width, height) in pixels.
+pub fn to_pixels(p: Point, size: (f64, f64)) -> (i64, i64) {
+    match p.percent {
+        true => (
+            (p.x * size.0 / 100.0).round() as i64,
+            (p.y * size.1 / 100.0).round() as i64,
+        ),
+        false => (p.x.round() as i64, p.y.round() as i64),
+    }
+}
+
+fn whole(re: &str) -> Result<Regex, String> {
+    Regex::new(&format!("^(?s:{re})$"))
+        .map_err(|e| format!("`{re}` is not a regular expression: {e}"))
+}
+
+/// The texts Maestro matches `text` against.
+fn texts(e: &Element) -> impl Iterator<Item = &str> {
+    [e.text.as_deref(), e.name.as_deref(), e.desc.as_deref()]
+        .into_iter()
+        .flatten()
+}
+
+fn id_matches(re: &Regex, e: &Element) -> bool {
+    e.id.as_deref().is_some_and(|id| {
+        re.is_match(id) || id.rsplit('/').next().is_some_and(|last| re.is_match(last))
+    })
+}
+
+/// The indices of the elements of `screen` that `sel` matches, in reading order
+/// (`index` not applied).
+pub fn candidates(screen: &Screen, sel: &Selector) -> Result<Vec<usize>, String> {
+    let text = sel.text.as_deref().map(whole).transpose()?;
+    let id = sel.id.as_deref().map(whole).transpose()?;
+    let rel = |s: &Option<Box<Selector>>| -> Result<Option<Vec<Rect>>, String> {
+        s.as_deref()
+            .map(|s| {
+                Ok(pick(screen, s)?
+                    .into_iter()
+                    .map(|i| screen.elements[i].bounds)
+                    .collect())
+            })
+            .transpose()
+    };
+    let (below, above, left_of, right_of) = (
+        rel(&sel.below)?,
+        rel(&sel.above)?,
+        rel(&sel.left_of)?,
+        rel(&sel.right_of)?,
+    );
+    let child_of = rel(&sel.child_of)?;
+    let contains = rel(&sel.contains_child)?;
+    let mut out = vec![];
+    for (i, e) in screen.elements.iter().enumerate() {
+        let b = e.bounds;
+        let ok = text
+            .as_ref()
+            .is_none_or(|re| texts(e).any(|t| re.is_match(t)))
+            && id.as_ref().is_none_or(|re| id_matches(re, e))
+            && sel.enabled.is_none_or(|v| e.states.enabled == v)
+            && sel.checked.is_none_or(|v| e.states.checked == v)
+            && sel.focused.is_none_or(|v| e.states.focused == v)
+            && sel.selected.is_none_or(|v| e.states.selected == v)
+            && below
+                .as_ref()
+                .is_none_or(|rs| rs.iter().any(|r| b.y >= r.y + r.h))
+            && above
+                .as_ref()
+                .is_none_or(|rs| rs.iter().any(|r| b.y + b.h <= r.y))
+            && left_of
+                .as_ref()
+                .is_none_or(|rs| rs.iter().any(|r| b.x + b.w <= r.x))
+            && right_of
+                .as_ref()
+                .is_none_or(|rs| rs.iter().any(|r| b.x >= r.x + r.w))
+            && child_of
+                .as_ref()
+                .is_none_or(|rs| rs.iter().any(|r| inside(b, *r) && b != *r))
+            && contains
+                .as_ref()
+                .is_none_or(|rs| rs.iter().any(|r| inside(*r, b) && b != *r));
+        if ok && b.w > 0.0 && b.h > 0.0 {
+            out.push(i);
+        }
+    }
+    Ok(out)
+}
+
+fn inside(a: Rect, outer: Rect) -> bool {
+    a.x >= outer.x
+        && a.y >= outer.y
+        && a.x + a.w <= outer.x + outer.w
+        && a.y + a.h <= outer.y + outer.h
+}
+
+/// The matches after `index` (Maestro: the n-th in reading order; without it, all).
+pub fn pick(screen: &Screen, sel: &Selector) -> Result<Vec<usize>, String> {
+    let all = candidates(screen, sel)?;
+    match &sel.index {
+        None => Ok(all),
+        Some(i) => {
+            let n: usize = i
+                .trim()
+                .parse()
+                .map_err(|_| format!("`index` is a number, not `{i}`"))?;
+            Ok(all.get(n).map(|&e| vec![e]).unwrap_or_default())
+        }
+    }
+}

@@ -471,6 +471,8 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     let flow = flow.to_str().unwrap();
     let junit = dir.path().join("junit.xml");
     let junit = junit.to_str().unwrap();
+    let recorded = dir.path().join("recorded.yaml");
+    let recorded = recorded.to_str().unwrap();
 
     let v: serde_json::Value =
         serde_json::from_str(&stdout(&s.cli(&["--json", "devices"]))).unwrap();
@@ -717,6 +719,18 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             &["flow", "run", flow, "--junit", junit],
             0,
             "flow noop passed",
+        ),
+        case(
+            "flow_record_start",
+            &["flow", "record", "start"],
+            0,
+            "recording",
+        ),
+        case(
+            "flow_record_stop",
+            &["flow", "record", "stop", "-o", recorded],
+            0,
+            "recorded 0 commands",
         ),
         // Sessions, last: a named session leases the device, across CLI processes.
         case(

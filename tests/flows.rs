@@ -216,3 +216,111 @@ async fn a_failed_assertion_names_its_step_in_junit_and_saves_artifacts() {
     );
     assert!(services_since(&h, mark).is_empty(), "no device command");
 }
+
+/// The ref of the first element named `name`.
+fn ref_named(snap: &serde_json::Value, name: &str) -> String {
+    snap["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .find(|e| e["name"] == name && e["ref"].is_string())
+        .unwrap_or_else(|| panic!("no {name} in {}", snap["tree_text"]))["ref"]
+        .as_str()
+        .expect("ref")
+        .to_string()
+}
+
+#[tokio::test]
+async fn record_by_refs_then_replay_reaches_the_same_screen() {
+    use crate::common::android::*;
+    use crate::common::*;
+    use serde_json::json;
+    let h = start_device();
+    let app = app_for(&h);
+    let post =
+        |path: &'static str, body: serde_json::Value| send_json("POST", path, &body.to_string());
+
+    let (status, started) = call(&app, post("/api/v1/flows/record/start", json!({}))).await;
+    assert_eq!(status.as_u16(), 200, "{started}");
+    let (_, snap) = call(&app, get("/api/v1/device/ui")).await;
+    let user = ref_by_id(&snap, "username");
+    let pass = ref_by_id(&snap, "password");
+    for (r, text) in [(&user, "alice"), (&pass, "hunter2")] {
+        let (status, typed) = call(
+            &app,
+            post("/api/v1/device/ui/type", json!({"ref": r, "text": text})),
+        )
+        .await;
+        assert_eq!(status.as_u16(), 200, "{typed}");
+    }
+    let (_, snap) = call(&app, get("/api/v1/device/ui")).await;
+    let login = ref_named(&snap, "LOG IN");
+    let (status, tapped) = call(&app, post("/api/v1/device/ui/tap", json!({"ref": login}))).await;
+    assert_eq!(status.as_u16(), 200, "{tapped}");
+    let wait = json!({"selector": {"text": "Allow"}, "condition": "visible", "timeout_ms": 10000});
+    let (status, waited) = call(&app, post("/api/v1/device/ui/wait", wait)).await;
+    assert_eq!(status.as_u16(), 200, "{waited}");
+    let (_, end) = call(&app, get("/api/v1/device/ui")).await;
+
+    let (status, rec) = call(
+        &app,
+        post(
+            "/api/v1/flows/record/stop",
+            json!({"app_id": "com.mobilectl.demo"}),
+        ),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{rec}");
+    let yaml = rec["yaml"].as_str().expect("yaml").to_string();
+    eprintln!("recorded:\n{yaml}");
+    assert!(yaml.contains("- tapOn: {id: \"username\"}"), "{yaml}");
+    assert!(yaml.contains("- inputText: \"alice\""), "{yaml}");
+    assert!(
+        yaml.contains("- inputText: ${PASSWORD}") && !yaml.contains("hunter2"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("- tapOn: {id: \"login\"}"), "{yaml}");
+    assert!(
+        yaml.contains("- extendedWaitUntil: {visible: {text: \"Allow\"}"),
+        "{yaml}"
+    );
+    assert!(!yaml.contains("point"), "{yaml}");
+    // Nothing more is recorded once stopped; a second stop is 404.
+    let (status, _) = call(&app, post("/api/v1/flows/record/stop", json!({}))).await;
+    assert_eq!(status.as_u16(), 404);
+
+    // Relaunch the app at its first screen, replay, and reach the same screen.
+    let (status, launched) = call(
+        &app,
+        post(
+            "/api/v1/device/app/launch",
+            json!({"bundle_id": "com.mobilectl.demo", "relaunch": true}),
+        ),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{launched}");
+    let (_, again) = call(&app, get("/api/v1/device/ui")).await;
+    assert!(
+        again["tree_text"]
+            .as_str()
+            .expect("tree")
+            .contains("LOG IN"),
+        "{}",
+        again["tree_text"]
+    );
+    let run = json!({"yaml": yaml, "env": {"PASSWORD": "hunter2"}});
+    let (status, r) = call(&app, post("/api/v1/flows/run", run)).await;
+    assert_eq!(status.as_u16(), 200, "{r}");
+    assert_eq!(
+        r["success"],
+        true,
+        "{}",
+        mobilectl::render::text("flow_run", &r)
+    );
+    let (_, replayed) = call(&app, get("/api/v1/device/ui")).await;
+    assert_eq!(
+        replayed["fingerprint"], end["fingerprint"],
+        "{}\n---\n{}",
+        replayed["tree_text"], end["tree_text"]
+    );
+}

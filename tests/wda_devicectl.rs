@@ -582,6 +582,14 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
                 json!({"yaml": "- waitForAnimationToEnd\n- runFlow: {when: {platform: Android}, commands: [back]}\n"}),
             ),
         ),
+        (
+            "flow_record_start",
+            p("/api/v1/flows/record/start", json!({})),
+        ),
+        (
+            "flow_record_stop",
+            p("/api/v1/flows/record/stop", json!({})),
+        ),
         // Sessions, last (the lease would refuse the session-less acts above): each answers for
         // any device.
         (

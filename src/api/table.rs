@@ -243,6 +243,19 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<FlowRunRequest>()
             .json::<FlowRunResult>(),
+        op(Post, "flow_record_start", "/api/v1/flows/record/start", "flows", "Record this caller's acts and verifies as a Maestro flow.")
+            .cli("flow record start", &["flow", "record", "start"])
+            .describe("Per session (or per session-less caller). Each successful act or verify operation \
+                       becomes Maestro commands; a ref becomes the most stable selector matching only its \
+                       element on the screen it was read from (id, text, index, a point last); typing into \
+                       a password field records `${PASSWORD}`; a wait becomes `extendedWaitUntil`.")
+            .body::<RecordStart>()
+            .json::<RecordStarted>(),
+        op(Post, "flow_record_stop", "/api/v1/flows/record/stop", "flows", "Stop recording; the Maestro flow of what was done.")
+            .cli("flow record stop", &["flow", "record", "stop", "-o", "flow.yaml"])
+            .errors(&[NotFound])
+            .body::<RecordStop>()
+            .json::<Recorded>(),
         // verify
         op(Post, "wait", "/api/v1/device/ui/wait", "verify", "Wait until a selector's element meets a condition (a timeout is an answer).")
             .cli("wait SELECTOR", &["wait", "text:OK"])

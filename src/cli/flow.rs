@@ -15,6 +15,24 @@ pub enum FlowCommand {
     Check(CheckArgs),
     /// Run Maestro flows on a device: exit 0 all passed, 1 a step failed, 2 a flow is invalid.
     Run(RunArgs),
+    /// Record this caller's acts and verifies as a flow: `flow record start`, then
+    /// `flow record stop -o flow.yaml`.
+    #[command(subcommand)]
+    Record(RecordCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RecordCommand {
+    /// Start recording (in the `--session`, if given).
+    Start,
+    /// Stop recording: print the flow, or write it to `-o FILE`.
+    Stop {
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// The flow's `appId` header.
+        #[arg(long, value_name = "BUNDLE_ID")]
+        app_id: Option<String>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -38,15 +56,27 @@ pub fn env_pair(s: &str) -> Result<(String, String), String> {
 
 /// The request `flow run` sends for one flow (its `yaml` and `files` are read from the disk
 /// when it is sent, by [`run_flows`]); `flow check` sends none.
-pub fn plan(cmd: FlowCommand) -> Result<super::plan::Request, crate::client::ClientError> {
+pub fn plan(
+    cmd: FlowCommand,
+    udid: &Option<String>,
+) -> Result<super::plan::Request, crate::client::ClientError> {
+    use super::plan::Request;
     match cmd {
         FlowCommand::Run(a) => {
             let env: std::collections::BTreeMap<_, _> = a.env.into_iter().collect();
             let body = serde_json::json!({
                 "file": a.path.display().to_string(), "env": env, "timeout_ms": a.timeout_ms,
+                "udid": udid,
             });
-            Ok(super::plan::Request::new("flow_run", body))
+            Ok(Request::new("flow_run", body))
         }
+        FlowCommand::Record(RecordCommand::Start) => {
+            Ok(Request::new("flow_record_start", serde_json::json!({})))
+        }
+        FlowCommand::Record(RecordCommand::Stop { app_id, .. }) => Ok(Request::new(
+            "flow_record_stop",
+            serde_json::json!({ "app_id": app_id }),
+        )),
         FlowCommand::Check(_) => Err(crate::client::ClientError::local(
             exit::USAGE,
             "VALIDATION",
@@ -61,6 +91,59 @@ pub fn run(cmd: FlowCommand, g: &super::GlobalArgs) -> i32 {
     match cmd {
         FlowCommand::Check(a) => check(&a, g.json),
         FlowCommand::Run(a) => run_flows(&a, g),
+        FlowCommand::Record(r) => record(r, g),
+    }
+}
+
+/// `flow record start|stop`: sent as planned; `stop -o FILE` writes the flow there.
+fn record(r: RecordCommand, g: &super::GlobalArgs) -> i32 {
+    let output = match &r {
+        RecordCommand::Stop { output, .. } => output.clone(),
+        RecordCommand::Start => None,
+    };
+    let req = plan(FlowCommand::Record(r), &g.udid);
+    let Some(path) = output else {
+        return super::run_request(g.clone(), req);
+    };
+    let Ok(req) = req else {
+        return exit::USAGE;
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mobilectl: cannot start the async runtime: {e}");
+            return exit::FAILED;
+        }
+    };
+    let answer = rt.block_on(async {
+        let opts = crate::client::ConnectOptions {
+            url: g.url.clone(),
+            token: g.token.clone(),
+            autostart: !g.no_autostart,
+            session: g.session.clone(),
+        };
+        let c = crate::client::Client::connect(&opts).await?;
+        super::plan::execute(&c, req, true).await
+    });
+    match answer {
+        Ok(super::plan::Answer::Json { reply, .. }) => {
+            let yaml = reply.value["yaml"].as_str().unwrap_or_default();
+            if let Err(e) = std::fs::write(&path, yaml) {
+                eprintln!("mobilectl: cannot write {}: {e}", path.display());
+                return exit::FAILED;
+            }
+            println!(
+                "recorded {} commands to {}",
+                reply.value["commands"],
+                path.display()
+            );
+            exit::OK
+        }
+        Ok(_) => exit::FAILED,
+        Err(e) => super::output::error(&e, g.json),
     }
 }
 

@@ -34,7 +34,7 @@ pub struct Cli {
 }
 
 /// Options of the client commands (accepted anywhere on the line).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// The server to talk to.
     #[arg(

@@ -71,6 +71,8 @@ pub struct DeviceController {
     active: RwLock<Option<String>>,
     /// Sessions and the leases they hold.
     sessions: SessionRegistry,
+    /// Maestro recordings in progress, by caller (`crate::flows::record`).
+    pub recordings: crate::flows::record::Recordings,
     /// What each caller keeps about each device, by (session id or empty, udid).
     slots: Mutex<HashMap<(String, String), Arc<DeviceSlot>>>,
     /// What the callers of each device share (its command lock), by udid.
@@ -111,6 +113,7 @@ impl DeviceController {
             tools,
             active: RwLock::new(None),
             sessions: SessionRegistry::default(),
+            recordings: Default::default(),
             slots: Mutex::new(HashMap::new()),
             shared: Mutex::new(HashMap::new()),
             known: Mutex::new(None),

@@ -9,6 +9,7 @@ pub mod check;
 pub mod load;
 pub mod model;
 pub mod parse;
+pub mod record;
 pub mod report;
 pub mod run;
 pub mod select;

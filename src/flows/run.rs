@@ -649,7 +649,7 @@ impl Runner {
                     .unwrap_or_else(Body::empty),
             )
             .map_err(|e| e.to_string())?;
-        let Ok(resp) = self.api.clone().oneshot(req).await;
+        let Ok(resp) = Box::pin(self.api.clone().oneshot(req)).await;
         let status = resp.status().as_u16();
         let bytes = axum::body::to_bytes(resp.into_body(), MAX_ANSWER)
             .await

@@ -45,6 +45,19 @@ pub fn run(v: &Value) -> String {
     lines.join("\n")
 }
 
+/// `flow_record_start`.
+pub fn record_started(v: &Value) -> String {
+    match v["session"].as_str() {
+        Some(sid) => format!("recording session {sid}"),
+        None => "recording".to_string(),
+    }
+}
+
+/// `flow_record_stop`: the flow itself.
+pub fn recorded(v: &Value) -> String {
+    format!("# {} commands\n{}", v["commands"], s(&v["yaml"]))
+}
+
 fn short_file(f: &str) -> &str {
     f.rsplit('/').next().unwrap_or(f)
 }

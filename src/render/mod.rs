@@ -63,6 +63,8 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("hide_keyboard", act::action),
     ("batch", act::batch),
     ("flow_run", maestro::run),
+    ("flow_record_start", maestro::record_started),
+    ("flow_record_stop", maestro::recorded),
     ("wait", verify::wait),
     ("expect", verify::expect),
     ("wait_for_change", verify::change),

@@ -82,3 +82,34 @@ pub struct FlowRunResult {
     pub artifacts: Option<String>,
     pub steps: Vec<FlowStep>,
 }
+
+/// Start recording (no fields: the recording is the caller's, by its session).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordStart {}
+
+/// A recording started.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RecordStarted {
+    pub recording: bool,
+    /// The session recorded, or none for a session-less caller.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+}
+
+/// Stop recording.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordStop {
+    /// The flow's `appId` header (default: none written).
+    pub app_id: Option<String>,
+}
+
+/// What was recorded, as a Maestro flow.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Recorded {
+    /// The flow file's text.
+    pub yaml: String,
+    /// How many commands it has.
+    pub commands: usize,
+}

@@ -19,6 +19,17 @@ pub enum FlowCommand {
     /// `flow record stop -o flow.yaml`.
     #[command(subcommand)]
     Record(RecordCommand),
+    /// Convert a batch body (JSON file, `-` for stdin) into Maestro YAML, offline.
+    Export {
+        #[arg(value_name = "BATCH.json")]
+        batch: PathBuf,
+        /// Write the flow here instead of printing it.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// The flow's `appId` header.
+        #[arg(long, value_name = "BUNDLE_ID")]
+        app_id: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -77,12 +88,14 @@ pub fn plan(
             "flow_record_stop",
             serde_json::json!({ "app_id": app_id }),
         )),
-        FlowCommand::Check(_) => Err(crate::client::ClientError::local(
-            exit::USAGE,
-            "VALIDATION",
-            "`flow check` runs offline, without the server",
-            None,
-        )),
+        FlowCommand::Check(_) | FlowCommand::Export { .. } => {
+            Err(crate::client::ClientError::local(
+                exit::USAGE,
+                "VALIDATION",
+                "`flow check` and `flow export` run offline, without the server",
+                None,
+            ))
+        }
     }
 }
 
@@ -92,7 +105,45 @@ pub fn run(cmd: FlowCommand, g: &super::GlobalArgs) -> i32 {
         FlowCommand::Check(a) => check(&a, g.json),
         FlowCommand::Run(a) => run_flows(&a, g),
         FlowCommand::Record(r) => record(r, g),
+        FlowCommand::Export {
+            batch,
+            output,
+            app_id,
+        } => export(&batch, output.as_deref(), app_id.as_deref()),
     }
+}
+
+/// `flow export`: a batch body to Maestro YAML.
+fn export(batch: &std::path::Path, output: Option<&std::path::Path>, app_id: Option<&str>) -> i32 {
+    let text = match batch.to_str() {
+        Some("-") => std::io::read_to_string(std::io::stdin()).map_err(|e| e.to_string()),
+        _ => crate::flows::load::read(batch),
+    };
+    let value: serde_json::Value =
+        match text.and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("mobilectl: {}: {e}", batch.display());
+                return exit::USAGE;
+            }
+        };
+    let yaml = match crate::flows::record::export_batch(&value, app_id) {
+        Ok(y) => y,
+        Err(e) => {
+            eprintln!("mobilectl: {}: {e}", batch.display());
+            return exit::USAGE;
+        }
+    };
+    match output {
+        None => print!("{yaml}"),
+        Some(p) => {
+            if let Err(e) = std::fs::write(p, yaml) {
+                eprintln!("mobilectl: cannot write {}: {e}", p.display());
+                return exit::FAILED;
+            }
+        }
+    }
+    exit::OK
 }
 
 /// `flow record start|stop`: sent as planned; `stop -o FILE` writes the flow there.

@@ -407,3 +407,64 @@ mod tests {
         assert_eq!(p.flow.steps.len(), 8, "{y}");
     }
 }
+
+/// A batch body (`{"steps": [{"op", "body"}…]}`) as a Maestro flow. A step that targets a ref
+/// has no screen to name its element by here, so it becomes a comment saying so.
+pub fn export_batch(batch: &Value, app_id: Option<&str>) -> Result<String, String> {
+    let steps = batch["steps"]
+        .as_array()
+        .ok_or("a batch body has `steps`: [{\"op\": …, \"body\": {…}}…]")?;
+    let mut out = vec![];
+    for (i, step) in steps.iter().enumerate() {
+        let op = step["op"]
+            .as_str()
+            .ok_or_else(|| format!("step {i} has no `op`"))?;
+        let body = &step["body"];
+        if let Some(r) = body["ref"].as_str() {
+            out.push(format!("# step {i} ({op}) targets the ref {r}: a ref names an element only on its screen; record the session instead"));
+            continue;
+        }
+        let target = body["selector"].is_object().then(|| {
+            let selector = request_selector(&body["selector"]).unwrap_or_default();
+            Target {
+                selector,
+                point_only: false,
+                password: false,
+            }
+        });
+        let cmds = commands(op, body, &Value::Null, target);
+        if cmds.is_empty() {
+            out.push(format!("# step {i} ({op}) has no Maestro command"));
+        }
+        out.extend(cmds);
+    }
+    Ok(yaml(app_id, &out))
+}
+
+#[cfg(test)]
+mod export_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_batch_exports_to_a_flow_that_parses() {
+        let batch = json!({"steps": [
+            {"op": "tap", "body": {"selector": {"text": "LOG IN"}}},
+            {"op": "type_text", "body": {"selector": {"id": "username"}, "text": "bob", "submit": true}},
+            {"op": "tap", "body": {"ref": "e3"}},
+            {"op": "wait", "body": {"selector": {"text": "Allow"}, "condition": "visible", "timeout_ms": 5000}},
+            {"op": "press", "body": {"key": "back"}},
+        ]});
+        let y = export_batch(&batch, Some("com.x")).expect("export");
+        assert!(y.contains("- tapOn: {text: \"LOG IN\"}"), "{y}");
+        assert!(
+            y.contains("- tapOn: {id: \"username\"}\n- inputText: \"bob\"\n- pressKey: Enter"),
+            "{y}"
+        );
+        assert!(y.contains("# step 2 (tap) targets the ref e3"), "{y}");
+        let p = super::super::parse::parse_flow("x.yaml", &y, &super::super::parse::NoFiles);
+        assert!(p.refusals.is_empty(), "{y}\n{:?}", p.refusals);
+        assert_eq!(p.flow.steps.len(), 6, "{y}");
+        assert!(export_batch(&json!({}), None).is_err());
+    }
+}

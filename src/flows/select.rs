@@ -140,3 +140,79 @@ pub fn pick(screen: &Screen, sel: &Selector) -> Result<Vec<usize>, String> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn screen(path: &str) -> Screen {
+        let text =
+            std::fs::read_to_string(format!("{}/fixtures/{path}", env!("CARGO_MANIFEST_DIR")))
+                .expect("fixture");
+        let tree = crate::ui::parse::parse_any(&text).expect("dump");
+        crate::ui::analyze_owned(tree, None, &Default::default())
+    }
+
+    fn sel(text: Option<&str>, id: Option<&str>) -> Selector {
+        Selector {
+            text: text.map(Into::into),
+            id: id.map(Into::into),
+            ..Selector::default()
+        }
+    }
+
+    #[test]
+    fn maestro_semantics_on_a_real_uiautomator_dump() {
+        let s = screen("android_uiautomator/fdroid_app_list.xml");
+        let count = |sel: &Selector| candidates(&s, sel).expect("regex").len();
+        let cases: &[(Selector, usize)] = &[
+            // Whole match: a prefix alone matches nothing; a regex spanning it does.
+            (sel(Some("Send usage data"), None), 1),
+            (sel(Some("Send usage"), None), 0),
+            (sel(Some("Send usage.*"), None), 1),
+            (sel(Some("(?i)send USAGE data"), None), 1),
+            (sel(Some("Force old .*"), None), 2),
+            // id: whole, or its last segment.
+            (sel(None, Some("org.fdroid.fdroid:id/switchWidget")), 7),
+            (sel(None, Some("switchWidget")), 7),
+            (sel(None, Some("switch")), 0),
+        ];
+        for (sel, want) in cases {
+            assert_eq!(count(sel), *want, "{}", sel.describe());
+        }
+        // index: the n-th match in reading order; out of range matches nothing.
+        let force = sel(Some("Force old .*"), None);
+        let all = candidates(&s, &force).expect("regex");
+        let second = Selector {
+            index: Some("1".into()),
+            ..force.clone()
+        };
+        assert_eq!(pick(&s, &second).expect("pick"), vec![all[1]]);
+        let tenth = Selector {
+            index: Some("9".into()),
+            ..force.clone()
+        };
+        assert!(pick(&s, &tenth).expect("pick").is_empty());
+        // below: the second "Force old" is below the first.
+        let below = Selector {
+            below: Some(Box::new(sel(Some("Force old index format"), None))),
+            ..force
+        };
+        assert_eq!(pick(&s, &below).expect("pick"), vec![all[1]]);
+        // A bad regex is an error, not a panic.
+        assert!(candidates(&s, &sel(Some("("), None)).is_err());
+    }
+
+    #[test]
+    fn points_in_pixels_and_percent() {
+        assert_eq!(
+            to_pixels(point("50%, 20%").expect("pct"), (1080.0, 2400.0)),
+            (540, 480)
+        );
+        assert_eq!(
+            to_pixels(point("100,200").expect("px"), (0.0, 0.0)),
+            (100, 200)
+        );
+        assert!(point("150%, 2%").is_err() && point("x").is_err());
+    }
+}

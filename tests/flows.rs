@@ -163,6 +163,29 @@ async fn the_demo_login_flow_runs_green_through_real_adb() {
         "login flow: {} ms wall, {device_ms} ms in steps",
         r["duration_ms"]
     );
+
+    // A long flow: steps per second, each a screen read and a match.
+    let long = "- repeat:\n    times: 40\n    commands:\n      - assertVisible: \"Allow|ALLOW\"\n      - assertNotVisible: {id: \"username\"}\n";
+    let body = serde_json::json!({"yaml": long});
+    let (status, r) = call(
+        &app,
+        send_json("POST", "/api/v1/flows/run", &body.to_string()),
+    )
+    .await;
+    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
+    assert_eq!(
+        r["success"],
+        true,
+        "{}",
+        mobilectl::render::text("flow_run", &r)
+    );
+    let steps = r["steps"].as_array().expect("steps").len();
+    assert_eq!(steps, 81);
+    let ms = r["duration_ms"].as_u64().unwrap_or(1).max(1);
+    eprintln!(
+        "long flow: {steps} steps in {ms} ms: {:.0} steps/s",
+        steps as f64 * 1000.0 / ms as f64
+    );
 }
 
 #[tokio::test]

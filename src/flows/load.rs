@@ -320,3 +320,47 @@ fn unset(steps: &[Step], scope: &mut Vec<String>, out: &mut Vec<Refusal>) {
         scope.truncate(mark);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bundle_posts_its_sub_flows_and_parses_the_same_on_the_server() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let ws = tmp.path().join(".maestro");
+        std::fs::create_dir_all(ws.join("flows")).expect("flows");
+        std::fs::create_dir_all(ws.join("shared")).expect("shared");
+        std::fs::write(
+            ws.join("flows/login.yaml"),
+            "appId: x\n---\n- runFlow: ../shared/start.yaml\n- runFlow: {file: ../shared/type.yaml, env: {WHO: bob}}\n",
+        )
+        .expect("login");
+        std::fs::write(ws.join("shared/start.yaml"), "- launchApp\n").expect("start");
+        std::fs::write(ws.join("shared/type.yaml"), "- inputText: ${WHO}\n").expect("type");
+        let file = ws.join("flows/login.yaml");
+        let b = match bundle(&file, &workspace_of(&file), &[]) {
+            Ok(b) => b,
+            Err(r) => panic!("{r:?}"),
+        };
+        assert_eq!(b.file, "flows/login.yaml");
+        let keys: Vec<&str> = b.files.keys().map(String::as_str).collect();
+        assert_eq!(keys, vec!["shared/start.yaml", "shared/type.yaml"]);
+        let p = parse_posted(&b.file, &b.text, &b.files, &[]);
+        assert!(p.refusals.is_empty(), "{:?}", p.refusals);
+        assert_eq!(p.flow.steps.len(), 2);
+        // Posted paths cannot climb out of the posted folder.
+        let p = parse_posted("login.yaml", "- runFlow: ../../etc/passwd\n", &b.files, &[]);
+        assert!(
+            p.refusals[0].message.contains("outside the flow's folder"),
+            "{:?}",
+            p.refusals
+        );
+        let p = parse_posted("login.yaml", "- runFlow: nope.yaml\n", &b.files, &[]);
+        assert!(
+            p.refusals[0].message.contains("was not given in `files`"),
+            "{:?}",
+            p.refusals
+        );
+    }
+}

@@ -34,6 +34,7 @@ pub mod device;
 #[warn(missing_docs)]
 pub mod error;
 pub mod exec;
+pub mod flows;
 #[warn(missing_docs)]
 pub mod image;
 pub mod logs;

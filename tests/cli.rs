@@ -461,6 +461,18 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     assert!(refused.starts_with("HTTP/1.1 502"), "{refused}");
     let bundle = dir.path().join("bundle");
     let bundle = bundle.to_str().unwrap();
+    // A Maestro flow that reads the screen whatever it shows.
+    let flow = dir.path().join("noop.yaml");
+    std::fs::write(
+        &flow,
+        "name: noop\n---\n- runFlow: {when: {platform: iOS}, commands: [back]}\n- waitForAnimationToEnd\n",
+    )
+    .unwrap();
+    let flow = flow.to_str().unwrap();
+    let junit = dir.path().join("junit.xml");
+    let junit = junit.to_str().unwrap();
+    let recorded = dir.path().join("recorded.yaml");
+    let recorded = recorded.to_str().unwrap();
 
     let v: serde_json::Value =
         serde_json::from_str(&stdout(&s.cli(&["--json", "devices"]))).unwrap();
@@ -899,6 +911,24 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         ),
         case("export_har", &["proxy", "har"], 0, "\"version\": \"1.2\""),
         case("proxy_stop", &["proxy", "stop"], 0, "proxy stopped"),
+        case(
+            "flow_run",
+            &["flow", "run", flow, "--junit", junit],
+            0,
+            "flow noop passed",
+        ),
+        case(
+            "flow_record_start",
+            &["flow", "record", "start"],
+            0,
+            "recording",
+        ),
+        case(
+            "flow_record_stop",
+            &["flow", "record", "stop", "-o", recorded],
+            0,
+            "recorded 0 commands",
+        ),
         // Sessions, last: a named session leases the device, across CLI processes.
         case(
             "create_session",

@@ -16,6 +16,7 @@ mod batch;
 mod cli;
 mod device_features;
 mod devices;
+mod flows;
 mod grid;
 mod http_api;
 mod ios_e2e;

@@ -673,6 +673,22 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
         ),
         ("export_har", get("/api/v1/proxy/flows.har")),
         ("proxy_stop", p("/api/v1/proxy/stop", json!({}))),
+        // A Maestro flow: a screen read and a skipped sub-flow.
+        (
+            "flow_run",
+            p(
+                "/api/v1/flows/run",
+                json!({"yaml": "- waitForAnimationToEnd\n- runFlow: {when: {platform: Android}, commands: [back]}\n"}),
+            ),
+        ),
+        (
+            "flow_record_start",
+            p("/api/v1/flows/record/start", json!({})),
+        ),
+        (
+            "flow_record_stop",
+            p("/api/v1/flows/record/stop", json!({})),
+        ),
         // Sessions, last (the lease would refuse the session-less acts above): each answers for
         // any device.
         (

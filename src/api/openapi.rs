@@ -62,6 +62,10 @@ pub const TAGS: &[(&str, &str)] = &[
         "Sessions and device leases: many callers on one server, none acting on another's device.",
     ),
     (
+        "flows",
+        "Maestro flows: run a flow's YAML on a device, step by step, with a report.",
+    ),
+    (
         "network",
         "Network capture: a recording HTTP(S) proxy the device is pointed at, and its flows.",
     ),

@@ -10,8 +10,8 @@
 use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
-    act::*, apps::*, batch::*, devices::*, features::*, inspect::*, logs::*, proxy::*, service::*,
-    sessions::*, system::*, verify::*,
+    act::*, apps::*, batch::*, devices::*, features::*, flows::*, inspect::*, logs::*, proxy::*,
+    service::*, sessions::*, system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 
@@ -240,6 +240,31 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<BatchRequest>()
             .json::<BatchResult>(),
+        // flows
+        op(Post, "flow_run", "/api/v1/flows/run", "flows", "Run a Maestro flow (YAML text, env) on a device; every step's outcome.")
+            .cli("flow run FILE", &["flow", "run", "login.yaml", "--env", "USER=bob", "--junit", "report.xml"])
+            .describe("The flow is parsed and checked whole (sub-flows from `files`, `${NAME}` from `env`) before \
+                       any device command: a command this runner does not support, JavaScript, an unset variable \
+                       or a `runFlow` cycle answers 400 VALIDATION with the file, line and command. Then it runs \
+                       under one hold of the device: selectors are Maestro's (regex on text, id, label), waits read \
+                       the screen until they hold, and a failed step stops the run (unless `optional`) after its \
+                       screenshot, tree and log are saved in `artifacts`. `success: false` is an answer, not an error.")
+            .errors(DEVICE)
+            .body::<FlowRunRequest>()
+            .json::<FlowRunResult>(),
+        op(Post, "flow_record_start", "/api/v1/flows/record/start", "flows", "Record this caller's acts and verifies as a Maestro flow.")
+            .cli("flow record start", &["flow", "record", "start"])
+            .describe("Per session (or per session-less caller). Each successful act or verify operation \
+                       becomes Maestro commands; a ref becomes the most stable selector matching only its \
+                       element on the screen it was read from (id, text, index, a point last); typing into \
+                       a password field records `${PASSWORD}`; a wait becomes `extendedWaitUntil`.")
+            .body::<RecordStart>()
+            .json::<RecordStarted>(),
+        op(Post, "flow_record_stop", "/api/v1/flows/record/stop", "flows", "Stop recording; the Maestro flow of what was done.")
+            .cli("flow record stop", &["flow", "record", "stop", "-o", "flow.yaml"])
+            .errors(&[NotFound])
+            .body::<RecordStop>()
+            .json::<Recorded>(),
         // verify
         op(Post, "wait", "/api/v1/device/ui/wait", "verify", "Wait until a selector's element meets a condition (a timeout is an answer).")
             .cli("wait SELECTOR", &["wait", "text:OK"])

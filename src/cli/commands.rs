@@ -42,6 +42,9 @@ pub enum ClientCommand {
     /// Network capture: the recording proxy, devices pointed at it, and its flows.
     #[command(subcommand)]
     Proxy(super::proxy::ProxyCommand),
+    /// Maestro flows: `flow check FILE|DIR` validates them offline, `flow run` runs them.
+    #[command(subcommand)]
+    Flow(super::flow::FlowCommand),
     /// Sessions: start one that leases a device, end it (`--session NAME` runs in it).
     #[command(subcommand)]
     Session(super::session::SessionCommand),

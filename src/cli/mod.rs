@@ -8,6 +8,7 @@ pub mod call;
 pub mod commands;
 pub mod demo;
 pub mod derived;
+pub mod flow;
 pub mod grid;
 pub mod hint;
 pub mod offline;
@@ -34,7 +35,7 @@ pub struct Cli {
 }
 
 /// Options of the client commands (accepted anywhere on the line).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// The server to talk to.
     #[arg(
@@ -211,6 +212,7 @@ pub fn run(cli: Cli) -> i32 {
             clap_complete::generate(shell, &mut command(), "mobilectl", &mut std::io::stdout());
             0
         }
+        Command::Client(ClientCommand::Flow(f)) => flow::run(f, &cli.global),
         Command::Client(ClientCommand::Snapshot(s)) if s.from_file.is_some() => {
             let path = s.from_file.clone().unwrap_or_default();
             offline::run(&path, &s, cli.global.json)

@@ -257,6 +257,7 @@ pub fn plan(
         ClientCommand::App(a) => plan_app(a).on(udid),
         ClientCommand::Proxy(p) => super::proxy::plan(p),
         ClientCommand::Session(s) => super::session::plan(s, udid)?,
+        ClientCommand::Flow(f) => super::flow::plan(f, udid)?,
         ClientCommand::Open { link } => call("open_url", json!({ "url": link })).on(udid),
         ClientCommand::Snapshot(s) => {
             let json = json_out || s.format.as_deref() == Some("json");

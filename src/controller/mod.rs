@@ -78,6 +78,8 @@ pub struct DeviceController {
     active: RwLock<Option<String>>,
     /// Sessions and the leases they hold.
     sessions: SessionRegistry,
+    /// Maestro recordings in progress, by caller (`crate::flows::record`).
+    pub recordings: crate::flows::record::Recordings,
     /// What each caller keeps about each device, by (session id or empty, udid).
     slots: Mutex<HashMap<(String, String), Arc<DeviceSlot>>>,
     /// What the callers of each device share (its command lock), by udid.
@@ -118,6 +120,7 @@ impl DeviceController {
             tools,
             active: RwLock::new(None),
             sessions: SessionRegistry::default(),
+            recordings: Default::default(),
             slots: Mutex::new(HashMap::new()),
             shared: Mutex::new(HashMap::new()),
             known: Mutex::new(None),
@@ -157,7 +160,7 @@ impl DeviceController {
         slot
     }
 
-    /// Forgets the slots of sessions that are no longer live.
+    /// Forgets the slots and the flow recordings of sessions that are no longer live.
     fn forget_dead_slots(&self) {
         let live: std::collections::HashSet<String> =
             self.sessions.list().iter().map(|s| s.id.clone()).collect();
@@ -165,6 +168,7 @@ impl DeviceController {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .retain(|(caller, _), _| caller.is_empty() || live.contains(caller));
+        self.recordings.retain_live(|caller| live.contains(caller));
     }
 
     /// The backend that listed `device` and drives it.

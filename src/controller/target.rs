@@ -50,6 +50,7 @@ impl Resolved {
 }
 
 fn element_resolved(snapshot: &Arc<Snapshot>, node: usize) -> Resolved {
+    crate::flows::record::note(&snapshot.screen, node);
     let screen = &snapshot.screen;
     let e = &screen.elements[node];
     let visible = clip(&e.bounds, &screen.screen_rect());

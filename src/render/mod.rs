@@ -10,6 +10,7 @@
 //! - [`logs`]: log entries, pages, crashes, the debug bundle;
 //! - [`flows`]: the recording proxy's flows, summary and status;
 //! - [`rules`]: the proxy's rules and link conditions, and the HAR export.
+//! - [`maestro`]: a Maestro flow run, step by step.
 
 pub mod act;
 pub mod devices;
@@ -17,6 +18,7 @@ pub mod features;
 pub mod flows;
 pub mod inspect;
 pub mod logs;
+pub mod maestro;
 pub mod rules;
 pub mod sessions;
 pub mod verify;
@@ -63,6 +65,9 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("press", act::action),
     ("hide_keyboard", act::action),
     ("batch", act::batch),
+    ("flow_run", maestro::run),
+    ("flow_record_start", maestro::record_started),
+    ("flow_record_stop", maestro::recorded),
     ("wait", verify::wait),
     ("expect", verify::expect),
     ("wait_for_change", verify::change),

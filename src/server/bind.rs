@@ -99,6 +99,7 @@ where
         let shape = Arc::new(Shape::of::<I>());
         let declared = Arc::new(op.errors.clone());
         let sessions = crate::api::openapi::in_sessions(op);
+        let recordable = matches!(op.tag, "act" | "verify");
         let handler = move |State(s): State<AppState>,
                             headers: HeaderMap,
                             uri: Uri,
@@ -111,7 +112,19 @@ where
                 let (body, in_body) = session_in_body(body)?;
                 let input: I = StrictJson::parse(&body, &shape)?;
                 let key = session_key(&headers, &uri).or(in_body).filter(|_| sessions);
-                let work = async { checked(name, &declared, f(s.clone(), input).await) };
+                let work = async {
+                    let caller = crate::controller::current_session()
+                        .map(|c| c.id.clone())
+                        .unwrap_or_default();
+                    if !(recordable && s.controller.recordings.active(&caller)) {
+                        return checked(name, &declared, Box::pin(f(s.clone(), input)).await)
+                            .map(IntoResponse::into_response);
+                    }
+                    let (r, target) =
+                        Box::pin(crate::flows::record::capturing(f(s.clone(), input))).await;
+                    let response = checked(name, &declared, r)?.into_response();
+                    Ok(recorded(&s, &caller, name, &body, target, response).await)
+                };
                 in_session(&s, key, work).await
             })
         };
@@ -123,6 +136,35 @@ where
         output: R::output(),
         route,
     }
+}
+
+/// Records a successful act or verify operation of a caller being recorded (its request and
+/// its JSON answer, read and put back), and answers the same response.
+async fn recorded(
+    s: &AppState,
+    caller: &str,
+    name: &str,
+    body: &Bytes,
+    target: Option<crate::flows::record::Target>,
+    response: Response,
+) -> Response {
+    if !response.status().is_success() {
+        return response;
+    }
+    let (parts, inner) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(inner, 16 * 1024 * 1024).await else {
+        return (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the answer could not be read",
+        )
+            .into_response();
+    };
+    let request = serde_json::from_slice(body).unwrap_or(serde_json::Value::Null);
+    let answer = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
+    s.controller
+        .recordings
+        .record(caller, name, &request, &answer, target);
+    Response::from_parts(parts, axum::body::Body::from(bytes))
 }
 
 /// A handler taking query (and path) parameters of type `I`.

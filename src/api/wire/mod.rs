@@ -11,6 +11,7 @@ pub mod batch;
 pub mod devices;
 pub mod error;
 pub mod features;
+pub mod flows;
 pub mod inspect;
 pub mod logs;
 pub mod proxy;

@@ -9,6 +9,7 @@ pub mod batch;
 pub mod connect;
 pub mod devices;
 pub mod features;
+pub mod flows;
 pub mod logs;
 pub mod proxy;
 pub mod proxy_rules;
@@ -35,6 +36,7 @@ pub fn bindings() -> Vec<Binding> {
         screenshot::bindings(),
         actions::bindings(),
         batch::bindings(),
+        flows::bindings(),
         verify::bindings(),
         alerts::bindings(),
         system::bindings(),

@@ -1,0 +1,115 @@
+//! Wire types of Maestro flows: a run's request (the YAML text, its variables and the
+//! sub-flow files it names) and its result, step by step.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Default and largest time a flow run may take.
+pub const DEFAULT_RUN_MS: u64 = 300_000;
+pub const MAX_RUN_MS: u64 = 1_800_000;
+
+/// A Maestro flow to run on one device.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowRunRequest {
+    pub udid: Option<String>,
+    /// The flow's YAML text (at most 1 MiB): a header, `---`, the commands.
+    pub yaml: String,
+    /// The flow's name in reports and the base `runFlow` paths resolve against (default
+    /// `flow.yaml`).
+    pub file: Option<String>,
+    /// Variables for `${NAME}` references; they override the flow's own `env`.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Sub-flow files by path relative to `file`'s folder (`shared/login.yaml`), for
+    /// `runFlow: file`; a path outside that folder is refused.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+    /// The run stops after this many milliseconds (default 300000, at most 1800000).
+    pub timeout_ms: Option<u64>,
+}
+
+/// A step's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowStepStatus {
+    Passed,
+    /// It failed and stopped the flow.
+    Failed,
+    /// It failed but was `optional` (or a retried attempt); the flow went on.
+    Warned,
+    /// A `runFlow` whose `when` did not hold.
+    Skipped,
+}
+
+/// One step run (sub-flow steps follow their `runFlow` one level deeper).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FlowStep {
+    /// The command and its main argument, or the step's `label`.
+    pub title: String,
+    pub command: String,
+    pub file: String,
+    pub line: usize,
+    /// 0 for the flow's own steps, 1 inside a `runFlow`/`repeat`/`retry`…
+    pub depth: usize,
+    pub status: FlowStepStatus,
+    pub duration_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What a flow run did.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FlowRunResult {
+    /// Every step passed (or was optional or skipped).
+    pub success: bool,
+    /// The flow's `name`, else its file.
+    pub name: String,
+    pub file: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_id: Option<String>,
+    pub udid: String,
+    pub duration_ms: u64,
+    /// The index in `steps` of the step that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_step: Option<usize>,
+    /// The folder (on the server's machine) with the failed step's screenshot
+    /// (`failure.png`), compact tree (`tree.txt`), recent log (`log.json`) and steps, and
+    /// the flow's `takeScreenshot` files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<String>,
+    pub steps: Vec<FlowStep>,
+}
+
+/// Start recording (no fields: the recording is the caller's, by its session).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordStart {}
+
+/// A recording started.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RecordStarted {
+    pub recording: bool,
+    /// The session recorded, or none for a session-less caller.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+}
+
+/// Stop recording.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordStop {
+    /// The flow's `appId` header (default: none written).
+    pub app_id: Option<String>,
+}
+
+/// What was recorded, as a Maestro flow.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Recorded {
+    /// The flow file's text.
+    pub yaml: String,
+    /// How many commands it has.
+    pub commands: usize,
+}

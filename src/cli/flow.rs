@@ -1,0 +1,351 @@
+//! `mobilectl flow check FILE|DIR`: Maestro flows parsed and validated offline (no server, no
+//! device), exit 0 when every file can run, 2 otherwise. `flow run FILE|DIR`: each checked
+//! here, then posted with its sub-flow files to `flow_run`; step lines, `--junit`, and exit
+//! 0 (all passed), 1 (a step failed) or 2 (a flow is invalid).
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use crate::client::exit;
+
+#[derive(Debug, Subcommand)]
+pub enum FlowCommand {
+    /// Parse and validate Maestro flows (sub-flows included) without a device.
+    Check(CheckArgs),
+    /// Run Maestro flows on a device: exit 0 all passed, 1 a step failed, 2 a flow is invalid.
+    Run(RunArgs),
+    /// Record this caller's acts and verifies as a flow: `flow record start`, then
+    /// `flow record stop -o flow.yaml`.
+    #[command(subcommand)]
+    Record(RecordCommand),
+    /// Convert a batch body (JSON file, `-` for stdin) into Maestro YAML, offline.
+    Export {
+        #[arg(value_name = "BATCH.json")]
+        batch: PathBuf,
+        /// Write the flow here instead of printing it.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// The flow's `appId` header.
+        #[arg(long, value_name = "BUNDLE_ID")]
+        app_id: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RecordCommand {
+    /// Start recording (in the `--session`, if given).
+    Start,
+    /// Stop recording: print the flow, or write it to `-o FILE`.
+    Stop {
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// The flow's `appId` header.
+        #[arg(long, value_name = "BUNDLE_ID")]
+        app_id: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// A flow file, or a folder of them.
+    #[arg(value_name = "FILE|DIR")]
+    pub path: PathBuf,
+    /// A variable the flows use (`--env USER=bob`), repeatable.
+    #[arg(long, short = 'e', value_name = "K=V", value_parser = env_pair)]
+    pub env: Vec<(String, String)>,
+}
+
+/// Parses `K=V`.
+pub fn env_pair(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s.split_once('=').ok_or("an env variable is K=V")?;
+    if k.is_empty() {
+        return Err("an env variable's name is not empty".into());
+    }
+    Ok((k.to_string(), v.to_string()))
+}
+
+/// The request `flow run` sends for one flow (its `yaml` and `files` are read from the disk
+/// when it is sent, by [`run_flows`]); `flow check` sends none.
+pub fn plan(
+    cmd: FlowCommand,
+    udid: &Option<String>,
+) -> Result<super::plan::Request, crate::client::ClientError> {
+    use super::plan::Request;
+    match cmd {
+        FlowCommand::Run(a) => {
+            let env: std::collections::BTreeMap<_, _> = a.env.into_iter().collect();
+            let body = serde_json::json!({
+                "file": a.path.display().to_string(), "env": env, "timeout_ms": a.timeout_ms,
+                "udid": udid,
+            });
+            Ok(Request::new("flow_run", body))
+        }
+        FlowCommand::Record(RecordCommand::Start) => {
+            Ok(Request::new("flow_record_start", serde_json::json!({})))
+        }
+        FlowCommand::Record(RecordCommand::Stop { app_id, .. }) => Ok(Request::new(
+            "flow_record_stop",
+            serde_json::json!({ "app_id": app_id }),
+        )),
+        FlowCommand::Check(_) | FlowCommand::Export { .. } => {
+            Err(crate::client::ClientError::local(
+                exit::USAGE,
+                "VALIDATION",
+                "`flow check` and `flow export` run offline, without the server",
+                None,
+            ))
+        }
+    }
+}
+
+/// Runs a flow command; returns the exit code.
+pub fn run(cmd: FlowCommand, g: &super::GlobalArgs) -> i32 {
+    match cmd {
+        FlowCommand::Check(a) => check(&a, g.json),
+        FlowCommand::Run(a) => run_flows(&a, g),
+        FlowCommand::Record(r) => record(r, g),
+        FlowCommand::Export {
+            batch,
+            output,
+            app_id,
+        } => export(&batch, output.as_deref(), app_id.as_deref()),
+    }
+}
+
+/// `flow export`: a batch body to Maestro YAML.
+fn export(batch: &std::path::Path, output: Option<&std::path::Path>, app_id: Option<&str>) -> i32 {
+    let text = match batch.to_str() {
+        Some("-") => std::io::read_to_string(std::io::stdin()).map_err(|e| e.to_string()),
+        _ => crate::flows::load::read(batch),
+    };
+    let value: serde_json::Value =
+        match text.and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("mobilectl: {}: {e}", batch.display());
+                return exit::USAGE;
+            }
+        };
+    let yaml = match crate::flows::record::export_batch(&value, app_id) {
+        Ok(y) => y,
+        Err(e) => {
+            eprintln!("mobilectl: {}: {e}", batch.display());
+            return exit::USAGE;
+        }
+    };
+    match output {
+        None => print!("{yaml}"),
+        Some(p) => {
+            if let Err(e) = std::fs::write(p, yaml) {
+                eprintln!("mobilectl: cannot write {}: {e}", p.display());
+                return exit::FAILED;
+            }
+        }
+    }
+    exit::OK
+}
+
+/// `flow record start|stop`: sent as planned; `stop -o FILE` writes the flow there.
+fn record(r: RecordCommand, g: &super::GlobalArgs) -> i32 {
+    let output = match &r {
+        RecordCommand::Stop { output, .. } => output.clone(),
+        RecordCommand::Start => None,
+    };
+    let req = plan(FlowCommand::Record(r), &g.udid);
+    let Some(path) = output else {
+        return super::run_request(g.clone(), req);
+    };
+    let Ok(req) = req else {
+        return exit::USAGE;
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mobilectl: cannot start the async runtime: {e}");
+            return exit::FAILED;
+        }
+    };
+    let answer = rt.block_on(async {
+        let opts = crate::client::ConnectOptions {
+            url: g.url.clone(),
+            token: g.token.clone(),
+            autostart: !g.no_autostart,
+            session: g.session.clone(),
+        };
+        let c = crate::client::Client::connect(&opts).await?;
+        super::plan::execute(&c, req, true).await
+    });
+    match answer {
+        Ok(super::plan::Answer::Json { reply, .. }) => {
+            let yaml = reply.value["yaml"].as_str().unwrap_or_default();
+            if let Err(e) = std::fs::write(&path, yaml) {
+                eprintln!("mobilectl: cannot write {}: {e}", path.display());
+                return exit::FAILED;
+            }
+            println!(
+                "recorded {} commands to {}",
+                reply.value["commands"],
+                path.display()
+            );
+            exit::OK
+        }
+        Ok(_) => exit::FAILED,
+        Err(e) => super::output::error(&e, g.json),
+    }
+}
+
+fn check(a: &CheckArgs, json: bool) -> i32 {
+    let report = match crate::flows::check::check(&a.path, &a.env) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mobilectl: {e}");
+            return exit::USAGE;
+        }
+    };
+    match json {
+        true => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ),
+        false => print!("{}", report.text()),
+    }
+    match report.ok() {
+        true => exit::OK,
+        false => exit::USAGE,
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A flow file, or a folder of them (each runs in turn).
+    #[arg(value_name = "FILE|DIR")]
+    pub path: PathBuf,
+    /// A variable the flows use (`--env USER=bob`), repeatable.
+    #[arg(long, short = 'e', value_name = "K=V", value_parser = env_pair)]
+    pub env: Vec<(String, String)>,
+    /// Write a JUnit XML report here (one testcase per flow).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Stop each flow after this long.
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// Runs each flow through the server; 0 all passed, 1 a step failed, 2 a flow is invalid.
+pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
+    use crate::api::wire::flows::FlowRunResult;
+    let files = match crate::flows::load::flow_files(&a.path) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("mobilectl: {e}");
+            return exit::USAGE;
+        }
+    };
+    let root = match a.path.is_dir() {
+        true => a.path.clone(),
+        false => crate::flows::load::workspace_of(&a.path),
+    };
+    let mut bundles = vec![];
+    let mut invalid = vec![];
+    for f in &files {
+        match crate::flows::load::bundle(f, &root, &a.env) {
+            Ok(b) => bundles.push(b),
+            Err(refusals) => {
+                for r in &refusals {
+                    eprintln!("invalid: {r}");
+                }
+                let first = refusals
+                    .first()
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
+                invalid.push((f.display().to_string(), first));
+            }
+        }
+    }
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mobilectl: cannot start the async runtime: {e}");
+            return exit::FAILED;
+        }
+    };
+    let mut runs: Vec<FlowRunResult> = vec![];
+    let mut code = exit::OK;
+    if !bundles.is_empty() {
+        let outcome = rt.block_on(async {
+            let opts = crate::client::ConnectOptions {
+                url: g.url.clone(),
+                token: g.token.clone(),
+                autostart: !g.no_autostart,
+                session: g.session.clone(),
+            };
+            let c = crate::client::Client::connect(&opts).await?;
+            for b in bundles {
+                let mut body = serde_json::json!({
+                    "yaml": b.text, "file": b.file, "files": b.files,
+                    "env": a.env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+                });
+                if let Some(t) = a.timeout_ms {
+                    body["timeout_ms"] = t.into();
+                }
+                if let Some(u) = &g.udid {
+                    body["udid"] = u.clone().into();
+                }
+                let req = super::plan::Request::new("flow_run", body);
+                match super::plan::execute(&c, req, true).await {
+                    Ok(super::plan::Answer::Json { reply, .. }) => {
+                        match serde_json::from_value::<FlowRunResult>(reply.value.clone()) {
+                            Ok(r) => {
+                                match g.json {
+                                    true => println!("{}", reply.value),
+                                    false => println!(
+                                        "{}",
+                                        crate::render::text("flow_run", &reply.value)
+                                    ),
+                                }
+                                runs.push(r);
+                            }
+                            Err(e) => eprintln!("mobilectl: an answer I cannot read: {e}"),
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        if e.exit == exit::USAGE {
+                            invalid.push((b.file.clone(), e.message.clone()));
+                        }
+                        super::output::error(&e, g.json);
+                        if e.exit != exit::USAGE {
+                            return Err(e);
+                        }
+                    }
+                }
+            }
+            Ok::<(), crate::client::ClientError>(())
+        });
+        if let Err(e) = outcome {
+            code = e.exit;
+        }
+    }
+    if let Some(path) = &a.junit {
+        let xml = crate::flows::report::junit(&runs, &invalid);
+        if let Err(e) = std::fs::write(path, xml) {
+            eprintln!("mobilectl: cannot write {}: {e}", path.display());
+            return exit::FAILED;
+        }
+    }
+    if code != exit::OK {
+        return code;
+    }
+    match (invalid.is_empty(), runs.iter().all(|r| r.success)) {
+        (false, _) => exit::USAGE,
+        (true, false) => exit::FAILED,
+        (true, true) => exit::OK,
+    }
+}

@@ -1,0 +1,973 @@
+//! YAML nodes to a [`Flow`]: the header (`appId`, `env`, `onFlowStart`, `onFlowComplete`), and
+//! each command, bare (`- back`) or a one-key map (`- tapOn: …`), with its arguments checked.
+//! A command this runner does not support, a misspelt argument or JavaScript is a
+//! [`Refusal`] with its file and line; parsing goes on past it so that a check lists them all,
+//! but a flow with any refusal never runs. Sub-flow files are read through [`Loader`].
+
+use super::model::*;
+use super::yaml::{self, Node, Value};
+
+/// The commands the runner supports, as Maestro spells them.
+pub const SUPPORTED: &[&str] = &[
+    "launchApp",
+    "stopApp",
+    "killApp",
+    "clearState",
+    "tapOn",
+    "longPressOn",
+    "inputText",
+    "eraseText",
+    "pressKey",
+    "back",
+    "hideKeyboard",
+    "scroll",
+    "scrollUntilVisible",
+    "swipe",
+    "assertVisible",
+    "assertNotVisible",
+    "extendedWaitUntil",
+    "waitForAnimationToEnd",
+    "openLink",
+    "takeScreenshot",
+    "setLocation",
+    "copyTextFrom",
+    "pasteText",
+    "runFlow",
+    "repeat",
+    "retry",
+];
+
+/// Maestro commands that exist but this runner refuses, and why.
+const REFUSED: &[(&str, &str)] = &[
+    ("runScript", "JavaScript is not run"),
+    ("evalScript", "JavaScript is not run"),
+    (
+        "assertTrue",
+        "its condition is JavaScript, which is not run",
+    ),
+    ("assertWithAI", "AI assertions need Maestro's cloud"),
+    (
+        "assertNoDefectsWithAI",
+        "AI assertions need Maestro's cloud",
+    ),
+    ("extractTextWithAI", "AI commands need Maestro's cloud"),
+    ("startRecording", "screen recordings are not supported yet"),
+    ("stopRecording", "screen recordings are not supported yet"),
+    ("inputRandomText", "random input is not supported"),
+    ("inputRandomNumber", "random input is not supported"),
+    ("inputRandomEmail", "random input is not supported"),
+    ("inputRandomPersonName", "random input is not supported"),
+    ("doubleTapOn", "double taps are not supported yet"),
+    ("travel", "travel is not supported"),
+    ("addMedia", "adding media is not supported"),
+    (
+        "clearKeychain",
+        "clearing the iOS keychain is not supported",
+    ),
+    ("setAirplaneMode", "airplane mode is not supported"),
+    ("toggleAirplaneMode", "airplane mode is not supported"),
+    ("setOrientation", "orientation is not supported"),
+];
+
+/// Largest `repeat.times` (and `retry.maxRetries` is at most 3, as in Maestro).
+pub const MAX_REPEAT: u64 = 1000;
+/// Deepest nesting of `runFlow`, `repeat` and `retry`.
+pub const MAX_NESTING: usize = 16;
+
+/// Why a flow cannot run: where, which command, what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub file: String,
+    pub line: usize,
+    /// The command it is about (`tapOn`…), or empty for the file as a whole.
+    pub command: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.command.is_empty() {
+            true => write!(f, "{}:{}: {}", self.file, self.line, self.message),
+            false => write!(
+                f,
+                "{}:{}: `{}`: {}",
+                self.file, self.line, self.command, self.message
+            ),
+        }
+    }
+}
+
+/// Reads sub-flow files: `runFlow: file` relative to the flow that names it.
+pub trait Loader {
+    /// The text of `path`, resolved against `from` (the file naming it), and the resolved
+    /// name; an error message when it cannot be read or is not allowed.
+    fn load(&self, from: &str, path: &str) -> Result<(String, String), String>;
+}
+
+/// A loader for posted text: it has no folder, so `runFlow: file` is refused.
+pub struct NoFiles;
+
+impl Loader for NoFiles {
+    fn load(&self, _from: &str, path: &str) -> Result<(String, String), String> {
+        Err(format!(
+            "`{path}`: a posted flow cannot run sub-flow files; inline them with `commands:`"
+        ))
+    }
+}
+
+/// A parse: the flow, and everything refused in it (empty: it can run).
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub flow: Flow,
+    pub refusals: Vec<Refusal>,
+    /// Every command met: its name, whether it is supported (with these arguments), and its
+    /// file (sub-flows' commands are met once per `runFlow` naming them): the corpus share.
+    pub commands: Vec<(String, bool, String)>,
+    /// The file parsed (the name its own commands carry).
+    pub top: String,
+}
+
+/// Parses `text` (the file `file`), loading sub-flows through `loader`.
+pub fn parse_flow(file: &str, text: &str, loader: &dyn Loader) -> Parsed {
+    let mut p = P {
+        loader,
+        stack: vec![file.to_string()],
+        out: Parsed::default(),
+    };
+    p.out.top = file.to_string();
+    p.out.flow = p.file(file, text);
+    p.out
+}
+
+struct P<'a> {
+    loader: &'a dyn Loader,
+    /// The files being parsed, outermost first (a cycle is one already here).
+    stack: Vec<String>,
+    out: Parsed,
+}
+
+type R<T> = Result<T, String>;
+
+impl P<'_> {
+    fn refuse(&mut self, file: &str, line: usize, command: &str, message: impl Into<String>) {
+        self.out.refusals.push(Refusal {
+            file: file.to_string(),
+            line,
+            command: command.to_string(),
+            message: message.into(),
+        });
+    }
+
+    fn file(&mut self, file: &str, text: &str) -> Flow {
+        let mut flow = Flow {
+            file: file.to_string(),
+            ..Flow::default()
+        };
+        let docs = match yaml::parse(text) {
+            Ok(d) => d,
+            Err(e) => {
+                self.refuse(file, e.line, "", e.message);
+                return flow;
+            }
+        };
+        let (header, commands) = match docs.as_slice() {
+            [] => (None, None),
+            [one] if one.seq().is_some() => (None, Some(one)),
+            [one] => (Some(one), None),
+            [h, c] => (Some(h), Some(c)),
+            [_, _, extra, ..] => {
+                self.refuse(
+                    file,
+                    extra.line,
+                    "",
+                    "a flow has a header and one list of commands, not more documents",
+                );
+                return flow;
+            }
+        };
+        if let Some(h) = header {
+            self.header(file, h, &mut flow);
+        }
+        if let Some(c) = commands {
+            flow.steps = self.commands(file, c, 0);
+        }
+        flow
+    }
+
+    fn header(&mut self, file: &str, h: &Node, flow: &mut Flow) {
+        if h.is_null() {
+            return;
+        }
+        let Some(pairs) = h.map() else {
+            self.refuse(
+                file,
+                h.line,
+                "",
+                format!("the header is {}, not a map of `appId`, `env`…", h.kind()),
+            );
+            return;
+        };
+        for (k, v) in pairs {
+            let key = k.str().unwrap_or_default();
+            match key {
+                "appId" => flow.app_id = v.str().map(str::to_string),
+                "name" => flow.name = v.str().map(str::to_string),
+                "env" => match string_map(v) {
+                    Ok(env) => flow.env = env,
+                    Err(e) => self.refuse(file, v.line, "", format!("`env`: {e}")),
+                },
+                "onFlowStart" => flow.on_start = self.commands(file, v, 0),
+                "onFlowComplete" => flow.on_complete = self.commands(file, v, 0),
+                "tags" | "jsEngine" | "properties" | "url" | "executionOrder" | "androidWebViewHierarchy" => {}
+                other => self.refuse(file, k.line, "", format!("unknown header key `{other}` (known: appId, name, env, tags, onFlowStart, onFlowComplete)")),
+            }
+        }
+    }
+
+    fn commands(&mut self, file: &str, list: &Node, depth: usize) -> Vec<Step> {
+        if list.is_null() {
+            return vec![];
+        }
+        let Some(items) = list.seq() else {
+            self.refuse(
+                file,
+                list.line,
+                "",
+                format!("commands are a list, not {}", list.kind()),
+            );
+            return vec![];
+        };
+        if depth > MAX_NESTING {
+            self.refuse(
+                file,
+                list.line,
+                "",
+                format!("commands nest deeper than {MAX_NESTING} levels"),
+            );
+            return vec![];
+        }
+        items
+            .iter()
+            .filter_map(|n| self.command(file, n, depth))
+            .collect()
+    }
+
+    fn command(&mut self, file: &str, n: &Node, depth: usize) -> Option<Step> {
+        let (name, arg) = match &n.value {
+            Value::Scalar { text, .. } => (text.as_str(), None),
+            Value::Map(pairs) if pairs.len() == 1 => {
+                (pairs[0].0.str().unwrap_or_default(), Some(&pairs[0].1))
+            }
+            Value::Map(pairs) => {
+                let keys: Vec<&str> = pairs.iter().filter_map(|(k, _)| k.str()).collect();
+                self.refuse(
+                    file,
+                    n.line,
+                    "",
+                    format!(
+                        "a command is one key, this map has {}: {}",
+                        keys.len(),
+                        keys.join(", ")
+                    ),
+                );
+                return None;
+            }
+            Value::Seq(_) => {
+                self.refuse(
+                    file,
+                    n.line,
+                    "",
+                    "a command is a name or a one-key map, not a list",
+                );
+                return None;
+            }
+        };
+        let arg = arg.filter(|a| !a.is_null());
+        let Some(&known) = SUPPORTED.iter().find(|s| **s == name) else {
+            self.out
+                .commands
+                .push((name.to_string(), false, file.to_string()));
+            let why = match REFUSED.iter().find(|(c, _)| *c == name) {
+                Some((_, why)) => format!("not supported: {why}"),
+                None => "unknown command".to_string(),
+            };
+            self.refuse(
+                file,
+                n.line,
+                name,
+                format!("{why}; supported: {}", SUPPORTED.join(", ")),
+            );
+            return None;
+        };
+        let (optional, label) = arg
+            .map(|a| {
+                (
+                    a.get("optional").and_then(Node::bool).unwrap_or(false),
+                    a.get("label").and_then(Node::str).map(str::to_string),
+                )
+            })
+            .unwrap_or_default();
+        match self.args(file, known, arg, depth) {
+            Ok(command) => {
+                let mut vars = vec![];
+                if let Err(e) = check_vars(n, &mut vars) {
+                    self.out
+                        .commands
+                        .push((name.to_string(), false, file.to_string()));
+                    self.refuse(file, n.line, known, e);
+                    return None;
+                }
+                self.out
+                    .commands
+                    .push((name.to_string(), true, file.to_string()));
+                Some(Step {
+                    vars,
+                    file: file.to_string(),
+                    line: n.line,
+                    name: known,
+                    optional,
+                    label,
+                    command,
+                })
+            }
+            Err(e) => {
+                // A sub-flow that cannot be read is the file's problem, not the command's.
+                let supported = e.starts_with("the sub-flow") || e.starts_with("`runFlow` cycle");
+                self.out
+                    .commands
+                    .push((name.to_string(), supported, file.to_string()));
+                self.refuse(file, n.line, known, e);
+                None
+            }
+        }
+    }
+
+    fn args(
+        &mut self,
+        file: &str,
+        name: &'static str,
+        a: Option<&Node>,
+        depth: usize,
+    ) -> R<Command> {
+        let s = |a: Option<&Node>| -> R<String> {
+            let a = a.ok_or("needs an argument")?;
+            scalar(a.get("text").unwrap_or(a))
+                .ok_or_else(|| format!("takes a string, not {}", a.kind()))
+        };
+        let app = |a: Option<&Node>| -> R<Option<String>> {
+            match a {
+                None => Ok(None),
+                Some(a) => {
+                    allowed(a, &["appId"])?;
+                    Ok(scalar(a.get("appId").unwrap_or(a)))
+                }
+            }
+        };
+        Ok(match name {
+            "launchApp" => match a {
+                None => Command::LaunchApp {
+                    app_id: None,
+                    clear_state: false,
+                    stop_app: true,
+                    arguments: vec![],
+                    permissions: vec![],
+                },
+                Some(a) if a.map().is_none() => Command::LaunchApp {
+                    app_id: scalar(a),
+                    clear_state: false,
+                    stop_app: true,
+                    arguments: vec![],
+                    permissions: vec![],
+                },
+                Some(a) => {
+                    allowed(
+                        a,
+                        &[
+                            "appId",
+                            "clearState",
+                            "stopApp",
+                            "arguments",
+                            "permissions",
+                            "clearKeychain",
+                        ],
+                    )?;
+                    if a.get("clearKeychain").and_then(Node::bool) == Some(true) {
+                        return Err("`clearKeychain` (iOS keychain) is not supported".into());
+                    }
+                    if a.get("arguments").is_some() {
+                        return Err("launch `arguments` are not supported yet".into());
+                    }
+                    Command::LaunchApp {
+                        app_id: a.get("appId").and_then(scalar),
+                        clear_state: flag(a, "clearState")?.unwrap_or(false),
+                        stop_app: flag(a, "stopApp")?.unwrap_or(true),
+                        arguments: a
+                            .get("arguments")
+                            .map(string_map)
+                            .transpose()?
+                            .unwrap_or_default(),
+                        permissions: a
+                            .get("permissions")
+                            .map(permissions)
+                            .transpose()?
+                            .unwrap_or_default(),
+                    }
+                }
+            },
+            "stopApp" => Command::StopApp(app(a)?),
+            "killApp" => Command::KillApp(app(a)?),
+            "clearState" => Command::ClearState(app(a)?),
+            "tapOn" | "longPressOn" => {
+                let a = a.ok_or("needs a selector")?;
+                Command::Tap {
+                    selector: selector(a, true)?,
+                    long: name == "longPressOn",
+                    retry_if_no_change: a
+                        .get("retryTapIfNoChange")
+                        .map(|n| n.bool().unwrap_or(false))
+                        .unwrap_or(false),
+                }
+            }
+            "inputText" => {
+                if let Some(m) = a.filter(|a| a.map().is_some()) {
+                    allowed(m, &["text"])?;
+                }
+                Command::InputText(s(a)?)
+            }
+            "eraseText" => Command::EraseText(match a {
+                None => None,
+                Some(a) => {
+                    allowed(a, &["charactersToErase"])?;
+                    scalar(a.get("charactersToErase").unwrap_or(a))
+                }
+            }),
+            "pressKey" => Command::PressKey(s(a)?),
+            "back" => Command::Back,
+            "hideKeyboard" => Command::HideKeyboard,
+            "scroll" => Command::Scroll,
+            "pasteText" => Command::PasteText,
+            "waitForAnimationToEnd" => Command::WaitForAnimationToEnd {
+                timeout_ms: match a {
+                    None => None,
+                    Some(a) => {
+                        allowed(a, &["timeout"])?;
+                        a.get("timeout").and_then(scalar)
+                    }
+                },
+            },
+            "scrollUntilVisible" => {
+                let a = a.ok_or("needs `element`")?;
+                allowed(
+                    a,
+                    &[
+                        "element",
+                        "direction",
+                        "timeout",
+                        "speed",
+                        "visibilityPercentage",
+                        "centerElement",
+                    ],
+                )?;
+                Command::ScrollUntilVisible {
+                    element: selector(a.get("element").ok_or("needs `element`")?, false)?,
+                    direction: direction(a.get("direction"))?.unwrap_or(Direction::Down),
+                    timeout_ms: a.get("timeout").and_then(scalar),
+                }
+            }
+            "swipe" => {
+                let a = a.ok_or("needs `direction`, or `start` and `end`")?;
+                allowed(a, &["direction", "start", "end", "from", "duration"])?;
+                let c = Command::Swipe {
+                    direction: direction(a.get("direction"))?,
+                    start: a.get("start").and_then(scalar),
+                    end: a.get("end").and_then(scalar),
+                    from: a.get("from").map(|f| selector(f, false)).transpose()?,
+                    duration_ms: a.get("duration").and_then(scalar),
+                };
+                if let Command::Swipe {
+                    direction: None,
+                    start,
+                    end,
+                    ..
+                } = &c
+                {
+                    if start.is_none() || end.is_none() {
+                        return Err("needs `direction`, or `start` and `end`".into());
+                    }
+                }
+                c
+            }
+            "assertVisible" => {
+                Command::AssertVisible(selector(a.ok_or("needs a selector")?, false)?)
+            }
+            "assertNotVisible" => {
+                Command::AssertNotVisible(selector(a.ok_or("needs a selector")?, false)?)
+            }
+            "copyTextFrom" => Command::CopyTextFrom(selector(a.ok_or("needs a selector")?, false)?),
+            "extendedWaitUntil" => {
+                let a = a.ok_or("needs `visible` or `notVisible`")?;
+                allowed(a, &["visible", "notVisible", "timeout"])?;
+                let visible = a.get("visible").map(|v| selector(v, false)).transpose()?;
+                let not_visible = a
+                    .get("notVisible")
+                    .map(|v| selector(v, false))
+                    .transpose()?;
+                if visible.is_none() == not_visible.is_none() {
+                    return Err("needs one of `visible` and `notVisible`".into());
+                }
+                Command::ExtendedWaitUntil {
+                    visible,
+                    not_visible,
+                    timeout_ms: a.get("timeout").and_then(scalar),
+                }
+            }
+            "openLink" => {
+                let a = a.ok_or("needs a link")?;
+                if a.map().is_some() {
+                    allowed(a, &["link", "autoVerify", "browser"])?;
+                }
+                Command::OpenLink(scalar(a.get("link").unwrap_or(a)).ok_or("needs a link")?)
+            }
+            "takeScreenshot" => {
+                let a = a.ok_or("needs a file name")?;
+                if a.map().is_some() {
+                    allowed(a, &["path"])?;
+                }
+                Command::TakeScreenshot(
+                    scalar(a.get("path").unwrap_or(a)).ok_or("needs a file name")?,
+                )
+            }
+            "setLocation" => {
+                let a = a.ok_or("needs `latitude` and `longitude`")?;
+                allowed(a, &["latitude", "longitude"])?;
+                Command::SetLocation {
+                    latitude: a
+                        .get("latitude")
+                        .and_then(scalar)
+                        .ok_or("needs `latitude`")?,
+                    longitude: a
+                        .get("longitude")
+                        .and_then(scalar)
+                        .ok_or("needs `longitude`")?,
+                }
+            }
+            "runFlow" => self.run_flow(file, a.ok_or("needs a file or `commands`")?, depth)?,
+            "repeat" => {
+                let a = a.ok_or("needs `times` or `while`, and `commands`")?;
+                allowed(a, &["times", "while", "commands"])?;
+                let times = a.get("times").and_then(scalar);
+                if let Some(t) = times.as_deref().filter(|t| !t.contains("${")) {
+                    let n: u64 = t
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("`times` is a number, not `{t}`"))?;
+                    if n > MAX_REPEAT {
+                        return Err(format!(
+                            "`times: {n}` is more than {MAX_REPEAT}, the most this runner repeats"
+                        ));
+                    }
+                }
+                let while_ = a.get("while").map(condition).transpose()?;
+                if times.is_none() && while_.is_none() {
+                    return Err("needs `times` or `while`".into());
+                }
+                let steps = self.commands(
+                    file,
+                    a.get("commands").ok_or("needs `commands`")?,
+                    depth + 1,
+                );
+                Command::Repeat {
+                    times,
+                    while_,
+                    steps,
+                }
+            }
+            "retry" => {
+                let a = a.ok_or("needs `commands` or `file`")?;
+                allowed(a, &["maxRetries", "commands", "file"])?;
+                let max_retries = match a.get("maxRetries").and_then(scalar) {
+                    None => 1,
+                    Some(t) => t
+                        .trim()
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|n| *n <= 3)
+                        .ok_or_else(|| format!("`maxRetries` is 0 to 3, not `{t}`"))?,
+                };
+                let steps = match (a.get("commands"), a.get("file")) {
+                    (Some(c), None) => self.commands(file, c, depth + 1),
+                    (None, Some(f)) => self.sub_file(file, f, depth)?.1,
+                    _ => return Err("needs one of `commands` and `file`".into()),
+                };
+                Command::Retry { max_retries, steps }
+            }
+            other => return Err(format!("`{other}` has no parser")),
+        })
+    }
+
+    fn run_flow(&mut self, file: &str, a: &Node, depth: usize) -> R<Command> {
+        if a.map().is_none() {
+            let (f, steps) = self.sub_file(file, a, depth)?;
+            return Ok(Command::RunFlow {
+                when: None,
+                env: vec![],
+                file: Some(f),
+                steps,
+            });
+        }
+        allowed(a, &["file", "commands", "env", "when"])?;
+        let when = a.get("when").map(condition).transpose()?;
+        let env = a
+            .get("env")
+            .map(string_map)
+            .transpose()?
+            .unwrap_or_default();
+        let (f, steps) = match (a.get("file"), a.get("commands")) {
+            (Some(f), None) => {
+                let (f, s) = self.sub_file(file, f, depth)?;
+                (Some(f), s)
+            }
+            (None, Some(c)) => (None, self.commands(file, c, depth + 1)),
+            _ => return Err("needs one of `file` and `commands`".into()),
+        };
+        Ok(Command::RunFlow {
+            when,
+            env,
+            file: f,
+            steps,
+        })
+    }
+
+    /// Loads and parses a sub-flow file; its header's `env` is kept as a leading scope.
+    fn sub_file(&mut self, from: &str, f: &Node, depth: usize) -> R<(String, Vec<Step>)> {
+        let path = scalar(f).ok_or("the sub-flow file is a path")?;
+        if path.contains("${") {
+            return Err(format!(
+                "the sub-flow path `{path}` uses a variable; it must be known before the run"
+            ));
+        }
+        if depth >= MAX_NESTING {
+            return Err(format!("sub-flows nest deeper than {MAX_NESTING} levels"));
+        }
+        let (text, resolved) = self.loader.load(from, &path)?;
+        if let Some(at) = self.stack.iter().position(|s| *s == resolved) {
+            let mut cycle: Vec<&str> = self.stack[at..].iter().map(String::as_str).collect();
+            cycle.push(&resolved);
+            return Err(format!("`runFlow` cycle: {}", cycle.join(" → ")));
+        }
+        self.stack.push(resolved.clone());
+        let sub = self.file(&resolved, &text);
+        self.stack.pop();
+        let mut steps = sub.on_start;
+        let env = sub.env;
+        steps.extend(sub.steps);
+        steps.extend(sub.on_complete);
+        if env.is_empty() {
+            return Ok((resolved, steps));
+        }
+        // The sub-flow's own env defaults: a scope around its steps.
+        let line = steps.first().map(|s| s.line).unwrap_or(1);
+        Ok((
+            resolved.clone(),
+            vec![Step {
+                file: resolved,
+                line,
+                name: "runFlow",
+                optional: false,
+                label: None,
+                vars: vec![],
+                command: Command::RunFlow {
+                    when: None,
+                    env,
+                    file: None,
+                    steps,
+                },
+            }],
+        ))
+    }
+}
+
+/// A scalar's text (numbers and booleans as written).
+fn scalar(n: &Node) -> Option<String> {
+    n.str().map(str::to_string)
+}
+
+fn flag(a: &Node, key: &str) -> R<Option<bool>> {
+    a.get(key)
+        .map(|v| v.bool().ok_or_else(|| format!("`{key}` is true or false")))
+        .transpose()
+}
+
+/// Refuses keys of `a` (a map) outside `keys` (plus the common `label` and `optional`).
+fn allowed(a: &Node, keys: &[&str]) -> R<()> {
+    let Some(pairs) = a.map() else { return Ok(()) };
+    for (k, _) in pairs {
+        let key = k.str().unwrap_or_default();
+        if !keys.contains(&key) && key != "label" && key != "optional" {
+            return Err(format!(
+                "unknown argument `{key}` (known: {})",
+                keys.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn string_map(n: &Node) -> R<Vec<(String, String)>> {
+    let pairs = n
+        .map()
+        .ok_or_else(|| format!("a map of names to values, not {}", n.kind()))?;
+    pairs
+        .iter()
+        .map(|(k, v)| {
+            let key = k.str().ok_or("names are strings")?.to_string();
+            let value = match v.is_null() {
+                true => String::new(),
+                false => {
+                    scalar(v).ok_or_else(|| format!("`{key}` is a string, not {}", v.kind()))?
+                }
+            };
+            Ok((key, value))
+        })
+        .collect()
+}
+
+/// `permissions: {all: deny, notifications: allow}`.
+fn permissions(n: &Node) -> R<Vec<(String, String)>> {
+    let map = string_map(n).map_err(|e| format!("`permissions`: {e}"))?;
+    for (k, v) in &map {
+        if !matches!(v.as_str(), "allow" | "deny" | "unset") {
+            return Err(format!(
+                "`permissions`: `{k}` is allow, deny or unset, not `{v}`"
+            ));
+        }
+    }
+    Ok(map)
+}
+
+fn direction(n: Option<&Node>) -> R<Option<Direction>> {
+    n.map(|d| {
+        let s = d.str().unwrap_or_default();
+        Direction::parse(s)
+            .ok_or_else(|| format!("direction is UP, DOWN, LEFT or RIGHT, not `{s}`"))
+    })
+    .transpose()
+}
+
+fn condition(n: &Node) -> R<Condition> {
+    allowed(n, &["visible", "notVisible", "platform", "true"])?;
+    if n.get("true").is_some() {
+        return Err("a `true:` condition is JavaScript, which is not run".into());
+    }
+    let c = Condition {
+        visible: n.get("visible").map(|v| selector(v, false)).transpose()?,
+        not_visible: n
+            .get("notVisible")
+            .map(|v| selector(v, false))
+            .transpose()?,
+        platform: n.get("platform").and_then(scalar),
+    };
+    if c == Condition::default() {
+        return Err("a condition needs `visible`, `notVisible` or `platform`".into());
+    }
+    Ok(c)
+}
+
+/// A selector: a string (text) or a map. `tap` allows the tap-only keys.
+fn selector(n: &Node, tap: bool) -> R<Selector> {
+    if n.map().is_none() {
+        let sel = Selector {
+            text: Some(scalar(n).ok_or("a selector is text or a map")?),
+            ..Selector::default()
+        };
+        return checked(sel);
+    }
+    let mut keys = vec![
+        "text",
+        "id",
+        "index",
+        "point",
+        "enabled",
+        "checked",
+        "focused",
+        "selected",
+        "below",
+        "above",
+        "leftOf",
+        "rightOf",
+        "childOf",
+        "containsChild",
+    ];
+    if tap {
+        keys.extend([
+            "retryTapIfNoChange",
+            "waitToSettleTimeoutMs",
+            "repeat",
+            "delay",
+        ]);
+    }
+    allowed(n, &keys)?;
+    if tap && n.get("repeat").is_some() {
+        return Err("`repeat` taps are not supported".into());
+    }
+    let rel = |k: &str| -> R<Option<Box<Selector>>> {
+        n.get(k)
+            .map(|v| selector(v, false).map(Box::new))
+            .transpose()
+    };
+    let sel = Selector {
+        text: n.get("text").and_then(scalar),
+        id: n.get("id").and_then(scalar),
+        index: n.get("index").and_then(scalar),
+        point: n.get("point").and_then(scalar),
+        enabled: flag(n, "enabled")?,
+        checked: flag(n, "checked")?,
+        focused: flag(n, "focused")?,
+        selected: flag(n, "selected")?,
+        below: rel("below")?,
+        above: rel("above")?,
+        left_of: rel("leftOf")?,
+        right_of: rel("rightOf")?,
+        child_of: rel("childOf")?,
+        contains_child: rel("containsChild")?,
+    };
+    checked(sel)
+}
+
+/// Refuses a selector whose regular expressions or point do not parse.
+fn checked(sel: Selector) -> R<Selector> {
+    for re in [&sel.text, &sel.id].into_iter().flatten() {
+        if !re.contains("${") {
+            regex::Regex::new(&format!("^(?s:{re})$"))
+                .map_err(|e| format!("`{re}` is not a regular expression: {e}"))?;
+        }
+    }
+    if let Some(p) = &sel.point {
+        if !p.contains("${") {
+            super::select::point(p)?;
+        }
+    }
+    if sel == Selector::default() {
+        return Err("an empty selector".into());
+    }
+    Ok(sel)
+}
+
+/// Refuses `${…}` that is not a plain variable (JavaScript) anywhere in the command.
+fn check_vars(n: &Node, out: &mut Vec<String>) -> R<()> {
+    match &n.value {
+        Value::Scalar { text, .. } => {
+            out.extend(super::vars::references(text)?);
+            Ok(())
+        }
+        Value::Seq(items) => items.iter().try_for_each(|i| check_vars(i, out)),
+        // Nested commands are checked as their own steps; `env` values may refer to outer ones.
+        Value::Map(pairs) => pairs
+            .iter()
+            .filter(|(k, _)| !matches!(k.str(), Some("commands")))
+            .try_for_each(|(_, v)| check_vars(v, out)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Parsed {
+        parse_flow("t.yaml", text, &NoFiles)
+    }
+
+    #[test]
+    fn header_and_commands() {
+        let p = parse("appId: com.x\nenv:\n  USER: bob\n---\n- launchApp\n- tapOn: \"Log.*\"\n- inputText: ${USER}\n");
+        assert!(p.refusals.is_empty(), "{:?}", p.refusals);
+        assert_eq!(p.flow.app_id.as_deref(), Some("com.x"));
+        assert_eq!(p.flow.env, vec![("USER".into(), "bob".into())]);
+        assert_eq!(p.flow.steps.len(), 3);
+        assert_eq!(p.flow.steps[1].line, 6);
+        assert!(
+            matches!(&p.flow.steps[1].command, Command::Tap { selector, .. } if selector.text.as_deref() == Some("Log.*"))
+        );
+    }
+
+    #[test]
+    fn every_supported_command_parses() {
+        let text = r#"
+- launchApp: {appId: a.b, clearState: true, stopApp: false, permissions: {all: allow}}
+- stopApp
+- killApp: a.b
+- clearState
+- tapOn: {id: "login", index: 1, below: "Name", enabled: true, optional: true}
+- longPressOn: {point: "50%, 20%"}
+- inputText: hello
+- eraseText: 5
+- pressKey: Enter
+- back
+- hideKeyboard
+- scroll
+- scrollUntilVisible: {element: {text: End}, direction: UP, timeout: 5000}
+- swipe: {direction: LEFT}
+- swipe: {start: "10, 20", end: "30, 40", duration: 300}
+- assertVisible: Welcome
+- assertNotVisible: {id: spinner}
+- extendedWaitUntil: {visible: Done, timeout: 10000}
+- waitForAnimationToEnd
+- openLink: https://example.com
+- takeScreenshot: shot
+- setLocation: {latitude: 52.5, longitude: 13.4}
+- copyTextFrom: {id: code}
+- pasteText
+- runFlow: {when: {visible: Ok, platform: Android}, commands: [back]}
+- repeat: {times: 3, commands: [scroll]}
+- retry: {maxRetries: 2, commands: [back]}
+"#;
+        let p = parse(text);
+        assert!(p.refusals.is_empty(), "{:?}", p.refusals);
+        let names: Vec<&str> = p.flow.steps.iter().map(|s| s.name).collect();
+        for s in SUPPORTED {
+            assert!(names.contains(s), "{s} not exercised");
+        }
+        assert!(p.flow.steps[4].optional);
+    }
+
+    #[test]
+    fn refusals_name_command_line_and_the_supported_list() {
+        let p = parse("- back\n- runScript: x.js\n- frobnicate\n- tapOn: {colour: red}\n");
+        let r: Vec<String> = p.refusals.iter().map(|r| r.to_string()).collect();
+        assert_eq!(p.refusals.len(), 3, "{r:?}");
+        assert!(
+            r[0].starts_with("t.yaml:2: `runScript`: not supported: JavaScript"),
+            "{}",
+            r[0]
+        );
+        assert!(r[0].contains("supported: launchApp"));
+        assert!(
+            r[1].starts_with("t.yaml:3: `frobnicate`: unknown command"),
+            "{}",
+            r[1]
+        );
+        assert!(r[2].contains("unknown argument `colour`"), "{}", r[2]);
+    }
+
+    #[test]
+    fn bad_inputs() {
+        for (text, want) in [
+            ("- tapOn: [\n", "invalid YAML"),
+            (
+                "- repeat: {times: 1000000, commands: [back]}\n",
+                "more than 1000",
+            ),
+            ("- tapOn: \"(\"\n", "not a regular expression"),
+            ("- inputText: ${1 + 2}\n", "JavaScript"),
+            ("- runFlow: other.yaml\n", "cannot run sub-flow files"),
+            ("- {tapOn: a, back: b}\n", "one key"),
+        ] {
+            let p = parse(text);
+            assert!(
+                p.refusals.iter().any(|r| r.message.contains(want)),
+                "{text}: {:?}",
+                p.refusals
+            );
+        }
+    }
+}

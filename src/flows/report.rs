@@ -1,0 +1,138 @@
+//! Reports of flow runs: JUnit XML, one testsuite with one testcase per flow; a failed flow's
+//! testcase has a `<failure>` naming its failed step (title, file:line) and why, and its step
+//! lines as `system-out`.
+
+use crate::api::wire::flows::{FlowRunResult, FlowStepStatus};
+
+/// JUnit XML for `runs` (and the flows that could not run: `(file, why)`, as errors).
+pub fn junit(runs: &[FlowRunResult], invalid: &[(String, String)]) -> String {
+    let failures = runs.iter().filter(|r| !r.success).count();
+    let secs: f64 = runs.iter().map(|r| r.duration_ms as f64 / 1000.0).sum();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out += &format!(
+        "<testsuites>\n  <testsuite name=\"mobilectl flows\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\" time=\"{secs:.3}\">\n",
+        runs.len() + invalid.len(),
+        invalid.len()
+    );
+    for r in runs {
+        out += &format!(
+            "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">\n",
+            esc(&r.file),
+            esc(&r.name),
+            r.duration_ms as f64 / 1000.0
+        );
+        if let Some(step) = r.failed_step.and_then(|i| r.steps.get(i)) {
+            let why = step.error.clone().unwrap_or_default();
+            out += &format!(
+                "      <failure message=\"{}\" type=\"{}\">step {}: {} ({}:{}): {}</failure>\n",
+                esc(&format!("{}: {why}", step.title)),
+                esc(&step.command),
+                r.failed_step.unwrap_or(0) + 1,
+                esc(&step.title),
+                esc(&step.file),
+                step.line,
+                esc(&why)
+            );
+        }
+        let lines: Vec<String> = r
+            .steps
+            .iter()
+            .map(|s| {
+                let st = match s.status {
+                    FlowStepStatus::Passed => "ok",
+                    FlowStepStatus::Failed => "FAIL",
+                    FlowStepStatus::Warned => "warn",
+                    FlowStepStatus::Skipped => "skip",
+                };
+                format!(
+                    "{st} {} ms {}{}",
+                    s.duration_ms,
+                    "  ".repeat(s.depth),
+                    s.title
+                )
+            })
+            .collect();
+        let mut sysout = lines.join("\n");
+        if let Some(a) = &r.artifacts {
+            sysout += &format!("\nartifacts: {a}");
+        }
+        out += &format!("      <system-out>{}</system-out>\n", esc(&sysout));
+        out += "    </testcase>\n";
+    }
+    for (file, why) in invalid {
+        out += &format!(
+            "    <testcase classname=\"{f}\" name=\"{f}\" time=\"0\">\n      <error message=\"{w}\" type=\"invalid\">{w}</error>\n    </testcase>\n",
+            f = esc(file),
+            w = esc(why)
+        );
+    }
+    out += "  </testsuite>\n</testsuites>\n";
+    out
+}
+
+/// XML text escaping (and control characters dropped: XML 1.0 cannot hold them).
+fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            '\n' | '\t' | '\r' => o.push(c),
+            c if (c as u32) < 0x20 => {}
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::wire::flows::FlowStep;
+
+    #[test]
+    fn a_failed_flow_names_its_step() {
+        let step = |title: &str, status, error: Option<&str>| FlowStep {
+            title: title.into(),
+            command: "assertVisible".into(),
+            file: "login.yaml".into(),
+            line: 7,
+            depth: 0,
+            status,
+            duration_ms: 12,
+            error: error.map(Into::into),
+        };
+        let r = FlowRunResult {
+            success: false,
+            name: "login".into(),
+            file: "login.yaml".into(),
+            app_id: None,
+            udid: "emulator-5554".into(),
+            duration_ms: 1500,
+            failed_step: Some(1),
+            artifacts: Some("/tmp/x".into()),
+            steps: vec![
+                step("launchApp", FlowStepStatus::Passed, None),
+                step(
+                    "assertVisible \"<Nope>\"",
+                    FlowStepStatus::Failed,
+                    Some("not visible"),
+                ),
+            ],
+        };
+        let x = junit(
+            &[r],
+            &[(
+                "bad.yaml".into(),
+                "bad.yaml:2: `runScript`: not supported".into(),
+            )],
+        );
+        assert!(x.contains("tests=\"2\" failures=\"1\" errors=\"1\""), "{x}");
+        assert!(x.contains("<failure message=\"assertVisible &quot;&lt;Nope&gt;&quot;: not visible\" type=\"assertVisible\">step 2: assertVisible &quot;&lt;Nope&gt;&quot; (login.yaml:7): not visible</failure>"), "{x}");
+        assert!(x.contains("artifacts: /tmp/x"));
+        assert!(x.contains("<error message=\"bad.yaml:2: `runScript`: not supported\""));
+    }
+}

@@ -1,0 +1,738 @@
+//! Running a parsed flow on one device: each Maestro command mapped onto the API's own act,
+//! verify and app operations (called in-process through the router, as a batch does) and onto
+//! screen reads matched with Maestro's selectors ([`super::select`]). No fixed sleeps: a
+//! selector is looked for on successive reads until found or its timeout; an assertion that
+//! something is gone likewise; `waitForAnimationToEnd` reads until two reads agree. A failed
+//! step stops the flow (unless `optional`), after its screenshot, compact tree and recent log
+//! are saved into the run's artifact folder.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::{header, Request};
+use axum::Router;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+use super::model::*;
+use super::select;
+use super::vars;
+use crate::api::wire::flows::{FlowRunResult, FlowStep, FlowStepStatus};
+use crate::controller::DeviceController;
+use crate::device::Device;
+
+/// How long a selector is looked for (Maestro's default lookup).
+const FIND_MS: u64 = 7_000;
+/// Default of `extendedWaitUntil` and `waitForAnimationToEnd`.
+const WAIT_MS: u64 = 10_000;
+/// Most scrolls of one `scrollUntilVisible`.
+const MAX_SCROLLS: u32 = 20;
+/// Largest answer read from an operation.
+const MAX_ANSWER: usize = 8 * 1024 * 1024;
+/// Characters `eraseText` deletes by default (Maestro's 50).
+const ERASE_DEFAULT: u32 = 50;
+
+/// Everything a run needs: the router to call operations through, the device, the variables.
+pub struct Runner {
+    pub api: Router,
+    pub controller: Arc<DeviceController>,
+    pub device: Device,
+    pub env: Vec<(String, String)>,
+    pub app_id: Option<String>,
+    /// Where a failed step's screenshot, tree and log go (created when first needed).
+    pub artifacts: PathBuf,
+    pub deadline: Instant,
+    copied: Option<String>,
+    steps: Vec<FlowStep>,
+    saved: bool,
+}
+
+type R<T> = Result<T, String>;
+
+impl Runner {
+    /// A runner of flows on `device`.
+    pub fn new(
+        api: Router,
+        controller: Arc<DeviceController>,
+        device: Device,
+        env: Vec<(String, String)>,
+        artifacts: PathBuf,
+        timeout: Duration,
+    ) -> Runner {
+        Runner {
+            api,
+            controller,
+            device,
+            env,
+            app_id: None,
+            artifacts,
+            deadline: Instant::now() + timeout,
+            copied: None,
+            steps: vec![],
+            saved: false,
+        }
+    }
+
+    fn platform(&self) -> &'static str {
+        match self.device.platform {
+            crate::device::Platform::Android => "android",
+            crate::device::Platform::Ios => "ios",
+        }
+    }
+
+    /// Runs `flow` whole: `onFlowStart`, its steps, and `onFlowComplete` (which runs even after
+    /// a failure, as in Maestro).
+    pub async fn run(mut self, flow: &Flow) -> FlowRunResult {
+        let started = Instant::now();
+        self.app_id = flow.app_id.clone();
+        let mark = self.env.len();
+        // Flow env defaults come before the caller's values, which win.
+        let given = std::mem::take(&mut self.env);
+        self.env = flow.env.clone();
+        self.env.extend(given);
+        let _ = mark;
+        if let Some(a) = self.app_id.clone() {
+            match vars::fill(&a, &self.env, self.platform()) {
+                Ok(a) => self.app_id = Some(a),
+                Err(e) => self.app_id = Some(e),
+            }
+        }
+        let mut ok = self.steps_of(&flow.on_start, 0).await;
+        if ok {
+            ok = self.steps_of(&flow.steps, 0).await;
+        }
+        let completed = self.steps_of(&flow.on_complete, 0).await;
+        let ok = ok && completed;
+        let failed_step = self
+            .steps
+            .iter()
+            .position(|s| s.status == FlowStepStatus::Failed);
+        FlowRunResult {
+            success: ok,
+            name: flow.name.clone().unwrap_or_else(|| flow.file.clone()),
+            file: flow.file.clone(),
+            app_id: self.app_id.clone(),
+            udid: self.device.udid.clone(),
+            duration_ms: started.elapsed().as_millis() as u64,
+            failed_step,
+            artifacts: self.saved.then(|| self.artifacts.display().to_string()),
+            steps: self.steps,
+        }
+    }
+
+    /// Runs `steps` in order; false when one failed (not optional).
+    fn steps_of<'a>(
+        &'a mut self,
+        steps: &'a [Step],
+        depth: usize,
+    ) -> futures::future::BoxFuture<'a, bool> {
+        Box::pin(async move {
+            for step in steps {
+                if !self.step(step, depth).await {
+                    return false;
+                }
+            }
+            true
+        })
+    }
+
+    /// Runs one step and records its outcome; false when it failed and is not optional.
+    async fn step(&mut self, step: &Step, depth: usize) -> bool {
+        let started = Instant::now();
+        let at = self.steps.len();
+        self.steps.push(FlowStep {
+            title: step.title(),
+            command: step.name.to_string(),
+            file: step.file.clone(),
+            line: step.line,
+            depth,
+            status: FlowStepStatus::Passed,
+            duration_ms: 0,
+            error: None,
+        });
+        let result = match Instant::now() >= self.deadline {
+            true => Err("the run's timeout ran out before this step".to_string()),
+            false => self.command(step, depth).await,
+        };
+        let (status, error) = match result {
+            Ok(Some(skip)) => (FlowStepStatus::Skipped, Some(skip)),
+            Ok(None) => (FlowStepStatus::Passed, None),
+            Err(e) if step.optional => (FlowStepStatus::Warned, Some(e)),
+            Err(e) => (FlowStepStatus::Failed, Some(e)),
+        };
+        let failed = status == FlowStepStatus::Failed;
+        if let Some(o) = self.steps.get_mut(at) {
+            o.status = status;
+            o.error = error;
+            o.duration_ms = started.elapsed().as_millis() as u64;
+        }
+        // A failure inside a sub-flow is saved once, at the innermost step.
+        if failed && !self.saved {
+            self.save_artifacts().await;
+        }
+        !failed
+    }
+
+    fn fill(&self, s: &str) -> R<String> {
+        let mut env = self.env.clone();
+        if let Some(c) = &self.copied {
+            env.push(("maestro.copiedText".into(), c.clone()));
+        }
+        vars::fill(s, &env, self.platform())
+    }
+
+    fn fill_sel(&self, s: &Selector) -> R<Selector> {
+        let f = |o: &Option<String>| o.as_deref().map(|v| self.fill(v)).transpose();
+        let rel = |o: &Option<Box<Selector>>| {
+            o.as_deref()
+                .map(|r| self.fill_sel(r).map(Box::new))
+                .transpose()
+        };
+        Ok(Selector {
+            text: f(&s.text)?,
+            id: f(&s.id)?,
+            index: f(&s.index)?,
+            point: f(&s.point)?,
+            below: rel(&s.below)?,
+            above: rel(&s.above)?,
+            left_of: rel(&s.left_of)?,
+            right_of: rel(&s.right_of)?,
+            child_of: rel(&s.child_of)?,
+            contains_child: rel(&s.contains_child)?,
+            ..s.clone()
+        })
+    }
+
+    fn app(&self, given: &Option<String>) -> R<String> {
+        match given {
+            Some(a) => self.fill(a),
+            None => self.app_id.clone().ok_or_else(|| {
+                "no app: give `appId` in the flow's header or the command".to_string()
+            }),
+        }
+    }
+
+    fn ms(&self, v: &Option<String>, default: u64) -> R<u64> {
+        match v {
+            None => Ok(default),
+            Some(t) => self
+                .fill(t)?
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{t}` is not milliseconds")),
+        }
+    }
+
+    /// Runs the command; `Ok(Some(why))` when it was skipped (a `when` that did not hold).
+    async fn command(&mut self, step: &Step, depth: usize) -> R<Option<String>> {
+        match &step.command {
+            Command::LaunchApp {
+                app_id,
+                clear_state,
+                stop_app,
+                permissions,
+                ..
+            } => {
+                let app = self.app(app_id)?;
+                if *clear_state {
+                    self.call("/api/v1/device/app/reset", json!({ "bundle_id": app }))
+                        .await?;
+                }
+                for (permission, action) in permissions {
+                    let action = match action.as_str() {
+                        "allow" => "grant",
+                        "deny" => "revoke",
+                        _ => "reset",
+                    };
+                    self.call(
+                        "/api/v1/device/permission",
+                        json!({ "bundle_id": app, "permission": permission, "action": action }),
+                    )
+                    .await?;
+                }
+                self.call(
+                    "/api/v1/device/app/launch",
+                    json!({ "bundle_id": app, "relaunch": *stop_app || *clear_state }),
+                )
+                .await?;
+            }
+            Command::StopApp(a) | Command::KillApp(a) => {
+                let app = self.app(a)?;
+                self.call("/api/v1/device/app/terminate", json!({ "bundle_id": app }))
+                    .await?;
+            }
+            Command::ClearState(a) => {
+                let app = self.app(a)?;
+                self.call("/api/v1/device/app/reset", json!({ "bundle_id": app }))
+                    .await?;
+            }
+            Command::Tap { selector, long, .. } => {
+                let sel = self.fill_sel(selector)?;
+                let (x, y) = self.locate(&sel, FIND_MS).await?;
+                let path = if *long {
+                    "/api/v1/device/ui/long-press"
+                } else {
+                    "/api/v1/device/ui/tap"
+                };
+                self.call(path, json!({ "x": x, "y": y })).await?;
+            }
+            Command::InputText(t) => {
+                let text = self.fill(t)?;
+                self.call("/api/v1/device/ui/type", json!({ "text": text }))
+                    .await?;
+            }
+            Command::EraseText(n) => {
+                let n = match n {
+                    None => ERASE_DEFAULT,
+                    Some(n) => self
+                        .fill(n)?
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("`{n}` is not a number"))?,
+                };
+                for _ in 0..n.min(1000) {
+                    self.call("/api/v1/device/ui/press", json!({ "key": "delete" }))
+                        .await?;
+                }
+            }
+            Command::PressKey(k) => {
+                let key = maestro_key(&self.fill(k)?)?;
+                self.call("/api/v1/device/ui/press", json!({ "key": key }))
+                    .await?;
+            }
+            Command::Back => {
+                self.call("/api/v1/device/ui/press", json!({ "key": "back" }))
+                    .await?;
+            }
+            Command::HideKeyboard => {
+                self.call("/api/v1/device/ui/hide-keyboard", json!({}))
+                    .await?;
+            }
+            Command::Scroll => {
+                self.call("/api/v1/device/ui/scroll", json!({ "direction": "down" }))
+                    .await?;
+            }
+            Command::ScrollUntilVisible {
+                element,
+                direction,
+                timeout_ms,
+            } => {
+                let sel = self.fill_sel(element)?;
+                let until = Instant::now() + Duration::from_millis(self.ms(timeout_ms, 20_000)?);
+                let mut scrolls = 0;
+                loop {
+                    let screen = self.read().await?;
+                    if !select::pick(&screen.screen, &sel)?.is_empty() {
+                        break;
+                    }
+                    if scrolls >= MAX_SCROLLS || Instant::now() >= until {
+                        return Err(format!(
+                            "{} is not visible after {scrolls} scrolls",
+                            sel.describe()
+                        ));
+                    }
+                    self.call(
+                        "/api/v1/device/ui/scroll",
+                        json!({ "direction": direction.wire() }),
+                    )
+                    .await?;
+                    scrolls += 1;
+                }
+            }
+            Command::Swipe {
+                direction,
+                start,
+                end,
+                from,
+                duration_ms,
+            } => {
+                let mut body = json!({});
+                if let Some(d) = duration_ms {
+                    body["duration_ms"] = json!(self.ms(&Some(d.clone()), 400)?);
+                }
+                match (start, end, from) {
+                    (Some(s), Some(e), _) => {
+                        let size = self.read().await?.screen.screen;
+                        let px = |p: &str| -> R<Value> {
+                            let (x, y) = select::to_pixels(select::point(p)?, (size.w, size.h));
+                            Ok(json!({ "x": x, "y": y }))
+                        };
+                        body["from"] = px(&self.fill(s)?)?;
+                        body["to"] = px(&self.fill(e)?)?;
+                    }
+                    (_, _, Some(sel)) => {
+                        let sel = self.fill_sel(sel)?;
+                        let (x, y) = self.locate(&sel, FIND_MS).await?;
+                        body["x"] = json!(x);
+                        body["y"] = json!(y);
+                        body["direction"] = json!(direction.unwrap_or(Direction::Up).wire());
+                    }
+                    _ => body["direction"] = json!(direction.unwrap_or(Direction::Up).wire()),
+                }
+                self.call("/api/v1/device/ui/swipe", body).await?;
+            }
+            Command::AssertVisible(s) => {
+                let sel = self.fill_sel(s)?;
+                self.locate(&sel, FIND_MS).await?;
+            }
+            Command::AssertNotVisible(s) => {
+                let sel = self.fill_sel(s)?;
+                self.until_gone(&sel, FIND_MS).await?;
+            }
+            Command::ExtendedWaitUntil {
+                visible,
+                not_visible,
+                timeout_ms,
+            } => {
+                let t = self.ms(timeout_ms, WAIT_MS)?;
+                if let Some(s) = visible {
+                    let sel = self.fill_sel(s)?;
+                    self.locate(&sel, t).await?;
+                }
+                if let Some(s) = not_visible {
+                    let sel = self.fill_sel(s)?;
+                    self.until_gone(&sel, t).await?;
+                }
+            }
+            Command::WaitForAnimationToEnd { timeout_ms } => {
+                let until = Instant::now() + Duration::from_millis(self.ms(timeout_ms, WAIT_MS)?);
+                let mut last = self.read().await?.screen.fingerprint.clone();
+                loop {
+                    let now = self.read().await?.screen.fingerprint.clone();
+                    if now == last || Instant::now() >= until {
+                        break;
+                    }
+                    last = now;
+                }
+            }
+            Command::OpenLink(l) => {
+                let url = self.fill(l)?;
+                self.call("/api/v1/device/open-url", json!({ "url": url }))
+                    .await?;
+            }
+            Command::TakeScreenshot(name) => {
+                let name = self.fill(name)?;
+                let shot = self
+                    .controller
+                    .screenshot(Some(&self.device.udid))
+                    .await
+                    .map_err(|e| e.message)?;
+                let file = safe_name(&name);
+                self.write(&format!("{file}.png"), &shot.png)?;
+            }
+            Command::SetLocation {
+                latitude,
+                longitude,
+            } => {
+                let num = |v: &str| -> R<f64> {
+                    self.fill(v)?
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("`{v}` is not a number"))
+                };
+                let body = json!({ "latitude": num(latitude)?, "longitude": num(longitude)? });
+                self.call("/api/v1/device/location", body).await?;
+            }
+            Command::CopyTextFrom(s) => {
+                let sel = self.fill_sel(s)?;
+                let snap = self.wait_for(&sel, FIND_MS).await?;
+                let i = select::pick(&snap.screen, &sel)?
+                    .first()
+                    .copied()
+                    .ok_or("gone")?;
+                let e = &snap.screen.elements[i];
+                let text = e
+                    .text
+                    .clone()
+                    .or_else(|| e.name.clone())
+                    .or_else(|| e.desc.clone())
+                    .unwrap_or_default();
+                self.copied = Some(text);
+            }
+            Command::PasteText => {
+                let text = self
+                    .copied
+                    .clone()
+                    .ok_or("nothing was copied: `copyTextFrom` first")?;
+                self.call("/api/v1/device/ui/type", json!({ "text": text }))
+                    .await?;
+            }
+            Command::RunFlow {
+                when, env, steps, ..
+            } => {
+                if let Some(c) = when {
+                    if let Some(why) = self.unmet(c).await? {
+                        return Ok(Some(why));
+                    }
+                }
+                let mark = self.env.len();
+                for (k, v) in env {
+                    let v = self.fill(v)?;
+                    self.env.push((k.clone(), v));
+                }
+                let ok = self.steps_of(steps, depth + 1).await;
+                self.env.truncate(mark);
+                if !ok {
+                    return Err("a step of the sub-flow failed".into());
+                }
+            }
+            Command::Repeat {
+                times,
+                while_,
+                steps,
+            } => {
+                let times = match times {
+                    Some(t) => {
+                        let n: u64 = self
+                            .fill(t)?
+                            .trim()
+                            .parse()
+                            .map_err(|_| format!("`times: {t}` is not a number"))?;
+                        if n > super::parse::MAX_REPEAT {
+                            return Err(format!(
+                                "`times: {n}` is more than {}",
+                                super::parse::MAX_REPEAT
+                            ));
+                        }
+                        n
+                    }
+                    None => super::parse::MAX_REPEAT,
+                };
+                for _ in 0..times {
+                    if let Some(c) = while_ {
+                        if self.unmet(c).await?.is_some() {
+                            break;
+                        }
+                    }
+                    if !self.steps_of(steps, depth + 1).await {
+                        return Err("a repeated step failed".into());
+                    }
+                }
+            }
+            Command::Retry { max_retries, steps } => {
+                let mut attempt = 0;
+                loop {
+                    let before = self.steps.len();
+                    let saved = self.saved;
+                    if self.steps_of(steps, depth + 1).await {
+                        break;
+                    }
+                    if attempt >= *max_retries {
+                        return Err(format!("failed {} times", attempt + 1));
+                    }
+                    // The failed attempt stays in the report, as warnings.
+                    for s in &mut self.steps[before..] {
+                        if s.status == FlowStepStatus::Failed {
+                            s.status = FlowStepStatus::Warned;
+                        }
+                    }
+                    self.saved = saved;
+                    attempt += 1;
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Why `c` does not hold now (one read), or none when it does.
+    async fn unmet(&self, c: &Condition) -> R<Option<String>> {
+        if let Some(p) = &c.platform {
+            if !p.eq_ignore_ascii_case(self.platform()) {
+                return Ok(Some(format!("skipped: the platform is not {p}")));
+            }
+        }
+        if c.visible.is_none() && c.not_visible.is_none() {
+            return Ok(None);
+        }
+        let snap = self.read().await?;
+        if let Some(s) = &c.visible {
+            let sel = self.fill_sel(s)?;
+            if select::pick(&snap.screen, &sel)?.is_empty() {
+                return Ok(Some(format!("skipped: {} is not visible", sel.describe())));
+            }
+        }
+        if let Some(s) = &c.not_visible {
+            let sel = self.fill_sel(s)?;
+            if !select::pick(&snap.screen, &sel)?.is_empty() {
+                return Ok(Some(format!("skipped: {} is visible", sel.describe())));
+            }
+        }
+        Ok(None)
+    }
+
+    async fn read(&self) -> R<Arc<crate::controller::Snapshot>> {
+        self.controller
+            .snapshot(&self.device)
+            .await
+            .map_err(|e| e.message)
+    }
+
+    /// Reads until `sel` matches something, for up to `ms`.
+    async fn wait_for(&self, sel: &Selector, ms: u64) -> R<Arc<crate::controller::Snapshot>> {
+        let until = (Instant::now() + Duration::from_millis(ms)).min(self.deadline);
+        loop {
+            let snap = self.read().await?;
+            if !select::pick(&snap.screen, sel)?.is_empty() {
+                return Ok(snap);
+            }
+            if Instant::now() >= until {
+                return Err(format!(
+                    "{} is not visible (looked for {ms} ms)",
+                    sel.describe()
+                ));
+            }
+        }
+    }
+
+    /// The point to act on for `sel`: its `point`, or the centre of its first match.
+    async fn locate(&self, sel: &Selector, ms: u64) -> R<(i64, i64)> {
+        if let Some(p) = &sel.point {
+            let p = select::point(p)?;
+            if !p.percent {
+                return Ok(select::to_pixels(p, (0.0, 0.0)));
+            }
+            let size = self.read().await?.screen.screen;
+            return Ok(select::to_pixels(p, (size.w, size.h)));
+        }
+        let snap = self.wait_for(sel, ms).await?;
+        let i = select::pick(&snap.screen, sel)?
+            .first()
+            .copied()
+            .ok_or("gone")?;
+        let b = snap.screen.elements[i].bounds;
+        Ok((
+            (b.x + b.w / 2.0).round() as i64,
+            (b.y + b.h / 2.0).round() as i64,
+        ))
+    }
+
+    /// Reads until nothing matches `sel`, for up to `ms`.
+    async fn until_gone(&self, sel: &Selector, ms: u64) -> R<()> {
+        let until = (Instant::now() + Duration::from_millis(ms)).min(self.deadline);
+        loop {
+            let snap = self.read().await?;
+            if select::pick(&snap.screen, sel)?.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() >= until {
+                return Err(format!("{} is still visible after {ms} ms", sel.describe()));
+            }
+        }
+    }
+
+    /// Calls an operation through the router on this device; its answer, or why it failed.
+    async fn call(&self, path: &str, mut body: Value) -> R<Value> {
+        body["udid"] = json!(self.device.udid);
+        let (status, answer) = self.request("POST", path, Some(body)).await?;
+        let ok = (200..300).contains(&status) && answer.get("success") != Some(&Value::Bool(false));
+        if ok {
+            return Ok(answer);
+        }
+        let message = answer["error"]["message"]
+            .as_str()
+            .or(answer["details"]["message"].as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{path} answered {status}: {answer}"));
+        Err(message)
+    }
+
+    async fn request(&self, method: &str, path: &str, body: Option<Value>) -> R<(u16, Value)> {
+        let req = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::HOST, "localhost")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(
+                body.map(|b| Body::from(b.to_string()))
+                    .unwrap_or_else(Body::empty),
+            )
+            .map_err(|e| e.to_string())?;
+        let Ok(resp) = Box::pin(self.api.clone().oneshot(req)).await;
+        let status = resp.status().as_u16();
+        let bytes = axum::body::to_bytes(resp.into_body(), MAX_ANSWER)
+            .await
+            .unwrap_or_default();
+        let value = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+        Ok((status, value))
+    }
+
+    fn write(&self, name: &str, bytes: &[u8]) -> R<()> {
+        std::fs::create_dir_all(&self.artifacts)
+            .map_err(|e| format!("{}: {e}", self.artifacts.display()))?;
+        let path = self.artifacts.join(name);
+        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// A failed step's screenshot, compact tree and recent log, into the artifact folder.
+    async fn save_artifacts(&mut self) {
+        self.saved = true;
+        if let Ok(shot) = self.controller.screenshot(Some(&self.device.udid)).await {
+            let _ = self.write("failure.png", &shot.png);
+        }
+        let udid = &self.device.udid;
+        if let Ok((_, tree)) = self
+            .request(
+                "GET",
+                &format!("/api/v1/device/ui?udid={udid}&format=text"),
+                None,
+            )
+            .await
+        {
+            let text = match &tree {
+                Value::String(t) => t.clone(),
+                other => other["tree_text"]
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| other.to_string()),
+            };
+            let _ = self.write("tree.txt", text.as_bytes());
+        }
+        if let Ok((200, logs)) = self
+            .request("GET", &format!("/api/v1/logs?udid={udid}&limit=200"), None)
+            .await
+        {
+            let _ = self.write("log.json", logs.to_string().as_bytes());
+        }
+        let steps = serde_json::to_vec_pretty(&self.steps).unwrap_or_default();
+        let _ = self.write("steps.json", &steps);
+    }
+}
+
+/// Maestro's key names to the API's.
+fn maestro_key(k: &str) -> R<String> {
+    let key = k.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+    Ok(match key.as_str() {
+        "backspace" => "delete".into(),
+        "remote_dpad_up" => "dpad_up".into(),
+        "remote_dpad_down" => "dpad_down".into(),
+        "remote_dpad_left" => "dpad_left".into(),
+        "remote_dpad_right" => "dpad_right".into(),
+        "remote_dpad_center" => "dpad_center".into(),
+        "enter" | "home" | "back" | "tab" | "escape" | "space" | "volume_up" | "volume_down"
+        | "power" | "lock" | "search" | "menu" => key,
+        _ => return Err(format!("the key `{k}` is not one this runner presses")),
+    })
+}
+
+/// A file name from a flow (`takeScreenshot: a/b` → `a_b`).
+fn safe_name(s: &str) -> String {
+    let n: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    n.trim_start_matches('.')
+        .chars()
+        .take(100)
+        .collect::<String>()
+        .trim_end_matches(".png")
+        .to_string()
+}

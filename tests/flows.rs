@@ -1,0 +1,349 @@
+//! Maestro flows: the public-flow corpus checked offline (every file parses, each command
+//! supported or refused clearly, the share of supported commands), bad input refused before
+//! any device command, and flows run against the demo app.
+
+use std::path::Path;
+
+use mobilectl::flows::{check, load, parse};
+
+const CORPUS: &str = "/work/shared/fixtures/maestro_flows";
+
+#[test]
+fn corpus_every_file_parses_and_each_command_is_supported_or_refused_clearly() {
+    let root = Path::new(CORPUS);
+    if !root.exists() {
+        eprintln!("no corpus at {CORPUS}");
+        return;
+    }
+    let report = check::check(root, &[]).expect("corpus");
+    assert!(report.files.len() >= 60, "{} files", report.files.len());
+    for f in &report.files {
+        for r in &f.refusals {
+            // Clear: a file, a line, and (for a command) the supported list or a reason.
+            assert!(r.contains(".y") && r.contains(':'), "{r}");
+            assert!(
+                !r.contains("invalid YAML"),
+                "a corpus file does not parse: {r}"
+            );
+            if r.contains("unknown command") || r.contains("not supported:") {
+                assert!(r.contains("supported: launchApp"), "{r}");
+            }
+        }
+    }
+    let runnable = report.files.iter().filter(|f| f.runnable).count();
+    eprintln!(
+        "corpus: {} files, {runnable} runnable as they are; {}/{} commands supported ({:.1} %)",
+        report.files.len(),
+        report.supported,
+        report.commands,
+        report.share()
+    );
+    assert!(report.share() >= 75.0, "{}", report.text());
+    // Workspace configs are not flows, and parse as YAML.
+    for cfg in [
+        "workspace_configs/duckduckgo__Android/.maestro__config.yaml",
+        "workspace_configs/RocketChat__Rocket.Chat.ReactNative/.maestro__config.yml",
+    ] {
+        let text = std::fs::read_to_string(root.join(cfg)).expect("config");
+        mobilectl::flows::yaml::parse(&text).expect("config parses");
+    }
+}
+
+#[test]
+fn bad_input_is_refused_quickly_before_any_device_command() {
+    let started = std::time::Instant::now();
+    let cases: &[(&str, &str)] = &[
+        ("- tapOn: {text: [\n", "invalid YAML"),
+        ("- frobnicate: 1\n", "unknown command"),
+        (
+            "- repeat: {times: 1000000, commands: [back]}\n",
+            "more than 1000",
+        ),
+        ("- inputText: ${PASSWORD}\n", "`${PASSWORD}` is not set"),
+        ("- runFlow: sub.yaml\n", "cannot run sub-flow files"),
+    ];
+    for (text, want) in cases {
+        let p = load::parse_text(text, &[]);
+        assert!(
+            p.refusals.iter().any(|r| r.message.contains(want)),
+            "{text}: {:?}",
+            p.refusals
+        );
+    }
+    let big = format!("- inputText: \"{}\"\n", "x".repeat(10 * 1024 * 1024));
+    let p = load::parse_text(&big, &[]);
+    assert!(
+        p.refusals[0].message.contains("at most"),
+        "{:?}",
+        p.refusals
+    );
+    let tmp = tempfile::tempdir().expect("tmp");
+    let d = tmp.path().join("f");
+    std::fs::create_dir(&d).expect("dir");
+    std::fs::write(d.join("a.yaml"), "- runFlow: b.yaml\n").expect("a");
+    std::fs::write(d.join("b.yaml"), "- runFlow: a.yaml\n").expect("b");
+    std::fs::write(d.join("big.yaml"), &big).expect("big");
+    std::fs::write(d.join("out.yaml"), "- runFlow: ../../etc/passwd\n").expect("out");
+    std::fs::write(d.join("gone.yaml"), "- runFlow: gone/nothing.yaml\n").expect("gone");
+    let r = check::check(&d, &[]).expect("check");
+    let text = r.text();
+    assert!(!r.ok());
+    for want in [
+        "cycle",
+        "at most",
+        "outside the flow's folder",
+        "cannot be read",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(parse::SUPPORTED.len(), 26);
+}
+
+/// The demo's login, as a Maestro flow.
+const LOGIN: &str = r#"appId: com.mobilectl.demo
+name: demo login
+env:
+  USER: nobody
+---
+- waitForAnimationToEnd
+- tapOn:
+    id: "user.*"
+- inputText: ${USER}
+- tapOn: "LOG IN"
+- extendedWaitUntil:
+    visible: "Allow|ALLOW"
+    timeout: 10000
+- assertNotVisible: "LOG IN"
+- runFlow:
+    when:
+      platform: iOS
+    commands:
+      - back
+"#;
+
+#[tokio::test]
+async fn the_demo_login_flow_runs_green_through_real_adb() {
+    use crate::common::android::*;
+    use crate::common::*;
+    let h = start_device();
+    let app = app_for(&h);
+    let body = serde_json::json!({"yaml": LOGIN, "file": "login.yaml", "env": {"USER": "alice"}});
+    let (status, r) = call(
+        &app,
+        send_json("POST", "/api/v1/flows/run", &body.to_string()),
+    )
+    .await;
+    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
+    assert_eq!(
+        r["success"],
+        true,
+        "{}",
+        mobilectl::render::text("flow_run", &r)
+    );
+    let steps = r["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 7, "{r}");
+    assert_eq!(steps[6]["status"], "skipped", "{r}");
+    assert_eq!(steps[1]["line"], 7);
+    let inputs = argvs_with(&h, "input");
+    assert!(
+        inputs.contains(&vec!["input".into(), "text".into(), "alice".into()]),
+        "{inputs:?}"
+    );
+    // The runner's own time is small beside the device's.
+    let device_ms: u64 = steps
+        .iter()
+        .map(|s| s["duration_ms"].as_u64().unwrap_or(0))
+        .sum();
+    eprintln!(
+        "login flow: {} ms wall, {device_ms} ms in steps",
+        r["duration_ms"]
+    );
+
+    // A long flow: steps per second, each a screen read and a match.
+    let long = "- repeat:\n    times: 40\n    commands:\n      - assertVisible: \"Allow|ALLOW\"\n      - assertNotVisible: {id: \"username\"}\n";
+    let body = serde_json::json!({"yaml": long});
+    let (status, r) = call(
+        &app,
+        send_json("POST", "/api/v1/flows/run", &body.to_string()),
+    )
+    .await;
+    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
+    assert_eq!(
+        r["success"],
+        true,
+        "{}",
+        mobilectl::render::text("flow_run", &r)
+    );
+    let steps = r["steps"].as_array().expect("steps").len();
+    assert_eq!(steps, 81);
+    let ms = r["duration_ms"].as_u64().unwrap_or(1).max(1);
+    eprintln!(
+        "long flow: {steps} steps in {ms} ms: {:.0} steps/s",
+        steps as f64 * 1000.0 / ms as f64
+    );
+}
+
+#[tokio::test]
+async fn a_failed_assertion_names_its_step_in_junit_and_saves_artifacts() {
+    use crate::common::android::*;
+    use crate::common::*;
+    let h = start_device();
+    let app = app_for(&h);
+    let yaml = "appId: com.mobilectl.demo\n---\n- assertVisible: \"LOG IN\"\n- extendedWaitUntil: {visible: \"Nope, not here\", timeout: 200, optional: true}\n- extendedWaitUntil:\n    visible: \"Nowhere.*\"\n    timeout: 300\n- back\n";
+    let body = serde_json::json!({"yaml": yaml, "file": "fails.yaml"});
+    let (status, r) = call(
+        &app,
+        send_json("POST", "/api/v1/flows/run", &body.to_string()),
+    )
+    .await;
+    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
+    assert_eq!(r["success"], false, "{r}");
+    assert_eq!(r["failed_step"], 2, "{r}");
+    let steps = r["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 3, "stopped at the failure: {r}");
+    assert_eq!(steps[1]["status"], "warned", "optional: {r}");
+    assert_eq!(steps[2]["line"], 5);
+    let dir = std::path::PathBuf::from(r["artifacts"].as_str().expect("artifacts"));
+    for f in ["failure.png", "tree.txt", "steps.json"] {
+        assert!(dir.join(f).is_file(), "{f} in {}", dir.display());
+    }
+    let tree = std::fs::read_to_string(dir.join("tree.txt")).expect("tree");
+    assert!(tree.contains("LOG IN"), "{tree}");
+    let result: mobilectl::api::wire::flows::FlowRunResult =
+        serde_json::from_value(r.clone()).expect("result");
+    let xml = mobilectl::flows::report::junit(&[result], &[]);
+    assert!(xml.contains("failures=\"1\""), "{xml}");
+    assert!(xml.contains("<failure message=\"extendedWaitUntil visible &quot;Nowhere.*&quot;: &quot;Nowhere.*&quot; is not visible"), "{xml}");
+    assert!(xml.contains("(fails.yaml:5)"), "{xml}");
+    let _ = std::fs::remove_dir_all(dir);
+
+    // An invalid flow is refused before any device command, with its line.
+    let mark = journal_mark(&h);
+    let body = serde_json::json!({"yaml": "- back\n- runScript: x.js\n"});
+    let (status, e) = call(
+        &app,
+        send_json("POST", "/api/v1/flows/run", &body.to_string()),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 400, "{e}");
+    let msg = e["error"]["message"].as_str().expect("message");
+    assert!(msg.contains("flow.yaml:2: `runScript`"), "{msg}");
+    assert!(
+        e["error"]["hint"].as_str().expect("hint").contains("tapOn"),
+        "{e}"
+    );
+    assert!(services_since(&h, mark).is_empty(), "no device command");
+}
+
+/// The ref of the first element named `name`.
+fn ref_named(snap: &serde_json::Value, name: &str) -> String {
+    snap["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .find(|e| e["name"] == name && e["ref"].is_string())
+        .unwrap_or_else(|| panic!("no {name} in {}", snap["tree_text"]))["ref"]
+        .as_str()
+        .expect("ref")
+        .to_string()
+}
+
+#[tokio::test]
+async fn record_by_refs_then_replay_reaches_the_same_screen() {
+    use crate::common::android::*;
+    use crate::common::*;
+    use serde_json::json;
+    let h = start_device();
+    let app = app_for(&h);
+    let post =
+        |path: &'static str, body: serde_json::Value| send_json("POST", path, &body.to_string());
+
+    let (status, started) = call(&app, post("/api/v1/flows/record/start", json!({}))).await;
+    assert_eq!(status.as_u16(), 200, "{started}");
+    let (_, snap) = call(&app, get("/api/v1/device/ui")).await;
+    let user = ref_by_id(&snap, "username");
+    let pass = ref_by_id(&snap, "password");
+    for (r, text) in [(&user, "alice"), (&pass, "hunter2")] {
+        let (status, typed) = call(
+            &app,
+            post("/api/v1/device/ui/type", json!({"ref": r, "text": text})),
+        )
+        .await;
+        assert_eq!(status.as_u16(), 200, "{typed}");
+    }
+    let (_, snap) = call(&app, get("/api/v1/device/ui")).await;
+    let login = ref_named(&snap, "LOG IN");
+    let (status, tapped) = call(&app, post("/api/v1/device/ui/tap", json!({"ref": login}))).await;
+    assert_eq!(status.as_u16(), 200, "{tapped}");
+    let wait = json!({"selector": {"text": "Allow"}, "condition": "visible", "timeout_ms": 10000});
+    let (status, waited) = call(&app, post("/api/v1/device/ui/wait", wait)).await;
+    assert_eq!(status.as_u16(), 200, "{waited}");
+    let (_, end) = call(&app, get("/api/v1/device/ui")).await;
+
+    let (status, rec) = call(
+        &app,
+        post(
+            "/api/v1/flows/record/stop",
+            json!({"app_id": "com.mobilectl.demo"}),
+        ),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{rec}");
+    let yaml = rec["yaml"].as_str().expect("yaml").to_string();
+    eprintln!("recorded:\n{yaml}");
+    assert!(yaml.contains("- tapOn: {id: \"username\"}"), "{yaml}");
+    assert!(yaml.contains("- inputText: \"alice\""), "{yaml}");
+    assert!(
+        yaml.contains("- inputText: ${PASSWORD}") && !yaml.contains("hunter2"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("- tapOn: {id: \"login\"}"), "{yaml}");
+    assert!(
+        yaml.contains("- extendedWaitUntil: {visible: {text: \"Allow\"}"),
+        "{yaml}"
+    );
+    assert!(!yaml.contains("point"), "{yaml}");
+    // Nothing more is recorded once stopped; a second stop is 404.
+    let (status, _) = call(&app, post("/api/v1/flows/record/stop", json!({}))).await;
+    assert_eq!(status.as_u16(), 404);
+
+    // Relaunch the app at its first screen, replay, and reach the same screen.
+    let (status, launched) = call(
+        &app,
+        post(
+            "/api/v1/device/app/launch",
+            json!({"bundle_id": "com.mobilectl.demo", "relaunch": true}),
+        ),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{launched}");
+    let (_, again) = call(&app, get("/api/v1/device/ui")).await;
+    assert!(
+        again["tree_text"]
+            .as_str()
+            .expect("tree")
+            .contains("LOG IN"),
+        "{}",
+        again["tree_text"]
+    );
+    let run = json!({"yaml": yaml, "env": {"PASSWORD": "hunter2"}});
+    let (status, r) = call(&app, post("/api/v1/flows/run", run)).await;
+    assert_eq!(status.as_u16(), 200, "{r}");
+    assert_eq!(
+        r["success"],
+        true,
+        "{}",
+        mobilectl::render::text("flow_run", &r)
+    );
+    let (_, replayed) = call(&app, get("/api/v1/device/ui")).await;
+    assert_eq!(
+        replayed["fingerprint"], end["fingerprint"],
+        "{}\n---\n{}",
+        replayed["tree_text"], end["tree_text"]
+    );
+}

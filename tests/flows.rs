@@ -347,3 +347,56 @@ async fn record_by_refs_then_replay_reaches_the_same_screen() {
         replayed["tree_text"], end["tree_text"]
     );
 }
+
+#[tokio::test]
+async fn retry_tap_if_no_change_taps_again_only_when_the_screen_stayed() {
+    use crate::common::android::*;
+    use crate::common::*;
+    let h = start_device();
+    let app = app_for(&h);
+    let taps = |h: &virtual_device::testing::VdHarness| {
+        argvs_with(h, "input")
+            .into_iter()
+            .filter(|a| a.get(1).map(String::as_str) == Some("tap"))
+            .count()
+    };
+    let run = |yaml: &str| {
+        let body = serde_json::json!({ "yaml": yaml });
+        send_json("POST", "/api/v1/flows/run", &body.to_string())
+    };
+    // A static text: the tap changes nothing, so it is made twice.
+    let before = taps(&h);
+    let (status, r) = call(
+        &app,
+        run("- tapOn:\n    text: \"Welcome back\"\n    retryTapIfNoChange: true\n"),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), &r["success"]),
+        (200, &serde_json::json!(true)),
+        "{r}"
+    );
+    assert_eq!(taps(&h) - before, 2, "{r}");
+    // Without the option: once.
+    let before = taps(&h);
+    let (status, r) = call(&app, run("- tapOn: \"Welcome back\"\n")).await;
+    assert_eq!(
+        (status.as_u16(), &r["success"]),
+        (200, &serde_json::json!(true)),
+        "{r}"
+    );
+    assert_eq!(taps(&h) - before, 1, "{r}");
+    // A tap that changes the screen (the login's dialog): once.
+    let before = taps(&h);
+    let (status, r) = call(
+        &app,
+        run("- tapOn:\n    text: \"LOG IN\"\n    retryTapIfNoChange: true\n"),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), &r["success"]),
+        (200, &serde_json::json!(true)),
+        "{r}"
+    );
+    assert_eq!(taps(&h) - before, 1, "{r}");
+}

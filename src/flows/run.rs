@@ -268,7 +268,11 @@ impl Runner {
                 self.call("/api/v1/device/app/reset", json!({ "bundle_id": app }))
                     .await?;
             }
-            Command::Tap { selector, long, .. } => {
+            Command::Tap {
+                selector,
+                long,
+                retry_if_no_change,
+            } => {
                 let sel = self.fill_sel(selector)?;
                 let (x, y) = self.locate(&sel, FIND_MS).await?;
                 let path = if *long {
@@ -276,7 +280,17 @@ impl Runner {
                 } else {
                     "/api/v1/device/ui/tap"
                 };
+                // `retryTapIfNoChange`: a tap that left the screen as it was is made once more.
+                let before = match retry_if_no_change {
+                    true => Some(self.read().await?.screen.fingerprint.clone()),
+                    false => None,
+                };
                 self.call(path, json!({ "x": x, "y": y })).await?;
+                if let Some(before) = before {
+                    if self.read().await?.screen.fingerprint == before {
+                        self.call(path, json!({ "x": x, "y": y })).await?;
+                    }
+                }
             }
             Command::InputText(t) => {
                 let text = self.fill(t)?;

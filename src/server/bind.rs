@@ -153,11 +153,7 @@ async fn recorded(
     }
     let (parts, inner) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(inner, 16 * 1024 * 1024).await else {
-        return (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the answer could not be read",
-        )
-            .into_response();
+        return Error::internal("the answer to record could not be read").into_response();
     };
     let request = serde_json::from_slice(body).unwrap_or(serde_json::Value::Null);
     let answer = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);

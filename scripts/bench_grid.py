@@ -148,7 +148,7 @@ def main():
 
             th = threading.Thread(target=queued)
             th.start()
-            time.sleep(1.0)  # let the request reach Grid's queue (not a measurement)
+            wait_for(lambda: len(call(f"{hub}/se/grid/newsessionqueue/queue")[1]["value"]) == 1, 30)
             released = time.perf_counter()
             call(f"{hub}/session/{held[0]}", "DELETE")
             th.join(60)

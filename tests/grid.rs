@@ -294,7 +294,28 @@ async fn two_mobilectl_nodes_behind_a_real_grid_hub() {
         let hub = hub.clone();
         async move { new_session(&hub, json!({"platformName": "android"})).await }
     });
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // It is in Grid's session queue (not answered) until a device is released.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let queue: Value = reqwest::get(format!("{hub}/se/grid/newsessionqueue/queue"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if queue["value"].as_array().is_some_and(|q| q.len() == 1) {
+            break;
+        }
+        assert!(
+            !fifth.is_finished(),
+            "every device is leased: the fifth must wait"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "the fifth never reached the queue: {queue}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert!(
         !fifth.is_finished(),
         "every device is leased: the fifth must wait"

@@ -1,10 +1,24 @@
 //! Checks on identifiers and paths before they reach any command. A value that fails is refused
 //! with `VALIDATION_FAILED` and never passed on.
 
-use std::path::Path;
+use std::path::{Component, Path};
 
 use crate::device::Point;
 use crate::error::{Error, Result};
+
+/// `device_path` as a path relative to the app's container: plain components only.
+pub fn in_container(device_path: &str) -> Result<String> {
+    let rel = Path::new(device_path.trim_start_matches('/'));
+    let plain =
+        rel.components().count() > 0 && rel.components().all(|c| matches!(c, Component::Normal(_)));
+    if !plain {
+        return Err(Error::validation(format!(
+            "`{device_path}` is not a path inside the app's container"
+        ))
+        .with_hint("e.g. /Documents/a.txt or /Library/Caches/x"));
+    }
+    Ok(rel.to_string_lossy().into_owned())
+}
 
 /// A device file about to be pulled (or just pulled): a regular file of at most `max` bytes.
 pub fn pullable(meta: &std::fs::Metadata, device_path: &str, max: u64) -> Result<()> {
@@ -127,6 +141,15 @@ pub fn open_url(url: &str, allow_any: bool) -> Result<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn app_container_paths_stay_inside() {
+        assert_eq!(in_container("/Documents/a.txt").unwrap(), "Documents/a.txt");
+        assert_eq!(in_container("Library/x").unwrap(), "Library/x");
+        for bad in ["/", "", "/Documents/../../x", "./a"] {
+            assert!(in_container(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn packages() {

@@ -150,9 +150,7 @@ fn write_whole(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
 /// When `e` says the named session `name` is gone from the server and its defaults are kept,
 /// starts it again from them; whether it did (then the command may be sent again).
 pub async fn restart_if_gone(c: &Client, name: &str, e: &ClientError) -> bool {
-    let gone = matches!(e.code.as_str(), "SESSION_NOT_FOUND" | "SESSION_EXPIRED")
-        && e.message.contains(&format!("`{name}`"));
-    if !gone {
+    if !crate::client::says_session_gone(&e.code, &e.message, name) {
         return false;
     }
     let Some(kept) = file(name)

@@ -14,7 +14,7 @@ use reqwest::{Method, Url};
 use serde_json::Value;
 
 pub use answer::ApiAnswer;
-pub use error::{exit, exit_for_code, server_error, ClientError};
+pub use error::{exit, exit_for_code, says_session_gone, server_error, ClientError};
 use error::{unreachable, unusable};
 use sse::SseSplitter;
 

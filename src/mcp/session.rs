@@ -172,11 +172,9 @@ fn session_gone(answer: &ApiAnswer, id: &str) -> bool {
         return false;
     };
     matches!(answer.status, 404 | 410)
-        && matches!(
-            v["error"]["code"].as_str(),
-            Some("SESSION_NOT_FOUND" | "SESSION_EXPIRED")
+        && crate::client::says_session_gone(
+            v["error"]["code"].as_str().unwrap_or_default(),
+            v["error"]["message"].as_str().unwrap_or_default(),
+            id,
         )
-        && v["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains(&format!("`{id}`")))
 }

@@ -5,7 +5,7 @@
 //! before the check, so nothing outside the container is read or written; a pull is written
 //! whole (a temporary file renamed over the target) and capped.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::{SimctlBackend, QUICK_TIMEOUT};
 use crate::error::{Error, ErrorCode, Result};
@@ -18,16 +18,7 @@ pub fn container_path(stdout: &str) -> Option<PathBuf> {
 
 /// `device_path` inside `container`: plain components only.
 pub fn inside(container: &Path, device_path: &str) -> Result<PathBuf> {
-    let rel = Path::new(device_path.trim_start_matches('/'));
-    let plain =
-        rel.components().count() > 0 && rel.components().all(|c| matches!(c, Component::Normal(_)));
-    if !plain {
-        return Err(Error::validation(format!(
-            "`{device_path}` is not a path inside the app's container"
-        ))
-        .with_hint("e.g. /Documents/a.txt or /Library/Caches/x"));
-    }
-    Ok(container.join(rel))
+    Ok(container.join(crate::backend::validate::in_container(device_path)?))
 }
 
 fn escaped(p: &Path) -> Error {

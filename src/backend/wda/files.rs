@@ -4,25 +4,13 @@
 //! `Documents/a.txt`); a pull lands in a temporary folder beside its target, is checked
 //! against the cap, and is renamed over the target whole.
 
-use std::path::{Component, Path};
+use std::path::Path;
+
+use crate::backend::validate::in_container;
 
 use super::WdaBackend;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
-
-/// `device_path` as a path relative to the app's container: plain components only.
-pub fn in_container(device_path: &str) -> Result<String> {
-    let rel = Path::new(device_path.trim_start_matches('/'));
-    let plain =
-        rel.components().count() > 0 && rel.components().all(|c| matches!(c, Component::Normal(_)));
-    if !plain {
-        return Err(Error::validation(format!(
-            "`{device_path}` is not a path inside the app's container"
-        ))
-        .with_hint("e.g. /Documents/a.txt or /Library/Caches/x"));
-    }
-    Ok(rel.to_string_lossy().into_owned())
-}
 
 fn need_bundle(bundle_id: Option<&str>) -> Result<&str> {
     let bundle = bundle_id.ok_or_else(|| {
@@ -84,19 +72,5 @@ impl WdaBackend {
         crate::backend::validate::pullable(&meta, device_path, max)?;
         std::fs::rename(&got, local).map_err(|e| io("writing", local, e))?;
         Ok(meta.len())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn device_paths_stay_inside_the_container() {
-        assert_eq!(in_container("/Documents/a.txt").unwrap(), "Documents/a.txt");
-        assert_eq!(in_container("Library/x").unwrap(), "Library/x");
-        for bad in ["/", "", "/Documents/../../x", "./a"] {
-            assert!(in_container(bad).is_err(), "{bad}");
-        }
     }
 }

@@ -137,6 +137,10 @@ error_codes! {
     SessionDeviceMismatch = ("SESSION_DEVICE_MISMATCH", 409, false),
     /// A live session already has this name.
     SessionNameTaken = ("SESSION_NAME_TAKEN", 409, false),
+    /// The device is already being recorded (one recording per device at a time).
+    RecordingActive = ("RECORDING_ACTIVE", 409, false),
+    /// No recording of the device runs (stop without a start).
+    NotRecording = ("NOT_RECORDING", 409, false),
     /// A failure that fits no other code.
     Unknown = ("UNKNOWN", 500, false),
     /// Something failed inside mobilectl; details are logged, never returned.

@@ -15,6 +15,7 @@
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`logs`]: device logs without I/O: parsers, the bounded ring, filters, crash detection.
+//! - [`media`]: MP4 facts and joining a recording's segments.
 //! - [`client`]: the HTTP client the CLI and the MCP stdio bridge share (autostart, exit codes).
 //! - [`cli`]: the thin command line that calls the server over HTTP (and, with the `demo` feature,
 //!   starts the virtual Android device of `crates/virtual-device` for `serve --demo`).
@@ -40,6 +41,8 @@ pub mod image;
 pub mod logs;
 #[warn(missing_docs)]
 pub mod mcp;
+#[warn(missing_docs)]
+pub mod media;
 pub mod proxy;
 #[warn(missing_docs)]
 pub mod render;

@@ -461,6 +461,8 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     assert!(refused.starts_with("HTTP/1.1 502"), "{refused}");
     let bundle = dir.path().join("bundle");
     let bundle = bundle.to_str().unwrap();
+    let video = dir.path().join("run.mp4");
+    let video = video.to_str().unwrap();
     // A Maestro flow that reads the screen whatever it shows.
     let flow = dir.path().join("noop.yaml");
     std::fs::write(
@@ -598,7 +600,34 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         case("list_crashes", &["crashes"], 0, "no crashes"),
         case("get_crash", &["crashes", "c000000000000"], 1, "NOT_FOUND"),
         case("debug_bundle", &["debug-bundle", "-o", bundle], 0, "saved"),
+        case(
+            "recording_start",
+            &["record", "start", "--max-s", "60"],
+            0,
+            " recording · ",
+        ),
+        case(
+            "recording_start",
+            &["record", "start"],
+            1,
+            "RECORDING_ACTIVE",
+        ),
         case("press", &["press", "back"], 0, "ok"),
+        case("list_recordings", &["recordings"], 0, " recording · "),
+        case("recording_stop", &["record", "stop"], 0, " finished · "),
+        case("recording_stop", &["record", "stop"], 1, "NOT_RECORDING"),
+        case(
+            "get_recording",
+            &["recording", "get", "rec-none", "-o", video],
+            1,
+            "NOT_FOUND",
+        ),
+        case(
+            "delete_recording",
+            &["recording", "delete", "rec-none"],
+            1,
+            "NOT_FOUND",
+        ),
         case("open_url", &["open", "https://example.com"], 0, "ok"),
         case("list_apps", &["app", "list"], 0, "com.mobilectl.demo"),
         case(

@@ -31,6 +31,7 @@ mod proxy;
 mod proxy_attach;
 mod proxy_rules;
 mod readme;
+mod recording;
 mod registry;
 mod round_trips;
 mod serve_cli;

@@ -629,6 +629,21 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
         ("list_crashes", get("/api/v1/logs/crashes")),
         ("get_crash", get("/api/v1/logs/crashes/c0123456789ab")),
         ("debug_bundle", get("/api/v1/debug/bundle")),
+        // Screen recording: not over WebDriverAgent.
+        (
+            "recording_start",
+            p("/api/v1/device/recording/start", json!({})),
+        ),
+        (
+            "recording_stop",
+            p("/api/v1/device/recording/stop", json!({})),
+        ),
+        ("list_recordings", get("/api/v1/recordings")),
+        ("get_recording", get("/api/v1/recordings/rec-none")),
+        (
+            "delete_recording",
+            send_json("DELETE", "/api/v1/recordings/rec-none", ""),
+        ),
         // Network capture: the proxy is the server's; pointing the phone at it is not done.
         ("proxy_start", p("/api/v1/proxy/start", json!({"port": 0}))),
         ("proxy_status", get("/api/v1/proxy/status")),
@@ -748,8 +763,10 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
         if op == "connect_device" && error_code(&body) == "FORBIDDEN" {
             continue;
         }
-        // Nothing recorded under that id: an answer too.
-        if op.starts_with("get_") && error_code(&body) == "NOT_FOUND" {
+        // Nothing recorded under that id, or nothing recording: an answer too.
+        if (op.starts_with("get_") || op.starts_with("delete_")) && error_code(&body) == "NOT_FOUND"
+            || error_code(&body) == "NOT_RECORDING"
+        {
             continue;
         }
         // No such session (the requests above name none): the session routes' answer.
@@ -781,6 +798,7 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "stream_logs",
             "list_crashes",
             "get_crash",
+            "recording_start",
             "proxy_attach",
             "proxy_detach"
         ]

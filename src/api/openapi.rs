@@ -50,6 +50,10 @@ pub const TAGS: &[(&str, &str)] = &[
     ),
     ("verify", "Wait for and assert outcomes; answer alerts."),
     (
+        "recordings",
+        "Screen recordings: MP4 video of the screen, one recording per device at a time.",
+    ),
+    (
         "system",
         "Simulated location, permissions, the simulator status bar.",
     ),

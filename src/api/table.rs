@@ -11,7 +11,7 @@ use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
     act::*, apps::*, batch::*, devices::*, features::*, flows::*, inspect::*, logs::*, proxy::*,
-    service::*, sessions::*, system::*, verify::*,
+    recording::*, service::*, sessions::*, system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 
@@ -167,6 +167,44 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .query::<AnnotatedQuery>()
             .image(),
+        // recordings
+        op(Post, "recording_start", "/api/v1/device/recording/start", "recordings", "Start recording the screen to MP4 (stops by itself at max_s).")
+            .cli("record start", &["record", "start", "--max-s", "60"])
+            .describe("One recording per device: a second start answers 409 RECORDING_ACTIVE. It stops by \
+                       itself at `max_s` (default 300, at most 1800), when the session that started it \
+                       ends and when the server shuts down, always finalised. Android: `screenrecord`, \
+                       chained past its 180 s per-file limit into one MP4. iOS Simulator: `simctl io \
+                       recordVideo --codec h264` (`size`, `scale`, `bit_rate` are Android's). iPhone \
+                       over WebDriverAgent: 501.")
+            .errors(DEVICE)
+            .errors(&[RecordingActive])
+            .body::<RecordingStart>()
+            .json::<RecordingInfo>(),
+        op(Post, "recording_stop", "/api/v1/device/recording/stop", "recordings", "Stop the recording; answers the MP4's path, duration and size.")
+            .cli("record stop", &["record", "stop"])
+            .describe("The file is finalised and read back before the answer. A recording that stopped \
+                       by itself (`max_s`) is answered once by the next stop; otherwise a stop without a \
+                       running recording answers 409 NOT_RECORDING.")
+            .errors(DEVICE)
+            .errors(&[NotRecording])
+            .body::<RecordingStop>()
+            .json::<RecordingInfo>(),
+        op(Get, "list_recordings", "/api/v1/recordings", "recordings", "The recordings of this server, newest first.")
+            .cli("recordings", &["recordings"])
+            .json::<RecordingList>(),
+        op(Get, "get_recording", "/api/v1/recordings/{id}", "recordings", "A finished recording's MP4.")
+            .cli("recording get ID", &["recording", "get", "rec-20261125-010203-0a1b2c3d", "-o", "run.mp4"])
+            .errors(NAMED)
+            .errors(&[RecordingActive])
+            .query::<RecordingPath>()
+            .file(&["video/mp4"])
+            .document(),
+        op(Delete, "delete_recording", "/api/v1/recordings/{id}", "recordings", "Delete a finished recording and its file.")
+            .cli("recording delete ID", &["recording", "delete", "rec-20261125-010203-0a1b2c3d"])
+            .errors(NAMED)
+            .errors(&[RecordingActive])
+            .query::<RecordingPath>()
+            .json::<RecordingDeleted>(),
         // act
         op(Post, "tap", "/api/v1/device/ui/tap", "act", "Tap a ref, a point (x, y), a selector's element or a grid cell.")
             .cli("tap TARGET", &["tap", "@e1"])

@@ -25,6 +25,8 @@ pub struct BackendConfig {
     pub wda: WdaConfig,
     /// Address blocks besides loopback that `adb connect` may reach (`--adb-connect-allow`).
     pub adb_connect_allow: Vec<Cidr>,
+    /// Length of one Android `screenrecord` file (default 180 s; chained past it).
+    pub android_record_segment: Option<Duration>,
 }
 
 /// The built-in backends, in listing order.
@@ -38,7 +40,12 @@ pub fn builtin(config: &BackendConfig) -> Vec<Arc<dyn DeviceBackend>> {
             )
             .with_connect_policy(ConnectPolicy {
                 allow: config.adb_connect_allow.clone(),
-            }),
+            })
+            .with_record_segment(
+                config
+                    .android_record_segment
+                    .unwrap_or(crate::backend::android::record::SEGMENT_LIMIT),
+            ),
         ),
         Arc::new(SimctlBackend::new(config.tools.clone())),
         Arc::new(WdaBackend::new(

@@ -20,7 +20,7 @@ use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
 use crate::device::{
     AlertChoice, AppInfo, Device, IntentOutcome, IntentSpec, Key, KeyPress, LaunchOptions,
     Launched, NotificationPost, Orientation, OrientationRead, PermissionAction, Platform, Point,
-    StatusBarOverride,
+    RecordingOptions, ScreenRecorder, StatusBarOverride,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::logs::{Crash, CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
@@ -247,6 +247,17 @@ pub trait DeviceBackend: Send + Sync {
     /// of a screenshot taken before any snapshot. The default: unknown.
     async fn screen_geometry(&self, _device: &Device) -> Option<ScreenGeometry> {
         None
+    }
+
+    /// Starts recording the screen into the MP4 `dest` on the host; the file is complete
+    /// once the returned recorder finishes (see `crate::controller::recording`).
+    async fn start_recording(
+        &self,
+        _device: &Device,
+        _options: &RecordingOptions,
+        _dest: &Path,
+    ) -> Result<Box<dyn ScreenRecorder>> {
+        Err(unsupported("recording the screen", self.name()))
     }
 
     // --- input (coordinates in the backend's coordinate space) ------------------------------

@@ -64,6 +64,11 @@ pub struct ServeArgs {
     #[arg(long, env = "MOBILECTL_WDA_SOURCE_TIMEOUT_MS", default_value_t = 20_000,
           value_parser = clap::value_parser!(u64).range(100..=600_000))]
     pub wda_source_timeout_ms: u64,
+    /// Length of one Android `screenrecord` file, seconds; longer recordings chain files
+    /// into one MP4. Most devices allow at most 180.
+    #[arg(long, env = "MOBILECTL_ANDROID_RECORD_SEGMENT_S", default_value_t = 180,
+          value_parser = clap::value_parser!(u64).range(1..=180))]
+    pub android_record_segment_s: u64,
     #[command(flatten)]
     pub proxy: ProxyArgs,
 }
@@ -265,6 +270,9 @@ pub fn run(args: ServeArgs) -> i32 {
             adb_server_port: args.adb_server_port,
             wda,
             adb_connect_allow: args.adb_connect_allow.clone(),
+            android_record_segment: Some(std::time::Duration::from_secs(
+                args.android_record_segment_s,
+            )),
             ..Default::default()
         });
         // Attachments are persisted before a device changes; those a killed server left are
@@ -305,8 +313,16 @@ pub fn run(args: ServeArgs) -> i32 {
         let router = server::app(state.clone(), policy);
         println!("mobilectl listening on http://{bound} (Swagger UI: http://{bound}/docs)");
         tracing::info!(%bound, "listening");
-        // On SIGINT/SIGTERM, first undo what the proxy's attach did to devices.
-        let cleanup = server::routes::proxy::on_shutdown(state);
+        // On SIGINT/SIGTERM, first undo what the proxy's attach did to devices and finish
+        // the recordings.
+        // Recordings are stopped and finalised, not cut.
+        let recordings = state.controller.clone();
+        let cleanup = async move {
+            tokio::join!(
+                recordings.stop_all_recordings(),
+                server::routes::proxy::on_shutdown(state)
+            );
+        };
         let served = server::serve_with_cleanup(listener, router, cleanup).await;
         for d in demos {
             // Leave the adb server without a dangling offline entry.

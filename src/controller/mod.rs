@@ -20,6 +20,7 @@ mod notifications;
 mod power;
 mod proxy;
 mod proxy_store;
+mod recording;
 mod resolve;
 mod screenshot;
 mod scroll;
@@ -96,6 +97,10 @@ pub struct DeviceController {
     proxy_attachments: ProxyAttachments,
     /// Every device's log (see [`logs`]).
     logs: LogHub,
+    /// Screen recordings, running and finished (see [`recording`]).
+    screen_recordings: Arc<recording::ScreenRecordings>,
+    /// Where recordings are written.
+    recordings_dir: std::path::PathBuf,
 }
 
 impl DeviceController {
@@ -128,6 +133,8 @@ impl DeviceController {
             listing: tokio::sync::Mutex::new(()),
             proxy_attachments: ProxyAttachments::default(),
             logs: LogHub::default(),
+            screen_recordings: Default::default(),
+            recordings_dir: std::env::temp_dir().join("mobilectl-recordings"),
         }
     }
 
@@ -169,6 +176,7 @@ impl DeviceController {
             .unwrap_or_else(|p| p.into_inner())
             .retain(|(caller, _), _| caller.is_empty() || live.contains(caller));
         self.recordings.retain_live(|caller| live.contains(caller));
+        self.stop_recordings_of_ended_sessions(&live);
     }
 
     /// The backend that listed `device` and drives it.

@@ -9,6 +9,7 @@
 mod apps;
 mod features;
 mod input;
+pub mod recording;
 mod system;
 mod tools;
 
@@ -20,6 +21,7 @@ pub use features::{
     MAX_APNS_PAYLOAD,
 };
 pub use input::{AlertChoice, Key, KeyPress, Point};
+pub use recording::{RecordingOptions, ScreenRecorder};
 pub use system::{BatteryState, DataNetwork, PermissionAction, StatusBarOverride};
 pub use tools::Tool;
 

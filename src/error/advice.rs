@@ -34,6 +34,8 @@ impl ErrorCode {
             NoFreeDevice => "every matching device is leased: retry with `wait_ms` to queue, or loosen the match",
             SessionDeviceMismatch => "leave `udid` out in a session (requests go to its device), or start a session for the other device",
             SessionNameTaken => "use the live session of that name, end it, or choose another name",
+            RecordingActive => "stop it first (`recording_stop`), or keep it: it ends by itself at `max_s`",
+            NotRecording => "start one with `recording_start`; `recordings` lists the finished ones",
             ElementNotInteractable => "wait until it is enabled, or act on another element",
             ElementObscured => "hide the keyboard or close what covers it, then retry",
             AlertBlocking => "answer the alert first (`alert_accept` / `alert_dismiss`)",

@@ -26,6 +26,8 @@ pub struct StreamChild {
     child: tokio::process::Child,
     stdout: tokio::process::ChildStdout,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Bumped each time stderr grows (see [`StreamChild::wait_stderr`]).
+    stderr_grew: tokio::sync::watch::Receiver<u64>,
     drain: tokio::task::JoinHandle<()>,
     // Field order: the group is killed before the slot is given back.
     _group: GroupGuard,
@@ -71,6 +73,7 @@ impl Command {
             source: std::io::Error::other("no stdout pipe"),
         })?;
         let stderr = Arc::new(Mutex::new(Vec::new()));
+        let (grew, stderr_grew) = tokio::sync::watch::channel(0u64);
         let drain = match child.stderr.take() {
             Some(mut pipe) => {
                 let tail = stderr.clone();
@@ -86,6 +89,8 @@ impl Command {
                             let cut = t.len() - STDERR_TAIL;
                             t.drain(..cut);
                         }
+                        drop(t);
+                        grew.send_modify(|n| *n += 1);
                     }
                 })
             }
@@ -96,6 +101,7 @@ impl Command {
             child,
             stdout,
             stderr,
+            stderr_grew,
             drain,
             _group: group,
             _slot: slot,
@@ -112,6 +118,33 @@ impl StreamChild {
     /// Reads what stdout has now (waiting for something); 0 when it closed.
     pub async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         self.stdout.read(buf).await
+    }
+
+    /// Waits until what the child wrote to stderr holds `needle` (true), or stderr closed
+    /// without it (false). Bound it with a timeout.
+    pub async fn wait_stderr(&mut self, needle: &str) -> bool {
+        loop {
+            if String::from_utf8_lossy(&self.stderr.lock().unwrap_or_else(|e| e.into_inner()))
+                .contains(needle)
+            {
+                return true;
+            }
+            if self.stderr_grew.changed().await.is_err() {
+                return false;
+            }
+        }
+    }
+
+    /// Sends SIGINT to the child's process group, as Ctrl-C in a terminal does (tools such as
+    /// `simctl io recordVideo` finalise their file on it).
+    pub fn interrupt(&self) {
+        if let Some(pgid) = self._group.0 {
+            // SAFETY: kill(2) with a negative pid signals the process group made for this
+            // child; it has no memory effects.
+            unsafe {
+                libc::kill(-pgid, libc::SIGINT);
+            }
+        }
     }
 
     /// The child's stdout closed: waits (briefly) for its exit and its last words; a child

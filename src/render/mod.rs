@@ -10,6 +10,7 @@
 //! - [`logs`]: log entries, pages, crashes, the debug bundle;
 //! - [`flows`]: the recording proxy's flows, summary and status;
 //! - [`rules`]: the proxy's rules and link conditions, and the HAR export.
+//! - [`recordings`]: screen recordings.
 //! - [`maestro`]: a Maestro flow run, step by step.
 
 pub mod act;
@@ -19,6 +20,7 @@ pub mod flows;
 pub mod inspect;
 pub mod logs;
 pub mod maestro;
+pub mod recordings;
 pub mod rules;
 pub mod sessions;
 pub mod verify;
@@ -109,6 +111,10 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("list_crashes", logs::crashes),
     ("get_crash", logs::crash),
     ("debug_bundle", logs::bundle),
+    ("recording_start", recordings::recording),
+    ("recording_stop", recordings::recording),
+    ("list_recordings", recordings::list),
+    ("delete_recording", recordings::deleted),
     // Streams: one event each.
     ("stream_logs", logs::event),
     ("stream_flows", flows::line),

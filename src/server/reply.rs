@@ -119,6 +119,35 @@ impl Reply for Pem {
     }
 }
 
+/// An MP4 video file (`video/mp4`), streamed from disk.
+pub struct Mp4File(pub tokio::fs::File, pub u64);
+
+impl Mp4File {
+    pub const CONTENT_TYPES: &'static [&'static str] = &["video/mp4"];
+}
+
+impl IntoResponse for Mp4File {
+    fn into_response(self) -> Response {
+        (
+            [
+                (
+                    axum::http::header::CONTENT_TYPE,
+                    Self::CONTENT_TYPES[0].to_string(),
+                ),
+                (axum::http::header::CONTENT_LENGTH, self.1.to_string()),
+            ],
+            axum::body::Body::from_stream(tokio_util::io::ReaderStream::new(self.0)),
+        )
+            .into_response()
+    }
+}
+
+impl Reply for Mp4File {
+    fn output() -> Output {
+        Output::File(Self::CONTENT_TYPES)
+    }
+}
+
 /// A stream of Server-Sent Events whose `data` is JSON of `T` (see [`Output::EventStream`]).
 pub struct EventStream<T>(pub Response, PhantomData<T>);
 

@@ -25,8 +25,18 @@ impl DemoServer {
 
     /// Starts the server with `devices` virtual devices.
     pub fn start_with(max_open_files: Option<u64>, devices: u8) -> DemoServer {
+        Self::start_with_env(max_open_files, devices, &[])
+    }
+
+    /// Starts the server with `devices` virtual devices and these variables set.
+    pub fn start_with_env(
+        max_open_files: Option<u64>,
+        devices: u8,
+        env: &[(&str, &str)],
+    ) -> DemoServer {
         let (port, adb_port) = (free_port(), free_port());
         let mut cmd = Command::new(BIN);
+        cmd.envs(env.iter().copied());
         cmd.args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
             .args(["--demo-devices", &devices.to_string()])
             .args(["--adb-server-port", &adb_port.to_string()])
@@ -58,6 +68,19 @@ impl DemoServer {
             port,
             adb_port,
         }
+    }
+}
+
+impl DemoServer {
+    /// Sends SIGTERM and waits (up to 30 s) for the server to exit; its exit status.
+    pub fn shut_down(&mut self) -> Option<std::process::ExitStatus> {
+        super::sigterm(self.child.id());
+        let mut status = None;
+        wait_until(Duration::from_secs(30), || {
+            status = self.child.try_wait().ok().flatten();
+            status.is_some()
+        });
+        status
     }
 }
 

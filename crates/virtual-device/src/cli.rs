@@ -2,7 +2,7 @@
 //! and the applet client that runs when the binary is invoked through a sandbox symlink.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
@@ -169,14 +169,35 @@ fn run_applet(socket: &Path, name: &str, argv: Vec<String>) -> i32 {
     if let Some(n) = stdin_size(&argv) {
         let _ = std::io::stdin().take(n as u64).read_to_end(&mut stdin);
     }
-    let header = json!({"kind": "applet", "argv": argv, "stdin_len": stdin.len()});
-    let (head, mut reader) = match super::ipc::send(socket, &header, &stdin) {
+    let header = json!({"kind": "applet", "argv": argv, "stdin_len": stdin.len(), "pid": std::process::id()});
+    let sent = std::os::unix::net::UnixStream::connect(socket).and_then(|s| {
+        if name == "screenrecord" {
+            stop_on_signals(&s);
+        }
+        super::ipc::send_on(s, &header, &stdin)
+    });
+    let (head, mut reader) = match sent {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{name}: virtual device unreachable: {e}");
             return 127;
         }
     };
+    if head["record"] == true {
+        // Recording: the device answers once it stopped (our signal handler closed our end).
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(head["stdout"].as_str().unwrap_or_default().as_bytes());
+        let _ = out.flush();
+        let mut line = String::new();
+        let _ = reader.read_line(&mut line);
+        let trailer: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        let _ = out.write_all(trailer["stdout"].as_str().unwrap_or_default().as_bytes());
+        let _ = out.flush();
+        if let Some(text) = trailer["stderr"].as_str() {
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        }
+        return trailer["code"].as_i64().unwrap_or(1) as i32;
+    }
     if head["stream"] == true {
         // Output as it comes, until the device ends it (or our reader is gone).
         let mut out = std::io::stdout().lock();
@@ -219,4 +240,34 @@ fn run_applet(socket: &Path, name: &str, argv: Vec<String>) -> i32 {
     let _ = out.flush();
     let _ = std::io::stderr().write_all(&body[n..]);
     head["code"].as_i64().unwrap_or(1) as i32
+}
+
+/// The socket a recording client closes its end of when signalled.
+static RECORDING_SOCKET: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+extern "C" fn close_recording(_signal: libc::c_int) {
+    let fd = RECORDING_SOCKET.load(std::sync::atomic::Ordering::Relaxed);
+    if fd >= 0 {
+        // SAFETY: shutdown(2) is async-signal-safe; `fd` is the recording's socket, open for
+        // the whole life of the process.
+        unsafe {
+            libc::shutdown(fd, libc::SHUT_WR);
+        }
+    }
+}
+
+/// `screenrecord` stops, finalising its file, on SIGINT, SIGHUP and SIGTERM as Android's
+/// does: each closes our end of the socket, which tells the device to stop.
+fn stop_on_signals(socket: &std::os::unix::net::UnixStream) {
+    use std::os::fd::AsRawFd;
+    RECORDING_SOCKET.store(socket.as_raw_fd(), std::sync::atomic::Ordering::Relaxed);
+    for signal in [libc::SIGINT, libc::SIGHUP, libc::SIGTERM] {
+        // SAFETY: installs a handler that only calls an async-signal-safe function.
+        unsafe {
+            libc::signal(
+                signal,
+                close_recording as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
 }

@@ -15,7 +15,11 @@
 //! (how long input may wait for a blocked main thread before the ANR), `freeze-ms MS` (how
 //! long the app's main thread blocks on `@freeze`), `crash-on-launch on|off` (the app throws
 //! in `onCreate` whenever it is started), `log-buffers main,system` (the buffers the device
-//! has, as on an old device without `crash`).
+//! has, as on an old device without `crash`), `screenrecord-limit S` (the longest
+//! `screenrecord` allowed per file; 180 by default).
+//!
+//! A recording `screenrecord` is answered `{"record":true}`, then, once it stopped (the
+//! client closed its end, or the time limit), `{"code":C,"stderr":"…"}`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream as StdUnixStream;
@@ -66,6 +70,31 @@ async fn handle(dev: Arc<Device>, sock: tokio::net::UnixStream) -> std::io::Resu
     let result = match req["kind"].as_str() {
         Some("applet") => {
             let argv = strings(&req["argv"]);
+            if let Some(opts) = recording(&dev, &argv) {
+                dev.journal.argv(&argv);
+                if dev.sandbox.real_program("ffmpeg").is_none() {
+                    let text = "screenrecord: the virtual device encodes with the host's ffmpeg, which is not installed\n";
+                    let head = json!({"code": 1, "stdout_len": 0, "stderr_len": text.len()});
+                    wr.write_all(format!("{head}\n{text}").as_bytes()).await?;
+                    return wr.shutdown().await;
+                }
+                let head =
+                    json!({"record": true, "stdout": applets::screenrecord::banner(&dev, &opts)});
+                wr.write_all(format!("{head}\n").as_bytes()).await?;
+                let pid = req["pid"].as_u64().unwrap_or(0) as u32;
+                let (code, stderr) = {
+                    let _live = dev.recorders.register(pid, argv.clone());
+                    // The client closes its end when it is signalled (or dies): stop then.
+                    let stop = async move {
+                        let mut sink = [0u8; 64];
+                        while matches!(rd.read(&mut sink).await, Ok(n) if n > 0) {}
+                    };
+                    applets::screenrecord::record(&dev, &opts, stop).await
+                };
+                let trailer = json!({"code": code, "stderr": stderr, "stdout": if opts.verbose && code == 0 { "Stopping encoder and muxer\n" } else { "" }}).to_string();
+                wr.write_all(format!("{trailer}\n").as_bytes()).await?;
+                return wr.shutdown().await;
+            }
             if let Some(opts) = applets::follow_options(&dev, &argv) {
                 wr.write_all(b"{\"stream\":true}\n").await?;
                 applets::follow_log(dev, &argv, opts, rd, wr).await;
@@ -108,6 +137,15 @@ async fn handle(dev: Arc<Device>, sock: tokio::net::UnixStream) -> std::io::Resu
     wr.shutdown().await
 }
 
+/// The options of a `screenrecord` that records (answered as a stream), or `None` for one
+/// [`applets::run`] answers (help, bad options).
+fn recording(dev: &Device, argv: &[String]) -> Option<applets::screenrecord::Options> {
+    if argv.first().map(String::as_str) != Some("screenrecord") {
+        return None;
+    }
+    applets::screenrecord::parse(&argv[1..], dev.recorders.limit_s()).ok()
+}
+
 fn control(dev: &Device, args: &[String]) -> AppletResult {
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     match a[..] {
@@ -133,6 +171,13 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
             dev.set_offline(v == "on");
             AppletResult::ok("ok\n")
         }
+        ["screenrecord-limit", s] => match s.parse::<u64>() {
+            Ok(s) if s > 0 => {
+                dev.recorders.set_limit_s(s);
+                AppletResult::ok("ok\n")
+            }
+            _ => AppletResult::fail(2, "screenrecord-limit needs seconds (1 or more)\n"),
+        },
         ["state"] => AppletResult::ok(format!("{}\n", dev.state_json())),
         ["journal"] => AppletResult::ok(format!("{}\n", dev.journal.path().display())),
         ["flood", n] => match n.parse::<u64>() {
@@ -185,7 +230,15 @@ pub fn send(
     header: &Value,
     body: &[u8],
 ) -> std::io::Result<(Value, BufReader<StdUnixStream>)> {
-    let mut s = StdUnixStream::connect(socket)?;
+    send_on(StdUnixStream::connect(socket)?, header, body)
+}
+
+/// [`send`] on a connection already made.
+pub fn send_on(
+    mut s: StdUnixStream,
+    header: &Value,
+    body: &[u8],
+) -> std::io::Result<(Value, BufReader<StdUnixStream>)> {
     let mut msg = header.to_string().into_bytes();
     msg.push(b'\n');
     msg.extend_from_slice(body);

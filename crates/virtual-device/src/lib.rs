@@ -140,6 +140,8 @@ pub(crate) struct Device {
     pub reverse: services::reverse::Forwards,
     /// Flood lines requested so far (every `logcat` following the log prints them).
     pub flood: watch::Sender<u64>,
+    /// Running `screenrecord`s and the device's longest recording.
+    pub recorders: applets::screenrecord::Recorders,
 }
 
 impl Device {
@@ -283,6 +285,7 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         offline: watch::channel(false).0,
         reverse: Default::default(),
         flood: watch::channel(0).0,
+        recorders: applets::screenrecord::Recorders::new(),
     });
     let d = dev.clone();
     let accept = tokio::spawn(async move {

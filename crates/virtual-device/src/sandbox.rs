@@ -46,6 +46,8 @@ pub const APPLETS: &[&str] = &[
     "id",
     "getenforce",
     "ime",
+    "screenrecord",
+    "pkill",
 ];
 
 /// Harmless utilities passed through to the host's program of the same name.

@@ -14,6 +14,7 @@ mod files;
 pub mod input;
 mod logs;
 mod proxy;
+pub mod record;
 pub mod screen;
 pub mod shell;
 mod track;
@@ -31,7 +32,7 @@ use super::{AfterAction, InputStep, TypeJob, TypedWith, UiSource};
 use crate::api::wire::service::{Readiness, ToolCheck};
 use crate::device::{
     AppInfo, Device, DeviceKind, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
-    Platform, Point,
+    Platform, Point, RecordingOptions, ScreenRecorder,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Tool, Toolbox};
@@ -62,6 +63,8 @@ pub struct AdbBackend {
     seen: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
     /// Where `adb connect` may go (loopback, and what `--adb-connect-allow` adds).
     connect_policy: connect::ConnectPolicy,
+    /// Length of one `screenrecord` file of a recording (see [`record`]).
+    record_segment: Duration,
 }
 
 impl AdbBackend {
@@ -82,7 +85,15 @@ impl AdbBackend {
             log_buffers: Default::default(),
             seen: Default::default(),
             connect_policy: Default::default(),
+            record_segment: record::SEGMENT_LIMIT,
         }
+    }
+
+    /// The same backend, recording the screen in files of `segment` (tests: shorter than
+    /// the 180 s most devices allow, to exercise chaining).
+    pub fn with_record_segment(mut self, segment: Duration) -> Self {
+        self.record_segment = segment;
+        self
     }
 
     /// The same backend, letting `adb connect` reach the blocks of `policy` besides loopback.
@@ -244,6 +255,14 @@ impl DeviceBackend for AdbBackend {
         self.screencap(device).await
     }
 
+    async fn start_recording(
+        &self,
+        device: &Device,
+        options: &RecordingOptions,
+        dest: &Path,
+    ) -> Result<Box<dyn ScreenRecorder>> {
+        self.record_start(device, options, dest).await
+    }
     async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
         self.ui_dump(device).await
     }

@@ -10,6 +10,7 @@ mod keys;
 mod listapps;
 mod logs;
 mod proxy;
+mod record;
 mod scale;
 mod screen;
 mod system;
@@ -200,6 +201,14 @@ impl DeviceBackend for SimctlBackend {
 
     async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
         self.screenshot(&device.udid).await
+    }
+    async fn start_recording(
+        &self,
+        device: &Device,
+        options: &crate::device::RecordingOptions,
+        dest: &Path,
+    ) -> Result<Box<dyn crate::device::ScreenRecorder>> {
+        self.record_start(device, options, dest).await
     }
     async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
         self.describe_ui(&device.udid).await

@@ -315,6 +315,21 @@ impl DeviceBackend for WdaBackend {
     async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
         self.screenshot(device).await
     }
+    async fn start_recording(
+        &self,
+        _device: &Device,
+        _options: &crate::device::RecordingOptions,
+        _dest: &Path,
+    ) -> Result<Box<dyn crate::device::ScreenRecorder>> {
+        Err(Error::new(
+            ErrorCode::UnsupportedOnPlatform,
+            "recording the screen of a physical iPhone is not offered by WebDriverAgent",
+        )
+        .with_hint(
+            "record on the phone (Control Center → Screen Recording) or with QuickTime Player on a \
+             Mac; iOS Simulators record through simctl",
+        ))
+    }
     async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
         self.source(device).await
     }

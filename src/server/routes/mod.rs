@@ -13,6 +13,7 @@ pub mod flows;
 pub mod logs;
 pub mod proxy;
 pub mod proxy_rules;
+pub mod recording;
 pub mod screenshot;
 pub mod service;
 pub mod sessions;
@@ -34,6 +35,7 @@ pub fn bindings() -> Vec<Binding> {
         apps::bindings(),
         ui::bindings(),
         screenshot::bindings(),
+        recording::bindings(),
         actions::bindings(),
         batch::bindings(),
         flows::bindings(),

@@ -8,6 +8,7 @@ mod input;
 mod intent;
 mod logcat;
 mod procs;
+pub mod screenrecord;
 mod system;
 mod ui;
 
@@ -72,6 +73,13 @@ pub fn run(dev: &Device, argv: &[String], stdin: Vec<u8>) -> AppletResult {
         "input" => input::run(dev, args),
         "uiautomator" => ui::uiautomator(dev, args),
         "screencap" => ui::screencap(dev, args),
+        // Answered as a stream by the caller (`ipc`) once its options are good.
+        "screenrecord" => match screenrecord::parse(args, dev.recorders.limit_s()) {
+            Ok(_) => AppletResult::fail(1, "screenrecord: needs a streaming connection\n"),
+            Err((0, text)) => AppletResult::ok(text),
+            Err((code, text)) => AppletResult::fail(code, text),
+        },
+        "pkill" => screenrecord::pkill(dev, args),
         "am" => am::am(dev, args),
         "pm" => am::pm(dev, args, stdin),
         "monkey" => am::monkey(dev, args),

@@ -1,0 +1,77 @@
+//! Screen recordings: start, stop, the list, one recording's MP4, delete.
+
+use axum::Json;
+
+use crate::api::wire::recording::*;
+use crate::device::recording::parse_size;
+use crate::device::RecordingOptions;
+use crate::error::{Error, Result};
+use crate::server::bind::{self, Binding};
+use crate::server::reply::Mp4File;
+use crate::server::AppState;
+
+/// This module's handlers, bound to their operations by name.
+pub fn bindings() -> Vec<Binding> {
+    vec![
+        bind::body("recording_start", start),
+        bind::body("recording_stop", stop),
+        bind::plain("list_recordings", list),
+        bind::query("get_recording", get),
+        bind::query("delete_recording", delete),
+    ]
+}
+
+/// Starts recording the device's screen.
+pub async fn start(s: AppState, r: RecordingStart) -> Result<Json<RecordingInfo>> {
+    let options = RecordingOptions {
+        size: r.size.as_deref().map(parse_size).transpose()?,
+        scale: r.scale,
+        bit_rate: r.bit_rate,
+    };
+    let info = s
+        .controller
+        .recording_start(r.udid.as_deref(), &options, r.max_s)
+        .await?;
+    Ok(Json(info))
+}
+
+/// Stops the device's recording; answers the finalised file's facts.
+pub async fn stop(s: AppState, r: RecordingStop) -> Result<Json<RecordingInfo>> {
+    Ok(Json(s.controller.recording_stop(r.udid.as_deref()).await?))
+}
+
+/// The recordings this server made, newest first.
+pub async fn list(s: AppState) -> Result<Json<RecordingList>> {
+    Ok(Json(RecordingList {
+        recordings: s.controller.recordings_list(),
+    }))
+}
+
+/// One finished recording's MP4.
+pub async fn get(s: AppState, q: RecordingPath) -> Result<Mp4File> {
+    let r = s.controller.recording(&q.id)?;
+    if r.state != RecordingState::Finished {
+        return Err(Error::new(
+            crate::error::ErrorCode::RecordingActive,
+            format!("`{}` is {:?}, not finished", q.id, r.state).to_lowercase(),
+        )
+        .with_hint("stop it first (`recording_stop`); a failed one has no playable file"));
+    }
+    let file = tokio::fs::File::open(&r.path).await.map_err(|e| {
+        Error::new(
+            crate::error::ErrorCode::NotFound,
+            format!("the file of `{}` is gone: {e}", q.id),
+        )
+    })?;
+    let len = file.metadata().await.map(|m| m.len()).unwrap_or(0);
+    Ok(Mp4File(file, len))
+}
+
+/// Deletes a finished recording and its file.
+pub async fn delete(s: AppState, q: RecordingPath) -> Result<Json<RecordingDeleted>> {
+    let r = s.controller.recording_delete(&q.id)?;
+    Ok(Json(RecordingDeleted {
+        id: r.id,
+        deleted: true,
+    }))
+}

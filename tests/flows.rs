@@ -101,7 +101,7 @@ fn bad_input_is_refused_quickly_before_any_device_command() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(parse::SUPPORTED.len(), 26);
+    assert_eq!(parse::SUPPORTED.len(), 28);
 }
 
 /// The demo's login, as a Maestro flow.
@@ -186,6 +186,66 @@ async fn the_demo_login_flow_runs_green_through_real_adb() {
         "long flow: {steps} steps in {ms} ms: {:.0} steps/s",
         steps as f64 * 1000.0 / ms as f64
     );
+}
+
+#[tokio::test]
+async fn start_and_stop_recording_save_the_flows_video_with_its_artifacts() {
+    use crate::common::android::*;
+    use crate::common::*;
+    let h = start_device();
+    let app = app_for(&h);
+    // The second recording is left running: the end of the flow saves it, as Maestro does.
+    let yaml = "appId: com.mobilectl.demo\n---\n- startRecording: login\n- tapOn: \"LOG IN\"\n- extendedWaitUntil: {visible: \"Allow|ALLOW\", timeout: 10000}\n- stopRecording\n- startRecording: {path: after}\n- assertVisible: \"Allow|ALLOW\"\n";
+    let body = serde_json::json!({"yaml": yaml, "file": "rec.yaml"});
+    let (status, r) = call(
+        &app,
+        send_json("POST", "/api/v1/flows/run", &body.to_string()),
+    )
+    .await;
+    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
+    assert_eq!(
+        r["success"],
+        true,
+        "{}",
+        mobilectl::render::text("flow_run", &r)
+    );
+    let dir = std::path::PathBuf::from(r["artifacts"].as_str().expect("artifacts"));
+    for f in ["login.mp4", "after.mp4"] {
+        let out = std::process::Command::new("ffprobe")
+            .args([
+                "-v",
+                "error",
+                "-show_entries",
+                "format=duration",
+                "-of",
+                "csv=p=0",
+            ])
+            .arg(dir.join(f))
+            .output()
+            .expect("ffprobe");
+        assert!(
+            out.status.success(),
+            "{f}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(argvs_with(&h, "screenrecord").len(), 2);
+    // No recording is left running on the device.
+    let (status, v) = call(
+        &app,
+        post("/api/v1/device/recording/stop", serde_json::json!({})),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 409, "{v}");
+    let _ = std::fs::remove_dir_all(dir);
+    // Without a start, `stopRecording` fails its step.
+    let body = serde_json::json!({"yaml": "- stopRecording\n"});
+    let (_, r) = call(
+        &app,
+        send_json("POST", "/api/v1/flows/run", &body.to_string()),
+    )
+    .await;
+    assert_eq!(r["success"], false, "{r}");
 }
 
 #[tokio::test]

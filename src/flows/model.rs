@@ -146,6 +146,10 @@ pub enum Command {
     },
     OpenLink(String),
     TakeScreenshot(String),
+    /// Starts recording the screen; the video is saved as `NAME.mp4` at `stopRecording` (or
+    /// when the flow ends).
+    StartRecording(String),
+    StopRecording,
     SetLocation {
         latitude: String,
         longitude: String,

@@ -29,6 +29,8 @@ pub const SUPPORTED: &[&str] = &[
     "waitForAnimationToEnd",
     "openLink",
     "takeScreenshot",
+    "startRecording",
+    "stopRecording",
     "setLocation",
     "copyTextFrom",
     "pasteText",
@@ -51,8 +53,6 @@ const REFUSED: &[(&str, &str)] = &[
         "AI assertions need Maestro's cloud",
     ),
     ("extractTextWithAI", "AI commands need Maestro's cloud"),
-    ("startRecording", "screen recordings are not supported yet"),
-    ("stopRecording", "screen recordings are not supported yet"),
     ("inputRandomText", "random input is not supported"),
     ("inputRandomNumber", "random input is not supported"),
     ("inputRandomEmail", "random input is not supported"),
@@ -446,6 +446,7 @@ impl P<'_> {
             "hideKeyboard" => Command::HideKeyboard,
             "scroll" => Command::Scroll,
             "pasteText" => Command::PasteText,
+            "stopRecording" => Command::StopRecording,
             "waitForAnimationToEnd" => Command::WaitForAnimationToEnd {
                 timeout_ms: match a {
                     None => None,
@@ -534,6 +535,15 @@ impl P<'_> {
                     allowed(a, &["path"])?;
                 }
                 Command::TakeScreenshot(
+                    scalar(a.get("path").unwrap_or(a)).ok_or("needs a file name")?,
+                )
+            }
+            "startRecording" => {
+                let a = a.ok_or("needs a file name")?;
+                if a.map().is_some() {
+                    allowed(a, &["path"])?;
+                }
+                Command::StartRecording(
                     scalar(a.get("path").unwrap_or(a)).ok_or("needs a file name")?,
                 )
             }

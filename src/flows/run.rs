@@ -47,6 +47,8 @@ pub struct Runner {
     copied: Option<String>,
     steps: Vec<FlowStep>,
     saved: bool,
+    /// The file name of the recording `startRecording` began, until it is saved.
+    recording: Option<String>,
 }
 
 type R<T> = Result<T, String>;
@@ -72,6 +74,7 @@ impl Runner {
             copied: None,
             steps: vec![],
             saved: false,
+            recording: None,
         }
     }
 
@@ -104,7 +107,9 @@ impl Runner {
             ok = self.steps_of(&flow.steps, 0).await;
         }
         let completed = self.steps_of(&flow.on_complete, 0).await;
-        let ok = ok && completed;
+        // A recording the flow left running is saved as Maestro saves it: at the end.
+        let saved = self.recording.is_none() || self.stop_recording().await.is_ok();
+        let ok = ok && completed && saved;
         let failed_step = self
             .steps
             .iter()
@@ -436,6 +441,19 @@ impl Runner {
                 let file = safe_name(&name);
                 self.write(&format!("{file}.png"), &shot.png)?;
             }
+            Command::StartRecording(name) => {
+                let name = safe_name(&self.fill(name)?);
+                self.controller
+                    .recording_start(
+                        Some(&self.device.udid),
+                        &crate::device::RecordingOptions::default(),
+                        None,
+                    )
+                    .await
+                    .map_err(|e| e.message)?;
+                self.recording = Some(name);
+            }
+            Command::StopRecording => self.stop_recording().await?,
             Command::SetLocation {
                 latitude,
                 longitude,
@@ -671,6 +689,25 @@ impl Runner {
         let value = serde_json::from_slice(&bytes)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
         Ok((status, value))
+    }
+
+    /// Stops the flow's recording and saves it as `NAME.mp4` with the artifacts.
+    async fn stop_recording(&mut self) -> R<()> {
+        let name = self
+            .recording
+            .take()
+            .ok_or("no recording is running: `startRecording` first")?;
+        let done = self
+            .controller
+            .recording_stop(Some(&self.device.udid))
+            .await
+            .map_err(|e| e.message)?;
+        std::fs::create_dir_all(&self.artifacts)
+            .map_err(|e| format!("{}: {e}", self.artifacts.display()))?;
+        let to = self.artifacts.join(format!("{name}.mp4"));
+        std::fs::copy(&done.path, &to).map_err(|e| format!("{}: {e}", to.display()))?;
+        self.saved = true;
+        Ok(())
     }
 
     fn write(&self, name: &str, bytes: &[u8]) -> R<()> {

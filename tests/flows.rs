@@ -188,6 +188,108 @@ async fn the_demo_login_flow_runs_green_through_real_adb() {
     );
 }
 
+/// Every command the runner supports, once at least, on the demo (a new command must be added
+/// here: the test compares this flow's commands with the supported list).
+const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
+---
+- launchApp:
+    clearState: true
+    stopApp: true
+- waitForAnimationToEnd
+- assertVisible: "LOG IN"
+- tapOn:
+    id: "username"
+- inputText: "alicex"
+- eraseText: 1
+- copyTextFrom:
+    id: "username"
+- tapOn:
+    id: "password"
+- pasteText
+- hideKeyboard
+- longPressOn: "Remember me"
+- pressKey: Enter
+- extendedWaitUntil:
+    visible: "Allow"
+    timeout: 10000
+- takeScreenshot: dialog
+- tapOn: "Allow"
+- assertNotVisible: "LOG IN"
+- scroll
+- swipe:
+    direction: DOWN
+- scrollUntilVisible:
+    element: "Order #1005"
+    direction: DOWN
+- runFlow:
+    when:
+      visible: "Inbox"
+    commands:
+      - tapOn: "Order #1001"
+- repeat:
+    times: 2
+    commands:
+      - assertVisible: "SEND"
+- retry:
+    maxRetries: 1
+    commands:
+      - assertVisible: "Notify me"
+- back
+- startRecording: every
+- setLocation:
+    latitude: 52.52
+    longitude: 13.40
+    optional: true
+- stopRecording
+- openLink: https://example.com
+- stopApp
+- killApp
+- clearState
+"#;
+
+#[tokio::test]
+async fn every_supported_command_runs_on_the_demo() {
+    use crate::common::android::*;
+    use crate::common::*;
+    let used: std::collections::BTreeSet<&str> = EVERY_COMMAND
+        .lines()
+        .filter_map(|l| l.strip_prefix("- ").or_else(|| l.trim_start().strip_prefix("- ")))
+        .map(|c| c.split(':').next().unwrap().trim())
+        .collect();
+    let supported: std::collections::BTreeSet<&str> =
+        mobilectl::flows::parse::SUPPORTED.iter().copied().collect();
+    assert_eq!(used, supported, "the flow below uses every supported command");
+
+    let h = start_device();
+    let app = app_for(&h);
+    let body = serde_json::json!({"yaml": EVERY_COMMAND, "file": "every.yaml"});
+    let (status, r) = call(
+        &app,
+        send_json("POST", "/api/v1/flows/run", &body.to_string()),
+    )
+    .await;
+    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
+    assert_eq!(r["success"], true, "{}\n{r}", mobilectl::render::text("flow_run", &r));
+    let steps = r["steps"].as_array().expect("steps");
+    // setLocation reaches the device and is refused there: a physical phone's (this virtual
+    // device's) location cannot be set over adb, only an emulator's; optional, it warns.
+    for s in steps {
+        let want = if s["command"] == "setLocation" { "warned" } else { "passed" };
+        assert_eq!(s["status"], want, "{s}");
+    }
+    // What the commands did, as the device saw it.
+    let inputs = argvs_with(&h, "input");
+    assert!(inputs.contains(&vec!["input".into(), "text".into(), "alicex".into()]), "{inputs:?}");
+    assert!(inputs.iter().any(|a| a[1] == "swipe"), "{inputs:?}");
+    assert_eq!(argvs_with(&h, "screenrecord").len(), 1);
+    let dir = std::path::PathBuf::from(r["artifacts"].as_str().expect("artifacts"));
+    assert!(dir.join("dialog.png").is_file() && dir.join("every.mp4").is_file());
+    let state = h.state();
+    assert_eq!(state["last_url"], "https://example.com", "{state}");
+    assert_eq!(state["running"], false, "{state}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[tokio::test]
 async fn start_and_stop_recording_save_the_flows_video_with_its_artifacts() {
     use crate::common::android::*;

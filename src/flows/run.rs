@@ -388,7 +388,13 @@ impl Runner {
                         body["y"] = json!(y);
                         body["direction"] = json!(direction.unwrap_or(Direction::Up).wire());
                     }
-                    _ => body["direction"] = json!(direction.unwrap_or(Direction::Up).wire()),
+                    _ => {
+                        // Maestro's bare direction: a swipe across the screen from its middle.
+                        let size = self.read().await?.screen.screen;
+                        body["x"] = json!((size.w / 2.0).round() as i64);
+                        body["y"] = json!((size.h / 2.0).round() as i64);
+                        body["direction"] = json!(direction.unwrap_or(Direction::Up).wire());
+                    }
                 }
                 self.call("/api/v1/device/ui/swipe", body).await?;
             }

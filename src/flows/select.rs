@@ -204,6 +204,38 @@ mod tests {
     }
 
     #[test]
+    fn maestro_semantics_on_a_real_axe_tree() {
+        let s = screen("ios_axe/axe_describe_ui_contacts_search_subtree_ios18.5_axe1.8_reformatted.json");
+        let count = |sel: &Selector| candidates(&s, sel).expect("regex").len();
+        let cases: &[(Selector, usize)] = &[
+            // text: the accessibility label (the image's "Search"), whole.
+            (sel(Some("Dictate"), None), 1),
+            (sel(Some("Dict"), None), 0),
+            (sel(Some("Dict.*"), None), 1),
+            (sel(Some("(?i)dictate"), None), 1),
+            // id: the accessibility identifier, whole.
+            (sel(None, Some("magnifyingglass")), 1),
+            (sel(None, Some("magnifying.*")), 1),
+            (sel(None, Some("magnifying")), 0),
+            (sel(Some("Nothing like it"), None), 0),
+        ];
+        for (sel, want) in cases {
+            assert_eq!(count(sel), *want, "{}", sel.describe());
+        }
+        // Relations in points: the dictation button is right of the magnifying glass.
+        let right = Selector {
+            right_of: Some(Box::new(sel(None, Some("magnifyingglass")))),
+            ..sel(None, Some("Dictate"))
+        };
+        assert_eq!(pick(&s, &right).expect("pick").len(), 1);
+        let left = Selector {
+            left_of: Some(Box::new(sel(None, Some("magnifyingglass")))),
+            ..sel(None, Some("Dictate"))
+        };
+        assert!(pick(&s, &left).expect("pick").is_empty());
+    }
+
+    #[test]
     fn points_in_pixels_and_percent() {
         assert_eq!(
             to_pixels(point("50%, 20%").expect("pct"), (1080.0, 2400.0)),

@@ -279,6 +279,10 @@ async fn in_session<R>(
 async fn timed<R: IntoResponse>(work: impl Future<Output = Result<R>>) -> Response {
     let started = std::time::Instant::now();
     let (result, stages) = crate::exec::timing::scope(work).await;
+    // An operation called from inside another (a flow's steps) counts in the caller's too.
+    for (stage, took) in &stages {
+        crate::exec::timing::record(stage, *took);
+    }
     let mut response = result.into_response();
     let value = crate::exec::timing::header(&stages, started.elapsed());
     if let Ok(v) = axum::http::HeaderValue::from_str(&value) {

@@ -253,12 +253,18 @@ async fn every_supported_command_runs_on_the_demo() {
     use crate::common::*;
     let used: std::collections::BTreeSet<&str> = EVERY_COMMAND
         .lines()
-        .filter_map(|l| l.strip_prefix("- ").or_else(|| l.trim_start().strip_prefix("- ")))
+        .filter_map(|l| {
+            l.strip_prefix("- ")
+                .or_else(|| l.trim_start().strip_prefix("- "))
+        })
         .map(|c| c.split(':').next().unwrap().trim())
         .collect();
     let supported: std::collections::BTreeSet<&str> =
         mobilectl::flows::parse::SUPPORTED.iter().copied().collect();
-    assert_eq!(used, supported, "the flow below uses every supported command");
+    assert_eq!(
+        used, supported,
+        "the flow below uses every supported command"
+    );
 
     let h = start_device();
     let app = app_for(&h);
@@ -269,17 +275,29 @@ async fn every_supported_command_runs_on_the_demo() {
     )
     .await;
     assert_eq!(status, axum::http::StatusCode::OK, "{r}");
-    assert_eq!(r["success"], true, "{}\n{r}", mobilectl::render::text("flow_run", &r));
+    assert_eq!(
+        r["success"],
+        true,
+        "{}\n{r}",
+        mobilectl::render::text("flow_run", &r)
+    );
     let steps = r["steps"].as_array().expect("steps");
     // setLocation reaches the device and is refused there: a physical phone's (this virtual
     // device's) location cannot be set over adb, only an emulator's; optional, it warns.
     for s in steps {
-        let want = if s["command"] == "setLocation" { "warned" } else { "passed" };
+        let want = if s["command"] == "setLocation" {
+            "warned"
+        } else {
+            "passed"
+        };
         assert_eq!(s["status"], want, "{s}");
     }
     // What the commands did, as the device saw it.
     let inputs = argvs_with(&h, "input");
-    assert!(inputs.contains(&vec!["input".into(), "text".into(), "alicex".into()]), "{inputs:?}");
+    assert!(
+        inputs.contains(&vec!["input".into(), "text".into(), "alicex".into()]),
+        "{inputs:?}"
+    );
     assert!(inputs.iter().any(|a| a[1] == "swipe"), "{inputs:?}");
     assert_eq!(argvs_with(&h, "screenrecord").len(), 1);
     let dir = std::path::PathBuf::from(r["artifacts"].as_str().expect("artifacts"));

@@ -205,7 +205,9 @@ mod tests {
 
     #[test]
     fn maestro_semantics_on_a_real_axe_tree() {
-        let s = screen("ios_axe/axe_describe_ui_contacts_search_subtree_ios18.5_axe1.8_reformatted.json");
+        let s = screen(
+            "ios_axe/axe_describe_ui_contacts_search_subtree_ios18.5_axe1.8_reformatted.json",
+        );
         let count = |sel: &Selector| candidates(&s, sel).expect("regex").len();
         let cases: &[(Selector, usize)] = &[
             // text: the accessibility label (the image's "Search"), whole.

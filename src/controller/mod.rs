@@ -10,6 +10,7 @@ mod actions;
 mod alerts;
 mod apps;
 mod batch;
+mod diff;
 mod doctor;
 mod features;
 mod files;
@@ -32,6 +33,10 @@ mod typing;
 mod verify;
 
 pub use actions::Observe;
+pub use diff::{
+    read_baseline_file, BaselineSource, DiffSpec, NoRunArtifacts, FALLBACK_STATUS_BAR_PIXELS,
+    FALLBACK_STATUS_BAR_POINTS,
+};
 pub use listing::KNOWN_TTL;
 pub use target::Resolved;
 pub use typing::MAX_TYPE_CHARS;
@@ -96,6 +101,8 @@ pub struct DeviceController {
     proxy_attachments: ProxyAttachments,
     /// Every device's log (see [`logs`]).
     logs: LogHub,
+    /// Where a diff's artifact baselines are read from (see [`diff`]).
+    baselines: RwLock<Arc<dyn BaselineSource>>,
 }
 
 impl DeviceController {
@@ -128,6 +135,7 @@ impl DeviceController {
             listing: tokio::sync::Mutex::new(()),
             proxy_attachments: ProxyAttachments::default(),
             logs: LogHub::default(),
+            baselines: RwLock::new(Arc::new(NoRunArtifacts)),
         }
     }
 

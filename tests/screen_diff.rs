@@ -369,3 +369,85 @@ async fn expect_screen_matches_passes_and_fails() {
         );
     }
 }
+
+/// An iOS Simulator (fake `xcrun` whose screenshot is a fixed 1179x2556 PNG, fake AXe with a
+/// 393x852-point tree): regions are in points, like its taps; the status bar falls back to
+/// 6.5% of the height when the tree has no status bar.
+#[tokio::test]
+async fn on_ios_regions_are_in_points() {
+    use mobilectl::exec::Tool;
+    const UDID: &str = "D2E4C979-FFEA-4236-9F57-64C3209975A0";
+    let fakes = FakeTools::new();
+    let png = fakes.dir.path().join("shot.png");
+    let screen = image::RgbImage::from_pixel(1179, 2556, image::Rgb([240, 240, 240]));
+    screen.save(&png).unwrap();
+    let list =
+        fixture("ios_simctl/simctl_list_devices_json_xcode15_ios15.5-17.5_with_lastBootedAt.json");
+    let xcrun = fakes.add(
+        "xcrun",
+        &format!(
+            r#"case "$1 $2" in
+  "simctl list") cat '{}' ;;
+  "simctl io") for a in "$@"; do last="$a"; done; cp '{}' "$last" ;;
+  *) exit 0 ;;
+esac"#,
+            list.display(),
+            png.display()
+        ),
+    );
+    let tree = fixture("ios_axe/axe_describe_ui_tuist_app_trimmed_393x852.json");
+    let axe = fakes.add(
+        "axe",
+        &format!(
+            "case \"$*\" in *describe*) cat '{}' ;; *) exit 0 ;; esac",
+            tree.display()
+        ),
+    );
+    let app = app_with(
+        toolbox(&[(Tool::Xcrun, &xcrun), (Tool::Axe, &axe)]),
+        loopback_policy(),
+    );
+    // The baseline: the same screen without a 300x300 px card at (300, 900) px, and with a
+    // changed clock in the status bar band.
+    let mut base = screen.clone();
+    for y in 900..1200 {
+        for x in 300..600 {
+            base.put_pixel(x, y, image::Rgb([20, 20, 20]));
+        }
+    }
+    for y in 40..120 {
+        for x in 60..200 {
+            base.put_pixel(x, y, image::Rgb([0, 0, 0]));
+        }
+    }
+    let mut bytes = Vec::new();
+    base.write_to(
+        &mut std::io::Cursor::new(&mut bytes),
+        image::ImageFormat::Png,
+    )
+    .unwrap();
+    let (status, d) = diff(
+        &app,
+        json!({ "udid": UDID, "baseline": { "png": b64(&bytes) } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{d}");
+    assert_eq!(d["coordinate_space"], "points");
+    assert_eq!(d["screen"]["w"], 393.0);
+    assert_eq!(
+        d["regions"],
+        json!([{ "x": 100, "y": 300, "width": 100, "height": 100, "changed_share": 1.0 }])
+    );
+    assert_eq!(
+        d["status_bar"],
+        json!({ "x": 0, "y": 0, "width": 393, "height": 55, "source": "fallback" })
+    );
+    // Masks are in points too: the card's 100x100 pt hides it.
+    let (_, masked) = diff(
+        &app,
+        json!({ "udid": UDID, "baseline": { "png": b64(&bytes) },
+                "mask": [{ "x": 100, "y": 300, "width": 100, "height": 100 }] }),
+    )
+    .await;
+    assert_eq!(masked["regions"], json!([]), "{masked}");
+}

@@ -255,7 +255,8 @@ impl DeviceController {
             ),
             (true, _, _) => Some((None, MaskSource::Fallback)),
         };
-        let fallback = match space {
+        // The share fits the device (its tap unit), whatever unit the answer is in.
+        let fallback = match shot.coordinate_space {
             CoordinateSpace::Pixels => FALLBACK_STATUS_BAR_PIXELS,
             CoordinateSpace::Points => FALLBACK_STATUS_BAR_POINTS,
         };
@@ -427,19 +428,22 @@ impl DeviceController {
             let ok = r.changed_share <= *tolerance;
             if ok || started.elapsed() >= timeout {
                 let code = ErrorCode::ScreenMismatch;
+                let mut observed = json!({
+                    "changed_share": r.changed_share,
+                    "tolerance": tolerance,
+                    "regions": r.regions,
+                    "coordinate_space": r.coordinate_space,
+                    "baseline": r.baseline,
+                    "polls": polls,
+                });
+                if let Some(n) = r.regions_omitted {
+                    observed["regions_omitted"] = json!(n);
+                }
                 return Ok(ExpectResult {
                     success: ok,
                     failure_code: (!ok).then_some(code),
                     retryable: (!ok).then_some(code.retryable()),
-                    observed: json!({
-                        "changed_share": r.changed_share,
-                        "tolerance": tolerance,
-                        "regions": r.regions,
-                        "regions_omitted": r.regions_omitted,
-                        "coordinate_space": r.coordinate_space,
-                        "baseline": r.baseline,
-                        "polls": polls,
-                    }),
+                    observed,
                     snapshot_id: None,
                 });
             }

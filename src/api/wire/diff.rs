@@ -28,9 +28,7 @@ pub const DEFAULT_TOLERANCE: f64 = 0.001;
 #[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ArtifactRef {
-    /// The run's id.
     pub run: String,
-    /// The artifact's name in the run.
     pub name: String,
 }
 
@@ -38,9 +36,9 @@ pub struct ArtifactRef {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Baseline {
-    /// A PNG, base64 (a `data:image/png;base64,` prefix is allowed), at most 20 MiB.
+    /// PNG as base64, at most 20 MiB.
     pub png: Option<String>,
-    /// `true`: the screenshot taken before the last action (kept from this caller's screenshots).
+    /// `true`: the screenshot before the last action.
     pub previous: Option<bool>,
     /// A saved run artifact.
     pub artifact: Option<ArtifactRef>,
@@ -163,13 +161,13 @@ pub fn check_masks(masks: &[Area]) -> Result<()> {
 pub struct DiffRequest {
     pub udid: Option<String>,
     pub baseline: Baseline,
-    /// Areas not compared, in the screen's coordinates (as `regions`).
+    /// Areas not compared (tap units).
     pub mask: Option<Vec<Area>>,
-    /// Leave the status bar out (default true).
+    /// Default true.
     pub mask_status_bar: Option<bool>,
-    /// Per-channel change (0–255) a pixel may show and count as unchanged (default 16).
+    /// Channel change a pixel may show unchanged (default 16).
     pub channel_threshold: Option<u8>,
-    /// Also answer the screen with the regions outlined (`image`, base64 PNG).
+    /// Also answer the outlined screen (`image`, base64 PNG).
     #[serde(default)]
     pub save: bool,
 }

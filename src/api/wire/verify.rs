@@ -62,16 +62,15 @@ pub struct ExpectRequest {
     pub app: Option<String>,
     /// For `foreground_activity`.
     pub activity: Option<String>,
-    /// For `screen_matches`: what the screen should look like.
+    /// For `screen_matches`.
     pub baseline: Option<Baseline>,
-    /// For `screen_matches`: share of pixels that may differ, 0–1 (default 0.001).
+    /// For `screen_matches`: share of pixels that may differ (default 0.001).
     pub tolerance: Option<f64>,
-    /// For `screen_matches`: areas not compared.
+    /// For `screen_matches`.
     pub mask: Option<Vec<Area>>,
-    /// For `screen_matches`: leave the status bar out (default true).
+    /// For `screen_matches` (default true).
     pub mask_status_bar: Option<bool>,
-    /// For `screen_matches`: compare again until it matches, at most this long (default 0:
-    /// once; at most 120000).
+    /// For `screen_matches`: retry until it matches.
     #[schema(maximum = 120000)]
     pub timeout_ms: Option<u64>,
 }

@@ -13,12 +13,16 @@ use mobilectl::image::diff::{decode_png, diff, DiffOptions, PxRect};
 #[path = "support/synthetic_screen.rs"]
 mod synthetic_screen;
 
+/// A dialog: a white card with a grey outline (as its elevation shadow would draw) over the
+/// middle third, a dark title bar inside. (A borderless card of the background's own colour
+/// would be seen only where it covers something: one region per covered block.)
 fn with_dialog(img: &RgbaImage) -> RgbaImage {
     let (w, h) = img.dimensions();
     let mut out = img.clone();
     let (x, y) = (w as i32 / 18, h as i32 / 3);
     let rect = Rect::at(x, y).of_size(w - 2 * x as u32, h / 3);
     draw_filled_rect_mut(&mut out, rect, Rgba([255, 255, 255, 255]));
+    imageproc::drawing::draw_hollow_rect_mut(&mut out, rect, Rgba([150, 150, 150, 255]));
     let inner = Rect::at(x + 40, y + 40).of_size(w / 2, 60);
     draw_filled_rect_mut(&mut out, inner, Rgba([20, 20, 20, 255]));
     out

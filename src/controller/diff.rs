@@ -214,8 +214,8 @@ impl DeviceController {
                         let p = session.previous_shot().ok_or_else(|| {
                             Error::new(
                                 ErrorCode::NotFound,
-                                "no screenshot was taken on this device before: there is no \
-                                 previous screen to compare with",
+                                "mobilectl took no screenshot of this device for this caller \
+                                 yet: there is no previous screen to compare with",
                             )
                             .with_hint(
                                 "take a screenshot before acting (GET /api/v1/device/screenshot), \

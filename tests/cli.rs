@@ -510,6 +510,12 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             0,
             "changed 0.00% · 0 regions (px) · baseline previous",
         ),
+        case(
+            "expect",
+            &["expect", "matches", "--previous", "--tolerance", "0"],
+            0,
+            "expect ok",
+        ),
         // Target first, then text first: both type into the right field.
         case(
             "type_text",

@@ -261,6 +261,35 @@ pub enum ExpectCommand {
     Activity { activity: String },
     /// The screen's fingerprint is FINGERPRINT.
     Screen { fingerprint: String },
+    /// The screen looks like a baseline: at most --tolerance of its pixels changed.
+    Matches(MatchesArgs),
+}
+
+/// The baseline and options of `expect matches`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("baseline").required(true).args(["file", "previous", "artifact"])))]
+pub struct MatchesArgs {
+    /// A PNG file to compare with (read here, sent as base64).
+    #[arg(long = "baseline", value_name = "FILE.png")]
+    pub file: Option<String>,
+    /// Compare with the screenshot taken before the last action.
+    #[arg(long, visible_alias = "baseline-previous")]
+    pub previous: bool,
+    /// Compare with a saved run artifact.
+    #[arg(long, value_name = "RUN/NAME")]
+    pub artifact: Option<String>,
+    /// Share of the pixels that may differ, 0-1 (default 0.001).
+    #[arg(long)]
+    pub tolerance: Option<f64>,
+    /// An area not to compare, in tap coordinates (repeatable).
+    #[arg(long, value_name = "X,Y,WIDTH,HEIGHT")]
+    pub mask: Vec<String>,
+    /// Compare the status bar too (it is masked by default).
+    #[arg(long)]
+    pub with_status_bar: bool,
+    /// Compare again until it matches, at most this long.
+    #[arg(long)]
+    pub timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -491,6 +491,11 @@ fn expectation(e: ExpectCommand) -> Result<Value, ClientError> {
         ExpectCommand::Screen { fingerprint } => {
             json!({ "kind": "screen", "fingerprint": fingerprint })
         }
+        ExpectCommand::Matches(a) => json!({ "kind": "screen_matches",
+            "baseline": baseline_json(a.file.as_deref(), a.artifact.as_deref())?,
+            "tolerance": a.tolerance, "mask": masks_json(&a.mask)?,
+            "mask_status_bar": a.with_status_bar.then_some(false),
+            "timeout_ms": a.timeout_ms }),
     })
 }
 
@@ -517,9 +522,26 @@ fn plan_screenshot(s: ScreenshotArgs) -> Request {
 /// access to it), masks parsed from `X,Y,WIDTH,HEIGHT`, and `save` when the outlined image is
 /// to be written (`-o`).
 fn plan_diff(d: DiffArgs) -> Result<Request, ClientError> {
+    let baseline = baseline_json(d.file.as_deref(), d.artifact.as_deref())?;
+    let masks = masks_json(&d.mask)?;
+    let mut r = Request::new(
+        "screenshot_diff",
+        json!({ "baseline": baseline,
+            "mask": masks,
+            "mask_status_bar": d.with_status_bar.then_some(false),
+            "channel_threshold": d.channel_threshold,
+            "save": d.output.is_some().then_some(true) }),
+    );
+    r.output = d.output;
+    Ok(r)
+}
+
+/// The `baseline` of a diff or of `expect matches`: a local PNG file as base64, a run
+/// artifact (`RUN/NAME`), else `previous`.
+fn baseline_json(file: Option<&str>, artifact: Option<&str>) -> Result<Value, ClientError> {
     use base64::Engine;
     let usage = ClientError::usage;
-    let baseline = match (&d.file, &d.artifact) {
+    Ok(match (file, artifact) {
         (Some(path), _) => {
             let bytes = std::fs::read(path).map_err(|e| {
                 ClientError::local(1, "IO", format!("cannot read {path}: {e}"), None)
@@ -534,9 +556,14 @@ fn plan_diff(d: DiffArgs) -> Result<Request, ClientError> {
             json!({ "artifact": { "run": run, "name": name } })
         }
         (None, None) => json!({ "previous": true }),
-    };
+    })
+}
+
+/// `--mask X,Y,WIDTH,HEIGHT` flags as rectangles (`null` when none).
+fn masks_json(flags: &[String]) -> Result<Value, ClientError> {
+    let usage = ClientError::usage;
     let mut masks = Vec::new();
-    for m in &d.mask {
+    for m in flags {
         let v: Vec<f64> = m
             .split(',')
             .map(|p| p.trim().parse::<f64>())
@@ -547,16 +574,7 @@ fn plan_diff(d: DiffArgs) -> Result<Request, ClientError> {
         };
         masks.push(json!({ "x": x, "y": y, "width": width, "height": height }));
     }
-    let mut r = Request::new(
-        "screenshot_diff",
-        json!({ "baseline": baseline,
-            "mask": (!masks.is_empty()).then_some(masks),
-            "mask_status_bar": d.with_status_bar.then_some(false),
-            "channel_threshold": d.channel_threshold,
-            "save": d.output.is_some().then_some(true) }),
-    );
-    r.output = d.output;
-    Ok(r)
+    Ok(json!((!masks.is_empty()).then_some(masks)))
 }
 
 /// Writes a diff's outlined image to `path`; the answer printed says where instead of
@@ -724,6 +742,20 @@ mod tests {
             let line = std::iter::once("mobilectl").chain(bad.iter().copied());
             assert!(crate::cli::parse_from(line).is_err(), "{bad:?}");
         }
+        let (_, body) = body_of(&[
+            "expect",
+            "matches",
+            "--previous",
+            "--tolerance",
+            "0.01",
+            "--timeout-ms",
+            "2000",
+        ]);
+        assert_eq!(
+            body,
+            json!({ "kind": "screen_matches", "baseline": { "previous": true },
+                "tolerance": 0.01, "timeout_ms": 2000 })
+        );
         // The plain screenshot still takes its flags.
         let r = plan_of(&["screenshot", "--scale", "0.5"]).unwrap();
         assert_eq!(r.op, "screenshot");

@@ -107,6 +107,11 @@ error_codes! {
     AppNotResponding = ("APP_NOT_RESPONDING", 409, true),
     /// An action was expected to change the screen and did not.
     NavigationNoChange = ("NAVIGATION_NO_CHANGE", 409, true),
+    /// (An outcome) The screen differs from the baseline by more than the tolerance.
+    ScreenMismatch = ("SCREEN_MISMATCH", 409, true),
+    /// A visual diff's baseline cannot be compared: not a PNG, too large, or of another shape
+    /// than the screen.
+    BaselineUnusable = ("BASELINE_UNUSABLE", 422, false),
     /// The text cannot be typed by any available method.
     UnsupportedText = ("UNSUPPORTED_TEXT", 422, false),
     /// The app, file or other named resource does not exist.

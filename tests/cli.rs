@@ -505,6 +505,19 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             0,
             "saved",
         ),
+        // Against the screenshot just taken: nothing changed.
+        case(
+            "screenshot_diff",
+            &["screenshot", "diff", "--previous"],
+            0,
+            "changed 0.00% · 0 regions (px) · baseline previous",
+        ),
+        case(
+            "expect",
+            &["expect", "matches", "--previous", "--tolerance", "0"],
+            0,
+            "expect ok",
+        ),
         // Target first, then text first: both type into the right field.
         case(
             "type_text",

@@ -34,6 +34,7 @@ mod readme;
 mod recording;
 mod registry;
 mod round_trips;
+mod screen_diff;
 mod serve_cli;
 mod sessions;
 mod storm;

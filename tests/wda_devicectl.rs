@@ -461,6 +461,14 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             "screenshot_annotated",
             get("/api/v1/device/screenshot/annotated"),
         ),
+        // After the screenshot above: the screen before the last action is kept.
+        (
+            "screenshot_diff",
+            p(
+                "/api/v1/device/screenshot/diff",
+                json!({"baseline": {"previous": true}}),
+            ),
+        ),
         (
             "tap",
             p(

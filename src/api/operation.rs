@@ -123,6 +123,9 @@ pub struct Operation {
     pub output: Output,
     pub mcp: Mcp,
     pub cli: CliForm,
+    /// Largest request body it takes, when more than the server's default
+    /// (`crate::server::BODY_LIMIT`): an uploaded image.
+    pub body_limit: Option<usize>,
 }
 
 impl Operation {
@@ -153,6 +156,7 @@ pub struct Draft {
     errors: Vec<ErrorCode>,
     input: Input,
     cli: CliForm,
+    body_limit: Option<usize>,
 }
 
 /// Starts an entry of the table.
@@ -173,6 +177,7 @@ pub fn op(
         errors: Vec::new(),
         input: Input::None,
         cli: CliForm::default(),
+        body_limit: None,
     }
 }
 
@@ -196,6 +201,12 @@ impl Draft {
                 self.errors.push(*c);
             }
         }
+        self
+    }
+
+    /// Takes bodies up to `bytes`, more than the server's default limit.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = Some(bytes);
         self
     }
 
@@ -258,6 +269,7 @@ impl Draft {
             output,
             mcp,
             cli: self.cli,
+            body_limit: self.body_limit,
         }
     }
 }

@@ -10,8 +10,8 @@
 use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
-    act::*, apps::*, batch::*, devices::*, features::*, flows::*, inspect::*, logs::*, proxy::*,
-    recording::*, service::*, sessions::*, system::*, verify::*,
+    act::*, apps::*, batch::*, devices::*, diff::*, features::*, flows::*, inspect::*, logs::*,
+    proxy::*, recording::*, service::*, sessions::*, system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 
@@ -167,6 +167,24 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .query::<AnnotatedQuery>()
             .image(),
+        op(Post, "screenshot_diff", "/api/v1/device/screenshot/diff", "inspect", "Compare the screen with a baseline: changed regions and share.")
+            .cli("screenshot diff", &["screenshot", "diff", "--previous"])
+            .describe("`baseline`: `{\"previous\": true}` (the screenshot taken before the last action: every \
+                       screenshot the server takes for this caller is kept, the diff's own too), `{\"png\": \
+                       BASE64}` (at most 20 MiB) or `{\"artifact\": {\"run\", \"name\"}}`. A baseline of \
+                       another size is scaled when the aspect ratio agrees, else 422 BASELINE_UNUSABLE with \
+                       both sizes (so is one that is not a PNG). Pixels differing by more than \
+                       `channel_threshold` in a channel change; changes within 16 px are one region; regions \
+                       under 24 changed pixels are noise. `regions` and `mask` are in the unit taps use \
+                       (`coordinate_space`: pixels on Android, points on iOS). The status bar is masked unless \
+                       `mask_status_bar: false` (its band from the kept snapshot's tree, else 3.5% of the \
+                       height in pixels, 6.5% in points). `save: true` adds `image`, the screen with the \
+                       regions outlined and numbered (base64 PNG).")
+            .errors(DEVICE)
+            .errors(&[BaselineUnusable, NotFound])
+            .body_limit(BASELINE_BODY_LIMIT)
+            .body::<DiffRequest>()
+            .json::<DiffResult>(),
         // recordings
         op(Post, "recording_start", "/api/v1/device/recording/start", "recordings", "Start recording the screen to MP4 (stops by itself at max_s).")
             .cli("record start", &["record", "start", "--max-s", "60"])
@@ -309,9 +327,15 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<WaitRequest>()
             .json::<WaitResult>(),
-        op(Post, "expect", "/api/v1/device/ui/expect", "verify", "Judge the screen once: element visible or not, text, app, activity, fingerprint.")
+        op(Post, "expect", "/api/v1/device/ui/expect", "verify", "Judge the screen: element visible or not, text, app, activity, fingerprint, screenshot.")
             .cli("expect", &["expect", "app", "com.example"])
+            .describe("One read of the screen, except `screen_matches`: a visual diff against `baseline` (as \
+                       screenshot_diff takes it), `success` when at most `tolerance` (default 0.001) of the \
+                       compared pixels changed, else `failure_code: SCREEN_MISMATCH` with the share and the \
+                       regions in `observed`; with `timeout_ms` it compares again every 300 ms until it matches.")
             .errors(DEVICE)
+            .errors(&[BaselineUnusable, NotFound])
+            .body_limit(BASELINE_BODY_LIMIT)
             .body::<ExpectRequest>()
             .json::<ExpectResult>(),
         op(Post, "wait_for_change", "/api/v1/device/ui/wait-for-change", "verify", "Wait until the screen differs from a fingerprint, then confirm it settled.")

@@ -261,6 +261,35 @@ pub enum ExpectCommand {
     Activity { activity: String },
     /// The screen's fingerprint is FINGERPRINT.
     Screen { fingerprint: String },
+    /// The screen looks like a baseline: at most --tolerance of its pixels changed.
+    Matches(MatchesArgs),
+}
+
+/// The baseline and options of `expect matches`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("baseline").required(true).args(["file", "previous", "artifact"])))]
+pub struct MatchesArgs {
+    /// A PNG file to compare with (read here, sent as base64).
+    #[arg(long = "baseline", value_name = "FILE.png")]
+    pub file: Option<String>,
+    /// Compare with the screenshot taken before the last action.
+    #[arg(long, visible_alias = "baseline-previous")]
+    pub previous: bool,
+    /// Compare with a saved run artifact.
+    #[arg(long, value_name = "RUN/NAME")]
+    pub artifact: Option<String>,
+    /// Share of the pixels that may differ, 0-1 (default 0.001).
+    #[arg(long)]
+    pub tolerance: Option<f64>,
+    /// An area not to compare, in tap coordinates (repeatable).
+    #[arg(long, value_name = "X,Y,WIDTH,HEIGHT")]
+    pub mask: Vec<String>,
+    /// Compare the status bar too (it is masked by default).
+    #[arg(long)]
+    pub with_status_bar: bool,
+    /// Compare again until it matches, at most this long.
+    #[arg(long)]
+    pub timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -345,7 +374,11 @@ pub struct LogsArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct ScreenshotArgs {
+    /// `screenshot diff`: compare the screen with a baseline.
+    #[command(subcommand)]
+    pub command: Option<ScreenshotCommand>,
     /// Output file (`-` for stdout). Default: screenshot.png / screenshot.jpg.
     #[arg(short, long)]
     pub output: Option<String>,
@@ -369,6 +402,40 @@ pub struct ScreenshotArgs {
     /// Longest side in pixels.
     #[arg(long)]
     pub max_size: Option<u32>,
+}
+
+/// What `screenshot` does besides saving one.
+#[derive(Debug, Subcommand)]
+pub enum ScreenshotCommand {
+    /// Compare the screen with a baseline: the changed regions and the share of pixels changed.
+    Diff(DiffArgs),
+}
+
+/// The baseline and options of `screenshot diff`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("baseline").required(true).args(["file", "previous", "artifact"])))]
+pub struct DiffArgs {
+    /// A PNG file to compare with (read here, sent as base64).
+    #[arg(long = "baseline", value_name = "FILE.png")]
+    pub file: Option<String>,
+    /// Compare with the screenshot taken before the last action.
+    #[arg(long, visible_alias = "baseline-previous")]
+    pub previous: bool,
+    /// Compare with a saved run artifact.
+    #[arg(long, value_name = "RUN/NAME")]
+    pub artifact: Option<String>,
+    /// An area not to compare, in tap coordinates (repeatable).
+    #[arg(long, value_name = "X,Y,WIDTH,HEIGHT")]
+    pub mask: Vec<String>,
+    /// Compare the status bar too (it is masked by default).
+    #[arg(long)]
+    pub with_status_bar: bool,
+    /// Per-channel change (0-255) a pixel may show and count as unchanged (default 16).
+    #[arg(long)]
+    pub channel_threshold: Option<u8>,
+    /// Write the screen with the regions outlined to this PNG file.
+    #[arg(short, long, value_name = "FILE.png")]
+    pub output: Option<String>,
 }
 
 /// Status bar values (iOS Simulators).

@@ -194,9 +194,11 @@ pub async fn execute(
                 reqwest::Method::from_bytes(m.as_str().as_bytes()).unwrap_or(reqwest::Method::POST);
             let body = h.body.unwrap_or_else(|| json!({}));
             let op = req.op;
-            c.call(method, &h.path, &body)
-                .await
-                .map(|reply| Answer::Json { op, reply })
+            let reply = c.call(method, &h.path, &body).await?;
+            match (op, req.output.as_deref()) {
+                ("screenshot_diff", Some(path)) => save_diff_image(reply, path),
+                _ => Ok(Answer::Json { op, reply }),
+            }
         }
     }
 }
@@ -389,6 +391,10 @@ pub fn plan(
             call("wait", b).on(udid)
         }
         ClientCommand::Expect(e) => call("expect", expectation(e)?).on(udid),
+        ClientCommand::Screenshot(ScreenshotArgs {
+            command: Some(ScreenshotCommand::Diff(d)),
+            ..
+        }) => plan_diff(d)?.on(udid),
         ClientCommand::Screenshot(s) => plan_screenshot(s).on(udid),
         ClientCommand::Logs(l) => call(
             if l.follow { "stream_logs" } else { "tail_logs" },
@@ -485,6 +491,11 @@ fn expectation(e: ExpectCommand) -> Result<Value, ClientError> {
         ExpectCommand::Screen { fingerprint } => {
             json!({ "kind": "screen", "fingerprint": fingerprint })
         }
+        ExpectCommand::Matches(a) => json!({ "kind": "screen_matches",
+            "baseline": baseline_json(a.file.as_deref(), a.artifact.as_deref())?,
+            "tolerance": a.tolerance, "mask": masks_json(&a.mask)?,
+            "mask_status_bar": a.with_status_bar.then_some(false),
+            "timeout_ms": a.timeout_ms }),
     })
 }
 
@@ -505,6 +516,87 @@ fn plan_screenshot(s: ScreenshotArgs) -> Request {
     );
     r.output = s.output;
     r
+}
+
+/// `screenshot diff`: the baseline file read here and sent as base64 (so the server needs no
+/// access to it), masks parsed from `X,Y,WIDTH,HEIGHT`, and `save` when the outlined image is
+/// to be written (`-o`).
+fn plan_diff(d: DiffArgs) -> Result<Request, ClientError> {
+    let baseline = baseline_json(d.file.as_deref(), d.artifact.as_deref())?;
+    let masks = masks_json(&d.mask)?;
+    let mut r = Request::new(
+        "screenshot_diff",
+        json!({ "baseline": baseline,
+            "mask": masks,
+            "mask_status_bar": d.with_status_bar.then_some(false),
+            "channel_threshold": d.channel_threshold,
+            "save": d.output.is_some().then_some(true) }),
+    );
+    r.output = d.output;
+    Ok(r)
+}
+
+/// The `baseline` of a diff or of `expect matches`: a local PNG file as base64, a run
+/// artifact (`RUN/NAME`), else `previous`.
+fn baseline_json(file: Option<&str>, artifact: Option<&str>) -> Result<Value, ClientError> {
+    use base64::Engine;
+    let usage = ClientError::usage;
+    Ok(match (file, artifact) {
+        (Some(path), _) => {
+            let bytes = std::fs::read(path).map_err(|e| {
+                ClientError::local(1, "IO", format!("cannot read {path}: {e}"), None)
+            })?;
+            json!({ "png": base64::engine::general_purpose::STANDARD.encode(bytes) })
+        }
+        (None, Some(a)) => {
+            let (run, name) = a
+                .split_once('/')
+                .filter(|(r, n)| !r.is_empty() && !n.is_empty())
+                .ok_or_else(|| usage(format!("--artifact takes RUN/NAME, got `{a}`")))?;
+            json!({ "artifact": { "run": run, "name": name } })
+        }
+        (None, None) => json!({ "previous": true }),
+    })
+}
+
+/// `--mask X,Y,WIDTH,HEIGHT` flags as rectangles (`null` when none).
+fn masks_json(flags: &[String]) -> Result<Value, ClientError> {
+    let usage = ClientError::usage;
+    let mut masks = Vec::new();
+    for m in flags {
+        let v: Vec<f64> = m
+            .split(',')
+            .map(|p| p.trim().parse::<f64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| usage(format!("--mask takes X,Y,WIDTH,HEIGHT, got `{m}`")))?;
+        let [x, y, width, height] = v[..] else {
+            return Err(usage(format!("--mask takes X,Y,WIDTH,HEIGHT, got `{m}`")));
+        };
+        masks.push(json!({ "x": x, "y": y, "width": width, "height": height }));
+    }
+    Ok(json!((!masks.is_empty()).then_some(masks)))
+}
+
+/// Writes a diff's outlined image to `path`; the answer printed says where instead of
+/// carrying the base64.
+fn save_diff_image(mut r: crate::client::Reply, path: &str) -> Result<Answer, ClientError> {
+    use base64::Engine;
+    let io = |what: String| ClientError::local(1, "IO", what, None);
+    if let Some(b64) = r.value["image"]["base64"].as_str() {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map_err(|e| io(format!("the diff's image is not base64: {e}")))?;
+        std::fs::write(path, bytes).map_err(|e| io(format!("cannot write {path}: {e}")))?;
+        r.value["image"] = json!({ "file": path });
+        if let Ok(mut raw) = serde_json::from_str::<Value>(&r.raw) {
+            raw["image"] = json!({ "file": path });
+            r.raw = raw.to_string();
+        }
+    }
+    Ok(Answer::Json {
+        op: "screenshot_diff",
+        reply: r,
+    })
 }
 
 /// Writes a debug bundle to `dir`: `screenshot.jpg` (when there is one) and `bundle.json`
@@ -602,6 +694,71 @@ mod tests {
             h.path,
             h.body.unwrap_or_else(|| panic!("{args:?}: no body")),
         )
+    }
+
+    #[test]
+    fn screenshot_diff_reads_the_baseline_here_and_parses_masks() {
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("base.png");
+        std::fs::write(&png, b"\x89PNG\r\n\x1a\n").unwrap();
+        let out = dir.path().join("d.png");
+        let (path, body) = body_of(&[
+            "screenshot",
+            "diff",
+            "--baseline",
+            png.to_str().unwrap(),
+            "--mask",
+            "0,0,1080,84",
+            "--with-status-bar",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(path, "/api/v1/device/screenshot/diff");
+        assert_eq!(
+            body,
+            json!({ "baseline": { "png": "iVBORw0KGgo=" },
+                "mask": [{ "x": 0.0, "y": 0.0, "width": 1080.0, "height": 84.0 }],
+                "mask_status_bar": false, "save": true })
+        );
+        let (_, body) = body_of(&["screenshot", "diff", "--baseline-previous"]);
+        assert_eq!(body, json!({ "baseline": { "previous": true } }));
+        let (_, body) = body_of(&["screenshot", "diff", "--artifact", "r1/home.png"]);
+        assert_eq!(
+            body,
+            json!({ "baseline": { "artifact": { "run": "r1", "name": "home.png" } } })
+        );
+        for bad in [
+            &["screenshot", "diff", "--previous", "--mask", "1,2,3"][..],
+            &["screenshot", "diff", "--artifact", "r1"],
+            &["screenshot", "diff", "--baseline", "/nonexistent/x.png"],
+        ] {
+            assert!(plan_of(bad).is_err(), "{bad:?}");
+        }
+        // A baseline is required, and one only.
+        for bad in [
+            &["screenshot", "diff"][..],
+            &["screenshot", "diff", "--previous", "--artifact", "r/n"],
+        ] {
+            let line = std::iter::once("mobilectl").chain(bad.iter().copied());
+            assert!(crate::cli::parse_from(line).is_err(), "{bad:?}");
+        }
+        let (_, body) = body_of(&[
+            "expect",
+            "matches",
+            "--previous",
+            "--tolerance",
+            "0.01",
+            "--timeout-ms",
+            "2000",
+        ]);
+        assert_eq!(
+            body,
+            json!({ "kind": "screen_matches", "baseline": { "previous": true },
+                "tolerance": 0.01, "timeout_ms": 2000 })
+        );
+        // The plain screenshot still takes its flags.
+        let r = plan_of(&["screenshot", "--scale", "0.5"]).unwrap();
+        assert_eq!(r.op, "screenshot");
     }
 
     #[test]

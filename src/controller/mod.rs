@@ -10,6 +10,7 @@ mod actions;
 mod alerts;
 mod apps;
 mod batch;
+mod diff;
 mod doctor;
 mod features;
 mod files;
@@ -33,6 +34,10 @@ mod typing;
 mod verify;
 
 pub use actions::Observe;
+pub use diff::{
+    read_baseline_file, BaselineSource, DiffSpec, NoRunArtifacts, FALLBACK_STATUS_BAR_PIXELS,
+    FALLBACK_STATUS_BAR_POINTS,
+};
 pub use listing::KNOWN_TTL;
 pub use target::Resolved;
 pub use typing::MAX_TYPE_CHARS;
@@ -101,6 +106,8 @@ pub struct DeviceController {
     screen_recordings: Arc<recording::ScreenRecordings>,
     /// Where recordings are written.
     recordings_dir: std::path::PathBuf,
+    /// Where a diff's artifact baselines are read from (see [`diff`]).
+    baselines: RwLock<Arc<dyn BaselineSource>>,
 }
 
 impl DeviceController {
@@ -135,6 +142,7 @@ impl DeviceController {
             logs: LogHub::default(),
             screen_recordings: Default::default(),
             recordings_dir: std::env::temp_dir().join("mobilectl-recordings"),
+            baselines: RwLock::new(Arc::new(NoRunArtifacts)),
         }
     }
 

@@ -2,7 +2,8 @@
 //! coordinate space: with pixels (Android) a screenshot is in the unit taps use; with points
 //! (iOS) it is in pixels while taps use points, so the factor comes from the snapshot's screen
 //! width. The annotated form reads the UI and the screen under one command lock, so the refs
-//! drawn are the refs the API acts on.
+//! drawn are the refs the API acts on. Every screenshot taken is kept in the caller's slot
+//! (the latest, and the latest before an action): a diff's `previous` baseline.
 
 use std::sync::Arc;
 
@@ -46,6 +47,7 @@ impl DeviceController {
         let session = self.slot(&device.udid);
         let _commands = session.hold().await;
         let png = backend.screenshot_png(&device).await?;
+        session.keep_shot(std::sync::Arc::new(png.clone()));
         // A device that says its scale spares the UI read.
         let scale = match (session.last(), space) {
             (None, CoordinateSpace::Points) => {
@@ -77,6 +79,7 @@ impl DeviceController {
         let snapshot = self.dump_locked(&device, &session).await?;
         let backend = self.backend(&device)?;
         let png = backend.screenshot_png(&device).await?;
+        session.keep_shot(std::sync::Arc::new(png.clone()));
         let space = backend.coordinate_space();
         Ok(Shot {
             px_per_tap: px_per_tap(space, &png, Some(&snapshot)),

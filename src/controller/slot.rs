@@ -87,6 +87,33 @@ struct State {
     /// The device's touch count when `last` was taken.
     touches: u64,
     seq: u64,
+    /// The latest screenshot the server took for this caller.
+    shot: Option<KeptShot>,
+    /// The latest screenshot taken before an action that preceded `shot`.
+    shot_before: Option<KeptShot>,
+}
+
+/// A screenshot the server took for a caller (any screenshot route, or a diff), kept so that a
+/// diff can compare with "the screen before the last action" without a screencap per action.
+#[derive(Clone)]
+pub struct KeptShot {
+    /// The device's PNG.
+    pub png: Arc<Vec<u8>>,
+    /// RFC 3339 time it was taken.
+    pub taken_at: String,
+    /// When it was taken (for its age).
+    pub at: Instant,
+    /// The device's touch count when it was taken.
+    touches: u64,
+}
+
+/// The screenshot a diff with `previous` compares with, and whether an action followed it.
+pub struct PreviousShot {
+    /// The screenshot.
+    pub shot: KeptShot,
+    /// False when no kept screenshot precedes the latest action (none was taken before it,
+    /// or nothing has acted on the device yet): then it is the latest one.
+    pub before_last_action: bool,
 }
 
 /// How many snapshot ids a slot remembers the screens of.
@@ -147,6 +174,51 @@ impl DeviceSlot {
         }
     }
 
+    /// Keeps `png` as the caller's latest screenshot of the device. The one it replaces is
+    /// remembered as the latest before an action when an action came between them.
+    pub fn keep_shot(&self, png: Arc<Vec<u8>>) {
+        let touches = self.device.touches.load(Ordering::Acquire);
+        let shot = KeptShot {
+            png,
+            taken_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            at: Instant::now(),
+            touches,
+        };
+        if let Ok(mut s) = self.state.lock() {
+            if let Some(old) = s.shot.take() {
+                if old.touches < touches {
+                    s.shot_before = Some(old);
+                }
+            }
+            s.shot = Some(shot);
+        }
+    }
+
+    /// The latest kept screenshot taken before the latest action on the device; when none
+    /// was, the latest kept one (see [`PreviousShot::before_last_action`]); `None` when the
+    /// server took no screenshot for this caller.
+    pub fn previous_shot(&self) -> Option<PreviousShot> {
+        let touches = self.device.touches.load(Ordering::Acquire);
+        let s = self.state.lock().ok()?;
+        let latest = s.shot.clone()?;
+        if latest.touches < touches {
+            return Some(PreviousShot {
+                shot: latest,
+                before_last_action: true,
+            });
+        }
+        Some(match s.shot_before.clone() {
+            Some(before) => PreviousShot {
+                shot: before,
+                before_last_action: true,
+            },
+            None => PreviousShot {
+                shot: latest,
+                before_last_action: false,
+            },
+        })
+    }
+
     /// An action may have changed the screen: no caller's last snapshot is fresh any more.
     pub fn touch(&self) {
         self.device.touches.fetch_add(1, Ordering::AcqRel);
@@ -157,6 +229,40 @@ impl DeviceSlot {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn previous_is_the_latest_screenshot_before_the_latest_action() {
+        let slot = DeviceSlot::default();
+        let png = |b: u8| Arc::new(vec![b]);
+        let prev = |s: &DeviceSlot| {
+            s.previous_shot()
+                .map(|p| (p.shot.png[0], p.before_last_action))
+        };
+        assert_eq!(prev(&slot), None);
+        // Nothing acted yet: the latest screenshot, said to be so.
+        slot.keep_shot(png(1));
+        assert_eq!(prev(&slot), Some((1, false)));
+        slot.touch();
+        assert_eq!(prev(&slot), Some((1, true)));
+        // A screenshot after the action (a diff's own) does not replace it…
+        slot.keep_shot(png(2));
+        assert_eq!(prev(&slot), Some((1, true)));
+        slot.keep_shot(png(3));
+        assert_eq!(prev(&slot), Some((1, true)));
+        // …until the next action: then the latest before it.
+        slot.touch();
+        assert_eq!(prev(&slot), Some((3, true)));
+        slot.keep_shot(png(4));
+        assert_eq!(prev(&slot), Some((3, true)));
+        // Another caller's slot of the same device keeps its own screenshots, and sees the
+        // device's actions.
+        let other = DeviceSlot::of(slot.device.clone());
+        assert_eq!(prev(&other), None);
+        other.keep_shot(png(9));
+        assert_eq!(prev(&other), Some((9, false)));
+        slot.touch();
+        assert_eq!(prev(&other), Some((9, true)));
+    }
 
     #[tokio::test]
     async fn holds_inside_a_holding_task_re_enter_and_others_wait() {

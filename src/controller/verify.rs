@@ -202,6 +202,12 @@ pub fn expect_on(snapshot: &Snapshot, expectation: &Expectation) -> ExpectResult
                 json!({ "app": now }),
             )
         }
+        // Judged on screenshots, not on a read: `DeviceController::expect`.
+        Expectation::ScreenMatches { .. } => (
+            false,
+            ErrorCode::Internal,
+            json!({ "note": "screen_matches compares screenshots: DeviceController::expect judges it" }),
+        ),
         Expectation::ForegroundActivity { activity } => {
             let now = snapshot.activity.clone();
             let ok = now
@@ -219,6 +225,6 @@ pub fn expect_on(snapshot: &Snapshot, expectation: &Expectation) -> ExpectResult
         failure_code: (!success).then_some(code),
         retryable: (!success).then_some(code.retryable()),
         observed,
-        snapshot_id: snapshot.id.clone(),
+        snapshot_id: Some(snapshot.id.clone()),
     }
 }

@@ -47,6 +47,8 @@ impl ErrorCode {
             AppCrashed => "read the crash (`list_crashes`, `get_crash`), relaunch the app",
             AppNotResponding => "wait and retry, or terminate and relaunch the app; `list_crashes` has the ANR",
             NavigationNoChange => "the action had no visible effect: snapshot, check the target, retry",
+            ScreenMismatch => "read the changed share and regions in `observed`; wait (`timeout_ms`) or act until it matches, or raise `tolerance`",
+            BaselineUnusable => "send a PNG screenshot of this screen (same aspect ratio), or use `{\"previous\": true}`",
             UnsupportedText => "type simpler text, or install the ADB Keyboard IME on Android",
             NotFound => "check the name (app id, file, flow, crash id) against its listing",
             Timeout => "retry; if it persists the device is slow or stuck: check it with `doctor`",

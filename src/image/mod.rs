@@ -10,6 +10,8 @@
 //!   being inflated on a helper thread (`stream`).
 //! - [`annotate`]: the same, plus an outline and a ref tag (`e12`) for each [`RefBox`], and an
 //!   optional lettered/numbered [`GridSpec`] overlay (the "tap C5" vision fallback).
+//! - [`diff`]: which regions of the screen changed against a baseline image, with masks and
+//!   noise thresholds (the visual diff and `expect screen_matches`).
 //! - [`grid_cell_center`]: a grid cell name → the tap point, in whatever coordinate space the
 //!   caller passes the screen size in (Android pixels, iOS points), so one function serves both.
 //!
@@ -21,6 +23,7 @@
 //! sizes; [`Rendered::to_original`] maps an output pixel back to a screenshot pixel.
 
 mod annotate;
+pub mod diff;
 mod encode;
 mod font;
 mod grid;

@@ -30,6 +30,47 @@ pub fn snapshot(v: &Value) -> String {
     )
 }
 
+/// `screenshot_diff`: `changed 0.43% · 1 region (px) · baseline previous`, then one line per
+/// region (`1. 60,780 960x840 · 12% of it changed`).
+pub fn diff(v: &Value) -> String {
+    let unit = if v["coordinate_space"] == "points" {
+        "pt"
+    } else {
+        "px"
+    };
+    let pct = |x: &Value| format!("{:.2}%", x.as_f64().unwrap_or(0.0) * 100.0);
+    let regions = v["regions"].as_array().cloned().unwrap_or_default();
+    let n = regions.len() as u64 + v["regions_omitted"].as_u64().unwrap_or(0);
+    let mut out = format!(
+        "changed {} · {n} region{} ({unit}) · baseline {}",
+        pct(&v["changed_share"]),
+        if n == 1 { "" } else { "s" },
+        s(&v["baseline"]["source"]),
+    );
+    if v["baseline"]["before_last_action"] == false {
+        out += " (no screenshot before the last action: the latest)";
+    }
+    let num = |x: &Value| x.as_f64().map_or("?".to_string(), |n| n.to_string());
+    for (i, r) in regions.iter().enumerate() {
+        out += &format!(
+            "\n{}. {},{} {}x{} · {} of it changed",
+            i + 1,
+            num(&r["x"]),
+            num(&r["y"]),
+            num(&r["width"]),
+            num(&r["height"]),
+            pct(&r["changed_share"])
+        );
+    }
+    if let Some(n) = v["regions_omitted"].as_u64() {
+        out += &format!("\n… and {n} smaller");
+    }
+    if let Some(f) = v["image"]["file"].as_str() {
+        out += &format!("\nimage: {f}");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,6 +91,26 @@ mod tests {
         assert_eq!(
             snapshot(&ios),
             "# s1 · com.apple.Preferences · 393x852 pt\n"
+        );
+    }
+
+    #[test]
+    fn a_diff_is_its_share_then_one_line_per_region() {
+        let v = json!({"changed_share": 0.413308, "coordinate_space": "pixels",
+            "baseline": {"source": "previous", "before_last_action": true},
+            "regions": [{"x": 1, "y": 1440, "width": 1078, "height": 960, "changed_share": 0.98}],
+            "image": {"file": "d.png"}});
+        assert_eq!(
+            diff(&v),
+            "changed 41.33% · 1 region (px) · baseline previous\n\
+             1. 1,1440 1078x960 · 98.00% of it changed\nimage: d.png"
+        );
+        let v = json!({"changed_share": 0.0, "coordinate_space": "points", "regions": [],
+            "baseline": {"source": "previous", "before_last_action": false}});
+        assert_eq!(
+            diff(&v),
+            "changed 0.00% · 0 regions (pt) · baseline previous (no screenshot before the last \
+             action: the latest)"
         );
     }
 }

@@ -57,6 +57,7 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("snapshot", inspect::snapshot),
     ("screen_summary", devices::summary),
     ("find", devices::matches),
+    ("screenshot_diff", inspect::diff),
     ("tap", act::action),
     ("tap_element", act::action),
     ("long_press", act::action),

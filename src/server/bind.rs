@@ -49,7 +49,13 @@ pub fn router(ops: Vec<Operation>, bindings: Vec<Binding>) -> Router<AppState> {
             .find(|b| b.as_ref().is_some_and(|b| b.name == op.name))
             .and_then(Option::take)
             .unwrap_or_else(|| panic!("operation `{}` has no handler bound", op.name));
-        r.route(op.path, (binding.route)(&op))
+        let route = (binding.route)(&op);
+        // The route's own limit wins over the router's default (set by an outer layer).
+        let route = match op.body_limit {
+            Some(n) => route.layer(axum::extract::DefaultBodyLimit::max(n)),
+            None => route,
+        };
+        r.route(op.path, route)
     })
 }
 

@@ -2,7 +2,7 @@
 //! id, label, checked/selected, coarse position) that ignores the status bar and volatile
 //! strings (clock times, percentages). The same screen read twice hashes the same.
 
-use super::model::{Element, Rect, Role};
+use super::model::{Element, Rect, Role, Size};
 use super::parse::is_system_ui_package;
 
 /// Per element: whether it belongs to the status bar (or sits in it on iOS). One pass;
@@ -12,18 +12,7 @@ pub fn status_bar_mask(els: &[Element], screen: Rect) -> Vec<bool> {
     let mut out: Vec<bool> = Vec::with_capacity(els.len());
     for e in els.iter() {
         let inherited = e.parent.filter(|&p| p < out.len()).is_some_and(|p| out[p]);
-        let own = e.role == Role::Statusbar
-            || e.id.as_deref().is_some_and(|id| {
-                [
-                    "status_bar",
-                    "statusbar",
-                    "statusBar",
-                    "StatusBar",
-                    "STATUS_BAR",
-                ]
-                .iter()
-                .any(|p| id.contains(p))
-            });
+        let own = is_status_bar(e);
         let in_band = e.bounds.is_valid() && e.bounds.bottom() <= screen.y + band;
         let band_item = in_band
             && match e.package.as_deref() {
@@ -34,6 +23,42 @@ pub fn status_bar_mask(els: &[Element], screen: Rect) -> Vec<bool> {
         out.push(inherited || own || band_item);
     }
     out
+}
+
+/// Whether the element is a status bar itself (role, or an id that says so).
+fn is_status_bar(e: &Element) -> bool {
+    e.role == Role::Statusbar
+        || e.id.as_deref().is_some_and(|id| {
+            [
+                "status_bar",
+                "statusbar",
+                "statusBar",
+                "StatusBar",
+                "STATUS_BAR",
+            ]
+            .iter()
+            .any(|p| id.contains(p))
+        })
+}
+
+/// The status bar's band across the top of the screen, as the tree gives it: the lowest
+/// bottom edge of the status bar elements that start at the top (Android
+/// `com.android.systemui:id/status_bar`, iOS `StatusBar`), at most 15% of the screen high (a
+/// notification row's `status_bar_latest_event_content` does not qualify). `None` when the
+/// tree has none.
+pub fn status_bar_rect(els: &[Element], screen: Size) -> Option<Rect> {
+    let bottom = els
+        .iter()
+        .filter(|e| is_status_bar(e) && e.bounds.is_valid())
+        .filter(|e| e.bounds.y <= 1.0 && e.bounds.h > 0.0 && e.bounds.bottom() <= screen.h * 0.15)
+        .map(|e| e.bounds.bottom())
+        .fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))))?;
+    Some(Rect {
+        x: 0.0,
+        y: 0.0,
+        w: screen.w,
+        h: bottom,
+    })
 }
 
 /// Replaces volatile fragments: `12:34`, `9:41 AM`, `100%` become `#`.
@@ -116,5 +141,26 @@ mod tests {
         assert_eq!(mask_volatile("Battery 100%"), "Battery #");
         assert_eq!(mask_volatile("Page 2 of 10"), "Page 2 of 10");
         assert_eq!(mask_volatile("Привет 5"), "Привет 5");
+    }
+
+    fn bar_of(rel: &str) -> Option<Rect> {
+        let path = format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"));
+        let tree = crate::ui::parse::parse_any(&std::fs::read_to_string(path).unwrap()).unwrap();
+        status_bar_rect(&tree.nodes, tree.screen)
+    }
+
+    #[test]
+    fn the_status_bar_band_comes_from_the_tree() {
+        // uiautomator: com.android.systemui:id/status_bar [0,0][1080,72].
+        let r = bar_of("android_uiautomator/avito_second_screen_u2.xml").unwrap();
+        assert_eq!((r.x, r.y, r.w, r.h), (0.0, 0.0, 1080.0, 72.0));
+        // WebDriverAgent: XCUIElementTypeStatusBar 414x20 points.
+        let r = bar_of(
+            "ios_wda_source/wda_source_real_device_empty_content_multiwindow_414x736_zh.xml",
+        )
+        .unwrap();
+        assert_eq!((r.x, r.y, r.w, r.h), (0.0, 0.0, 414.0, 20.0));
+        // A tree without one says so (the caller falls back to a share of the height).
+        assert_eq!(status_bar_rect(&[], Size { w: 100.0, h: 200.0 }), None);
     }
 }

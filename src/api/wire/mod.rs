@@ -9,6 +9,7 @@ pub mod act;
 pub mod apps;
 pub mod batch;
 pub mod devices;
+pub mod diff;
 pub mod error;
 pub mod features;
 pub mod flows;

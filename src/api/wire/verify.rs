@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::diff::{check_masks, Area, Baseline, DEFAULT_TOLERANCE};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::select::Selector;
 pub use crate::ui::Observed;
@@ -41,6 +42,8 @@ pub enum ExpectKind {
     ForegroundApp,
     /// The focused activity (Android) ends with `activity`.
     ForegroundActivity,
+    /// The screen looks like `baseline`: at most `tolerance` of its pixels changed.
+    ScreenMatches,
 }
 
 /// Assert something about the screen now: `kind` plus the fields that kind names.
@@ -59,6 +62,17 @@ pub struct ExpectRequest {
     pub app: Option<String>,
     /// For `foreground_activity`.
     pub activity: Option<String>,
+    /// For `screen_matches`.
+    pub baseline: Option<Baseline>,
+    /// For `screen_matches`: share of pixels that may differ (default 0.001).
+    pub tolerance: Option<f64>,
+    /// For `screen_matches`.
+    pub mask: Option<Vec<Area>>,
+    /// For `screen_matches` (default true).
+    pub mask_status_bar: Option<bool>,
+    /// For `screen_matches`: retry until it matches.
+    #[schema(maximum = 120000)]
+    pub timeout_ms: Option<u64>,
 }
 
 impl ExpectRequest {
@@ -71,6 +85,12 @@ impl ExpectRequest {
             Screen => &["fingerprint"],
             ForegroundApp => &["app"],
             ForegroundActivity => &["activity"],
+            ScreenMatches => &["baseline"],
+        };
+        // Fields a kind may take without needing them.
+        let may: &[&str] = match self.kind {
+            ScreenMatches => &["tolerance", "mask", "mask_status_bar", "timeout_ms"],
+            _ => &[],
         };
         let given = [
             ("selector", self.selector.is_some()),
@@ -78,8 +98,16 @@ impl ExpectRequest {
             ("fingerprint", self.fingerprint.is_some()),
             ("app", self.app.is_some()),
             ("activity", self.activity.is_some()),
+            ("baseline", self.baseline.is_some()),
+            ("tolerance", self.tolerance.is_some()),
+            ("mask", self.mask.is_some()),
+            ("mask_status_bar", self.mask_status_bar.is_some()),
+            ("timeout_ms", self.timeout_ms.is_some()),
         ];
         for (field, present) in given {
+            if may.contains(&field) {
+                continue;
+            }
             if present != needs.contains(&field) {
                 let kind = serde_json::to_value(self.kind).unwrap_or_default();
                 let verb = if present { "does not take" } else { "needs" };
@@ -110,9 +138,37 @@ impl ExpectRequest {
             ForegroundActivity => Expectation::ForegroundActivity {
                 activity: self.activity.unwrap_or_default(),
             },
+            ScreenMatches => {
+                let tolerance = self.tolerance.unwrap_or(DEFAULT_TOLERANCE);
+                if !(0.0..=1.0).contains(&tolerance) {
+                    return Err(Error::validation(format!(
+                        "`tolerance` is a share of the screen's pixels, 0 to 1; got {tolerance}"
+                    ))
+                    .with_hint("for example 0.001 (0.1% of the pixels may differ)"));
+                }
+                if self.timeout_ms.is_some_and(|t| t > MAX_EXPECT_TIMEOUT_MS) {
+                    return Err(Error::validation(format!(
+                        "`timeout_ms` is at most {MAX_EXPECT_TIMEOUT_MS}"
+                    )));
+                }
+                let mask = self.mask.unwrap_or_default();
+                check_masks(&mask)?;
+                let baseline = self.baseline.unwrap_or_default();
+                baseline.spec()?;
+                Expectation::ScreenMatches {
+                    baseline,
+                    tolerance,
+                    mask,
+                    mask_status_bar: self.mask_status_bar.unwrap_or(true),
+                    timeout_ms: self.timeout_ms.unwrap_or(0),
+                }
+            }
         })
     }
 }
+
+/// The longest `screen_matches` may compare again.
+pub const MAX_EXPECT_TIMEOUT_MS: u64 = 120_000;
 
 /// Wait until the screen differs from a fingerprint.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -206,6 +262,21 @@ pub enum Expectation {
     ForegroundApp { app: String },
     /// The focused activity (Android) ends with `activity`.
     ForegroundActivity { activity: String },
+    /// The screen looks like `baseline`: at most `tolerance` of its compared pixels changed.
+    ScreenMatches {
+        baseline: Baseline,
+        tolerance: f64,
+        #[serde(default)]
+        mask: Vec<Area>,
+        #[serde(default = "yes")]
+        mask_status_bar: bool,
+        #[serde(default)]
+        timeout_ms: u64,
+    },
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The binary answer of `expect`.
@@ -219,5 +290,7 @@ pub struct ExpectResult {
     /// What the screen showed.
     #[schema(value_type = Object)]
     pub observed: Value,
-    pub snapshot_id: String,
+    /// The read judged (none for `screen_matches`, which compares screenshots).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot_id: Option<String>,
 }

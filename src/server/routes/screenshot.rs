@@ -19,6 +19,7 @@ pub fn bindings() -> Vec<Binding> {
     vec![
         bind::query("screenshot", screenshot),
         bind::query("screenshot_annotated", annotated),
+        bind::body("screenshot_diff", diff),
     ]
 }
 
@@ -176,4 +177,28 @@ pub async fn annotated(s: AppState, q: AnnotatedQuery) -> Result<Tagged<Image>> 
     let png = shot.png.clone();
     let rendered = blocking(move || image::annotate(&png, &boxes, grid, &opts)).await?;
     Ok(Tagged(Image(respond(&shot, rendered)), etag))
+}
+
+/// The screen now against a baseline: the changed regions (merged, noise dropped, the status
+/// bar and `mask` left out), the share of pixels changed, and with `save` the outlined image.
+pub async fn diff(
+    s: AppState,
+    r: crate::api::wire::diff::DiffRequest,
+) -> Result<axum::Json<crate::api::wire::diff::DiffResult>> {
+    let mask = r.mask.unwrap_or_default();
+    crate::api::wire::diff::check_masks(&mask)?;
+    let spec = crate::controller::DiffSpec {
+        baseline: r.baseline.spec()?,
+        mask,
+        mask_status_bar: r.mask_status_bar.unwrap_or(true),
+        channel_threshold: r
+            .channel_threshold
+            .unwrap_or(crate::image::diff::DEFAULT_CHANNEL_THRESHOLD),
+        save: r.save,
+    };
+    Ok(axum::Json(
+        s.controller
+            .screenshot_diff(r.udid.as_deref(), spec)
+            .await?,
+    ))
 }

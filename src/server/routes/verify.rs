@@ -2,7 +2,7 @@
 
 use axum::Json;
 
-use crate::controller::{expect_on, Polling};
+use crate::controller::Polling;
 
 use crate::error::Result;
 
@@ -37,11 +37,13 @@ pub async fn wait(s: AppState, r: WaitRequest) -> Result<Json<WaitResult>> {
 }
 
 /// Judges the screen once: `success` true or false, with a failure code and what was seen.
+/// `screen_matches` compares screenshots (again until `timeout_ms` when given).
 pub async fn expect(s: AppState, r: ExpectRequest) -> Result<Json<ExpectResult>> {
     let udid = r.udid.clone();
     let expectation = r.expectation()?;
-    let snapshot = s.controller.current(udid.as_deref()).await?;
-    Ok(Json(expect_on(&snapshot, &expectation)))
+    Ok(Json(
+        s.controller.expect(udid.as_deref(), &expectation).await?,
+    ))
 }
 
 /// Polls until the screen's fingerprint changes, then confirms the new screen with one more

@@ -137,6 +137,10 @@ error_codes! {
     SessionDeviceMismatch = ("SESSION_DEVICE_MISMATCH", 409, false),
     /// A live session already has this name.
     SessionNameTaken = ("SESSION_NAME_TAKEN", 409, false),
+    /// The run named does not exist (never did, or garbage collection deleted it).
+    RunNotFound = ("RUN_NOT_FOUND", 404, false),
+    /// The run has no artifact of that name.
+    ArtifactNotFound = ("ARTIFACT_NOT_FOUND", 404, false),
     /// A failure that fits no other code.
     Unknown = ("UNKNOWN", 500, false),
     /// Something failed inside mobilectl; details are logged, never returned.

@@ -43,6 +43,7 @@ pub mod mcp;
 pub mod proxy;
 #[warn(missing_docs)]
 pub mod render;
+pub mod runs;
 pub mod server;
 pub mod ui;
 

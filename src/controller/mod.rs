@@ -96,6 +96,8 @@ pub struct DeviceController {
     proxy_attachments: ProxyAttachments,
     /// Every device's log (see [`logs`]).
     logs: LogHub,
+    /// The runs: each session's, the server's, their traces and artifacts (`crate::runs`).
+    runs: crate::runs::RunStore,
 }
 
 impl DeviceController {
@@ -128,7 +130,20 @@ impl DeviceController {
             listing: tokio::sync::Mutex::new(()),
             proxy_attachments: ProxyAttachments::default(),
             logs: LogHub::default(),
+            runs: crate::runs::RunStore::temporary(),
         }
+    }
+
+    /// The same controller keeping its runs in `runs` (a cache directory and a GC policy);
+    /// without this, runs go to a temporary directory deleted with the controller.
+    pub fn with_runs(mut self, runs: crate::runs::RunStore) -> Self {
+        self.runs = runs;
+        self
+    }
+
+    /// The runs and their artifacts.
+    pub fn runs(&self) -> &crate::runs::RunStore {
+        &self.runs
     }
 
     pub fn tools(&self) -> &Toolbox {
@@ -169,6 +184,7 @@ impl DeviceController {
             .unwrap_or_else(|p| p.into_inner())
             .retain(|(caller, _), _| caller.is_empty() || live.contains(caller));
         self.recordings.retain_live(|caller| live.contains(caller));
+        self.runs.end_sessions_except(|id| live.contains(id));
     }
 
     /// The backend that listed `device` and drives it.

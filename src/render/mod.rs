@@ -11,6 +11,7 @@
 //! - [`flows`]: the recording proxy's flows, summary and status;
 //! - [`rules`]: the proxy's rules and link conditions, and the HAR export.
 //! - [`maestro`]: a Maestro flow run, step by step.
+//! - [`runs`]: runs, their artifacts, GC's plan.
 
 pub mod act;
 pub mod devices;
@@ -20,6 +21,7 @@ pub mod inspect;
 pub mod logs;
 pub mod maestro;
 pub mod rules;
+pub mod runs;
 pub mod sessions;
 pub mod verify;
 
@@ -109,6 +111,9 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("list_crashes", logs::crashes),
     ("get_crash", logs::crash),
     ("debug_bundle", logs::bundle),
+    ("list_runs", runs::list),
+    ("get_run", runs::run),
+    ("gc", runs::gc),
     // Streams: one event each.
     ("stream_logs", logs::event),
     ("stream_flows", flows::line),

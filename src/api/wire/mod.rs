@@ -15,6 +15,7 @@ pub mod flows;
 pub mod inspect;
 pub mod logs;
 pub mod proxy;
+pub mod runs;
 pub mod service;
 pub mod sessions;
 pub mod system;

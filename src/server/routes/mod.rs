@@ -13,6 +13,7 @@ pub mod flows;
 pub mod logs;
 pub mod proxy;
 pub mod proxy_rules;
+pub mod runs;
 pub mod screenshot;
 pub mod service;
 pub mod sessions;
@@ -44,6 +45,7 @@ pub fn bindings() -> Vec<Binding> {
         proxy::bindings(),
         proxy_rules::bindings(),
         logs::bindings(),
+        runs::bindings(),
     ]
     .into_iter()
     .flatten()

@@ -33,6 +33,7 @@ mod proxy_rules;
 mod readme;
 mod registry;
 mod round_trips;
+mod runs;
 mod serve_cli;
 mod sessions;
 mod storm;

@@ -15,6 +15,8 @@ pub struct DemoServer {
     pub url: String,
     pub port: u16,
     adb_port: u16,
+    /// The server's cache directory (its runs), deleted with it.
+    _cache: tempfile::TempDir,
 }
 
 impl DemoServer {
@@ -26,7 +28,9 @@ impl DemoServer {
     /// Starts the server with `devices` virtual devices.
     pub fn start_with(max_open_files: Option<u64>, devices: u8) -> DemoServer {
         let (port, adb_port) = (free_port(), free_port());
+        let cache = tempfile::tempdir().unwrap();
         let mut cmd = Command::new(BIN);
+        cmd.env("MOBILECTL_CACHE_DIR", cache.path());
         cmd.args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
             .args(["--demo-devices", &devices.to_string()])
             .args(["--adb-server-port", &adb_port.to_string()])
@@ -57,6 +61,7 @@ impl DemoServer {
             url,
             port,
             adb_port,
+            _cache: cache,
         }
     }
 }

@@ -503,3 +503,160 @@ fn artifact_not_found(run: &str, name: &str) -> Error {
     )
     .with_hint(format!("GET /api/v1/runs/{run} lists its artifacts"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::wire::runs::{GcAction::*, GcReason::*};
+
+    /// A run folder `id` under `cache`: `result` (`Some(ok)`) or none, `bytes` of payload.
+    fn run_dir(cache: &Path, id: &str, result: Option<bool>, bytes: usize) {
+        let dir = dirs::runs_dir(cache).join(id);
+        std::fs::create_dir_all(dir.join("artifacts")).unwrap();
+        if let Some(ok) = result {
+            let started = dirs::time_of_name(id).unwrap();
+            let r = RunResult {
+                run_id: id.into(),
+                session_id: None,
+                session_name: None,
+                started_at: rfc3339(started),
+                ended_at: Some(rfc3339(started)),
+                ok,
+                operations: 1,
+                failures: u64::from(!ok),
+                act_failures: u64::from(!ok),
+                devices: vec![],
+            };
+            std::fs::write(dir.join("result.json"), serde_json::to_vec(&r).unwrap()).unwrap();
+        }
+        std::fs::write(dir.join("artifacts/blob"), vec![7u8; bytes]).unwrap();
+    }
+
+    fn id_days_ago(days: i64, tail: &str) -> String {
+        let t = Utc::now() - chrono::Duration::days(days);
+        format!("{}-{tail}", t.format("%Y%m%d-%H%M%S"))
+    }
+
+    #[test]
+    fn dry_run_plans_over_run_folders_and_deletes_nothing_then_gc_does_exactly_that() {
+        let root = tempfile::tempdir().unwrap();
+        let cache = root.path().join("cache");
+        let outside = root.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("keep.txt"), "x").unwrap();
+        let new_ok = id_days_ago(0, "000001");
+        let old_ok = id_days_ago(3, "000002");
+        let failed_2d = id_days_ago(2, "000003");
+        let failed_9d = id_days_ago(9, "000004");
+        let no_result_1d = id_days_ago(1, "000005");
+        let big_failed_5d = id_days_ago(5, "000006");
+        run_dir(&cache, &new_ok, Some(true), 100);
+        run_dir(&cache, &old_ok, Some(true), 100);
+        run_dir(&cache, &failed_2d, Some(false), 100);
+        run_dir(&cache, &failed_9d, Some(false), 100);
+        run_dir(&cache, &no_result_1d, None, 100);
+        run_dir(&cache, &big_failed_5d, Some(false), 5000);
+        // Not runs: a file, and a symlink to a folder outside.
+        std::fs::write(dirs::runs_dir(&cache).join("stray.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(
+            &outside,
+            dirs::runs_dir(&cache).join("20200101-000000-000007"),
+        )
+        .unwrap();
+
+        let store = RunStore::open(cache.clone(), GcPolicy::default());
+        let policy = GcPolicy {
+            keep_last: 1,
+            keep_failure_days: 7,
+            max_bytes: 1000,
+        };
+        let plan = store.gc_with(policy, true);
+        let got: Vec<(String, _, _)> = plan
+            .runs
+            .iter()
+            .map(|e| (e.id.clone(), e.action, e.reason))
+            .collect();
+        let want = vec![
+            (new_ok.clone(), Keep, Recent),
+            (no_result_1d.clone(), Keep, RecentFailure),
+            (failed_2d.clone(), Keep, RecentFailure),
+            (old_ok.clone(), Delete, Expired),
+            (big_failed_5d.clone(), Delete, OverBudget),
+            (failed_9d.clone(), Delete, Expired),
+        ];
+        assert_eq!(got, want);
+        assert!(plan.dry_run);
+        assert_eq!((plan.kept, plan.deleted), (3, 3));
+        for e in &plan.runs {
+            assert_eq!(e.bytes, gc::size_of(&dirs::runs_dir(&cache).join(&e.id)));
+        }
+        assert_eq!(plan.runs[1].bytes, 100, "payload only: no result.json");
+        let freed: u64 = plan
+            .runs
+            .iter()
+            .filter(|e| e.action == Delete)
+            .map(|e| e.bytes)
+            .sum();
+        for (id, ..) in &want {
+            assert!(
+                dirs::runs_dir(&cache).join(id).is_dir(),
+                "dry run kept {id}"
+            );
+        }
+
+        let done = store.gc_with(policy, false);
+        assert_eq!(done.runs, plan.runs, "the same plan, carried out");
+        assert_eq!(done.freed_bytes, freed);
+        for (id, action, _) in &want {
+            assert_eq!(
+                dirs::runs_dir(&cache).join(id).exists(),
+                *action == Keep,
+                "{id}"
+            );
+        }
+        assert!(
+            outside.join("keep.txt").is_file(),
+            "nothing outside is touched"
+        );
+        assert!(dirs::runs_dir(&cache).join("stray.txt").is_file());
+        assert!(dirs::runs_dir(&cache)
+            .join("20200101-000000-000007")
+            .symlink_metadata()
+            .is_ok());
+    }
+
+    #[test]
+    fn artifacts_get_unique_names_and_are_found_through_the_index_only() {
+        let root = tempfile::tempdir().unwrap();
+        let store = RunStore::open(root.path().to_path_buf(), GcPolicy::default());
+        let a = store
+            .save_artifact(Some("ses-1"), "shot.png", ArtifactKind::Screenshot, b"one")
+            .unwrap();
+        let b = store
+            .save_artifact(Some("ses-1"), "shot.png", ArtifactKind::Screenshot, b"two")
+            .unwrap();
+        assert_eq!(
+            (a.name.as_str(), b.name.as_str()),
+            ("shot.png", "shot-2.png")
+        );
+        assert_eq!(a.run, b.run);
+        let (path, entry) = store.artifact(&a.run, "shot-2.png").unwrap();
+        assert_eq!(std::fs::read(path).unwrap(), b"two");
+        assert_eq!((entry.bytes, entry.content_type.as_str()), (3, "image/png"));
+        let e = store.artifact(&a.run, "trace.jsonl").unwrap_err();
+        assert_eq!(e.code, ErrorCode::ArtifactNotFound);
+        let e = store.artifact(&a.run, "../trace.jsonl").unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationFailed);
+        // Another session: another run.
+        let c = store
+            .save_artifact(Some("ses-2"), "x", ArtifactKind::Other, b"")
+            .unwrap();
+        assert_ne!(c.run, a.run);
+        // Ended, the run keeps its index on disk.
+        store.end_sessions_except(|_| false);
+        assert!(store.artifact(&a.run, "shot.png").is_ok());
+        let list = store.list();
+        assert_eq!(list.runs.len(), 2);
+        assert!(list.runs.iter().all(|r| !r.live && r.ok == Some(true)));
+    }
+}

@@ -82,7 +82,7 @@ impl LiveRun {
         s.operations += 1;
         if line.failed() {
             s.failures += 1;
-            if line.act {
+            if line.fails_the_run() {
                 s.act_failures += 1;
             }
         }

@@ -3,8 +3,10 @@
 //! `<cache>/runs/<YYYYMMDD-HHMMSS-rand>/` holding `trace.jsonl` (one line per operation),
 //! `artifacts/` with `artifacts.json` (its index) beside it, and `result.json` once it ends
 //! (its session ended or expired, or the server stopped). A run is failed when an act or
-//! verify operation failed in it (an error, or an answer whose `success` is false); other
-//! failures (a bad request, a read) are counted but do not fail it.
+//! verify operation failed in it (an error other than a malformed request, or an answer whose
+//! `success` is false); other failures (a bad request, a read) are counted but do not fail it.
+//! Requests refused before their handler runs (not JSON, a body that does not parse, an
+//! unknown session) have no trace line.
 //!
 //! - [`dirs`]: the cache directory and run ids;
 //! - [`names`]: artifact names (checked, made unique) and content types;

@@ -51,4 +51,52 @@ impl TraceLine {
     pub fn failed(&self) -> bool {
         self.outcome != Outcome::Ok
     }
+
+    /// Whether it makes its run failed: an act or verify operation that failed for another
+    /// reason than a malformed request (`BAD_REQUEST`, `VALIDATION_FAILED`).
+    pub fn fails_the_run(&self) -> bool {
+        self.act
+            && self.failed()
+            && !matches!(
+                self.code.as_deref(),
+                Some("BAD_REQUEST" | "VALIDATION_FAILED")
+            )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(act: bool, outcome: Outcome, code: Option<&str>) -> TraceLine {
+        TraceLine {
+            time: "2026-01-01T00:00:00.000Z".into(),
+            op: "tap",
+            duration_ms: 1,
+            session: None,
+            udid: None,
+            target: None,
+            outcome,
+            code: code.map(str::to_string),
+            artifacts: vec![],
+            act,
+        }
+    }
+
+    #[test]
+    fn only_acts_that_failed_on_the_device_fail_the_run() {
+        assert!(line(true, Outcome::Error, Some("ELEMENT_NOT_FOUND")).fails_the_run());
+        assert!(line(true, Outcome::Failed, Some("TEXT_MISMATCH")).fails_the_run());
+        assert!(line(true, Outcome::Failed, None).fails_the_run());
+        assert!(!line(true, Outcome::Error, Some("VALIDATION_FAILED")).fails_the_run());
+        assert!(!line(true, Outcome::Error, Some("BAD_REQUEST")).fails_the_run());
+        assert!(!line(false, Outcome::Error, Some("NO_DEVICE")).fails_the_run());
+        assert!(!line(true, Outcome::Ok, None).fails_the_run());
+        let json = serde_json::to_value(line(true, Outcome::Failed, Some("X"))).unwrap();
+        assert_eq!(json["outcome"], "failed");
+        assert!(
+            json.get("act").is_none() && json.get("artifacts").is_none(),
+            "{json}"
+        );
+    }
 }

@@ -64,7 +64,8 @@ pub struct RunResult {
     pub operations: u64,
     /// Of them, the ones that failed (any operation, any error).
     pub failures: u64,
-    /// Of them, the act or verify operations that failed: what makes a run failed.
+    /// Of them, the act or verify operations that failed (but not for a malformed request):
+    /// what makes a run failed.
     pub act_failures: u64,
     /// The devices its operations went to.
     pub devices: Vec<String>,

@@ -42,7 +42,7 @@ pub use sessions::{
     check_name as check_session_name, current as current_session, within, Entered, Gone, Session,
     SessionRegistry,
 };
-pub use slot::DeviceSlot;
+pub use slot::{inside_hold, DeviceSlot};
 pub use snapshot::Snapshot;
 
 pub use apps::check_install_path;

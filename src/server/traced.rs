@@ -200,7 +200,11 @@ async fn record(
         .clone()
         .or_else(|| session.as_ref().and_then(|x| x.device()))
         .or_else(|| s.controller.active());
-    let artifacts = match call.act && outcome != Outcome::Ok && screen {
+    // A step of a batch or a flow (the task holds the device) is left to it: the batch's own
+    // failure is captured, and a flow saves its failed step's screen itself.
+    let capture_it =
+        call.act && outcome != Outcome::Ok && screen && !crate::controller::inside_hold();
+    let artifacts = match capture_it {
         true => {
             capture(
                 s,

@@ -431,3 +431,63 @@ async fn live_and_held_runs_survive_gc_under_any_pressure() {
     assert!(!cache.path().join("runs").join(&recording.run).exists());
     assert!(cache.path().join("runs").join(&session_run).is_dir());
 }
+
+#[test]
+fn the_servers_run_ends_with_the_server_and_an_old_run_goes_at_start() {
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
+    use virtual_device::testing::{free_port, wait_until};
+
+    let cache = tempfile::tempdir().unwrap();
+    // Older than any failure is kept, beyond the newest one: GC at start deletes it.
+    synthetic_run(cache.path(), "20200101-000000-aaaaaa", false, 10);
+    synthetic_run(cache.path(), "20200102-000000-bbbbbb", true, 10);
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mobilectl"))
+        .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+        .args(["--cache-dir", cache.path().to_str().unwrap()])
+        .env("MOBILECTL_GC_KEEP_LAST", "1")
+        .env_remove("MOBILECTL_TOKEN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let addr = format!("127.0.0.1:{port}");
+    let get = |path: &str| -> String {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    };
+    assert!(wait_until(Duration::from_secs(30), || {
+        std::net::TcpStream::connect(&addr).is_ok()
+    }));
+    let old = cache.path().join("runs/20200101-000000-aaaaaa");
+    assert!(
+        wait_until(Duration::from_secs(10), || !old.exists()),
+        "GC at start"
+    );
+    assert!(cache.path().join("runs/20200102-000000-bbbbbb").is_dir());
+    let answer = get("/api/v1/sessions");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    crate::common::stop_server(&mut child, None);
+
+    let runs: Vec<_> = std::fs::read_dir(cache.path().join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with("20200102-000000-bbbbbb"))
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let result: Value =
+        serde_json::from_slice(&std::fs::read(runs[0].join("result.json")).unwrap()).unwrap();
+    assert_eq!(result["ok"], true, "{result}");
+    assert!(result["session_id"].is_null(), "{result}");
+    assert!(result["operations"].as_u64().unwrap() >= 1, "{result}");
+    assert!(result["ended_at"].is_string(), "{result}");
+}

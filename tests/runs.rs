@@ -117,13 +117,30 @@ async fn a_sessions_run_traces_each_operation_and_ends_with_its_result() {
     }
     assert_eq!(lines[1]["target"], json!({"x": 10, "y": 10}));
 
-    // Ending the session ends its run: result.json, and the run is no longer live.
+    // Ending the session (from inside it) ends its run: result.json, and the run is no longer
+    // live; the ending request's line goes last, into the same run.
     let (status, v) = call(
         &app,
-        send_json("DELETE", &format!("/api/v1/sessions/{sid}"), ""),
+        in_session(
+            send_json("DELETE", &format!("/api/v1/sessions/{sid}"), ""),
+            &sid,
+        ),
     )
     .await;
     assert_eq!(status.as_u16(), 200, "{v}");
+    let ops: Vec<String> = trace_of(&dir)
+        .iter()
+        .map(|l| l["op"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ops, ["snapshot", "tap", "end_session"]);
+    let (_, list) = call(&app, get("/api/v1/runs")).await;
+    let of_session = list["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["session_id"] == sid.as_str())
+        .count();
+    assert_eq!(of_session, 1, "no second run for the ended session: {list}");
     let result: Value =
         serde_json::from_slice(&std::fs::read(dir.join("result.json")).unwrap()).unwrap();
     assert_eq!(result["run_id"], id.as_str());

@@ -79,6 +79,14 @@ impl LiveRun {
         };
         text.push(b'\n');
         let mut s = self.state();
+        if s.ended.is_some() {
+            // An operation that ended its own session: its line goes last, after result.json.
+            let _ = std::fs::OpenOptions::new()
+                .append(true)
+                .open(self.dir.join("trace.jsonl"))
+                .and_then(|mut f| f.write_all(&text));
+            return;
+        }
         s.operations += 1;
         if line.failed() {
             s.failures += 1;

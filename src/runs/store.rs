@@ -53,7 +53,13 @@ impl Drop for RunHold {
 struct Live {
     server: Option<Arc<LiveRun>>,
     sessions: HashMap<String, Arc<LiveRun>>,
+    /// The runs of the sessions that ended last, newest last: a request that ended its own
+    /// session (or an artifact saved as it ends) goes to its run, not to a new one.
+    ended: std::collections::VecDeque<(String, Arc<LiveRun>)>,
 }
+
+/// How many ended sessions' runs are remembered.
+const ENDED: usize = 64;
 
 struct Inner {
     cache: PathBuf,
@@ -160,7 +166,13 @@ impl RunStore {
     pub fn run_of(&self, session: SessionRef<'_>) -> Result<Arc<LiveRun>> {
         let mut live = self.live();
         let found = match session {
-            Some((s, _)) => live.sessions.get(s).cloned(),
+            Some((s, _)) => live.sessions.get(s).cloned().or_else(|| {
+                live.ended
+                    .iter()
+                    .rev()
+                    .find(|(id, _)| id == s)
+                    .map(|(_, r)| r.clone())
+            }),
             None => live.server.clone(),
         };
         match found {
@@ -209,6 +221,14 @@ impl RunStore {
             let mut l = self.live();
             l.sessions
                 .retain(|_, r| !ended.iter().any(|e| Arc::ptr_eq(e, r)));
+            for run in ended {
+                if let Some(s) = run.session_id.clone() {
+                    l.ended.push_back((s, run));
+                }
+            }
+            while l.ended.len() > ENDED {
+                l.ended.pop_front();
+            }
         }
         self.collect_soon();
     }

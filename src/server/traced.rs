@@ -195,11 +195,11 @@ async fn record(
 ) {
     let duration_ms = started.elapsed().as_millis() as u64;
     let session = crate::controller::current_session();
-    let udid = call
-        .udid
-        .clone()
-        .or_else(|| session.as_ref().and_then(|x| x.device()))
-        .or_else(|| s.controller.active());
+    // The device named, else the session's, else (session-less) the active one.
+    let udid = call.udid.clone().or_else(|| match &session {
+        Some(x) => x.device(),
+        None => s.controller.active(),
+    });
     // A step of a batch or a flow (the task holds the device) is left to it: the batch's own
     // failure is captured, and a flow saves its failed step's screen itself.
     let capture_it =

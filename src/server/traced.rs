@@ -161,7 +161,8 @@ async fn read_outcome(response: Response) -> (Response, Option<Option<String>>) 
     )
 }
 
-/// Whether an error is about the screen (so a screenshot and tree say why).
+/// Whether an error is about the screen (so a screenshot and tree say why). `NO_ALERT` is
+/// not: nothing to answer is an answer about the screen already.
 fn about_screen(code: ErrorCode) -> bool {
     use ErrorCode::*;
     matches!(
@@ -172,7 +173,6 @@ fn about_screen(code: ErrorCode) -> bool {
             | ElementNotInteractable
             | ElementObscured
             | AlertBlocking
-            | NoAlert
             | ElementVisible
             | TextMismatch
             | NoFocusedField

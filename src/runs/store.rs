@@ -576,6 +576,10 @@ mod tests {
         run_dir(&cache, &failed_9d, Some(false), 100);
         run_dir(&cache, &no_result_1d, None, 100);
         run_dir(&cache, &big_failed_5d, Some(false), 5000);
+        // A run that will be deleted holds a link to a folder outside: the link goes, not
+        // what it points at.
+        std::os::unix::fs::symlink(&outside, dirs::runs_dir(&cache).join(&old_ok).join("out"))
+            .unwrap();
         // Not runs: a file, and a symlink to a folder outside.
         std::fs::write(dirs::runs_dir(&cache).join("stray.txt"), "x").unwrap();
         std::os::unix::fs::symlink(

@@ -146,6 +146,10 @@ error_codes! {
     RecordingActive = ("RECORDING_ACTIVE", 409, false),
     /// No recording of the device runs (stop without a start).
     NotRecording = ("NOT_RECORDING", 409, false),
+    /// The run named does not exist (never did, or garbage collection deleted it).
+    RunNotFound = ("RUN_NOT_FOUND", 404, false),
+    /// The run has no artifact of that name.
+    ArtifactNotFound = ("ARTIFACT_NOT_FOUND", 404, false),
     /// A failure that fits no other code.
     Unknown = ("UNKNOWN", 500, false),
     /// Something failed inside mobilectl; details are logged, never returned.

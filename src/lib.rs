@@ -46,6 +46,7 @@ pub mod media;
 pub mod proxy;
 #[warn(missing_docs)]
 pub mod render;
+pub mod runs;
 pub mod server;
 pub mod ui;
 

@@ -16,14 +16,18 @@ struct Server {
     child: Child,
     url: String,
     adb_port: Option<u16>,
+    _cache: tempfile::TempDir,
 }
 
 impl Server {
     fn start(demo: bool, env: &[(&str, &str)]) -> Server {
         let (port, adb_port) = (free_port(), free_port());
+        let cache = tempfile::tempdir().unwrap();
         let mut cmd = Command::new(BIN);
         cmd.args(["serve", "--addr", &format!("127.0.0.1:{port}")])
             .env_remove("MOBILECTL_TOKEN")
+            // Runs go to a temporary cache, never the user's.
+            .env("MOBILECTL_CACHE_DIR", cache.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         if demo {
@@ -40,6 +44,7 @@ impl Server {
             child,
             url,
             adb_port: demo.then_some(adb_port),
+            _cache: cache,
         }
     }
 
@@ -625,6 +630,28 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             1,
             "RECORDING_ACTIVE",
         ),
+        // Runs: the server's run (session-less requests) is live; an unknown run is a 404.
+        case("list_runs", &["runs"], 0, " · live · server · "),
+        case(
+            "get_run",
+            &["runs", "show", "20200101-000000-abcdef"],
+            1,
+            "RUN_NOT_FOUND",
+        ),
+        case(
+            "get_artifact",
+            &[
+                "runs",
+                "artifact",
+                "20200101-000000-abcdef",
+                "x.png",
+                "-o",
+                shot,
+            ],
+            1,
+            "RUN_NOT_FOUND",
+        ),
+        case("gc", &["gc", "--dry-run"], 0, "gc (dry run): 0 deleted"),
         case("press", &["press", "back"], 0, "ok"),
         case("list_recordings", &["recordings"], 0, " recording · "),
         case("recording_stop", &["record", "stop"], 0, " finished · "),

@@ -144,7 +144,13 @@ async fn each_scroll_of_scroll_to_is_one_round_trip() {
     let scrolls = answer["error"]["details"]["scrolls"].as_u64().unwrap() as usize;
     assert!(scrolls >= 1, "{answer}");
     // The first read is the fresh snapshot; then a swipe and its read, together, per scroll.
-    let services = services_since(&h, mark);
+    // The failure's screenshot for its run's artifacts (`crate::runs`) is one more, after.
+    let mut services = services_since(&h, mark);
+    assert_eq!(
+        services.pop().as_deref(),
+        Some("exec:screencap -p"),
+        "{services:?}"
+    );
     assert_eq!(services.len(), scrolls, "{services:?}");
     let swipes = argvs_with(&h, "input")
         .iter()

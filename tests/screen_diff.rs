@@ -250,9 +250,15 @@ async fn bad_baselines_are_clear_errors_before_any_device_command() {
         ),
         (
             json!({ "artifact": { "run": "r1", "name": "home.png" } }),
-            501,
-            "UNSUPPORTED_ON_PLATFORM",
-            "run artifacts are not available",
+            400,
+            "VALIDATION_FAILED",
+            "not a run id",
+        ),
+        (
+            json!({ "artifact": { "run": "20260101-120000-ab12cd", "name": "home.png" } }),
+            404,
+            "RUN_NOT_FOUND",
+            "no run",
         ),
     ];
     for (baseline, status, code, says) in cases {

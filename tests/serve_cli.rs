@@ -26,9 +26,11 @@ fn non_loopback_bind_without_a_token_refuses_to_start() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_demo_answers_ui_and_stops_on_sigterm() {
     let (port, adb_port) = (free_port(), free_port());
+    let cache = tempfile::tempdir().unwrap();
     let mut child = Command::new(BIN)
         .args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
         .args(["--adb-server-port", &adb_port.to_string()])
+        .env("MOBILECTL_CACHE_DIR", cache.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -34,6 +34,7 @@ mod readme;
 mod recording;
 mod registry;
 mod round_trips;
+mod runs;
 mod screen_diff;
 mod serve_cli;
 mod sessions;

@@ -726,6 +726,14 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
         ),
         ("session_info", get("/api/v1/session")),
         ("release_device", p("/api/v1/session/release", json!({}))),
+        // Runs: the server's, not a device's; GC plans only.
+        ("list_runs", get("/api/v1/runs")),
+        ("get_run", get("/api/v1/runs/20200101-000000-abcdef")),
+        (
+            "get_artifact",
+            get("/api/v1/runs/20200101-000000-abcdef/artifacts/x.png"),
+        ),
+        ("gc", p("/api/v1/gc", json!({"dry_run": true}))),
     ]
 }
 
@@ -772,7 +780,8 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             continue;
         }
         // Nothing recorded under that id, or nothing recording: an answer too.
-        if (op.starts_with("get_") || op.starts_with("delete_")) && error_code(&body) == "NOT_FOUND"
+        if (op.starts_with("get_") || op.starts_with("delete_"))
+            && ["NOT_FOUND", "RUN_NOT_FOUND"].contains(&error_code(&body).as_str())
             || error_code(&body) == "NOT_RECORDING"
         {
             continue;

@@ -73,6 +73,10 @@ pub const TAGS: &[(&str, &str)] = &[
         "network",
         "Network capture: a recording HTTP(S) proxy the device is pointed at, and its flows.",
     ),
+    (
+        "runs",
+        "Runs: each session's trace and artifacts (failure screenshots and trees, bundles, flow reports), and their garbage collection.",
+    ),
 ];
 
 /// The complete document for these operations.

@@ -11,7 +11,7 @@ use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
     act::*, apps::*, batch::*, devices::*, diff::*, features::*, flows::*, inspect::*, logs::*,
-    proxy::*, recording::*, service::*, sessions::*, system::*, verify::*,
+    proxy::*, recording::*, runs::*, service::*, sessions::*, system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 
@@ -181,7 +181,7 @@ pub fn operations() -> Vec<Operation> {
                        height in pixels, 6.5% in points). `save: true` adds `image`, the screen with the \
                        regions outlined and numbered (base64 PNG).")
             .errors(DEVICE)
-            .errors(&[BaselineUnusable, NotFound])
+            .errors(&[BaselineUnusable, NotFound, RunNotFound, ArtifactNotFound])
             .body_limit(BASELINE_BODY_LIMIT)
             .body::<DiffRequest>()
             .json::<DiffResult>(),
@@ -334,7 +334,7 @@ pub fn operations() -> Vec<Operation> {
                        compared pixels changed, else `failure_code: SCREEN_MISMATCH` with the share and the \
                        regions in `observed`; with `timeout_ms` it compares again every 300 ms until it matches.")
             .errors(DEVICE)
-            .errors(&[BaselineUnusable, NotFound])
+            .errors(&[BaselineUnusable, NotFound, RunNotFound, ArtifactNotFound])
             .body_limit(BASELINE_BODY_LIMIT)
             .body::<ExpectRequest>()
             .json::<ExpectResult>(),
@@ -619,5 +619,51 @@ pub fn operations() -> Vec<Operation> {
                        the crashes since `since`. Parts that cannot be read are listed in `problems`.")
             .query::<BundleQuery>()
             .json::<DebugBundle>(),
+        // runs
+        op(Get, "list_runs", "/api/v1/runs", "runs", "Runs (each session's, the server's), newest first.")
+            .cli("runs", &["runs"])
+            .describe("Each session has a run in the cache directory (`MOBILECTL_CACHE_DIR`, else \
+                       `$XDG_CACHE_HOME/mobilectl`, else `~/.cache/mobilectl`), session-less callers \
+                       share one per server start: `trace.jsonl` (every operation: time, duration, \
+                       device, outcome, error code), `artifacts/` (a failed act's or expect's \
+                       screenshot and tree, debug bundles, flow reports, recordings) and \
+                       `result.json` when it ends. A run is failed when an act or verify \
+                       operation failed in it.")
+            .json::<RunList>(),
+        op(Get, "get_run", "/api/v1/runs/{id}", "runs", "One run: its result and its artifacts.")
+            .cli("runs show ID", &["runs", "show", "20260101-120000-ab12cd"])
+            .errors(&[RunNotFound])
+            .query::<RunPath>()
+            .json::<RunDetail>(),
+        op(Get, "get_artifact", "/api/v1/runs/{id}/artifacts/{name}", "runs", "One artifact's bytes, in its content type.")
+            .cli("runs artifact ID NAME", &["runs", "artifact", "20260101-120000-ab12cd", "failure-tap.png", "-o", "f.png"])
+            .describe("`name` is looked up in the run's index (as get_run lists it), never used as \
+                       a path: a name no artifact can have is 400 VALIDATION_FAILED, an unknown one \
+                       404 ARTIFACT_NOT_FOUND. Not an MCP tool (bytes): get_run lists artifacts.")
+            .errors(&[RunNotFound, ArtifactNotFound])
+            .query::<ArtifactPath>()
+            .file(ARTIFACT_TYPES)
+            .document(),
+        op(Post, "gc", "/api/v1/gc", "runs", "Delete old runs by the GC policy (dry_run: only plan).")
+            .cli("gc", &["gc", "--dry-run"])
+            .describe("Keeps the newest `MOBILECTL_GC_KEEP_LAST` runs (20), failed runs (and runs \
+                       without result.json) for `MOBILECTL_GC_KEEP_FAILURE_DAYS` (7), then deletes \
+                       the oldest kept runs while they hold more than `MOBILECTL_GC_MAX_BYTES` (2 \
+                       GB). Never a live session's run, the server's, or one recording. Also runs \
+                       at server start and when a run ends. The answer: each run's action and \
+                       reason, and the totals.")
+            .body::<GcRequest>()
+            .json::<GcPlan>(),
     ]
 }
+
+/// The content types an artifact is served in (by its name's extension, else its kind).
+pub const ARTIFACT_TYPES: &[&str] = &[
+    "image/png",
+    "image/jpeg",
+    "video/mp4",
+    "application/json",
+    "application/xml",
+    "text/plain; charset=utf-8",
+    "application/octet-stream",
+];

@@ -69,6 +69,11 @@ pub struct ServeArgs {
     #[arg(long, env = "MOBILECTL_ANDROID_RECORD_SEGMENT_S", default_value_t = 180,
           value_parser = clap::value_parser!(u64).range(1..=180))]
     pub android_record_segment_s: u64,
+    /// The cache directory runs and their artifacts go to (`<DIR>/runs/<id>/`; default
+    /// `$XDG_CACHE_HOME/mobilectl`, else `~/.cache/mobilectl`). GC: `MOBILECTL_GC_KEEP_LAST`,
+    /// `MOBILECTL_GC_KEEP_FAILURE_DAYS`, `MOBILECTL_GC_MAX_BYTES`.
+    #[arg(long = "cache-dir", env = "MOBILECTL_CACHE_DIR", value_name = "DIR")]
+    pub cache_dir: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub proxy: ProxyArgs,
 }
@@ -236,6 +241,16 @@ pub fn run(args: ServeArgs) -> i32 {
             return 2;
         }
     };
+    let (policy, problems) = crate::runs::GcPolicy::from_env();
+    for p in problems {
+        eprintln!("mobilectl: {p}");
+    }
+    let cache_dir = args
+        .cache_dir
+        .clone()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or_else(crate::runs::dirs::cache_dir);
+    let runs = crate::runs::RunStore::open(cache_dir, policy);
     crate::image::limit_malloc_arenas();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -274,7 +289,8 @@ pub fn run(args: ServeArgs) -> i32 {
                 args.android_record_segment_s,
             )),
             ..Default::default()
-        });
+        })
+        .with_runs(runs.clone());
         // Attachments are persisted before a device changes; those a killed server left are
         // restored as their devices are listed (the first listing is started below).
         if let Err(e) = controller.keep_proxy_state_in(&state_dir) {
@@ -310,6 +326,9 @@ pub fn run(args: ServeArgs) -> i32 {
         };
         let first = state.controller.clone();
         tokio::spawn(async move { first.list().await });
+        // Old runs go at start, as when each run ends.
+        let collect = runs.clone();
+        tokio::task::spawn_blocking(move || collect.gc(false));
         let router = server::app(state.clone(), policy);
         println!("mobilectl listening on http://{bound} (Swagger UI: http://{bound}/docs)");
         tracing::info!(%bound, "listening");
@@ -324,6 +343,8 @@ pub fn run(args: ServeArgs) -> i32 {
             );
         };
         let served = server::serve_with_cleanup(listener, router, cleanup).await;
+        // Every run still live ends with the server: its result.json, then GC.
+        let _ = tokio::task::spawn_blocking(move || runs.end_all()).await;
         for d in demos {
             // Leave the adb server without a dangling offline entry.
             if let Some(adb) = Toolbox::from_env().path(crate::exec::Tool::Adb) {

@@ -42,35 +42,6 @@ pub const FALLBACK_STATUS_BAR_POINTS: f64 = 0.065;
 /// How often `screen_matches` compares again while it waits.
 const EXPECT_POLL: Duration = Duration::from_millis(300);
 
-/// Where saved baselines come from: run artifacts, once the build has them.
-pub trait BaselineSource: Send + Sync {
-    /// The bytes of artifact `name` of run `run` (a PNG, checked by the caller).
-    fn artifact(&self, run: &str, name: &str) -> Result<Vec<u8>>;
-}
-
-/// Any `Fn(run, name) -> Result<bytes>` is a source.
-impl<F> BaselineSource for F
-where
-    F: Fn(&str, &str) -> Result<Vec<u8>> + Send + Sync,
-{
-    fn artifact(&self, run: &str, name: &str) -> Result<Vec<u8>> {
-        self(run, name)
-    }
-}
-
-/// The source of a build without run artifacts: every artifact baseline is 501.
-pub struct NoRunArtifacts;
-
-impl BaselineSource for NoRunArtifacts {
-    fn artifact(&self, _run: &str, _name: &str) -> Result<Vec<u8>> {
-        Err(Error::new(
-            ErrorCode::UnsupportedOnPlatform,
-            "run artifacts are not available in this build",
-        )
-        .with_hint("send the baseline as `{\"png\": \"<base64>\"}`, or use `{\"previous\": true}`"))
-    }
-}
-
 /// Reads a baseline file (an artifact's path), refusing one larger than the uploads allowed.
 pub fn read_baseline_file(path: &Path) -> Result<Vec<u8>> {
     let len = std::fs::metadata(path)
@@ -157,26 +128,15 @@ fn share(v: f64) -> f64 {
 }
 
 impl DeviceController {
-    /// Sets where artifact baselines are read from (the run store, once there is one).
-    pub fn set_baseline_source(&self, source: Arc<dyn BaselineSource>) {
-        if let Ok(mut s) = self.baselines.write() {
-            *s = source;
-        }
-    }
-
     /// The bytes of a baseline that does not come from the device's slot.
     async fn resolve_baseline(&self, spec: &BaselineSpec) -> Result<Option<Resolved>> {
         let (png, kind) = match spec {
             BaselineSpec::Previous => return Ok(None),
             BaselineSpec::Png(png) => (png.clone(), BaselineKind::Png),
             BaselineSpec::Artifact { run, name } => {
-                let source = self
-                    .baselines
-                    .read()
-                    .map_err(|_| Error::internal("baseline source poisoned"))?
-                    .clone();
-                let (run, name) = (run.clone(), name.clone());
-                let png = tokio::task::spawn_blocking(move || source.artifact(&run, &name))
+                // Looked up in the run's index (never joined as a path), then read capped.
+                let (path, _) = self.runs().artifact(run, name)?;
+                let png = tokio::task::spawn_blocking(move || read_baseline_file(&path))
                     .await
                     .map_err(|e| Error::internal(format!("artifact read failed: {e}")))??;
                 (png, BaselineKind::Artifact)

@@ -35,8 +35,7 @@ mod verify;
 
 pub use actions::Observe;
 pub use diff::{
-    read_baseline_file, BaselineSource, DiffSpec, NoRunArtifacts, FALLBACK_STATUS_BAR_PIXELS,
-    FALLBACK_STATUS_BAR_POINTS,
+    read_baseline_file, DiffSpec, FALLBACK_STATUS_BAR_PIXELS, FALLBACK_STATUS_BAR_POINTS,
 };
 pub use listing::KNOWN_TTL;
 pub use target::Resolved;
@@ -48,7 +47,7 @@ pub use sessions::{
     check_name as check_session_name, current as current_session, within, Entered, Gone, Session,
     SessionRegistry,
 };
-pub use slot::DeviceSlot;
+pub use slot::{inside_hold, DeviceSlot};
 pub use snapshot::Snapshot;
 
 pub use apps::check_install_path;
@@ -104,10 +103,8 @@ pub struct DeviceController {
     logs: LogHub,
     /// Screen recordings, running and finished (see [`recording`]).
     screen_recordings: Arc<recording::ScreenRecordings>,
-    /// Where recordings are written.
-    recordings_dir: std::path::PathBuf,
-    /// Where a diff's artifact baselines are read from (see [`diff`]).
-    baselines: RwLock<Arc<dyn BaselineSource>>,
+    /// The runs: each session's, the server's, their traces and artifacts (`crate::runs`).
+    runs: crate::runs::RunStore,
 }
 
 impl DeviceController {
@@ -141,9 +138,20 @@ impl DeviceController {
             proxy_attachments: ProxyAttachments::default(),
             logs: LogHub::default(),
             screen_recordings: Default::default(),
-            recordings_dir: std::env::temp_dir().join("mobilectl-recordings"),
-            baselines: RwLock::new(Arc::new(NoRunArtifacts)),
+            runs: crate::runs::RunStore::temporary(),
         }
+    }
+
+    /// The same controller keeping its runs in `runs` (a cache directory and a GC policy);
+    /// without this, runs go to a temporary directory deleted with the controller.
+    pub fn with_runs(mut self, runs: crate::runs::RunStore) -> Self {
+        self.runs = runs;
+        self
+    }
+
+    /// The runs and their artifacts.
+    pub fn runs(&self) -> &crate::runs::RunStore {
+        &self.runs
     }
 
     pub fn tools(&self) -> &Toolbox {
@@ -185,6 +193,7 @@ impl DeviceController {
             .retain(|(caller, _), _| caller.is_empty() || live.contains(caller));
         self.recordings.retain_live(|caller| live.contains(caller));
         self.stop_recordings_of_ended_sessions(&live);
+        self.runs.end_sessions_except(|id| live.contains(id));
     }
 
     /// The backend that listed `device` and drives it.

@@ -33,6 +33,10 @@ pub struct ScreenRecordings {
 /// A running recording.
 struct Live {
     info: RecordingInfo,
+    /// Its file among its run's artifacts, and the hold that keeps GC off that run.
+    artifact: crate::runs::ArtifactRef,
+    runs: crate::runs::RunStore,
+    _hold: Mutex<Option<crate::runs::RunHold>>,
     started: Instant,
     recorder: tokio::sync::Mutex<Option<Box<dyn ScreenRecorder>>>,
     /// The outcome, once finished (every stopper gets the same).
@@ -67,6 +71,11 @@ impl ScreenRecordings {
             let mut info = live.info.clone();
             info.stopped_by = Some(by);
             info.finalize_ms = Some(asked.elapsed().as_millis() as u64);
+            // The run's index learns the file's size (a failed one keeps its entry, size 0).
+            if let Err(e) = live.runs.commit_artifact(&live.artifact) {
+                tracing::warn!(error = %e.message, "a recording's artifact entry");
+            }
+            lock(&live._hold).take();
             let outcome = match finished.and_then(|()| read_back(&mut info)) {
                 Ok(()) => {
                     info.state = RecordingState::Finished;
@@ -127,12 +136,14 @@ fn read_back(info: &mut RecordingInfo) -> Result<()> {
 }
 
 impl DeviceController {
-    /// Starts recording the device's screen; at most one recording per device.
+    /// Starts recording the device's screen; at most one recording per device. Its file is
+    /// an artifact of the caller's run, named after `name` (default: the recording's id).
     pub async fn recording_start(
         &self,
         udid: Option<&str>,
         options: &RecordingOptions,
         max_s: Option<u32>,
+        name: Option<&str>,
     ) -> Result<RecordingInfo> {
         let max_s = max_s.unwrap_or(DEFAULT_MAX_S);
         if !(1..=MAX_MAX_S).contains(&max_s) {
@@ -156,8 +167,13 @@ impl DeviceController {
             .with_details(serde_json::json!({ "recording": l.info })));
         }
         let id = new_id();
-        let dest = self.recording_destination(&id)?;
         let session = super::current_session().map(|s| s.id.clone());
+        let (artifact, hold) = self.runs().reserve_artifact(
+            session.as_deref(),
+            &format!("{}.mp4", name.unwrap_or(&id)),
+            crate::api::wire::runs::ArtifactKind::Recording,
+        )?;
+        let dest = artifact.path.clone();
         let slot = self.slot(&device.udid);
         let recorder = {
             let _commands = slot.hold().await;
@@ -168,9 +184,18 @@ impl DeviceController {
                     format!("`{}` is already being recorded", device.udid),
                 ));
             }
-            self.backend(&device)?
-                .start_recording(&device, options, &dest)
-                .await?
+            let started = match self.backend(&device) {
+                Ok(b) => b.start_recording(&device, options, &dest).await,
+                Err(e) => Err(e),
+            };
+            match started {
+                Ok(r) => r,
+                Err(e) => {
+                    // Nothing was recorded: the reserved entry goes.
+                    self.runs().discard_artifact(&artifact);
+                    return Err(e);
+                }
+            }
         };
         let info = RecordingInfo {
             id: id.clone(),
@@ -179,6 +204,8 @@ impl DeviceController {
             started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             max_s,
             path: dest.display().to_string(),
+            run: artifact.run.clone(),
+            artifact: artifact.name.clone(),
             session,
             stopped_by: None,
             duration_s: None,
@@ -190,6 +217,9 @@ impl DeviceController {
         };
         let live = Arc::new(Live {
             info: info.clone(),
+            artifact,
+            runs: self.runs().clone(),
+            _hold: Mutex::new(Some(hold)),
             started: Instant::now(),
             recorder: tokio::sync::Mutex::new(Some(recorder)),
             outcome: OnceLock::new(),
@@ -263,6 +293,13 @@ impl DeviceController {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(Error::internal(format!("deleting {}: {e}", r.path))),
         }
+        // Out of its run's index too.
+        self.runs().discard_artifact(&crate::runs::ArtifactRef {
+            run: r.run.clone(),
+            name: r.artifact.clone(),
+            path: PathBuf::from(&r.path),
+            bytes: 0,
+        });
         lock(&self.screen_recordings.done).retain(|d| d.id != id);
         Ok(r)
     }
@@ -298,13 +335,5 @@ impl DeviceController {
                 })
                 .await;
         });
-    }
-
-    /// Where a new recording's MP4 goes.
-    fn recording_destination(&self, id: &str) -> Result<PathBuf> {
-        let dir = self.recordings_dir.clone();
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| Error::internal(format!("cannot create {}: {e}", dir.display())))?;
-        Ok(dir.join(format!("{id}.mp4")))
     }
 }

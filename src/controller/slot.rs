@@ -38,6 +38,12 @@ tokio::task_local! {
     static HELD: Vec<usize>;
 }
 
+/// Whether the running task holds a device's command lock (a batch or a flow runs its steps):
+/// the steps' failures are the batch's or the flow's to report.
+pub fn inside_hold() -> bool {
+    HELD.try_with(|held| !held.is_empty()).unwrap_or(false)
+}
+
 /// A hold of a device's command lock: the lock itself, or the task's own outer hold.
 pub enum Hold {
     Owned(OwnedMutexGuard<()>),

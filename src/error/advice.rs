@@ -57,6 +57,8 @@ impl ErrorCode {
             DeviceUnreachable => "check that WebDriverAgent (or the device) is running and reachable, then retry",
             PortInUse => "choose another port, or stop the program holding it",
             Forbidden => "the server's setup refuses it; the message names the option that allows it",
+            RunNotFound => "list the runs (`list_runs`); old ones are deleted by GC (MOBILECTL_GC_* say how long they stay)",
+            ArtifactNotFound => "use a name that `get_run` lists for that run",
             Unknown => "retry; report it with the message if it repeats",
             Internal => "a mobilectl bug: report it with the server's log",
         }

@@ -924,6 +924,9 @@ mod tests {
 - waitForAnimationToEnd
 - openLink: https://example.com
 - takeScreenshot: shot
+- startRecording: {path: login}
+- stopRecording
+- startRecording: again
 - setLocation: {latitude: 52.5, longitude: 13.4}
 - copyTextFrom: {id: code}
 - pasteText
@@ -938,6 +941,18 @@ mod tests {
             assert!(names.contains(s), "{s} not exercised");
         }
         assert!(p.flow.steps[4].optional);
+        let recordings: Vec<&Command> = p
+            .flow
+            .steps
+            .iter()
+            .filter(|s| s.name == "startRecording")
+            .map(|s| &s.command)
+            .collect();
+        assert!(matches!(recordings[0], Command::StartRecording(n) if n == "login"));
+        assert!(matches!(recordings[1], Command::StartRecording(n) if n == "again"));
+        assert!(parse("- startRecording\n").refusals[0]
+            .to_string()
+            .contains("needs a file name"));
     }
 
     #[test]

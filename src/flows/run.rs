@@ -4,7 +4,8 @@
 //! selector is looked for on successive reads until found or its timeout; an assertion that
 //! something is gone likewise; `waitForAnimationToEnd` reads until two reads agree. A failed
 //! step stops the flow (unless `optional`), after its screenshot, compact tree and recent log
-//! are saved into the run's artifact folder.
+//! are saved as artifacts ([`Artifacts`]): run by the server, those of the caller's run
+//! (`crate::runs`, named uniquely there), else a folder of their own.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,6 +35,16 @@ const MAX_ANSWER: usize = 8 * 1024 * 1024;
 /// Characters `eraseText` deletes by default (Maestro's 50).
 const ERASE_DEFAULT: u32 = 50;
 
+/// Where a flow's files go.
+#[derive(Debug, Clone)]
+pub enum Artifacts {
+    /// A folder of their own (created when first needed).
+    Folder(PathBuf),
+    /// The artifacts of the run of `session` (none: the server's run), in the controller's
+    /// run store.
+    Run { session: Option<String> },
+}
+
 /// Everything a run needs: the router to call operations through, the device, the variables.
 pub struct Runner {
     pub api: Router,
@@ -41,8 +52,8 @@ pub struct Runner {
     pub device: Device,
     pub env: Vec<(String, String)>,
     pub app_id: Option<String>,
-    /// Where a failed step's screenshot, tree and log go (created when first needed).
-    pub artifacts: PathBuf,
+    /// Where a failed step's screenshot, tree and log go.
+    pub artifacts: Artifacts,
     pub deadline: Instant,
     copied: Option<String>,
     steps: Vec<FlowStep>,
@@ -60,7 +71,7 @@ impl Runner {
         controller: Arc<DeviceController>,
         device: Device,
         env: Vec<(String, String)>,
-        artifacts: PathBuf,
+        artifacts: Artifacts,
         timeout: Duration,
     ) -> Runner {
         Runner {
@@ -122,7 +133,7 @@ impl Runner {
             udid: self.device.udid.clone(),
             duration_ms: started.elapsed().as_millis() as u64,
             failed_step,
-            artifacts: self.saved.then(|| self.artifacts.display().to_string()),
+            artifacts: self.saved.then(|| self.folder().display().to_string()),
             steps: self.steps,
         }
     }
@@ -454,6 +465,7 @@ impl Runner {
                         Some(&self.device.udid),
                         &crate::device::RecordingOptions::default(),
                         None,
+                        Some(&name),
                     )
                     .await
                     .map_err(|e| e.message)?;
@@ -708,18 +720,52 @@ impl Runner {
             .recording_stop(Some(&self.device.udid))
             .await
             .map_err(|e| e.message)?;
-        std::fs::create_dir_all(&self.artifacts)
-            .map_err(|e| format!("{}: {e}", self.artifacts.display()))?;
-        let to = self.artifacts.join(format!("{name}.mp4"));
-        std::fs::copy(&done.path, &to).map_err(|e| format!("{}: {e}", to.display()))?;
         self.saved = true;
+        // In a run, the recording is already one of its artifacts, named after the flow's
+        // name; a folder of the flow's own gets a copy.
+        if let Artifacts::Folder(folder) = &self.artifacts {
+            std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+            let to = folder.join(format!("{name}.mp4"));
+            std::fs::copy(&done.path, &to).map_err(|e| format!("{}: {e}", to.display()))?;
+        }
         Ok(())
     }
 
+    /// The folder the artifacts are in.
+    fn folder(&self) -> PathBuf {
+        match &self.artifacts {
+            Artifacts::Folder(p) => p.clone(),
+            Artifacts::Run { session } => {
+                let who = session.as_deref().map(|s| (s, None));
+                match self.controller.runs().run_of(who) {
+                    Ok(run) => run.dir.join("artifacts"),
+                    Err(_) => self.controller.runs().cache_dir().to_path_buf(),
+                }
+            }
+        }
+    }
+
     fn write(&self, name: &str, bytes: &[u8]) -> R<()> {
-        std::fs::create_dir_all(&self.artifacts)
-            .map_err(|e| format!("{}: {e}", self.artifacts.display()))?;
-        let path = self.artifacts.join(name);
+        let folder = match &self.artifacts {
+            Artifacts::Folder(p) => p,
+            Artifacts::Run { session } => {
+                use crate::api::wire::runs::ArtifactKind;
+                let kind = match name.rsplit_once('.').map(|(_, e)| e) {
+                    Some("png") => ArtifactKind::Screenshot,
+                    _ if name.starts_with("tree") => ArtifactKind::Tree,
+                    _ if name.starts_with("log") => ArtifactKind::Log,
+                    _ => ArtifactKind::FlowReport,
+                };
+                return self
+                    .controller
+                    .runs()
+                    .save_artifact(session.as_deref(), name, kind, bytes)
+                    .map(|_| ())
+                    .map_err(|e| e.message);
+            }
+        };
+        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        let path = folder.join(name);
         std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
     }
 

@@ -12,6 +12,7 @@
 //! - [`rules`]: the proxy's rules and link conditions, and the HAR export.
 //! - [`recordings`]: screen recordings.
 //! - [`maestro`]: a Maestro flow run, step by step.
+//! - [`runs`]: runs, their artifacts, GC's plan.
 
 pub mod act;
 pub mod devices;
@@ -22,6 +23,7 @@ pub mod logs;
 pub mod maestro;
 pub mod recordings;
 pub mod rules;
+pub mod runs;
 pub mod sessions;
 pub mod verify;
 
@@ -116,6 +118,9 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     ("recording_stop", recordings::recording),
     ("list_recordings", recordings::list),
     ("delete_recording", recordings::deleted),
+    ("list_runs", runs::list),
+    ("get_run", runs::run),
+    ("gc", runs::gc),
     // Streams: one event each.
     ("stream_logs", logs::event),
     ("stream_flows", flows::line),

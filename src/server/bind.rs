@@ -2,7 +2,8 @@
 //! ([`body`], [`query`], [`plain`] make a [`Binding`]), and the router made from the table and
 //! the bindings ([`router`]). Here are the extractors, strict bodies, the JSON content-type
 //! rule, `Server-Timing`, `304 Not Modified`, and the check that an operation answers only the
-//! error codes it declares. Each binding carries the input and output types of its handler, so
+//! error codes it declares, and the trace line of every operation in its run ([`traced`]).
+//! Each binding carries the input and output types of its handler, so
 //! a test holds them to the table's (`tests` below).
 
 use std::future::Future;
@@ -19,6 +20,7 @@ use serde::de::DeserializeOwned;
 use utoipa::{IntoParams, ToSchema};
 
 use super::reply::{none_match_hits, Reply};
+use super::traced;
 use super::{ApiBytes, ApiQuery, AppState};
 use crate::api::strict::{Shape, StrictJson};
 use crate::api::types::{Body, Params};
@@ -118,6 +120,7 @@ where
                 let (body, in_body) = session_in_body(body)?;
                 let input: I = StrictJson::parse(&body, &shape)?;
                 let key = session_key(&headers, &uri).or(in_body).filter(|_| sessions);
+                let call = traced::Call::of_body(name, recordable, &body);
                 let work = async {
                     let caller = crate::controller::current_session()
                         .map(|c| c.id.clone())
@@ -130,6 +133,12 @@ where
                         Box::pin(crate::flows::record::capturing(f(s.clone(), input))).await;
                     let response = checked(name, &declared, r)?.into_response();
                     Ok(recorded(&s, &caller, name, &body, target, response).await)
+                };
+                let work = async {
+                    match recordable {
+                        true => traced::traced_act(&s, call, work).await,
+                        false => traced::traced(&s, call, work).await,
+                    }
                 };
                 in_session(&s, key, work).await
             })
@@ -188,7 +197,10 @@ where
             let declared = declared.clone();
             timed(async move {
                 let key = session_key(&headers, &uri).filter(|_| sessions);
-                let work = async { checked(name, &declared, f(s.clone(), q).await) };
+                let call = traced::Call::of_query(name, uri.query());
+                let work = traced::traced(&s, call, async {
+                    checked(name, &declared, f(s.clone(), q).await)
+                });
                 let response = in_session(&s, key, work).await?.into_response();
                 Ok::<_, Error>(not_modified(&headers, response))
             })
@@ -218,7 +230,10 @@ where
             let declared = declared.clone();
             timed(async move {
                 let key = session_key(&headers, &uri).filter(|_| sessions);
-                let work = async { checked(name, &declared, f(s.clone()).await) };
+                let call = traced::Call::of_query(name, uri.query());
+                let work = traced::traced(&s, call, async {
+                    checked(name, &declared, f(s.clone()).await)
+                });
                 in_session(&s, key, work).await
             })
         };

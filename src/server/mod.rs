@@ -12,6 +12,7 @@ pub mod listen;
 pub mod reply;
 pub mod routes;
 pub mod security;
+mod traced;
 pub mod w3c;
 
 pub use bind::check_declared_errors;

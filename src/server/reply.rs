@@ -189,3 +189,19 @@ impl<T: ToSchema + Send + 'static> Reply for JsonOrBytes<T> {
         Output::JsonOrBytes(WireType::of::<T>())
     }
 }
+
+/// An artifact of a run, streamed from its file in its own content type (one of
+/// [`crate::api::table::ARTIFACT_TYPES`]).
+pub struct ArtifactFile(pub Response);
+
+impl IntoResponse for ArtifactFile {
+    fn into_response(self) -> Response {
+        self.0
+    }
+}
+
+impl Reply for ArtifactFile {
+    fn output() -> Output {
+        Output::File(crate::api::table::ARTIFACT_TYPES)
+    }
+}

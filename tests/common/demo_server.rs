@@ -15,6 +15,8 @@ pub struct DemoServer {
     pub url: String,
     pub port: u16,
     adb_port: u16,
+    /// The server's cache directory (its runs), deleted with it.
+    _cache: tempfile::TempDir,
 }
 
 impl DemoServer {
@@ -35,7 +37,9 @@ impl DemoServer {
         env: &[(&str, &str)],
     ) -> DemoServer {
         let (port, adb_port) = (free_port(), free_port());
+        let cache = tempfile::tempdir().unwrap();
         let mut cmd = Command::new(BIN);
+        cmd.env("MOBILECTL_CACHE_DIR", cache.path());
         cmd.envs(env.iter().copied());
         cmd.args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
             .args(["--demo-devices", &devices.to_string()])
@@ -67,6 +71,7 @@ impl DemoServer {
             url,
             port,
             adb_port,
+            _cache: cache,
         }
     }
 }

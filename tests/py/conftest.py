@@ -51,6 +51,7 @@ def demo_server(mobilectl_bin, tmp_path):
     port, adb_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MOBILECTL_")}
     env["MOBILECTL_STATE_DIR"] = str(tmp_path / "state")
+    env["MOBILECTL_CACHE_DIR"] = str(tmp_path / "cache")
     log = open(tmp_path / "server.log", "wb")
     proc = subprocess.Popen(
         [str(mobilectl_bin), "serve", "--demo", "--addr", f"127.0.0.1:{port}",

@@ -226,4 +226,8 @@ pub struct DebugBundle {
     /// The session that leased the device when the bundle was taken.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lease: Option<crate::api::wire::sessions::Lease>,
+    /// Where the bundle was also saved: `RUN/NAME`, an artifact of the caller's run
+    /// (`GET /api/v1/runs/RUN/artifacts/NAME`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<String>,
 }

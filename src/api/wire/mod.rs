@@ -17,6 +17,7 @@ pub mod inspect;
 pub mod logs;
 pub mod proxy;
 pub mod recording;
+pub mod runs;
 pub mod service;
 pub mod sessions;
 pub mod system;

@@ -68,6 +68,10 @@ pub struct RecordingInfo {
     pub max_s: u32,
     /// The MP4 on the server's host (complete once `finished`).
     pub path: String,
+    /// The run whose artifact it is, and its name there (`GET
+    /// /api/v1/runs/{run}/artifacts/{artifact}` serves it too).
+    pub run: String,
+    pub artifact: String,
     /// The session that started it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,

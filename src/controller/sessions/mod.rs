@@ -55,6 +55,8 @@ impl DeviceController {
                 return Err(e);
             }
         }
+        self.runs
+            .session_started(&session.id, session.name.as_deref());
         Ok(self.session_info(&session).await)
     }
 

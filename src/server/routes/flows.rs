@@ -4,14 +4,15 @@
 //! lock ([`crate::flows::run`]). The answer is every step's outcome. `flow_record_start` and
 //! `flow_record_stop` record the caller's act and verify operations ([`crate::flows::record`]).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::Json;
 
 use crate::api::wire::flows::*;
+use crate::api::wire::runs::ArtifactKind;
 use crate::error::{Error, ErrorCode, Result};
-use crate::flows::{load, parse, run::Runner};
+use crate::flows::run::{Artifacts, Runner};
+use crate::flows::{load, parse};
 use crate::server::bind::{self, Binding};
 use crate::server::AppState;
 
@@ -48,6 +49,10 @@ pub async fn flow_run(s: AppState, r: FlowRunRequest) -> Result<Json<FlowRunResu
         );
     }
     let api = crate::server::api(s.clone());
+    let session = crate::controller::current_session().map(|c| c.id.clone());
+    let artifacts = Artifacts::Run {
+        session: session.clone(),
+    };
     let controller = s.controller.clone();
     let flow = parsed.flow;
     let result = s
@@ -58,13 +63,35 @@ pub async fn flow_run(s: AppState, r: FlowRunRequest) -> Result<Json<FlowRunResu
                 controller,
                 device,
                 env,
-                artifacts_dir(),
+                artifacts,
                 Duration::from_millis(timeout),
             );
             Ok(runner.run(&flow).await)
         })
         .await?;
+    save_reports(&s, session.as_deref(), &result);
     Ok(Json(result))
+}
+
+/// The flow's reports (its result as JSON, and as JUnit XML) into the caller's run.
+fn save_reports(s: &AppState, session: Option<&str>, result: &FlowRunResult) {
+    let runs = s.controller.runs();
+    let stem = format!("flow-{}", result.file.trim_end_matches(".yaml"));
+    if let Ok(json) = serde_json::to_vec_pretty(result) {
+        let _ = runs.save_artifact(
+            session,
+            &format!("{stem}.json"),
+            ArtifactKind::FlowReport,
+            &json,
+        );
+    }
+    let xml = crate::flows::report::junit(std::slice::from_ref(result), &[]);
+    let _ = runs.save_artifact(
+        session,
+        &format!("{stem}.junit.xml"),
+        ArtifactKind::FlowReport,
+        xml.as_bytes(),
+    );
 }
 
 /// The caller's key: its session id, or empty.
@@ -97,14 +124,4 @@ pub async fn record_stop(s: AppState, r: RecordStop) -> Result<Json<Recorded>> {
         yaml: crate::flows::record::yaml(r.app_id.as_deref(), &commands),
         commands: commands.len(),
     }))
-}
-
-/// A fresh folder name for a run's artifacts, in the state directory.
-fn artifacts_dir() -> std::path::PathBuf {
-    static RUNS: AtomicU64 = AtomicU64::new(0);
-    let n = RUNS.fetch_add(1, Ordering::Relaxed);
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S");
-    crate::client::autostart::state_dir()
-        .join("flow-runs")
-        .join(format!("{stamp}-{}-{n}", std::process::id()))
 }

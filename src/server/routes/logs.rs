@@ -352,7 +352,7 @@ pub async fn bundle(s: AppState, q: BundleQuery) -> Result<Json<DebugBundle>> {
         None => (Vec::new(), Vec::new()),
     };
     let snap = b.snapshot.as_ref();
-    Ok(Json(DebugBundle {
+    let mut bundle = DebugBundle {
         device: b.device.clone(),
         taken_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         app: snap.and_then(|s| s.app()),
@@ -370,7 +370,22 @@ pub async fn bundle(s: AppState, q: BundleQuery) -> Result<Json<DebugBundle>> {
             .sessions()
             .holder(&b.device.udid)
             .and_then(|h| h.lease()),
-    }))
+        artifact: None,
+    };
+    // Also kept as an artifact of the caller's run (its failure does not fail the bundle).
+    if let Ok(json) = serde_json::to_vec_pretty(&bundle) {
+        let session = crate::controller::current_session().map(|c| c.id.clone());
+        match s.controller.runs().save_artifact(
+            session.as_deref(),
+            "debug-bundle.json",
+            crate::api::wire::runs::ArtifactKind::DebugBundle,
+            &json,
+        ) {
+            Ok(a) => bundle.artifact = Some(format!("{}/{}", a.run, a.name)),
+            Err(e) => tracing::warn!("debug bundle not saved: {}", e.message),
+        }
+    }
+    Ok(Json(bundle))
 }
 
 /// The proxy's failed or mocked exchanges since `since_ms` (the newest [`BUNDLE_FLOWS`]).

@@ -14,6 +14,7 @@ pub mod logs;
 pub mod proxy;
 pub mod proxy_rules;
 pub mod recording;
+pub mod runs;
 pub mod screenshot;
 pub mod service;
 pub mod sessions;
@@ -46,6 +47,7 @@ pub fn bindings() -> Vec<Binding> {
         proxy::bindings(),
         proxy_rules::bindings(),
         logs::bindings(),
+        runs::bindings(),
     ]
     .into_iter()
     .flatten()

@@ -30,7 +30,7 @@ pub async fn start(s: AppState, r: RecordingStart) -> Result<Json<RecordingInfo>
     };
     let info = s
         .controller
-        .recording_start(r.udid.as_deref(), &options, r.max_s)
+        .recording_start(r.udid.as_deref(), &options, r.max_s, None)
         .await?;
     Ok(Json(info))
 }

@@ -1,0 +1,84 @@
+//! Runs and their artifacts (`crate::runs`): the listing, one run, one artifact's bytes
+//! (found through the run's index only, streamed in its content type), and GC.
+
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::Json;
+
+use crate::api::wire::runs::*;
+use crate::error::{Error, Result};
+use crate::server::bind::{self, Binding};
+use crate::server::reply::ArtifactFile;
+use crate::server::AppState;
+
+/// This module's handlers, bound to their operations by name.
+pub fn bindings() -> Vec<Binding> {
+    vec![
+        bind::plain("list_runs", list_runs),
+        bind::query("get_run", get_run),
+        bind::query("get_artifact", get_artifact),
+        bind::body("gc", gc),
+    ]
+}
+
+/// Every run, newest first.
+pub async fn list_runs(s: AppState) -> Result<Json<RunList>> {
+    let runs = s.controller.runs().clone();
+    blocking(move || Ok(runs.list())).await.map(Json)
+}
+
+/// One run: its result and artifacts.
+pub async fn get_run(s: AppState, q: RunPath) -> Result<Json<RunDetail>> {
+    let runs = s.controller.runs().clone();
+    blocking(move || runs.get(&q.id)).await.map(Json)
+}
+
+/// An artifact's bytes, streamed from its file.
+pub async fn get_artifact(s: AppState, q: ArtifactPath) -> Result<ArtifactFile> {
+    let (path, entry) = s.controller.runs().artifact(&q.id, &q.name)?;
+    let file = tokio::fs::File::open(&path)
+        .await
+        .map_err(|e| Error::internal(format!("{}: {e}", path.display())))?;
+    let len = file.metadata().await.map(|m| m.len()).ok();
+    let stream = futures::stream::unfold(file, |mut f| async move {
+        use tokio::io::AsyncReadExt;
+        let mut buf = vec![0u8; 64 * 1024];
+        match f.read(&mut buf).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buf.truncate(n);
+                Some((Ok::<_, std::io::Error>(axum::body::Bytes::from(buf)), f))
+            }
+            Err(e) => Some((Err(e), f)),
+        }
+    });
+    let mut response = (
+        [(header::CONTENT_TYPE, entry.content_type.clone())],
+        axum::body::Body::from_stream(stream),
+    )
+        .into_response();
+    if let Some(len) = len {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_LENGTH, len.into());
+    }
+    if let Ok(v) = format!("inline; filename=\"{}\"", entry.name).parse() {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(ArtifactFile(response))
+}
+
+/// Collects garbage (or plans it, with `dry_run`).
+pub async fn gc(s: AppState, r: GcRequest) -> Result<Json<GcPlan>> {
+    let runs = s.controller.runs().clone();
+    blocking(move || Ok(runs.gc(r.dry_run))).await.map(Json)
+}
+
+/// Runs file-system work off the async threads.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::internal(format!("runs: {e}")))?
+}

@@ -22,14 +22,20 @@ Usage: cargo build --release && python3 scripts/bench_recording.py [BIN] [N]
 import json
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
 import time
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(__file__))
-from bench_agent_tokens import free_port  # noqa: E402
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
 
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/mobilectl")
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 60

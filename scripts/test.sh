@@ -14,6 +14,9 @@ command -v mksh >/dev/null 2>&1 || missing+=(mksh)
 # tools users run against the server (OpenAPI validator, client generator, MCP SDK,
 # Schemathesis) come from PyPI into a virtual environment.
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+# ffmpeg (with ffprobe): the virtual device's screenrecord encodes with it, and the recording
+# tests read the MP4s back with Debian's ffprobe and ffmpeg.
+{ command -v ffmpeg && command -v ffprobe; } >/dev/null 2>&1 || missing+=(ffmpeg)
 # Java (Debian's default JRE): the Selenium Grid tests run the real Grid 4 jar under it.
 command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)

@@ -4,6 +4,7 @@
 
 pub mod android;
 pub mod demo_server;
+pub mod media;
 pub mod sse;
 pub mod wda;
 

@@ -332,13 +332,23 @@ pub async fn record(
             }
         }
     }
-    // The frames the wall clock says are still owed (a stop between two ticks).
-    let owed = (started
+    // The screen as it is at the stop (it may have changed while the last frame rendered),
+    // then the frames the wall clock says are still owed (a stop between two ticks); the last
+    // frame is always the screen at the stop.
+    let now = {
+        let st = dev.state();
+        (st.current(), st.screen_size())
+    };
+    if now != shown {
+        frame = frame_of(now.0, now.1, (w, h)).await;
+    }
+    let owed = ((started
         .elapsed()
         .as_secs_f64()
         .min(opts.time_limit.as_secs_f64())
         * FPS as f64)
-        .round() as u64;
+        .round() as u64)
+        .max(written + 1);
     while !broken && written < owed {
         if stdin.write_all(&frame).await.is_err() {
             broken = true;

@@ -356,15 +356,17 @@ fn fake_record_video(tools: &FakeTools) -> std::path::PathBuf {
         SIMS,
         &format!(
             r#"  "simctl io {UDID} recordVideo --codec h264 --force "*)
-    out="$8"; t0=$(date +%s%N)
+    out="$8"; t0=$(date +%s%N); pause=""
     finish() {{
+      [ -n "$pause" ] && kill "$pause" 2>/dev/null
       ms=$(( ($(date +%s%N) - t0) / 1000000 )); [ "$ms" -lt 100 ] && ms=100
       ffmpeg -v error -f lavfi -i "testsrc=size=390x844:rate=30" -t "${{ms}}ms" -c:v libx264 -pix_fmt yuv420p -y "$out" || exit 1
       exit 0
     }}
     trap finish INT
     echo "{started}" >&2
-    while :; do sleep 0.05; done ;;"#
+    # Recording until SIGINT: `wait` returns at once when the trapped signal comes.
+    while :; do sleep 1 >/dev/null 2>&1 </dev/null & pause=$!; wait "$pause"; done ;;"#
         ),
     )
 }

@@ -88,8 +88,9 @@ impl ScreenRecorder for SimctlRecorder {
             return Err(Error::new(
                 ErrorCode::CommandFailed,
                 format!(
-                    "simctl recordVideo did not finalise {}: {}",
+                    "simctl recordVideo did not finalise {} (exit {:?}): {}",
                     dest.display(),
+                    end.code,
                     end.stderr.trim()
                 ),
             ));

@@ -65,6 +65,17 @@ impl Command {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
+        // SAFETY: between fork and exec only async-signal-safe calls (sigaction through
+        // signal(2)) run. A server started in the background has SIGINT ignored, which its
+        // children would inherit, and a tool stopped with SIGINT (`recordVideo`) would then
+        // never stop: each long-lived child starts with the default disposition.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
         let mut child = cmd.spawn().map_err(|e| self.spawn_error(&argv, e))?;
         let group = GroupGuard(child.id().map(|pid| pid as i32));
         tracing::debug!(argv = %argv, "stream started");

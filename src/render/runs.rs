@@ -37,7 +37,7 @@ fn line(v: &Value) -> String {
         verdict(v),
         s(&v["started_at"]),
         size(&v["bytes"]),
-        v["artifacts"].as_u64().unwrap_or(0)
+        v["artifact_count"].as_u64().unwrap_or(0)
     )
 }
 
@@ -128,7 +128,7 @@ mod tests {
     fn runs_and_plans_read_as_lines() {
         let v = json!({"cache_dir": "/c", "runs": [
             {"id": "20260101-120000-ab12cd", "ok": false, "live": false, "session_name": "ci",
-             "started_at": "2026-01-01T12:00:00Z", "bytes": 2048, "artifacts": 2}]});
+             "started_at": "2026-01-01T12:00:00Z", "bytes": 2048, "artifact_count": 2}]});
         assert_eq!(
             list(&v),
             "run 20260101-120000-ab12cd · FAILED · ci · started 2026-01-01T12:00:00Z · 2.0 kB · 2 artifacts"

@@ -469,7 +469,7 @@ impl RunStore {
             started_at,
             ended_at: result.as_ref().and_then(|r| r.ended_at.clone()),
             bytes: gc::size_of(dir),
-            artifacts: artifacts.len(),
+            artifact_count: artifacts.len(),
             live: live.is_some() || self.is_live(id),
         };
         (summary, result, artifacts)

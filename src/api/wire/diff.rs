@@ -166,6 +166,7 @@ pub struct DiffRequest {
     /// Default true.
     pub mask_status_bar: Option<bool>,
     /// Channel change a pixel may show unchanged (default 16).
+    #[schema(minimum = 0, maximum = 255)]
     pub channel_threshold: Option<u8>,
     /// Also answer the outlined screen (`image`, base64 PNG).
     #[serde(default)]

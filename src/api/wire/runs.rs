@@ -87,7 +87,8 @@ pub struct RunSummary {
     pub ended_at: Option<String>,
     /// Bytes on disk.
     pub bytes: u64,
-    pub artifacts: usize,
+    /// How many artifacts it holds.
+    pub artifact_count: usize,
     /// A live session's run, or the server's: still being written.
     pub live: bool,
 }

@@ -240,7 +240,8 @@ impl DeviceController {
     /// Stops the device's recording and answers the finished file's facts. A recording that
     /// stopped by itself since (at `max_s`) is answered once, as it ended.
     pub async fn recording_stop(&self, udid: Option<&str>) -> Result<RecordingInfo> {
-        let device = self.resolve_ready(udid).await?;
+        // Stopping acts on the device: a device another session leases is not ours to stop.
+        let device = self.resolve_to_act(udid).await?;
         let recordings = &self.screen_recordings;
         if let Some(l) = recordings.live_of(&device.udid) {
             return recordings.finish(&l, StoppedBy::Request).await;

@@ -36,7 +36,7 @@ struct Live {
     /// Its file among its run's artifacts, and the hold that keeps GC off that run.
     artifact: crate::runs::ArtifactRef,
     runs: crate::runs::RunStore,
-    _hold: Mutex<Option<crate::runs::RunHold>>,
+    hold: Mutex<Option<crate::runs::RunHold>>,
     started: Instant,
     recorder: tokio::sync::Mutex<Option<Box<dyn ScreenRecorder>>>,
     /// The outcome, once finished (every stopper gets the same).
@@ -75,8 +75,19 @@ impl ScreenRecordings {
             if let Err(e) = live.runs.commit_artifact(&live.artifact) {
                 tracing::warn!(error = %e.message, "a recording's artifact entry");
             }
-            lock(&live._hold).take();
-            let outcome = match finished.and_then(|()| read_back(&mut info)) {
+            lock(&live.hold).take();
+            // Reading the file's facts is file I/O: off the async workers.
+            let read = match finished {
+                Ok(()) => {
+                    let mut read = info.clone();
+                    tokio::task::spawn_blocking(move || read_back(&mut read).map(|()| read))
+                        .await
+                        .map_err(|e| Error::internal(format!("reading the recording: {e}")))
+                        .and_then(|r| r)
+                }
+                Err(e) => Err(e),
+            };
+            let outcome = match read.map(|read| info = read) {
                 Ok(()) => {
                     info.state = RecordingState::Finished;
                     Ok(info.clone())
@@ -219,7 +230,7 @@ impl DeviceController {
             info: info.clone(),
             artifact,
             runs: self.runs().clone(),
-            _hold: Mutex::new(Some(hold)),
+            hold: Mutex::new(Some(hold)),
             started: Instant::now(),
             recorder: tokio::sync::Mutex::new(Some(recorder)),
             outcome: OnceLock::new(),

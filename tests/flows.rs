@@ -6,15 +6,12 @@ use std::path::Path;
 
 use mobilectl::flows::{check, load, parse};
 
-const CORPUS: &str = "/work/shared/fixtures/maestro_flows";
+/// The public flows, copied with their manifest from the shared fixture set.
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/maestro_flows");
 
 #[test]
 fn corpus_every_file_parses_and_each_command_is_supported_or_refused_clearly() {
     let root = Path::new(CORPUS);
-    if !root.exists() {
-        eprintln!("no corpus at {CORPUS}");
-        return;
-    }
     let report = check::check(root, &[]).expect("corpus");
     assert!(report.files.len() >= 60, "{} files", report.files.len());
     for f in &report.files {
@@ -185,6 +182,79 @@ async fn the_demo_login_flow_runs_green_through_real_adb() {
     eprintln!(
         "long flow: {steps} steps in {ms} ms: {:.0} steps/s",
         steps as f64 * 1000.0 / ms as f64
+    );
+}
+
+/// Maestro's launch `arguments` reach the app as typed intent extras (the demo app fills its
+/// username field from the `username` extra), `clearKeychain` is accepted on Android (which
+/// has no shared keychain), and a launch's bad values are refused before any device command.
+#[tokio::test]
+async fn launch_arguments_reach_the_app_as_typed_intent_extras() {
+    use crate::common::android::*;
+    use crate::common::*;
+    let h = start_device();
+    let app = app_for(&h);
+    let yaml = r#"appId: com.mobilectl.demo
+---
+- launchApp:
+    clearState: true
+    clearKeychain: true
+    arguments:
+      username: ${USER}
+      remember: true
+      count: 3
+      ratio: 1.5
+      note: "it's $(id)"
+- assertVisible:
+    id: "username"
+    text: "alice"
+"#;
+    let body = serde_json::json!({"yaml": yaml, "env": {"USER": "alice"}});
+    let (status, r) = call(
+        &app,
+        send_json("POST", "/api/v1/flows/run", &body.to_string()),
+    )
+    .await;
+    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
+    assert_eq!(
+        r["success"],
+        true,
+        "{}",
+        mobilectl::render::text("flow_run", &r)
+    );
+    let starts: Vec<Vec<String>> = argvs_with(&h, "am")
+        .into_iter()
+        .filter(|a| a.get(1).map(String::as_str) == Some("start"))
+        .collect();
+    let start = starts.last().expect("an am start");
+    let has = |flag: &str, key: &str, value: &str| {
+        start
+            .windows(3)
+            .any(|w| w[0] == flag && w[1] == key && w[2] == value)
+    };
+    assert!(has("--es", "username", "alice"), "{start:?}");
+    assert!(has("--ez", "remember", "true"), "{start:?}");
+    assert!(has("--ei", "count", "3"), "{start:?}");
+    assert!(has("--ed", "ratio", "1.5"), "{start:?}");
+    // The device's shell got the text as one word, not as a command to run.
+    assert!(has("--es", "note", "it's $(id)"), "{start:?}");
+
+    // iOS argv on Android, and a nameless value: refused before the device is asked.
+    let before = h.journal_argvs().len();
+    for bad in [
+        serde_json::json!({"bundle_id": "com.mobilectl.demo", "arguments": ["-x"]}),
+        serde_json::json!({"bundle_id": "com.mobilectl.demo", "extras": {"": 1}}),
+        serde_json::json!({"bundle_id": "com.mobilectl.demo", "extras": {"a": [1]}}),
+    ] {
+        let (status, body) = call(&app, post("/api/v1/device/app/launch", bad.clone())).await;
+        assert_eq!(status, axum::http::StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
+    let after: Vec<Vec<String>> = h.journal_argvs().into_iter().skip(before).collect();
+    assert!(
+        !after
+            .iter()
+            .any(|a| a.first().map(String::as_str) == Some("am")),
+        "{after:?}"
     );
 }
 
@@ -512,6 +582,60 @@ async fn record_by_refs_then_replay_reaches_the_same_screen() {
         "{}\n---\n{}",
         replayed["tree_text"], end["tree_text"]
     );
+}
+
+/// A recorded session that starts the app with named values replays from the same start: the
+/// launch is recorded as `launchApp` with its `arguments`, and replaying it after the app went
+/// elsewhere brings back the same screen.
+#[tokio::test]
+async fn a_recorded_launch_with_values_replays_the_same_start() {
+    use crate::common::android::*;
+    use crate::common::*;
+    use serde_json::json;
+    let h = start_device();
+    let app = app_for(&h);
+    let (status, _) = call(&app, post("/api/v1/flows/record/start", json!({}))).await;
+    assert_eq!(status.as_u16(), 200);
+    let launch = json!({"bundle_id": "com.mobilectl.demo", "relaunch": true, "extras": {"username": "bob", "tries": 2}});
+    let (status, launched) = call(&app, post("/api/v1/device/app/launch", launch)).await;
+    assert_eq!(status.as_u16(), 200, "{launched}");
+    let wait = json!({"selector": {"text": "bob"}, "condition": "visible", "timeout_ms": 5000});
+    let (status, waited) = call(&app, post("/api/v1/device/ui/wait", wait)).await;
+    assert_eq!(status.as_u16(), 200, "{waited}");
+    let (_, start) = call(&app, get("/api/v1/device/ui")).await;
+    let (status, rec) = call(&app, post("/api/v1/flows/record/stop", json!({}))).await;
+    assert_eq!(status.as_u16(), 200, "{rec}");
+    let yaml = rec["yaml"].as_str().expect("yaml").to_string();
+    assert!(
+        yaml.contains("- launchApp:\n    appId: \"com.mobilectl.demo\"\n"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("\"username\": \"bob\""), "{yaml}");
+    assert!(yaml.contains("\"tries\": 2"), "{yaml}");
+    assert!(!yaml.contains("stopApp: false"), "{yaml}");
+
+    // The app goes elsewhere and forgets the name; the replay starts it as recorded.
+    let (status, _) = call(
+        &app,
+        post(
+            "/api/v1/device/app/launch",
+            json!({"bundle_id": "com.mobilectl.demo", "relaunch": true}),
+        ),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200);
+    let (_, plain) = call(&app, get("/api/v1/device/ui")).await;
+    assert_ne!(plain["fingerprint"], start["fingerprint"]);
+    let (status, r) = call(&app, post("/api/v1/flows/run", json!({"yaml": yaml}))).await;
+    assert_eq!(status.as_u16(), 200, "{r}");
+    assert_eq!(
+        r["success"],
+        true,
+        "{}",
+        mobilectl::render::text("flow_run", &r)
+    );
+    let (_, replayed) = call(&app, get("/api/v1/device/ui")).await;
+    assert_eq!(replayed["fingerprint"], start["fingerprint"]);
 }
 
 #[tokio::test]

@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use common::*;
 use http_body_util::BodyExt;
 use mobilectl::exec::Tool;
+use serde_json::json;
 use tower::ServiceExt;
 
 const SIMS: &str =
@@ -78,6 +79,48 @@ async fn launches_with_arguments_and_relaunch_and_reports_the_pid() {
             "-AppleLanguages",
             "(fr)"
         ])]
+    );
+}
+
+/// Named launch values become launch arguments as Maestro passes them (`-key value`, a
+/// boolean as `key true`), after the raw arguments; `clear_keychain` resets the keychain first.
+#[tokio::test]
+async fn launch_values_become_user_defaults_arguments_after_a_keychain_reset() {
+    let fakes = FakeTools::new();
+    let out = fixture("ios_simctl/simctl_launch_user_app_stdout.txt");
+    let app = app_with_xcrun(
+        &fakes,
+        &format!(
+            "  \"simctl keychain {UDID} reset\") ;;\n  \"simctl launch \"*) cat '{}' ;;",
+            out.display()
+        ),
+    );
+    let body = json!({
+        "bundle_id": USER_APP,
+        "arguments": ["-AppleLanguages", "(fr)"],
+        "extras": {"user": "ada lovelace", "onboarded": false, "ratio": 1.5},
+        "clear_keychain": true
+    });
+    let (status, body) = call(&app, post("/api/v1/device/app/launch", body)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        calls_except_list(&fakes, "xcrun"),
+        [
+            sim(&["keychain", UDID, "reset"]),
+            sim(&[
+                "launch",
+                UDID,
+                USER_APP,
+                "-AppleLanguages",
+                "(fr)",
+                "onboarded",
+                "false",
+                "-ratio",
+                "1.5",
+                "-user",
+                "ada lovelace"
+            ])
+        ]
     );
 }
 

@@ -336,7 +336,7 @@ async fn a_whole_flow_runs_on_one_session_with_taps_in_points() {
         &app,
         post(
             "/api/v1/device/app/launch",
-            json!({"bundle_id": "com.apple.Preferences", "arguments": ["-a"]}),
+            json!({"bundle_id": "com.apple.Preferences", "arguments": ["-a"], "extras": {"level": 3}}),
         ),
     )
     .await;
@@ -347,7 +347,7 @@ async fn a_whole_flow_runs_on_one_session_with_taps_in_points() {
     );
     assert_eq!(
         fake.log()[n].body,
-        json!({"bundleId": "com.apple.Preferences", "arguments": ["-a"]})
+        json!({"bundleId": "com.apple.Preferences", "arguments": ["-a", "-level", "3"]})
     );
     let n = fake.log().len();
     let (status, _) = call(

@@ -221,16 +221,37 @@ async fn devicectl_lists_the_phone_and_drives_its_apps() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(devicectl_calls(&fakes).len(), before);
 
-    let (status, body) = app_route(&app, "launch", json!({"udid": PHONE, "bundle_id": "com.apple.Preferences", "relaunch": true, "arguments": ["-x"]})).await;
+    let (status, body) = app_route(&app, "launch", json!({"udid": PHONE, "bundle_id": "com.apple.Preferences", "relaunch": true, "arguments": ["-x"], "extras": {"user": "ada", "on": true}})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["pid"], 4924);
     assert_eq!(
         devicectl_calls(&fakes).last().unwrap(),
         &on_phone(
             &["device", "process", "launch"],
-            &["--terminate-existing", "com.apple.Preferences", "-x"]
+            // After `--`, devicectl passes every word on, including those that start with `-`.
+            &[
+                "--terminate-existing",
+                "com.apple.Preferences",
+                "--",
+                "-x",
+                "on",
+                "true",
+                "-user",
+                "ada"
+            ]
         )
     );
+    // A phone's keychain cannot be reset from the host: refused before the app starts.
+    let before = devicectl_calls(&fakes).len();
+    let (status, body) = app_route(
+        &app,
+        "launch",
+        json!({"udid": PHONE, "bundle_id": "com.apple.Preferences", "clear_keychain": true}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    assert_eq!(error_code(&body), "UNSUPPORTED_ON_PLATFORM");
+    assert_eq!(devicectl_calls(&fakes).len(), before);
     let (status, body) = app_route(
         &app,
         "launch",

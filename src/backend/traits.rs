@@ -226,6 +226,10 @@ pub trait DeviceBackend: Send + Sync {
     async fn reset_app(&self, _device: &Device, _bundle_id: &str) -> Result<()> {
         Err(unsupported("resetting app data", self.name()))
     }
+    /// Empties the device's whole keychain (every app's saved passwords and tokens).
+    async fn reset_keychain(&self, _device: &Device) -> Result<()> {
+        Err(unsupported("resetting the keychain", self.name()))
+    }
     async fn list_apps(&self, _device: &Device) -> Result<Vec<AppInfo>> {
         Err(unsupported("listing apps", self.name()))
     }

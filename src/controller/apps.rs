@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::backend::{validate, DeviceBackend};
-use crate::device::{AppInfo, Device, LaunchOptions, Launched, PermissionAction};
+use crate::device::{AppInfo, Device, LaunchOptions, LaunchValue, Launched, PermissionAction};
 use crate::error::{Error, ErrorCode, Result};
 
 use super::DeviceController;
@@ -26,6 +26,46 @@ pub fn check_install_path(backend: &dyn DeviceBackend, path: &Path) -> Result<()
     backend.check_app_package(path, &meta)
 }
 
+/// Most named launch values a launch takes.
+const MAX_EXTRAS: usize = 64;
+/// Longest launch value name, in characters.
+const MAX_EXTRA_NAME: usize = 128;
+/// Longest text launch value, in bytes.
+const MAX_EXTRA_TEXT: usize = 8 * 1024;
+
+/// Checks the named launch values: how many, their names (not empty, no control characters),
+/// and their texts (bounded, no NUL, which no process argument can carry).
+pub fn check_extras(extras: &[(String, LaunchValue)]) -> Result<()> {
+    if extras.len() > MAX_EXTRAS {
+        return Err(Error::validation(format!(
+            "{} `extras`; a launch takes at most {MAX_EXTRAS}",
+            extras.len()
+        )));
+    }
+    for (name, value) in extras {
+        if name.is_empty()
+            || name.chars().count() > MAX_EXTRA_NAME
+            || name.chars().any(char::is_control)
+        {
+            return Err(Error::validation(format!(
+                "`{}` is not a launch value name",
+                name.escape_debug()
+            ))
+            .with_hint(format!(
+                "names are 1 to {MAX_EXTRA_NAME} characters, without control characters"
+            )));
+        }
+        if let LaunchValue::Text(t) = value {
+            if t.len() > MAX_EXTRA_TEXT || t.contains('\0') {
+                return Err(Error::validation(format!(
+                    "the value of `{name}` is longer than {MAX_EXTRA_TEXT} bytes or holds a NUL"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl DeviceController {
     pub async fn install_app(&self, udid: Option<&str>, path: &Path) -> Result<Device> {
         let device = self.resolve_to_act(udid).await?;
@@ -42,10 +82,14 @@ impl DeviceController {
         bundle_id: &str,
         opts: &LaunchOptions,
     ) -> Result<(Device, Launched, Option<crate::logs::Crash>)> {
+        check_extras(&opts.extras)?;
         let device = self.resolve_to_act(udid).await?;
         let backend = self.backend(&device)?;
         backend.check_app_id(bundle_id)?;
         backend.check_launch(opts)?;
+        if opts.clear_keychain {
+            backend.reset_keychain(&device).await?;
+        }
         let mark = self.log_mark(&device, Some(bundle_id.to_string()));
         let started = Instant::now();
         let mut launched = backend.launch_app(&device, bundle_id, opts).await?;
@@ -126,5 +170,27 @@ impl DeviceController {
             .permission(&device, bundle_id, permission, action)
             .await?;
         Ok((device, note))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(name: &str, value: &str) -> (String, LaunchValue) {
+        (name.into(), LaunchValue::Text(value.into()))
+    }
+
+    #[test]
+    fn launch_values_are_bounded_and_named() {
+        assert!(check_extras(&[text("user", "ada"), ("n".into(), LaunchValue::Int(3))]).is_ok());
+        assert!(check_extras(&[text("", "x")]).is_err());
+        assert!(check_extras(&[text("a\nb", "x")]).is_err());
+        assert!(check_extras(&[text(&"k".repeat(129), "x")]).is_err());
+        assert!(check_extras(&[text("k", "a\0b")]).is_err());
+        assert!(check_extras(&[text("k", &"v".repeat(8 * 1024 + 1))]).is_err());
+        let many: Vec<_> = (0..65).map(|i| text(&format!("k{i}"), "v")).collect();
+        assert!(check_extras(&many).is_err());
+        assert!(check_extras(&many[..64]).is_ok());
     }
 }

@@ -19,16 +19,90 @@ pub struct AppInfo {
 }
 
 /// How to start an app.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default)]
 pub struct LaunchOptions {
-    /// Arguments passed to the app (iOS launch arguments; Android: ignored).
-    #[serde(default)]
+    /// iOS launch arguments, passed as they are.
     pub arguments: Vec<String>,
+    /// Named values for the app, in order: Android intent extras, iOS launch arguments.
+    pub extras: Vec<(String, LaunchValue)>,
     /// Stop the app first if it is running.
-    #[serde(default)]
     pub relaunch: bool,
+    /// iOS: reset the device's whole keychain before the launch.
+    pub clear_keychain: bool,
     /// Android: the activity to start (default: the launcher activity).
     pub activity: Option<String>,
+}
+
+impl LaunchOptions {
+    /// The process arguments an iOS app gets: `arguments` as given, then each extra as
+    /// Maestro passes it, so that `UserDefaults` reads it: `-key value` (a key already
+    /// starting with `-` keeps it), and a boolean as `key true|false`.
+    pub fn ios_argv(&self) -> Vec<String> {
+        let mut argv = self.arguments.clone();
+        for (key, value) in &self.extras {
+            let key = match value {
+                LaunchValue::Bool(_) => key.clone(),
+                _ if key.starts_with('-') => key.clone(),
+                _ => format!("-{key}"),
+            };
+            argv.push(key);
+            argv.push(value.to_string());
+        }
+        argv
+    }
+}
+
+/// A named launch value: a string, a boolean, an integer or a number, typed as the app
+/// reads it (Android `getStringExtra`, `getBooleanExtra`, `getIntExtra`/`getLongExtra`,
+/// `getDoubleExtra`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LaunchValue {
+    /// `--ez` on Android.
+    Bool(bool),
+    /// `--ei` on Android (`--el` beyond 32 bits).
+    Int(i64),
+    /// `--ed` on Android.
+    Number(f64),
+    /// `--es` on Android.
+    Text(String),
+}
+
+/// `anyOf`, not the derive's `oneOf`: a JSON integer is a number too.
+impl utoipa::PartialSchema for LaunchValue {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AnyOf, ObjectBuilder, Type};
+        let of = |t: Type, what: &str| ObjectBuilder::new().schema_type(t).description(Some(what));
+        AnyOf::builder()
+            .item(of(Type::Boolean, "`--ez` on Android."))
+            .item(of(
+                Type::Integer,
+                "`--ei` on Android (`--el` beyond 32 bits).",
+            ))
+            .item(of(Type::Number, "`--ed` on Android."))
+            .item(of(Type::String, "`--es` on Android."))
+            .description(Some(
+                "A string, a boolean, an integer or a number, typed as the app reads it.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for LaunchValue {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "LaunchValue".into()
+    }
+}
+
+impl std::fmt::Display for LaunchValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LaunchValue::Bool(b) => write!(f, "{b}"),
+            LaunchValue::Int(i) => write!(f, "{i}"),
+            LaunchValue::Number(n) => write!(f, "{n:?}"),
+            LaunchValue::Text(t) => f.write_str(t),
+        }
+    }
 }
 
 /// What a launch did.
@@ -44,4 +118,57 @@ pub struct Launched {
     /// Launch time as reported by the platform (Android `am start -W` TotalTime), else the
     /// wall time of the launch command.
     pub launch_time_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ios_argv_passes_extras_as_maestro_does() {
+        let opts = LaunchOptions {
+            arguments: vec!["-AppleLanguages".into(), "(fr)".into()],
+            extras: vec![
+                ("user".into(), LaunchValue::Text("ada lovelace".into())),
+                ("-already".into(), LaunchValue::Int(3)),
+                ("onboarded".into(), LaunchValue::Bool(false)),
+                ("ratio".into(), LaunchValue::Number(1.5)),
+                ("whole".into(), LaunchValue::Number(2.0)),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(
+            opts.ios_argv(),
+            [
+                "-AppleLanguages",
+                "(fr)",
+                "-user",
+                "ada lovelace",
+                "-already",
+                "3",
+                "onboarded",
+                "false",
+                "-ratio",
+                "1.5",
+                "-whole",
+                "2.0"
+            ]
+        );
+    }
+
+    #[test]
+    fn launch_values_keep_their_json_type() {
+        let v: Vec<LaunchValue> =
+            serde_json::from_str(r#"[true, 3, 3.5, "3", -9000000000]"#).unwrap();
+        assert_eq!(
+            v,
+            [
+                LaunchValue::Bool(true),
+                LaunchValue::Int(3),
+                LaunchValue::Number(3.5),
+                LaunchValue::Text("3".into()),
+                LaunchValue::Int(-9_000_000_000)
+            ]
+        );
+    }
 }

@@ -13,7 +13,7 @@ pub mod recording;
 mod system;
 mod tools;
 
-pub use apps::{AppInfo, LaunchOptions, Launched};
+pub use apps::{AppInfo, LaunchOptions, LaunchValue, Launched};
 pub use features::{
     check_extra, check_intent, check_multi_touch, check_notification, finger_paths,
     BiometricAction, BiometricKind, ExtraType, IntentExtra, IntentMode, IntentOutcome, IntentParts,

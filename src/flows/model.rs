@@ -2,6 +2,8 @@
 //! checked, and the selectors they target. Strings may still hold `${NAME}` references; the
 //! runner fills them in from the flow's env just before a step runs.
 
+use crate::device::LaunchValue;
+
 /// A flow file, parsed whole (sub-flows included, loaded into their `runFlow` steps).
 #[derive(Debug, Clone, Default)]
 pub struct Flow {
@@ -103,8 +105,11 @@ pub enum Command {
     LaunchApp {
         app_id: Option<String>,
         clear_state: bool,
+        /// iOS: reset the keychain first (nothing to do on Android).
+        clear_keychain: bool,
         stop_app: bool,
-        arguments: Vec<(String, String)>,
+        /// Named launch values, `${…}` still in their texts.
+        arguments: Vec<(String, LaunchValue)>,
         /// Maestro's `permissions`: a permission (or `all`) to allow, deny or unset.
         permissions: Vec<(String, String)>,
     },

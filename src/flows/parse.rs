@@ -6,6 +6,7 @@
 
 use super::model::*;
 use super::yaml::{self, Node, Value};
+use crate::device::LaunchValue;
 
 /// The commands the runner supports, as Maestro spells them.
 pub const SUPPORTED: &[&str] = &[
@@ -62,7 +63,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("addMedia", "adding media is not supported"),
     (
         "clearKeychain",
-        "clearing the iOS keychain is not supported",
+        "`clearKeychain` as its own command is not supported; `launchApp: {clearKeychain: true}` is",
     ),
     ("setAirplaneMode", "airplane mode is not supported"),
     ("toggleAirplaneMode", "airplane mode is not supported"),
@@ -368,6 +369,7 @@ impl P<'_> {
                 None => Command::LaunchApp {
                     app_id: None,
                     clear_state: false,
+                    clear_keychain: false,
                     stop_app: true,
                     arguments: vec![],
                     permissions: vec![],
@@ -375,6 +377,7 @@ impl P<'_> {
                 Some(a) if a.map().is_none() => Command::LaunchApp {
                     app_id: scalar(a),
                     clear_state: false,
+                    clear_keychain: false,
                     stop_app: true,
                     arguments: vec![],
                     permissions: vec![],
@@ -391,19 +394,14 @@ impl P<'_> {
                             "clearKeychain",
                         ],
                     )?;
-                    if a.get("clearKeychain").and_then(Node::bool) == Some(true) {
-                        return Err("`clearKeychain` (iOS keychain) is not supported".into());
-                    }
-                    if a.get("arguments").is_some() {
-                        return Err("launch `arguments` are not supported yet".into());
-                    }
                     Command::LaunchApp {
                         app_id: a.get("appId").and_then(scalar),
                         clear_state: flag(a, "clearState")?.unwrap_or(false),
+                        clear_keychain: flag(a, "clearKeychain")?.unwrap_or(false),
                         stop_app: flag(a, "stopApp")?.unwrap_or(true),
                         arguments: a
                             .get("arguments")
-                            .map(string_map)
+                            .map(launch_values)
                             .transpose()?
                             .unwrap_or_default(),
                         permissions: a
@@ -742,6 +740,42 @@ fn string_map(n: &Node) -> R<Vec<(String, String)>> {
         .collect()
 }
 
+/// Launch `arguments: {user: ada, onboarded: true, count: 3, ratio: 1.5}`, typed as Maestro's
+/// YAML reader types them: an unquoted `true`/`false` is a boolean, an unquoted whole number
+/// an integer, an unquoted decimal a number; anything quoted, and any other word, a string.
+fn launch_values(n: &Node) -> R<Vec<(String, LaunchValue)>> {
+    let pairs = n
+        .map()
+        .ok_or_else(|| format!("`arguments` is a map of names to values, not {}", n.kind()))?;
+    pairs
+        .iter()
+        .map(|(k, v)| {
+            let key = k.str().ok_or("`arguments`: names are strings")?.to_string();
+            let Value::Scalar { text, plain } = &v.value else {
+                return Err(format!(
+                    "`arguments`: `{key}` is a string, a number or a boolean, not {}",
+                    v.kind()
+                ));
+            };
+            if v.is_null() {
+                return Err(format!("`arguments`: `{key}` has no value"));
+            }
+            let typed = match (plain, v.bool()) {
+                (true, Some(b)) => LaunchValue::Bool(b),
+                (true, None) => match (text.parse::<i64>(), text.parse::<f64>()) {
+                    (Ok(i), _) => LaunchValue::Int(i),
+                    (_, Ok(f)) if f.is_finite() && text.contains(['.', 'e', 'E']) => {
+                        LaunchValue::Number(f)
+                    }
+                    _ => LaunchValue::Text(text.clone()),
+                },
+                (false, _) => LaunchValue::Text(text.clone()),
+            };
+            Ok((key, typed))
+        })
+        .collect()
+}
+
 /// `permissions: {all: deny, notifications: allow}`.
 fn permissions(n: &Node) -> R<Vec<(String, String)>> {
     let map = string_map(n).map_err(|e| format!("`permissions`: {e}"))?;
@@ -953,6 +987,63 @@ mod tests {
         assert!(parse("- startRecording\n").refusals[0]
             .to_string()
             .contains("needs a file name"));
+    }
+
+    #[test]
+    fn launch_arguments_are_typed_as_maestro_reads_them() {
+        let p = parse(
+            r#"
+- launchApp:
+    appId: a.b
+    clearKeychain: true
+    arguments:
+      user: ada
+      quoted: "3"
+      onboarded: false
+      count: 3
+      big: 9000000000
+      ratio: 1.5
+      version: 1.2.3
+      who: ${USER}
+"#,
+        );
+        assert!(p.refusals.is_empty(), "{:?}", p.refusals);
+        let Command::LaunchApp {
+            arguments,
+            clear_keychain,
+            ..
+        } = &p.flow.steps[0].command
+        else {
+            panic!("not a launch");
+        };
+        assert!(clear_keychain);
+        use LaunchValue::*;
+        let expected = [
+            ("user", Text("ada".into())),
+            ("quoted", Text("3".into())),
+            ("onboarded", Bool(false)),
+            ("count", Int(3)),
+            ("big", Int(9_000_000_000)),
+            ("ratio", Number(1.5)),
+            ("version", Text("1.2.3".into())),
+            ("who", Text("${USER}".into())),
+        ];
+        let got: Vec<(&str, LaunchValue)> = arguments
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        assert_eq!(got, expected);
+        for (bad, why) in [
+            ("- launchApp: {arguments: [a, b]}\n", "a map of names"),
+            ("- launchApp: {arguments: {a: [1]}}\n", "not a list"),
+            ("- launchApp: {arguments: {a: }}\n", "has no value"),
+        ] {
+            let r = parse(bad).refusals;
+            assert!(r[0].to_string().contains(why), "{bad}: {r:?}");
+        }
+        assert!(parse("- clearKeychain\n").refusals[0]
+            .to_string()
+            .contains("launchApp: {clearKeychain: true}"));
     }
 
     #[test]

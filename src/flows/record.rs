@@ -17,6 +17,10 @@ use super::model::Selector;
 use super::select;
 use crate::ui::Screen;
 
+/// App operations a recording keeps too, besides every act and verify operation: a session
+/// that starts the app replays from the same start.
+pub const RECORDED_APP_OPS: &[&str] = &["launch_app", "terminate_app", "reset_app", "open_url"];
+
 /// Most commands one recording keeps.
 pub const MAX_RECORDED: usize = 10_000;
 
@@ -303,6 +307,13 @@ pub fn commands(op: &str, body: &Value, answer: &Value, target: Option<Target>) 
                 false => vec![format!("- assertVisible: {sel}")],
             }
         }
+        "launch_app" => launch_lines(body),
+        "terminate_app" => app_line("stopApp", body),
+        "reset_app" => app_line("clearState", body),
+        "open_url" => body["url"]
+            .as_str()
+            .map(|u| vec![format!("- openLink: {}", q(u))])
+            .unwrap_or_default(),
         "alert_accept" | "alert_dismiss" => {
             let name = answer["target"]["name"]
                 .as_str()
@@ -312,6 +323,50 @@ pub fn commands(op: &str, body: &Value, answer: &Value, target: Option<Target>) 
         }
         _ => vec![],
     }
+}
+
+/// `- stopApp: "com.x"`, or the bare command for the flow's own app.
+fn app_line(command: &str, body: &Value) -> Vec<String> {
+    match body["bundle_id"].as_str().filter(|b| !b.is_empty()) {
+        Some(b) => vec![format!("- {command}: {}", q(b))],
+        None => vec![format!("- {command}")],
+    }
+}
+
+/// A launch as `launchApp` with its app, `stopApp` (Maestro stops the app first unless told
+/// not to), `clearKeychain` and its named values as `arguments`. Raw iOS `arguments` have no
+/// Maestro form: a comment says what was left out.
+fn launch_lines(body: &Value) -> Vec<String> {
+    let mut lines = vec!["- launchApp:".to_string()];
+    if let Some(b) = body["bundle_id"].as_str().filter(|b| !b.is_empty()) {
+        lines.push(format!("    appId: {}", q(b)));
+    }
+    if !body["relaunch"].as_bool().unwrap_or(false) {
+        lines.push("    stopApp: false".into());
+    }
+    if body["clear_keychain"].as_bool().unwrap_or(false) {
+        lines.push("    clearKeychain: true".into());
+    }
+    if let Some(extras) = body["extras"].as_object().filter(|e| !e.is_empty()) {
+        lines.push("    arguments:".into());
+        for (name, value) in extras {
+            let value = match value {
+                Value::String(t) => q(t),
+                other => other.to_string(),
+            };
+            lines.push(format!("      {}: {value}", q(name)));
+        }
+    }
+    if let Some(argv) = body["arguments"].as_array().filter(|a| !a.is_empty()) {
+        lines.insert(
+            0,
+            format!(
+                "# launch arguments {} have no Maestro form; left out",
+                Value::Array(argv.clone())
+            ),
+        );
+    }
+    lines
 }
 
 fn maestro_key(k: &str) -> String {
@@ -351,6 +406,76 @@ pub fn yaml(app_id: Option<&str>, commands: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn app_operations_become_maestro_app_commands() {
+        let launch = serde_json::json!({
+            "bundle_id": "com.x",
+            "extras": {"user": "ada", "n": 3, "ratio": 1.5, "on": true},
+            "clear_keychain": true,
+        });
+        let lines = commands("launch_app", &launch, &Value::Null, None).join("\n");
+        let flow = super::super::parse::parse_flow(
+            "r.yaml",
+            &yaml(None, std::slice::from_ref(&lines)),
+            &super::super::parse::NoFiles,
+        );
+        assert!(flow.refusals.is_empty(), "{lines}\n{:?}", flow.refusals);
+        let super::super::model::Command::LaunchApp {
+            app_id,
+            stop_app,
+            clear_keychain,
+            arguments,
+            ..
+        } = &flow.flow.steps[0].command
+        else {
+            panic!("{lines}");
+        };
+        assert_eq!(app_id.as_deref(), Some("com.x"));
+        assert!(!stop_app && *clear_keychain, "{lines}");
+        use crate::device::LaunchValue::*;
+        assert_eq!(
+            arguments,
+            &[
+                ("n".to_string(), Int(3)),
+                ("on".to_string(), Bool(true)),
+                ("ratio".to_string(), Number(1.5)),
+                ("user".to_string(), Text("ada".into())),
+            ]
+        );
+        assert_eq!(
+            commands(
+                "terminate_app",
+                &serde_json::json!({"bundle_id": "com.x"}),
+                &Value::Null,
+                None
+            ),
+            ["- stopApp: \"com.x\""]
+        );
+        assert_eq!(
+            commands("reset_app", &serde_json::json!({}), &Value::Null, None),
+            ["- clearState"]
+        );
+        assert_eq!(
+            commands(
+                "open_url",
+                &serde_json::json!({"url": "https://a.b/?q=1"}),
+                &Value::Null,
+                None
+            ),
+            ["- openLink: \"https://a.b/?q=1\""]
+        );
+        let argv = commands(
+            "launch_app",
+            &serde_json::json!({"arguments": ["-x"]}),
+            &Value::Null,
+            None,
+        );
+        assert!(
+            argv[0].starts_with("# launch arguments [\"-x\"]"),
+            "{argv:?}"
+        );
+    }
 
     #[test]
     fn the_recordings_of_ended_sessions_are_dropped() {

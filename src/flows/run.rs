@@ -22,7 +22,7 @@ use super::select;
 use super::vars;
 use crate::api::wire::flows::{FlowRunResult, FlowStep, FlowStepStatus};
 use crate::controller::DeviceController;
-use crate::device::Device;
+use crate::device::{Device, LaunchValue};
 
 /// How long a selector is looked for (Maestro's default lookup).
 const FIND_MS: u64 = 7_000;
@@ -247,9 +247,10 @@ impl Runner {
             Command::LaunchApp {
                 app_id,
                 clear_state,
+                clear_keychain,
                 stop_app,
+                arguments,
                 permissions,
-                ..
             } => {
                 let app = self.app(app_id)?;
                 if *clear_state {
@@ -268,9 +269,22 @@ impl Runner {
                     )
                     .await?;
                 }
+                let mut extras = serde_json::Map::new();
+                for (name, value) in arguments {
+                    let value = match value {
+                        LaunchValue::Text(t) => LaunchValue::Text(self.fill(t)?),
+                        other => other.clone(),
+                    };
+                    extras.insert(name.clone(), json!(value));
+                }
                 self.call(
                     "/api/v1/device/app/launch",
-                    json!({ "bundle_id": app, "relaunch": *stop_app || *clear_state }),
+                    json!({
+                        "bundle_id": app,
+                        "relaunch": *stop_app || *clear_state,
+                        "clear_keychain": clear_keychain,
+                        "extras": extras,
+                    }),
                 )
                 .await?;
             }

@@ -107,7 +107,8 @@ where
         let shape = Arc::new(Shape::of::<I>());
         let declared = Arc::new(op.errors.clone());
         let sessions = crate::api::openapi::in_sessions(op);
-        let recordable = matches!(op.tag, "act" | "verify");
+        let act = matches!(op.tag, "act" | "verify");
+        let recordable = act || crate::flows::record::RECORDED_APP_OPS.contains(&op.name);
         let handler = move |State(s): State<AppState>,
                             headers: HeaderMap,
                             uri: Uri,
@@ -120,7 +121,7 @@ where
                 let (body, in_body) = session_in_body(body)?;
                 let input: I = StrictJson::parse(&body, &shape)?;
                 let key = session_key(&headers, &uri).or(in_body).filter(|_| sessions);
-                let call = traced::Call::of_body(name, recordable, &body);
+                let call = traced::Call::of_body(name, act, &body);
                 let work = async {
                     let caller = crate::controller::current_session()
                         .map(|c| c.id.clone())
@@ -135,7 +136,7 @@ where
                     Ok(recorded(&s, &caller, name, &body, target, response).await)
                 };
                 let work = async {
-                    match recordable {
+                    match act {
                         true => traced::traced_act(&s, call, work).await,
                         false => traced::traced(&s, call, work).await,
                     }

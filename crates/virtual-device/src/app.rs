@@ -101,6 +101,10 @@ pub struct ScreenSpec {
     /// Lines the app logs each time the screen is shown (`"L Tag: message"`).
     #[serde(default)]
     pub logs: Vec<String>,
+    /// Fields a launch fills from the intent's string extras: extra name → the field's
+    /// `resource-id` (`am start … --es username ada` shows `ada` in the username field).
+    #[serde(default)]
+    pub launch_extras: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -563,6 +563,32 @@ impl DeviceState {
         self.log_start();
     }
 
+    /// Fills the current screen's fields named by its `launch_extras` from the launching
+    /// intent's string extras (`(type, key, value)` as `am` parsed them).
+    pub fn fill_from_extras(&mut self, extras: &[(String, String, String)]) {
+        let Some(fields) = self.spec().map(|s| s.launch_extras.clone()) else {
+            return;
+        };
+        for (kind, key, value) in extras {
+            let Some(id) = fields.get(key).filter(|_| kind == "es") else {
+                continue;
+            };
+            let path = self
+                .live
+                .get(&self.screen)
+                .and_then(|h| {
+                    h.walk()
+                        .into_iter()
+                        .find(|(_, n)| n.get("resource-id") == id)
+                })
+                .map(|(p, _)| p);
+            if let Some(path) = path {
+                self.typed
+                    .insert((self.screen.clone(), path), value.clone());
+            }
+        }
+    }
+
     /// ActivityTaskManager's line for a start of the app's current activity.
     fn log_start(&mut self) {
         let comp = self.app.component(&self.screen);
@@ -629,6 +655,26 @@ mod tests {
             .expect(id);
         let b = n.bounds();
         ((b.x1 + b.x2) / 2, (b.y1 + b.y2) / 2)
+    }
+
+    #[test]
+    fn a_string_extra_fills_the_field_its_screen_names() {
+        let mut s = DeviceState::new(App::demo().unwrap());
+        s.launch(None);
+        s.fill_from_extras(&[
+            ("ez".into(), "username".into(), "true".into()),
+            ("es".into(), "other".into(), "x".into()),
+            ("es".into(), "username".into(), "ada".into()),
+        ]);
+        let h = s.current();
+        let user = h
+            .walk()
+            .into_iter()
+            .find(|(_, n)| n.get("resource-id") == "com.mobilectl.demo:id/username")
+            .unwrap()
+            .1
+            .clone();
+        assert_eq!(user.get("text"), "ada");
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! Wire types of the app operations: install, launch, terminate, reset, list, open-url.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::device::Device;
-pub use crate::device::{AppInfo, Launched};
+pub use crate::device::{AppInfo, LaunchValue, Launched};
 
 /// Install an app from a path on the server's machine.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -38,12 +39,21 @@ pub struct LaunchRequest {
     /// one when left out).
     #[serde(default)]
     pub bundle_id: String,
-    /// iOS launch arguments.
+    /// iOS launch arguments, passed as they are (Android apps take `extras`).
     #[serde(default)]
     pub arguments: Vec<String>,
+    /// Named values for the app, typed as JSON types them, as Maestro's launch `arguments`:
+    /// Android intent extras (`--es`, `--ez`, `--ei`/`--el`, `--ed`); iOS launch arguments
+    /// after `arguments` (`-key value`, read with `UserDefaults`; a boolean as `key true`).
+    #[serde(default)]
+    pub extras: BTreeMap<String, LaunchValue>,
     /// Stop the app first if it runs.
     #[serde(default)]
     pub relaunch: bool,
+    /// iOS Simulator: reset the whole keychain of the device first (`simctl keychain reset`).
+    /// Android has no shared keychain: nothing is done there.
+    #[serde(default)]
+    pub clear_keychain: bool,
     /// Android: activity to start instead of the launcher activity.
     pub activity: Option<String>,
 }

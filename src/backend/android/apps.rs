@@ -10,7 +10,9 @@ use super::{AdbBackend, QUICK_TIMEOUT};
 
 /// Printed by a permission reset when the device cannot clear permission flags.
 const NO_FLAGS_MARKER: &str = "__MOBILECTL_NO_PERMISSION_FLAGS__";
-use crate::device::{AppInfo, Device, DeviceKind, LaunchOptions, Launched, PermissionAction};
+use crate::device::{
+    AppInfo, Device, DeviceKind, LaunchOptions, LaunchValue, Launched, PermissionAction,
+};
 use crate::error::{Error, ErrorCode, Result};
 
 /// Time limit of an install.
@@ -141,7 +143,10 @@ impl AdbBackend {
                     + " | tail -n 1)\""
             }
         };
-        let script = format!("{stop}am start -W -n {component}");
+        let script = format!(
+            "{stop}am start -W -n {component}{}",
+            extra_flags(&opts.extras)
+        );
         let out = self
             .shell_any(&device.udid, &script, LAUNCH_TIMEOUT)
             .await?;
@@ -267,9 +272,46 @@ impl AdbBackend {
     }
 }
 
+/// `am start`'s typed extras for the launch values, each word quoted for the device's shell:
+/// ` --es 'k' 'v' --ez 'b' true --ei 'n' 3 --el 'big' 9000000000 --ed 'x' 1.5`.
+fn extra_flags(extras: &[(String, LaunchValue)]) -> String {
+    let mut out = String::new();
+    for (key, value) in extras {
+        let flag = match value {
+            LaunchValue::Bool(_) => "--ez",
+            LaunchValue::Int(i) if i32::try_from(*i).is_ok() => "--ei",
+            LaunchValue::Int(_) => "--el",
+            LaunchValue::Number(_) => "--ed",
+            LaunchValue::Text(_) => "--es",
+        };
+        out.push_str(&format!(
+            " {flag} {} {}",
+            quote(key),
+            quote(&value.to_string())
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launch_values_become_typed_extras() {
+        let extras = [
+            ("user".to_string(), LaunchValue::Text("it's $(id)".into())),
+            ("on".to_string(), LaunchValue::Bool(true)),
+            ("n".to_string(), LaunchValue::Int(-3)),
+            ("big".to_string(), LaunchValue::Int(9_000_000_000)),
+            ("x".to_string(), LaunchValue::Number(1.5)),
+        ];
+        assert_eq!(
+            extra_flags(&extras),
+            " --es 'user' 'it'\\''s $(id)' --ez 'on' 'true' --ei 'n' '-3' --el 'big' '9000000000' --ed 'x' '1.5'"
+        );
+        assert_eq!(extra_flags(&[]), "");
+    }
 
     #[test]
     fn launch_time_from_recorded_am_start() {

@@ -197,6 +197,12 @@ impl DeviceBackend for AdbBackend {
     }
 
     fn check_launch(&self, opts: &LaunchOptions) -> Result<()> {
+        if !opts.arguments.is_empty() {
+            return Err(Error::validation(
+                "`arguments` are iOS launch arguments; an Android app takes named `extras` (intent extras)",
+            )
+            .with_hint(r#"send {"extras": {"user": "ada", "onboarded": true}}"#));
+        }
         match &opts.activity {
             Some(activity) => validate::android_activity(activity).map(drop),
             None => Ok(()),
@@ -231,6 +237,11 @@ impl DeviceBackend for AdbBackend {
             .map(drop)
     }
 
+    /// Android has no keychain shared by apps: an app's keystore entries go with its data
+    /// (`reset_app`). Nothing to do, as Maestro does nothing for `clearKeychain` here.
+    async fn reset_keychain(&self, _device: &Device) -> Result<()> {
+        Ok(())
+    }
     async fn reset_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
         let script = format!("pm clear {}", shell::quote(bundle_id));
         let out = self.package_script(device, &script, "pm clear").await?;

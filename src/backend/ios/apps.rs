@@ -72,7 +72,8 @@ impl SimctlBackend {
             args.push("--terminate-running-process");
         }
         args.extend([udid, bundle_id]);
-        args.extend(opts.arguments.iter().map(String::as_str));
+        let argv = opts.ios_argv();
+        args.extend(argv.iter().map(String::as_str));
         let out = self
             .run(self.simctl()?.args(args).timeout(LAUNCH_TIMEOUT))
             .await?;
@@ -111,6 +112,18 @@ impl SimctlBackend {
             .with_details(failed.details.unwrap_or_default()),
             _ => failed,
         }
+    }
+
+    /// `simctl keychain UDID reset`: every app's keychain items on the simulator are gone.
+    pub(super) async fn keychain_reset(&self, udid: &str) -> Result<()> {
+        self.simctl_ok(
+            ["keychain", udid, "reset"],
+            QUICK_TIMEOUT,
+            "simctl keychain reset",
+            "",
+        )
+        .await
+        .map(drop)
     }
 
     pub(super) async fn terminate(&self, udid: &str, bundle_id: &str) -> Result<()> {

@@ -192,6 +192,9 @@ impl DeviceBackend for SimctlBackend {
     async fn reset_app(&self, _device: &Device, bundle_id: &str) -> Result<()> {
         Err(apps::reset_unsupported(bundle_id))
     }
+    async fn reset_keychain(&self, device: &Device) -> Result<()> {
+        self.keychain_reset(&device.udid).await
+    }
     async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
         self.listapps(&device.udid).await
     }

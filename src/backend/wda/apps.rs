@@ -49,7 +49,7 @@ impl WdaBackend {
             if o.relaunch {
                 self.terminate(d, bundle_id).await?;
             }
-            let body = json!({ "bundleId": bundle_id, "arguments": o.arguments });
+            let body = json!({ "bundleId": bundle_id, "arguments": o.ios_argv() });
             self.session_call(
                 d,
                 Method::POST,

@@ -34,7 +34,9 @@ pub async fn install(s: AppState, r: InstallRequest) -> Result<Json<AppDone>> {
 pub async fn launch(s: AppState, r: LaunchRequest) -> Result<Json<LaunchDone>> {
     let opts = LaunchOptions {
         arguments: r.arguments,
+        extras: r.extras.into_iter().collect(),
         relaunch: r.relaunch,
+        clear_keychain: r.clear_keychain,
         activity: r.activity,
     };
     let (device, launched, crash) = s

@@ -159,6 +159,7 @@ fn start(st: &mut DeviceState, rest: &[String]) -> AppletResult {
     let cold = !st.running;
     let target = screen.filter(|s| s != &st.app.spec.initial);
     st.launch(target.as_deref());
+    st.fill_from_extras(&intent.extras);
     let comp = st.focused_component();
     let mut out = format!("Starting: Intent {{ {described} }}\n");
     if wait {

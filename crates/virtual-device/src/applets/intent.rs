@@ -1,6 +1,6 @@
 //! The intent arguments of `am start` / `am broadcast` as `am` reads them: `-a ACTION`,
 //! `-d URI`, `-t TYPE`, `-n COMPONENT`, `-c CATEGORY` (repeatable), `-f FLAGS`, `-p PACKAGE`,
-//! typed extras (`--es`, `--ei`, `--el`, `--ef`, `--ez`, `--eu`, `--esa`, `--esn KEY`), the
+//! typed extras (`--es`, `--ei`, `--el`, `--ef`, `--ed`, `--ez`, `--eu`, `--esa`, `--esn KEY`), the
 //! start options `-W`, `-S`, `--user U`; a last bare word is an intent URI. Extras are kept
 //! with their types, checked as `am` checks them (a bad number is `am`'s error), and the
 //! intent is described as `am` prints it (`Intent { act=… dat=… cmp=… (has extras) }`).
@@ -93,13 +93,14 @@ pub fn parse(args: &[String]) -> Result<Intent, String> {
                 let key = value(&mut it, a)?;
                 intent.extras.push(("esn".into(), key, String::new()));
             }
-            "--es" | "--ei" | "--el" | "--ef" | "--ez" | "--eu" | "--esa" => {
+            "--es" | "--ei" | "--el" | "--ef" | "--ed" | "--ez" | "--eu" | "--esa" => {
                 let key = value(&mut it, a)?;
                 let v = value(&mut it, a)?;
                 let ok = match a.as_str() {
                     "--ei" => v.parse::<i32>().is_ok(),
                     "--el" => v.parse::<i64>().is_ok(),
                     "--ef" => v.parse::<f32>().is_ok(),
+                    "--ed" => v.parse::<f64>().is_ok(),
                     "--ez" => {
                         ["true", "false", "0", "1"].contains(&v.to_ascii_lowercase().as_str())
                     }
@@ -152,5 +153,7 @@ mod tests {
         assert_eq!(i.flags, Some(16));
         assert_eq!(i.describe(), "act=A cat=[C] flg=0x10 (has extras)");
         assert!(parse(&args(&["--ei", "n", "x"])).is_err());
+        assert!(parse(&args(&["--ed", "x", "1.5"])).is_ok());
+        assert!(parse(&args(&["--ed", "x", "one"])).is_err());
     }
 }

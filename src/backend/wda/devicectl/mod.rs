@@ -165,7 +165,9 @@ impl Devicectl {
         .map(drop)
     }
 
-    /// Launches `bundle_id` with `opts.arguments`; the pid devicectl reports.
+    /// Launches `bundle_id` with its iOS argv (after `--`, so that devicectl's own option
+    /// parser never reads an argument such as `-AppleLanguages` as one of its options); the
+    /// pid devicectl reports.
     pub async fn launch(
         &self,
         device: &str,
@@ -177,7 +179,11 @@ impl Devicectl {
             rest.push("--terminate-existing".into());
         }
         rest.push(bundle_id.into());
-        rest.extend(opts.arguments.iter().map(OsString::from));
+        let argv = opts.ios_argv();
+        if !argv.is_empty() {
+            rest.push("--".into());
+            rest.extend(argv.into_iter().map(OsString::from));
+        }
         let env = self
             .run(
                 &["device", "process", "launch"],

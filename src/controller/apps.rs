@@ -5,7 +5,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::backend::{validate, DeviceBackend};
-use crate::device::{AppInfo, Device, LaunchOptions, LaunchValue, Launched, PermissionAction};
+use crate::device::{
+    AppInfo, Device, LaunchOptions, LaunchValue, Launched, PermissionAction, MAX_EXTRAS,
+};
 use crate::error::{Error, ErrorCode, Result};
 
 use super::DeviceController;
@@ -26,15 +28,8 @@ pub fn check_install_path(backend: &dyn DeviceBackend, path: &Path) -> Result<()
     backend.check_app_package(path, &meta)
 }
 
-/// Most named launch values a launch takes.
-const MAX_EXTRAS: usize = 64;
-/// Longest launch value name, in characters.
-const MAX_EXTRA_NAME: usize = 128;
-/// Longest text launch value, in bytes.
-const MAX_EXTRA_TEXT: usize = 8 * 1024;
-
-/// Checks the named launch values: how many, their names (not empty, no control characters),
-/// and their texts (bounded, no NUL, which no process argument can carry).
+/// Checks the named launch values as an intent's extras are checked: how many, their names
+/// (1-512 characters, no spaces), their texts (bounded, no NUL or line break).
 pub fn check_extras(extras: &[(String, LaunchValue)]) -> Result<()> {
     if extras.len() > MAX_EXTRAS {
         return Err(Error::validation(format!(
@@ -42,25 +37,10 @@ pub fn check_extras(extras: &[(String, LaunchValue)]) -> Result<()> {
             extras.len()
         )));
     }
-    for (name, value) in extras {
-        if name.is_empty()
-            || name.chars().count() > MAX_EXTRA_NAME
-            || name.chars().any(char::is_control)
-        {
-            return Err(Error::validation(format!(
-                "`{}` is not a launch value name",
-                name.escape_debug()
-            ))
-            .with_hint(format!(
-                "names are 1 to {MAX_EXTRA_NAME} characters, without control characters"
-            )));
-        }
+    for (key, value) in extras {
+        crate::device::check_name("a launch value's name", key)?;
         if let LaunchValue::Text(t) = value {
-            if t.len() > MAX_EXTRA_TEXT || t.contains('\0') {
-                return Err(Error::validation(format!(
-                    "the value of `{name}` is longer than {MAX_EXTRA_TEXT} bytes or holds a NUL"
-                )));
-            }
+            crate::device::check_plain(&format!("launch value `{key}`"), t)?;
         }
     }
     Ok(())
@@ -186,9 +166,11 @@ mod tests {
         assert!(check_extras(&[text("user", "ada"), ("n".into(), LaunchValue::Int(3))]).is_ok());
         assert!(check_extras(&[text("", "x")]).is_err());
         assert!(check_extras(&[text("a\nb", "x")]).is_err());
-        assert!(check_extras(&[text(&"k".repeat(129), "x")]).is_err());
+        assert!(check_extras(&[text("a b", "x")]).is_err());
+        assert!(check_extras(&[text(&"k".repeat(513), "x")]).is_err());
         assert!(check_extras(&[text("k", "a\0b")]).is_err());
-        assert!(check_extras(&[text("k", &"v".repeat(8 * 1024 + 1))]).is_err());
+        assert!(check_extras(&[text("k", "two\nlines")]).is_err());
+        assert!(check_extras(&[text("k", &"v".repeat(4097))]).is_err());
         let many: Vec<_> = (0..65).map(|i| text(&format!("k{i}"), "v")).collect();
         assert!(check_extras(&many).is_err());
         assert!(check_extras(&many[..64]).is_ok());

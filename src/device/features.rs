@@ -280,7 +280,7 @@ pub fn check_notification(
 ) -> Result<NotificationPost> {
     for (what, v) in [("`title`", title), ("`body`", body)] {
         if let Some(v) = v {
-            plain(what, v)?;
+            check_plain(what, v)?;
         }
     }
     if title.is_none() && body.is_none() && payload.is_none() {
@@ -322,12 +322,12 @@ pub fn check_notification(
 
 /// Longest text of one intent value (action, data, key, value).
 const MAX_VALUE: usize = 4096;
-/// Most extras one intent carries.
-const MAX_EXTRAS: usize = 64;
+/// Most extras an intent (or a launch) takes.
+pub const MAX_EXTRAS: usize = 64;
 
 /// A value that can reach a device's shell as one quoted word: bounded, without NUL or line
 /// breaks (which `am` cannot take as one argument either).
-fn plain(what: &str, v: &str) -> Result<()> {
+pub fn check_plain(what: &str, v: &str) -> Result<()> {
     if v.len() > MAX_VALUE {
         return Err(Error::validation(format!(
             "{what} is longer than {MAX_VALUE} bytes"
@@ -342,8 +342,8 @@ fn plain(what: &str, v: &str) -> Result<()> {
 }
 
 /// A name (action, category, component, package, extra key): printable, no spaces.
-fn name(what: &str, v: &str) -> Result<()> {
-    plain(what, v)?;
+pub fn check_name(what: &str, v: &str) -> Result<()> {
+    check_plain(what, v)?;
     if v.is_empty() || v.len() > 512 || v.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(Error::validation(format!(
             "{what} `{v}` is not a name (1-512 characters, no spaces)"
@@ -355,7 +355,7 @@ fn name(what: &str, v: &str) -> Result<()> {
 
 /// One extra as `am` takes it, or a validation error naming the key and the mismatch.
 pub fn check_extra(e: &IntentExtra) -> Result<(&'static str, String, String)> {
-    name("an extra's key", &e.key)?;
+    check_name("an extra's key", &e.key)?;
     let mismatch = || {
         Error::validation(format!(
             "extra `{}`: the value {} is not a {}",
@@ -409,7 +409,7 @@ pub fn check_extra(e: &IntentExtra) -> Result<(&'static str, String, String)> {
             ("--esa", parts.join(","))
         }
     };
-    plain(&format!("extra `{}`", e.key), &value)?;
+    check_plain(&format!("extra `{}`", e.key), &value)?;
     Ok((flag, e.key.clone(), value))
 }
 
@@ -437,16 +437,16 @@ pub fn check_intent(p: &IntentParts<'_>) -> Result<IntentSpec> {
         ));
     }
     if let Some(a) = p.action {
-        name("`action`", a)?;
+        check_name("`action`", a)?;
     }
     if let Some(d) = p.data {
-        plain("`data`", d)?;
+        check_plain("`data`", d)?;
         if d.is_empty() {
             return Err(Error::validation("`data` is empty"));
         }
     }
     if let Some(c) = p.component {
-        name("`component`", c)?;
+        check_name("`component`", c)?;
         if !c.contains('/') {
             return Err(
                 Error::validation(format!("`component` `{c}` is not PACKAGE/ACTIVITY"))
@@ -458,7 +458,7 @@ pub fn check_intent(p: &IntentParts<'_>) -> Result<IntentSpec> {
         crate::backend::validate::android_package(pkg)?;
     }
     for c in p.categories {
-        name("a category", c)?;
+        check_name("a category", c)?;
     }
     if p.extras.len() > MAX_EXTRAS {
         return Err(Error::validation(format!(

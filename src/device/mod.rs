@@ -15,10 +15,10 @@ mod tools;
 
 pub use apps::{AppInfo, LaunchOptions, LaunchValue, Launched};
 pub use features::{
-    check_extra, check_intent, check_multi_touch, check_notification, finger_paths,
-    BiometricAction, BiometricKind, ExtraType, IntentExtra, IntentMode, IntentOutcome, IntentParts,
-    IntentSpec, MultiTouch, NotificationPost, Orientation, OrientationRead, ShownNotification,
-    MAX_APNS_PAYLOAD,
+    check_extra, check_intent, check_multi_touch, check_name, check_notification, check_plain,
+    finger_paths, BiometricAction, BiometricKind, ExtraType, IntentExtra, IntentMode,
+    IntentOutcome, IntentParts, IntentSpec, MultiTouch, NotificationPost, Orientation,
+    OrientationRead, ShownNotification, MAX_APNS_PAYLOAD, MAX_EXTRAS,
 };
 pub use input::{AlertChoice, Key, KeyPress, Point};
 pub use recording::{RecordingOptions, ScreenRecorder};

@@ -9,6 +9,21 @@ use mobilectl::flows::{check, load, parse};
 /// The public flows, copied with their manifest from the shared fixture set.
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/maestro_flows");
 
+/// Runs a flow (a `POST /api/v1/flows/run` body) and asserts it answered 200 and passed,
+/// showing the run's text when not; the answer.
+async fn run_green(app: &axum::Router, body: &serde_json::Value) -> serde_json::Value {
+    use crate::common::*;
+    let (status, r) = call(app, post("/api/v1/flows/run", body.clone())).await;
+    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
+    assert_eq!(
+        r["success"],
+        true,
+        "{}\n{r}",
+        mobilectl::render::text("flow_run", &r)
+    );
+    r
+}
+
 #[test]
 fn corpus_every_file_parses_and_each_command_is_supported_or_refused_clearly() {
     let root = Path::new(CORPUS);
@@ -126,22 +141,10 @@ env:
 #[tokio::test]
 async fn the_demo_login_flow_runs_green_through_real_adb() {
     use crate::common::android::*;
-    use crate::common::*;
     let h = start_device();
     let app = app_for(&h);
     let body = serde_json::json!({"yaml": LOGIN, "file": "login.yaml", "env": {"USER": "alice"}});
-    let (status, r) = call(
-        &app,
-        send_json("POST", "/api/v1/flows/run", &body.to_string()),
-    )
-    .await;
-    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
-    assert_eq!(
-        r["success"],
-        true,
-        "{}",
-        mobilectl::render::text("flow_run", &r)
-    );
+    let r = run_green(&app, &body).await;
     let steps = r["steps"].as_array().expect("steps");
     assert_eq!(steps.len(), 7, "{r}");
     assert_eq!(steps[6]["status"], "skipped", "{r}");
@@ -164,18 +167,7 @@ async fn the_demo_login_flow_runs_green_through_real_adb() {
     // A long flow: steps per second, each a screen read and a match.
     let long = "- repeat:\n    times: 40\n    commands:\n      - assertVisible: \"Allow|ALLOW\"\n      - assertNotVisible: {id: \"username\"}\n";
     let body = serde_json::json!({"yaml": long});
-    let (status, r) = call(
-        &app,
-        send_json("POST", "/api/v1/flows/run", &body.to_string()),
-    )
-    .await;
-    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
-    assert_eq!(
-        r["success"],
-        true,
-        "{}",
-        mobilectl::render::text("flow_run", &r)
-    );
+    let r = run_green(&app, &body).await;
     let steps = r["steps"].as_array().expect("steps").len();
     assert_eq!(steps, 81);
     let ms = r["duration_ms"].as_u64().unwrap_or(1).max(1);
@@ -210,18 +202,7 @@ async fn launch_arguments_reach_the_app_as_typed_intent_extras() {
     text: "alice"
 "#;
     let body = serde_json::json!({"yaml": yaml, "env": {"USER": "alice"}});
-    let (status, r) = call(
-        &app,
-        send_json("POST", "/api/v1/flows/run", &body.to_string()),
-    )
-    .await;
-    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
-    assert_eq!(
-        r["success"],
-        true,
-        "{}",
-        mobilectl::render::text("flow_run", &r)
-    );
+    run_green(&app, &body).await;
     let starts: Vec<Vec<String>> = argvs_with(&h, "am")
         .into_iter()
         .filter(|a| a.get(1).map(String::as_str) == Some("start"))
@@ -320,7 +301,6 @@ const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
 #[tokio::test]
 async fn every_supported_command_runs_on_the_demo() {
     use crate::common::android::*;
-    use crate::common::*;
     let used: std::collections::BTreeSet<&str> = EVERY_COMMAND
         .lines()
         .filter_map(|l| {
@@ -339,18 +319,7 @@ async fn every_supported_command_runs_on_the_demo() {
     let h = start_device();
     let app = app_for(&h);
     let body = serde_json::json!({"yaml": EVERY_COMMAND, "file": "every.yaml"});
-    let (status, r) = call(
-        &app,
-        send_json("POST", "/api/v1/flows/run", &body.to_string()),
-    )
-    .await;
-    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
-    assert_eq!(
-        r["success"],
-        true,
-        "{}\n{r}",
-        mobilectl::render::text("flow_run", &r)
-    );
+    let r = run_green(&app, &body).await;
     let steps = r["steps"].as_array().expect("steps");
     // setLocation reaches the device and is refused there: a physical phone's (this virtual
     // device's) location cannot be set over adb, only an emulator's; optional, it warns.
@@ -387,18 +356,7 @@ async fn start_and_stop_recording_save_the_flows_video_with_its_artifacts() {
     // The second recording is left running: the end of the flow saves it, as Maestro does.
     let yaml = "appId: com.mobilectl.demo\n---\n- startRecording: login\n- tapOn: \"LOG IN\"\n- extendedWaitUntil: {visible: \"Allow|ALLOW\", timeout: 10000}\n- stopRecording\n- startRecording: {path: after}\n- assertVisible: \"Allow|ALLOW\"\n";
     let body = serde_json::json!({"yaml": yaml, "file": "rec.yaml"});
-    let (status, r) = call(
-        &app,
-        send_json("POST", "/api/v1/flows/run", &body.to_string()),
-    )
-    .await;
-    assert_eq!(status, axum::http::StatusCode::OK, "{r}");
-    assert_eq!(
-        r["success"],
-        true,
-        "{}",
-        mobilectl::render::text("flow_run", &r)
-    );
+    let r = run_green(&app, &body).await;
     let dir = std::path::PathBuf::from(r["artifacts"].as_str().expect("artifacts"));
     for f in ["login.mp4", "after.mp4"] {
         let path = dir.join(f);
@@ -568,14 +526,7 @@ async fn record_by_refs_then_replay_reaches_the_same_screen() {
         again["tree_text"]
     );
     let run = json!({"yaml": yaml, "env": {"PASSWORD": "hunter2"}});
-    let (status, r) = call(&app, post("/api/v1/flows/run", run)).await;
-    assert_eq!(status.as_u16(), 200, "{r}");
-    assert_eq!(
-        r["success"],
-        true,
-        "{}",
-        mobilectl::render::text("flow_run", &r)
-    );
+    run_green(&app, &run).await;
     let (_, replayed) = call(&app, get("/api/v1/device/ui")).await;
     assert_eq!(
         replayed["fingerprint"], end["fingerprint"],
@@ -626,14 +577,7 @@ async fn a_recorded_launch_with_values_replays_the_same_start() {
     assert_eq!(status.as_u16(), 200);
     let (_, plain) = call(&app, get("/api/v1/device/ui")).await;
     assert_ne!(plain["fingerprint"], start["fingerprint"]);
-    let (status, r) = call(&app, post("/api/v1/flows/run", json!({"yaml": yaml}))).await;
-    assert_eq!(status.as_u16(), 200, "{r}");
-    assert_eq!(
-        r["success"],
-        true,
-        "{}",
-        mobilectl::render::text("flow_run", &r)
-    );
+    run_green(&app, &json!({"yaml": yaml})).await;
     let (_, replayed) = call(&app, get("/api/v1/device/ui")).await;
     assert_eq!(replayed["fingerprint"], start["fingerprint"]);
 }

@@ -648,12 +648,7 @@ mod tests {
     use super::*;
 
     fn centre(h: &Hierarchy, id: &str) -> (i32, i32) {
-        let (_, n) = h
-            .walk()
-            .into_iter()
-            .find(|(_, n)| n.get("resource-id") == id)
-            .expect(id);
-        let b = n.bounds();
+        let b = bounds_of(h, id);
         ((b.x1 + b.x2) / 2, (b.y1 + b.y2) / 2)
     }
 
@@ -666,14 +661,7 @@ mod tests {
             ("es".into(), "other".into(), "x".into()),
             ("es".into(), "username".into(), "ada".into()),
         ]);
-        let h = s.current();
-        let user = h
-            .walk()
-            .into_iter()
-            .find(|(_, n)| n.get("resource-id") == "com.mobilectl.demo:id/username")
-            .unwrap()
-            .1
-            .clone();
+        let user = node(&s.current(), "com.mobilectl.demo:id/username");
         assert_eq!(user.get("text"), "ada");
     }
 
@@ -688,13 +676,7 @@ mod tests {
         assert!(s.type_text("ada"));
         s.key("DEL");
         let h = s.current();
-        let user = h
-            .walk()
-            .into_iter()
-            .find(|(_, n)| n.get("resource-id") == "com.mobilectl.demo:id/username")
-            .unwrap()
-            .1
-            .clone();
+        let user = node(&h, "com.mobilectl.demo:id/username");
         assert_eq!(user.get("text"), "ad");
         assert_eq!(user.get("focused"), "true");
         assert!(h.walk().iter().any(|(_, n)| n.get("package") == IME_PKG));
@@ -705,13 +687,18 @@ mod tests {
         assert_eq!(s.screen, "permission");
     }
 
-    fn bounds_of(h: &Hierarchy, id: &str) -> Rect {
+    /// The node whose resource-id is `id`.
+    fn node(h: &Hierarchy, id: &str) -> crate::uixml::Node {
         h.walk()
             .into_iter()
             .find(|(_, n)| n.get("resource-id") == id)
             .expect(id)
             .1
-            .bounds()
+            .clone()
+    }
+
+    fn bounds_of(h: &Hierarchy, id: &str) -> Rect {
+        node(h, id).bounds()
     }
 
     #[test]

@@ -981,10 +981,16 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         case("export_har", &["proxy", "har"], 0, "\"version\": \"1.2\""),
         case("proxy_stop", &["proxy", "stop"], 0, "proxy stopped"),
         case(
-            "flow_run",
+            "flow_run_stream",
             &["flow", "run", flow, "--junit", junit],
             0,
             "flow noop passed",
+        ),
+        case(
+            "flow_run",
+            &["flow", "run", flow, "--json"],
+            0,
+            "\"success\":true",
         ),
         case(
             "flow_record_start",

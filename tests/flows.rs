@@ -634,3 +634,109 @@ async fn retry_tap_if_no_change_taps_again_only_when_the_screen_stayed() {
     );
     assert_eq!(taps(&h) - before, 1, "{r}");
 }
+
+/// `flow_run_stream` answers each step as it ends (its id its index), then the whole result,
+/// the same as `flow_run` answers; a bad flow is a plain 400 before any stream; a client that
+/// goes away stops the run (it saves no report, and the device is free again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_run_tells_each_step_as_it_ends_and_stops_when_its_client_goes() {
+    use crate::common::android::*;
+    use crate::common::sse::SseReader;
+    use crate::common::*;
+    use std::time::Duration;
+    use tower::ServiceExt;
+    let h = start_device();
+    let cache = tempfile::tempdir().unwrap();
+    let controller =
+        mobilectl::controller::DeviceController::new(mobilectl::backend::BackendConfig {
+            tools: mobilectl::exec::Toolbox::with([(mobilectl::exec::Tool::Adb, h.adb.clone())]),
+            adb_server_port: Some(h.adb_port),
+            ..Default::default()
+        })
+        .with_runs(mobilectl::runs::RunStore::open(
+            cache.path().to_path_buf(),
+            Default::default(),
+        ));
+    mobilectl::server::check_declared_errors(true);
+    let state = mobilectl::server::AppState::new(controller, Default::default());
+    let app = mobilectl::server::app(state, loopback_policy());
+    let stream = |body: serde_json::Value| {
+        let app = app.clone();
+        async move {
+            let res = app
+                .oneshot(post("/api/v1/flows/run/stream", body))
+                .await
+                .unwrap();
+            (res.status(), SseReader::new(res.into_body()))
+        }
+    };
+
+    let body = serde_json::json!({"yaml": LOGIN, "file": "login.yaml", "env": {"USER": "alice"}});
+    let (status, mut events) = stream(body).await;
+    assert_eq!(status.as_u16(), 200);
+    let mut steps = vec![];
+    let result = loop {
+        let e = events
+            .next(Duration::from_secs(60))
+            .await
+            .expect("an event before the stream ends");
+        match e.event.as_str() {
+            "step" => steps.push((
+                e.id.parse::<usize>().expect("index"),
+                e.data["step"].clone(),
+            )),
+            "result" => break e.data["result"].clone(),
+            other => panic!("event {other}: {:?}", e.data),
+        }
+    };
+    assert!(
+        events.next(Duration::from_secs(5)).await.is_none(),
+        "the stream ends"
+    );
+    assert_eq!(result["success"], true, "{result}");
+    let all = result["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), all.len());
+    for (at, step) in &steps {
+        assert_eq!(&all[*at], step, "step {at}");
+    }
+
+    // A flow that cannot run is refused before any stream.
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/flows/run/stream",
+            serde_json::json!({"yaml": "- frobnicate\n"}),
+        ),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 400, "{body}");
+
+    // A long run whose client leaves after its first step: the device is free afterwards,
+    // and the run saved no report (it would at its end).
+    let long =
+        "- repeat:\n    times: 1000\n    commands:\n      - assertVisible: \"Allow|ALLOW\"\n";
+    let (status, mut events) = stream(serde_json::json!({"yaml": long, "file": "long.yaml"})).await;
+    assert_eq!(status.as_u16(), 200);
+    let first = events.next(Duration::from_secs(60)).await.expect("a step");
+    assert_eq!(first.event, "step");
+    drop(events);
+    run_green(
+        &app,
+        &serde_json::json!({"yaml": "- assertVisible: \"Allow|ALLOW\"\n", "file": "short.yaml"}),
+    )
+    .await;
+    let (_, runs) = call(&app, get("/api/v1/runs")).await;
+    let id = runs["runs"][0]["id"]
+        .as_str()
+        .expect("the server's run")
+        .to_string();
+    let (_, detail) = call(&app, get(&format!("/api/v1/runs/{id}"))).await;
+    let names: Vec<&str> = detail["artifacts"]
+        .as_array()
+        .expect("artifacts")
+        .iter()
+        .filter_map(|a| a["name"].as_str())
+        .collect();
+    assert!(names.contains(&"flow-short.json"), "{names:?}");
+    assert!(!names.contains(&"flow-long.json"), "{names:?}");
+}

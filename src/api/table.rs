@@ -298,7 +298,7 @@ pub fn operations() -> Vec<Operation> {
             .json::<BatchResult>(),
         // flows
         op(Post, "flow_run", "/api/v1/flows/run", "flows", "Run a Maestro flow (YAML text, env) on a device; every step's outcome.")
-            .cli("flow run FILE", &["flow", "run", "login.yaml", "--env", "USER=bob", "--junit", "report.xml"])
+            .cli("flow run FILE --json", &["flow", "run", "login.yaml", "--env", "USER=bob", "--junit", "report.xml", "--json"])
             .describe("The flow is parsed and checked whole (sub-flows from `files`, `${NAME}` from `env`) before \
                        any device command: a command this runner does not support, JavaScript, an unset variable \
                        or a `runFlow` cycle answers 400 VALIDATION with the file, line and command. Then it runs \
@@ -308,6 +308,17 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<FlowRunRequest>()
             .json::<FlowRunResult>(),
+        op(Post, "flow_run_stream", "/api/v1/flows/run/stream", "flows", "Run a Maestro flow, answering each step as it ends, then the result (Server-Sent Events).")
+            .cli("flow run FILE", &["flow", "run", "login.yaml"])
+            .describe("What `flow_run` does, told as it goes: a `step` event as each step ends (its `id` its \
+                       index in the result's `steps`; a `runFlow`, `repeat` or `retry` ends after the steps \
+                       inside it, and a retried attempt's steps are marked `warned` in the result only), then \
+                       one `result` event, and the stream ends. The flow is checked and the device resolved \
+                       before the stream starts: their errors are plain answers. A client that goes away \
+                       stops the run.")
+            .errors(DEVICE)
+            .body::<FlowRunRequest>()
+            .events::<FlowEvent>(),
         op(Post, "flow_record_start", "/api/v1/flows/record/start", "flows", "Record this caller's acts and verifies as a Maestro flow.")
             .cli("flow record start", &["flow", "record", "start"])
             .describe("Per session (or per session-less caller). Each successful act or verify operation \

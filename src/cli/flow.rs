@@ -1,7 +1,8 @@
 //! `mobilectl flow check FILE|DIR`: Maestro flows parsed and validated offline (no server, no
 //! device), exit 0 when every file can run, 2 otherwise. `flow run FILE|DIR`: each checked
-//! here, then posted with its sub-flow files to `flow_run`; step lines, `--junit`, and exit
-//! 0 (all passed), 1 (a step failed) or 2 (a flow is invalid).
+//! here, then posted with its sub-flow files to `flow_run_stream` (each step's line as it
+//! ends; with `--json`, to `flow_run`: one JSON result per flow); `--junit`, and exit 0 (all
+//! passed), 1 (a step failed) or 2 (a flow is invalid).
 
 use std::path::PathBuf;
 
@@ -70,6 +71,7 @@ pub fn env_pair(s: &str) -> Result<(String, String), String> {
 pub fn plan(
     cmd: FlowCommand,
     udid: &Option<String>,
+    json: bool,
 ) -> Result<super::plan::Request, crate::client::ClientError> {
     use super::plan::Request;
     match cmd {
@@ -79,7 +81,7 @@ pub fn plan(
                 "file": a.path.display().to_string(), "env": env, "timeout_ms": a.timeout_ms,
                 "udid": udid,
             });
-            Ok(Request::new("flow_run", body))
+            Ok(Request::new(run_op(json), body))
         }
         FlowCommand::Record(RecordCommand::Start) => {
             Ok(Request::new("flow_record_start", serde_json::json!({})))
@@ -152,7 +154,7 @@ fn record(r: RecordCommand, g: &super::GlobalArgs) -> i32 {
         RecordCommand::Stop { output, .. } => output.clone(),
         RecordCommand::Start => None,
     };
-    let req = plan(FlowCommand::Record(r), &g.udid);
+    let req = plan(FlowCommand::Record(r), &g.udid, g.json);
     let Some(path) = output else {
         return super::run_request(g.clone(), req);
     };
@@ -235,6 +237,50 @@ pub struct RunArgs {
     pub timeout_ms: Option<u64>,
 }
 
+/// The operation `flow run` calls: the stream for text (each step as it ends), the whole
+/// result for `--json`.
+fn run_op(json: bool) -> &'static str {
+    match json {
+        true => "flow_run",
+        false => "flow_run_stream",
+    }
+}
+
+/// Runs one flow: streamed, each step's line printed as it ends, then the verdict; or with
+/// `--json`, its whole result printed as JSON. The result, or none if the answer could not be
+/// read.
+async fn run_one(
+    c: &crate::client::Client,
+    body: serde_json::Value,
+    json: bool,
+) -> Result<Option<crate::api::wire::flows::FlowRunResult>, crate::client::ClientError> {
+    use crate::api::wire::flows::{FlowEvent, FlowRunResult};
+    let req = super::plan::Request::new(run_op(json), body);
+    if json {
+        let super::plan::Answer::Json { reply, .. } = super::plan::execute(c, req, true).await?
+        else {
+            return Ok(None);
+        };
+        println!("{}", reply.value);
+        return Ok(serde_json::from_value::<FlowRunResult>(reply.value)
+            .map_err(|e| eprintln!("mobilectl: an answer I cannot read: {e}"))
+            .ok());
+    }
+    let h = req.http()?;
+    let mut result = None;
+    c.stream(&h.path, &[], h.body.as_ref(), |data| {
+        super::output::event(req.op, data, false);
+        if let Ok(FlowEvent::Result(r)) = serde_json::from_str::<FlowEvent>(data) {
+            result = Some(r);
+        }
+    })
+    .await?;
+    if result.is_none() {
+        eprintln!("mobilectl: the run's stream ended without its result");
+    }
+    Ok(result)
+}
+
 /// Runs each flow through the server; 0 all passed, 1 a step failed, 2 a flow is invalid.
 pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
     use crate::api::wire::flows::FlowRunResult;
@@ -298,24 +344,9 @@ pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
                 if let Some(u) = &g.udid {
                     body["udid"] = u.clone().into();
                 }
-                let req = super::plan::Request::new("flow_run", body);
-                match super::plan::execute(&c, req, true).await {
-                    Ok(super::plan::Answer::Json { reply, .. }) => {
-                        match serde_json::from_value::<FlowRunResult>(reply.value.clone()) {
-                            Ok(r) => {
-                                match g.json {
-                                    true => println!("{}", reply.value),
-                                    false => println!(
-                                        "{}",
-                                        crate::render::text("flow_run", &reply.value)
-                                    ),
-                                }
-                                runs.push(r);
-                            }
-                            Err(e) => eprintln!("mobilectl: an answer I cannot read: {e}"),
-                        }
-                    }
-                    Ok(_) => {}
+                match run_one(&c, body, g.json).await {
+                    Ok(Some(r)) => runs.push(r),
+                    Ok(None) => code = exit::FAILED,
                     Err(e) => {
                         if e.exit == exit::USAGE {
                             invalid.push((b.file.clone(), e.message.clone()));

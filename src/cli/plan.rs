@@ -170,7 +170,7 @@ pub async fn execute(
     match (h.answer, h.method) {
         (AnswerKind::Binary, _) => save_bytes(c, &h.path, &query, req.output).await,
         (AnswerKind::Stream, _) => {
-            c.stream(&h.path, &query, |data| {
+            c.stream(&h.path, &query, h.body.as_ref(), |data| {
                 super::output::event(req.op, data, json)
             })
             .await?;
@@ -259,7 +259,7 @@ pub fn plan(
         ClientCommand::App(a) => plan_app(a).on(udid),
         ClientCommand::Proxy(p) => super::proxy::plan(p),
         ClientCommand::Session(s) => super::session::plan(s, udid)?,
-        ClientCommand::Flow(f) => super::flow::plan(f, udid)?,
+        ClientCommand::Flow(f) => super::flow::plan(f, udid, json_out)?,
         ClientCommand::Open { link } => call("open_url", json!({ "url": link })).on(udid),
         ClientCommand::Snapshot(s) => {
             let json = json_out || s.format.as_deref() == Some("json");

@@ -218,17 +218,21 @@ impl Client {
         })
     }
 
-    /// A Server-Sent Events stream: `on_event` gets each event's `data` (lines joined) as it
-    /// arrives, until the server ends the stream. Comment lines (heartbeats) are skipped.
+    /// A Server-Sent Events stream (a GET, or a POST of `body`): `on_event` gets each event's
+    /// `data` (lines joined) as it arrives, until the server ends the stream. Comment lines
+    /// (heartbeats) are skipped.
     pub async fn stream(
         &self,
         path: &str,
         query: &[(&str, String)],
+        body: Option<&serde_json::Value>,
         mut on_event: impl FnMut(&str),
     ) -> Result<(), ClientError> {
-        let mut req = self
-            .http
-            .get(self.url(path))
+        let req = match body {
+            Some(b) => self.http.post(self.url(path)).json(b),
+            None => self.http.get(self.url(path)),
+        };
+        let mut req = req
             .query(query)
             .header(reqwest::header::ACCEPT, "text/event-stream");
         req = self.authorized(req, None);

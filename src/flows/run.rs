@@ -60,6 +60,8 @@ pub struct Runner {
     saved: bool,
     /// The file name of the recording `startRecording` began, until it is saved.
     recording: Option<String>,
+    /// Where each step goes as it ends, with its index in the result's steps.
+    progress: Option<tokio::sync::mpsc::UnboundedSender<(usize, FlowStep)>>,
 }
 
 type R<T> = Result<T, String>;
@@ -86,7 +88,18 @@ impl Runner {
             steps: vec![],
             saved: false,
             recording: None,
+            progress: None,
         }
+    }
+
+    /// The same runner, telling `to` of each step as it ends (with its index in the result's
+    /// steps); a closed receiver is no error.
+    pub fn reporting(
+        mut self,
+        to: tokio::sync::mpsc::UnboundedSender<(usize, FlowStep)>,
+    ) -> Runner {
+        self.progress = Some(to);
+        self
     }
 
     fn platform(&self) -> &'static str {
@@ -183,6 +196,9 @@ impl Runner {
             o.status = status;
             o.error = error;
             o.duration_ms = started.elapsed().as_millis() as u64;
+            if let Some(to) = &self.progress {
+                let _ = to.send((at, o.clone()));
+            }
         }
         // A failure inside a sub-flow is saved once, at the innermost step.
         if failed && !self.saved {

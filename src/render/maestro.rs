@@ -5,44 +5,66 @@ use serde_json::Value;
 
 use super::s;
 
-/// `flow_run`.
+/// `flow_run`: a line per step, then the verdict.
 pub fn run(v: &Value) -> String {
-    let mut lines = vec![];
-    for step in v["steps"].as_array().into_iter().flatten() {
-        let mark = match s(&step["status"]) {
-            "passed" => "ok  ",
-            "failed" => "FAIL",
-            "warned" => "warn",
-            "skipped" => "skip",
-            _ => "?   ",
-        };
-        let indent = "  ".repeat(step["depth"].as_u64().unwrap_or(0) as usize);
-        let mut line = format!(
-            "{mark} {:>6} ms  {indent}{}  ({}:{})",
-            step["duration_ms"].as_u64().unwrap_or(0),
-            s(&step["title"]),
-            short_file(s(&step["file"])),
-            step["line"].as_u64().unwrap_or(0)
-        );
-        if let Some(e) = step["error"].as_str() {
-            line += &format!("\n     {indent}{e}");
-        }
-        lines.push(line);
+    let mut lines: Vec<String> = v["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(step)
+        .collect();
+    lines.push(verdict(v));
+    lines.join("\n")
+}
+
+/// `flow_run_stream`: a step as it ends (`{"step": …}`), or the verdict (`{"result": …}`).
+pub fn event(v: &Value) -> String {
+    match (v.get("step"), v.get("result")) {
+        (Some(st), _) => step(st),
+        (_, Some(r)) => verdict(r),
+        _ => String::new(),
     }
+}
+
+/// One step: status, duration, indent by depth, title, file:line, and why it failed.
+fn step(step: &Value) -> String {
+    let mark = match s(&step["status"]) {
+        "passed" => "ok  ",
+        "failed" => "FAIL",
+        "warned" => "warn",
+        "skipped" => "skip",
+        _ => "?   ",
+    };
+    let indent = "  ".repeat(step["depth"].as_u64().unwrap_or(0) as usize);
+    let mut line = format!(
+        "{mark} {:>6} ms  {indent}{}  ({}:{})",
+        step["duration_ms"].as_u64().unwrap_or(0),
+        s(&step["title"]),
+        short_file(s(&step["file"])),
+        step["line"].as_u64().unwrap_or(0)
+    );
+    if let Some(e) = step["error"].as_str() {
+        line += &format!("\n     {indent}{e}");
+    }
+    line
+}
+
+/// `flow NAME passed in N ms (K steps)`, and where the failure's artifacts are.
+fn verdict(v: &Value) -> String {
     let verdict = match v["success"] == true {
         true => "passed",
         false => "FAILED",
     };
-    lines.push(format!(
+    let mut out = format!(
         "flow {} {verdict} in {} ms ({} steps)",
         s(&v["name"]),
         v["duration_ms"].as_u64().unwrap_or(0),
         v["steps"].as_array().map_or(0, Vec::len)
-    ));
+    );
     if let Some(a) = v["artifacts"].as_str() {
-        lines.push(format!("artifacts: {a}"));
+        out += &format!("\nartifacts: {a}");
     }
-    lines.join("\n")
+    out
 }
 
 /// `flow_record_start`.
@@ -84,5 +106,14 @@ mod tests {
             t.ends_with("flow login FAILED in 120 ms (2 steps)\nartifacts: /tmp/a"),
             "{t}"
         );
+        // Streamed: the same lines, one event at a time.
+        let streamed: Vec<String> = v["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|st| event(&json!({ "step": st })))
+            .chain([event(&json!({ "result": v }))])
+            .collect();
+        assert_eq!(streamed.join("\n"), t);
     }
 }

@@ -124,6 +124,7 @@ pub const RENDERERS: &[(&str, Renderer)] = &[
     // Streams: one event each.
     ("stream_logs", logs::event),
     ("stream_flows", flows::line),
+    ("flow_run_stream", maestro::event),
 ];
 
 /// The renderer of operation `op`, if it has one.

@@ -83,6 +83,16 @@ pub struct FlowRunResult {
     pub steps: Vec<FlowStep>,
 }
 
+/// An event of a streamed flow run: each step as it ends (its SSE `id` is its index in the
+/// result's `steps`; a `runFlow`, `repeat` or `retry` ends after the steps inside it), then
+/// the whole result.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowEvent {
+    Step(FlowStep),
+    Result(FlowRunResult),
+}
+
 /// Start recording (no fields: the recording is the caller's, by its session).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

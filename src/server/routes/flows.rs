@@ -14,12 +14,14 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::flows::run::{Artifacts, Runner};
 use crate::flows::{load, parse};
 use crate::server::bind::{self, Binding};
+use crate::server::reply::EventStream;
 use crate::server::AppState;
 
 /// This module's handlers, bound to their operations by name.
 pub fn bindings() -> Vec<Binding> {
     vec![
         bind::body("flow_run", flow_run),
+        bind::body("flow_run_stream", flow_run_stream),
         bind::body("flow_record_start", record_start),
         bind::body("flow_record_stop", record_stop),
     ]
@@ -27,6 +29,101 @@ pub fn bindings() -> Vec<Binding> {
 
 /// Runs a flow; see the module's doc.
 pub async fn flow_run(s: AppState, r: FlowRunRequest) -> Result<Json<FlowRunResult>> {
+    let run = checked(&s, r)?;
+    let udid = run.udid.clone();
+    let result = s
+        .controller
+        .holding_device(udid.as_deref(), |device, _| run.go(device, None))
+        .await?;
+    Ok(Json(result))
+}
+
+/// Runs a flow as [`flow_run`] does, answering each step as it ends and then the result, as
+/// Server-Sent Events. The flow is checked and its device resolved before the stream starts
+/// (their errors are plain answers); a client that goes away stops the run.
+pub async fn flow_run_stream(s: AppState, r: FlowRunRequest) -> Result<EventStream<FlowEvent>> {
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    let run = checked(&s, r)?;
+    let device = s.controller.resolve_to_act(run.udid.as_deref()).await?;
+    let session = crate::controller::current_session();
+    // The run keeps its session in use (not idle) while it goes on.
+    let entered = match &session {
+        Some(sn) => Some(s.controller.sessions().enter(&sn.id)?),
+        None => None,
+    };
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let controller = s.controller.clone();
+    let task = tokio::spawn(crate::controller::within(session, async move {
+        let _entered = entered;
+        let (steps_tx, mut steps_rx) = tokio::sync::mpsc::unbounded_channel();
+        let udid = device.udid.clone();
+        let work =
+            controller.holding_device(Some(&udid), |device, _| run.go(device, Some(steps_tx)));
+        tokio::pin!(work);
+        let result = loop {
+            tokio::select! {
+                Some((at, step)) = steps_rx.recv() => {
+                    let _ = tx.send(flow_event(at, &FlowEvent::Step(step)));
+                }
+                done = &mut work => break done,
+            }
+        };
+        while let Ok((at, step)) = steps_rx.try_recv() {
+            let _ = tx.send(flow_event(at, &FlowEvent::Step(step)));
+        }
+        let last = match result {
+            Ok(result) => FlowEvent::Result(result),
+            Err(e) => {
+                tracing::warn!("a streamed flow could not run: {e}");
+                return;
+            }
+        };
+        let _ = tx.send(flow_event(0, &last));
+    }));
+    let stop = AbortOnDrop(task);
+    let events = futures_util::stream::unfold((rx, stop), |(mut rx, stop)| async move {
+        let e = rx.recv().await?;
+        Some((Ok::<_, std::convert::Infallible>(e), (rx, stop)))
+    });
+    Ok(EventStream::new(
+        Sse::new(events).keep_alive(KeepAlive::new().text("heartbeat")),
+    ))
+}
+
+/// An SSE event of a streamed run: `step` (its `id` its index) or `result`.
+fn flow_event(at: usize, e: &FlowEvent) -> axum::response::sse::Event {
+    let event = axum::response::sse::Event::default();
+    let event = match e {
+        FlowEvent::Step(_) => event.event("step").id(at.to_string()),
+        FlowEvent::Result(_) => event.event("result"),
+    };
+    event
+        .json_data(e)
+        .unwrap_or_else(|_| axum::response::sse::Event::default().comment("unencodable"))
+}
+
+/// Aborts a task when the stream that owns it is dropped (its client went away).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A flow checked whole and ready to run: what [`flow_run`] and [`flow_run_stream`] share.
+struct CheckedRun {
+    s: AppState,
+    udid: Option<String>,
+    flow: crate::flows::model::Flow,
+    env: Vec<(String, String)>,
+    timeout: Duration,
+    session: Option<String>,
+}
+
+/// Checks a request whole (its timeout, the flow and its sub-flows, its variables) before
+/// any device command: a refusal is `400 VALIDATION` naming the file, line and command.
+fn checked(s: &AppState, r: FlowRunRequest) -> Result<CheckedRun> {
     let timeout = r.timeout_ms.unwrap_or(DEFAULT_RUN_MS);
     if timeout == 0 || timeout > MAX_RUN_MS {
         return Err(Error::validation(format!(
@@ -48,29 +145,42 @@ pub async fn flow_run(s: AppState, r: FlowRunRequest) -> Result<Json<FlowRunResu
             )),
         );
     }
-    let api = crate::server::api(s.clone());
-    let session = crate::controller::current_session().map(|c| c.id.clone());
-    let artifacts = Artifacts::Run {
-        session: session.clone(),
-    };
-    let controller = s.controller.clone();
-    let flow = parsed.flow;
-    let result = s
-        .controller
-        .holding_device(r.udid.as_deref(), |device, _| async move {
-            let runner = Runner::new(
-                api,
-                controller,
-                device,
-                env,
-                artifacts,
-                Duration::from_millis(timeout),
-            );
-            Ok(runner.run(&flow).await)
-        })
-        .await?;
-    save_reports(&s, session.as_deref(), &result);
-    Ok(Json(result))
+    Ok(CheckedRun {
+        s: s.clone(),
+        udid: r.udid,
+        flow: parsed.flow,
+        env,
+        timeout: Duration::from_millis(timeout),
+        session: crate::controller::current_session().map(|c| c.id.clone()),
+    })
+}
+
+impl CheckedRun {
+    /// Runs the flow on `device` (whose command lock the caller holds), telling `progress`
+    /// of each step as it ends, and saves its reports into the caller's run.
+    async fn go(
+        self,
+        device: crate::device::Device,
+        progress: Option<tokio::sync::mpsc::UnboundedSender<(usize, FlowStep)>>,
+    ) -> Result<FlowRunResult> {
+        let artifacts = Artifacts::Run {
+            session: self.session.clone(),
+        };
+        let mut runner = Runner::new(
+            crate::server::api(self.s.clone()),
+            self.s.controller.clone(),
+            device,
+            self.env,
+            artifacts,
+            self.timeout,
+        );
+        if let Some(p) = progress {
+            runner = runner.reporting(p);
+        }
+        let result = runner.run(&self.flow).await;
+        save_reports(&self.s, self.session.as_deref(), &result);
+        Ok(result)
+    }
 }
 
 /// The flow's reports (its result as JSON, and as JUnit XML) into the caller's run.

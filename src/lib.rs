@@ -29,15 +29,18 @@
 pub mod api;
 pub mod backend;
 pub mod cli;
+#[warn(missing_docs)]
 pub mod client;
 pub mod controller;
 pub mod device;
 #[warn(missing_docs)]
 pub mod error;
+#[warn(missing_docs)]
 pub mod exec;
 pub mod flows;
 #[warn(missing_docs)]
 pub mod image;
+#[warn(missing_docs)]
 pub mod logs;
 #[warn(missing_docs)]
 pub mod mcp;
@@ -46,8 +49,10 @@ pub mod media;
 pub mod proxy;
 #[warn(missing_docs)]
 pub mod render;
+#[warn(missing_docs)]
 pub mod runs;
 pub mod server;
+#[warn(missing_docs)]
 pub mod ui;
 
 /// Version of the HTTP API contract; clients refuse a server with another one.

@@ -13,10 +13,13 @@ use crate::api::HttpMethod;
 /// The API's answer, unchanged.
 #[derive(Debug, Clone)]
 pub struct ApiAnswer {
+    /// The HTTP status code.
     pub status: u16,
+    /// The `Content-Type` header, empty when absent.
     pub content_type: String,
     /// The answer's `x-*` headers (screenshots carry their geometry in them).
     pub headers: Vec<(String, String)>,
+    /// The body's bytes, unchanged.
     pub body: Vec<u8>,
 }
 

@@ -79,6 +79,7 @@ fn port_of(addr: &str) -> &str {
 
 /// A server this CLI started.
 pub struct Started {
+    /// The file the server's output is appended to (`server-<port>.log` in the state directory).
     pub log: PathBuf,
     pid_file: PathBuf,
     addr: String,

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 /// Exit codes of the client commands (seed 000 §4).
 pub mod exit {
+    /// The command succeeded.
     pub const OK: i32 = 0;
     /// The command ran but did not succeed (action failed, expect false, wait timed out…).
     pub const FAILED: i32 = 1;
@@ -45,20 +46,25 @@ pub fn says_session_gone(code: &str, message: &str, key: &str) -> bool {
 /// A failure of a client command, ready to print.
 #[derive(Debug)]
 pub struct ClientError {
+    /// The process exit code the CLI ends with (one of [`exit`]).
     pub exit: i32,
     /// Error code: the server's, or a client-side one (`SERVER_UNREACHABLE`, `USAGE`…).
     pub code: String,
+    /// What went wrong, for a person.
     pub message: String,
+    /// What to do about it, when known.
     pub hint: Option<String>,
     /// The server's error body, printed unchanged with `--json`.
     pub raw: Option<String>,
 }
 
 impl ClientError {
+    /// A usage error found on the client's side ([`exit::USAGE`], code `USAGE`).
     pub fn usage(message: impl Into<String>) -> Self {
         Self::local(exit::USAGE, "USAGE", message, None)
     }
 
+    /// A failure found on the client's side, with its exit code, code, message and hint.
     pub fn local(exit: i32, code: &str, message: impl Into<String>, hint: Option<String>) -> Self {
         ClientError {
             exit,

@@ -21,8 +21,12 @@ use sse::SseSplitter;
 /// How to reach the server.
 #[derive(Debug, Clone)]
 pub struct ConnectOptions {
+    /// The server's base URL (`--url`, `MOBILECTL_URL`).
     pub url: String,
+    /// The bearer token sent on every request; None or empty sends none.
     pub token: Option<String>,
+    /// Whether to start a local server when none answers on a loopback URL (off with
+    /// `--no-autostart`).
     pub autostart: bool,
     /// The session every request runs in (`--session`, `MOBILECTL_SESSION`).
     pub session: Option<String>,
@@ -31,7 +35,9 @@ pub struct ConnectOptions {
 /// A successful answer: the body as sent and, when JSON, parsed.
 #[derive(Debug)]
 pub struct Reply {
+    /// The body as sent, decoded as UTF-8 (lossily).
     pub raw: String,
+    /// The body parsed as JSON; `Value::Null` when it is not JSON.
     pub value: Value,
     /// The server's time for the request (`Server-Timing: total;dur=…`), in milliseconds.
     pub timing_ms: Option<f64>,

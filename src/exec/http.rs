@@ -43,12 +43,16 @@ pub struct HttpRequest {
 /// An answer with a 2xx status.
 #[derive(Debug, Clone)]
 pub struct HttpResponse {
+    /// The HTTP status code, 200 to 299.
     pub status: u16,
+    /// The body's bytes, at most [`MAX_BODY`].
     pub body: Vec<u8>,
+    /// Wall time of the whole send: waiting for a slot and any repeats included.
     pub duration: Duration,
 }
 
 impl HttpResponse {
+    /// The body as text, invalid UTF-8 replaced.
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
@@ -62,33 +66,56 @@ impl HttpResponse {
 /// Why a request got no 2xx answer.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
+    /// No answer came within the request's time limit.
     #[error("`{request}` got no answer within {} ms", timeout.as_millis())]
-    Timeout { request: String, timeout: Duration },
+    Timeout {
+        /// The request as `METHOD URL`.
+        request: String,
+        /// The limit it outran.
+        timeout: Duration,
+    },
     /// No connection could be made (`connected: false`: nothing was sent), or it broke
     /// before an answer came (the server may have acted on the request).
     #[error("`{request}`: {why}")]
     Unreachable {
+        /// The request as `METHOD URL`.
         request: String,
+        /// The transport's error, as text.
         why: String,
+        /// Whether a connection was made before it failed.
         connected: bool,
     },
     /// The server answered with a status outside 2xx.
     #[error("`{request}` answered {status}")]
     Status {
+        /// The request as `METHOD URL`.
         request: String,
+        /// The HTTP status code.
         status: u16,
+        /// The answer's body, as text (invalid UTF-8 replaced).
         body: String,
     },
     /// Too much outside work is in flight and none finished in time to make room.
     #[error("`{request}` could not start: {why}")]
-    Busy { request: String, why: String },
+    Busy {
+        /// The request as `METHOD URL`.
+        request: String,
+        /// What was short: a slot among the outside work in flight.
+        why: String,
+    },
     /// The request cannot be sent as built (a malformed URL, an answer too large): a bug of
     /// the caller or a misbehaving server, never worth repeating.
     #[error("`{request}`: {why}")]
-    Invalid { request: String, why: String },
+    Invalid {
+        /// The request as `METHOD URL`.
+        request: String,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 impl HttpRequest {
+    /// A request with no body and the [`DEFAULT_HTTP_TIMEOUT`].
     pub fn new(method: Method, url: impl Into<String>) -> Self {
         HttpRequest {
             method,
@@ -99,14 +126,17 @@ impl HttpRequest {
         }
     }
 
+    /// A `GET` request.
     pub fn get(url: impl Into<String>) -> Self {
         Self::new(Method::GET, url)
     }
 
+    /// A `POST` request (repeated after a broken connection only when [`Self::retry_safe`]).
     pub fn post(url: impl Into<String>) -> Self {
         Self::new(Method::POST, url)
     }
 
+    /// A `DELETE` request.
     pub fn delete(url: impl Into<String>) -> Self {
         Self::new(Method::DELETE, url)
     }
@@ -117,6 +147,7 @@ impl HttpRequest {
         self
     }
 
+    /// Sets the time limit for an answer.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -160,6 +191,7 @@ impl Default for HttpClient {
 }
 
 impl HttpClient {
+    /// A client with its own connection pool (idle connections closed after 30 s).
     pub fn new() -> Self {
         let client = reqwest::Client::builder()
             .no_proxy()

@@ -59,20 +59,26 @@ pub struct Command {
 pub struct Output {
     /// Exit code; `None` when the child was ended by a signal.
     pub code: Option<i32>,
+    /// Everything the child wrote to stdout.
     pub stdout: Vec<u8>,
+    /// Everything the child wrote to stderr.
     pub stderr: Vec<u8>,
+    /// Wall time of the run, waiting for a slot included.
     pub duration: Duration,
 }
 
 impl Output {
+    /// Whether the command exited with code 0.
     pub fn success(&self) -> bool {
         self.code == Some(0)
     }
 
+    /// Stdout as text, invalid UTF-8 replaced.
     pub fn stdout_text(&self) -> String {
         String::from_utf8_lossy(&self.stdout).into_owned()
     }
 
+    /// Stderr as text, invalid UTF-8 replaced.
     pub fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
@@ -81,23 +87,43 @@ impl Output {
 /// Why a command could not be run to completion.
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
+    /// The program does not exist or may not be executed.
     #[error("{program}: not found or not executable")]
-    NotFound { program: String },
+    NotFound {
+        /// The program as given.
+        program: String,
+    },
+    /// The command outran its time limit; its process group was killed.
     #[error("`{argv}` did not finish within {}s and was killed", timeout.as_secs_f32())]
-    Timeout { argv: String, timeout: Duration },
+    Timeout {
+        /// The argv as one printable line.
+        argv: String,
+        /// The limit it outran.
+        timeout: Duration,
+    },
     /// Too many commands are running (or the process table or file descriptors ran out)
     /// and none finished in time to make room.
     #[error("`{argv}` could not start: {why}")]
-    Busy { argv: String, why: String },
+    Busy {
+        /// The argv as one printable line.
+        argv: String,
+        /// What was short: a slot, processes or file descriptors.
+        why: String,
+    },
+    /// Any other I/O failure spawning the child or talking to it.
     #[error("`{argv}`: {source}")]
     Io {
+        /// The argv as one printable line.
         argv: String,
+        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
 }
 
 impl Command {
+    /// A command running `program` (a path, or a name looked up in `PATH`), with no arguments
+    /// and the [`DEFAULT_TIMEOUT`].
     pub fn new(program: impl Into<PathBuf>) -> Self {
         Command {
             program: program.into(),
@@ -108,11 +134,13 @@ impl Command {
         }
     }
 
+    /// Appends one argument.
     pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
         self.args.push(arg.into());
         self
     }
 
+    /// Appends arguments, in order.
     pub fn args<I, S>(mut self, args: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -122,16 +150,19 @@ impl Command {
         self
     }
 
+    /// Sets an environment variable for the child, on top of the inherited environment.
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         self.envs.push((key.into(), value.into()));
         self
     }
 
+    /// Bytes written to the child's stdin, which is then closed; without them stdin is null.
     pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
         self.stdin = Some(bytes.into());
         self
     }
 
+    /// Sets the time limit, after which the child's process group is killed.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self

@@ -13,8 +13,11 @@ use crate::device::Tool;
 /// Where a tool was looked for and found.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ToolInfo {
+    /// The tool looked for.
     pub tool: Tool,
+    /// Whether it was found.
     pub found: bool,
+    /// Where it was found, as a printable path; None when it was not.
     pub path: Option<String>,
 }
 
@@ -90,10 +93,12 @@ impl Toolbox {
         }
     }
 
+    /// Where `tool` was found; None when it was not.
     pub fn path(&self, tool: Tool) -> Option<&Path> {
         self.paths.get(&tool).map(PathBuf::as_path)
     }
 
+    /// Whether and where `tool` was found.
     pub fn info(&self, tool: Tool) -> ToolInfo {
         let path = self.path(tool);
         ToolInfo {

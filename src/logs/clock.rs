@@ -8,12 +8,19 @@ use super::entry::days_from_civil;
 /// A wall time as a log prints it, the year maybe left out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LocalTime {
+    /// The year; None when the log leaves it out (the device's clock supplies it).
     pub year: Option<i32>,
+    /// Month, 1 to 12.
     pub month: u32,
+    /// Day of the month, 1 to 31.
     pub day: u32,
+    /// Hour, 0 to 23.
     pub hour: u32,
+    /// Minute, 0 to 59.
     pub minute: u32,
+    /// Second, 0 to 59 (60 on a leap second).
     pub second: u32,
+    /// Millisecond, 0 to 999.
     pub milli: u32,
 }
 

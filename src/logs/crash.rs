@@ -38,17 +38,24 @@ impl CrashKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CrashSource {
+    /// A crash block in the device's logcat.
     Logcat,
+    /// An Android tombstone file.
     Tombstone,
+    /// An iOS JSON crash report (`.ips`).
     Ips,
+    /// An iOS text crash report (`.crash`).
     CrashReport,
 }
 
 /// A crash or an ANR.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Crash {
+    /// Stable id: a hash of what identifies the event, the same each time it is read.
     pub id: String,
+    /// What happened.
     pub kind: CrashKind,
+    /// Where it was read.
     pub source: CrashSource,
     /// When it happened (Unix ms, device clock), when known.
     pub time_ms: Option<i64>,
@@ -56,6 +63,7 @@ pub struct Crash {
     pub app: Option<String>,
     /// The process name, when it differs from the app or the app is unknown.
     pub process: Option<String>,
+    /// The process id, when known.
     pub pid: Option<u32>,
     /// Exception class, signal, or exception type.
     pub exception: Option<String>,
@@ -178,6 +186,7 @@ pub struct CrashStore {
 }
 
 impl CrashStore {
+    /// An empty store keeping at most `max` crashes (at least one), dropping the oldest.
     pub fn new(max: usize) -> Self {
         CrashStore {
             inner: Mutex::new(VecDeque::new()),
@@ -208,6 +217,7 @@ impl CrashStore {
         true
     }
 
+    /// The crash with this id, if it is still kept.
     pub fn get(&self, id: &str) -> Option<Crash> {
         self.lock().iter().find(|c| c.id == id).cloned()
     }

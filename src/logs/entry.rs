@@ -9,16 +9,22 @@ use utoipa::ToSchema;
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
 )]
 pub enum Level {
+    /// `V`: verbose.
     #[serde(rename = "V")]
     Verbose,
+    /// `D`: debug.
     #[serde(rename = "D")]
     Debug,
+    /// `I`: info (iOS `Default` and `Info`).
     #[serde(rename = "I")]
     Info,
+    /// `W`: warning.
     #[serde(rename = "W")]
     Warn,
+    /// `E`: error.
     #[serde(rename = "E")]
     Error,
+    /// `F`: fatal (Android's assert, iOS `Fault`).
     #[serde(rename = "F")]
     Fatal,
 }
@@ -54,6 +60,7 @@ impl Level {
         })
     }
 
+    /// The level's letter, as written on the wire (`V` to `F`).
     pub fn letter(self) -> char {
         match self {
             Level::Verbose => 'V',
@@ -73,10 +80,15 @@ pub struct LogEntry {
     pub seq: u64,
     /// Unix time in milliseconds, when the format carries a time.
     pub time_ms: Option<i64>,
+    /// The process id, when the source gives it.
     pub pid: Option<u32>,
+    /// The thread id, when the source gives it.
     pub tid: Option<u32>,
+    /// The entry's level.
     pub level: Level,
+    /// Android's tag; on iOS `subsystem:category`, the subsystem, or else the process name.
     pub tag: String,
+    /// The message text, one line of it (each line of a multi-line message is an entry).
     pub message: String,
     /// The process's executable name, when the source says it (iOS).
     pub process: Option<String>,

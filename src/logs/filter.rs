@@ -8,8 +8,9 @@ use super::entry::{Level, LogEntry};
 use super::ring::Cursor;
 use crate::error::{Error, Result};
 
-/// Entries one answer carries by default, and at most.
+/// Entries one answer carries by default.
 pub const DEFAULT_LIMIT: usize = 100;
+/// Most entries one answer carries; a larger `limit` is refused.
 pub const MAX_LIMIT: usize = 1000;
 /// Longest regular expression taken, and the memory its compiled form may use.
 const MAX_REGEX_LEN: usize = 1000;
@@ -18,11 +19,15 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// Which entries a reader wants.
 #[derive(Debug, Clone, Default)]
 pub struct LogFilter {
+    /// Entries at this level or a more severe one; None takes every level.
     pub min_level: Option<Level>,
+    /// Entries with exactly this tag.
     pub tag: Option<String>,
     /// A package or bundle id: entries of its processes.
     pub app: Option<String>,
+    /// Entries whose message contains this text (case-sensitive).
     pub contains: Option<String>,
+    /// Entries whose message this expression matches (anywhere in it).
     pub regex: Option<Regex>,
 }
 
@@ -49,6 +54,7 @@ pub enum Since {
     Cursor(Cursor),
 }
 
+/// A `level` parameter read (a letter or a word, see [`Level::parse`]), or a validation error.
 pub fn level(s: &str) -> Result<Level> {
     Level::parse(s).ok_or_else(|| {
         Error::validation(format!("`level` {s:?} is not a log level"))
@@ -56,6 +62,7 @@ pub fn level(s: &str) -> Result<Level> {
     })
 }
 
+/// A `regex` parameter compiled, within a length and a memory bound, or a validation error.
 pub fn regex(s: &str) -> Result<Regex> {
     if s.len() > MAX_REGEX_LEN {
         return Err(Error::validation(format!(

@@ -27,6 +27,7 @@ const MAX_SAME_TIME: usize = 4096;
 /// The newest time read, and the fingerprints of the entries at that time.
 #[derive(Debug, Clone, Default)]
 pub struct Seen {
+    /// The newest entry time read (Unix ms); None before any entry with a time.
     pub time_ms: Option<i64>,
     at_time: HashSet<u64>,
 }
@@ -64,7 +65,9 @@ impl Seen {
 /// Statistics of an ingest.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IngestStats {
+    /// Lines read.
     pub lines: u64,
+    /// Entries produced (continuations included, skipped ones not).
     pub entries: u64,
     /// Lines that were not log entries (separators, adb's words, blank lines).
     pub other: u64,
@@ -81,10 +84,12 @@ pub struct Ingest {
     partial: Vec<u8>,
     last: Option<LogEntry>,
     resume: Option<Seen>,
+    /// What has been read so far.
     pub stats: IngestStats,
 }
 
 impl Ingest {
+    /// An ingest of `format` output from a device with this clock, nothing read yet.
     pub fn new(format: LogFormat, clock: DeviceClock) -> Self {
         Ingest {
             format,
@@ -102,6 +107,7 @@ impl Ingest {
         self
     }
 
+    /// The device clock this ingest reads times with.
     pub fn clock(&self) -> &DeviceClock {
         &self.clock
     }

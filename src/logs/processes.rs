@@ -50,10 +50,12 @@ impl Processes {
         }
     }
 
+    /// Whether a listing named this pid (Android).
     pub fn knows_pid(&self, pid: u32) -> bool {
         self.by_pid.contains_key(&pid)
     }
 
+    /// The process name listed for this pid (Android), if any.
     pub fn name_of(&self, pid: u32) -> Option<&str> {
         self.by_pid.get(&pid).map(String::as_str)
     }

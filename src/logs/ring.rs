@@ -14,7 +14,9 @@ use super::entry::LogEntry;
 /// How much a ring keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RingLimits {
+    /// Most entries kept (at least 1); 100,000 by default.
     pub max_entries: usize,
+    /// Most bytes kept, counted by [`LogEntry::cost`] (at least 1024); 32 MiB by default.
     pub max_bytes: usize,
 }
 
@@ -30,7 +32,9 @@ impl Default for RingLimits {
 /// A position in one ring: entries after `seq` come next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cursor {
+    /// The ring's epoch: a number drawn when it was made, so another ring's cursor does not fit.
     pub epoch: u32,
+    /// The sequence number of the last entry considered (0: before the first).
     pub seq: u64,
 }
 
@@ -56,6 +60,7 @@ impl Cursor {
 /// What a read found.
 #[derive(Debug, Default)]
 pub struct Page {
+    /// The matching entries, oldest first, at most the limit.
     pub entries: Vec<LogEntry>,
     /// Entries after the cursor that were dropped from the ring before this read.
     pub missed: u64,
@@ -68,7 +73,9 @@ pub struct Page {
 /// Counts of a ring.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RingStats {
+    /// Entries kept.
     pub entries: usize,
+    /// Bytes they are counted for ([`LogEntry::cost`]).
     pub bytes: usize,
     /// Entries dropped to keep within the limits, since the ring was made.
     pub dropped: u64,
@@ -98,6 +105,7 @@ pub struct LogRing {
 }
 
 impl LogRing {
+    /// An empty ring with these limits (raised to their minimums) and a fresh epoch.
     pub fn new(limits: RingLimits) -> Self {
         // Cursors of another ring (another device, an earlier server) must not fit this one.
         let epoch = std::time::SystemTime::now()
@@ -125,14 +133,17 @@ impl LogRing {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The ring's epoch, which its cursors carry.
     pub fn epoch(&self) -> u32 {
         self.epoch
     }
 
+    /// The limits in force (after raising to the minimums).
     pub fn limits(&self) -> RingLimits {
         self.limits
     }
 
+    /// A cursor of this ring at `seq`.
     pub fn cursor(&self, seq: u64) -> Cursor {
         Cursor {
             epoch: self.epoch,
@@ -168,6 +179,7 @@ impl LogRing {
         self.newest.send_replace(newest);
     }
 
+    /// The ring's counts now.
     pub fn stats(&self) -> RingStats {
         let g = self.lock();
         RingStats {

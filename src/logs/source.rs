@@ -22,6 +22,7 @@ pub struct LogRead {
 }
 
 impl LogRead {
+    /// A read of everything the platform keeps, on a device with this clock.
     pub fn new(clock: DeviceClock) -> Self {
         LogRead {
             clock,
@@ -36,13 +37,17 @@ impl LogRead {
 /// The text of a one-off read.
 #[derive(Debug)]
 pub struct LogText {
+    /// The format the text is in.
     pub format: LogFormat,
+    /// The tool's output, as it came.
     pub bytes: Vec<u8>,
 }
 
 /// A live stream.
 pub struct LogStream {
+    /// The format the stream is in.
     pub format: LogFormat,
+    /// The running tool whose output is the stream.
     pub child: StreamChild,
 }
 

@@ -82,9 +82,11 @@ fn parse_bytes(s: &str) -> Option<u64> {
 pub struct RunFacts {
     /// The directory's name.
     pub id: String,
+    /// When the run started.
     pub started_at: DateTime<Utc>,
     /// From `result.json`; none without one (counted as failed).
     pub ok: Option<bool>,
+    /// Bytes under the directory ([`size_of`]).
     pub bytes: u64,
     /// A live session's run, the server's, or one held (a recording in progress).
     pub live: bool,

@@ -16,10 +16,15 @@ use crate::api::wire::runs::{ArtifactEntry, RunResult};
 /// A live run.
 #[derive(Debug)]
 pub struct LiveRun {
+    /// The run's id, also its folder's name (`YYYYMMDD-HHMMSS-rand`).
     pub id: String,
+    /// The run's folder, `<cache>/runs/<id>/`.
     pub dir: PathBuf,
+    /// The id of the session whose run this is; None for the server's shared run.
     pub session_id: Option<String>,
+    /// The session's name, when it was given one.
     pub session_name: Option<String>,
+    /// When the run was created.
     pub started_at: DateTime<Utc>,
     state: Mutex<State>,
 }

@@ -25,7 +25,9 @@ pub struct TraceLine {
     pub time: String,
     /// The operation's name (`tap`, `expect`).
     pub op: &'static str,
+    /// How long the operation took, in milliseconds.
     pub duration_ms: u64,
+    /// The id of the session the operation ran in; None outside a session.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     /// The device, where known (the session's, the one named, or the active one).
@@ -34,6 +36,7 @@ pub struct TraceLine {
     /// An act's target as asked (`ref`, `selector`, `x`/`y`), where there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<Value>,
+    /// How the operation ended.
     pub outcome: Outcome,
     /// The error code (or the outcome's failure code).
     #[serde(skip_serializing_if = "Option::is_none")]

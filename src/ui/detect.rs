@@ -10,6 +10,7 @@ pub struct Keyboard {
     /// An element of the tree (iOS `Keyboard`, the Android IME window); `None` when the
     /// keyboard was recognised from its keys only (AXe/idb list keys without a container).
     pub container: Option<usize>,
+    /// Where the keyboard is, in the tree's coordinate space.
     pub bounds: Rect,
     /// Mask over the elements: true for the keyboard's keys and parts.
     pub members: Vec<bool>,
@@ -32,6 +33,8 @@ const KEY_IDS: &[&str] = &[
     "join",
 ];
 
+/// The soft keyboard, when one is up: a visible keyboard element on the screen, or else its
+/// function keys recognised by their ids. `shown` and `ends` are per element (shown, subtree end).
 pub fn keyboard(els: &[Element], shown: &[bool], ends: &[usize], screen: Rect) -> Option<Keyboard> {
     let n = els.len();
     if let Some(k) = (0..n).find(|&i| els[i].role == Role::Keyboard && els[i].states.visible) {
@@ -100,12 +103,18 @@ pub fn keyboard(els: &[Element], shown: &[bool], ends: &[usize], screen: Rect) -
 /// A blocking alert or dialog, as element indices.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlertNodes {
+    /// Index of the alert's (or dialog's) element.
     pub container: usize,
+    /// Its title text, when it has one.
     pub title: Option<String>,
+    /// Its message text, when it has one.
     pub message: Option<String>,
+    /// Indices of its buttons, in document order.
     pub buttons: Vec<usize>,
 }
 
+/// The blocking alert or dialog on screen, if any. `shown` and `ends` are per element (shown,
+/// subtree end).
 pub fn alert(els: &[Element], shown: &[bool], ends: &[usize], screen: Rect) -> Option<AlertNodes> {
     let n = els.len();
     // iOS: an Alert/Sheet element that is visible (even with a zero-size frame).

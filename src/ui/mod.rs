@@ -36,6 +36,9 @@ pub struct ViewOptions {
 }
 
 /// A button of an alert.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct AlertButton {
     pub label: String,
@@ -45,6 +48,9 @@ pub struct AlertButton {
 }
 
 /// A blocking system alert or app dialog.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Alert {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -57,9 +63,13 @@ pub struct Alert {
 /// The analysed screen of one snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Screen {
+    /// The kind of dump it was read from.
     pub source: DumpKind,
+    /// The space its coordinates are in (Android pixels, iOS points).
     pub coordinate_space: CoordinateSpace,
+    /// The screen's size, in that space.
     pub screen: Size,
+    /// Android `rotation` (0..3) when the dump states it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotation: Option<u8>,
     /// Foreground package (Android) or bundle id / app name (iOS).
@@ -68,10 +78,14 @@ pub struct Screen {
     /// Every element of the tree (refs filled in), plus a synthetic keyboard element when the
     /// dump lists keys without a keyboard container.
     pub elements: Vec<Element>,
+    /// The refs handed out in this analysis and the elements they name.
     pub refs: RefTable,
     /// The compact text, one line per listed element.
     pub tree_text: String,
+    /// 16 hex digits hashing the significant visible elements: the same screen read twice
+    /// hashes the same.
     pub fingerprint: String,
+    /// The blocking alert or dialog on screen, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alert: Option<Alert>,
     /// Bounds of the soft keyboard when it is up.
@@ -80,6 +94,7 @@ pub struct Screen {
     /// Ref of the focused element (or of its nearest ancestor with a ref).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub focused: Option<String>,
+    /// Counts of actionable elements outside the screen, by direction.
     pub offscreen: Offscreen,
     /// Indices of the listed elements (the lines of `tree_text`), in order.
     pub listed: Vec<usize>,
@@ -280,7 +295,9 @@ fn analyze_nodes(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
+    /// The compact text, one line per listed element.
     Text,
+    /// The JSON form, with the fields of `GET /api/v1/device/ui` a saved dump has.
     Json,
 }
 

@@ -6,6 +6,9 @@ use utoipa::ToSchema;
 
 /// A rectangle in the coordinate space of its [`Tree`] (Android pixels, iOS points). Whole
 /// numbers are written without a fraction (`80`, not `80.0`): fewer tokens for every element.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 pub struct Rect {
     #[serde(serialize_with = "number")]
@@ -28,6 +31,7 @@ pub fn number<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
 }
 
 impl Rect {
+    /// The rectangle with its top-left corner at (`x`, `y`), `w` wide and `h` high.
     pub fn new(x: f64, y: f64, w: f64, h: f64) -> Self {
         Rect { x, y, w, h }
     }
@@ -52,14 +56,17 @@ impl Rect {
             && self.h > 0.0
     }
 
+    /// The x of the right edge.
     pub fn right(&self) -> f64 {
         self.x + self.w
     }
 
+    /// The y of the bottom edge.
     pub fn bottom(&self) -> f64 {
         self.y + self.h
     }
 
+    /// Width times height; 0 for an invalid rectangle.
     pub fn area(&self) -> f64 {
         if self.is_valid() {
             self.w * self.h
@@ -119,33 +126,61 @@ impl Rect {
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// A button, or any clickable view without a more specific role.
     Button,
+    /// Static text (a label, a non-clickable view with a description).
     Text,
+    /// An editable text field, search and secure fields included.
     Textbox,
+    /// An image.
     Image,
+    /// An on/off switch or toggle button.
     Switch,
+    /// A checkbox.
     Checkbox,
+    /// A radio button.
     Radio,
+    /// A slider, seek bar, rating bar or stepper.
     Slider,
+    /// A progress or activity indicator.
     Progress,
+    /// A picker: spinner, date or time picker, segmented control.
     Picker,
+    /// A scrolling container: list, grid, table, collection or scroll view.
     List,
+    /// A cell or row of a list.
     Cell,
+    /// One tab of a tab bar.
     Tab,
+    /// A tab bar or bottom navigation bar.
     Tablist,
+    /// A link.
     Link,
+    /// A heading.
     Heading,
+    /// A menu or menu bar.
     Menu,
+    /// An item of a menu.
     Menuitem,
+    /// A toolbar, action bar or navigation bar.
     Toolbar,
+    /// An alert, dialog or action sheet.
     Alert,
+    /// The soft keyboard.
     Keyboard,
+    /// A key of the soft keyboard.
     Key,
+    /// A web view.
     Webview,
+    /// A window.
     Window,
+    /// The application (the root of an iOS tree).
     Application,
+    /// The status bar.
     Statusbar,
+    /// A layout container with no role of its own.
     Group,
+    /// Anything the mapping does not recognise.
     #[default]
     Other,
 }
@@ -222,6 +257,9 @@ impl Role {
 }
 
 /// Boolean states of an element.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct States {
     pub enabled: bool,
@@ -267,6 +305,7 @@ pub struct Element {
     /// `e1..eN` when the element got a ref in the latest analysis.
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
     pub r#ref: Option<String>,
+    /// What the element is, mapped from its native class or type.
     pub role: Role,
     /// The best human label: Android text or content-desc, iOS label (or name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -289,10 +328,14 @@ pub struct Element {
     /// Android package of the window holding the element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub package: Option<String>,
+    /// Where it is, in the tree's coordinate space.
     pub bounds: Rect,
+    /// Its boolean states.
     pub states: States,
+    /// Index of its parent in [`Tree::nodes`]; None for a root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<usize>,
+    /// Indices of its children in [`Tree::nodes`], in document order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<usize>,
 }
@@ -326,6 +369,9 @@ pub enum CoordinateSpace {
 }
 
 /// Width and height of the screen in the tree's coordinate space.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, ToSchema)]
 pub struct Size {
     pub w: f64,
@@ -351,6 +397,7 @@ pub enum DumpKind {
 }
 
 impl DumpKind {
+    /// The coordinate space this kind of dump is in: pixels for Android's, points for iOS's.
     pub fn coordinate_space(self) -> CoordinateSpace {
         match self {
             DumpKind::Uiautomator | DumpKind::AppiumSource => CoordinateSpace::Pixels,
@@ -362,7 +409,9 @@ impl DumpKind {
 /// A parsed dump: elements in document (pre-)order; a parent always precedes its children.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Tree {
+    /// The kind of dump it was parsed from.
     pub source: DumpKind,
+    /// The space its coordinates are in (follows from `source`).
     pub coordinate_space: CoordinateSpace,
     /// Screen size; derived from the dump (declared size, or the extent of the top windows).
     pub screen: Size,
@@ -372,12 +421,14 @@ pub struct Tree {
     /// Foreground package (Android) or bundle id / app name (iOS) when the dump says it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub foreground: Option<String>,
+    /// Every element, in document order (a parent before its children).
     pub nodes: Vec<Element>,
     /// Indices of the top-level nodes (windows).
     pub roots: Vec<usize>,
 }
 
 impl Tree {
+    /// An empty tree of a dump of this kind.
     pub fn new(source: DumpKind) -> Self {
         Tree {
             source,

@@ -17,6 +17,7 @@ pub const MAX_PIECE_CHARS: usize = 100;
 pub struct Item {
     /// Index of the element (into the analysed element list).
     pub node: usize,
+    /// Indentation level of its line (collapsed wrappers add none).
     pub depth: usize,
     /// Gets a ref: the agent can act on it.
     pub actionable: bool,
@@ -25,6 +26,9 @@ pub struct Item {
 }
 
 /// Counts of actionable elements outside the screen, by direction.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, ToSchema)]
 pub struct Offscreen {
     pub above: usize,
@@ -34,6 +38,7 @@ pub struct Offscreen {
 }
 
 impl Offscreen {
+    /// Actionable elements off screen in every direction together.
     pub fn total(&self) -> usize {
         self.above + self.below + self.left + self.right
     }
@@ -58,18 +63,23 @@ impl Offscreen {
 /// The pruned view of a screen.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct View {
+    /// The lines, in document order.
     pub items: Vec<Item>,
+    /// Actionable elements dropped for lying off screen, by direction.
     pub offscreen: Offscreen,
 }
 
 /// What the pruner needs besides the elements.
 pub struct Input<'a> {
+    /// The analysed elements, in document order.
     pub elements: &'a [Element],
+    /// The screen, in the elements' coordinate space.
     pub screen: Rect,
     /// Per element: visible, positive size, intersecting the screen.
     pub shown: &'a [bool],
     /// Element standing for the keyboard, and a mask of the elements it absorbs.
     pub keyboard: Option<(usize, &'a [bool])>,
+    /// Keep only the actionable lines.
     pub interactive_only: bool,
 }
 

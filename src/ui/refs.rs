@@ -12,13 +12,17 @@ use utoipa::ToSchema;
 /// One ref of a snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct RefEntry {
+    /// The ref, `e1..eN` (without the `@`).
     #[serde(rename = "ref")]
     pub r#ref: String,
     /// Index of the element in the snapshot's element list.
     pub node: usize,
+    /// The element's role.
     pub role: Role,
+    /// The element's label, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The element's bounds, in the tree's coordinate space.
     pub bounds: Rect,
     /// Identity hash used to carry the ref over to the next snapshot.
     #[serde(skip)]
@@ -28,10 +32,12 @@ pub struct RefEntry {
 /// The refs of one snapshot, in reading order. The controller keeps it for the next one.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, ToSchema)]
 pub struct RefTable {
+    /// One entry per ref, in reading order.
     pub entries: Vec<RefEntry>,
 }
 
 impl RefTable {
+    /// The entry of a ref (`e12` or `@e12`).
     pub fn get(&self, r: &str) -> Option<&RefEntry> {
         let r = r.strip_prefix('@').unwrap_or(r);
         self.entries.iter().find(|e| e.r#ref == r)
@@ -45,10 +51,12 @@ impl RefTable {
             .map(|e| e.r#ref.as_str())
     }
 
+    /// How many refs the snapshot handed out.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether it handed out none.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// Which element(s) an action targets. All given fields must match.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Selector {
@@ -34,6 +37,9 @@ pub struct Selector {
 }
 
 /// A resolved element.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Match {
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
@@ -49,24 +55,41 @@ pub struct Match {
 /// A candidate listed when a selector is ambiguous.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Candidate {
+    /// The element's ref, when it has one.
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
     pub r#ref: Option<String>,
+    /// The element's role.
     pub role: Role,
+    /// The element's label, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The element's bounds, in the tree's coordinate space.
     pub bounds: Rect,
 }
 
+/// Why a selector names no single element.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SelectError {
+    /// None of `text`, `label`, `id` and `role` was given.
     #[error("the selector is empty: give text, label, id or role")]
     EmptySelector,
+    /// No element matches.
     #[error("no element matches the selector")]
     NotFound,
+    /// More than one element matches and no `index` picks one.
     #[error("{} elements match the selector", candidates.len())]
-    Ambiguous { candidates: Vec<Candidate> },
+    Ambiguous {
+        /// The matching elements, in reading order.
+        candidates: Vec<Candidate>,
+    },
+    /// The `index` given is not below the number of matches.
     #[error("index {index} is out of range: {count} element(s) match")]
-    IndexOutOfRange { index: usize, count: usize },
+    IndexOutOfRange {
+        /// The index asked for (0-based).
+        index: usize,
+        /// How many elements match.
+        count: usize,
+    },
 }
 
 fn norm(s: &str, ci: bool) -> String {
@@ -188,6 +211,9 @@ pub fn find(s: &Screen, sel: &Selector) -> Result<Match, SelectError> {
 }
 
 /// A scored match of a free-text query.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct ScoredMatch {
     #[serde(flatten)]

@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
 /// An element an agent can act on.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct SummaryElement {
     #[serde(rename = "ref")]
@@ -21,6 +24,9 @@ pub struct SummaryElement {
 }
 
 /// What an agent needs to know about a screen at a glance.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct ScreenSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -95,6 +101,7 @@ pub fn title(s: &Screen) -> Option<String> {
         .or_else(|| s.alert.as_ref().and_then(|a| a.title.clone()))
 }
 
+/// The summary of an analysed screen: the same screen gives the same summary.
 pub fn summarize(s: &Screen) -> ScreenSummary {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for &i in &s.listed {

@@ -13,6 +13,9 @@ use super::model::{Rect, Role, States};
 use super::Screen;
 
 /// One listed element of a snapshot.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct ElementView {
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
@@ -35,6 +38,9 @@ pub struct ElementView {
 }
 
 /// An element as verification reports it.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Observed {
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]

@@ -12,6 +12,7 @@ use crate::logs::entry::{Level, LogEntry};
 /// What one line of logcat output is.
 #[derive(Debug, PartialEq)]
 pub enum Line {
+    /// A `threadtime` line: a new entry.
     Entry(LogEntry),
     /// `--------- beginning of BUFFER` (or `switch to`).
     Separator(String),

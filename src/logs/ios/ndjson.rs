@@ -10,6 +10,7 @@ use crate::logs::entry::{Level, LogEntry};
 /// What one line is.
 #[derive(Debug, PartialEq)]
 pub enum Line {
+    /// An event with a message.
     Entry(LogEntry),
     /// Not an event with a message (a header, a summary, an activity without text).
     Other,
@@ -49,6 +50,7 @@ fn level(message_type: Option<&str>) -> Level {
     }
 }
 
+/// Reads one line of `log … --style ndjson` output (a trailing `\r` tolerated).
 pub fn parse_line(line: &[u8]) -> Line {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let trimmed = line.trim_ascii();

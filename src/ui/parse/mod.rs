@@ -19,20 +19,32 @@ pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 /// Why a dump could not be turned into a tree.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ParseError {
+    /// Nothing but whitespace (or a byte-order mark).
     #[error("the dump is empty")]
     Empty,
+    /// Not any of the dump kinds mobilectl reads.
     #[error(
         "the dump is not a recognised UI dump (uiautomator/Appium XML, AXe/idb JSON, WDA XML/JSON)"
     )]
     UnknownFormat,
+    /// Larger than [`MAX_INPUT_BYTES`]; its size in bytes.
     #[error("the dump is {0} bytes, more than the {MAX_INPUT_BYTES} allowed")]
     TooLarge(usize),
+    /// XML that does not parse.
     #[error("malformed XML at byte {pos}: {msg}")]
-    Xml { pos: u64, msg: String },
+    Xml {
+        /// Byte offset of the fault in the input.
+        pos: u64,
+        /// The XML reader's message.
+        msg: String,
+    },
+    /// JSON that does not parse; the JSON reader's message.
     #[error("malformed JSON: {0}")]
     Json(String),
+    /// The input ends inside an element.
     #[error("the dump ends before its elements are closed (truncated?)")]
     Truncated,
+    /// A well-formed dump without a single element.
     #[error("the dump holds no UI elements")]
     NoElements,
 }

@@ -27,14 +27,17 @@
 #![warn(clippy::unwrap_used)]
 
 pub mod api;
+#[warn(missing_docs)]
 pub mod backend;
 pub mod cli;
 pub mod client;
+#[warn(missing_docs)]
 pub mod controller;
 pub mod device;
 #[warn(missing_docs)]
 pub mod error;
 pub mod exec;
+#[warn(missing_docs)]
 pub mod flows;
 #[warn(missing_docs)]
 pub mod image;
@@ -47,6 +50,7 @@ pub mod proxy;
 #[warn(missing_docs)]
 pub mod render;
 pub mod runs;
+#[warn(missing_docs)]
 pub mod server;
 pub mod ui;
 

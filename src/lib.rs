@@ -27,16 +27,19 @@
 #![warn(clippy::unwrap_used)]
 
 pub mod api;
+#[warn(missing_docs)]
 pub mod backend;
 pub mod cli;
 #[warn(missing_docs)]
 pub mod client;
+#[warn(missing_docs)]
 pub mod controller;
 pub mod device;
 #[warn(missing_docs)]
 pub mod error;
 #[warn(missing_docs)]
 pub mod exec;
+#[warn(missing_docs)]
 pub mod flows;
 #[warn(missing_docs)]
 pub mod image;
@@ -51,6 +54,7 @@ pub mod proxy;
 pub mod render;
 #[warn(missing_docs)]
 pub mod runs;
+#[warn(missing_docs)]
 pub mod server;
 #[warn(missing_docs)]
 pub mod ui;

@@ -16,6 +16,7 @@ use crate::exec::Toolbox;
 /// What the backends need from the server's configuration.
 #[derive(Debug, Clone, Default)]
 pub struct BackendConfig {
+    /// Where each external tool is (adb, xcrun, AXe, idb…), fixed at startup.
     pub tools: Toolbox,
     /// Port of the adb server to use (`adb -P`), when not adb's default.
     pub adb_server_port: Option<u16>,

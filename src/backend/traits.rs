@@ -45,33 +45,47 @@ pub struct TypedWith(pub &'static str);
 /// What `type` does on the device, as one job: tap the field, empty it, type, press Enter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypeJob<'a> {
+    /// Where to tap first to focus the field (none: type into the focused one).
     pub tap: Option<Point>,
     /// Delete this many characters (cursor moved to the end first) before typing.
     pub clear_chars: Option<usize>,
+    /// The text to type (empty: nothing typed).
     pub text: &'a str,
+    /// Press Enter after typing.
     pub submit: bool,
 }
 
 /// One input step: what an action does on the device, in the backend's coordinate space.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InputStep<'a> {
+    /// A tap at the point.
     Tap(Point),
+    /// A press held at one point.
     LongPress {
+        /// The point held.
         at: Point,
+        /// How long it is held, in milliseconds.
         duration_ms: u64,
     },
+    /// A straight swipe.
     Swipe {
+        /// Where the finger goes down.
         from: Point,
+        /// Where it lifts.
         to: Point,
+        /// How long the move takes, in milliseconds.
         duration_ms: u64,
     },
+    /// A key press (hardware or keyboard).
     Press(KeyPress),
+    /// Typing into a field.
     Type(TypeJob<'a>),
 }
 
 /// What an input step reports: how text was typed, for a [`InputStep::Type`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Acted {
+    /// How the text was typed (none: the step typed nothing).
     pub typed_with: Option<TypedWith>,
 }
 
@@ -79,14 +93,18 @@ pub struct Acted {
 /// the screenshot's pixels per tap unit (an iPhone's scale, 2 or 3).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ScreenGeometry {
+    /// Width, in tap units.
     pub width: f64,
+    /// Height, in tap units.
     pub height: f64,
+    /// Screenshot pixels per tap unit, when the device says.
     pub scale: Option<f64>,
 }
 
 /// What [`DeviceBackend::act_then_read`] brings back.
 #[derive(Debug)]
 pub struct AfterAction {
+    /// What the step reported.
     pub acted: Acted,
     /// The screen after the step.
     pub ui: UiSource,
@@ -113,12 +131,15 @@ pub fn unsupported(what: &str, on: &str) -> Error {
     .with_hint("see GET /api/v1/doctor and the route's description for what each platform offers")
 }
 
+/// One way of driving devices (adb, simctl with AXe or idb, WebDriverAgent): how the controller
+/// lists them and does every operation on them.
 #[async_trait]
 pub trait DeviceBackend: Send + Sync {
     // --- identity ---------------------------------------------------------------------------
     /// The registry key: unique among registered backends, the key of this backend's entry
     /// in a listing's `tools` and in the doctor's report (`android`, `ios`).
     fn id(&self) -> &'static str;
+    /// The platform of the devices it drives.
     fn platform(&self) -> Platform;
     /// What messages call this backend's devices ("Android", "iOS").
     fn name(&self) -> &'static str {
@@ -209,9 +230,11 @@ pub trait DeviceBackend: Send + Sync {
     }
 
     // --- apps -----------------------------------------------------------------------------
+    /// Installs the app package at `path` (checked by [`Self::check_app_package`]).
     async fn install_app(&self, _device: &Device, _path: &Path) -> Result<()> {
         Err(unsupported("installing apps", self.name()))
     }
+    /// Launches an app with the options asked for (checked by [`Self::check_launch`]).
     async fn launch_app(
         &self,
         _device: &Device,
@@ -220,9 +243,11 @@ pub trait DeviceBackend: Send + Sync {
     ) -> Result<Launched> {
         Err(unsupported("launching apps", self.name()))
     }
+    /// Stops the app if it runs.
     async fn terminate_app(&self, _device: &Device, _bundle_id: &str) -> Result<()> {
         Err(unsupported("terminating apps", self.name()))
     }
+    /// Clears the app's data, as if it were newly installed.
     async fn reset_app(&self, _device: &Device, _bundle_id: &str) -> Result<()> {
         Err(unsupported("resetting app data", self.name()))
     }
@@ -230,9 +255,11 @@ pub trait DeviceBackend: Send + Sync {
     async fn reset_keychain(&self, _device: &Device) -> Result<()> {
         Err(unsupported("resetting the keychain", self.name()))
     }
+    /// The apps installed on the device.
     async fn list_apps(&self, _device: &Device) -> Result<Vec<AppInfo>> {
         Err(unsupported("listing apps", self.name()))
     }
+    /// Opens a URL or deep link (checked by the controller) with the app that handles it.
     async fn open_url(&self, _device: &Device, _url: &str) -> Result<()> {
         Err(unsupported("opening URLs", self.name()))
     }
@@ -265,12 +292,15 @@ pub trait DeviceBackend: Send + Sync {
     }
 
     // --- input (coordinates in the backend's coordinate space) ------------------------------
+    /// Taps at a point.
     async fn tap(&self, _device: &Device, _at: Point) -> Result<()> {
         Err(unsupported("tapping", self.name()))
     }
+    /// Presses at a point for `duration_ms` milliseconds.
     async fn long_press(&self, _device: &Device, _at: Point, _duration_ms: u64) -> Result<()> {
         Err(unsupported("long presses", self.name()))
     }
+    /// Swipes from one point to another in `duration_ms` milliseconds.
     async fn swipe(
         &self,
         _device: &Device,
@@ -284,6 +314,7 @@ pub trait DeviceBackend: Send + Sync {
     async fn type_text(&self, _device: &Device, _text: &str) -> Result<TypedWith> {
         Err(unsupported("typing", self.name()))
     }
+    /// Presses a key: a named one (home, back, enter…) or a platform key code.
     async fn press_key(&self, _device: &Device, _key: KeyPress) -> Result<()> {
         Err(unsupported("pressing keys", self.name()))
     }
@@ -315,6 +346,7 @@ pub trait DeviceBackend: Send + Sync {
         }
         Ok(())
     }
+    /// Dismisses the on-screen keyboard.
     async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
         Err(unsupported("hiding the keyboard", self.name()))
     }
@@ -392,9 +424,11 @@ pub trait DeviceBackend: Send + Sync {
     }
 
     // --- system ---------------------------------------------------------------------------
+    /// Sets the simulated GPS position, in degrees.
     async fn set_location(&self, _device: &Device, _latitude: f64, _longitude: f64) -> Result<()> {
         Err(unsupported("setting the location", self.name()))
     }
+    /// Stops simulating the position.
     async fn clear_location(&self, _device: &Device) -> Result<()> {
         Err(unsupported("clearing the location", self.name()))
     }

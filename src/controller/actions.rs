@@ -41,7 +41,9 @@ pub const MAX_SETTLE_MS: u64 = 5_000;
 /// first (default: the backend's, see `DeviceBackend::settle_time`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Observe {
+    /// Read the screen after the action and answer what changed.
     pub read: bool,
+    /// Milliseconds to wait before that read, at most `MAX_SETTLE_MS` (none: the backend's).
     pub settle_ms: Option<u64>,
 }
 
@@ -60,6 +62,7 @@ impl Observe {
         }
     }
 
+    /// No read after the action.
     pub const NONE: Observe = Observe {
         read: false,
         settle_ms: None,
@@ -245,6 +248,7 @@ impl DeviceController {
         }
     }
 
+    /// Taps the target's point.
     pub async fn tap(
         &self,
         udid: Option<&str>,
@@ -259,6 +263,7 @@ impl DeviceController {
         self.finish(action, Some(target), None).await
     }
 
+    /// Presses on the target's point for `duration_ms` (clamped to 100 ms..60 s).
     pub async fn long_press(
         &self,
         udid: Option<&str>,
@@ -318,6 +323,7 @@ impl DeviceController {
         self.finish(action, target, Some(details)).await
     }
 
+    /// Presses a key (hardware or keyboard).
     pub async fn press(
         &self,
         udid: Option<&str>,

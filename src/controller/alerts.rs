@@ -77,6 +77,8 @@ pub fn pick_button<'a>(
 }
 
 impl DeviceController {
+    /// Taps a button of the alert on screen: the accepting one, the dismissing one, or one
+    /// named.
     pub async fn answer_alert(
         &self,
         udid: Option<&str>,

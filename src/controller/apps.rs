@@ -47,6 +47,8 @@ pub fn check_extras(extras: &[(String, LaunchValue)]) -> Result<()> {
 }
 
 impl DeviceController {
+    /// Installs the app package at `path` (on this machine) in the form the backend takes
+    /// (`.apk`, `.app`).
     pub async fn install_app(&self, udid: Option<&str>, path: &Path) -> Result<Device> {
         let device = self.resolve_to_act(udid).await?;
         let backend = self.backend(&device)?;
@@ -80,6 +82,7 @@ impl DeviceController {
         Ok((device, launched, crash))
     }
 
+    /// Stops the app if it runs.
     pub async fn terminate_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {
         let device = self.resolve_to_act(udid).await?;
         let backend = self.backend(&device)?;
@@ -88,6 +91,7 @@ impl DeviceController {
         Ok(device)
     }
 
+    /// Clears the app's data, as if it were newly installed.
     pub async fn reset_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {
         let device = self.resolve_to_act(udid).await?;
         let backend = self.backend(&device)?;
@@ -96,12 +100,15 @@ impl DeviceController {
         Ok(device)
     }
 
+    /// The apps installed on the device.
     pub async fn list_apps(&self, udid: Option<&str>) -> Result<(Device, Vec<AppInfo>)> {
         let device = self.resolve_ready(udid).await?;
         let apps = self.backend(&device)?.list_apps(&device).await?;
         Ok((device, apps))
     }
 
+    /// Opens a URL or deep link on the device; `javascript:`, `file:`, `content:` and `data:`
+    /// URLs only with `allow_any`.
     pub async fn open_url(&self, udid: Option<&str>, url: &str, allow_any: bool) -> Result<Device> {
         validate::open_url(url, allow_any)?;
         let device = self.resolve_to_act(udid).await?;
@@ -127,6 +134,8 @@ impl DeviceController {
         Ok(device)
     }
 
+    /// Grants, revokes or resets one permission of an app; answers a note when less than
+    /// asked could be done.
     pub async fn permission(
         &self,
         udid: Option<&str>,

@@ -80,10 +80,13 @@ fn diff_error(e: DiffError) -> Error {
 /// A diff as a request asks for it.
 #[derive(Debug, Clone)]
 pub struct DiffSpec {
+    /// What the current screen is compared with.
     pub baseline: BaselineSpec,
     /// Areas not compared, in tap units.
     pub mask: Vec<Area>,
+    /// Leave the status bar (clock, battery) out of the comparison.
     pub mask_status_bar: bool,
+    /// A pixel changed when a channel differs by more than this (0..255).
     pub channel_threshold: u8,
     /// Answer the outlined image too.
     pub save: bool,

@@ -154,6 +154,7 @@ impl DeviceController {
         &self.runs
     }
 
+    /// Where each external tool is (adb, xcrun, AXe, idb…), fixed at startup.
     pub fn tools(&self) -> &Toolbox {
         &self.tools
     }

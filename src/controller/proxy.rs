@@ -82,7 +82,9 @@ impl ProxyAttachments {
 /// What an attach did.
 #[derive(Debug, Clone)]
 pub struct Attached {
+    /// The device pointed at the proxy.
     pub device: Device,
+    /// The port and the setting replaced (what a detach restores).
     pub attached: ProxyAttached,
     /// It was attached already (nothing was run).
     pub already: bool,

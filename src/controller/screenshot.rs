@@ -15,7 +15,9 @@ use crate::ui::CoordinateSpace;
 
 /// A device screenshot and what it takes to map its pixels to taps.
 pub struct Shot {
+    /// The screen as PNG, as the device gave it.
     pub png: Vec<u8>,
+    /// The device it was taken on.
     pub device: Device,
     /// The unit of taps on this device.
     pub coordinate_space: CoordinateSpace,

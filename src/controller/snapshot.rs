@@ -22,14 +22,17 @@ pub struct Snapshot {
     pub id: String,
     /// RFC 3339 time of the dump's completion.
     pub taken_at: String,
+    /// The device read.
     pub device: Device,
     /// The tool that produced the dump (`uiautomator`, `axe`, `idb`).
     pub tool: &'static str,
     /// The focused window/activity when the backend reported it.
     pub activity: Option<String>,
+    /// The parsed dump, every element in document order.
     pub tree: ui::Tree,
     /// The full analysis (all listed elements, refs, alert, keyboard, fingerprint).
     pub screen: ui::Screen,
+    /// When the dump completed (for sharing it with requests that arrived before).
     pub completed: Instant,
     /// How long the dump took on the device.
     pub dump_ms: u64,

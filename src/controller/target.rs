@@ -21,16 +21,21 @@ use crate::ui::{Rect, Role, Screen};
 /// What a target resolved to.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Resolved {
+    /// The element's ref (`e12`), when it has one.
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
     pub r#ref: Option<String>,
+    /// The element's role (none: a point or a grid cell).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
+    /// The element's label, `grid CELL` for a grid cell; none for a point.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The element's bounds, in tap units (none: a point or a grid cell).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bounds: Option<Rect>,
-    /// The point acted on.
+    /// The point acted on: its `x`, in tap units.
     pub x: f64,
+    /// The point acted on: its `y`, in tap units.
     pub y: f64,
     /// Index of the element in the snapshot it was resolved against.
     #[serde(skip)]
@@ -41,6 +46,7 @@ pub struct Resolved {
 }
 
 impl Resolved {
+    /// The point acted on.
     pub fn point(&self) -> Point {
         Point {
             x: self.x,

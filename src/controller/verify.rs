@@ -20,7 +20,9 @@ use crate::ui::Screen;
 /// Polling parameters, clamped to sane bounds.
 #[derive(Debug, Clone, Copy)]
 pub struct Polling {
+    /// How long to keep polling, at most `MAX_TIMEOUT_MS` (default 5 s).
     pub timeout: Duration,
+    /// The pause between reads, 50 ms..10 s (default 300 ms).
     pub interval: Duration,
 }
 
@@ -28,6 +30,7 @@ pub struct Polling {
 pub const MAX_TIMEOUT_MS: u64 = 120_000;
 
 impl Polling {
+    /// The polling asked for, defaults filled in and values clamped into range.
     pub fn new(timeout_ms: Option<u64>, interval_ms: Option<u64>) -> Self {
         Polling {
             timeout: Duration::from_millis(timeout_ms.unwrap_or(5_000).min(MAX_TIMEOUT_MS)),

@@ -11,7 +11,9 @@ use super::load;
 /// One file's verdict.
 #[derive(Debug, Serialize)]
 pub struct FileCheck {
+    /// The file's path, as found.
     pub file: String,
+    /// No refusal: the flow can run.
     pub runnable: bool,
     /// Top-level steps (sub-flows count as one).
     pub steps: usize,
@@ -22,10 +24,12 @@ pub struct FileCheck {
 /// A check of one or more files.
 #[derive(Debug, Serialize)]
 pub struct CheckReport {
+    /// Each file's verdict, in the order checked.
     pub files: Vec<FileCheck>,
     /// Commands written in the files checked (each once), and how many are supported with
     /// the arguments they have.
     pub commands: usize,
+    /// Of `commands`, those supported with their arguments.
     pub supported: usize,
 }
 

@@ -12,6 +12,7 @@ use super::yaml::MAX_FLOW_BYTES;
 
 /// Reads sub-flows from disk, inside `root` only.
 pub struct Files {
+    /// The folder sub-flows must stay in, canonical.
     pub root: PathBuf,
 }
 
@@ -58,6 +59,7 @@ fn lexical(p: &Path) -> PathBuf {
 
 /// Sub-flows given with a posted flow, by path relative to the top flow's folder.
 pub struct Posted<'a> {
+    /// The sub-flow files' texts, by path relative to the top flow's folder.
     pub files: &'a std::collections::BTreeMap<String, String>,
 }
 
@@ -163,8 +165,11 @@ pub fn workspace_of(file: &Path) -> PathBuf {
 /// A flow file ready to post: its path relative to `root`, its text, and the sub-flow files
 /// it runs by path relative to `root`; or its refusals.
 pub struct Bundle {
+    /// The flow file's path relative to `root`.
     pub file: String,
+    /// The flow file's text.
     pub text: String,
+    /// The sub-flow files it runs: their texts, by path relative to `root`.
     pub files: std::collections::BTreeMap<String, String>,
 }
 

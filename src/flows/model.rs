@@ -9,43 +9,60 @@ use crate::device::LaunchValue;
 pub struct Flow {
     /// The file as given (or `<request>` for posted text).
     pub file: String,
+    /// The header's `appId`: the app commands without their own act on (none: not given).
     pub app_id: Option<String>,
+    /// The header's `name`: what reports call the flow (none: its file).
     pub name: Option<String>,
+    /// The header's `env`: default variables, in file order; the caller's values win.
     pub env: Vec<(String, String)>,
+    /// The header's `onFlowStart`: steps run before `steps`.
     pub on_start: Vec<Step>,
+    /// The header's `onFlowComplete`: steps run after `steps`, even when one failed.
     pub on_complete: Vec<Step>,
+    /// The flow's commands, in order.
     pub steps: Vec<Step>,
 }
 
 /// One command of a flow, where it was written.
 #[derive(Debug, Clone)]
 pub struct Step {
+    /// The file it is written in (a sub-flow's own for its steps).
     pub file: String,
+    /// Its line in `file`, from 1.
     pub line: usize,
     /// Maestro's name of the command (`tapOn`, `runFlow`…).
     pub name: &'static str,
+    /// Maestro's `optional`: a failure is a warning and the flow goes on.
     pub optional: bool,
     /// Maestro's `label`: what reports call the step instead of its command.
     pub label: Option<String>,
     /// The `${NAME}` variables its arguments use (not those of nested commands).
     pub vars: Vec<String>,
+    /// What it does, its arguments checked.
     pub command: Command,
 }
 
 /// A condition of `runFlow.when` and `repeat.while`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Condition {
+    /// Holds when this selector matches on one screen read.
     pub visible: Option<Selector>,
+    /// Holds when this selector matches nothing on one screen read.
     pub not_visible: Option<Selector>,
+    /// Holds on this platform only (`Android`, `iOS`; any case).
     pub platform: Option<String>,
 }
 
 /// A swipe's or scroll's direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
+    /// `UP`.
     Up,
+    /// `DOWN`.
     Down,
+    /// `LEFT`.
     Left,
+    /// `RIGHT`.
     Right,
 }
 
@@ -75,106 +92,177 @@ impl Direction {
 /// A point in pixels or in percent of the screen (`"50%, 20%"`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Point {
+    /// From the left edge: pixels, or percent of the width (0 to 100).
     pub x: f64,
+    /// From the top edge: pixels, or percent of the height (0 to 100).
     pub y: f64,
+    /// Whether `x` and `y` are percents (both written with `%`).
     pub percent: bool,
 }
 
 /// A Maestro element selector: `text` and `id` are regular expressions matched whole.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Selector {
+    /// Matched against an element's text, name or content description.
     pub text: Option<String>,
+    /// Matched against the resource-id, whole or its last `/` segment.
     pub id: Option<String>,
+    /// Which match, from 0 in reading order (text: it may hold `${…}`); none: all.
     pub index: Option<String>,
+    /// Maestro's `point` (`"x, y"` or `"x%, y%"`): act there, no element looked for.
     pub point: Option<String>,
+    /// Only elements whose enabled state is this.
     pub enabled: Option<bool>,
+    /// Only elements whose checked state is this.
     pub checked: Option<bool>,
+    /// Only elements whose focused state is this.
     pub focused: Option<bool>,
+    /// Only elements whose selected state is this.
     pub selected: Option<bool>,
+    /// Only elements wholly below a match of this one.
     pub below: Option<Box<Selector>>,
+    /// Only elements wholly above a match of this one.
     pub above: Option<Box<Selector>>,
+    /// Only elements wholly left of a match of this one.
     pub left_of: Option<Box<Selector>>,
+    /// Only elements wholly right of a match of this one.
     pub right_of: Option<Box<Selector>>,
+    /// Only elements inside the bounds of a match of this one.
     pub child_of: Option<Box<Selector>>,
+    /// Only elements whose bounds hold a match of this one.
     pub contains_child: Option<Box<Selector>>,
 }
 
 /// A command and its checked arguments.
 #[derive(Debug, Clone)]
 pub enum Command {
+    /// `launchApp`: (re)starts the app, after the state resets and permissions asked for.
     LaunchApp {
+        /// The app (none: the flow's `appId`).
         app_id: Option<String>,
+        /// Maestro's `clearState`: the app's data is reset first.
         clear_state: bool,
         /// iOS: reset the keychain first (nothing to do on Android).
         clear_keychain: bool,
+        /// Maestro's `stopApp` (default true): a running app is stopped and launched anew.
         stop_app: bool,
         /// Named launch values, `${…}` still in their texts.
         arguments: Vec<(String, LaunchValue)>,
         /// Maestro's `permissions`: a permission (or `all`) to allow, deny or unset.
         permissions: Vec<(String, String)>,
     },
+    /// `stopApp`: terminates the app (none: the flow's `appId`).
     StopApp(Option<String>),
+    /// `killApp`: terminates the app, as `stopApp` does (none: the flow's `appId`).
     KillApp(Option<String>),
+    /// `clearState`: resets the app's data (none: the flow's `appId`).
     ClearState(Option<String>),
+    /// `tapOn` or `longPressOn`.
     Tap {
+        /// What to tap.
         selector: Selector,
+        /// A long press (`longPressOn`), not a tap.
         long: bool,
+        /// Maestro's `retryTapIfNoChange`: tap once more when the screen did not change.
         retry_if_no_change: bool,
     },
+    /// `inputText`: types the text into the focused field.
     InputText(String),
+    /// `eraseText`: presses delete this many times (text: it may hold `${…}`; none: 50).
     EraseText(Option<String>),
+    /// `pressKey`: presses the key of this Maestro name (`Enter`, `Home`…).
     PressKey(String),
+    /// `back`: presses the back key.
     Back,
+    /// `hideKeyboard`: dismisses the on-screen keyboard.
     HideKeyboard,
+    /// `scroll`: scrolls the screen down once.
     Scroll,
+    /// `scrollUntilVisible`: scrolls until the element is on screen.
     ScrollUntilVisible {
+        /// The element looked for after each scroll.
         element: Selector,
+        /// Which way to scroll (default down).
         direction: Direction,
+        /// Maestro's `timeout`, in milliseconds (none: 20 s).
         timeout_ms: Option<String>,
     },
+    /// `swipe`: by direction, from an element, or from `start` to `end`.
     Swipe {
+        /// Which way (none: up, unless `start` and `end` are given).
         direction: Option<Direction>,
+        /// Where the swipe starts, a Maestro point (`"x, y"` or `"x%, y%"`).
         start: Option<String>,
+        /// Where the swipe ends, a Maestro point.
         end: Option<String>,
+        /// The element the swipe starts on (none: the screen's middle).
         from: Option<Selector>,
+        /// Maestro's `duration`, in milliseconds (none: the API's default).
         duration_ms: Option<String>,
     },
+    /// `assertVisible`: fails when the element is not found before the lookup timeout.
     AssertVisible(Selector),
+    /// `assertNotVisible`: fails when the element is still there at the lookup timeout.
     AssertNotVisible(Selector),
+    /// `extendedWaitUntil`: waits for one element to appear or to go (exactly one is given).
     ExtendedWaitUntil {
+        /// Wait until this matches.
         visible: Option<Selector>,
+        /// Wait until this matches nothing.
         not_visible: Option<Selector>,
+        /// Maestro's `timeout`, in milliseconds (none: 10 s).
         timeout_ms: Option<String>,
     },
+    /// `waitForAnimationToEnd`: reads the screen until two reads agree.
     WaitForAnimationToEnd {
+        /// Maestro's `timeout`, in milliseconds (none: 10 s).
         timeout_ms: Option<String>,
     },
+    /// `openLink`: opens the URL (or deep link) on the device.
     OpenLink(String),
+    /// `takeScreenshot`: saves the screen as `NAME.png` among the flow's artifacts.
     TakeScreenshot(String),
     /// Starts recording the screen; the video is saved as `NAME.mp4` at `stopRecording` (or
     /// when the flow ends).
     StartRecording(String),
+    /// `stopRecording`: saves the recording `startRecording` began.
     StopRecording,
+    /// `setLocation`: sets the device's simulated GPS position.
     SetLocation {
+        /// Degrees north, as written (it may hold `${…}`).
         latitude: String,
+        /// Degrees east, as written (it may hold `${…}`).
         longitude: String,
     },
+    /// `copyTextFrom`: keeps the element's text (or name, or description) for `pasteText`.
     CopyTextFrom(Selector),
+    /// `pasteText`: types the text `copyTextFrom` kept.
     PasteText,
+    /// `runFlow`: a sub-flow's steps (from a file or inline `commands`), maybe conditional.
     RunFlow {
+        /// Runs only when this holds (none: always); otherwise the step is skipped.
         when: Option<Condition>,
+        /// Variables set for its steps only.
         env: Vec<(String, String)>,
         /// The sub-flow file, when it is one (its steps are in `steps`).
         file: Option<String>,
+        /// Its steps.
         steps: Vec<Step>,
     },
+    /// `repeat`: runs its steps `times` times, or while a condition holds.
     Repeat {
+        /// How many times (it may hold `${…}`; none: up to 1000, while `while_` holds).
         times: Option<String>,
+        /// Maestro's `while`: checked before each round; the repeat stops when it fails.
         while_: Option<Condition>,
+        /// The steps of one round.
         steps: Vec<Step>,
     },
+    /// `retry`: runs its steps again after a failure, at most `max_retries` more times.
     Retry {
+        /// Attempts after the first, 0 to 3 (default 1).
         max_retries: u32,
+        /// The steps of one attempt.
         steps: Vec<Step>,
     },
 }

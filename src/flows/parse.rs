@@ -78,10 +78,13 @@ pub const MAX_NESTING: usize = 16;
 /// Why a flow cannot run: where, which command, what is wrong.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
+    /// The file the line is in: the flow's, or a sub-flow's.
     pub file: String,
+    /// Its line in `file`, from 1.
     pub line: usize,
     /// The command it is about (`tapOn`…), or empty for the file as a whole.
     pub command: String,
+    /// What is wrong, for the flow's author.
     pub message: String,
 }
 
@@ -119,7 +122,9 @@ impl Loader for NoFiles {
 /// A parse: the flow, and everything refused in it (empty: it can run).
 #[derive(Debug, Default)]
 pub struct Parsed {
+    /// The flow, without the commands refused.
     pub flow: Flow,
+    /// Everything refused, in the order met.
     pub refusals: Vec<Refusal>,
     /// Every command met: its name, whether it is supported (with these arguments), and its
     /// file (sub-flows' commands are met once per `runFlow` naming them): the corpus share.

@@ -35,6 +35,7 @@ pub struct Target {
     pub selector: String,
     /// Only a point matched: the command gets a comment saying so.
     pub point_only: bool,
+    /// A password field: text typed into it is recorded as `${PASSWORD}`.
     pub password: bool,
 }
 

@@ -42,18 +42,27 @@ pub enum Artifacts {
     Folder(PathBuf),
     /// The artifacts of the run of `session` (none: the server's run), in the controller's
     /// run store.
-    Run { session: Option<String> },
+    Run {
+        /// The session whose run holds them (none: the server's run).
+        session: Option<String>,
+    },
 }
 
 /// Everything a run needs: the router to call operations through, the device, the variables.
 pub struct Runner {
+    /// The API's router, through which each command calls its operation in-process.
     pub api: Router,
+    /// The controller, for what the runner reads or saves directly (screen, recordings).
     pub controller: Arc<DeviceController>,
+    /// The device the flow runs on.
     pub device: Device,
+    /// The variables, in scope order (later ones win); `runFlow` pushes and pops its own.
     pub env: Vec<(String, String)>,
+    /// The flow's `appId`, its `${…}` filled in; commands without their own app use it.
     pub app_id: Option<String>,
     /// Where a failed step's screenshot, tree and log go.
     pub artifacts: Artifacts,
+    /// When the run's time is up: later steps fail, and no lookup waits past it.
     pub deadline: Instant,
     copied: Option<String>,
     steps: Vec<FlowStep>,

@@ -18,7 +18,9 @@ pub const MAX_DEPTH: usize = 64;
 /// A node and the line (1-based) it starts on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
+    /// The line it starts on, from 1.
     pub line: usize,
+    /// What it holds.
     pub value: Value,
 }
 
@@ -27,10 +29,14 @@ pub struct Node {
 pub enum Value {
     /// A scalar as written; `plain` when unquoted (so `null`, `true` and numbers mean those).
     Scalar {
+        /// The text, quotes and escapes resolved.
         text: String,
+        /// Written without quotes.
         plain: bool,
     },
+    /// A sequence's items, in order.
     Seq(Vec<Node>),
+    /// A map's keys and values, in file order (aliases expanded).
     Map(Vec<(Node, Node)>),
 }
 
@@ -102,7 +108,9 @@ impl Node {
 /// Why a text is not YAML this parser takes, and the line (1-based) where it went wrong.
 #[derive(Debug, Clone, PartialEq)]
 pub struct YamlError {
+    /// Where it went wrong, from 1.
     pub line: usize,
+    /// What is wrong, for the flow's author.
     pub message: String,
 }
 

@@ -34,8 +34,11 @@ type MakeRoute = Box<dyn FnOnce(&Operation) -> MethodRouter<AppState>>;
 
 /// A handler bound to the operation named `name`, with its input and output as its types say.
 pub struct Binding {
+    /// The operation's name in the table (`tap`, `list_devices`…).
     pub name: &'static str,
+    /// The input the handler takes, from its argument's type.
     pub input: Input,
+    /// The output the handler answers, from its return type.
     pub output: Output,
     route: MakeRoute,
 }

@@ -39,7 +39,9 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 /// Everything a handler can reach.
 #[derive(Clone)]
 pub struct AppState {
+    /// The devices and everything done to them.
     pub controller: Arc<DeviceController>,
+    /// The server's behaviour switches.
     pub options: Arc<ServerOptions>,
     /// The recording proxy (network capture), one per server.
     pub proxy: Arc<ProxyService>,

@@ -15,6 +15,7 @@ use crate::api::Output;
 
 /// A handler's success type.
 pub trait Reply: IntoResponse + Send + 'static {
+    /// The table's output this type answers (content types and schema).
     fn output() -> Output;
 }
 
@@ -28,6 +29,7 @@ impl<T: ToSchema + Serialize + Send + 'static> Reply for Json<T> {
 pub struct JsonOrText<T>(pub Response, PhantomData<T>);
 
 impl<T> JsonOrText<T> {
+    /// The response as made, JSON or text, typed as `T`'s.
     pub fn new(r: Response) -> Self {
         JsonOrText(r, PhantomData)
     }
@@ -123,6 +125,7 @@ impl Reply for Pem {
 pub struct Mp4File(pub tokio::fs::File, pub u64);
 
 impl Mp4File {
+    /// The content type it is served as.
     pub const CONTENT_TYPES: &'static [&'static str] = &["video/mp4"];
 }
 
@@ -152,6 +155,7 @@ impl Reply for Mp4File {
 pub struct EventStream<T>(pub Response, PhantomData<T>);
 
 impl<T> EventStream<T> {
+    /// The SSE response (`axum::response::Sse`), typed as a stream of `T`.
     pub fn new(r: impl IntoResponse) -> Self {
         EventStream(r.into_response(), PhantomData)
     }
@@ -173,6 +177,7 @@ impl<T: ToSchema + Send + 'static> Reply for EventStream<T> {
 pub struct JsonOrBytes<T>(pub Response, PhantomData<T>);
 
 impl<T> JsonOrBytes<T> {
+    /// The response as made, JSON or bytes, typed as `T`'s.
     pub fn new(r: impl IntoResponse) -> Self {
         JsonOrBytes(r.into_response(), PhantomData)
     }

@@ -80,10 +80,12 @@ fn canonical(ip: IpAddr) -> IpAddr {
 /// Where the adb server may be sent: loopback always, and the blocks the user allowed.
 #[derive(Debug, Clone, Default)]
 pub struct ConnectPolicy {
+    /// The address blocks allowed besides loopback (`--adb-connect-allow`).
     pub allow: Vec<Cidr>,
 }
 
 impl ConnectPolicy {
+    /// Whether `connect` may reach `ip`: loopback, or an address in an allowed block.
     pub fn allows(&self, ip: IpAddr) -> bool {
         canonical(ip).is_loopback() || self.allow.iter().any(|c| c.contains(ip))
     }

@@ -12,8 +12,10 @@ use crate::error::{Error, ErrorCode, Result};
 
 /// The ADB Keyboard IME (github.com/senzhk/ADBKeyBoard).
 pub const ADB_KEYBOARD_PACKAGE: &str = "com.android.adbkeyboard";
+/// The ADB Keyboard's input method id, as `ime enable` and `ime set` take it.
 pub const ADB_KEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
 
+/// Android's `KEYCODE_SPACE`, typed between the words of `input text`.
 pub const KEYCODE_SPACE: u32 = 62;
 
 /// Android key code of a named key, or `None` when Android has no such key.
@@ -42,6 +44,8 @@ pub fn keycode(key: Key) -> Option<u32> {
     })
 }
 
+/// The device command pressing `key` (`input keyevent CODE`); a named key Android lacks is
+/// `501`.
 pub fn key_script(key: KeyPress) -> Result<String> {
     let code = match key {
         KeyPress::Code(c) => c,
@@ -67,10 +71,13 @@ fn px(v: f64) -> i64 {
     v.round() as i64
 }
 
+/// The device command tapping at `at` (whole pixels).
 pub fn tap_script(at: Point) -> String {
     format!("input tap {} {}", px(at.x), px(at.y))
 }
 
+/// The device command swiping from `from` to `to` in `duration_ms` milliseconds (whole
+/// pixels; a long press is a swipe that does not move).
 pub fn swipe_script(from: Point, to: Point, duration_ms: u64) -> String {
     format!(
         "input swipe {} {} {} {} {}",

@@ -71,6 +71,8 @@ impl AdbBackend {
     /// The registry key of this backend.
     pub const ID: &'static str = "android";
 
+    /// A backend using the adb of `tools`, talking to the adb server on `server_port` (none:
+    /// adb's default), every command's time limit capped at `max_command_time` when given.
     pub fn new(
         tools: Toolbox,
         server_port: Option<u16>,
@@ -102,6 +104,7 @@ impl AdbBackend {
         self
     }
 
+    /// The external tools this backend runs (adb among them).
     pub fn tools(&self) -> &Toolbox {
         &self.tools
     }

@@ -14,6 +14,7 @@ use crate::error::{Error, ErrorCode, Result};
 /// Where the dump is written on the device.
 pub const DUMP_PATH: &str = "/data/local/tmp/mobilectl.xml";
 const FOCUS_MARKER: &str = "__MOBILECTL_FOCUS__";
+/// Time limit of one dump attempt.
 pub const DUMP_TIMEOUT: Duration = Duration::from_secs(30);
 const SCREENCAP_TIMEOUT: Duration = Duration::from_secs(20);
 /// Tries of a dump before giving up.
@@ -36,12 +37,16 @@ pub fn dump_script() -> String {
 /// What one dump attempt gave.
 #[derive(Debug, PartialEq)]
 pub enum DumpOutcome {
+    /// A dump: uiautomator's XML, and the focused window.
     Xml {
+        /// The uiautomator XML, trimmed.
         xml: String,
+        /// The focused window (`package/activity`), when `dumpsys window` named one.
         focus: Option<String>,
     },
     /// uiautomator's transient failures: worth another try.
     Transient(String),
+    /// Any other failure, in uiautomator's words: not retried.
     Failed(String),
 }
 
@@ -59,6 +64,7 @@ pub fn parse_focus(text: &str) -> Option<String> {
         .map(|w| w.trim_end_matches('}').to_string())
 }
 
+/// What the output of [`dump_script`] is: the dump and focus, or a failure transient or not.
 pub fn classify_dump(output: &str) -> DumpOutcome {
     let (body, focus) = match output.split_once(FOCUS_MARKER) {
         Some((b, f)) => (b, parse_focus(f)),

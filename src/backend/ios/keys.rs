@@ -15,7 +15,9 @@ use crate::error::{Error, Result};
 pub enum IosKey {
     /// A hardware button: its AXe and idb names.
     Button {
+        /// `axe button NAME` (`home`, `lock`…).
         axe: &'static str,
+        /// `idb ui button NAME` (`HOME`, `LOCK`…).
         idb: &'static str,
     },
     /// A keyboard key by HID usage code.

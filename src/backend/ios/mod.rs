@@ -64,6 +64,7 @@ impl SimctlBackend {
     /// The registry key of this backend.
     pub const ID: &'static str = "ios";
 
+    /// A backend using the xcrun, AXe and idb of `tools`.
     pub fn new(tools: Toolbox) -> Self {
         SimctlBackend {
             tools,

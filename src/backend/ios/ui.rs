@@ -26,11 +26,14 @@ const MAX_HOLD_MS: u64 = 10_000;
 /// The tool that drives the simulator UI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UiTool {
+    /// AXe (`axe`), preferred.
     Axe,
+    /// Meta's idb (`idb`).
     Idb,
 }
 
 impl UiTool {
+    /// The tool's command name (`axe`, `idb`), as reports show it.
     pub fn name(self) -> &'static str {
         match self {
             UiTool::Axe => "axe",
@@ -38,6 +41,7 @@ impl UiTool {
         }
     }
 
+    /// The tool as the toolbox knows it.
     pub fn tool(self) -> Tool {
         match self {
             UiTool::Axe => Tool::Axe,

@@ -67,7 +67,9 @@ pub const DEFAULT_SOURCE_TIMEOUT: Duration = Duration::from_secs(20);
 /// The WDA endpoints and how long a UI read may take.
 #[derive(Debug, Clone)]
 pub struct WdaConfig {
+    /// The endpoints given (`--wda [UDID=]URL`).
     pub endpoints: Vec<EndpointSpec>,
+    /// Time limit of a UI read (`GET /source`; default [`DEFAULT_SOURCE_TIMEOUT`]).
     pub source_timeout: Duration,
 }
 
@@ -131,6 +133,8 @@ impl WdaBackend {
         Box::pin(async move { devicectl.list().await })
     }
 
+    /// A backend over the endpoints of `config`, with devicectl from `tools` for phones' apps
+    /// and listing, every command's time limit capped at `max_command_time` when given.
     pub fn new(tools: Toolbox, config: &WdaConfig, max_command_time: Option<Duration>) -> Self {
         WdaBackend {
             endpoints: config

@@ -13,12 +13,19 @@ use crate::logs::{Crash, Level, LogEntry, LogFilter};
 
 /// What the bundle gathered (the server renders it).
 pub struct Bundle {
+    /// The device it is about.
     pub device: Device,
+    /// A fresh read of the screen (none: it failed, see `problems`).
     pub snapshot: Option<Arc<Snapshot>>,
+    /// The screenshot (none: not asked for, or it failed).
     pub shot: Option<Shot>,
+    /// The device's log (none: it cannot be read, see `problems`).
     pub logs: Option<Arc<DeviceLogs>>,
+    /// The foreground app's latest warnings and errors, oldest first.
     pub entries: Vec<LogEntry>,
+    /// The crashes since the time asked for.
     pub crashes: Vec<Crash>,
+    /// The parts that could not be read, and why (`screen: …`, `logs: …`).
     pub problems: Vec<String>,
 }
 

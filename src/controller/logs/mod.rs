@@ -40,13 +40,18 @@ const PRIME_WAIT: Duration = Duration::from_secs(60);
 /// Where a device's log stream is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceState {
+    /// Reading the log's history, before the stream is followed.
     Starting,
+    /// The stream is followed.
     Live,
+    /// The stream ended or failed; waiting for the device before starting it again.
     Restarting,
+    /// Given up (the device is gone or its log unreadable); a later request starts anew.
     Stopped,
 }
 
 impl SourceState {
+    /// The state as the API spells it (`starting`, `live`…).
     pub fn as_str(self) -> &'static str {
         match self {
             SourceState::Starting => "starting",
@@ -60,8 +65,12 @@ impl SourceState {
 /// The supervisor's account of itself.
 #[derive(Debug, Clone)]
 pub struct SourceStatus {
+    /// Where the stream is.
     pub state: SourceState,
+    /// How many times the stream was started again.
     pub restarts: u32,
+    /// Why the stream last failed or ended, in the tool's words (none: no failure, or it
+    /// ended silently).
     pub last_error: Option<String>,
 }
 
@@ -75,8 +84,11 @@ enum Primed {
 
 /// One device's log.
 pub struct DeviceLogs {
+    /// The device whose log this is.
     pub device: Device,
+    /// The recent entries, bounded.
     pub ring: LogRing,
+    /// The crashes detected, the latest 256 kept.
     pub crashes: CrashStore,
     detection: CrashDetection,
     processes: RwLock<Processes>,
@@ -111,6 +123,7 @@ impl DeviceLogs {
         }
     }
 
+    /// The stream supervisor's account of itself now.
     pub fn status(&self) -> SourceStatus {
         self.status
             .lock()
@@ -128,6 +141,7 @@ impl DeviceLogs {
         }
     }
 
+    /// The ring's counts and bounds.
     pub fn stats(&self) -> RingStats {
         self.ring.stats()
     }
@@ -141,6 +155,7 @@ impl DeviceLogs {
             .unwrap_or(0)
     }
 
+    /// The device's clock as last read (none: not read yet).
     pub fn clock(&self) -> Option<DeviceClock> {
         self.clock.read().ok().and_then(|c| *c)
     }

@@ -32,7 +32,9 @@ pub const MAX_LIVE: usize = 1024;
 /// One caller's context on the server.
 #[derive(Debug)]
 pub struct Session {
+    /// Its id (`ses-…`), unique on this server.
     pub id: String,
+    /// The name its creator gave it, unique among live sessions; usable in place of the id.
     pub name: Option<String>,
     /// The device asked for by udid or name, if any.
     pub wanted_udid: Option<String>,
@@ -40,6 +42,7 @@ pub struct Session {
     pub wanted: Option<DeviceMatch>,
     /// Its default app.
     pub app: Option<String>,
+    /// How long it lives idle: it expires this long after its last request ended.
     pub ttl: Duration,
     /// How long its (lazy) lease may wait for a free device.
     pub wait: Duration,
@@ -164,6 +167,7 @@ struct Waiter {
 /// it from expiring while the request runs.
 #[derive(Debug)]
 pub struct Entered {
+    /// The session the request runs in.
     pub session: Arc<Session>,
 }
 

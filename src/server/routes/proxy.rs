@@ -115,6 +115,7 @@ pub async fn on_shutdown(s: AppState) {
     s.proxy.stop().await;
 }
 
+/// The proxy's state: its address, CA, the devices attached.
 pub async fn status(s: AppState) -> Result<Json<ProxyStatus>> {
     Ok(Json(status_of(&s).await))
 }
@@ -309,6 +310,7 @@ pub async fn summary(s: AppState, q: SummaryQuery) -> Result<Json<FlowSummary>> 
     )))
 }
 
+/// Forgets every recorded exchange; answers how many.
 pub async fn clear(s: AppState) -> Result<Json<Cleared>> {
     Ok(Json(Cleared {
         cleared: s.proxy.store().clear(),

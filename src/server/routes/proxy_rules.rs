@@ -34,6 +34,7 @@ pub async fn add(s: AppState, r: RuleSpec) -> Result<Json<RuleView>> {
         .ok_or_else(|| crate::error::Error::internal("the rule added is not listed"))
 }
 
+/// Every rule, in the order they are tried, and the most there may be.
 pub async fn list(s: AppState) -> Result<Json<RuleList>> {
     Ok(Json(RuleList {
         rules: s.proxy.rules().list(),
@@ -41,10 +42,12 @@ pub async fn list(s: AppState) -> Result<Json<RuleList>> {
     }))
 }
 
+/// Removes one rule by id; answers it.
 pub async fn delete(s: AppState, q: RuleQuery) -> Result<Json<RuleView>> {
     Ok(Json(s.proxy.rules().remove(q.id)?))
 }
 
+/// Removes every rule; answers how many.
 pub async fn clear(s: AppState) -> Result<Json<Cleared>> {
     Ok(Json(Cleared {
         cleared: s.proxy.rules().clear(),
@@ -61,6 +64,8 @@ pub async fn from_har(s: AppState, r: RulesFromHarRequest) -> Result<Json<RulesA
     }))
 }
 
+/// Sets the link's conditions (latency, bandwidth, loss…), replacing any; answers them and the
+/// previous ones.
 pub async fn set_conditions(s: AppState, r: ConditionsRequest) -> Result<Json<ConditionsState>> {
     let c = LinkConditions::from_request(&r)?;
     let previous = s.proxy.conditions().set(Some(c));
@@ -70,6 +75,7 @@ pub async fn set_conditions(s: AppState, r: ConditionsRequest) -> Result<Json<Co
     }))
 }
 
+/// Lifts the link's conditions; answers the previous ones.
 pub async fn clear_conditions(s: AppState) -> Result<Json<ConditionsState>> {
     let previous = s.proxy.conditions().set(None);
     Ok(Json(ConditionsState {

@@ -726,6 +726,13 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             ),
         ),
         (
+            "flow_run_stream",
+            p(
+                "/api/v1/flows/run/stream",
+                json!({"yaml": "- waitForAnimationToEnd\n"}),
+            ),
+        ),
+        (
             "flow_record_start",
             p("/api/v1/flows/record/start", json!({})),
         ),

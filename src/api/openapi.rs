@@ -343,9 +343,7 @@ fn success(output: &Output, schemas: &mut Schemas) -> utoipa::openapi::Response 
                 ))
                 .content(
                     "text/event-stream",
-                    ContentBuilder::new()
-                        .schema(Some(ObjectBuilder::new().schema_type(Type::String).build()))
-                        .build(),
+                    ContentBuilder::new().schema(Some(sse_event(&item))).build(),
                 )
                 .build()
         }
@@ -363,6 +361,27 @@ fn success(output: &Output, schemas: &mut Schemas) -> utoipa::openapi::Response 
             .content("*/*", binary())
             .build(),
     }
+}
+
+/// The schema of one Server-Sent Event as a client parses it: its `data` (a JSON text of
+/// `item`), and its `event` name and `id` when it has them.
+fn sse_event(item: &str) -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let text = |what: &str| {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some(what.to_string()))
+    };
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property("event", text("The event's name."))
+        .property("id", text("The event's id."))
+        .property(
+            "data",
+            text(&format!("JSON of `{item}`.")).content_media_type("application/json"),
+        )
+        .required("data")
+        .build()
 }
 
 #[cfg(test)]

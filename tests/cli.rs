@@ -672,7 +672,13 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         case("list_apps", &["app", "list"], 0, "com.mobilectl.demo"),
         case(
             "launch_app",
-            &["app", "launch", "com.mobilectl.demo"],
+            &[
+                "app",
+                "launch",
+                "com.mobilectl.demo",
+                "--extra",
+                "username=ada",
+            ],
             0,
             "ok",
         ),

@@ -228,6 +228,13 @@ pub enum AppCommand {
         /// Android: the activity to start.
         #[arg(long)]
         activity: Option<String>,
+        /// A named value for the app (repeatable): Android intent extra, iOS `-K V` argument;
+        /// `true`/`false`, whole numbers and decimals are typed as such, anything else is text.
+        #[arg(long = "extra", value_name = "K=V", value_parser = super::flow::env_pair)]
+        extras: Vec<(String, String)>,
+        /// iOS Simulator: reset the keychain first.
+        #[arg(long)]
+        clear_keychain: bool,
         /// iOS launch arguments (after `--`).
         #[arg(last = true)]
         arguments: Vec<String>,

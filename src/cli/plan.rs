@@ -459,12 +459,22 @@ fn plan_app(a: AppCommand) -> Request {
             bundle_id,
             relaunch,
             activity,
+            extras,
+            clear_keychain,
             arguments,
-        } => Request::new(
-            "launch_app",
-            json!({ "bundle_id": bundle_id, "relaunch": relaunch, "activity": activity,
-                "arguments": (!arguments.is_empty()).then_some(arguments) }),
-        ),
+        } => {
+            let extras: Map<String, Value> = extras
+                .into_iter()
+                .map(|(k, v)| (k, json!(crate::device::LaunchValue::from_plain(&v))))
+                .collect();
+            Request::new(
+                "launch_app",
+                json!({ "bundle_id": bundle_id, "relaunch": relaunch, "activity": activity,
+                    "extras": (!extras.is_empty()).then_some(extras),
+                    "clear_keychain": clear_keychain.then_some(true),
+                    "arguments": (!arguments.is_empty()).then_some(arguments) }),
+            )
+        }
     }
 }
 
@@ -759,6 +769,37 @@ mod tests {
         // The plain screenshot still takes its flags.
         let r = plan_of(&["screenshot", "--scale", "0.5"]).unwrap();
         assert_eq!(r.op, "screenshot");
+    }
+
+    #[test]
+    fn launch_extras_are_typed() {
+        let r = plan_of(&[
+            "app",
+            "launch",
+            "com.x",
+            "--extra",
+            "user=ada",
+            "--extra",
+            "n=3",
+            "--extra",
+            "on=true",
+            "--extra",
+            "ratio=1.5",
+            "--extra",
+            "v=1.2.3",
+            "--clear-keychain",
+        ])
+        .unwrap();
+        assert_eq!(
+            r.args["extras"],
+            json!({"user": "ada", "n": 3, "on": true, "ratio": 1.5, "v": "1.2.3"})
+        );
+        assert_eq!(r.args["clear_keychain"], true);
+        assert!(plan_of(&["app", "launch", "com.x"])
+            .unwrap()
+            .args
+            .get("extras")
+            .is_none());
     }
 
     #[test]

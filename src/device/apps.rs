@@ -68,6 +68,24 @@ pub enum LaunchValue {
     Text(String),
 }
 
+impl LaunchValue {
+    /// A value written without quotes, typed as a YAML reader types a plain scalar (as
+    /// Maestro's launch `arguments` are): `true`/`false` (any case) a boolean, a whole number
+    /// an integer, a decimal a number, anything else text.
+    pub fn from_plain(text: &str) -> LaunchValue {
+        match text.to_ascii_lowercase().as_str() {
+            "true" => return LaunchValue::Bool(true),
+            "false" => return LaunchValue::Bool(false),
+            _ => {}
+        }
+        match (text.parse::<i64>(), text.parse::<f64>()) {
+            (Ok(i), _) => LaunchValue::Int(i),
+            (_, Ok(f)) if f.is_finite() && text.contains(['.', 'e', 'E']) => LaunchValue::Number(f),
+            _ => LaunchValue::Text(text.to_string()),
+        }
+    }
+}
+
 /// `anyOf`, not the derive's `oneOf`: a JSON integer is a number too.
 impl utoipa::PartialSchema for LaunchValue {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {

@@ -765,16 +765,9 @@ fn launch_values(n: &Node) -> R<Vec<(String, LaunchValue)>> {
             if v.is_null() {
                 return Err(format!("`arguments`: `{key}` has no value"));
             }
-            let typed = match (plain, v.bool()) {
-                (true, Some(b)) => LaunchValue::Bool(b),
-                (true, None) => match (text.parse::<i64>(), text.parse::<f64>()) {
-                    (Ok(i), _) => LaunchValue::Int(i),
-                    (_, Ok(f)) if f.is_finite() && text.contains(['.', 'e', 'E']) => {
-                        LaunchValue::Number(f)
-                    }
-                    _ => LaunchValue::Text(text.clone()),
-                },
-                (false, _) => LaunchValue::Text(text.clone()),
+            let typed = match plain {
+                true => LaunchValue::from_plain(text),
+                false => LaunchValue::Text(text.clone()),
             };
             Ok((key, typed))
         })

@@ -34,6 +34,7 @@ pub mod cli;
 pub mod client;
 #[warn(missing_docs)]
 pub mod controller;
+#[warn(missing_docs)]
 pub mod device;
 #[warn(missing_docs)]
 pub mod error;
@@ -49,6 +50,7 @@ pub mod logs;
 pub mod mcp;
 #[warn(missing_docs)]
 pub mod media;
+#[warn(missing_docs)]
 pub mod proxy;
 #[warn(missing_docs)]
 pub mod render;

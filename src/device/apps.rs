@@ -5,6 +5,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// An installed app.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct AppInfo {
     /// Android package name or iOS bundle identifier.
@@ -124,6 +127,9 @@ impl std::fmt::Display for LaunchValue {
 }
 
 /// What a launch did.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Launched {
     pub bundle_id: String,

@@ -60,6 +60,7 @@ impl Orientation {
 /// the controller takes it from a UI dump's rotation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OrientationRead {
+    /// The orientation the device reports; `None`: the controller reads it from the screen.
     pub orientation: Option<Orientation>,
     /// Whether the screen follows the sensor (Android `accelerometer_rotation`).
     pub auto_rotate: Option<bool>,
@@ -86,6 +87,9 @@ pub enum ExtraType {
 }
 
 /// One intent extra: a key, a type and a JSON value of that type.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IntentExtra {
@@ -109,12 +113,19 @@ pub enum IntentMode {
 /// A checked intent: every value is plain text for `am`, quoted by the backend.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IntentSpec {
+    /// Started as an activity or broadcast.
     pub mode: IntentMode,
+    /// The intent action (`-a`), e.g. `android.intent.action.VIEW`.
     pub action: Option<String>,
+    /// The data URI (`-d`).
     pub data: Option<String>,
+    /// The explicit component (`-n`), `package/.Activity`.
     pub component: Option<String>,
+    /// The package the intent is limited to (`-p`).
     pub package: Option<String>,
+    /// Categories (`-c` each), e.g. `android.intent.category.BROWSABLE`.
     pub categories: Vec<String>,
+    /// `Intent` flags as one bit mask (`-f`, sent in hex).
     pub flags: Option<u32>,
     /// `(am flag, key, value as am reads it)`.
     pub extras: Vec<(&'static str, String, String)>,
@@ -165,9 +176,19 @@ pub struct IntentOutcome {
 pub enum MultiTouch {
     /// The fingers' distance is multiplied by `scale` (above 1: apart, zoom in; below 1:
     /// together). `radius`: each finger's start distance from the centre.
-    Pinch { scale: f64, radius: f64 },
+    Pinch {
+        /// Factor of the fingers' distance, 0.1..=10 and not 1.
+        scale: f64,
+        /// Each finger's start distance from the centre, in tap coordinates.
+        radius: f64,
+    },
     /// Both fingers turn `degrees` (clockwise positive) around the centre at `radius`.
-    Rotate { degrees: f64, radius: f64 },
+    Rotate {
+        /// The turn, -360..=360 and not 0; clockwise positive.
+        degrees: f64,
+        /// Each finger's distance from the centre, in tap coordinates.
+        radius: f64,
+    },
 }
 
 /// The two fingers' paths of a gesture around `c`: each finger's points, first to last
@@ -238,8 +259,10 @@ pub enum BiometricAction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BiometricKind {
+    /// Face ID (the default).
     #[default]
     Face,
+    /// Touch ID.
     Finger,
 }
 
@@ -250,8 +273,11 @@ pub const MAX_APNS_PAYLOAD: usize = 4096;
 /// app (iOS Simulator: the given payload, else one made of the title and body).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotificationPost {
+    /// The app the push is for; the iOS Simulator needs it, Android ignores it.
     pub bundle_id: Option<String>,
+    /// The title, if any; `None` when a payload was given.
     pub title: Option<String>,
+    /// The body text; Android needs it non-empty. `None` when a payload was given.
     pub body: Option<String>,
     /// The APNs payload as compact JSON, at most [`MAX_APNS_PAYLOAD`] bytes.
     pub apns: String,
@@ -260,6 +286,9 @@ pub struct NotificationPost {
 }
 
 /// A notification read from the shade.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct ShownNotification {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -415,13 +444,21 @@ pub fn check_extra(e: &IntentExtra) -> Result<(&'static str, String, String)> {
 
 /// The raw parts of an intent request, checked into an [`IntentSpec`].
 pub struct IntentParts<'a> {
+    /// Started as an activity or broadcast.
     pub mode: IntentMode,
+    /// The intent action, unchecked.
     pub action: Option<&'a str>,
+    /// The data URI, unchecked.
     pub data: Option<&'a str>,
+    /// The explicit component (`package/.Activity`), unchecked.
     pub component: Option<&'a str>,
+    /// The package the intent is limited to, unchecked.
     pub package: Option<&'a str>,
+    /// Categories, unchecked.
     pub categories: &'a [String],
+    /// `Intent` flags as one bit mask.
     pub flags: Option<u32>,
+    /// Typed extras, at most [`MAX_EXTRAS`] once checked.
     pub extras: &'a [IntentExtra],
 }
 

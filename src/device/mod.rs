@@ -32,7 +32,9 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Platform {
+    /// Android phones and emulators, driven through adb.
     Android,
+    /// iOS Simulators (simctl with AXe or idb) and iPhones (WebDriverAgent).
     Ios,
 }
 
@@ -50,8 +52,11 @@ impl Platform {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceKind {
+    /// An Android emulator (AVD).
     Emulator,
+    /// An iOS Simulator.
     Simulator,
+    /// A physical phone: an Android device or an iPhone.
     Device,
 }
 
@@ -63,12 +68,17 @@ pub enum DeviceState {
     Online,
     /// iOS Simulator: booted.
     Booted,
+    /// iOS Simulator: starting up, not ready for commands yet.
     Booting,
+    /// iOS Simulator: on its way down.
     ShuttingDown,
+    /// iOS Simulator: not running.
     Shutdown,
+    /// Listed but not reachable: adb's `offline` (or bootloader, recovery…), an iPhone gone.
     Offline,
     /// Android: the host's key was not accepted on the phone yet.
     Unauthorized,
+    /// A state word the platform's tool gave that has no name here.
     Unknown,
 }
 
@@ -80,6 +90,9 @@ impl DeviceState {
 }
 
 /// A phone, emulator or simulator.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Device {
     /// Android serial or iOS UDID.
@@ -105,6 +118,9 @@ pub struct Device {
 }
 
 /// Whether a backend could list its devices, and why not.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct PlatformStatus {
     pub available: bool,
@@ -115,6 +131,7 @@ pub struct PlatformStatus {
 }
 
 impl PlatformStatus {
+    /// The backend listed its devices.
     pub fn available() -> Self {
         PlatformStatus {
             available: true,
@@ -123,6 +140,8 @@ impl PlatformStatus {
         }
     }
 
+    /// The backend could not list its devices: `err`'s message as the reason, its hint as
+    /// the hint.
     pub fn absent(err: &crate::error::Error) -> Self {
         PlatformStatus {
             available: false,

@@ -7,8 +7,11 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PermissionAction {
+    /// Give the app the permission.
     Grant,
+    /// Take the permission away.
     Revoke,
+    /// Back to undecided, so that the app asks again.
     Reset,
 }
 
@@ -16,8 +19,11 @@ pub enum PermissionAction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BatteryState {
+    /// Plugged in and charging.
     Charging,
+    /// Plugged in and full.
     Charged,
+    /// On battery.
     Discharging,
 }
 
@@ -36,23 +42,34 @@ impl BatteryState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DataNetwork {
+    /// No data network icon.
     Hide,
+    /// The Wi-Fi icon.
     Wifi,
+    /// The `3G` icon.
     #[serde(rename = "3g")]
     ThreeG,
+    /// The `4G` icon.
     #[serde(rename = "4g")]
     FourG,
+    /// The `LTE` icon.
     Lte,
+    /// The `LTE-A` icon (LTE Advanced).
     #[serde(rename = "lte-a")]
     LteA,
+    /// The `LTE+` icon.
     #[serde(rename = "lte+")]
     LtePlus,
+    /// The `5G` icon.
     #[serde(rename = "5g")]
     FiveG,
+    /// The `5G+` icon.
     #[serde(rename = "5g+")]
     FiveGPlus,
+    /// The `5G UW` icon (ultra wideband).
     #[serde(rename = "5g-uwb")]
     FiveGUwb,
+    /// The `5G UC` icon (ultra capacity).
     #[serde(rename = "5g-uc")]
     FiveGUc,
 }
@@ -86,11 +103,13 @@ pub struct StatusBarOverride {
     pub time: Option<String>,
     /// 0–100.
     pub battery_level: Option<u8>,
+    /// The battery icon's state.
     pub battery_state: Option<BatteryState>,
     /// 0–3.
     pub wifi_bars: Option<u8>,
     /// 0–4.
     pub cellular_bars: Option<u8>,
+    /// The data network icon, or none (`hide`).
     pub data_network: Option<DataNetwork>,
     /// Carrier name.
     pub operator_name: Option<String>,

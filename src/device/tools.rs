@@ -8,16 +8,23 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Tool {
+    /// Android Debug Bridge, for every Android device and emulator.
     Adb,
+    /// The Android SDK emulator, to boot AVDs.
     Emulator,
+    /// Xcode's `xcrun`, for `simctl` (iOS Simulators).
     Xcrun,
+    /// AXe, the preferred driver of iOS Simulator input and UI dumps.
     Axe,
+    /// Meta's idb, the fallback to AXe.
     Idb,
 }
 
 impl Tool {
+    /// Every tool, in the order the doctor checks them.
     pub const ALL: [Tool; 5] = [Tool::Adb, Tool::Emulator, Tool::Xcrun, Tool::Axe, Tool::Idb];
 
+    /// The program's name, as looked up on `PATH` (`adb`, `xcrun`…).
     pub fn name(self) -> &'static str {
         match self {
             Tool::Adb => "adb",

@@ -18,6 +18,7 @@ pub struct ProxySetup {
 /// What attaching did, and what detaching restores.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ProxyAttached {
+    /// The proxy's port the device now uses.
     pub port: u16,
     /// The device's proxy setting before (Android `http_proxy`); absent when it had none or
     /// it is not known.
@@ -32,6 +33,8 @@ pub struct ProxyAttached {
 /// What detaching did.
 #[derive(Debug, Clone, Default, Serialize, ToSchema)]
 pub struct ProxyDetached {
+    /// What was done, as the commands run.
     pub done: Vec<String>,
+    /// What is left to the user (the Mac's proxy settings, the CA still trusted…).
     pub todo: Vec<String>,
 }

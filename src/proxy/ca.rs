@@ -26,8 +26,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorCode, Result};
 
-/// File names in the state directory.
+/// File name of the CA certificate (PEM) in the state directory.
 pub const CERT_FILE: &str = "proxy-ca.pem";
+/// File name of the CA's private key (PEM, mode 0600) in the state directory.
 pub const KEY_FILE: &str = "proxy-ca-key.pem";
 
 /// Issued certificates kept per host before the cache is emptied.
@@ -308,6 +309,7 @@ pub struct LeafIssuer {
 }
 
 impl LeafIssuer {
+    /// An issuer signing with `ca`, with a fresh leaf key pair and an empty cache.
     pub fn new(ca: Arc<Ca>) -> Result<LeafIssuer> {
         let leaf_key = KeyPair::generate().map_err(ca_error)?;
         Ok(LeafIssuer {

@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 /// A named link profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub enum Profile {
+    /// No link: every connection is closed without an answer, tunnels are refused.
     #[serde(rename = "offline")]
     Offline,
     /// EDGE: 250 kbit/s down, 50 up, 300 ms.
@@ -36,6 +37,9 @@ pub enum Profile {
 
 /// Set the link's conditions: a profile, and/or explicit values (which override the
 /// profile's).
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConditionsRequest {
@@ -48,6 +52,9 @@ pub struct ConditionsRequest {
 }
 
 /// The link's conditions, as applied.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct LinkConditions {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -133,10 +140,12 @@ impl LinkConditions {
         self.loss_percent > 0.0 && (random() % 10_000) as f64 / 100.0 < self.loss_percent
     }
 
+    /// The answer bodies' pace in bytes per second (at least 1); `None`: unlimited.
     pub fn down_bytes_per_sec(&self) -> Option<u64> {
         self.down_kbps.map(|k| (k * 1000 / 8).max(1))
     }
 
+    /// The request bodies' pace in bytes per second (at least 1); `None`: unlimited.
     pub fn up_bytes_per_sec(&self) -> Option<u64> {
         self.up_kbps.map(|k| (k * 1000 / 8).max(1))
     }
@@ -147,10 +156,12 @@ impl LinkConditions {
 pub struct ConditionsSlot(RwLock<Option<Arc<LinkConditions>>>);
 
 impl ConditionsSlot {
+    /// The conditions in force; `None` when the link is left as it is.
     pub fn get(&self) -> Option<Arc<LinkConditions>> {
         self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// Puts `c` in force (`None` clears them); answers the conditions it replaced.
     pub fn set(&self, c: Option<LinkConditions>) -> Option<Arc<LinkConditions>> {
         std::mem::replace(
             &mut *self.0.write().unwrap_or_else(|e| e.into_inner()),

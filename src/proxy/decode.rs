@@ -11,6 +11,7 @@ pub const MAX_DECODED: usize = 16 * 1024 * 1024;
 /// A body after decoding.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decoded {
+    /// The bytes as far as decoding went (the stored ones when nothing could be undone).
     pub bytes: Vec<u8>,
     /// Every encoding was undone and the whole stored input used.
     pub complete: bool,

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 /// Where a listing starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Since {
+    /// From the oldest exchange stored.
     Beginning,
     /// After this id.
     Cursor(u64),
@@ -18,8 +19,10 @@ pub enum Since {
     Time(DateTime<Utc>),
 }
 
+/// Which answer statuses a filter keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatusMatch {
+    /// This status only (100..=599).
     Exact(u16),
     /// `4xx` → 4.
     Class(u16),
@@ -28,22 +31,34 @@ pub enum StatusMatch {
 /// A checked filter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlowFilter {
+    /// This host or a subdomain of it (lowercase).
     pub host: Option<String>,
+    /// This method (uppercase).
     pub method: Option<String>,
+    /// This status or status class; an exchange without an answer never matches.
     pub status: Option<StatusMatch>,
+    /// Failed (no answer, 4xx, 5xx) or not, as [`Flow::failed`] says.
     pub failed: Option<bool>,
+    /// Text the URL contains, lowercase (the match ignores case).
     pub contains: Option<String>,
+    /// Where the listing starts.
     pub since: Since,
 }
 
 /// The filter as the request gave it.
 #[derive(Debug, Clone, Default)]
 pub struct FilterArgs<'a> {
+    /// A host name (`api.example.com`), unchecked.
     pub host: Option<&'a str>,
+    /// A method name (`post`, any case), unchecked.
     pub method: Option<&'a str>,
+    /// A status (`404`) or class (`4xx`), unchecked.
     pub status: Option<&'a str>,
+    /// Only failed exchanges (`true`) or only the others (`false`).
     pub failed: Option<bool>,
+    /// Text the URL must contain (any case).
     pub contains: Option<&'a str>,
+    /// A cursor id, an RFC 3339 time or a duration ago (`5m`), unchecked.
     pub since: Option<&'a str>,
 }
 
@@ -92,6 +107,8 @@ fn text(v: Option<&str>) -> Option<&str> {
 }
 
 impl FlowFilter {
+    /// Checks the request's values whole; the first that cannot be read is a `400` naming
+    /// its field, with an example. Empty values count as absent.
     pub fn parse(a: &FilterArgs<'_>) -> Result<FlowFilter> {
         let host = match text(a.host) {
             Some(h) => {
@@ -129,6 +146,7 @@ impl FlowFilter {
         })
     }
 
+    /// Whether `f` meets every condition given.
     pub fn matches(&self, f: &Flow) -> bool {
         if let Some(h) = &self.host {
             let host = f.host.to_ascii_lowercase();

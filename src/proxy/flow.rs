@@ -17,12 +17,14 @@ pub type Header = (String, String);
 /// A body as it went through: its first bytes (up to the cap) and its true size.
 #[derive(Debug, Clone, Default)]
 pub struct Captured {
+    /// The bytes kept: the first ones, at most the proxy's body cap.
     pub bytes: Vec<u8>,
     /// Bytes that went through, stored or not.
     pub size: u64,
 }
 
 impl Captured {
+    /// More went through than was kept.
     pub fn truncated(&self) -> bool {
         (self.bytes.len() as u64) < self.size
     }
@@ -31,11 +33,14 @@ impl Captured {
 /// One side of an exchange.
 #[derive(Debug, Clone, Default)]
 pub struct Message {
+    /// The headers in the order sent, names lowercase.
     pub headers: Vec<Header>,
+    /// The body as it went through (still encoded).
     pub body: Captured,
 }
 
 impl Message {
+    /// The value of the first header called `name` (any case).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -67,6 +72,9 @@ pub enum FailureKind {
 }
 
 /// A failure with the words of what failed.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Failure {
     pub kind: FailureKind,
@@ -74,6 +82,9 @@ pub struct Failure {
 }
 
 /// Where the time of an exchange went, in milliseconds from its start.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Default, Serialize, ToSchema)]
 pub struct Timing {
     /// Connecting (name lookup and TCP); absent on a reused connection.
@@ -100,17 +111,27 @@ pub struct Tunnel {
 /// A recorded exchange.
 #[derive(Debug, Clone)]
 pub struct Flow {
+    /// The store's id: one more than the exchange stored before it (0 until stored).
     pub id: u64,
+    /// When the app's request reached the proxy.
     pub started_at: DateTime<Utc>,
+    /// The HTTP method as sent (`CONNECT` for a tunnel).
     pub method: String,
     /// Absolute URL; `host:port` for a tunnel.
     pub url: String,
+    /// The destination host, without port.
     pub host: String,
+    /// The app's request.
     pub request: Message,
+    /// The answer's HTTP status; `None` when there was no answer.
     pub status: Option<u16>,
+    /// The answer; `None` when there was none.
     pub response: Option<Message>,
+    /// Where its time went.
     pub timing: Timing,
+    /// Why it failed; `None` when an answer came (whatever its status).
     pub error: Option<Failure>,
+    /// Bytes through, for a tunnel (a passthrough host); `None` otherwise.
     pub tunnel: Option<Tunnel>,
     /// The rule that acted on it (see [`super::rules`]).
     pub rule_id: Option<u64>,
@@ -141,6 +162,7 @@ impl Flow {
             + self.error.as_ref().map_or(0, |e| e.message.len())
     }
 
+    /// The exchange in one line, secrets redacted.
     pub fn line(&self) -> FlowLine {
         FlowLine {
             id: self.id,
@@ -161,6 +183,7 @@ impl Flow {
         }
     }
 
+    /// The whole exchange with headers and decoded bodies, secrets shown as `reveal` says.
     pub fn detail(&self, reveal: Reveal) -> FlowDetail {
         FlowDetail {
             id: self.id,
@@ -183,6 +206,7 @@ impl Flow {
     }
 }
 
+/// A time as the API writes it: RFC 3339 in UTC, with milliseconds (`2026-01-31T10:00:00.123Z`).
 pub fn rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
@@ -193,6 +217,9 @@ pub fn ms(d: std::time::Duration) -> f64 {
 }
 
 /// An exchange in one line (lists, streams, summaries).
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct FlowLine {
     pub id: u64,
@@ -220,6 +247,9 @@ pub struct FlowLine {
 }
 
 /// An exchange with its headers and bodies.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct FlowDetail {
     pub id: u64,
@@ -246,6 +276,9 @@ pub struct FlowDetail {
 }
 
 /// Headers (`[name, value]` pairs, in order) and body of one side.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct MessageView {
     pub headers: Vec<[String; 2]>,
@@ -253,6 +286,9 @@ pub struct MessageView {
 }
 
 /// A body: sizes, and its decoded text when it is text.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct BodyView {
     /// Bytes that went through (as sent, encoded).
@@ -274,7 +310,9 @@ pub struct BodyView {
 /// Whether secrets are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reveal {
+    /// Secret header values and query parameters are replaced by a marker.
     Redacted,
+    /// Everything as recorded.
     Shown,
 }
 

@@ -18,11 +18,18 @@ use super::rules::spec::{ActionKind, RuleSpec};
 use crate::error::{Error, Result};
 
 /// A HAR document.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Har {
     pub log: HarLog,
 }
 
+// The HAR `log`: the version, the creator and the entries. Its fields are HAR 1.2's. The type and
+// its fields are described by the API schema, where descriptions are kept short on purpose (token
+// budget): a doc comment here would become one more.
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HarLog {
     /// `1.2`
@@ -32,6 +39,10 @@ pub struct HarLog {
     pub entries: Vec<HarEntry>,
 }
 
+// The HAR `creator`: the program that wrote the log (mobilectl and its version). Its fields are
+// HAR 1.2's. The type and its fields are described by the API schema, where descriptions are kept
+// short on purpose (token budget): a doc comment here would become one more.
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HarCreator {
     pub name: String,
@@ -39,6 +50,9 @@ pub struct HarCreator {
 }
 
 /// One exchange.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HarEntry {
@@ -60,12 +74,20 @@ pub struct HarEntry {
     pub error: Option<String>,
 }
 
+// A HAR name/value pair: a header or a query parameter. Its fields are HAR 1.2's. The type and its
+// fields are described by the API schema, where descriptions are kept short on purpose (token
+// budget): a doc comment here would become one more.
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HarPair {
     pub name: String,
     pub value: String,
 }
 
+// A HAR `request`. Its fields are HAR 1.2's. The type and its fields are described by the API
+// schema, where descriptions are kept short on purpose (token budget): a doc comment here would
+// become one more.
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HarRequest {
@@ -81,6 +103,10 @@ pub struct HarRequest {
     pub body_size: i64,
 }
 
+// A HAR `postData`: a request's body. Its fields are HAR 1.2's. The type and its fields are
+// described by the API schema, where descriptions are kept short on purpose (token budget): a doc
+// comment here would become one more.
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HarPostData {
@@ -90,6 +116,10 @@ pub struct HarPostData {
     pub encoding: Option<String>,
 }
 
+// A HAR `response`. Its fields are HAR 1.2's. The type and its fields are described by the API
+// schema, where descriptions are kept short on purpose (token budget): a doc comment here would
+// become one more.
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HarResponse {
@@ -106,6 +136,10 @@ pub struct HarResponse {
     pub body_size: i64,
 }
 
+// A HAR `content`: a response's body, decoded. Its fields are HAR 1.2's. The type and its fields
+// are described by the API schema, where descriptions are kept short on purpose (token budget): a
+// doc comment here would become one more.
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HarContent {
@@ -121,6 +155,9 @@ pub struct HarContent {
 }
 
 /// Milliseconds of each phase (-1: does not apply).
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HarTimings {
     pub blocked: f64,

@@ -52,6 +52,7 @@ pub struct ProxyOptions {
     pub port: u16,
     /// Hosts (and their subdomains) tunnelled without decryption.
     pub passthrough: Vec<String>,
+    /// How many exchanges, and how many bytes of them, the store keeps.
     pub limits: StoreLimits,
     /// Bytes stored per body.
     pub body_cap: usize,
@@ -125,6 +126,9 @@ pub fn passthrough_host(h: &str) -> std::result::Result<String, String> {
 }
 
 /// The proxy's certificate authority, as shown.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct CaInfo {
     pub name: String,
@@ -138,9 +142,13 @@ pub struct CaInfo {
 /// A running proxy, as shown.
 #[derive(Debug, Clone)]
 pub struct RunInfo {
+    /// The address it listens on (127.0.0.1 and its port).
     pub address: SocketAddr,
+    /// When it started.
     pub started_at: DateTime<Utc>,
+    /// Hosts (and their subdomains) tunnelled without decryption, as checked.
     pub passthrough: Vec<String>,
+    /// Exchanges under way now.
     pub in_flight: usize,
 }
 
@@ -165,6 +173,8 @@ pub struct ProxyService {
 }
 
 impl ProxyService {
+    /// A stopped proxy with an empty store, no rules and no conditions; the CA is loaded or
+    /// made on first use.
     pub fn new(opts: ProxyOptions) -> ProxyService {
         ProxyService {
             store: Arc::new(FlowStore::new(opts.limits)),
@@ -187,10 +197,12 @@ impl ProxyService {
         &self.conditions
     }
 
+    /// The options it was made with (checked).
     pub fn options(&self) -> &ProxyOptions {
         &self.opts
     }
 
+    /// The store of recorded exchanges (kept while it stops and starts again).
     pub fn store(&self) -> &FlowStore {
         &self.store
     }

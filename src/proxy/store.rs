@@ -15,7 +15,9 @@ use super::flow::Flow;
 /// How much the store keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreLimits {
+    /// Most exchanges kept (default 2000).
     pub max_flows: usize,
+    /// Most bytes kept, as [`Flow::footprint`] counts them (default 64 MiB).
     pub max_bytes: usize,
 }
 
@@ -29,6 +31,9 @@ impl Default for StoreLimits {
 }
 
 /// What the store holds and what it let go.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct StoreStats {
     pub flows: usize,
@@ -52,6 +57,8 @@ struct Inner {
     evicted_through: Option<u64>,
 }
 
+/// The recorded exchanges, oldest first, within [`StoreLimits`]; shared by the proxy that
+/// records and the API that reads.
 pub struct FlowStore {
     limits: StoreLimits,
     inner: Mutex<Inner>,
@@ -59,6 +66,7 @@ pub struct FlowStore {
 }
 
 impl FlowStore {
+    /// An empty store; the first id is 1.
     pub fn new(limits: StoreLimits) -> Self {
         FlowStore {
             limits,
@@ -102,6 +110,7 @@ impl FlowStore {
         id
     }
 
+    /// Exchange `id`; `None` when it was never stored, was evicted or cleared.
     pub fn get(&self, id: u64) -> Option<Arc<Flow>> {
         let s = self.lock();
         let first = s.flows.front()?.id;
@@ -125,6 +134,7 @@ impl FlowStore {
         n
     }
 
+    /// What the store holds now and what it let go.
     pub fn stats(&self) -> StoreStats {
         let s = self.lock();
         StoreStats {

@@ -10,12 +10,16 @@ use utoipa::ToSchema;
 
 use super::flow::{Flow, FlowLine};
 
-/// At most this many failures and slow exchanges are listed.
+/// At most this many failures are listed.
 pub const FAILURES_LISTED: usize = 10;
+/// At most this many slowest exchanges are listed.
 pub const SLOWEST_LISTED: usize = 5;
 const HOSTS_LISTED: usize = 20;
 
 /// Exchanges to one host.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct HostCount {
     pub host: String,
@@ -24,6 +28,9 @@ pub struct HostCount {
 }
 
 /// Traffic in brief.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct FlowSummary {
     /// Exchanges counted.

@@ -26,7 +26,9 @@ use super::guard::{Blocked, Guard};
 /// How a connection was made.
 #[derive(Debug)]
 pub struct ConnTiming {
+    /// Name lookup and TCP connect.
     pub connect: Duration,
+    /// The TLS handshake; `None` on plain HTTP.
     pub tls: Option<Duration>,
     reported: AtomicBool,
 }

@@ -29,6 +29,7 @@ pub struct Throttled<B> {
 }
 
 impl<B> Throttled<B> {
+    /// `inner` paced to `rate` bytes per second (at least 1).
     pub fn new(inner: B, rate: u64) -> Self {
         Throttled {
             inner,
@@ -127,6 +128,8 @@ pub struct Cut<B> {
 pub const CUT_GRACE: Duration = Duration::from_millis(50);
 
 impl<B> Cut<B> {
+    /// `inner` cut after `limit` bytes: [`CUT_GRACE`] later the body ends with an error saying
+    /// `why`.
     pub fn new(inner: B, limit: u64, why: String) -> Self {
         Cut {
             inner,

@@ -12,8 +12,11 @@ pub struct RequestView<'a> {
     pub method: &'a str,
     /// Without port, any case.
     pub host: &'a str,
+    /// The URL's path, as sent (`/v1/items`).
     pub path: &'a str,
+    /// The URL's query, without the `?`; `None` when there is none.
     pub query: Option<&'a str>,
+    /// The request's headers.
     pub headers: &'a hudsucker::hyper::HeaderMap,
     /// The request body parsed as JSON, when a rule needs it and it is JSON.
     pub json: Option<&'a Value>,
@@ -41,6 +44,7 @@ impl HostPattern {
 /// A path pattern.
 #[derive(Debug, Clone)]
 pub enum PathPattern {
+    /// Paths that start with this.
     Prefix(String),
     /// A glob or a regex, compiled.
     Regex(Regex),
@@ -49,8 +53,11 @@ pub enum PathPattern {
 /// A compiled match: every condition given must hold.
 #[derive(Debug, Clone, Default)]
 pub struct Matcher {
+    /// The method (any case).
     pub method: Option<String>,
+    /// The host, exact or with its subdomains.
     pub host: Option<HostPattern>,
+    /// The path: a prefix, a glob or a regex.
     pub path: Option<PathPattern>,
     /// Parameters that must be present; with a value, equal to it.
     pub query: Vec<(String, Option<String>)>,
@@ -66,6 +73,7 @@ impl Matcher {
         self.json.is_some()
     }
 
+    /// Whether `r` meets every condition given (none given: every request).
     pub fn matches(&self, r: &RequestView<'_>) -> bool {
         if let Some(m) = &self.method {
             if !m.eq_ignore_ascii_case(r.method) {

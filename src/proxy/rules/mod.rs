@@ -31,6 +31,7 @@ pub const MAX_BYTES: usize = 64 * 1024 * 1024;
 /// The rules as one request sees them.
 #[derive(Debug, Default)]
 pub struct Snapshot {
+    /// The rules in evaluation order.
     pub rules: Vec<Arc<Rule>>,
     /// A rule matches on a JSON body field: requests' bodies are read first.
     pub needs_body: bool,
@@ -54,10 +55,12 @@ pub struct RuleSet {
 }
 
 impl RuleSet {
+    /// No rules.
     pub fn new() -> RuleSet {
         RuleSet::default()
     }
 
+    /// The rules as they are now; later changes do not reach it.
     pub fn snapshot(&self) -> Arc<Snapshot> {
         self.current
             .read()
@@ -145,6 +148,7 @@ impl RuleSet {
         Ok(views)
     }
 
+    /// Every rule as shown, in evaluation order.
     pub fn list(&self) -> Vec<RuleView> {
         self.snapshot()
             .rules
@@ -154,10 +158,12 @@ impl RuleSet {
             .collect()
     }
 
+    /// How many rules there are.
     pub fn len(&self) -> usize {
         self.snapshot().rules.len()
     }
 
+    /// Whether there are no rules.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

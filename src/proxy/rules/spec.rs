@@ -54,10 +54,13 @@ pub enum FailKind {
     /// timeout), then close the connection.
     #[serde(rename = "timeout")]
     Timeout,
+    /// Answer `502 Bad Gateway` without reaching the upstream.
     #[serde(rename = "502")]
     BadGateway,
+    /// Answer `503 Service Unavailable` without reaching the upstream.
     #[serde(rename = "503")]
     Unavailable,
+    /// Answer `504 Gateway Timeout` without reaching the upstream.
     #[serde(rename = "504")]
     GatewayTimeout,
     /// Forward, then cut the answer's body after `cut_after_bytes` (default 1) and close.
@@ -67,6 +70,9 @@ pub enum FailKind {
 
 /// A rule: what it matches (every field given must hold), when it acts (`nth`, `times`) and
 /// what it does (`action` and that action's fields).
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RuleSpec {
@@ -130,6 +136,9 @@ pub struct RuleSpec {
 }
 
 /// A rule as shown: its id, how often it matched and acted, and what it is.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RuleView {
     pub id: u64,
@@ -149,18 +158,27 @@ pub struct RuleView {
 /// A `respond` answer, ready.
 #[derive(Debug, Clone)]
 pub struct Canned {
+    /// The answer's status (`200` unless the rule says).
     pub status: StatusCode,
+    /// The rule's headers, with a `Content-Type` matching an inline body when it gave none;
+    /// never `Content-Length` or `Transfer-Encoding` (the proxy frames the body).
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The body, at most [`MAX_BODY`] bytes.
     pub body: Bytes,
+    /// How long to wait before answering.
     pub delay: Duration,
 }
 
 /// A `rewrite`, ready.
 #[derive(Debug, Clone, Default)]
 pub struct Rewrite {
+    /// Request headers set (replacing any of that name) before it goes on.
     pub set_request: Vec<(HeaderName, HeaderValue)>,
+    /// Request headers removed before it goes on.
     pub remove_request: Vec<HeaderName>,
+    /// Answer headers set (replacing any of that name) before the app gets it.
     pub set_response: Vec<(HeaderName, HeaderValue)>,
+    /// Answer headers removed before the app gets it.
     pub remove_response: Vec<HeaderName>,
     /// (JSON pointer, value)
     pub json_patch: Vec<(String, Value)>,
@@ -169,35 +187,53 @@ pub struct Rewrite {
 /// How a `fail` rule fails, ready.
 #[derive(Debug, Clone, Copy)]
 pub enum Failure {
+    /// Close the app's connection without an answer.
     Reset,
+    /// Hold the request this long (`None`: the proxy's upstream timeout), then close.
     Timeout(Option<Duration>),
+    /// Answer this status (502, 503 or 504) without reaching the upstream.
     Status(StatusCode),
+    /// Forward, then cut the answer's body after this many bytes.
     Cut(u64),
 }
 
 /// What a rule does, ready.
 #[derive(Debug, Clone)]
 pub enum Action {
+    /// Answer with this, without reaching the upstream.
     Respond(Canned),
+    /// Wait, then forward.
     Delay {
+        /// Before the request goes on.
         before: Duration,
+        /// Before the answer's first byte reaches the app.
         first_byte: Duration,
     },
+    /// Pace the bodies.
     Throttle {
+        /// The answer's bytes per second; `None`: not paced.
         down: Option<u64>,
+        /// The request's bytes per second; `None`: not paced.
         up: Option<u64>,
     },
+    /// Fail this way.
     Fail(Failure),
+    /// Forward with these changes.
     Rewrite(Rewrite),
+    /// Forward untouched; later rules are not consulted.
     Passthrough,
 }
 
 /// A validated rule with its counters.
 #[derive(Debug)]
 pub struct Rule {
+    /// Its id, unique for the server's life (the first rule is 1).
     pub id: u64,
+    /// The rule as it was added.
     pub spec: RuleSpec,
+    /// What it matches, compiled.
     pub matcher: Matcher,
+    /// What it does, ready.
     pub action: Action,
     /// The session that added it: the rule ends with that session.
     pub session: Option<String>,
@@ -230,6 +266,7 @@ impl Rule {
                 .is_some_and(|n| self.matched.load(Ordering::Relaxed) >= n)
     }
 
+    /// The rule as shown, at `position` in the evaluation order.
     pub fn view(&self, position: usize) -> RuleView {
         RuleView {
             id: self.id,

@@ -256,7 +256,7 @@ impl Rule {
             .is_ok()
     }
 
-    /// Whether it may still act (its `nth` or `times` are not spent).
+    /// Whether it is used up: it acted its `times`, or its `nth` match has passed.
     pub fn spent(&self) -> bool {
         let hits = self.hits.load(Ordering::Relaxed);
         self.spec.times.is_some_and(|t| hits >= t)

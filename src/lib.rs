@@ -25,40 +25,26 @@
 
 // The product's code never unwraps (tests may: clippy.toml).
 #![warn(clippy::unwrap_used)]
+// Every public item says what it is (rustdoc).
+#![warn(missing_docs)]
 
 pub mod api;
-#[warn(missing_docs)]
 pub mod backend;
 pub mod cli;
-#[warn(missing_docs)]
 pub mod client;
-#[warn(missing_docs)]
 pub mod controller;
-#[warn(missing_docs)]
 pub mod device;
-#[warn(missing_docs)]
 pub mod error;
-#[warn(missing_docs)]
 pub mod exec;
-#[warn(missing_docs)]
 pub mod flows;
-#[warn(missing_docs)]
 pub mod image;
-#[warn(missing_docs)]
 pub mod logs;
-#[warn(missing_docs)]
 pub mod mcp;
-#[warn(missing_docs)]
 pub mod media;
-#[warn(missing_docs)]
 pub mod proxy;
-#[warn(missing_docs)]
 pub mod render;
-#[warn(missing_docs)]
 pub mod runs;
-#[warn(missing_docs)]
 pub mod server;
-#[warn(missing_docs)]
 pub mod ui;
 
 /// Version of the HTTP API contract; clients refuse a server with another one.

@@ -9,12 +9,16 @@ use super::operation::{HttpMethod, Input};
 /// How an operation takes its input, without the schema functions of [`Input`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputKind {
+    /// It takes no arguments.
     None,
+    /// Its arguments go in the query string.
     Query,
+    /// Its arguments are the JSON body.
     Body,
 }
 
 impl Input {
+    /// How it takes its input, as an [`InputKind`].
     pub fn kind(&self) -> InputKind {
         match self {
             Input::None => InputKind::None,
@@ -27,9 +31,12 @@ impl Input {
 /// One HTTP request to the API.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpCall {
+    /// The operation's HTTP method.
     pub method: HttpMethod,
     /// The path with its parameters filled in.
     pub path: String,
+    /// The query parameters (name, value), not yet percent-encoded; empty unless the
+    /// operation takes a query.
     pub query: Vec<(String, String)>,
     /// The JSON body: the arguments of a body operation, `{}` for another state-changing one
     /// (the server wants JSON on every state-changing request), none for a `GET`.

@@ -12,13 +12,18 @@ use crate::error::ErrorCode;
 /// The HTTP methods the API uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HttpMethod {
+    /// `GET`: reads, changes nothing.
     Get,
+    /// `POST`: an action or a creation.
     Post,
+    /// `PUT`: replaces a setting or a resource.
     Put,
+    /// `DELETE`: removes or stops something.
     Delete,
 }
 
 impl HttpMethod {
+    /// The method's name as HTTP writes it (`GET`…).
     pub fn as_str(self) -> &'static str {
         match self {
             HttpMethod::Get => "GET",
@@ -108,6 +113,7 @@ pub struct CliForm {
 pub struct Operation {
     /// Unique snake_case name: the OpenAPI `operationId` and the MCP tool's name.
     pub name: &'static str,
+    /// Its HTTP method.
     pub method: HttpMethod,
     /// The HTTP path (`{name}` for path parameters).
     pub path: &'static str,
@@ -119,9 +125,13 @@ pub struct Operation {
     pub description: &'static str,
     /// Error codes this operation can answer, beyond the ones every request can.
     pub errors: Vec<ErrorCode>,
+    /// How it takes its arguments: none, query parameters or a JSON body.
     pub input: Input,
+    /// What it answers.
     pub output: Output,
+    /// Whether and how it is an MCP tool.
     pub mcp: Mcp,
+    /// How the command line writes it.
     pub cli: CliForm,
     /// Largest request body it takes, when more than the server's default
     /// (`crate::server::BODY_LIMIT`): an uploaded image.

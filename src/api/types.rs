@@ -35,6 +35,7 @@ pub struct WireType {
 }
 
 impl WireType {
+    /// The wire type `T`.
     pub fn of<T: ToSchema + 'static>() -> Self {
         WireType {
             type_id: TypeId::of::<T>,
@@ -58,6 +59,7 @@ pub struct Params {
 }
 
 impl Params {
+    /// The query parameters of `T`.
     pub fn of<T: IntoParams + 'static>() -> Self {
         Params {
             type_id: TypeId::of::<T>,
@@ -79,11 +81,13 @@ fn query_params<T: IntoParams>() -> Vec<Parameter> {
 /// A JSON request body: its type and its strict check.
 #[derive(Clone, Copy)]
 pub struct Body {
+    /// The body's JSON type.
     pub ty: WireType,
     check: fn(&[u8]) -> Result<()>,
 }
 
 impl Body {
+    /// The body type `T`, checked strictly (unknown fields refused).
     pub fn of<T: ToSchema + DeserializeOwned + 'static>() -> Self {
         Body {
             ty: WireType::of::<T>(),

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use super::{Command, Parsed};
 use crate::client::ClientError;
 
+/// The steps and options of `batch`.
 #[derive(Debug, Args)]
 pub struct BatchArgs {
     /// A file of steps, `-` for stdin: JSON, or one command per line.

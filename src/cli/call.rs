@@ -14,6 +14,7 @@ use super::plan::Request;
 use crate::api::{Input, Operation};
 use crate::client::ClientError;
 
+/// The operation and arguments of `call`.
 #[derive(Debug, Args)]
 pub struct CallArgs {
     /// The operation's name (without one, or with `--list`: the list of them).
@@ -155,6 +156,7 @@ pub struct Fields {
 }
 
 impl Fields {
+    /// The fields `op` takes, from its MCP tool's input schema.
     pub fn of(op: &Operation) -> Fields {
         let schema = crate::mcp::schema::input_schema(op, &Map::new());
         let properties = match schema.get("properties") {
@@ -169,6 +171,7 @@ impl Fields {
         &self.properties
     }
 
+    /// Whether it takes a field `name`.
     pub fn has(&self, name: &str) -> bool {
         self.properties.contains_key(name)
     }

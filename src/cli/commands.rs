@@ -11,26 +11,32 @@ use super::target::Modifiers;
 pub enum ClientCommand {
     /// Make a device the active one (`--clear` forgets the choice).
     Use {
+        /// The device to make active.
         #[arg(value_name = "UDID")]
         device: Option<String>,
+        /// Forget the active device.
         #[arg(long, conflicts_with = "device")]
         clear: bool,
     },
     /// Boot an iOS Simulator (UDID or name) or an Android emulator (--avd).
     Boot {
+        /// The simulator to boot (UDID or name).
         #[arg(value_name = "UDID")]
         device: Option<String>,
+        /// The Android emulator to start (its AVD name).
         #[arg(long, conflicts_with = "device")]
         avd: Option<String>,
         /// Return once the boot is started instead of when it is done.
         #[arg(long)]
         no_wait: bool,
+        /// How long to wait for the boot, in milliseconds.
         #[arg(long)]
         timeout_ms: Option<u64>,
     },
     /// Connect adb to an Android device over the network: `connect 192.168.1.20:5555`
     /// (IPv6 in brackets: `[fd00::7]:5555`). Loopback only unless the server allows more.
     Connect {
+        /// The device's adb address, HOST:PORT.
         #[arg(value_name = "HOST:PORT")]
         address: String,
     },
@@ -50,6 +56,7 @@ pub enum ClientCommand {
     Session(super::session::SessionCommand),
     /// Open a URL (web or app scheme) on the device.
     Open {
+        /// The URL to open.
         // Not `url`: that id is the global --url (the server's), which it would overwrite.
         #[arg(value_name = "URL")]
         link: String,
@@ -76,47 +83,64 @@ pub enum ClientCommand {
         /// Pick the N-th (0-based) match instead of failing on ambiguity.
         #[arg(long)]
         index: Option<u32>,
+        /// Whether to read the screen afterwards.
         #[command(flatten)]
         o: ObserveArgs,
     },
     /// Long-press an element or a point.
     LongPress {
+        /// The element or point to press.
         #[command(flatten)]
         t: TargetArgs,
+        /// How long to hold, in milliseconds.
         #[arg(long)]
         duration_ms: Option<u64>,
     },
     /// Swipe from a point to a point (`swipe 500,1500 500,500`) or across a target
     /// (`swipe @e3 --direction up`).
     Swipe {
+        /// The start point X,Y, or with --direction the target to swipe across.
         from: String,
+        /// The end point X,Y.
         to: Option<String>,
+        /// Which way to swipe across the target.
         #[arg(long, value_parser = values("swipe", "direction"))]
         direction: Option<String>,
+        /// How long the swipe takes, in milliseconds.
         #[arg(long)]
         duration_ms: Option<u64>,
+        /// Modifiers of the target (--index, --contains, --ignore-case).
         #[command(flatten)]
         m: ModifierArgs,
+        /// Whether to read the screen afterwards.
         #[command(flatten)]
         o: ObserveArgs,
     },
     /// Scroll a container once (default: the biggest scrollable one).
     Scroll {
+        /// The container to scroll.
         target: Vec<String>,
+        /// Which way to scroll.
         #[arg(long, value_parser = values("scroll", "direction"))]
         direction: Option<String>,
+        /// Modifiers of the target (--index, --contains, --ignore-case).
         #[command(flatten)]
         m: ModifierArgs,
+        /// Whether to read the screen afterwards.
         #[command(flatten)]
         o: ObserveArgs,
     },
     /// Scroll until an element matching the selector is in view.
     ScrollTo {
+        /// The element to bring into view.
         selector: Vec<String>,
+        /// Which way to scroll.
         #[arg(long, value_parser = values("scroll_to", "direction"))]
         direction: Option<String>,
+        /// Give up after this many scrolls.
         #[arg(long)]
         max_scrolls: Option<u32>,
+        /// Modifiers of the selector (--index, --contains, --ignore-case).
         #[command(flatten)]
         m: ModifierArgs,
     },
@@ -138,13 +162,16 @@ pub enum ClientCommand {
         /// Skip reading the field back.
         #[arg(long)]
         no_verify: bool,
+        /// Modifiers of the target (--index, --contains, --ignore-case).
         #[command(flatten)]
         m: ModifierArgs,
     },
     /// Press a key: back, home, enter, delete, tab, escape, space, dpad_*, volume_up,
     /// volume_down, power, lock, recent_apps, menu, search… or a raw Android key code.
     Press {
+        /// The key's name, or an Android key code.
         key: String,
+        /// Whether to read the screen afterwards.
         #[command(flatten)]
         o: ObserveArgs,
     },
@@ -154,16 +181,21 @@ pub enum ClientCommand {
     Batch(super::batch::BatchArgs),
     /// Wait until an element matching the selector meets a condition (exit 1 on timeout).
     Wait {
+        /// The element to wait for.
         selector: Vec<String>,
+        /// What must hold of it.
         #[arg(long, default_value = "exists", value_parser = values("wait", "condition"))]
         condition: String,
         /// The text for `--condition text_equals`.
         #[arg(long)]
         text: Option<String>,
+        /// Give up after this many milliseconds.
         #[arg(long)]
         timeout_ms: Option<u64>,
+        /// Milliseconds between two reads of the screen.
         #[arg(long)]
         poll_interval_ms: Option<u64>,
+        /// Modifiers of the selector (--index, --contains, --ignore-case).
         #[command(flatten)]
         m: ModifierArgs,
     },
@@ -184,6 +216,7 @@ pub enum ClientCommand {
         /// Only this app's (package or bundle id).
         #[arg(long, conflicts_with = "id")]
         app: Option<String>,
+        /// Crashes at most.
         #[arg(long, conflicts_with = "id")]
         limit: Option<u32>,
     },
@@ -206,9 +239,12 @@ pub enum ClientCommand {
     /// Set (LAT LON) or clear (--clear) the simulated location.
     #[command(allow_negative_numbers = true)]
     Location {
+        /// Latitude, in degrees.
         #[arg(required_unless_present = "clear", requires = "lon")]
         lat: Option<f64>,
+        /// Longitude, in degrees.
         lon: Option<f64>,
+        /// Clear the simulated location.
         #[arg(long, conflicts_with = "lat")]
         clear: bool,
     },
@@ -217,10 +253,12 @@ pub enum ClientCommand {
     Call(super::call::CallArgs),
 }
 
+/// The `app` subcommands with a grammar of their own.
 #[derive(Debug, Subcommand)]
 pub enum AppCommand {
     /// Start an app.
     Launch {
+        /// The app's bundle id (iOS) or package (Android).
         bundle_id: String,
         /// Stop the app first if it runs.
         #[arg(long)]
@@ -241,33 +279,50 @@ pub enum AppCommand {
     },
 }
 
+/// The assertions of `expect`.
 #[derive(Debug, Subcommand)]
 pub enum ExpectCommand {
     /// An element matching the selector is on screen.
     Visible {
+        /// The element to look for.
         selector: Vec<String>,
+        /// Modifiers of the selector (--index, --contains, --ignore-case).
         #[command(flatten)]
         m: ModifierArgs,
     },
     /// No element matching the selector is on screen.
     NotVisible {
+        /// The element that must be absent.
         selector: Vec<String>,
+        /// Modifiers of the selector (--index, --contains, --ignore-case).
         #[command(flatten)]
         m: ModifierArgs,
     },
     /// The first element matching the selector shows exactly TEXT.
     Text {
+        /// The element to read.
         selector: String,
+        /// The text it must show.
         text: String,
+        /// Modifiers of the selector (--index, --contains, --ignore-case).
         #[command(flatten)]
         m: ModifierArgs,
     },
     /// The foreground app is BUNDLE_ID.
-    App { bundle_id: String },
+    App {
+        /// The expected bundle id or package.
+        bundle_id: String,
+    },
     /// The focused activity (Android) ends with ACTIVITY.
-    Activity { activity: String },
+    Activity {
+        /// The expected end of the focused activity's name.
+        activity: String,
+    },
     /// The screen's fingerprint is FINGERPRINT.
-    Screen { fingerprint: String },
+    Screen {
+        /// The expected fingerprint (from a snapshot).
+        fingerprint: String,
+    },
     /// The screen looks like a baseline: at most --tolerance of its pixels changed.
     Matches(MatchesArgs),
 }
@@ -299,10 +354,14 @@ pub struct MatchesArgs {
     pub timeout_ms: Option<u64>,
 }
 
+/// The answers to an alert.
 #[derive(Debug, Subcommand)]
 pub enum AlertCommand {
     /// Tap the button with this label.
-    Button { label: String },
+    Button {
+        /// The button's label.
+        label: String,
+    },
 }
 
 /// One target plus selector modifiers.
@@ -310,8 +369,10 @@ pub enum AlertCommand {
 pub struct TargetArgs {
     /// @e12 | X,Y | text:VALUE | text~:VALUE | label:VALUE | id:VALUE | role:ROLE
     pub target: Vec<String>,
+    /// Modifiers of the target (--index, --contains, --ignore-case).
     #[command(flatten)]
     pub m: ModifierArgs,
+    /// Whether to read the screen afterwards.
     #[command(flatten)]
     pub o: ObserveArgs,
 }
@@ -380,6 +441,7 @@ pub struct LogsArgs {
     pub limit: Option<u32>,
 }
 
+/// Flags of `screenshot`, and its `diff` subcommand.
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct ScreenshotArgs {
@@ -401,6 +463,7 @@ pub struct ScreenshotArgs {
     /// Scale factor (0 < scale <= 1).
     #[arg(long)]
     pub scale: Option<f64>,
+    /// Image format (default png).
     #[arg(long, value_parser = values("screenshot", "format"))]
     pub format: Option<String>,
     /// JPEG quality (1-100).

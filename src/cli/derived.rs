@@ -30,6 +30,7 @@ const TAKEN: &[&str] = &[
 /// One derived command: its operation, its words, and how its arguments map to fields.
 #[derive(Debug, Clone)]
 pub struct Form {
+    /// The operation's name.
     pub op: &'static str,
     /// The command's words (`["app", "install"]`).
     pub words: Vec<&'static str>,

@@ -10,6 +10,7 @@ use clap::{Args, Subcommand};
 
 use crate::client::exit;
 
+/// The `flow` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum FlowCommand {
     /// Parse and validate Maestro flows (sub-flows included) without a device.
@@ -22,6 +23,7 @@ pub enum FlowCommand {
     Record(RecordCommand),
     /// Convert a batch body (JSON file, `-` for stdin) into Maestro YAML, offline.
     Export {
+        /// The batch body to convert (`-`: stdin).
         #[arg(value_name = "BATCH.json")]
         batch: PathBuf,
         /// Write the flow here instead of printing it.
@@ -33,12 +35,14 @@ pub enum FlowCommand {
     },
 }
 
+/// The `flow record` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum RecordCommand {
     /// Start recording (in the `--session`, if given).
     Start,
     /// Stop recording: print the flow, or write it to `-o FILE`.
     Stop {
+        /// Write the flow here instead of printing it.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// The flow's `appId` header.
@@ -47,6 +51,7 @@ pub enum RecordCommand {
     },
 }
 
+/// The flows and variables of `flow check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// A flow file, or a folder of them.
@@ -221,6 +226,7 @@ fn check(a: &CheckArgs, json: bool) -> i32 {
     }
 }
 
+/// The flows and options of `flow run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// A flow file, or a folder of them (each runs in turn).

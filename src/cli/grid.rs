@@ -9,12 +9,14 @@ use serde_json::{json, Value};
 
 use crate::client::{exit, Client, ConnectOptions};
 
+/// The `grid` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum GridCommand {
     /// Print a Grid 4 relay node's TOML for this server's devices (one slot each).
     NodeConfig(NodeConfigArgs),
 }
 
+/// Flags of `grid node-config`.
 #[derive(Debug, Args)]
 pub struct NodeConfigArgs {
     /// The hub (`http://HUB:4444`).

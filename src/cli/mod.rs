@@ -28,8 +28,10 @@ use commands::ClientCommand;
 #[derive(Debug, Parser)]
 #[command(name = "mobilectl", version, about, propagate_version = true)]
 pub struct Cli {
+    /// Options of the client commands.
     #[command(flatten)]
     pub global: GlobalArgs,
+    /// The command to run.
     #[command(subcommand)]
     pub command: Command,
 }
@@ -106,6 +108,7 @@ pub struct McpArgs {
     pub capabilities: Vec<(String, serde_json::Value)>,
 }
 
+/// The commands: the server, tools around it, and the client commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP server (Swagger UI at /docs).
@@ -122,16 +125,20 @@ pub enum Command {
     Grid(grid::GridCommand),
     /// Print a shell completion script.
     Completions {
+        /// The shell to write the script for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// The commands that call the server.
     #[command(flatten)]
     Client(ClientCommand),
 }
 
 /// A parsed command line: a hand-written command, or one made from the table.
 pub enum Parsed {
+    /// A hand-written command.
     Cli(Box<Cli>),
+    /// A command made from the operation table: the global options and its request.
     Derived(GlobalArgs, plan::Request),
 }
 

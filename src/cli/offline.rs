@@ -8,6 +8,7 @@ use clap::Args;
 
 use crate::client::exit;
 
+/// Flags of `snapshot`.
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
     /// Only the elements an agent can act on.

@@ -90,19 +90,24 @@ impl Request {
 /// A request as HTTP.
 #[derive(Debug, PartialEq)]
 pub struct Http {
+    /// The operation's HTTP method.
     pub method: crate::api::HttpMethod,
     /// The path with its parameters filled in.
     pub path: String,
+    /// The query parameters (name, value).
     pub query: Vec<(String, String)>,
     /// The JSON body, for operations that take one.
     pub body: Option<Value>,
+    /// What a successful answer is, which decides how it is printed.
     pub answer: AnswerKind,
 }
 
 /// What a successful answer is.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum AnswerKind {
+    /// A JSON answer, rendered as text (or printed as is with `--json`).
     Json,
+    /// A `text/plain` answer (`format=text`), printed as it is.
     Text,
     /// Bytes to save (an image, a recorded body).
     Binary,
@@ -114,9 +119,12 @@ pub enum AnswerKind {
 pub enum Answer {
     /// Operation `op`'s JSON answer.
     Json {
+        /// The operation's name.
         op: &'static str,
+        /// The server's reply.
         reply: crate::client::Reply,
     },
+    /// A `text/plain` answer.
     Text(crate::client::Reply),
     /// A file was written.
     Saved(Value),

@@ -8,13 +8,16 @@ use serde_json::json;
 
 use super::plan::Request;
 
+/// The `proxy` subcommands with a grammar of their own.
 #[derive(Debug, Subcommand)]
 pub enum ProxyCommand {
     /// List recorded exchanges, oldest first (`--follow`: print new ones as they come).
     Flows(FlowsArgs),
     /// One exchange with its headers and bodies (`--body response`: that body's bytes).
     Flow {
+        /// The exchange's id (from `proxy flows`).
         id: u64,
+        /// Output this body's raw bytes instead.
         #[arg(long, value_parser = super::derived::values("get_flow", "body"))]
         body: Option<String>,
         /// Where `--body` goes (default: stdout).
@@ -26,17 +29,21 @@ pub enum ProxyCommand {
     },
     /// Delay matching requests by MS milliseconds before they go on (a `delay` rule).
     Delay {
+        /// The delay, in milliseconds.
         ms: u64,
         /// Delay the answer's first byte instead.
         #[arg(long)]
         first_byte: bool,
+        /// Which requests it delays.
         #[command(flatten)]
         m: MatchArgs,
     },
     /// Fail matching requests: reset, timeout, 502, 503, 504 or cut (a `fail` rule).
     Fail {
+        /// How they fail.
         #[arg(value_parser = super::derived::values("add_proxy_rule", "fail"))]
         how: String,
+        /// Which requests fail.
         #[command(flatten)]
         m: MatchArgs,
     },
@@ -84,6 +91,7 @@ impl MatchArgs {
     }
 }
 
+/// Filters and options of `proxy flows`.
 #[derive(Debug, Args)]
 pub struct FlowsArgs {
     /// A host, or a domain with its subdomains.

@@ -12,6 +12,7 @@ use crate::exec::Toolbox;
 use crate::proxy::ProxyOptions;
 use crate::server::{self, AppState, SecurityPolicy, ServerOptions};
 
+/// Flags of `serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Address to listen on.
@@ -74,6 +75,7 @@ pub struct ServeArgs {
     /// `MOBILECTL_GC_KEEP_FAILURE_DAYS`, `MOBILECTL_GC_MAX_BYTES`.
     #[arg(long = "cache-dir", env = "MOBILECTL_CACHE_DIR", value_name = "DIR")]
     pub cache_dir: Option<std::path::PathBuf>,
+    /// Settings of the recording proxy.
     #[command(flatten)]
     pub proxy: ProxyArgs,
 }
@@ -217,6 +219,8 @@ fn wda_config(args: &ServeArgs) -> Result<WdaConfig, String> {
     })
 }
 
+/// Runs `serve`: checks the flags, then serves until shut down; returns the exit code (2:
+/// a wrong flag).
 pub fn run(args: ServeArgs) -> i32 {
     init_tracing();
     if let Err(msg) = check_bind(&args) {

@@ -13,17 +13,20 @@ use serde_json::{json, Value};
 use super::plan::Request;
 use crate::client::{Client, ClientError};
 
+/// The `session` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum SessionCommand {
     /// Start a session that leases a device (`session start --name ci-1 --platform ios`).
     Start(StartArgs),
     /// End a session and release its device (default: the `--session` one).
     End {
+        /// The session to end (id or name).
         #[arg(value_name = "ID")]
         id: Option<String>,
     },
 }
 
+/// Flags of `session start`.
 #[derive(Debug, Args)]
 pub struct StartArgs {
     /// Its name (default: `--session`). A named session is remembered across commands.

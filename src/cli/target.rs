@@ -22,28 +22,41 @@ use serde_json::{json, Map, Value};
 /// A parsed target.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Target {
+    /// An element ref, without its `@` (`e12`).
     Ref(String),
+    /// A point X,Y in tap coordinates.
     Point(f64, f64),
+    /// A selector.
     Selector(Selector),
 }
 
 /// The selector fields the CLI can fill (the server's `Selector`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Selector {
+    /// Text the element shows (`text:VALUE`; `text~:VALUE` with `contains`).
     pub text: Option<String>,
+    /// Accessibility label (`label:VALUE`).
     pub label: Option<String>,
+    /// resource-id (Android) or accessibilityIdentifier (iOS) (`id:VALUE`).
     pub id: Option<String>,
+    /// Role of the element (`role:ROLE`).
     pub role: Option<String>,
+    /// Match values as substrings.
     pub contains: bool,
+    /// Match ignoring case.
     pub case_insensitive: bool,
+    /// Pick the N-th (0-based) match instead of failing on ambiguity.
     pub index: Option<u32>,
 }
 
 /// Selector modifiers given as flags next to the target.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Modifiers {
+    /// `--contains`: match values as substrings.
     pub contains: bool,
+    /// `--ignore-case`: match ignoring case.
     pub case_insensitive: bool,
+    /// `--index N`: pick the N-th (0-based) match.
     pub index: Option<u32>,
 }
 

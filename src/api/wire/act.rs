@@ -13,6 +13,9 @@ use crate::ui::select::Selector;
 use crate::ui::Role;
 
 /// Tap an element or a point.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct TapRequest {
     pub udid: Option<String>,
@@ -28,6 +31,9 @@ pub struct TapRequest {
 }
 
 /// Tap the element with this accessibility label, identifier and/or type.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TapElementRequest {
@@ -50,6 +56,9 @@ pub struct TapElementRequest {
 }
 
 /// Long-press an element or a point.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct LongPressRequest {
     pub udid: Option<String>,
@@ -64,6 +73,9 @@ pub struct LongPressRequest {
 }
 
 /// Swipe from a point to a point, or across a target in a direction.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct SwipeRequest {
     pub udid: Option<String>,
@@ -82,6 +94,9 @@ pub struct SwipeRequest {
 }
 
 /// Scroll a container once.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ScrollRequest {
     pub udid: Option<String>,
@@ -97,6 +112,9 @@ pub struct ScrollRequest {
 }
 
 /// Scroll until an element is in view.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScrollToRequest {
@@ -109,6 +127,9 @@ pub struct ScrollToRequest {
 }
 
 /// Press a key: a named key, or a raw Android key code.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PressRequest {
@@ -123,6 +144,9 @@ pub struct PressRequest {
 }
 
 /// Which device.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceBody {
@@ -130,6 +154,9 @@ pub struct DeviceBody {
 }
 
 /// What every mutating UI action answers. Fields without a value are left out.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ActionResult {
     /// `tap`, `type`, `swipe`…
@@ -165,6 +192,9 @@ pub struct ActionResult {
 }
 
 /// Where an action went: the element's ref and the point acted on.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ActionTarget {
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
@@ -193,13 +223,20 @@ fn whole<S: Serializer>(v: &Option<f64>, s: S) -> std::result::Result<S::Ok, S::
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
+    /// Content comes into view from above (the finger moves down).
     Up,
+    /// Content comes into view from below (the finger moves up).
     Down,
+    /// Content comes into view from the left (the finger moves right).
     Left,
+    /// Content comes into view from the right (the finger moves left).
     Right,
 }
 
 /// What an action aims at: exactly one of `ref`, `x`+`y`, or `selector`.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct Target {
     /// An element ref from the latest snapshot (`e12`; `@e12` is accepted).
@@ -223,6 +260,8 @@ pub struct Target {
 }
 
 impl Target {
+    /// Whether it names nothing to aim at: no ref, point, selector or grid cell (a
+    /// `snapshot_id` alone does not count).
     pub fn is_empty(&self) -> bool {
         self.r#ref.is_none()
             && self.x.is_none()
@@ -233,6 +272,9 @@ impl Target {
 }
 
 /// Options of `type`.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 pub struct TypeOptions {
     pub udid: Option<String>,

@@ -1,5 +1,9 @@
 //! Wire types of the app operations: install, launch, terminate, reset, list, open-url.
 
+// The fields and variants of these wire types are described by the API schema, where
+// descriptions are kept short on purpose (token budget).
+#![allow(missing_docs)]
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

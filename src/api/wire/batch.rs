@@ -10,9 +10,13 @@ use crate::ui::diff::Changes;
 pub const MAX_STEPS: usize = 100;
 /// Default and largest time a batch may take (a step does not start after it).
 pub const DEFAULT_BATCH_MS: u64 = 60_000;
+/// Largest `timeout_ms` a batch takes; more is refused.
 pub const MAX_BATCH_MS: u64 = 600_000;
 
 /// Steps to run in order, on one device, with no other request's command in between.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchRequest {
@@ -31,6 +35,9 @@ pub struct BatchRequest {
 
 /// One step: an act or verify operation and its body, as its own route takes it (without
 /// `udid`: the batch's device applies).
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchStep {
@@ -42,6 +49,9 @@ pub struct BatchStep {
 }
 
 /// What a batch did.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct BatchResult {
     /// Every step ran and succeeded.
@@ -60,6 +70,9 @@ pub struct BatchResult {
 }
 
 /// One step's outcome: the operation's own answer (or its error envelope).
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct StepResult {
     pub op: String,
@@ -73,6 +86,9 @@ pub struct StepResult {
 }
 
 /// The screen after a run of operations, and what changed since the read before it.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Receipt {
     pub fingerprint_after: String,

@@ -51,6 +51,9 @@ pub struct EraseRequest {
 }
 
 /// Status bar values to show, or `clear: true` to restore the real ones.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StatusBarRequest {
@@ -140,6 +143,9 @@ pub struct PowerResult {
 pub struct PlatformTools(pub BTreeMap<String, PlatformStatus>);
 
 /// The answer of a device listing.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct DeviceList {
     pub devices: Vec<Device>,
@@ -164,6 +170,9 @@ pub struct ConnectRequest {
 }
 
 /// The device adb connected to, as listed.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ConnectResult {
     /// The serial (udid) adb lists it under, `HOST:PORT`.

@@ -25,6 +25,9 @@ pub const MAX_MASKS: usize = 64;
 pub const DEFAULT_TOLERANCE: f64 = 0.001;
 
 /// A saved run artifact (a screenshot a run kept).
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ArtifactRef {
@@ -52,7 +55,12 @@ pub enum BaselineSpec {
     /// The caller's screenshot before the last action.
     Previous,
     /// A saved run artifact.
-    Artifact { run: String, name: String },
+    Artifact {
+        /// The run's id.
+        run: String,
+        /// The artifact's name within the run.
+        name: String,
+    },
 }
 
 impl Baseline {
@@ -122,6 +130,9 @@ fn decode_png_field(b64: &str) -> Result<Vec<u8>> {
 }
 
 /// A rectangle on the screen, in the unit taps use (`coordinate_space`).
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Area {
@@ -156,6 +167,9 @@ pub fn check_masks(masks: &[Area]) -> Result<()> {
 }
 
 /// Compare the screen now with a baseline.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffRequest {
@@ -177,12 +191,18 @@ pub struct DiffRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BaselineKind {
+    /// A PNG sent with the request.
     Png,
+    /// The screenshot taken before the last action.
     Previous,
+    /// A saved run artifact.
     Artifact,
 }
 
 /// The baseline a diff compared with.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct BaselineInfo {
     pub source: BaselineKind,
@@ -198,6 +218,9 @@ pub struct BaselineInfo {
 }
 
 /// One changed area.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct DiffRegion {
     #[serde(flatten)]
@@ -210,11 +233,16 @@ pub struct DiffRegion {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MaskSource {
+    /// The status bar element of the UI tree.
     UiTree,
+    /// A share of the screen's height (no such element).
     Fallback,
 }
 
 /// The status bar left out of a diff.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct StatusBarMask {
     #[serde(flatten)]
@@ -223,6 +251,9 @@ pub struct StatusBarMask {
 }
 
 /// What changed on the screen since the baseline.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct DiffResult {
     pub udid: String,

@@ -8,6 +8,9 @@ use utoipa::ToSchema;
 use crate::error::ErrorCode;
 
 /// `{"error": {...}}`: what every failed request answers.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorEnvelope {
     pub error: ErrorBody,

@@ -1,6 +1,10 @@
 //! Wire types of the device features: the clipboard, the screen's orientation and Android
 //! intents.
 
+// The fields and variants of these wire types are described by the API schema, where
+// descriptions are kept short on purpose (token budget).
+#![allow(missing_docs)]
+
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 

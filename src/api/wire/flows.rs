@@ -8,9 +8,13 @@ use utoipa::ToSchema;
 
 /// Default and largest time a flow run may take.
 pub const DEFAULT_RUN_MS: u64 = 300_000;
+/// Largest `timeout_ms` a flow run takes; more is refused.
 pub const MAX_RUN_MS: u64 = 1_800_000;
 
 /// A Maestro flow to run on one device.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowRunRequest {
@@ -35,6 +39,7 @@ pub struct FlowRunRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowStepStatus {
+    /// It passed.
     Passed,
     /// It failed and stopped the flow.
     Failed,
@@ -45,6 +50,9 @@ pub enum FlowStepStatus {
 }
 
 /// One step run (sub-flow steps follow their `runFlow` one level deeper).
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct FlowStep {
     /// The command and its main argument, or the step's `label`.
@@ -61,6 +69,9 @@ pub struct FlowStep {
 }
 
 /// What a flow run did.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct FlowRunResult {
     /// Every step passed (or was optional or skipped).
@@ -86,6 +97,9 @@ pub struct FlowRunResult {
 /// An event of a streamed flow run: each step as it ends (its SSE `id` is its index in the
 /// result's `steps`; a `runFlow`, `repeat` or `retry` ends after the steps inside it), then
 /// the whole result.
+// Its variants are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowEvent {
@@ -99,6 +113,9 @@ pub enum FlowEvent {
 pub struct RecordStart {}
 
 /// A recording started.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RecordStarted {
     pub recording: bool,

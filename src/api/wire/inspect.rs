@@ -1,6 +1,10 @@
 //! Wire types of the inspect operations: the snapshot (JSON or text), summary, find, and the
 //! screenshot queries.
 
+// The fields and variants of these wire types are described by the API schema, where
+// descriptions are kept short on purpose (token budget).
+#![allow(missing_docs)]
+
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

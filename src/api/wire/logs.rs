@@ -1,6 +1,10 @@
 //! Wire types of the log operations: reading the log (a page, or a stream of Server-Sent
 //! Events), crashes and ANRs, and the debug bundle.
 
+// The fields and variants of these wire types are described by the API schema, where
+// descriptions are kept short on purpose (token budget).
+#![allow(missing_docs)]
+
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

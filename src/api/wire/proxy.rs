@@ -20,6 +20,9 @@ pub use crate::proxy::summary::{FlowSummary, HostCount};
 pub use crate::proxy::CaInfo;
 
 /// Start the proxy.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProxyStartRequest {
@@ -35,6 +38,9 @@ pub struct ProxyStartRequest {
 pub struct ProxyStopRequest {}
 
 /// The proxy and what it holds.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProxyStatus {
     pub running: bool,
@@ -71,6 +77,9 @@ pub struct ProxyStatus {
 }
 
 /// The device to attach or detach (default: the target device).
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProxyDeviceRequest {
@@ -78,6 +87,9 @@ pub struct ProxyDeviceRequest {
 }
 
 /// A device pointed at the proxy.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProxyAttachResult {
     pub device: Device,
@@ -96,6 +108,9 @@ pub struct ProxyAttachResult {
 }
 
 /// A device no longer pointed at the proxy.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProxyDetachResult {
     pub device: Device,
@@ -106,6 +121,9 @@ pub struct ProxyDetachResult {
 }
 
 /// Filters of the flow list and stream.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
@@ -123,6 +141,9 @@ pub struct FlowsQuery {
 }
 
 /// Recorded exchanges, oldest first.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct FlowList {
     pub flows: Vec<FlowLine>,
@@ -139,11 +160,16 @@ pub struct FlowList {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BodyPart {
+    /// The request's body.
     Request,
+    /// The response's body.
     Response,
 }
 
 /// One exchange.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
@@ -155,6 +181,9 @@ pub struct FlowQuery {
 }
 
 /// Window of the summary.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
@@ -164,12 +193,18 @@ pub struct SummaryQuery {
 }
 
 /// What clearing removed.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Cleared {
     pub cleared: usize,
 }
 
 /// A device pointed at the proxy.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct AttachedDevice {
     pub udid: String,
@@ -179,6 +214,9 @@ pub struct AttachedDevice {
 }
 
 /// A device a server that died left pointing at its proxy, restored by this one.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RepairedDevice {
     pub udid: String,
@@ -195,6 +233,9 @@ pub struct RepairedDevice {
 
 /// A device a server that died left pointing at its proxy, not restored yet (it is not
 /// listed, or restoring failed); `detach` with its udid undoes it.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct StaleAttachment {
     pub udid: String,
@@ -205,6 +246,9 @@ pub struct StaleAttachment {
 }
 
 /// The proxy's rules, in evaluation order.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RuleList {
     pub rules: Vec<RuleView>,
@@ -213,6 +257,9 @@ pub struct RuleList {
 }
 
 /// One rule, by id.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
@@ -232,6 +279,9 @@ pub struct RulesFromHarRequest {
 }
 
 /// Rules added.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RulesAdded {
     pub added: Vec<RuleView>,
@@ -240,6 +290,9 @@ pub struct RulesAdded {
 }
 
 /// The link's conditions (absent: none).
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ConditionsState {
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -4,6 +4,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 /// Start recording the device's screen.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordingStart {
@@ -19,6 +22,9 @@ pub struct RecordingStart {
 }
 
 /// Stop the device's recording.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordingStop {
@@ -38,8 +44,11 @@ pub struct RecordingPath {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordingState {
+    /// Still recording.
     Recording,
+    /// Stopped; its file is ready.
     Finished,
+    /// Ended by an error.
     Failed,
 }
 
@@ -58,6 +67,9 @@ pub enum StoppedBy {
 }
 
 /// One recording.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RecordingInfo {
     pub id: String,
@@ -95,12 +107,18 @@ pub struct RecordingInfo {
 }
 
 /// The recordings this server made, newest first.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RecordingList {
     pub recordings: Vec<RecordingInfo>,
 }
 
 /// A recording deleted.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RecordingDeleted {
     pub id: String,

@@ -27,6 +27,9 @@ pub enum ArtifactKind {
 }
 
 /// One artifact in a run's index.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ArtifactEntry {
     /// Its name inside the run (`failure-tap-1.png`): what `get_artifact` takes.
@@ -44,6 +47,9 @@ pub struct ArtifactEntry {
 
 /// A run's `result.json`: written when the run ends (its session ended or expired, or the
 /// server stopped). A run is failed (`ok: false`) when an act or verify operation failed in it.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RunResult {
     /// `YYYYMMDD-HHMMSS-<rand>` (UTC).
@@ -72,6 +78,9 @@ pub struct RunResult {
 }
 
 /// One run as listed.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RunSummary {
     pub id: String,
@@ -94,6 +103,9 @@ pub struct RunSummary {
 }
 
 /// The runs, newest first.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RunList {
     /// The cache directory the runs are in (`<cache>/runs/<id>`).
@@ -102,6 +114,9 @@ pub struct RunList {
 }
 
 /// One run: its result (as far as known) and its artifacts.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RunDetail {
     #[serde(flatten)]
@@ -145,7 +160,9 @@ pub struct GcRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GcAction {
+    /// The run stays.
     Keep,
+    /// The run and its artifacts are deleted.
     Delete,
 }
 
@@ -166,6 +183,9 @@ pub enum GcReason {
 }
 
 /// One run in GC's plan.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct GcEntry {
     pub id: String,
@@ -186,6 +206,9 @@ pub struct GcPolicy {
 }
 
 /// GC's plan, and whether it was carried out.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct GcPlan {
     pub dry_run: bool,

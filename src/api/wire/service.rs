@@ -19,6 +19,9 @@ pub struct Health {
 }
 
 /// One tool's check.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ToolCheck {
     pub tool: Tool,
@@ -35,6 +38,9 @@ pub struct ToolCheck {
 
 /// A check a backend makes of its own: an endpoint it reaches (a WebDriverAgent URL), a tool
 /// beyond the common list (devicectl), a device that tool sees.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct BackendCheck {
     /// The backend that made it (`wda`).
@@ -71,6 +77,9 @@ pub enum Readiness {
 }
 
 /// The doctor's answer.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct DoctorReport {
     /// `ready`: every backend whose base tool exists is fully usable; `degraded`: some

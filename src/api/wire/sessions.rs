@@ -13,6 +13,9 @@ pub const SESSION_HEADER: &str = "mobilectl-session";
 pub const SESSION_FIELD: &str = "session";
 
 /// Which devices a session will take: every field given must hold.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceMatch {
@@ -62,6 +65,9 @@ pub struct CreateSession {
 }
 
 /// A session as the server keeps it.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SessionInfo {
     /// `ses-` and 16 hex digits: send it as `Mobilectl-Session`.
@@ -93,12 +99,18 @@ pub struct SessionInfo {
 }
 
 /// The live sessions.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SessionList {
     pub sessions: Vec<SessionInfo>,
 }
 
 /// Who holds a device, and until when.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Lease {
     pub udid: String,
@@ -112,6 +124,9 @@ pub struct Lease {
 }
 
 /// A session ended, or a lease given back.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SessionEnded {
     pub id: String,

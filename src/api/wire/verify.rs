@@ -10,6 +10,9 @@ use crate::ui::select::Selector;
 pub use crate::ui::Observed;
 
 /// Wait until an element meets a condition.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitRequest {
@@ -47,6 +50,9 @@ pub enum ExpectKind {
 }
 
 /// Assert something about the screen now: `kind` plus the fields that kind names.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectRequest {
@@ -171,6 +177,9 @@ impl ExpectRequest {
 pub const MAX_EXPECT_TIMEOUT_MS: u64 = 120_000;
 
 /// Wait until the screen differs from a fingerprint.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitForChangeRequest {
@@ -186,6 +195,9 @@ pub struct WaitForChangeRequest {
 }
 
 /// Answer the alert on screen.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AlertRequest {
@@ -198,10 +210,15 @@ pub struct AlertRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Condition {
+    /// An element matches.
     Exists,
+    /// No element matches.
     NotExists,
+    /// A matching element is visible on screen.
     Visible,
+    /// The first match is enabled.
     Enabled,
+    /// The first match's text (or name) equals `text`.
     TextEquals,
 }
 
@@ -209,11 +226,16 @@ pub enum Condition {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WaitStatus {
+    /// The condition held.
     Success,
+    /// The time ran out first.
     Timeout,
 }
 
 /// The answer of `wait` (a timeout is an answer, not an error).
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct WaitResult {
     pub status: WaitStatus,
@@ -231,11 +253,16 @@ pub struct WaitResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeStatus {
+    /// The screen changed.
     Changed,
+    /// The time ran out first.
     Timeout,
 }
 
 /// The answer of `wait-for-change`.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ChangeResult {
     pub status: ChangeStatus,
@@ -247,6 +274,9 @@ pub struct ChangeResult {
 }
 
 /// What `expect` asserts.
+// Its variants are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Expectation {
@@ -280,6 +310,9 @@ fn yes() -> bool {
 }
 
 /// The binary answer of `expect`.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ExpectResult {
     pub success: bool,

@@ -109,7 +109,7 @@ if ! wait "$GRID_PID"; then
 fi
 echo "== cargo test: run"
 # Four test threads on two cores: most tests wait on a device, adb or a server, not the CPU
-# (the integration tests take 57 s so against 82 s with two).
+# (the integration tests take 56–58 s so against 82–83 s with two).
 cargo test --workspace --lib --bins --tests --locked -- --test-threads 4
 echo "== python tests: their output"
 pytest_rc=0

@@ -142,19 +142,7 @@ async fn screenshot_pixels_map_to_points() {
     image::RgbImage::from_pixel(1179, 2556, image::Rgb([200, 200, 200]))
         .save(&png)
         .unwrap();
-    let list = fixture(SIMS);
-    let xcrun = fakes.add(
-        "xcrun",
-        &format!(
-            r#"case "$1 $2" in
-  "simctl list") cat '{}' ;;
-  "simctl io") for a in "$@"; do last="$a"; done; cp '{}' "$last" ;;
-  *) exit 0 ;;
-esac"#,
-            list.display(),
-            png.display()
-        ),
-    );
+    let xcrun = fake_xcrun_screenshots(&fakes, SIMS, &png);
     let axe = ui_tool(&fakes, "axe", AXE_TREE);
     let app = app_with(
         toolbox(&[(Tool::Xcrun, &xcrun), (Tool::Axe, &axe)]),

@@ -387,19 +387,10 @@ async fn on_ios_regions_are_in_points() {
     let png = fakes.dir.path().join("shot.png");
     let screen = image::RgbImage::from_pixel(1179, 2556, image::Rgb([240, 240, 240]));
     screen.save(&png).unwrap();
-    let list =
-        fixture("ios_simctl/simctl_list_devices_json_xcode15_ios15.5-17.5_with_lastBootedAt.json");
-    let xcrun = fakes.add(
-        "xcrun",
-        &format!(
-            r#"case "$1 $2" in
-  "simctl list") cat '{}' ;;
-  "simctl io") for a in "$@"; do last="$a"; done; cp '{}' "$last" ;;
-  *) exit 0 ;;
-esac"#,
-            list.display(),
-            png.display()
-        ),
+    let xcrun = fake_xcrun_screenshots(
+        &fakes,
+        "ios_simctl/simctl_list_devices_json_xcode15_ios15.5-17.5_with_lastBootedAt.json",
+        &png,
     );
     let tree = fixture("ios_axe/axe_describe_ui_tuist_app_trimmed_393x852.json");
     let axe = fakes.add(

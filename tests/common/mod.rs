@@ -284,6 +284,23 @@ esac"#,
     )
 }
 
+/// A fake `xcrun` whose `simctl list` answers the recorded listing `list_fixture` and whose
+/// `simctl io … screenshot FILE` copies `png` to FILE; anything else succeeds quietly.
+pub fn fake_xcrun_screenshots(tools: &FakeTools, list_fixture: &str, png: &Path) -> PathBuf {
+    tools.add(
+        "xcrun",
+        &format!(
+            r#"case "$1 $2" in
+  "simctl list") cat '{}' ;;
+  "simctl io") for a in "$@"; do last="$a"; done; cp '{}' "$last" ;;
+  *) exit 0 ;;
+esac"#,
+            fixture(list_fixture).display(),
+            png.display()
+        ),
+    )
+}
+
 /// The calls of `name` other than device listings.
 pub fn calls_except_list(tools: &FakeTools, name: &str) -> Vec<Vec<String>> {
     tools

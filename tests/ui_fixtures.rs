@@ -1,6 +1,7 @@
 //! Fixture-wide tests of the UI module: every recorded dump parses, recall and size budgets of
 //! the compact text, ref stability, fingerprints, detection, and hostile inputs.
 
+use mobilectl::ui::fingerprint::passive_status_bar;
 use mobilectl::ui::{self, analyze, parse_any, DumpKind, Element, Screen, Tree, ViewOptions};
 use std::path::{Path, PathBuf};
 
@@ -126,7 +127,19 @@ fn recall_every_clickable_and_every_label() {
         let s = analyze(&t, None, &ViewOptions::default());
         let hay = squash(&s.tree_text);
         let ref_bounds: Vec<_> = s.refs.entries.iter().map(|e| e.bounds).collect();
-        for e in &t.nodes {
+        let bar = passive_status_bar(&t.nodes, t.screen_rect());
+        // What the text leaves out as the status bar lies in its band at the top, and none
+        // of it can be acted on (a notification row of the open shade is listed).
+        for (e, _) in t.nodes.iter().zip(&bar).filter(|(_, &b)| b) {
+            assert!(
+                e.bounds.bottom() <= t.screen.h * 0.15 && !e.states.clickable,
+                "{}: {:?} {:?} left out as status bar",
+                path.display(),
+                e.label(),
+                e.bounds
+            );
+        }
+        for (i, e) in t.nodes.iter().enumerate() {
             if !on_screen(&t, e) {
                 continue;
             }
@@ -140,9 +153,10 @@ fn recall_every_clickable_and_every_label() {
                     e.bounds
                 );
             }
-            // The keys of an on-screen keyboard are one `keyboard [eN]` line, by design.
+            // The keys of an on-screen keyboard are one `keyboard [eN]` line, and the status
+            // bar's clock, battery and icons no line at all, by design.
             let (cx, cy) = e.bounds.center();
-            if s.keyboard.is_some_and(|k| k.contains(cx, cy)) {
+            if s.keyboard.is_some_and(|k| k.contains(cx, cy)) || bar[i] {
                 continue;
             }
             for l in [e.text.as_deref(), e.desc.as_deref(), e.name.as_deref()]
@@ -306,8 +320,22 @@ fn fingerprint_ignores_the_status_bar_clock() {
         let changed = text.replace(&attr, &format!("text=\"{new_time}\""));
         let a = analyze(&t, None, &ViewOptions::default());
         let b = analyze(&parse_any(&changed).unwrap(), None, &ViewOptions::default());
-        assert_ne!(a.tree_text, b.tree_text, "the copy must really differ");
+        let clock_of = |s: &Screen| {
+            s.elements
+                .iter()
+                .find(|e| e.id.as_deref().is_some_and(|id| id.ends_with("id/clock")))
+                .and_then(|e| e.text.clone())
+        };
+        assert_ne!(clock_of(&a), clock_of(&b), "the copy must really differ");
         assert_eq!(a.fingerprint, b.fingerprint, "{}", path.display());
+        // Nor does the text change: the status bar is not in it.
+        assert_eq!(a.tree_text, b.tree_text, "{}", path.display());
+        let clock_line = format!("\"{old}\"");
+        assert!(
+            !a.tree_text.lines().any(|l| l.trim() == clock_line),
+            "{}",
+            path.display()
+        );
         // A change of app content with the same shape is another screen.
         let content = t
             .nodes

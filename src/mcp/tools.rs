@@ -414,7 +414,7 @@ mod tests {
         let r = result("tap", &tap);
         assert_eq!(
             r.content[0].as_text().unwrap().text,
-            "tap e4 ok\n  + button \"Allow\" [e1]"
+            "tap e4 ok\n+ button \"Allow\" [e1]"
         );
         assert_eq!(r.structured_content.unwrap()["action_type"], "tap");
         // The snapshot is told as its tree under a short header, without its large JSON.
@@ -427,7 +427,7 @@ mod tests {
         let r = result("snapshot", &snap);
         assert_eq!(
             r.content[0].as_text().unwrap().text,
-            "# s1 · a/.B · 10x20 px\nbutton \"OK\" [e1]\n"
+            "# s1 a/.B 10x20 px\nbutton \"OK\" [e1]\n"
         );
         assert_eq!(r.structured_content, None);
 

@@ -49,16 +49,15 @@ pub fn action(v: &Value) -> String {
     line
 }
 
-/// What an observed action did to the whole screen, on its line: ` · new screen · app → X`.
+/// What an observed action did to the whole screen, on its line: ` · new screen in X` (X the
+/// app in front when it changed), or ` · app → X` when the app changed under the same screen.
 fn screen_change(c: &Value) -> String {
-    let mut out = String::new();
-    if c["replaced"] == true {
-        out += " · new screen";
+    match (c["replaced"] == true, c["app"].as_str()) {
+        (true, Some(app)) => format!(" · new screen in {app}"),
+        (true, None) => " · new screen".to_string(),
+        (false, Some(app)) => format!(" · app → {app}"),
+        (false, None) => String::new(),
     }
-    if let Some(app) = c["app"].as_str() {
-        out += &format!(" · app → {app}");
-    }
-    out
 }
 
 /// A batch: a numbered line per step (its own readable answer, or its error), then the
@@ -82,7 +81,8 @@ pub fn batch(v: &Value) -> String {
         let mut line = "receipt".to_string();
         if let Some(c) = r.get("changes") {
             line += &screen_change(c);
-            line += &changes(c);
+            // Under the receipt's line, as a step's own lines are under its number.
+            line += &changes(c).replace('\n', "\n  ");
         }
         lines.push(line);
     }
@@ -96,32 +96,23 @@ pub fn batch(v: &Value) -> String {
 }
 
 /// The lines of an observed action's `changes`, under its line: `+` appeared, `-` gone,
-/// `~` changed.
+/// `~` changed; on a new screen its lines as they read, unmarked (they all appeared).
 fn changes(c: &Value) -> String {
     let mut out = String::new();
+    let replaced = c["replaced"] == true;
     let mut list = |mark: &str, key: &str| {
         for l in c[key].as_array().into_iter().flatten() {
-            out += &format!("\n  {mark} {}", s(l));
+            match replaced {
+                true => out += &format!("\n{}", s(l)),
+                false => out += &format!("\n{mark} {}", s(l)),
+            }
         }
     };
     list("+", "appeared");
     list("-", "disappeared");
     list("~", "changed");
-    if let Some(a) = c["alert"].as_str() {
-        out += &format!("\n  alert {a:?}");
-    }
-    if c["alert_gone"] == true {
-        out += "\n  alert gone";
-    }
-    if let Some(k) = c["keyboard"].as_bool() {
-        out += if k {
-            "\n  keyboard up"
-        } else {
-            "\n  keyboard down"
-        };
-    }
-    if out.is_empty() && c["replaced"] != true && c["app"].is_null() {
-        out += "\n  (no change)";
+    if out.is_empty() && !replaced && c["app"].is_null() {
+        out += "\n(no change)";
     }
     out
 }

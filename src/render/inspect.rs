@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::s;
 
-/// `snapshot`: `# s1 · com.app/.MainActivity · 1080x2400 px`, then one line per element.
+/// `snapshot`: `# s1 com.app/.MainActivity 1080x2400 px`, then one line per element.
 pub fn snapshot(v: &Value) -> String {
     let unit = if v["coordinate_space"] == "points" {
         "pt"
@@ -22,7 +22,7 @@ pub fn snapshot(v: &Value) -> String {
             .map_or("?".to_string(), |n| n.to_string())
     };
     format!(
-        "# {} · {front} · {}x{} {unit}\n{}",
+        "# {} {front} {}x{} {unit}\n{}",
         s(&v["snapshot_id"]),
         size("w"),
         size("h"),
@@ -84,14 +84,11 @@ mod tests {
             "tree_text": "button \"OK\" [e1]\n"});
         assert_eq!(
             snapshot(&v),
-            "# s3 · com.a/.Main · 1080x2400 px\nbutton \"OK\" [e1]\n"
+            "# s3 com.a/.Main 1080x2400 px\nbutton \"OK\" [e1]\n"
         );
         let ios = json!({"snapshot_id": "s1", "app": "com.apple.Preferences",
             "coordinate_space": "points", "screen": {"w": 393, "h": 852}, "tree_text": ""});
-        assert_eq!(
-            snapshot(&ios),
-            "# s1 · com.apple.Preferences · 393x852 pt\n"
-        );
+        assert_eq!(snapshot(&ios), "# s1 com.apple.Preferences 393x852 pt\n");
     }
 
     #[test]

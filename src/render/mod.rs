@@ -200,17 +200,30 @@ mod tests {
         let observed = json!({"action_type": "tap", "success": true,
             "target": {"ref": "e4", "x": 540, "y": 1290},
             "fingerprint_after": "99aabbccdd",
-            "changes": {"appeared": ["button \"Allow\" [e9]"], "replaced": true, "gone": 7,
-                        "app": "com.b", "alert": "Allow access?"},
+            "changes": {"appeared": ["! alert buttons: e9", "button \"Allow\" [e9]"],
+                        "replaced": true, "gone": 7, "app": "com.b"},
             "udid": "x", "timing_ms": 30});
+        // A new screen's lines read as they are (all of them appeared).
         assert_eq!(
             text("tap", &observed),
-            "tap e4 ok · 30 ms · new screen · app → com.b\n  + button \"Allow\" [e9]\n  \
-             alert \"Allow access?\""
+            "tap e4 ok · 30 ms · new screen in com.b\n! alert buttons: e9\nbutton \"Allow\" [e9]"
+        );
+        let same_app = json!({"action_type": "tap", "success": true, "target": {"ref": "e2"},
+            "changes": {"appeared": ["\"Saved\""], "disappeared": ["\"Draft\""],
+                        "changed": ["textbox \"x\" [e1]"]}});
+        assert_eq!(
+            text("tap", &same_app),
+            "tap e2 ok\n+ \"Saved\"\n- \"Draft\"\n~ textbox \"x\" [e1]"
+        );
+        let other_app = json!({"action_type": "press", "success": true,
+            "changes": {"app": "com.c", "appeared": ["\"Home\""]}});
+        assert_eq!(
+            text("press", &other_app),
+            "press ok · app → com.c\n+ \"Home\""
         );
         let unchanged = json!({"action_type": "press", "success": true, "changes": {},
             "udid": "x", "timing_ms": 3});
-        assert_eq!(text("press", &unchanged), "press ok · 3 ms\n  (no change)");
+        assert_eq!(text("press", &unchanged), "press ok · 3 ms\n(no change)");
         let typed = json!({"action_type": "type", "success": true,
             "target": {"ref": "e1"}, "details": {"matched": true, "readback": "alice"}});
         assert_eq!(

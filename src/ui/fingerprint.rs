@@ -25,6 +25,28 @@ pub fn status_bar_mask(els: &[Element], screen: Rect) -> Vec<bool> {
     out
 }
 
+/// Per element: whether it is a passive item of the status bar (clock, battery, signal,
+/// notification icons), which the compact text leaves out. They are the system's, change on
+/// their own (a clock tick would be a change in every receipt) and cost an agent tokens on
+/// every read. Only items inside the bar's band count (a notification row of the open shade,
+/// `status_bar_latest_event_content`, is not one), and none that can be acted on.
+pub fn passive_status_bar(els: &[Element], screen: Rect) -> Vec<bool> {
+    let size = Size {
+        w: screen.w,
+        h: screen.h,
+    };
+    let Some(band) = status_bar_rect(els, size) else {
+        return vec![false; els.len()];
+    };
+    status_bar_mask(els, screen)
+        .into_iter()
+        .zip(els)
+        .map(|(bar, e)| {
+            bar && e.bounds.bottom() <= band.bottom() + 1.0 && !super::prune::is_actionable(e)
+        })
+        .collect()
+}
+
 /// Whether the element is a status bar itself (role, or an id that says so).
 fn is_status_bar(e: &Element) -> bool {
     e.role == Role::Statusbar

@@ -193,11 +193,14 @@ fn analyze_nodes(
             els.len() - 1
         }
     });
+    // The compact text leaves the status bar out, as the fingerprint does; `elements` keep it.
+    let bar = fingerprint::passive_status_bar(&els, screen);
+    let listable: Vec<bool> = shown.iter().zip(&bar).map(|(&s, &b)| s && !b).collect();
     let view = prune::prune(
         &prune::Input {
             elements: &els,
             screen,
-            shown: &shown,
+            shown: &listable,
             keyboard: kb
                 .as_ref()
                 .zip(kb_node)

@@ -368,7 +368,7 @@ pub fn operations() -> Vec<Operation> {
             .json::<ActionResult>(),
         // system
         op(Post, "set_location", "/api/v1/device/location", "system", "Set or clear the simulated GPS location.")
-            .cli("location LAT LON", &["location", "1.5", "2.5"])
+            .cli("location [LATITUDE] [LONGITUDE]", &["location", "48.85", "-2.35"])
             .errors(DEVICE)
             .body::<LocationRequest>()
             .json::<SettingDone>(),

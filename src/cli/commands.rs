@@ -40,8 +40,6 @@ pub enum ClientCommand {
         #[arg(value_name = "HOST:PORT")]
         address: String,
     },
-    /// Override an iOS Simulator's status bar for clean screenshots (`--clear` restores it).
-    StatusBar(StatusBarArgs),
     /// Install, launch, stop, reset and list apps.
     #[command(subcommand)]
     App(AppCommand),
@@ -54,13 +52,6 @@ pub enum ClientCommand {
     /// Sessions: start one that leases a device, end it (`--session NAME` runs in it).
     #[command(subcommand)]
     Session(super::session::SessionCommand),
-    /// Open a URL (web or app scheme) on the device.
-    Open {
-        /// The URL to open.
-        // Not `url`: that id is the global --url (the server's), which it would overwrite.
-        #[arg(value_name = "URL")]
-        link: String,
-    },
     /// Read the screen as the compact tree (`--json`: the full snapshot), or render a saved
     /// dump offline with --from-file.
     Snapshot(super::offline::SnapshotArgs),
@@ -236,18 +227,6 @@ pub enum ClientCommand {
     /// Answer the alert on screen.
     #[command(subcommand)]
     Alert(AlertCommand),
-    /// Set (LAT LON) or clear (--clear) the simulated location.
-    #[command(allow_negative_numbers = true)]
-    Location {
-        /// Latitude, in degrees.
-        #[arg(required_unless_present = "clear", requires = "lon")]
-        lat: Option<f64>,
-        /// Longitude, in degrees.
-        lon: Option<f64>,
-        /// Clear the simulated location.
-        #[arg(long, conflicts_with = "lat")]
-        clear: bool,
-    },
     /// Call any operation by its name: `call tap ref=e3`, `call expect --json '{…}'`;
     /// `call` alone lists them.
     Call(super::call::CallArgs),
@@ -327,10 +306,11 @@ pub enum ExpectCommand {
     Matches(MatchesArgs),
 }
 
-/// The baseline and options of `expect matches`.
+/// The baseline of a comparison (exactly one) and what it leaves out: `screenshot diff` and
+/// `expect matches`.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("baseline").required(true).args(["file", "previous", "artifact"])))]
-pub struct MatchesArgs {
+pub struct BaselineArgs {
     /// A PNG file to compare with (read here, sent as base64).
     #[arg(long = "baseline", value_name = "FILE.png")]
     pub file: Option<String>,
@@ -340,15 +320,23 @@ pub struct MatchesArgs {
     /// Compare with a saved run artifact.
     #[arg(long, value_name = "RUN/NAME")]
     pub artifact: Option<String>,
-    /// Share of the pixels that may differ, 0-1 (default 0.001).
-    #[arg(long)]
-    pub tolerance: Option<f64>,
     /// An area not to compare, in tap coordinates (repeatable).
     #[arg(long, value_name = "X,Y,WIDTH,HEIGHT")]
     pub mask: Vec<String>,
     /// Compare the status bar too (it is masked by default).
     #[arg(long)]
     pub with_status_bar: bool,
+}
+
+/// The baseline and options of `expect matches`.
+#[derive(Debug, Args)]
+pub struct MatchesArgs {
+    /// What to compare with.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
+    /// Share of the pixels that may differ, 0-1 (default 0.001).
+    #[arg(long)]
+    pub tolerance: Option<f64>,
     /// Compare again until it matches, at most this long.
     #[arg(long)]
     pub timeout_ms: Option<u64>,
@@ -483,59 +471,16 @@ pub enum ScreenshotCommand {
 
 /// The baseline and options of `screenshot diff`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("baseline").required(true).args(["file", "previous", "artifact"])))]
 pub struct DiffArgs {
-    /// A PNG file to compare with (read here, sent as base64).
-    #[arg(long = "baseline", value_name = "FILE.png")]
-    pub file: Option<String>,
-    /// Compare with the screenshot taken before the last action.
-    #[arg(long, visible_alias = "baseline-previous")]
-    pub previous: bool,
-    /// Compare with a saved run artifact.
-    #[arg(long, value_name = "RUN/NAME")]
-    pub artifact: Option<String>,
-    /// An area not to compare, in tap coordinates (repeatable).
-    #[arg(long, value_name = "X,Y,WIDTH,HEIGHT")]
-    pub mask: Vec<String>,
-    /// Compare the status bar too (it is masked by default).
-    #[arg(long)]
-    pub with_status_bar: bool,
+    /// What to compare with.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
     /// Per-channel change (0-255) a pixel may show and count as unchanged (default 16).
     #[arg(long)]
     pub channel_threshold: Option<u8>,
     /// Write the screen with the regions outlined to this PNG file.
     #[arg(short, long, value_name = "FILE.png")]
     pub output: Option<String>,
-}
-
-/// Status bar values (iOS Simulators).
-#[derive(Debug, Args)]
-pub struct StatusBarArgs {
-    /// Restore the real status bar.
-    #[arg(long, conflicts_with_all = ["time", "battery_level", "battery_state", "wifi_bars",
-        "cellular_bars", "data_network", "operator_name"])]
-    pub clear: bool,
-    /// Clock text, e.g. 9:41, or an ISO 8601 date.
-    #[arg(long)]
-    pub time: Option<String>,
-    /// 0-100.
-    #[arg(long)]
-    pub battery_level: Option<u8>,
-    /// charging, charged or discharging.
-    #[arg(long, value_parser = wire::<crate::device::BatteryState>)]
-    pub battery_state: Option<String>,
-    /// 0-3.
-    #[arg(long)]
-    pub wifi_bars: Option<u8>,
-    /// 0-4.
-    #[arg(long)]
-    pub cellular_bars: Option<u8>,
-    /// hide, wifi, 3g, 4g, lte, lte-a, lte+, 5g, 5g+, 5g-uwb or 5g-uc.
-    #[arg(long, value_parser = wire::<crate::device::DataNetwork>)]
-    pub data_network: Option<String>,
-    /// Carrier name.
-    #[arg(long)]
-    pub operator_name: Option<String>,
 }
 
 /// Checks a word against the server's type for it (a role, a battery state…), so a typo is a

@@ -97,6 +97,16 @@ impl Form {
     fn command(&self, summary: &'static str) -> Command {
         let leaf = self.words.last().copied().unwrap_or_default();
         let mut c = Command::new(leaf).about(summary.trim_end_matches('.'));
+        // `location 48.85 -2.35`: a number given as a positional may be negative.
+        let numeric = |f: &String| {
+            matches!(
+                self.schemas[f].get("type").and_then(Value::as_str),
+                Some("number" | "integer")
+            )
+        };
+        if self.positionals.iter().any(|(f, _)| numeric(f)) {
+            c = c.allow_negative_numbers(true);
+        }
         for (field, required) in &self.positionals {
             let s = &self.schemas[field];
             c = c.arg(described(typed(Arg::new(id(field)), s), field, s).required(*required));
@@ -272,17 +282,18 @@ fn typed(arg: Arg, s: &Value) -> Arg {
             .collect();
         return arg.value_parser(clap::builder::PossibleValuesParser::new(names));
     }
+    // The word is kept as typed (and sent as JSON by [`value`]) once it parses as a `T`.
+    fn parses<T: std::str::FromStr>(v: &str) -> Result<String, String>
+    where
+        T::Err: std::fmt::Display,
+    {
+        v.parse::<T>()
+            .map(|_| v.to_string())
+            .map_err(|e| e.to_string())
+    }
     match s.get("type").and_then(Value::as_str) {
-        Some("integer") => arg.value_parser(|v: &str| {
-            v.parse::<i64>()
-                .map(|_| v.to_string())
-                .map_err(|e| e.to_string())
-        }),
-        Some("number") => arg.value_parser(|v: &str| {
-            v.parse::<f64>()
-                .map(|_| v.to_string())
-                .map_err(|e| e.to_string())
-        }),
+        Some("integer") => arg.value_parser(parses::<i64>),
+        Some("number") => arg.value_parser(parses::<f64>),
         _ => arg,
     }
 }

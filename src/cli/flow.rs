@@ -166,24 +166,12 @@ fn record(r: RecordCommand, g: &super::GlobalArgs) -> i32 {
     let Ok(req) = req else {
         return exit::USAGE;
     };
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match super::runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("mobilectl: cannot start the async runtime: {e}");
-            return exit::FAILED;
-        }
+        Err(code) => return code,
     };
     let answer = rt.block_on(async {
-        let opts = crate::client::ConnectOptions {
-            url: g.url.clone(),
-            token: g.token.clone(),
-            autostart: !g.no_autostart,
-            session: g.session.clone(),
-        };
-        let c = crate::client::Client::connect(&opts).await?;
+        let c = crate::client::Client::connect(&g.connect_options(g.session.clone())).await?;
         super::plan::execute(&c, req, true).await
     });
     match answer {
@@ -318,27 +306,15 @@ pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
             }
         }
     }
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match super::runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("mobilectl: cannot start the async runtime: {e}");
-            return exit::FAILED;
-        }
+        Err(code) => return code,
     };
     let mut runs: Vec<FlowRunResult> = vec![];
     let mut code = exit::OK;
     if !bundles.is_empty() {
         let outcome = rt.block_on(async {
-            let opts = crate::client::ConnectOptions {
-                url: g.url.clone(),
-                token: g.token.clone(),
-                autostart: !g.no_autostart,
-                session: g.session.clone(),
-            };
-            let c = crate::client::Client::connect(&opts).await?;
+            let c = crate::client::Client::connect(&g.connect_options(g.session.clone())).await?;
             for b in bundles {
                 let mut body = serde_json::json!({
                     "yaml": b.text, "file": b.file, "files": b.files,

@@ -85,6 +85,18 @@ pub struct GlobalArgs {
     pub session: Option<String>,
 }
 
+impl GlobalArgs {
+    /// How the client commands reach the server; `session` is sent as the session header.
+    pub fn connect_options(&self, session: Option<String>) -> ConnectOptions {
+        ConnectOptions {
+            url: self.url.clone(),
+            token: self.token.clone(),
+            autostart: !self.no_autostart,
+            session,
+        }
+    }
+}
+
 /// Which device `mobilectl mcp`'s session leases (default: the one its first call targets).
 #[derive(Debug, Args)]
 pub struct McpArgs {
@@ -191,12 +203,7 @@ pub fn run(cli: Cli) -> i32 {
                 cli.global.token,
             ),
             None => crate::mcp::run_stdio(
-                ConnectOptions {
-                    url: cli.global.url,
-                    token: cli.global.token,
-                    autostart: !cli.global.no_autostart,
-                    session: None,
-                },
+                cli.global.connect_options(None),
                 crate::mcp::DevicePick {
                     udid: m.device,
                     platform: m.platform,
@@ -206,15 +213,9 @@ pub fn run(cli: Cli) -> i32 {
                 },
             ),
         },
-        Command::Grid(grid::GridCommand::NodeConfig(args)) => grid::run(
-            args,
-            ConnectOptions {
-                url: cli.global.url,
-                token: cli.global.token,
-                autostart: !cli.global.no_autostart,
-                session: None,
-            },
-        ),
+        Command::Grid(grid::GridCommand::NodeConfig(args)) => {
+            grid::run(args, cli.global.connect_options(None))
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut command(), "mobilectl", &mut std::io::stdout());
             0
@@ -279,13 +280,7 @@ fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientEr
                 Err(e) => output::error(&e, g.json),
             };
         }
-        let opts = ConnectOptions {
-            url: g.url.clone(),
-            token: g.token.clone(),
-            autostart: !g.no_autostart,
-            session: g.session.clone(),
-        };
-        let result = match Client::connect(&opts).await {
+        let result = match Client::connect(&g.connect_options(g.session.clone())).await {
             Ok(c) => send_in_session(&c, req, &g).await,
             Err(e) => Err(e),
         };

@@ -263,12 +263,10 @@ pub fn plan(
             let host = host.trim_start_matches('[').trim_end_matches(']');
             call("connect_device", json!({ "host": host, "port": port }))
         }
-        ClientCommand::StatusBar(a) => status_bar(a)?.on(udid),
         ClientCommand::App(a) => plan_app(a).on(udid),
         ClientCommand::Proxy(p) => super::proxy::plan(p),
         ClientCommand::Session(s) => super::session::plan(s, udid)?,
         ClientCommand::Flow(f) => super::flow::plan(f, udid, json_out)?,
-        ClientCommand::Open { link } => call("open_url", json!({ "url": link })).on(udid),
         ClientCommand::Snapshot(s) => {
             let json = json_out || s.format.as_deref() == Some("json");
             call(
@@ -435,30 +433,8 @@ pub fn plan(
         ClientCommand::Alert(AlertCommand::Button { label }) => {
             call("alert_accept", json!({ "button": label })).on(udid)
         }
-        ClientCommand::Location { lat, lon, clear } => {
-            let b = if clear {
-                json!({ "clear": true })
-            } else {
-                json!({ "latitude": lat, "longitude": lon })
-            };
-            call("set_location", b).on(udid)
-        }
         ClientCommand::Call(a) => super::call::plan(a, udid)?,
     })
-}
-
-fn status_bar(a: StatusBarArgs) -> Result<Request, ClientError> {
-    let b = json!({ "clear": a.clear.then_some(true), "time": a.time,
-        "battery_level": a.battery_level, "battery_state": a.battery_state,
-        "wifi_bars": a.wifi_bars, "cellular_bars": a.cellular_bars,
-        "data_network": a.data_network, "operator_name": a.operator_name });
-    let r = Request::new("status_bar", b);
-    if r.args.is_empty() {
-        return Err(ClientError::usage(
-            "give status bar values (--time, --battery-level…) or --clear",
-        ));
-    }
-    Ok(r)
 }
 
 fn plan_app(a: AppCommand) -> Request {
@@ -509,11 +485,11 @@ fn expectation(e: ExpectCommand) -> Result<Value, ClientError> {
         ExpectCommand::Screen { fingerprint } => {
             json!({ "kind": "screen", "fingerprint": fingerprint })
         }
-        ExpectCommand::Matches(a) => json!({ "kind": "screen_matches",
-            "baseline": baseline_json(a.file.as_deref(), a.artifact.as_deref())?,
-            "tolerance": a.tolerance, "mask": masks_json(&a.mask)?,
-            "mask_status_bar": a.with_status_bar.then_some(false),
-            "timeout_ms": a.timeout_ms }),
+        ExpectCommand::Matches(a) => merged(
+            a.baseline.fields()?,
+            json!({ "kind": "screen_matches", "tolerance": a.tolerance,
+                "timeout_ms": a.timeout_ms }),
+        ),
     })
 }
 
@@ -540,18 +516,27 @@ fn plan_screenshot(s: ScreenshotArgs) -> Request {
 /// access to it), masks parsed from `X,Y,WIDTH,HEIGHT`, and `save` when the outlined image is
 /// to be written (`-o`).
 fn plan_diff(d: DiffArgs) -> Result<Request, ClientError> {
-    let baseline = baseline_json(d.file.as_deref(), d.artifact.as_deref())?;
-    let masks = masks_json(&d.mask)?;
     let mut r = Request::new(
         "screenshot_diff",
-        json!({ "baseline": baseline,
-            "mask": masks,
-            "mask_status_bar": d.with_status_bar.then_some(false),
-            "channel_threshold": d.channel_threshold,
-            "save": d.output.is_some().then_some(true) }),
+        merged(
+            d.baseline.fields()?,
+            json!({ "channel_threshold": d.channel_threshold,
+                "save": d.output.is_some().then_some(true) }),
+        ),
     );
     r.output = d.output;
     Ok(r)
+}
+
+impl BaselineArgs {
+    /// `baseline`, `mask` and `mask_status_bar` of a diff or of `expect matches`.
+    fn fields(&self) -> Result<Value, ClientError> {
+        Ok(json!({
+            "baseline": baseline_json(self.file.as_deref(), self.artifact.as_deref())?,
+            "mask": masks_json(&self.mask)?,
+            "mask_status_bar": self.with_status_bar.then_some(false),
+        }))
+    }
 }
 
 /// The `baseline` of a diff or of `expect matches`: a local PNG file as base64, a run
@@ -684,8 +669,7 @@ async fn save_bytes(
 mod tests {
     use super::*;
     use crate::api::HttpMethod;
-    use crate::cli::{Cli, Command};
-    use clap::Parser;
+    use crate::cli::Command;
     use std::collections::BTreeSet;
 
     fn plan_of(args: &[&str]) -> Result<Request, ClientError> {
@@ -998,15 +982,18 @@ mod tests {
         );
         assert_eq!(body_of(&["hide-keyboard"]).1, json!({}));
         // The URL to open is not taken for the server's --url.
-        let cli = Cli::try_parse_from(["mobilectl", "open", "https://example.com"]).unwrap();
-        assert_eq!(cli.global.url, "http://127.0.0.1:9100");
-        let Command::Client(cmd) = cli.command else {
-            panic!()
+        let parsed = crate::cli::parse_from(["mobilectl", "open", "https://example.com"]);
+        let Ok(crate::cli::Parsed::Derived(g, r)) = parsed else {
+            panic!("open is made from the table")
         };
+        assert_eq!(g.url, "http://127.0.0.1:9100");
+        assert_eq!(r.args["url"], "https://example.com");
+        // A negative coordinate is a number, not a flag.
         assert_eq!(
-            plan(cmd, &None, false).unwrap().args["url"],
-            "https://example.com"
+            body_of(&["location", "-33.86", "151.21"]).1,
+            json!({"latitude": -33.86, "longitude": 151.21})
         );
+        assert_eq!(body_of(&["location", "--clear"]).1, json!({"clear": true}));
     }
 
     #[test]
@@ -1023,19 +1010,25 @@ mod tests {
             &["use"],
             &["type", "hello", "world"],
             &["tap-element"],
-            &["status-bar"],
         ] {
             assert_eq!(plan_of(bad).unwrap_err().exit, 2, "{bad:?}");
         }
         // Values the server would refuse are refused by the parser, listing the good ones.
+        // (An empty `status-bar`, or `--clear` with values, the server refuses: 400, exit 2.)
         for bad in [
             &["tap-element", "--type", "buton"][..],
             &["status-bar", "--data-network", "6g"],
             &["type", "a", "b", "c"],
-            &["status-bar", "--clear", "--time", "9:41"],
+            &["location", "north", "1"],
         ] {
             let args = std::iter::once("mobilectl").chain(bad.iter().copied());
-            assert!(Cli::try_parse_from(args).is_err(), "{bad:?}");
+            let e = crate::cli::parse_from(args).err();
+            // Refused for its value, not for want of the command.
+            let kind = e.as_ref().map(clap::Error::kind);
+            assert!(
+                kind.is_some() && kind != Some(clap::error::ErrorKind::InvalidSubcommand),
+                "{bad:?}: {kind:?}"
+            );
         }
     }
 }

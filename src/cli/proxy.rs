@@ -1,7 +1,7 @@
-//! `mobilectl proxy flows|flow`: the recorded flows, listed or followed, and one flow or its
-//! raw body; `proxy delay|fail`: the two commonest rules in a few words (`add_proxy_rule`).
-//! The other `proxy` commands (start, stop, status, ca, attach, detach, summary, clear, mock,
-//! rules, unmock, conditions, har) are made from the operation table ([`super::derived`]).
+//! `mobilectl proxy flows`: the recorded flows, listed or followed; `proxy delay|fail`: the two
+//! commonest rules in a few words (`add_proxy_rule`). The other `proxy` commands (start, stop,
+//! status, ca, attach, detach, flow, summary, clear, mock, rules, unmock, conditions, har) are
+//! made from the operation table ([`super::derived`]).
 
 use clap::{Args, Subcommand};
 use serde_json::json;
@@ -13,20 +13,6 @@ use super::plan::Request;
 pub enum ProxyCommand {
     /// List recorded exchanges, oldest first (`--follow`: print new ones as they come).
     Flows(FlowsArgs),
-    /// One exchange with its headers and bodies (`--body response`: that body's bytes).
-    Flow {
-        /// The exchange's id (from `proxy flows`).
-        id: u64,
-        /// Output this body's raw bytes instead.
-        #[arg(long, value_parser = super::derived::values("get_flow", "body"))]
-        body: Option<String>,
-        /// Where `--body` goes (default: stdout).
-        #[arg(short, long, value_name = "FILE", requires = "body")]
-        output: Option<String>,
-        /// Show secret header values (a loopback server only).
-        #[arg(long)]
-        reveal: bool,
-    },
     /// Delay matching requests by MS milliseconds before they go on (a `delay` rule).
     Delay {
         /// The delay, in milliseconds.
@@ -133,20 +119,6 @@ pub fn plan(p: ProxyCommand) -> Request {
                 "failed": a.failed.then_some(true), "contains": a.contains, "since": a.since,
                 "limit": a.limit }),
         ),
-        ProxyCommand::Flow {
-            id,
-            body,
-            output,
-            reveal,
-        } => {
-            let mut r = call(
-                "get_flow",
-                json!({ "id": id, "body": body,
-                    "reveal": reveal.then_some(true) }),
-            );
-            r.output = output;
-            r
-        }
         ProxyCommand::Delay { ms, first_byte, m } => {
             let delay = if first_byte {
                 json!({ "action": "delay", "first_byte_delay_ms": ms })

@@ -156,7 +156,7 @@ pub struct FlowList {
     pub missed: bool,
 }
 
-/// Which body `body=` returns.
+/// Answer this body's bytes instead of the JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BodyPart {
@@ -174,9 +174,11 @@ pub enum BodyPart {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct FlowQuery {
+    /// Its id, from list_flows.
     pub id: u64,
     #[param(inline)]
     pub body: Option<BodyPart>,
+    /// Show secret header values (loopback server only).
     pub reveal: Option<bool>,
 }
 

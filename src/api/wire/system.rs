@@ -16,7 +16,9 @@ pub use crate::device::PermissionAction;
 #[serde(deny_unknown_fields)]
 pub struct LocationRequest {
     pub udid: Option<String>,
+    /// Degrees north (negative: south).
     pub latitude: Option<f64>,
+    /// Degrees east (negative: west).
     pub longitude: Option<f64>,
     /// Clear the simulated location instead of setting one.
     #[serde(default)]

@@ -175,20 +175,26 @@ def render(path, interactive):
         cmd = [exe] + args
     else:
         cmd = ["cargo", "run", "-q", "--release", "--example", "render_dump", "--"] + args
-    return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    # A recorded error answer (a WDA session error, an empty dump) is not a screen: skipped.
+    return done.stdout if done.returncode == 0 else None
 
 
 def main():
     if not os.environ.get("RENDER_DUMP_EXE"):
         subprocess.run(["cargo", "build", "-q", "--release", "--example", "render_dump"],
                        cwd=ROOT, check=True)
-    rows = []
+    rows, skipped = [], []
     for d in DIRS:
         for name in sorted(os.listdir(os.path.join(ROOT, "fixtures", d))):
             path = os.path.join(ROOT, "fixtures", d, name)
             raw = open(path, encoding="utf-8", errors="replace").read()
+            text = render(path, False)
+            if text is None:
+                skipped.append(name)
+                continue
             floor = tokens(floor_of(raw))
-            ours = tokens(render(path, False))
+            ours = tokens(text)
             io = tokens(render(path, True))
             rows.append((name, tokens(raw), floor, ours, io))
     print("%-72s %7s %6s %6s %6s %6s" % ("fixture", "raw", "floor", "text", "inter", "t/fl"))
@@ -197,7 +203,8 @@ def main():
     sized = [r for r in rows if r[2] >= 60]  # trimmed 1-3 element fixtures say nothing on size
     med = statistics.median
     print()
-    print("fixtures: %d (size medians over %d with floor >= 60 tokens)" % (len(rows), len(sized)))
+    print("fixtures: %d (size medians over %d with floor >= 60 tokens; %d not screens, skipped: %s)"
+          % (len(rows), len(sized), len(skipped), ", ".join(skipped)))
     print("median floor tokens:          %.0f" % med([r[2] for r in sized]))
     print("median floor / raw:           %.4f" % med([r[2] / r[1] for r in sized]))
     print("median text tokens:           %.0f" % med([r[3] for r in sized]))

@@ -603,7 +603,7 @@ pub fn operations() -> Vec<Operation> {
             .query::<LogsQuery>()
             .json::<LogPage>(),
         op(Get, "stream_logs", "/api/v1/logs/stream", "logs", "Follow the device log as Server-Sent Events.")
-            .cli("logs -f", &["logs", "-f", "--app", "com.example"])
+            .cli("logs --follow", &["logs", "-f", "--app", "com.example"])
             .describe("The filters of GET /api/v1/logs. Each entry is an `entry` event whose `id` \
                        resumes the stream (`Last-Event-ID`) without gaps or repeats; a reader that \
                        fell behind gets a `dropped` event; a comment every 15 s keeps the \

@@ -195,22 +195,6 @@ pub enum ClientCommand {
     Expect(ExpectCommand),
     /// Save a screenshot (PNG by default).
     Screenshot(ScreenshotArgs),
-    /// The device log: the newest entries, or those since a time; `-f` follows it.
-    Logs(LogsArgs),
-    /// Crashes and ANRs of the device, newest first; with an ID, that one's whole text.
-    Crashes {
-        /// A crash id (from the list, or from an action's result).
-        id: Option<String>,
-        /// Only since: a duration back (`1h`) or an RFC 3339 time.
-        #[arg(long, conflicts_with = "id")]
-        since: Option<String>,
-        /// Only this app's (package or bundle id).
-        #[arg(long, conflicts_with = "id")]
-        app: Option<String>,
-        /// Crashes at most.
-        #[arg(long, conflicts_with = "id")]
-        limit: Option<u32>,
-    },
     /// Everything about a problem at once: screen, screenshot, the foreground app's warnings
     /// and errors, recent crashes (`-o DIR` writes bundle.json and screenshot.jpg there).
     DebugBundle {
@@ -398,35 +382,6 @@ impl ModifierArgs {
             index: self.index,
         }
     }
-}
-
-/// Flags of `logs`.
-#[derive(Debug, Args)]
-pub struct LogsArgs {
-    /// Follow the log: print entries as they come (until interrupted, or --limit).
-    #[arg(short, long)]
-    pub follow: bool,
-    /// Minimum level: V, D, I, W, E, F.
-    #[arg(long, value_parser = wire::<crate::logs::Level>)]
-    pub level: Option<String>,
-    /// Only this tag.
-    #[arg(long)]
-    pub tag: Option<String>,
-    /// Only this app's processes (package or bundle id).
-    #[arg(long)]
-    pub app: Option<String>,
-    /// Only messages containing this text.
-    #[arg(long)]
-    pub contains: Option<String>,
-    /// Only messages matching this regular expression.
-    #[arg(long)]
-    pub regex: Option<String>,
-    /// From: a duration back (`5m`), an RFC 3339 time, or a cursor.
-    #[arg(long)]
-    pub since: Option<String>,
-    /// Entries at most (with -f: stop after that many).
-    #[arg(short = 'n', long)]
-    pub limit: Option<u32>,
 }
 
 /// Flags of `screenshot`, and its `diff` subcommand.

@@ -2,11 +2,16 @@
 //! (the words of its [`crate::api::CliForm`] usage, `app install PATH`) is not one of the
 //! hand-written commands gets a clap command from its entry — the usage's `NAME`s (`[NAME]`
 //! optional) as positionals of the fields so named, its other input fields as flags
-//! (`--kebab-case`; booleans as switches, arrays repeated, enums checked), its summary and
-//! the fields' descriptions as help, `-o FILE` when it answers bytes — and its request is read
-//! back from the matches. Hand-written commands ([`super::commands`]) are the ones with a
-//! grammar of their own (targets, selectors, streams, special bodies).
+//! (`--kebab-case`; booleans as switches, arrays repeated, enums checked; `--limit` also
+//! `-n`), its summary and the fields' descriptions as help, `-o FILE` when it answers bytes —
+//! and its request is read back from the matches. Operations with the same words are one
+//! command whose form picks the operation: a switch of the usage (`logs --follow`, also `-f`)
+//! or a positional only one of them takes (`crashes ID`). Hand-written commands
+//! ([`super::commands`]) are the ones with a grammar of their own (targets, selectors,
+//! special bodies, files).
 
+use clap::error::ErrorKind;
+use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{json, Map, Value};
 
@@ -27,13 +32,20 @@ const TAKEN: &[&str] = &[
     "version",
 ];
 
+/// Conventional short flags of fields, as other command-line tools have them.
+const SHORTS: &[(&str, char)] = &[("limit", 'n')];
+
 /// One derived command: its operation, its words, and how its arguments map to fields.
 #[derive(Debug, Clone)]
 pub struct Form {
     /// The operation's name.
     pub op: &'static str,
+    /// The operation's summary (the command's help, or its switch's).
+    summary: &'static str,
     /// The command's words (`["app", "install"]`).
     pub words: Vec<&'static str>,
+    /// The switch that picks this operation among those with the same words (`follow`).
+    switch: Option<&'static str>,
     /// Positionals: (field, required), in order.
     positionals: Vec<(String, bool)>,
     /// Flags: the fields, with their schemas.
@@ -51,16 +63,23 @@ impl Form {
         let schemas = fields.properties().clone();
         let mut words = Vec::new();
         let mut positionals = Vec::new();
+        let mut switch = None;
         for w in op.cli.usage.split_whitespace() {
             let (name, required) = match w.strip_prefix('[').and_then(|w| w.strip_suffix(']')) {
                 Some(inner) => (inner, false),
                 None => (w, true),
             };
-            if name.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+            let long = w
+                .strip_prefix("--")
+                .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+            if let (Some(s), false, None) = (long, words.is_empty(), switch) {
+                switch = Some(s);
+            } else if name.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
                 let field = name.to_ascii_lowercase();
                 schemas.get(&field)?;
                 positionals.push((field, required));
             } else if positionals.is_empty()
+                && switch.is_none()
                 && required
                 && name.chars().all(|c| c.is_ascii_lowercase() || c == '-')
                 && !name.starts_with('-')
@@ -85,7 +104,9 @@ impl Form {
         );
         Some(Form {
             op: op.name,
+            summary: op.summary,
             words,
+            switch,
             positionals,
             flags,
             schemas,
@@ -93,44 +114,9 @@ impl Form {
         })
     }
 
-    /// Its clap command (the last word), with `about` the operation's summary.
-    fn command(&self, summary: &'static str) -> Command {
-        let leaf = self.words.last().copied().unwrap_or_default();
-        let mut c = Command::new(leaf).about(summary.trim_end_matches('.'));
-        // `location 48.85 -2.35`: a number given as a positional may be negative.
-        let numeric = |f: &String| {
-            matches!(
-                self.schemas[f].get("type").and_then(Value::as_str),
-                Some("number" | "integer")
-            )
-        };
-        if self.positionals.iter().any(|(f, _)| numeric(f)) {
-            c = c.allow_negative_numbers(true);
-        }
-        for (field, required) in &self.positionals {
-            let s = &self.schemas[field];
-            c = c.arg(described(typed(Arg::new(id(field)), s), field, s).required(*required));
-        }
-        for field in &self.flags {
-            let s = &self.schemas[field];
-            let arg = Arg::new(id(field)).long(kebab(field));
-            let arg = match s.get("type").and_then(Value::as_str) {
-                Some("boolean") => arg.action(ArgAction::SetTrue),
-                Some("array") => typed(arg, &s["items"]).action(ArgAction::Append),
-                _ => typed(arg, s),
-            };
-            c = c.arg(described(arg, field, s));
-        }
-        if self.output {
-            c = c.arg(
-                Arg::new("output")
-                    .short('o')
-                    .long("output")
-                    .value_name("FILE")
-                    .help("Where the answer's bytes go (`-`: stdout)."),
-            );
-        }
-        c
+    /// Whether it takes the field `field`.
+    fn takes(&self, field: &str) -> bool {
+        self.flags.iter().any(|f| f == field) || self.positionals.iter().any(|(p, _)| p == field)
     }
 
     /// The request its matches `m` (the leaf's) make; `udid` is the global `-d`.
@@ -173,17 +159,183 @@ pub fn forms(handwritten: &Command, ops: &[Operation]) -> Vec<Form> {
         .collect()
 }
 
+/// The forms of one command (same words), in table order; the first without a switch is its
+/// plain form.
+struct Group<'a>(Vec<&'a Form>);
+
+impl<'a> Group<'a> {
+    /// The forms grouped by their words, in table order.
+    fn all(forms: &'a [Form]) -> Vec<Group<'a>> {
+        let mut groups: Vec<Group> = Vec::new();
+        for f in forms {
+            match groups.iter_mut().find(|g| g.words() == f.words.as_slice()) {
+                Some(g) => g.0.push(f),
+                None => groups.push(Group(vec![f])),
+            }
+        }
+        groups
+    }
+
+    fn words(&self) -> &[&'static str] {
+        &self.0[0].words
+    }
+
+    fn plain(&self) -> &'a Form {
+        self.0
+            .iter()
+            .find(|f| f.switch.is_none())
+            .unwrap_or(&self.0[0])
+    }
+
+    /// The fields of all its forms, once each, with their schemas.
+    fn fields(&self) -> Vec<(&'a str, &'a Value)> {
+        let mut out: Vec<(&str, &Value)> = Vec::new();
+        for f in &self.0 {
+            for p in f.positionals.iter().map(|(p, _)| p).chain(&f.flags) {
+                if !out.iter().any(|(q, _)| q == p) {
+                    out.push((p.as_str(), &f.schemas[p]));
+                }
+            }
+        }
+        out
+    }
+
+    /// Its clap command (the last word): the plain form's summary as `about`, the positionals
+    /// of every form (required where every form requires them), every form's flags, and a
+    /// switch per form that has one (its operation's summary as help).
+    fn command(&self) -> Command {
+        let leaf = self.words().last().copied().unwrap_or_default();
+        let plain = self.plain();
+        let mut c = Command::new(leaf).about(plain.summary.trim_end_matches('.'));
+        let mut shorts: Vec<char> = vec!['h', 'V', 'd', 'o'];
+        let positional = |field: &str| {
+            self.0
+                .iter()
+                .any(|f| f.positionals.iter().any(|(p, _)| p == field))
+        };
+        let fields = self.fields();
+        // `location 48.85 -2.35`: a number given as a positional may be negative.
+        let numeric = |s: &Value| {
+            matches!(
+                s.get("type").and_then(Value::as_str),
+                Some("number" | "integer")
+            )
+        };
+        if fields.iter().any(|(f, s)| positional(f) && numeric(s)) {
+            c = c.allow_negative_numbers(true);
+        }
+        for (field, s) in fields.iter().filter(|(f, _)| positional(f)) {
+            let required = self.0.iter().all(|f| {
+                f.positionals
+                    .iter()
+                    .any(|(p, required)| p == field && *required)
+            });
+            c = c.arg(described(typed(Arg::new(id(field)), s), field, s).required(required));
+        }
+        for (field, s) in fields.iter().filter(|(f, _)| !positional(f)) {
+            let mut arg = Arg::new(id(field)).long(kebab(field));
+            if let Some(&(_, short)) = SHORTS.iter().find(|(f, _)| f == field) {
+                shorts.push(short);
+                arg = arg.short(short);
+            }
+            let arg = match s.get("type").and_then(Value::as_str) {
+                Some("boolean") => arg.action(ArgAction::SetTrue),
+                Some("array") => typed(arg, &s["items"]).action(ArgAction::Append),
+                _ => typed(arg, s),
+            };
+            c = c.arg(described(arg, field, s));
+        }
+        for f in &self.0 {
+            let Some(switch) = f.switch else { continue };
+            let mut arg = Arg::new(switch_id(switch))
+                .long(switch)
+                .action(ArgAction::SetTrue)
+                .help(f.summary.trim_end_matches('.'));
+            // `--follow` is also `-f`, unless that letter is taken.
+            if let Some(short) = switch.chars().next().filter(|c| !shorts.contains(c)) {
+                shorts.push(short);
+                arg = arg.short(short);
+            }
+            c = c.arg(arg);
+        }
+        if self.0.iter().any(|f| f.output) {
+            c = c.arg(
+                Arg::new("output")
+                    .short('o')
+                    .long("output")
+                    .value_name("FILE")
+                    .help("Where the answer's bytes go (`-`: stdout)."),
+            );
+        }
+        c
+    }
+
+    /// The request of the matches `m` (the leaf's): the form whose switch is given, else the
+    /// one with the most positionals that are all given. An argument of another form only is
+    /// an error naming what it goes with.
+    fn request(&self, m: &ArgMatches, udid: &Option<String>) -> Result<Request, clap::Error> {
+        let given = |field: &str| m.value_source(&id(field)) == Some(ValueSource::CommandLine);
+        let switched = self
+            .0
+            .iter()
+            .find(|f| f.switch.is_some_and(|s| m.get_flag(&switch_id(s))));
+        let by_positionals = || {
+            self.0
+                .iter()
+                .filter(|f| f.switch.is_none())
+                .filter(|f| f.positionals.iter().all(|(p, req)| !req || given(p)))
+                .max_by_key(|f| f.positionals.len())
+        };
+        let chosen = switched
+            .or_else(by_positionals)
+            .copied()
+            .unwrap_or(self.plain());
+        for (field, _) in self.fields() {
+            if given(field) && !chosen.takes(field) {
+                let arg = match self
+                    .0
+                    .iter()
+                    .any(|f| f.positionals.iter().any(|(p, _)| p == field))
+                {
+                    true => field.to_ascii_uppercase(),
+                    false => format!("--{}", kebab(field)),
+                };
+                let needs = self
+                    .0
+                    .iter()
+                    .find(|f| f.takes(field))
+                    .and_then(|f| f.switch);
+                let why = match (needs, chosen.switch) {
+                    (Some(s), _) => format!("`{arg}` needs `--{s}`"),
+                    (None, Some(s)) => format!("`{arg}` does not go with `--{s}`"),
+                    (None, None) => format!(
+                        "`{arg}` does not go with {}",
+                        chosen
+                            .positionals
+                            .iter()
+                            .map(|(p, _)| p.to_ascii_uppercase())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ),
+                };
+                return Err(clap::Error::raw(
+                    ErrorKind::ArgumentConflict,
+                    format!("{why}\n"),
+                ));
+            }
+        }
+        Ok(chosen.request(m, udid))
+    }
+}
+
 /// `cmd` with the derived commands of the table added (groups made as needed), and the
 /// commands of the table listed in its order.
 pub fn augment(cmd: Command) -> Command {
     let ops = crate::api::operations();
+    let forms = forms(&cmd, &ops);
     let mut cmd = cmd;
-    for f in forms(&cmd, &ops) {
-        let summary = ops
-            .iter()
-            .find(|o| o.name == f.op)
-            .map_or("", |o| o.summary);
-        cmd = insert(cmd, &f.words, f.command(summary));
+    for g in Group::all(&forms) {
+        cmd = insert(cmd, g.words(), g.command());
     }
     in_table_order(cmd, &ops, 0)
 }
@@ -210,7 +362,7 @@ fn in_table_order(cmd: Command, ops: &[Operation], depth: usize) -> Command {
 }
 
 /// The request of the derived command `m` (the whole line's matches) names, if it is one.
-pub fn request(m: &ArgMatches, udid: &Option<String>) -> Option<Request> {
+pub fn request(m: &ArgMatches, udid: &Option<String>) -> Option<Result<Request, clap::Error>> {
     let mut words = Vec::new();
     let mut leaf = m;
     while let Some((name, sub)) = leaf.subcommand() {
@@ -219,10 +371,10 @@ pub fn request(m: &ArgMatches, udid: &Option<String>) -> Option<Request> {
     }
     let ops = crate::api::operations();
     let handwritten = <super::Cli as clap::CommandFactory>::command();
-    forms(&handwritten, &ops)
-        .into_iter()
-        .find(|f| f.words.iter().eq(words.iter()))
-        .map(|f| f.request(leaf, udid))
+    let forms = forms(&handwritten, &ops);
+    let groups = Group::all(&forms);
+    let group = groups.iter().find(|g| g.words().iter().eq(words.iter()))?;
+    Some(group.request(leaf, udid))
 }
 
 /// Puts `leaf` under the groups `words[..len-1]` of `cmd`, making the missing ones.
@@ -267,6 +419,11 @@ pub fn values(op: &str, field: &str) -> clap::builder::PossibleValuesParser {
 /// The argument id of a field (apart from the global options' ids).
 fn id(field: &str) -> String {
     format!("field:{field}")
+}
+
+/// The argument id of a switch that picks an operation.
+fn switch_id(switch: &str) -> String {
+    format!("switch:{switch}")
 }
 
 fn kebab(field: &str) -> String {
@@ -328,16 +485,13 @@ mod tests {
         let mut op = crate::api::find("find").unwrap();
         op.cli.usage = "look-up QUERY";
         let form = Form::of(&op).unwrap();
-        let cmd = insert(
-            Command::new("mobilectl"),
-            &form.words,
-            form.command(op.summary),
-        );
+        let group = Group(vec![&form]);
+        let cmd = insert(Command::new("mobilectl"), &form.words, group.command());
         let m = cmd
-            .try_get_matches_from(["mobilectl", "look-up", "log in", "--limit", "3"])
+            .try_get_matches_from(["mobilectl", "look-up", "log in", "-n", "3"])
             .unwrap();
         let (_, leaf) = m.subcommand().unwrap();
-        let r = form.request(leaf, &Some("emu".into()));
+        let r = group.request(leaf, &Some("emu".into())).unwrap();
         assert_eq!(r.op, "find");
         assert_eq!(
             Value::Object(r.args),
@@ -349,17 +503,58 @@ mod tests {
         let cmd = insert(
             Command::new("mobilectl"),
             &form.words,
-            form.command(op.summary),
+            Group(vec![&form]).command(),
         );
         cmd.clone().debug_assert();
         assert!(has_path(&cmd, &["ui", "look-up"]));
     }
 
+    /// The operation and arguments the derived command line `args` makes, or its error.
+    fn derived(args: &[&str]) -> Result<(&'static str, Value), String> {
+        let line = std::iter::once("mobilectl").chain(args.iter().copied());
+        let m = augment(<super::super::Cli as clap::CommandFactory>::command())
+            .try_get_matches_from(line)
+            .map_err(|e| e.to_string())?;
+        let r = request(&m, &None).expect("a derived command");
+        r.map(|r| (r.op, Value::Object(r.args)))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn operations_with_the_same_words_are_one_command() {
+        // A switch of the usage picks its operation; `--follow` is also `-f`.
+        assert_eq!(
+            derived(&["logs", "--level", "W"]),
+            Ok(("tail_logs", json!({"level": "W"})))
+        );
+        assert_eq!(
+            derived(&["logs", "-f", "-n", "1", "--tag", "App"]),
+            Ok(("stream_logs", json!({"limit": 1, "tag": "App"})))
+        );
+        assert_eq!(
+            derived(&["proxy", "flows", "--follow", "--since", "0"]).map(|r| r.0),
+            Ok("stream_flows")
+        );
+        // A positional only one of them takes picks that one.
+        assert_eq!(
+            derived(&["crashes", "--since", "1h"]),
+            Ok(("list_crashes", json!({"since": "1h"})))
+        );
+        assert_eq!(
+            derived(&["crashes", "c0123"]),
+            Ok(("get_crash", json!({"id": "c0123"})))
+        );
+        // An argument of the other form only says what it goes with.
+        let e = derived(&["crashes", "c0123", "--since", "1h"]).unwrap_err();
+        assert!(e.contains("`--since` does not go with ID"), "{e}");
+    }
+
     #[test]
     fn usages_with_a_grammar_are_not_derived() {
-        for name in ["tap", "type_text", "stream_logs", "screenshot_annotated"] {
-            let op = crate::api::find(name).unwrap();
-            assert!(Form::of(&op).is_none(), "{name}");
+        let handwritten = <super::super::Cli as clap::CommandFactory>::command();
+        let forms = forms(&handwritten, &crate::api::operations());
+        for name in ["tap", "type_text", "screenshot_annotated", "flow_run"] {
+            assert!(!forms.iter().any(|f| f.op == name), "{name}");
         }
     }
 

@@ -168,7 +168,7 @@ where
     let m = command().try_get_matches_from(argv)?;
     let global = GlobalArgs::from_arg_matches(&m)?;
     match derived::request(&m, &global.udid) {
-        Some(r) => Ok(Parsed::Derived(global, r)),
+        Some(r) => Ok(Parsed::Derived(global, r?)),
         None => Cli::from_arg_matches(&m).map(|c| Parsed::Cli(Box::new(c))),
     }
 }

@@ -402,25 +402,6 @@ pub fn plan(
             ..
         }) => plan_diff(d)?.on(udid),
         ClientCommand::Screenshot(s) => plan_screenshot(s).on(udid),
-        ClientCommand::Logs(l) => call(
-            if l.follow { "stream_logs" } else { "tail_logs" },
-            json!({ "level": l.level, "tag": l.tag, "app": l.app, "contains": l.contains,
-                "regex": l.regex, "since": l.since, "limit": l.limit }),
-        )
-        .on(udid),
-        ClientCommand::Crashes { id: Some(id), .. } => {
-            call("get_crash", json!({ "id": id })).on(udid)
-        }
-        ClientCommand::Crashes {
-            id: None,
-            since,
-            app,
-            limit,
-        } => call(
-            "list_crashes",
-            json!({ "since": since, "app": app, "limit": limit }),
-        )
-        .on(udid),
         ClientCommand::DebugBundle {
             output,
             since,

@@ -1,7 +1,7 @@
-//! `mobilectl proxy flows`: the recorded flows, listed or followed; `proxy delay|fail`: the two
-//! commonest rules in a few words (`add_proxy_rule`). The other `proxy` commands (start, stop,
-//! status, ca, attach, detach, flow, summary, clear, mock, rules, unmock, conditions, har) are
-//! made from the operation table ([`super::derived`]).
+//! `mobilectl proxy delay|fail`: the two commonest rules in a few words (`add_proxy_rule`).
+//! The other `proxy` commands (start, stop, status, ca, attach, detach, flows, flow, summary,
+//! clear, mock, rules, unmock, conditions, har) are made from the operation table
+//! ([`super::derived`]).
 
 use clap::{Args, Subcommand};
 use serde_json::json;
@@ -11,8 +11,6 @@ use super::plan::Request;
 /// The `proxy` subcommands with a grammar of their own.
 #[derive(Debug, Subcommand)]
 pub enum ProxyCommand {
-    /// List recorded exchanges, oldest first (`--follow`: print new ones as they come).
-    Flows(FlowsArgs),
     /// Delay matching requests by MS milliseconds before they go on (a `delay` rule).
     Delay {
         /// The delay, in milliseconds.
@@ -77,48 +75,10 @@ impl MatchArgs {
     }
 }
 
-/// Filters and options of `proxy flows`.
-#[derive(Debug, Args)]
-pub struct FlowsArgs {
-    /// A host, or a domain with its subdomains.
-    #[arg(long)]
-    host: Option<String>,
-    #[arg(long)]
-    method: Option<String>,
-    /// `404`, or a class: `4xx`.
-    #[arg(long)]
-    status: Option<String>,
-    /// Only failed exchanges (no answer, 4xx, 5xx).
-    #[arg(long)]
-    failed: bool,
-    /// Text in the URL.
-    #[arg(long)]
-    contains: Option<String>,
-    /// After a flow id, since an RFC 3339 time, or a while ago (`5m`).
-    #[arg(long)]
-    since: Option<String>,
-    /// At most this many (with --follow: then stop).
-    #[arg(long)]
-    limit: Option<u32>,
-    /// Print new exchanges as they are recorded, until interrupted.
-    #[arg(short, long)]
-    follow: bool,
-}
-
 /// The request of a `proxy` command.
 pub fn plan(p: ProxyCommand) -> Request {
     let call = Request::new;
     match p {
-        ProxyCommand::Flows(a) => call(
-            if a.follow {
-                "stream_flows"
-            } else {
-                "list_flows"
-            },
-            json!({ "host": a.host, "method": a.method, "status": a.status,
-                "failed": a.failed.then_some(true), "contains": a.contains, "since": a.since,
-                "limit": a.limit }),
-        ),
         ProxyCommand::Delay { ms, first_byte, m } => {
             let delay = if first_byte {
                 json!({ "action": "delay", "first_byte_delay_ms": ms })

@@ -128,15 +128,19 @@ pub struct ProxyDetachResult {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct FlowsQuery {
+    /// A host, or a domain with its subdomains
     pub host: Option<String>,
+    /// GET, POST…
     pub method: Option<String>,
     /// 404 or 4xx
     pub status: Option<String>,
+    /// Only failed ones (no answer, 4xx, 5xx)
     pub failed: Option<bool>,
     /// In the URL
     pub contains: Option<String>,
     /// Flow id, RFC 3339 time or 5m
     pub since: Option<String>,
+    /// At most this many
     pub limit: Option<u32>,
 }
 

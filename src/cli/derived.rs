@@ -208,11 +208,7 @@ impl<'a> Group<'a> {
         let plain = self.plain();
         let mut c = Command::new(leaf).about(plain.summary.trim_end_matches('.'));
         let mut shorts: Vec<char> = vec!['h', 'V', 'd', 'o'];
-        let positional = |field: &str| {
-            self.0
-                .iter()
-                .any(|f| f.positionals.iter().any(|(p, _)| p == field))
-        };
+        let positional = |field: &str| self.is_positional(field);
         let fields = self.fields();
         // `location 48.85 -2.35`: a number given as a positional may be negative.
         let numeric = |s: &Value| {
@@ -290,41 +286,55 @@ impl<'a> Group<'a> {
             .or_else(by_positionals)
             .copied()
             .unwrap_or(self.plain());
-        for (field, _) in self.fields() {
-            if given(field) && !chosen.takes(field) {
-                let arg = match self
-                    .0
-                    .iter()
-                    .any(|f| f.positionals.iter().any(|(p, _)| p == field))
-                {
-                    true => field.to_ascii_uppercase(),
-                    false => format!("--{}", kebab(field)),
-                };
-                let needs = self
-                    .0
-                    .iter()
-                    .find(|f| f.takes(field))
-                    .and_then(|f| f.switch);
-                let why = match (needs, chosen.switch) {
-                    (Some(s), _) => format!("`{arg}` needs `--{s}`"),
-                    (None, Some(s)) => format!("`{arg}` does not go with `--{s}`"),
-                    (None, None) => format!(
-                        "`{arg}` does not go with {}",
-                        chosen
-                            .positionals
-                            .iter()
-                            .map(|(p, _)| p.to_ascii_uppercase())
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    ),
-                };
-                return Err(clap::Error::raw(
-                    ErrorKind::ArgumentConflict,
-                    format!("{why}\n"),
-                ));
-            }
+        match self
+            .fields()
+            .into_iter()
+            .find(|(f, _)| given(f) && !chosen.takes(f))
+        {
+            Some((field, _)) => Err(clap::Error::raw(
+                ErrorKind::ArgumentConflict,
+                format!("{}\n", self.misplaced(field, chosen, &given)),
+            )),
+            None => Ok(chosen.request(m, udid)),
         }
-        Ok(chosen.request(m, udid))
+    }
+
+    fn is_positional(&self, field: &str) -> bool {
+        self.0
+            .iter()
+            .any(|f| f.positionals.iter().any(|(p, _)| p == field))
+    }
+
+    /// Why `field`, given, is not one of the `chosen` form's: what the form that takes it
+    /// needs, or what the chosen one was picked by.
+    fn misplaced(&self, field: &str, chosen: &Form, given: &dyn Fn(&str) -> bool) -> String {
+        let arg = match self.is_positional(field) {
+            true => field.to_ascii_uppercase(),
+            false => format!("--{}", kebab(field)),
+        };
+        let names = |ps: Vec<&String>| {
+            let names: Vec<String> = ps.iter().map(|p| p.to_ascii_uppercase()).collect();
+            names.join(" ")
+        };
+        let other = self.0.iter().find(|f| f.takes(field));
+        let missing: Vec<&String> = other
+            .map(|f| {
+                f.positionals
+                    .iter()
+                    .filter(|(p, req)| *req && !given(p))
+                    .map(|(p, _)| p)
+                    .collect()
+            })
+            .unwrap_or_default();
+        match (other.and_then(|f| f.switch), chosen.switch) {
+            (Some(s), _) => format!("`{arg}` needs `--{s}`"),
+            _ if !missing.is_empty() => format!("`{arg}` needs {}", names(missing)),
+            (None, Some(s)) => format!("`{arg}` does not go with `--{s}`"),
+            (None, None) => format!(
+                "`{arg}` does not go with {}",
+                names(chosen.positionals.iter().map(|(p, _)| p).collect())
+            ),
+        }
     }
 }
 
@@ -547,6 +557,27 @@ mod tests {
         // An argument of the other form only says what it goes with.
         let e = derived(&["crashes", "c0123", "--since", "1h"]).unwrap_err();
         assert!(e.contains("`--since` does not go with ID"), "{e}");
+        let e = derived(&["logs", "--last-event-id", "9", "--since", "1m"]).map(|r| r.0);
+        assert_eq!(e, Ok("tail_logs"), "both forms take them");
+        // A flag of a form whose positional is missing says so.
+        let (mut plain, mut with_query) = (
+            crate::api::find("health").unwrap(),
+            crate::api::find("find").unwrap(),
+        );
+        (plain.cli.usage, with_query.cli.usage) = ("look", "look QUERY");
+        let forms = [Form::of(&plain).unwrap(), Form::of(&with_query).unwrap()];
+        let group = Group(forms.iter().collect());
+        let m = group
+            .command()
+            .try_get_matches_from(["look", "--limit", "3"])
+            .unwrap();
+        let e = group.request(&m, &None).unwrap_err().to_string();
+        assert!(e.contains("`--limit` needs QUERY"), "{e}");
+        let m = group
+            .command()
+            .try_get_matches_from(["look", "log in", "-n", "3"])
+            .unwrap();
+        assert_eq!(group.request(&m, &None).unwrap().op, "find");
     }
 
     #[test]

@@ -12,15 +12,10 @@ use crate::ui::diff::Changes;
 use crate::ui::select::Selector;
 use crate::ui::Role;
 
-/// Tap an element or a point.
-// Its fields are described by the API schema, where descriptions are kept short on
-// purpose (token budget).
-#[allow(missing_docs)]
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct TapRequest {
-    pub udid: Option<String>,
-    #[serde(flatten)]
-    pub target: Target,
+/// Whether an action reads the screen afterwards, and how long it lets the screen settle
+/// first: the same two fields on every act request.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct ObserveOptions {
     /// Read the screen afterwards: `fingerprint_after` and the `changes` (one round trip with
     /// the action on Android).
     #[serde(default)]
@@ -30,12 +25,26 @@ pub struct TapRequest {
     pub settle_ms: Option<u64>,
 }
 
-/// Tap the element with this accessibility label, identifier and/or type.
+/// Tap an element or a point.
 // Its fields are described by the API schema, where descriptions are kept short on
 // purpose (token budget).
 #[allow(missing_docs)]
 #[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
+pub struct TapRequest {
+    pub udid: Option<String>,
+    #[serde(flatten)]
+    pub target: Target,
+    #[serde(flatten)]
+    pub after: ObserveOptions,
+}
+
+/// Tap the element with this accessibility label, identifier and/or type.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
+// Unknown fields are refused by the strict body check (`crate::api::strict`), which serde's
+// `deny_unknown_fields` cannot do beside a flattened field.
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct TapElementRequest {
     pub udid: Option<String>,
     /// Accessibility label, text or content-desc.
@@ -49,10 +58,8 @@ pub struct TapElementRequest {
     pub contains: bool,
     /// Pick the n-th match (0-based) instead of failing on ambiguity.
     pub index: Option<usize>,
-    #[serde(default)]
-    pub observe: bool,
-    /// With `observe`: milliseconds to let the screen settle before the read.
-    pub settle_ms: Option<u64>,
+    #[serde(flatten)]
+    pub after: ObserveOptions,
 }
 
 /// Long-press an element or a point.
@@ -66,10 +73,8 @@ pub struct LongPressRequest {
     pub target: Target,
     /// How long to hold, in milliseconds (default 1000).
     pub duration_ms: Option<u64>,
-    #[serde(default)]
-    pub observe: bool,
-    /// With `observe`: milliseconds to let the screen settle before the read.
-    pub settle_ms: Option<u64>,
+    #[serde(flatten)]
+    pub after: ObserveOptions,
 }
 
 /// Swipe from a point to a point, or across a target in a direction.
@@ -87,10 +92,8 @@ pub struct SwipeRequest {
     pub target: Target,
     /// Default 300 ms.
     pub duration_ms: Option<u64>,
-    #[serde(default)]
-    pub observe: bool,
-    /// With `observe`: milliseconds to let the screen settle before the read.
-    pub settle_ms: Option<u64>,
+    #[serde(flatten)]
+    pub after: ObserveOptions,
 }
 
 /// Scroll a container once.
@@ -105,10 +108,8 @@ pub struct ScrollRequest {
     pub target: Target,
     /// `down` shows what is below (default).
     pub direction: Option<Direction>,
-    #[serde(default)]
-    pub observe: bool,
-    /// With `observe`: milliseconds to let the screen settle before the read.
-    pub settle_ms: Option<u64>,
+    #[serde(flatten)]
+    pub after: ObserveOptions,
 }
 
 /// Scroll until an element is in view.
@@ -130,17 +131,16 @@ pub struct ScrollToRequest {
 // Its fields are described by the API schema, where descriptions are kept short on
 // purpose (token budget).
 #[allow(missing_docs)]
+// Unknown fields are refused by the strict body check (`crate::api::strict`), which serde's
+// `deny_unknown_fields` cannot do beside a flattened field.
 #[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PressRequest {
     pub udid: Option<String>,
     pub key: Option<Key>,
     /// Raw Android `KEYCODE_*` number.
     pub keycode: Option<u32>,
-    #[serde(default)]
-    pub observe: bool,
-    /// With `observe`: milliseconds to let the screen settle before the read.
-    pub settle_ms: Option<u64>,
+    #[serde(flatten)]
+    pub after: ObserveOptions,
 }
 
 /// Which device.

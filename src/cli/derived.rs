@@ -426,6 +426,19 @@ pub fn values(op: &str, field: &str) -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(names)
 }
 
+/// A parser accepting the values of the wire enum `T` (its schema's `enum`), listed in the
+/// help: how a hand-written flag takes a platform or a device kind without a CLI copy.
+pub fn enum_of<T: utoipa::PartialSchema>() -> clap::builder::PossibleValuesParser {
+    let schema = serde_json::to_value(T::schema()).unwrap_or_default();
+    let names: Vec<String> = schema["enum"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    clap::builder::PossibleValuesParser::new(names)
+}
+
 /// The argument id of a field (apart from the global options' ids).
 fn id(field: &str) -> String {
     format!("field:{field}")
@@ -609,6 +622,20 @@ mod tests {
                 .collect();
             assert!(names.len() >= 2, "{op}.{field}: {names:?}");
         }
+        use clap::builder::TypedValueParser;
+        let names = |p: clap::builder::PossibleValuesParser| -> Vec<String> {
+            let values = p.possible_values().into_iter().flatten();
+            values.map(|v| v.get_name().to_string()).collect()
+        };
+        assert_eq!(
+            names(enum_of::<crate::device::Platform>()),
+            ["android", "ios"]
+        );
+        assert_eq!(
+            names(enum_of::<crate::device::DeviceKind>()).len(),
+            3,
+            "emulator, simulator, device"
+        );
     }
 
     #[test]

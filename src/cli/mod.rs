@@ -104,7 +104,7 @@ pub struct McpArgs {
     #[arg(long, value_name = "UDID", conflicts_with = "platform")]
     pub device: Option<String>,
     /// Lease the first free device of this platform.
-    #[arg(long, value_parser = ["android", "ios"])]
+    #[arg(long, value_parser = derived::enum_of::<crate::device::Platform>())]
     pub platform: Option<String>,
     /// Wait up to this long for such a device to be free (first come, first served).
     #[arg(long, value_name = "MS")]

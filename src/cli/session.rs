@@ -33,12 +33,12 @@ pub struct StartArgs {
     #[arg(long)]
     name: Option<String>,
     /// Lease a device of this platform.
-    #[arg(long, value_parser = ["android", "ios"])]
+    #[arg(long, value_parser = super::derived::enum_of::<crate::device::Platform>())]
     platform: Option<String>,
     /// Lease a device whose name contains this (any case).
     #[arg(long)]
     name_contains: Option<String>,
-    #[arg(long, value_parser = ["emulator", "simulator", "device"])]
+    #[arg(long, value_parser = super::derived::enum_of::<crate::device::DeviceKind>())]
     kind: Option<String>,
     /// Lease a device whose OS version starts with this (`14`, `17.5`).
     #[arg(long)]

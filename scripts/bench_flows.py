@@ -14,20 +14,12 @@ Usage: cargo build --release && python3 scripts/bench_flows.py [BIN] [N]
 
 import json
 import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
-import time
 import urllib.request
 
+from demo_server import DemoServer
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/mobilectl")
@@ -65,18 +57,8 @@ def run(url, yaml):
 
 
 def main():
-    port, adb = free_port(), free_port()
-    url = f"http://127.0.0.1:{port}"
-    p = subprocess.Popen([BIN, "serve", "--demo", "--addr", f"127.0.0.1:{port}",
-                          "--adb-server-port", str(adb)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(900):
-            try:
-                urllib.request.urlopen(f"{url}/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
+    with DemoServer(BIN) as server:
+        url = server.url
         run(url, LOGIN)  # warm-up
         shares, walls = [], []
         for _ in range(N):
@@ -89,10 +71,6 @@ def main():
         steps = len(answer["steps"])
         print(f"long flow: {steps} steps in {t['total']:.0f} ms: "
               f"{steps * 1000 / t['total']:.0f} steps/s")
-    finally:
-        p.send_signal(signal.SIGTERM)
-        p.wait(30)
-        subprocess.run(["adb", "-P", str(adb), "kill-server"], capture_output=True)
 
 
 if __name__ == "__main__":

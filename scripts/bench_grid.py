@@ -19,7 +19,6 @@ import glob
 import json
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,12 +27,8 @@ import threading
 import time
 import urllib.request
 
+from demo_server import free_port
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/mobilectl")

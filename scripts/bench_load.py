@@ -17,51 +17,24 @@ import collections
 import json
 import os
 import resource
-import signal
-import socket
-import subprocess
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
 
+from demo_server import DemoServer
+
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/mobilectl"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start(nofile=None):
-    port, adb_port = free_port(), free_port()
-
+    """The demo server, with RLIMIT_NOFILE `nofile` when given."""
     def limit():
         if nofile:
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-    p = subprocess.Popen(
-        [BIN, "serve", "--demo", "--addr", f"127.0.0.1:{port}", "--adb-server-port", str(adb_port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limit)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            urllib.request.urlopen(url + "/health", timeout=1).read()
-            return p, url, adb_port
-        except Exception:
-            time.sleep(0.1)
-    raise SystemExit("server did not start")
-
-
-def stop(p, adb_port):
-    p.send_signal(signal.SIGTERM)
-    try:
-        p.wait(10)
-    except subprocess.TimeoutExpired:
-        p.kill()
-    subprocess.run(["adb", "-P", str(adb_port), "kill-server"], capture_output=True)
+    return DemoServer(BIN, preexec_fn=limit, start_s=60).start()
 
 
 def rss_mib(pid):
@@ -89,7 +62,8 @@ def request(url, method="GET", body=None):
 
 
 def load():
-    p, url, adb_port = start()
+    server = start()
+    p, url = server.p, server.url
     calls = [
         ("GET", "/api/v1/device/ui", None),
         ("GET", "/api/v1/device/screenshot", None),
@@ -129,7 +103,7 @@ def load():
             source = json.loads(r.read()).get("source", {})
     except (OSError, ValueError):
         source = {}
-    stop(p, adb_port)
+    server.stop()
     print(f"load: 64 clients x 30 s: {dict(statuses)}")
     print(f"load: RSS start {start_rss:.1f} MiB, peak {peak[0]:.1f} MiB, after 30 s idle {settled:.1f} MiB")
     print(f"load: the log ring then holds {source.get('entries', '?')} entries, "
@@ -137,7 +111,8 @@ def load():
 
 
 def storm():
-    p, url, adb_port = start(nofile=1024)
+    server = start(nofile=1024)
+    url = server.url
     statuses = collections.Counter()
     lock = threading.Lock()
 
@@ -154,7 +129,7 @@ def storm():
         t.join()
     took = time.time() - t0
     after = request(url + "/api/v1/device/ui?format=text")
-    stop(p, adb_port)
+    server.stop()
     print(f"storm: 256 screenshots, nofile 1024: {dict(statuses)} in {took:.1f} s; GET /ui after: {after}")
 
 

@@ -21,46 +21,22 @@ Usage: cargo build --release && python3 scripts/bench_recording.py [BIN] [N]
 
 import json
 import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import time
 import urllib.request
 
+from demo_server import DemoServer
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/mobilectl")
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 60
 
 
-class Server:
-    def __enter__(self):
-        self.port, self.adb = free_port(), free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.p = subprocess.Popen(
-            [BIN, "serve", "--demo", "--addr", f"127.0.0.1:{self.port}",
-             "--adb-server-port", str(self.adb)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(900):
-            try:
-                urllib.request.urlopen(f"{self.url}/health", timeout=1)
-                return self
-            except OSError:
-                time.sleep(0.1)
-        raise SystemExit("the demo server did not start")
-
-    def __exit__(self, *_):
-        self.p.send_signal(signal.SIGTERM)
-        self.p.wait(30)
-        subprocess.run(["adb", "-P", str(self.adb), "kill-server"], capture_output=True)
+class Server(DemoServer):
+    def __init__(self):
+        super().__init__(BIN)
 
     def call(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()

@@ -37,33 +37,16 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_agent_tokens import free_port  # noqa: E402
+from demo_server import DemoServer  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/mobilectl")
 AGENTS, DEVICES, FLOWS = 8, 4, 10
 APP = "com.mobilectl.demo"
 
 
-class Farm:
-    def __enter__(self):
-        self.port, self.adb = free_port(), free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.p = subprocess.Popen(
-            [BIN, "serve", "--demo", "--demo-devices", str(DEVICES), "--addr",
-             f"127.0.0.1:{self.port}", "--adb-server-port", str(self.adb)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(900):
-            try:
-                urllib.request.urlopen(f"{self.url}/health", timeout=1)
-                return self
-            except OSError:
-                time.sleep(0.1)
-        raise SystemExit("the demo server did not start")
-
-    def __exit__(self, *_):
-        self.p.send_signal(signal.SIGTERM)
-        self.p.wait(20)
-        subprocess.run(["adb", "-P", str(self.adb), "kill-server"], capture_output=True)
+class Farm(DemoServer):
+    def __init__(self):
+        super().__init__(BIN, devices=DEVICES)
 
     def get(self, path):
         with urllib.request.urlopen(self.url + path, timeout=30) as r:

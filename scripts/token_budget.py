@@ -17,7 +17,6 @@ import os
 import re
 import statistics
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 
 import tiktoken

@@ -48,7 +48,7 @@ pub struct HttpCall {
 /// Arguments that cannot make a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ArgumentError {
-    /// A path parameter is missing or is not a string or number.
+    /// A path parameter is missing, empty, or not a string or number.
     MissingPathParameter(String),
     /// The operation takes no arguments but got these.
     TakesNone(Vec<String>),
@@ -58,7 +58,7 @@ impl std::fmt::Display for ArgumentError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ArgumentError::MissingPathParameter(name) => {
-                write!(f, "`{name}` (a string) is required")
+                write!(f, "`{name}` (a non-empty string) is required")
             }
             ArgumentError::TakesNone(names) => {
                 write!(f, "takes no arguments (got {})", names.join(", "))
@@ -104,7 +104,8 @@ fn fill_path(path: &str, args: &mut Map<String, Value>) -> Result<String, Argume
             continue;
         };
         let value = match args.remove(name) {
-            Some(Value::String(s)) => s,
+            // An empty one would name another route (`/crashes/` is not a crash).
+            Some(Value::String(s)) if !s.is_empty() => s,
             Some(v @ Value::Number(_)) => v.to_string(),
             _ => return Err(ArgumentError::MissingPathParameter(name.to_string())),
         };
@@ -165,6 +166,15 @@ mod tests {
         assert_eq!(c.query, [("keep".to_string(), "1".to_string())]);
         assert_eq!(
             http_call(HttpMethod::Get, "/t/{id}", InputKind::None, Map::new()),
+            Err(ArgumentError::MissingPathParameter("id".into()))
+        );
+        assert_eq!(
+            http_call(
+                HttpMethod::Get,
+                "/t/{id}",
+                InputKind::None,
+                args(json!({"id": ""}))
+            ),
             Err(ArgumentError::MissingPathParameter("id".into()))
         );
     }

@@ -17,7 +17,9 @@ pub struct SnapshotArgs {
     /// Render a saved dump instead of asking the server.
     #[arg(long, value_name = "PATH")]
     pub from_file: Option<PathBuf>,
-    /// Output format (default text; `--json` means json).
+    /// `text`: the server's own text (its header names the device and the fingerprint; the
+    /// default with --from-file); `json` (or `--json`): the whole snapshot. By default the
+    /// compact tree under a short header, as an MCP client reads it.
     #[arg(long, value_parser = super::derived::values("snapshot", "format"))]
     pub format: Option<String>,
 }

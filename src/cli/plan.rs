@@ -267,15 +267,15 @@ pub fn plan(
         ClientCommand::Proxy(p) => super::proxy::plan(p),
         ClientCommand::Session(s) => super::session::plan(s, udid)?,
         ClientCommand::Flow(f) => super::flow::plan(f, udid, json_out)?,
-        ClientCommand::Snapshot(s) => {
-            let json = json_out || s.format.as_deref() == Some("json");
-            call(
-                "snapshot",
-                json!({ "format": if json { "json" } else { "text" },
-                    "interactive_only": s.interactive_only.then_some(true) }),
-            )
-            .on(udid)
-        }
+        // The JSON, told by the snapshot's renderer as MCP tells it (`--json`: the JSON);
+        // `--format text` asks for the server's own text, whose header also names the device
+        // and the fingerprint.
+        ClientCommand::Snapshot(s) => call(
+            "snapshot",
+            json!({ "format": s.format.as_deref().filter(|_| !json_out).unwrap_or("json"),
+                "interactive_only": s.interactive_only.then_some(true) }),
+        )
+        .on(udid),
         ClientCommand::Tap(t) => {
             let tg = target::parse_one(&t.target, t.m.get()).map_err(usage)?;
             call("tap", with_target(Some(tg), t.o.fields())).on(udid)
@@ -837,8 +837,11 @@ mod tests {
         );
         assert_eq!((h.query.len(), h.body), (0, None));
 
-        assert_eq!(http_of(&["snapshot"]).answer, AnswerKind::Text);
+        // The snapshot's renderer tells the JSON, as over MCP; the server's text on request.
+        assert_eq!(http_of(&["snapshot"]).answer, AnswerKind::Json);
         assert_eq!(http_of(&["--json", "snapshot"]).answer, AnswerKind::Json);
+        let text = http_of(&["snapshot", "--format", "text"]);
+        assert_eq!(text.answer, AnswerKind::Text);
         let shot = plan_of(&["screenshot", "--annotate", "--grid", "-o", "a.png"]).unwrap();
         assert_eq!(shot.output.as_deref(), Some("a.png"));
         let h = shot.http().unwrap();

@@ -360,8 +360,8 @@ async fn start_and_stop_recording_save_the_flows_video_with_its_artifacts() {
     let dir = std::path::PathBuf::from(r["artifacts"].as_str().expect("artifacts"));
     for f in ["login.mp4", "after.mp4"] {
         let path = dir.join(f);
-        assert!(crate::common::media::ffprobe_duration(&path) > 0.0, "{f}");
-        crate::common::media::decodes_cleanly(&path);
+        assert!(test_support::media::ffprobe_duration(&path) > 0.0, "{f}");
+        test_support::media::decodes_cleanly(&path);
     }
     assert_eq!(argvs_with(&h, "screenrecord").len(), 2);
     // No recording is left running on the device.

@@ -230,6 +230,7 @@ fn parameter_sets(sps: &[u8], pps: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use test_support::media::{decodes_cleanly, ffprobe_duration};
 
     /// An H.264 MP4 of `seconds` made by Debian's ffmpeg (the test command installs it).
     fn clip(dir: &Path, name: &str, seconds: f64, size: &str) -> std::path::PathBuf {
@@ -251,22 +252,6 @@ mod tests {
             .expect("ffmpeg (apt-get install ffmpeg)");
         assert!(status.success());
         out
-    }
-
-    fn ffprobe_duration(path: &Path) -> f64 {
-        let out = std::process::Command::new("ffprobe")
-            .args([
-                "-v",
-                "error",
-                "-show_entries",
-                "format=duration",
-                "-of",
-                "csv=p=0",
-            ])
-            .arg(path)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
     }
 
     #[test]
@@ -291,18 +276,7 @@ mod tests {
         assert!((info.duration_s - 4.5).abs() < 0.05, "{info:?}");
         assert!((ffprobe_duration(&out) - 4.5).abs() < 0.1);
         // Every frame decodes.
-        let decoded = std::process::Command::new("ffmpeg")
-            .args(["-v", "error", "-i"])
-            .arg(&out)
-            .args(["-f", "null", "-"])
-            .output()
-            .unwrap();
-        assert!(decoded.status.success());
-        assert!(
-            decoded.stderr.is_empty(),
-            "{}",
-            String::from_utf8_lossy(&decoded.stderr)
-        );
+        decodes_cleanly(&out);
     }
 
     #[test]

@@ -4,7 +4,6 @@
 
 pub mod android;
 pub mod demo_server;
-pub mod media;
 pub mod sse;
 pub mod wda;
 

@@ -53,6 +53,7 @@ use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+pub use applets::screenrecord::FPS as SCREENRECORD_FPS;
 pub use cli::{applet_entry, run_cli, VirtualDeviceArgs};
 
 use app::App;

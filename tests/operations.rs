@@ -98,6 +98,11 @@ async fn misspelt_fields_of_flattened_targets_are_named_with_a_guess() {
             "unknown field `obsrve`; did you mean `observe`?",
         ),
         (
+            "/api/v1/device/ui/tap-element",
+            json!({"label": "OK", "obsrve": true}),
+            "unknown field `obsrve`; did you mean `observe`?",
+        ),
+        (
             "/api/v1/device/ui/type",
             json!({"text": "a", "clr": true}),
             "unknown field `clr`; did you mean `clear`?",

@@ -2,7 +2,9 @@
 //!
 //! [`concat`] copies the H.264 samples of each segment, in order, into one video track,
 //! shifting each segment's times by the duration of those before it (converted to the first
-//! segment's timescale), so players and `ffprobe` see one recording. Segments of one device
+//! segment's timescale), so players and `ffprobe` see one recording. A segment whose encoder
+//! reordered frames less than the one before (no B-frames) is placed later by the difference,
+//! so no frame shows at a time another already has. Segments of one device
 //! normally share their parameter sets (SPS/PPS); a segment whose sets differ gets them
 //! in-band, in front of its first sample, which decoders accept. Only the first video track
 //! is kept (screen recordings have no audio).
@@ -89,6 +91,9 @@ pub fn concat<P: AsRef<Path>>(segments: &[(P, Option<f64>)], out: &Path) -> Resu
     let written = (|| -> std::result::Result<(), JoinError> {
         let mut writer: Option<(Mp4Writer<BufWriter<File>>, u32, AvcConfig)> = None;
         let mut offset: u64 = 0;
+        // The end of the presentation written so far (the latest frame's time plus its
+        // duration): a segment never shows a frame before it.
+        let mut presented_end: u64 = 0;
         // The previous segment's last sample, written once the next start is known.
         let mut held: Option<Mp4Sample> = None;
         for (path, start_s) in segments.iter().map(|(p, s)| (p.as_ref(), *s)) {
@@ -145,23 +150,30 @@ pub fn concat<P: AsRef<Path>>(segments: &[(P, Option<f64>)], out: &Path) -> Resu
                     (w, *s, c.clone())
                 }
             };
+            let rescale = |t: u64| t * u64::from(target_scale) / u64::from(scale.max(1));
             // Where this segment starts: its start time, unless that is before the end of
-            // what was written (clocks disagree by a few ms).
-            if let Some(start) = start_s.filter(|s| s.is_finite() && *s >= 0.0) {
-                let at = (start * f64::from(target_scale)) as u64;
-                if at > offset {
-                    if let Some(last) = held.as_mut() {
-                        last.duration += (at - offset) as u32;
-                    }
-                    offset = at;
+            // what was written (clocks disagree by a few ms); and never so early that its
+            // first frame shows before the last one written. Segments may differ in the
+            // encoder's frame reordering (a short one may have no B-frames), so a frame's
+            // time is its decode time plus its own delay, which differs between segments.
+            let mut at = start_s
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map_or(0, |start| (start * f64::from(target_scale)) as u64);
+            let shown_first = earliest_presentation(&mut r, id, count)
+                .map_err(JoinError::Mp4)?
+                .map_or(0, rescale);
+            at = at.max(presented_end.saturating_sub(shown_first));
+            if at > offset {
+                if let Some(last) = held.as_mut() {
+                    last.duration += (at - offset) as u32;
                 }
+                offset = at;
             }
             if let Some(last) = held.take() {
                 w.write_sample(1, &last).map_err(JoinError::Mp4)?;
             }
             let in_band = (sps != config.seq_param_set || pps != config.pic_param_set)
                 .then(|| parameter_sets(&sps, &pps));
-            let rescale = |t: u64| t * u64::from(target_scale) / u64::from(scale.max(1));
             let mut end = 0u64;
             for n in 1..=count {
                 let Some(s) = r.read_sample(id, n).map_err(JoinError::Mp4)? else {
@@ -178,10 +190,13 @@ pub fn concat<P: AsRef<Path>>(segments: &[(P, Option<f64>)], out: &Path) -> Resu
                 let start = rescale(s.start_time);
                 let duration = rescale(u64::from(s.duration)) as u32;
                 end = end.max(start + u64::from(duration));
+                let rendering_offset = rescale(s.rendering_offset.max(0) as u64);
+                presented_end =
+                    presented_end.max(offset + start + rendering_offset + u64::from(duration));
                 let sample = Mp4Sample {
                     start_time: offset + start,
                     duration,
-                    rendering_offset: rescale(s.rendering_offset.max(0) as u64) as i32,
+                    rendering_offset: rendering_offset as i32,
                     is_sync: s.is_sync,
                     bytes,
                 };
@@ -212,6 +227,27 @@ pub fn concat<P: AsRef<Path>>(segments: &[(P, Option<f64>)], out: &Path) -> Resu
     }
 }
 
+/// How many samples in decode order can hold a segment's first frame in presentation order:
+/// far more than an encoder reorders (x264's deepest B-pyramid delays by a few frames).
+const REORDER_WINDOW: u32 = 32;
+
+/// The earliest presentation time (decode time plus composition offset) among the first
+/// samples of track `id`, in its timescale; `None` for a track without samples.
+fn earliest_presentation(
+    r: &mut Mp4Reader<BufReader<File>>,
+    id: u32,
+    count: u32,
+) -> std::result::Result<Option<u64>, mp4::Error> {
+    let mut earliest: Option<u64> = None;
+    for n in 1..=count.min(REORDER_WINDOW) {
+        if let Some(s) = r.read_sample(id, n)? {
+            let shown = s.start_time + s.rendering_offset.max(0) as u64;
+            earliest = Some(earliest.map_or(shown, |e| e.min(shown)));
+        }
+    }
+    Ok(earliest)
+}
+
 enum JoinError {
     Ours(Error),
     Mp4(mp4::Error),
@@ -234,6 +270,17 @@ mod tests {
 
     /// An H.264 MP4 of `seconds` made by Debian's ffmpeg (the test command installs it).
     fn clip(dir: &Path, name: &str, seconds: f64, size: &str) -> std::path::PathBuf {
+        clip_with(dir, name, seconds, size, &[])
+    }
+
+    /// [`clip`] with more encoder options (`-bf 0`: no B-frames, so no reordering delay).
+    fn clip_with(
+        dir: &Path,
+        name: &str,
+        seconds: f64,
+        size: &str,
+        options: &[&str],
+    ) -> std::path::PathBuf {
         let out = dir.join(name);
         let status = std::process::Command::new("ffmpeg")
             .args(["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i"])
@@ -247,6 +294,7 @@ mod tests {
                 "yuv420p",
                 "-y",
             ])
+            .args(options)
             .arg(&out)
             .status()
             .expect("ffmpeg (apt-get install ffmpeg)");
@@ -277,6 +325,24 @@ mod tests {
         assert!((ffprobe_duration(&out) - 4.5).abs() < 0.1);
         // Every frame decodes.
         decodes_cleanly(&out);
+    }
+
+    #[test]
+    fn segments_of_different_reordering_delays_decode_cleanly() {
+        // One device's segments need not share the encoder's frame reordering: a short one
+        // may have no B-frames. Their frames must still come out in order, none twice.
+        let dir = tempfile::tempdir().unwrap();
+        let reordered = clip(dir.path(), "a.mp4", 2.0, "320x240");
+        let plain = clip_with(dir.path(), "b.mp4", 1.0, "320x240", &["-bf", "0"]);
+        let out = dir.path().join("all.mp4");
+        for order in [[&reordered, &plain], [&plain, &reordered]] {
+            let info = concat(&[(order[0], None), (order[1], None)], &out).unwrap();
+            assert_eq!(info.frames, 30);
+            decodes_cleanly(&out);
+            // 3 s, and at most the difference of the reordering delays (two frames) more.
+            let d = ffprobe_duration(&out);
+            assert!((2.95..=3.25).contains(&d), "{d}");
+        }
     }
 
     #[test]

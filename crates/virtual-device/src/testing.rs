@@ -112,12 +112,42 @@ pub fn run_with_input(
     })
 }
 
-/// A free TCP port on 127.0.0.1 (bound then released).
+/// A TCP port free on 127.0.0.1 for a test's server to listen on.
+///
+/// It comes from below the kernel's ephemeral range, which `bind(0)` and every outgoing
+/// connection draw from: a port taken there and released could go to another test's
+/// connection or listener before the server binds it (an adb server "started" on a port a
+/// connection already held failed with `protocol fault (status 30 30 30 63?!)`). Each call in
+/// this process takes the next port after a start of its own (from its pid), skipping ports
+/// in use; only if none is free does it fall back to one the kernel picks.
 pub fn free_port() -> u16 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const FLOOR: u32 = 10_000;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let span = ephemeral_floor().saturating_sub(FLOOR).max(1_000);
+    let start = std::process::id().wrapping_mul(7_919) % span;
+    for _ in 0..span {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let Ok(port) = u16::try_from(FLOOR + (start + n) % span) else {
+            continue;
+        };
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("free port")
+}
+
+/// The lowest port the kernel hands out by itself (`ip_local_port_range`; 32768 when it
+/// cannot be read).
+fn ephemeral_floor() -> u32 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32_768)
 }
 
 /// Polls `cond` every 20 ms until it holds or `timeout` passes; returns whether it held.
@@ -346,5 +376,26 @@ impl Drop for VdHarness {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn free_ports_are_distinct_and_not_the_kernels_to_hand_out() {
+        let ports: Vec<u16> = (0..64).map(|_| free_port()).collect();
+        let distinct: std::collections::HashSet<&u16> = ports.iter().collect();
+        assert_eq!(distinct.len(), ports.len(), "{ports:?}");
+        let floor = ephemeral_floor();
+        assert!(
+            floor < 11_000 || ports.iter().all(|&p| u32::from(p) < floor),
+            "{ports:?} against {floor}"
+        );
+        // Each is free to listen on.
+        for p in ports {
+            std::net::TcpListener::bind(("127.0.0.1", p)).expect("a free port");
+        }
     }
 }

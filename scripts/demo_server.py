@@ -6,6 +6,8 @@ killed after it. Standard library only.
         urllib.request.urlopen(s.url + "/api/v1/device/list")
 """
 
+import itertools
+import os
 import signal
 import socket
 import subprocess
@@ -13,8 +15,34 @@ import time
 import urllib.request
 
 
+_next = itertools.count()
+
+
+def _ephemeral_floor():
+    """The lowest port the kernel hands out by itself (32768 when it cannot be read)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port():
-    """A TCP port free on 127.0.0.1 now."""
+    """A TCP port free on 127.0.0.1 for a server to listen on, from below the kernel's
+    ephemeral range: one that `bind(0)` or an outgoing connection could take after it is
+    released would race the server that is to bind it. Each call takes the next port after a
+    start of this process's own, skipping ports in use (as the Rust tests' `free_port`)."""
+    floor = 10000
+    span = max(_ephemeral_floor() - floor, 1000)
+    start = os.getpid() * 7919 % span
+    for _ in range(span):
+        port = floor + (start + next(_next)) % span
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

@@ -6,8 +6,8 @@ scripts/test.sh runs these with the binary of its `cargo test` build (MOBILECTL_
 
 import os
 import signal
-import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -17,10 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from demo_server import free_port  # noqa: E402  (ports the kernel does not hand out itself)
 
 
 def wait_for_health(url, deadline):

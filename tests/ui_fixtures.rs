@@ -388,6 +388,13 @@ fn detection_on_real_dumps() {
     let a = s.alert.expect("location alert");
     assert!(!a.buttons.is_empty() && a.buttons.iter().all(|b| b.r#ref.is_some()));
     assert!(a.title.is_some());
+    // The alert's buttons are all the screen lists: their lines say which they are.
+    assert_eq!(
+        s.tree_text.lines().next(),
+        Some("! alert"),
+        "{}",
+        s.tree_text
+    );
     let s = get(
         "ios_wda_source",
         "wda_source_settings_root_iphone17pro_ios26.4_traits_bundleId.xml",
@@ -397,6 +404,19 @@ fn detection_on_real_dumps() {
     let s = get("android_uiautomator", "kakaotalk_delete_dialog_korean.xml");
     let a = s.alert.expect("floating dialog window");
     assert_eq!(a.buttons.len(), 2);
+    // The dialog's radios are listed too, so the alert line names its buttons.
+    let named: Vec<&str> = a
+        .buttons
+        .iter()
+        .filter_map(|b| b.r#ref.as_deref())
+        .collect();
+    let line = format!("! alert buttons: {}", named.join(" "));
+    assert_eq!(
+        s.tree_text.lines().next(),
+        Some(line.as_str()),
+        "{}",
+        s.tree_text
+    );
     let s = get("android_uiautomator", "wework_invite_confirm_dialog.xml");
     assert!(s.alert.is_some());
     for quiet in [

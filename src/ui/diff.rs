@@ -1,7 +1,7 @@
 //! What changed between two reads of a screen, in the words of the compact text: the lines that
 //! appeared, disappeared or changed (a line with a ref that kept its ref but reads otherwise),
 //! plus the foreground app when it changed. An alert or the keyboard coming or going is a line
-//! like any other (`! alert buttons: e1 e2`, `keyboard [e6]`). It is what an action answers
+//! like any other (`! alert`, `keyboard [e6]`). It is what an action answers
 //! with `observe: true`, so an agent can go on without a new snapshot.
 //!
 //! Lines with a ref are matched by ref when the ref still names the same element (refs of

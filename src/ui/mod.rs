@@ -239,8 +239,11 @@ fn analyze_nodes(
             .iter()
             .filter_map(|b| b.r#ref.as_deref())
             .collect();
-        // The title is a line of its own below: not repeated here.
-        format!("! alert buttons: {}", buttons.join(" "))
+        let listed: Vec<&str> = candidates
+            .iter()
+            .filter_map(|&n| els[n].r#ref.as_deref())
+            .collect();
+        alert_line(&buttons, &listed)
     });
     let tree_text = render::render(
         &els,
@@ -291,6 +294,22 @@ fn analyze_nodes(
             .collect(),
         elements: els,
         shown,
+    }
+}
+
+/// The compact text's alert line. It names the alert's buttons, unless they are every ref the
+/// screen lists (a dialog alone on screen, as a permission dialog is): the button lines below
+/// then say it already; so does an alert none of whose buttons has a ref. The title is a line of
+/// its own below, not repeated here.
+fn alert_line(buttons: &[&str], listed: &[&str]) -> String {
+    let mut alone = buttons.to_vec();
+    let mut all = listed.to_vec();
+    alone.sort_unstable();
+    all.sort_unstable();
+    if alone.is_empty() || alone == all {
+        "! alert".to_string()
+    } else {
+        format!("! alert buttons: {}", buttons.join(" "))
     }
 }
 
@@ -355,4 +374,19 @@ pub fn render_dump(
             serde_json::to_string_pretty(&snap).unwrap_or_else(|_| "{}".into())
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::alert_line;
+
+    #[test]
+    fn the_alert_line_names_its_buttons_unless_they_are_all_the_screen_lists() {
+        assert_eq!(alert_line(&["e2", "e1"], &["e1", "e2"]), "! alert");
+        assert_eq!(
+            alert_line(&["e5", "e6"], &["e1", "e5", "e6"]),
+            "! alert buttons: e5 e6"
+        );
+        assert_eq!(alert_line(&[], &["e1"]), "! alert");
+    }
 }

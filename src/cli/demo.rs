@@ -1,48 +1,10 @@
-//! `serve --demo` and `mobilectl virtual-device`: the virtual Android device
-//! (`crates/virtual-device`), present when the binary is built with the `demo` feature (the
-//! default). Without it, both say how to get it instead of failing obscurely.
-
-use crate::exec::{Tool, Toolbox};
-
-/// The demo device while the server runs.
-#[cfg(feature = "demo")]
-pub type DemoDevice = virtual_device::RunningDevice;
-
-/// No demo device can exist in a build without the `demo` feature.
-#[cfg(not(feature = "demo"))]
-pub enum DemoDevice {}
+//! `mobilectl virtual-device` and the applets a virtual device's shell runs: the virtual
+//! Android device (`crates/virtual-device`), present when the binary is built with the `demo`
+//! feature (the default). Without it, the command says how to get it instead of failing
+//! obscurely. `serve --demo` starts its devices through `crate::server::demo`.
 
 #[cfg(not(feature = "demo"))]
-impl DemoDevice {
-    pub fn serial(&self) -> String {
-        match *self {}
-    }
-}
-
-#[cfg(not(feature = "demo"))]
-const NOT_BUILT: &str =
-    "this mobilectl was built without the virtual device (cargo feature `demo`); rebuild with default features";
-
-/// Starts the demo virtual device and connects the adb server to it.
-pub async fn start(tools: &Toolbox, adb_server_port: Option<u16>) -> Result<DemoDevice, String> {
-    let adb = tools
-        .path(Tool::Adb)
-        .ok_or_else(|| format!("adb is needed: {}", Tool::Adb.install_hint()))?
-        .to_path_buf();
-    #[cfg(feature = "demo")]
-    {
-        let me = std::env::current_exe()
-            .map_err(|e| format!("cannot find the mobilectl binary: {e}"))?;
-        virtual_device::run_demo_for_serve(me, &adb, adb_server_port)
-            .await
-            .map_err(|e| e.to_string())
-    }
-    #[cfg(not(feature = "demo"))]
-    {
-        let _ = (adb, adb_server_port);
-        Err(NOT_BUILT.to_string())
-    }
-}
+use crate::server::demo::NOT_BUILT;
 
 /// Arguments of `mobilectl virtual-device`.
 #[cfg(feature = "demo")]

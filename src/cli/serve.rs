@@ -1,5 +1,6 @@
-//! `mobilectl serve`: builds the server from flags and environment, refuses unsafe setups
-//! (a non-loopback bind without a token), and runs until SIGINT/SIGTERM.
+//! `mobilectl serve`: the server's settings from flags and environment; `crate::server::start`
+//! starts it (refusing unsafe setups, such as a non-loopback bind without a token) and serves
+//! until SIGINT/SIGTERM.
 
 use std::net::SocketAddr;
 
@@ -7,10 +8,10 @@ use clap::Args;
 
 use crate::backend::wda::{EndpointSpec, WdaConfig};
 use crate::backend::BackendConfig;
-use crate::controller::DeviceController;
 use crate::exec::Toolbox;
 use crate::proxy::ProxyOptions;
-use crate::server::{self, AppState, SecurityPolicy, ServerOptions};
+use crate::server::start::{self, Settings, StartError};
+use crate::server::ServerOptions;
 
 /// Flags of `serve`.
 #[derive(Debug, Args)]
@@ -177,40 +178,6 @@ impl ProxyArgs {
     }
 }
 
-/// The shortest token accepted for a non-loopback bind.
-const MIN_REMOTE_TOKEN: usize = 16;
-
-/// Why the server refuses to start.
-fn check_bind(args: &ServeArgs) -> Result<(), String> {
-    if let Some(t) = args.token.as_deref().filter(|t| !t.is_empty()) {
-        if t.trim().is_empty() {
-            return Err("a token of only spaces can never be sent back: choose another".into());
-        }
-        if t.trim() != t {
-            return Err(
-                "the token starts or ends with spaces, which clients trim: remove them".into(),
-            );
-        }
-        let strong = t.chars().filter(|c| !c.is_whitespace()).count() >= MIN_REMOTE_TOKEN;
-        if !args.addr.ip().is_loopback() && !strong {
-            return Err(format!(
-                "refusing to listen on {} with a token of fewer than {MIN_REMOTE_TOKEN} \
-                 characters: anyone on the network could guess it",
-                args.addr
-            ));
-        }
-    }
-    let token_set = args.token.as_deref().is_some_and(|t| !t.is_empty());
-    if !args.addr.ip().is_loopback() && !token_set {
-        return Err(format!(
-            "refusing to listen on {} without a token: anyone on the network could drive your \
-             devices. Pass --token (or set MOBILECTL_TOKEN), or bind 127.0.0.1.",
-            args.addr
-        ));
-    }
-    Ok(())
-}
-
 /// The WebDriverAgent settings of the flags, or why they are wrong.
 fn wda_config(args: &ServeArgs) -> Result<WdaConfig, String> {
     Ok(WdaConfig {
@@ -219,31 +186,13 @@ fn wda_config(args: &ServeArgs) -> Result<WdaConfig, String> {
     })
 }
 
-/// Runs `serve`: checks the flags, then serves until shut down; returns the exit code (2:
-/// a wrong flag).
-pub fn run(args: ServeArgs) -> i32 {
-    init_tracing();
-    if let Err(msg) = check_bind(&args) {
-        eprintln!("mobilectl: {msg}");
-        return 2;
-    }
-    let wda = match wda_config(&args) {
-        Ok(w) => w,
-        Err(msg) => {
-            eprintln!("mobilectl: {msg}");
-            return 2;
-        }
-    };
+/// The server's settings from the flags and the environment, or why they are wrong.
+fn settings(args: ServeArgs) -> Result<Settings, String> {
+    let wda = wda_config(&args)?;
     let state_dir = crate::client::autostart::state_dir();
-    let proxy = match args.proxy.options(state_dir.clone()) {
-        Ok(o) => crate::proxy::ProxyOptions {
-            adb_server_port: args.adb_server_port,
-            ..o
-        },
-        Err(msg) => {
-            eprintln!("mobilectl: {msg}");
-            return 2;
-        }
+    let proxy = ProxyOptions {
+        adb_server_port: args.adb_server_port,
+        ..args.proxy.options(state_dir.clone())?
     };
     let (policy, problems) = crate::runs::GcPolicy::from_env();
     for p in problems {
@@ -251,10 +200,45 @@ pub fn run(args: ServeArgs) -> i32 {
     }
     let cache_dir = args
         .cache_dir
-        .clone()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or_else(crate::runs::dirs::cache_dir);
-    let runs = crate::runs::RunStore::open(cache_dir, policy);
+    Ok(Settings {
+        addr: args.addr,
+        token: args.token,
+        allow_hosts: args.allow_hosts,
+        allow_origins: args.allow_origins,
+        options: ServerOptions {
+            allow_any_url_scheme: args.allow_any_url_scheme,
+            proxy,
+            files_root: args.files_root,
+        },
+        backend: BackendConfig {
+            tools: Toolbox::from_env(),
+            adb_server_port: args.adb_server_port,
+            wda,
+            adb_connect_allow: args.adb_connect_allow,
+            android_record_segment: Some(std::time::Duration::from_secs(
+                args.android_record_segment_s,
+            )),
+            ..Default::default()
+        },
+        runs: crate::runs::RunStore::open(cache_dir, policy),
+        state_dir,
+        demo_devices: if args.demo { args.demo_devices } else { 0 },
+    })
+}
+
+/// Runs `serve`: checks the flags, then serves until shut down; returns the exit code (2:
+/// a wrong flag or an unsafe bind).
+pub fn run(args: ServeArgs) -> i32 {
+    init_tracing();
+    let settings = match settings(args) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("mobilectl: {msg}");
+            return 2;
+        }
+    };
     crate::image::limit_malloc_arenas();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -263,110 +247,16 @@ pub fn run(args: ServeArgs) -> i32 {
             return 1;
         }
     };
-    runtime.block_on(async move {
-        let listener = match tokio::net::TcpListener::bind(args.addr).await {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("mobilectl: cannot listen on {}: {e}", args.addr);
-                return 1;
-            }
-        };
-        let bound = listener.local_addr().unwrap_or(args.addr);
-        let tools = Toolbox::from_env();
-        // Kept alive for as long as the server runs.
-        let mut demos = Vec::new();
-        for _ in 0..if args.demo { args.demo_devices } else { 0 } {
-            match super::demo::start(&tools, args.adb_server_port).await {
-                Ok(d) => demos.push(d),
-                Err(msg) => {
-                    eprintln!("mobilectl: --demo: {msg}");
-                    return 1;
-                }
+    match runtime.block_on(start::run(settings)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("mobilectl: {e}");
+            match e {
+                StartError::Refused(_) => 2,
+                StartError::Failed(_) => 1,
             }
         }
-        let controller = DeviceController::new(BackendConfig {
-            tools,
-            adb_server_port: args.adb_server_port,
-            wda,
-            adb_connect_allow: args.adb_connect_allow.clone(),
-            android_record_segment: Some(std::time::Duration::from_secs(
-                args.android_record_segment_s,
-            )),
-            ..Default::default()
-        })
-        .with_runs(runs.clone());
-        // Attachments are persisted before a device changes; those a killed server left are
-        // restored as their devices are listed (the first listing is started below).
-        if let Err(e) = controller.keep_proxy_state_in(&state_dir) {
-            eprintln!("mobilectl: {}", e.message);
-            return 1;
-        }
-        if let Some(d) = demos.first() {
-            if let Err(e) = controller.set_active(&d.serial()).await {
-                eprintln!(
-                    "mobilectl: --demo: the virtual device is not usable: {}",
-                    e.message
-                );
-                return 1;
-            }
-            println!(
-                "demo: virtual Android device {} is the active device (try GET /api/v1/device/ui)",
-                d.serial()
-            );
-        }
-        let state = AppState::new(
-            controller,
-            ServerOptions {
-                allow_any_url_scheme: args.allow_any_url_scheme,
-                proxy,
-                files_root: args.files_root.clone(),
-            },
-        );
-        let policy = SecurityPolicy {
-            bound: Some(bound),
-            allow_hosts: args.allow_hosts,
-            allow_origins: args.allow_origins,
-            token: args.token.filter(|t| !t.is_empty()),
-        };
-        let first = state.controller.clone();
-        tokio::spawn(async move { first.list().await });
-        // Old runs go at start, as when each run ends.
-        let collect = runs.clone();
-        tokio::task::spawn_blocking(move || collect.gc(false));
-        let router = server::app(state.clone(), policy);
-        println!("mobilectl listening on http://{bound} (Swagger UI: http://{bound}/docs)");
-        tracing::info!(%bound, "listening");
-        // On SIGINT/SIGTERM, first undo what the proxy's attach did to devices and finish
-        // the recordings.
-        // Recordings are stopped and finalised, not cut.
-        let recordings = state.controller.clone();
-        let cleanup = async move {
-            tokio::join!(
-                recordings.stop_all_recordings(),
-                server::routes::proxy::on_shutdown(state)
-            );
-        };
-        let served = server::serve_with_cleanup(listener, router, cleanup).await;
-        // Every run still live ends with the server: its result.json, then GC.
-        let _ = tokio::task::spawn_blocking(move || runs.end_all()).await;
-        for d in demos {
-            // Leave the adb server without a dangling offline entry.
-            if let Some(adb) = Toolbox::from_env().path(crate::exec::Tool::Adb) {
-                let mut cmd = crate::exec::Command::new(adb);
-                if let Some(port) = args.adb_server_port {
-                    cmd = cmd.args(["-P".to_string(), port.to_string()]);
-                }
-                let _ = cmd.args(["disconnect", &d.serial()]).run().await;
-            }
-        }
-        match served {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("mobilectl: server error: {e}");
-                1
-            }
-        }
-    })
+    }
 }
 
 fn init_tracing() {
@@ -392,18 +282,6 @@ mod tests {
             serve: ServeArgs,
         }
         T::parse_from(std::iter::once("t").chain(args.iter().copied())).serve
-    }
-
-    #[test]
-    fn non_loopback_without_token_is_refused() {
-        assert!(check_bind(&parse(&["--addr", "0.0.0.0:9100", "--token", ""])).is_err());
-        assert!(check_bind(&parse(&["--addr", "0.0.0.0:9100", "--token", "t0k"])).is_err());
-        let strong = "0123456789abcdef";
-        assert!(check_bind(&parse(&["--addr", "0.0.0.0:9100", "--token", strong])).is_ok());
-        assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100", "--token", "   "])).is_err());
-        assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100", "--token", "t0k"])).is_ok());
-        assert!(check_bind(&parse(&["--addr", "127.0.0.1:9100"])).is_ok());
-        assert!(check_bind(&parse(&["--addr", "[::1]:9100"])).is_ok());
     }
 
     #[test]

@@ -6,12 +6,14 @@
 
 pub mod bind;
 pub mod budget;
+pub mod demo;
 mod error;
 mod limits;
 pub mod listen;
 pub mod reply;
 pub mod routes;
 pub mod security;
+pub mod start;
 mod traced;
 pub mod w3c;
 

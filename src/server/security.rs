@@ -138,6 +138,40 @@ fn public_path(path: &str) -> bool {
     path == "/health" || path == "/openapi.json" || path == "/docs" || path.starts_with("/docs/")
 }
 
+/// The shortest token accepted for a non-loopback bind.
+const MIN_REMOTE_TOKEN: usize = 16;
+
+/// Why a server must not listen on `addr` with `token` (an empty token is none): a token
+/// clients could not send back as it is, or a non-loopback address without a token strong
+/// enough that no one on the network could guess it.
+pub fn check_bind(addr: SocketAddr, token: Option<&str>) -> Result<(), String> {
+    let token = token.filter(|t| !t.is_empty());
+    if let Some(t) = token {
+        if t.trim().is_empty() {
+            return Err("a token of only spaces can never be sent back: choose another".into());
+        }
+        if t.trim() != t {
+            return Err(
+                "the token starts or ends with spaces, which clients trim: remove them".into(),
+            );
+        }
+        let strong = t.chars().filter(|c| !c.is_whitespace()).count() >= MIN_REMOTE_TOKEN;
+        if !addr.ip().is_loopback() && !strong {
+            return Err(format!(
+                "refusing to listen on {addr} with a token of fewer than {MIN_REMOTE_TOKEN} \
+                 characters: anyone on the network could guess it"
+            ));
+        }
+    }
+    if !addr.ip().is_loopback() && token.is_none() {
+        return Err(format!(
+            "refusing to listen on {addr} without a token: anyone on the network could drive \
+             your devices. Pass --token (or set MOBILECTL_TOKEN), or bind 127.0.0.1."
+        ));
+    }
+    Ok(())
+}
+
 /// The middleware enforcing [`SecurityPolicy`].
 pub async fn enforce(
     State(policy): State<Arc<SecurityPolicy>>,
@@ -227,6 +261,18 @@ mod tests {
             bound: Some("127.0.0.1:9100".parse().unwrap()),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn non_loopback_without_token_is_refused() {
+        let bind = |addr: &str, token: Option<&str>| check_bind(addr.parse().unwrap(), token);
+        assert!(bind("0.0.0.0:9100", Some("")).is_err());
+        assert!(bind("0.0.0.0:9100", Some("t0k")).is_err());
+        assert!(bind("0.0.0.0:9100", Some("0123456789abcdef")).is_ok());
+        assert!(bind("127.0.0.1:9100", Some("   ")).is_err());
+        assert!(bind("127.0.0.1:9100", Some("t0k")).is_ok());
+        assert!(bind("127.0.0.1:9100", None).is_ok());
+        assert!(bind("[::1]:9100", None).is_ok());
     }
 
     #[test]

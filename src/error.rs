@@ -162,6 +162,17 @@ impl Serialize for ErrorCode {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        ErrorCode::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown error code `{name}`")))
+    }
+}
+
 /// An error on its way to the caller.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{code:?}: {message}")]
@@ -232,7 +243,15 @@ mod tests {
                 serde_json::to_value(code).unwrap(),
                 Value::String(code.as_str().into())
             );
+            let back: ErrorCode =
+                serde_json::from_value(Value::String(code.as_str().into())).unwrap();
+            assert_eq!(back, *code);
         }
+        let e = serde_json::from_value::<ErrorCode>(Value::String("NO_SUCH".into())).unwrap_err();
+        assert!(
+            e.to_string().contains("unknown error code `NO_SUCH`"),
+            "{e}"
+        );
     }
 
     #[test]

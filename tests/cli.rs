@@ -236,27 +236,99 @@ fn the_token_is_sent_and_a_wrong_one_is_a_usage_error() {
     assert!(v["overall"].is_string(), "{v}");
 }
 
-#[test]
-fn another_protocol_version_is_reported() {
+/// A stand-in for a server, to show the client what no real server sends on demand: each
+/// request (read whole) gets the content type and body `answer` gives for its request line,
+/// and the connection closes. Its URL.
+fn fake_server(answer: fn(&str) -> (&'static str, String)) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
-        use std::io::{Read, Write};
-        for mut conn in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let _ = conn.read(&mut buf);
-            let body = r#"{"status":"ok","version":"9.9.9","api_protocol_version":999}"#;
+        use std::io::{BufRead, BufReader, Read, Write};
+        for conn in listener.incoming().flatten() {
+            let mut reader = BufReader::new(conn);
+            let mut request_line = String::new();
+            let _ = reader.read_line(&mut request_line);
+            let mut length = 0;
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = header.split_once(':') {
+                    if name.eq_ignore_ascii_case("content-length") {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+            }
+            let _ = reader.by_ref().take(length).read_to_end(&mut Vec::new());
+            let (content_type, body) = answer(&request_line);
+            let mut conn = reader.into_inner();
             let _ = write!(
                 conn,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\
                  connection: close\r\n\r\n{body}",
                 body.len()
             );
         }
     });
-    let o = cli_at(&format!("http://127.0.0.1:{port}"), &["devices"]);
+    format!("http://127.0.0.1:{port}")
+}
+
+#[test]
+fn another_protocol_version_is_reported() {
+    let url = fake_server(|_| {
+        let body = r#"{"status":"ok","version":"9.9.9","api_protocol_version":999}"#;
+        ("application/json", body.to_string())
+    });
+    let o = cli_at(&url, &["devices"]);
     assert_exit(&o, 3);
     assert!(stderr(&o).contains("protocol 999"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_flow_run_that_cannot_go_on_says_why() {
+    // A streamed run whose device went offline after its first step: the server's last event
+    // is the error envelope.
+    let url = fake_server(|request_line| {
+        if request_line.starts_with("GET /health") {
+            let health = serde_json::json!({"status": "ok", "version": "0.1.0",
+                "api_protocol_version": mobilectl::API_PROTOCOL_VERSION});
+            return ("application/json", health.to_string());
+        }
+        let step = serde_json::json!({"step": {"title": "tapOn \"LOG IN\"", "command": "tapOn",
+            "file": "login.yaml", "line": 3, "depth": 0, "status": "passed", "duration_ms": 7}});
+        let error = serde_json::json!({"error": {"code": "DEVICE_OFFLINE",
+            "message": "device `emulator-5554` went offline", "retryable": true,
+            "hint": "reconnect it"}});
+        let events = format!("event: step\nid: 0\ndata: {step}\n\nevent: error\ndata: {error}\n\n");
+        ("text/event-stream", events)
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("login.yaml");
+    std::fs::write(&flow, "appId: com.example\n---\n- tapOn: LOG IN\n").unwrap();
+    let junit = dir.path().join("junit.xml");
+    let o = cli_at(
+        &url,
+        &[
+            "flow",
+            "run",
+            flow.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+    );
+    // DEVICE_OFFLINE's exit code, its message and hint, after the step that ran.
+    assert_exit(&o, 1);
+    assert!(stdout(&o).contains("tapOn \"LOG IN\""), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("DEVICE_OFFLINE"), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("mobilectl: DEVICE_OFFLINE: device `emulator-5554` went offline")
+            && err.contains("hint: reconnect it"),
+        "{err}"
+    );
+    assert!(!err.contains("without its result"), "{err}");
+    assert!(junit.exists(), "the report is still written");
 }
 
 fn read_pid(dir: &Path, port: u16) -> i32 {

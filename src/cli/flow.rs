@@ -262,13 +262,26 @@ async fn run_one(
     }
     let h = req.http()?;
     let mut result = None;
+    let mut failure = None;
     c.stream(&h.path, &[], h.body.as_ref(), |data| {
-        super::output::event(req.op, data, false);
-        if let Ok(FlowEvent::Result(r)) = serde_json::from_str::<FlowEvent>(data) {
-            result = Some(r);
+        match serde_json::from_str::<FlowEvent>(data) {
+            // The run could not go on: its error ends the stream, printed as any error is.
+            Ok(FlowEvent::Error(_)) => {
+                failure = Some(crate::client::server_error(
+                    reqwest::StatusCode::OK,
+                    data.as_bytes(),
+                ));
+                return;
+            }
+            Ok(FlowEvent::Result(r)) => result = Some(r),
+            _ => {}
         }
+        super::output::event(req.op, data, false);
     })
     .await?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
     if result.is_none() {
         eprintln!("mobilectl: the run's stream ended without its result");
     }

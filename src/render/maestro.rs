@@ -17,11 +17,17 @@ pub fn run(v: &Value) -> String {
     lines.join("\n")
 }
 
-/// `flow_run_stream`: a step as it ends (`{"step": …}`), or the verdict (`{"result": …}`).
+/// `flow_run_stream`: a step as it ends (`{"step": …}`), the verdict (`{"result": …}`), or
+/// why the run could not go on (`{"error": …}`, the error envelope).
 pub fn event(v: &Value) -> String {
-    match (v.get("step"), v.get("result")) {
-        (Some(st), _) => step(st),
-        (_, Some(r)) => verdict(r),
+    match (v.get("step"), v.get("result"), v.get("error")) {
+        (Some(st), _, _) => step(st),
+        (_, Some(r), _) => verdict(r),
+        (_, _, Some(e)) => format!(
+            "flow could not go on: {}: {}",
+            s(&e["code"]),
+            s(&e["message"])
+        ),
         _ => String::new(),
     }
 }
@@ -115,5 +121,11 @@ mod tests {
             .chain([event(&json!({ "result": v }))])
             .collect();
         assert_eq!(streamed.join("\n"), t);
+        // A run that could not go on ends with its error.
+        let gone = json!({"error": {"code": "DEVICE_OFFLINE", "message": "it went offline"}});
+        assert_eq!(
+            event(&gone),
+            "flow could not go on: DEVICE_OFFLINE: it went offline"
+        );
     }
 }

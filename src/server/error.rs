@@ -12,37 +12,41 @@ use crate::api::wire::error::{ErrorBody, ErrorEnvelope};
 use crate::api::wire::sessions::SESSION_FIELD;
 use crate::error::{Error, ErrorCode};
 
-impl IntoResponse for Error {
-    fn into_response(self) -> Response {
-        let status =
-            StatusCode::from_u16(self.code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body = if matches!(self.code, ErrorCode::Internal | ErrorCode::Unknown) {
-            // Internal details stay in the log.
-            tracing::error!(code = self.code.as_str(), message = %self.message, details = ?self.details, "internal error");
-            ErrorBody {
-                code: self.code,
+impl From<Error> for ErrorBody {
+    /// The body a caller sees: an internal error's details stay in the log.
+    fn from(e: Error) -> Self {
+        if matches!(e.code, ErrorCode::Internal | ErrorCode::Unknown) {
+            tracing::error!(code = e.code.as_str(), message = %e.message, details = ?e.details, "internal error");
+            return ErrorBody {
+                code: e.code,
                 message: "internal error; see the server log".into(),
-                retryable: self.code.retryable(),
+                retryable: e.code.retryable(),
                 hint: Some(
                     "this is a bug in mobilectl; please report it with the server log".into(),
                 ),
                 details: None,
-            }
+            };
+        }
+        if e.code.status() >= 500 {
+            tracing::warn!(code = e.code.as_str(), message = %e.message, "refused");
         } else {
-            let status = self.code.status();
-            if status >= 500 {
-                tracing::warn!(code = self.code.as_str(), message = %self.message, "refused");
-            } else {
-                tracing::info!(code = self.code.as_str(), message = %self.message, "refused");
-            }
-            ErrorBody {
-                code: self.code,
-                retryable: self.code.retryable(),
-                message: self.message,
-                hint: self.hint,
-                details: self.details,
-            }
-        };
+            tracing::info!(code = e.code.as_str(), message = %e.message, "refused");
+        }
+        ErrorBody {
+            code: e.code,
+            retryable: e.code.retryable(),
+            message: e.message,
+            hint: e.hint,
+            details: e.details,
+        }
+    }
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        let status =
+            StatusCode::from_u16(self.code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = ErrorBody::from(self);
         let busy = body.code == ErrorCode::Busy;
         let mut response = (status, axum::Json(ErrorEnvelope { error: body })).into_response();
         if busy {

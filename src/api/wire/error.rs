@@ -1,7 +1,7 @@
 //! The JSON error envelope of DESIGN.md, as it travels: what every failed request answers.
 //! The server makes it from an [`crate::error::Error`] (`crate::server::error`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
@@ -17,7 +17,7 @@ pub struct ErrorEnvelope {
 }
 
 /// The body of an error answer.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ErrorBody {
     /// Machine-readable code, e.g. `ELEMENT_NOT_FOUND`.
     pub code: ErrorCode,

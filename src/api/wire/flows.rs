@@ -96,7 +96,8 @@ pub struct FlowRunResult {
 
 /// An event of a streamed flow run: each step as it ends (its SSE `id` is its index in the
 /// result's `steps`; a `runFlow`, `repeat` or `retry` ends after the steps inside it), then
-/// the whole result.
+/// the whole result (SSE event `result`); or, when the run could not go on (its device went
+/// away), the error envelope as the last event (`error`).
 // Its variants are described by the API schema, where descriptions are kept short on
 // purpose (token budget).
 #[allow(missing_docs)]
@@ -105,6 +106,7 @@ pub struct FlowRunResult {
 pub enum FlowEvent {
     Step(FlowStep),
     Result(FlowRunResult),
+    Error(super::error::ErrorBody),
 }
 
 /// Start recording (no fields: the recording is the caller's, by its session).

@@ -161,13 +161,7 @@ fn cut_step(op: &str, started: Instant, limit: Duration) -> StepResult {
     )
     .with_hint("give the batch a larger timeout_ms, or the step a shorter one of its own");
     let answer = ErrorEnvelope {
-        error: ErrorBody {
-            code: e.code,
-            message: e.message,
-            retryable: e.code.retryable(),
-            hint: e.hint,
-            details: None,
-        },
+        error: ErrorBody::from(e),
     };
     StepResult {
         op: op.to_string(),

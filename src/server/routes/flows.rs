@@ -42,7 +42,7 @@ pub async fn flow_run(s: AppState, r: FlowRunRequest) -> Result<Json<FlowRunResu
 /// Server-Sent Events. The flow is checked and its device resolved before the stream starts
 /// (their errors are plain answers); a client that goes away stops the run.
 pub async fn flow_run_stream(s: AppState, r: FlowRunRequest) -> Result<EventStream<FlowEvent>> {
-    use axum::response::sse::{Event, KeepAlive, Sse};
+    use axum::response::sse::{KeepAlive, Sse};
     let run = checked(&s, r)?;
     let device = s.controller.resolve_to_act(run.udid.as_deref()).await?;
     let session = crate::controller::current_session();
@@ -51,51 +51,61 @@ pub async fn flow_run_stream(s: AppState, r: FlowRunRequest) -> Result<EventStre
         Some(sn) => Some(s.controller.sessions().enter(&sn.id)?),
         None => None,
     };
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let controller = s.controller.clone();
     let task = tokio::spawn(crate::controller::within(session, async move {
         let _entered = entered;
-        let (steps_tx, mut steps_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (steps_tx, steps_rx) = tokio::sync::mpsc::unbounded_channel();
         let udid = device.udid.clone();
         let work =
             controller.holding_device(Some(&udid), |device, _| run.go(device, Some(steps_tx)));
-        tokio::pin!(work);
-        let result = loop {
-            tokio::select! {
-                Some((at, step)) = steps_rx.recv() => {
-                    let _ = tx.send(flow_event(at, &FlowEvent::Step(step)));
-                }
-                done = &mut work => break done,
-            }
-        };
-        while let Ok((at, step)) = steps_rx.try_recv() {
-            let _ = tx.send(flow_event(at, &FlowEvent::Step(step)));
-        }
-        let last = match result {
-            Ok(result) => FlowEvent::Result(result),
-            Err(e) => {
-                tracing::warn!("a streamed flow could not run: {e}");
-                return;
-            }
-        };
-        let _ = tx.send(flow_event(0, &last));
+        relay(work, steps_rx, tx).await;
     }));
     let stop = AbortOnDrop(task);
     let events = futures_util::stream::unfold((rx, stop), |(mut rx, stop)| async move {
-        let e = rx.recv().await?;
-        Some((Ok::<_, std::convert::Infallible>(e), (rx, stop)))
+        let (at, e) = rx.recv().await?;
+        Some((
+            Ok::<_, std::convert::Infallible>(flow_event(at, &e)),
+            (rx, stop),
+        ))
     });
     Ok(EventStream::new(
         Sse::new(events).keep_alive(KeepAlive::new().text("heartbeat")),
     ))
 }
 
-/// An SSE event of a streamed run: `step` (its `id` its index) or `result`.
+/// Sends each step of a run as it ends, then its result, or its error when it could not run.
+async fn relay(
+    work: impl std::future::Future<Output = Result<FlowRunResult>>,
+    mut steps: tokio::sync::mpsc::UnboundedReceiver<(usize, FlowStep)>,
+    events: tokio::sync::mpsc::UnboundedSender<(usize, FlowEvent)>,
+) {
+    tokio::pin!(work);
+    let result = loop {
+        tokio::select! {
+            Some((at, step)) = steps.recv() => {
+                let _ = events.send((at, FlowEvent::Step(step)));
+            }
+            done = &mut work => break done,
+        }
+    };
+    while let Ok((at, step)) = steps.try_recv() {
+        let _ = events.send((at, FlowEvent::Step(step)));
+    }
+    let last = match result {
+        Ok(result) => FlowEvent::Result(result),
+        Err(e) => FlowEvent::Error(e.into()),
+    };
+    let _ = events.send((0, last));
+}
+
+/// An SSE event of a streamed run: `step` (its `id` its index), `result` or `error`.
 fn flow_event(at: usize, e: &FlowEvent) -> axum::response::sse::Event {
     let event = axum::response::sse::Event::default();
     let event = match e {
         FlowEvent::Step(_) => event.event("step").id(at.to_string()),
         FlowEvent::Result(_) => event.event("result"),
+        FlowEvent::Error(_) => event.event("error"),
     };
     event
         .json_data(e)
@@ -234,4 +244,82 @@ pub async fn record_stop(s: AppState, r: RecordStop) -> Result<Json<Recorded>> {
         yaml: crate::flows::record::yaml(r.app_id.as_deref(), &commands),
         commands: commands.len(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(title: &str) -> FlowStep {
+        FlowStep {
+            title: title.into(),
+            command: "tapOn".into(),
+            file: "login.yaml".into(),
+            line: 3,
+            depth: 0,
+            status: FlowStepStatus::Passed,
+            duration_ms: 5,
+            error: None,
+        }
+    }
+
+    /// What `relay` sends for a run whose work ends with `outcome` after one step.
+    async fn relayed(outcome: Result<FlowRunResult>) -> Vec<(usize, FlowEvent)> {
+        let (steps_tx, steps_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let work = async move {
+            let _ = steps_tx.send((0, step("tapOn \"LOG IN\"")));
+            outcome
+        };
+        relay(work, steps_rx, tx).await;
+        let mut sent = Vec::new();
+        while let Ok(e) = rx.try_recv() {
+            sent.push(e);
+        }
+        sent
+    }
+
+    #[tokio::test]
+    async fn a_run_that_cannot_go_on_ends_its_stream_with_the_error() {
+        let gone = Error::new(
+            ErrorCode::DeviceOffline,
+            "device `emulator-5554` went offline",
+        )
+        .with_hint("list devices with GET /api/v1/device/list");
+        let sent = relayed(Err(gone)).await;
+        assert_eq!(sent.len(), 2, "{sent:?}");
+        assert!(matches!(&sent[0], (0, FlowEvent::Step(s)) if s.title == "tapOn \"LOG IN\""));
+        let FlowEvent::Error(body) = &sent[1].1 else {
+            panic!("the last event is not the error: {sent:?}");
+        };
+        assert_eq!(body.code, ErrorCode::DeviceOffline);
+        assert!(
+            body.message.contains("went offline") && body.hint.is_some(),
+            "{body:?}"
+        );
+        // On the wire it is the error envelope, under the SSE event `error`.
+        let wire = serde_json::to_value(&sent[1].1).unwrap();
+        assert_eq!(wire["error"]["code"], "DEVICE_OFFLINE", "{wire}");
+        let back: FlowEvent = serde_json::from_value(wire).unwrap();
+        assert!(matches!(back, FlowEvent::Error(b) if b.code == ErrorCode::DeviceOffline));
+    }
+
+    #[tokio::test]
+    async fn a_run_that_ends_sends_its_steps_then_its_result() {
+        let result = FlowRunResult {
+            success: true,
+            name: "login".into(),
+            file: "login.yaml".into(),
+            app_id: None,
+            udid: "emulator-5554".into(),
+            duration_ms: 5,
+            failed_step: None,
+            artifacts: None,
+            steps: vec![step("tapOn \"LOG IN\"")],
+        };
+        let sent = relayed(Ok(result)).await;
+        assert_eq!(sent.len(), 2, "{sent:?}");
+        assert!(matches!(&sent[0].1, FlowEvent::Step(_)));
+        assert!(matches!(&sent[1].1, FlowEvent::Result(r) if r.success));
+    }
 }

@@ -205,6 +205,17 @@ fn unreachable_server_exits_3_without_autostart() {
     assert_eq!(v["error"]["code"], "SERVER_UNREACHABLE");
     // A usage error is reported before any connection.
     assert_exit(&cli_at(&url, &["tap", "@e1", "1,2"]), 2);
+    // Also before any connection to a hub: a Grid session holds its device from the start.
+    let lazy = cli_at(
+        &url,
+        &["session", "start", "--grid", &url, "--name", "g", "--lazy"],
+    );
+    assert_exit(&lazy, 2);
+    assert!(
+        stderr(&lazy).contains("`--lazy` does not go with --grid"),
+        "{}",
+        stderr(&lazy)
+    );
 }
 
 #[test]

@@ -372,6 +372,28 @@ async fn two_mobilectl_nodes_behind_a_real_grid_hub() {
         );
         (o.status.code(), said)
     };
+    // The kind is a capability the slots offer too: no slot offers a simulator, and the hub
+    // (which rejects what no slot offers) says so at once.
+    let kind = devices["devices"][0]["kind"].as_str().unwrap().to_string();
+    assert_ne!(kind, "simulator");
+    let started = Instant::now();
+    let (code, said) = cli(&[
+        "session",
+        "start",
+        "--grid",
+        &hub,
+        "--name",
+        "grid-sim",
+        "--kind",
+        "simulator",
+    ]);
+    assert_eq!(code, Some(3), "{said}");
+    assert!(said.contains("the hub made no session"), "{said}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
     let (code, said) = cli(&[
         "session",
         "start",
@@ -381,6 +403,8 @@ async fn two_mobilectl_nodes_behind_a_real_grid_hub() {
         "grid-ci",
         "--platform",
         "android",
+        "--kind",
+        &kind,
     ]);
     assert_eq!(code, Some(0), "{said}");
     assert!(said.contains("(grid-ci) · device"), "{said}");

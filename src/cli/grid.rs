@@ -1,12 +1,14 @@
 //! `mobilectl grid node-config`: the Selenium Grid 4 relay-node configuration (TOML) for the
 //! devices the server sees, one slot per device, each with a stereotype of `platformName`,
-//! `appium:udid`, `appium:deviceName`, `appium:platformVersion` and `mobilectl:host`. The
+//! `mobilectl:kind`, `appium:udid`, `appium:deviceName`, `appium:platformVersion` and
+//! `mobilectl:host` (`crate::api::wire::capabilities`). The
 //! node relays each session to this server's W3C routes (`crate::server::w3c`). Devices come
 //! and go: regenerate the configuration and restart (or drain) the node.
 
 use clap::{Args, Subcommand};
 use serde_json::{json, Value};
 
+use crate::api::wire::capabilities::name;
 use crate::client::{exit, Client, ConnectOptions};
 
 /// The `grid` subcommands.
@@ -101,13 +103,18 @@ pub fn node_toml(args: &NodeConfigArgs, relay: &str, list: &Value) -> String {
         url = toml_string(relay),
     );
     for d in devices {
-        let stereotype = json!({
-            "platformName": d["platform"],
-            "appium:udid": d["udid"],
-            "appium:deviceName": d["name"],
-            "appium:platformVersion": d["os_version"],
-            "mobilectl:host": relay,
+        let mut stereotype = json!({
+            name::PLATFORM: d["platform"],
+            name::KIND: d["kind"],
+            name::UDID: d["udid"],
+            name::DEVICE_NAME: d["name"],
+            name::PLATFORM_VERSION: d["os_version"],
+            name::HOST: relay,
         });
+        // What a device does not say, a slot does not offer.
+        if let Some(caps) = stereotype.as_object_mut() {
+            caps.retain(|_, v| !v.is_null());
+        }
         out += &format!(
             "  {}, {},\n",
             toml_string(&args.max_sessions_per_device.to_string()),
@@ -151,7 +158,8 @@ mod tests {
             subscribe_events: None,
         };
         let list = json!({"devices": [
-            {"udid": "emulator-5554", "name": "Pixel \"7\"", "platform": "android", "state": "online", "os_version": "14"},
+            {"udid": "emulator-5554", "name": "Pixel \"7\"", "platform": "android", "state": "online", "os_version": "14", "kind": "emulator"},
+            {"udid": "Y", "name": "no version", "platform": "android", "state": "online", "kind": "device"},
             {"udid": "X", "name": "off", "platform": "android", "state": "offline"},
         ]});
         let toml = node_toml(&args, "http://127.0.0.1:9100/", &list);
@@ -161,12 +169,19 @@ mod tests {
         assert!(toml.contains("publish = \"tcp://hub:4442\""), "{toml}");
         assert_eq!(
             toml.matches("appium:udid").count(),
-            1,
+            2,
             "offline devices have no slot"
         );
         assert!(
             toml.contains(r#"\"appium:deviceName\":\"Pixel \\\"7\\\"\""#),
             "{toml}"
         );
+        // A slot offers the device's kind, and nothing for what the device does not say.
+        assert!(
+            toml.contains(r#"\"mobilectl:kind\":\"emulator\""#),
+            "{toml}"
+        );
+        assert_eq!(toml.matches("appium:platformVersion").count(), 1, "{toml}");
+        assert!(!toml.contains("null"), "{toml}");
     }
 }

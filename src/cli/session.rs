@@ -11,6 +11,8 @@ use clap::{Args, Subcommand};
 use serde_json::{json, Value};
 
 use super::plan::Request;
+use crate::api::wire::capabilities;
+use crate::api::wire::sessions::CreateSession;
 use crate::client::{Client, ClientError};
 
 /// The `session` subcommands.
@@ -237,25 +239,14 @@ pub async fn through_grid(
     match req.op {
         "create_session" => {
             let a = &req.args;
-            let m = &a.get("match").cloned().unwrap_or_default();
-            let mut caps = serde_json::Map::new();
-            for (cap, v) in [
-                ("platformName", &m["platform"]),
-                ("appium:deviceName", &m["name_contains"]),
-                ("appium:platformVersion", &m["os_version"]),
-                ("appium:udid", a.get("udid").unwrap_or(&Value::Null)),
-                ("appium:bundleId", a.get("app").unwrap_or(&Value::Null)),
-                ("mobilectl:name", a.get("name").unwrap_or(&Value::Null)),
-                ("mobilectl:ttl_s", a.get("ttl_s").unwrap_or(&Value::Null)),
-                (
-                    "mobilectl:wait_ms",
-                    a.get("wait_ms").unwrap_or(&Value::Null),
-                ),
-            ] {
-                if !v.is_null() {
-                    caps.insert(cap.to_string(), v.clone());
-                }
+            let wanted: CreateSession = serde_json::from_value(Value::Object(a.clone()))
+                .map_err(|e| ClientError::usage(format!("the session's options: {e}")))?;
+            if wanted.lazy {
+                return Err(ClientError::usage(
+                    "`--lazy` does not go with --grid: a Grid session holds its device from the start",
+                ));
             }
+            let caps = capabilities::of(&wanted);
             let (id, base) = crate::client::grid::open(hub, &caps).await?;
             let reply = client_at(base).await?.get("/api/v1/session", &[]).await?;
             if let Some(path) = a.get("name").and_then(Value::as_str).and_then(file) {

@@ -8,6 +8,7 @@
 pub mod act;
 pub mod apps;
 pub mod batch;
+pub mod capabilities;
 pub mod devices;
 pub mod diff;
 pub mod error;

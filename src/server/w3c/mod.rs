@@ -1,6 +1,6 @@
 //! The W3C WebDriver surface a Selenium Grid 4 relay node speaks (DESIGN.md "Beyond one
 //! host"): `GET /status` (ready while a device can take commands), `POST /session` (W3C
-//! capabilities → a mobilectl session holding a lease, [`capabilities`]), `DELETE
+//! capabilities → a mobilectl session holding a lease, `crate::api::wire::capabilities`), `DELETE
 //! /session/{id}` (ends it, releasing the lease), and everything under `/session/{id}/` sent
 //! to the API in that session: `/session/{id}/api/v1/…` is `/api/v1/…` with
 //! `Mobilectl-Session: id`, so the whole operation table works through a hub with no second
@@ -8,8 +8,6 @@
 //! operation that is a PUT on its own path. Errors of the W3C routes are W3C-shaped
 //! (`{"value": {"error", "message", "stacktrace", "data"}}`); under `/api/v1/` they are the
 //! API's envelope.
-
-pub mod capabilities;
 
 use axum::body::Body;
 use axum::extract::{Path, Request, State};
@@ -21,6 +19,7 @@ use serde_json::{json, Value};
 use tower::ServiceExt;
 
 use super::AppState;
+use crate::api::wire::capabilities::{self, name};
 use crate::api::wire::sessions::SESSION_HEADER;
 use crate::api::HttpMethod;
 use crate::controller::Gone;
@@ -107,12 +106,13 @@ async fn new_session(State(w): State<W3c>, body: axum::body::Bytes) -> Response 
             Ok(info) => {
                 let device = info.device.as_ref();
                 let caps = json!({
-                    "platformName": device.map(|d| d.platform),
-                    "appium:udid": info.udid,
-                    "appium:deviceName": device.map(|d| d.name.clone()),
-                    "appium:platformVersion": device.and_then(|d| d.os_version.clone()),
-                    "mobilectl:session": info.id,
-                    "mobilectl:ttl_s": info.ttl_s,
+                    name::PLATFORM: device.map(|d| d.platform),
+                    name::KIND: device.map(|d| d.kind),
+                    name::UDID: info.udid,
+                    name::DEVICE_NAME: device.map(|d| d.name.clone()),
+                    name::PLATFORM_VERSION: device.and_then(|d| d.os_version.clone()),
+                    name::SESSION: info.id,
+                    name::TTL_S: info.ttl_s,
                 });
                 return Json(json!({"value": {"sessionId": info.id, "capabilities": caps}}))
                     .into_response();

@@ -1,13 +1,44 @@
-//! W3C capabilities (`POST /session`'s body) read as mobilectl session requests: `alwaysMatch`
-//! merged with each `firstMatch` in turn; `platformName`, `appium:udid`, `appium:deviceName`,
-//! `appium:platformVersion`, `appium:app` / `appium:bundleId` / `appium:appPackage`, and our
-//! own `mobilectl:name`, `mobilectl:ttl_s`, `mobilectl:wait_ms`. Other capabilities are
-//! ignored, as W3C allows for extensions. Pure, so the mapping is tested here.
+//! W3C capabilities and mobilectl session requests, both ways, with the capability names in
+//! one place ([`name`]): [`requests`] reads a `POST /session` body (the W3C routes a Grid
+//! relay node calls), `alwaysMatch` merged with each `firstMatch` in turn; [`of`] writes a
+//! session request as the capabilities a client sends to a hub (`session start --grid`); a
+//! Grid node's slots offer the same names (`grid node-config`). Other capabilities are ignored,
+//! as W3C allows for extensions. Pure, so the mapping is tested here.
 
 use serde_json::{Map, Value};
 
 use crate::api::wire::sessions::{CreateSession, DeviceMatch};
-use crate::device::Platform;
+use crate::device::{DeviceKind, Platform};
+
+/// The capability names mobilectl reads and writes.
+pub mod name {
+    /// `android` or `ios`, any case.
+    pub const PLATFORM: &str = "platformName";
+    /// The device's udid.
+    pub const UDID: &str = "appium:udid";
+    /// Part of the device's name.
+    pub const DEVICE_NAME: &str = "appium:deviceName";
+    /// The start of the OS version.
+    pub const PLATFORM_VERSION: &str = "appium:platformVersion";
+    /// The session's default app (also read: `appium:app`, `appium:appPackage`).
+    pub const BUNDLE_ID: &str = "appium:bundleId";
+    /// The session's default app, as Appium's generic name.
+    pub const APP: &str = "appium:app";
+    /// The session's default app, as Appium's Android name.
+    pub const APP_PACKAGE: &str = "appium:appPackage";
+    /// `emulator`, `simulator` or `device`.
+    pub const KIND: &str = "mobilectl:kind";
+    /// The session's name.
+    pub const NAME: &str = "mobilectl:name";
+    /// The session's idle expiry, seconds.
+    pub const TTL_S: &str = "mobilectl:ttl_s";
+    /// How long to wait for a free device, milliseconds.
+    pub const WAIT_MS: &str = "mobilectl:wait_ms";
+    /// The session's id, in the answer.
+    pub const SESSION: &str = "mobilectl:session";
+    /// The mobilectl server a slot relays to (a node's stereotypes).
+    pub const HOST: &str = "mobilectl:host";
+}
 
 /// Capabilities that cannot be read, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +107,7 @@ fn request(caps: &Map<String, Value>) -> Result<CreateSession, InvalidCapabiliti
                 .ok_or_else(|| InvalidCapabilities(format!("`{k}` must be a whole number"))),
         }
     };
-    let platform = match text("platformName")? {
+    let platform = match text(name::PLATFORM)? {
         None => None,
         Some(p) => match p.to_ascii_lowercase().as_str() {
             "android" => Some(Platform::Android),
@@ -88,29 +119,73 @@ fn request(caps: &Map<String, Value>) -> Result<CreateSession, InvalidCapabiliti
             }
         },
     };
-    let udid = text("appium:udid")?;
-    let device_name = text("appium:deviceName")?;
-    let os_version = text("appium:platformVersion")?;
+    let kind = match text(name::KIND)? {
+        None => None,
+        Some(k) => Some(
+            serde_json::from_value::<DeviceKind>(Value::String(k.to_ascii_lowercase())).map_err(
+                |_| {
+                    InvalidCapabilities(format!(
+                        "`{}` `{k}`: emulator, simulator or device",
+                        name::KIND
+                    ))
+                },
+            )?,
+        ),
+    };
+    let udid = text(name::UDID)?;
+    let device_name = text(name::DEVICE_NAME)?;
+    let os_version = text(name::PLATFORM_VERSION)?;
     let wanted = DeviceMatch {
         platform,
         // A udid names the device; its name then says nothing more.
         name_contains: device_name.filter(|_| udid.is_none()),
-        kind: None,
+        kind,
         os_version,
     };
-    let app = text("appium:app")?
-        .or(text("appium:bundleId")?)
-        .or(text("appium:appPackage")?);
+    let app = text(name::APP)?
+        .or(text(name::BUNDLE_ID)?)
+        .or(text(name::APP_PACKAGE)?);
     let r#match = (udid.is_none() && wanted != DeviceMatch::default()).then_some(wanted);
     Ok(CreateSession {
-        name: text("mobilectl:name")?,
+        name: text(name::NAME)?,
         udid,
         r#match,
         app,
-        ttl_s: number("mobilectl:ttl_s")?,
-        wait_ms: number("mobilectl:wait_ms")?,
+        ttl_s: number(name::TTL_S)?,
+        wait_ms: number(name::WAIT_MS)?,
         lazy: false,
     })
+}
+
+/// The capabilities a client asks a hub for to open `session` (what [`requests`] reads back).
+/// A lazy session has no capability: a Grid session holds its device from the start.
+pub fn of(session: &CreateSession) -> Map<String, Value> {
+    let wanted = session.r#match.clone().unwrap_or_default();
+    let text = |v: Option<String>| v.map(Value::String);
+    let as_json = |v: Option<Value>| v.filter(|v| !v.is_null());
+    let mut caps = Map::new();
+    for (cap, value) in [
+        (
+            name::PLATFORM,
+            as_json(wanted.platform.map(|p| serde_json::json!(p))),
+        ),
+        (
+            name::KIND,
+            as_json(wanted.kind.map(|k| serde_json::json!(k))),
+        ),
+        (name::DEVICE_NAME, text(wanted.name_contains)),
+        (name::PLATFORM_VERSION, text(wanted.os_version)),
+        (name::UDID, text(session.udid.clone())),
+        (name::BUNDLE_ID, text(session.app.clone())),
+        (name::NAME, text(session.name.clone())),
+        (name::TTL_S, session.ttl_s.map(Value::from)),
+        (name::WAIT_MS, session.wait_ms.map(Value::from)),
+    ] {
+        if let Some(v) = value {
+            caps.insert(cap.to_string(), v);
+        }
+    }
+    caps
 }
 
 #[cfg(test)]
@@ -174,6 +249,10 @@ mod tests {
                 "ttl_s",
             ),
             (
+                json!({"capabilities": {"alwaysMatch": {"mobilectl:kind": "tablet"}}}),
+                "emulator, simulator or device",
+            ),
+            (
                 json!({"capabilities": {"alwaysMatch": {"platformName": "android"},
                                         "firstMatch": [{"platformName": "ios"}]}}),
                 "both",
@@ -182,5 +261,47 @@ mod tests {
             let e = requests(&body).unwrap_err();
             assert!(e.0.contains(says), "{body}: {}", e.0);
         }
+    }
+
+    #[test]
+    fn a_session_request_reads_back_from_its_capabilities() {
+        let by_match = CreateSession {
+            name: Some("ci-1".into()),
+            r#match: Some(DeviceMatch {
+                platform: Some(Platform::Ios),
+                name_contains: Some("iPhone 15".into()),
+                kind: Some(DeviceKind::Simulator),
+                os_version: Some("17".into()),
+            }),
+            app: Some("com.example".into()),
+            ttl_s: Some(60),
+            wait_ms: Some(5000),
+            ..CreateSession::default()
+        };
+        let caps = of(&by_match);
+        assert_eq!(caps[name::PLATFORM], "ios");
+        assert_eq!(caps[name::KIND], "simulator");
+        let back =
+            &requests(&serde_json::json!({"capabilities": {"alwaysMatch": caps}})).unwrap()[0];
+        assert_eq!(back.r#match, by_match.r#match);
+        assert_eq!(
+            (
+                back.name.as_deref(),
+                back.app.as_deref(),
+                back.ttl_s,
+                back.wait_ms
+            ),
+            (Some("ci-1"), Some("com.example"), Some(60), Some(5000))
+        );
+        let by_udid = CreateSession {
+            udid: Some("emulator-5554".into()),
+            ..CreateSession::default()
+        };
+        let caps = of(&by_udid);
+        assert_eq!(caps.len(), 1, "{caps:?}");
+        let back =
+            &requests(&serde_json::json!({"capabilities": {"alwaysMatch": caps}})).unwrap()[0];
+        assert_eq!(back.udid.as_deref(), Some("emulator-5554"));
+        assert!(back.r#match.is_none());
     }
 }

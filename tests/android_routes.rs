@@ -412,6 +412,22 @@ async fn act_routes() {
         from["y"].as_f64().unwrap() > to["y"].as_f64().unwrap(),
         "{body}"
     );
+    // Aimed at a point near the bottom edge (of a 1080x2400 screen), the finger stays on it.
+    for (route, direction) in [("scroll", "down"), ("swipe", "up")] {
+        let (status, body) = call(
+            &app,
+            post(
+                &format!("/api/v1/device/ui/{route}"),
+                json!({ "x": 540, "y": 2390, "direction": direction }),
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        for end in ["from", "to"] {
+            let y = body["details"][end]["y"].as_f64().unwrap();
+            assert!((0.0..2400.0).contains(&y), "{route}: {body}");
+        }
+    }
 
     // a target needs exactly one form
     let (status, body) = call(

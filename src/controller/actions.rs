@@ -144,6 +144,19 @@ impl DeviceController {
         Ok(s.screen.screen)
     }
 
+    /// The area a swipe or a scroll aimed at `resolved` moves in: the element's bounds, or 400
+    /// units around a point, cut to the screen ([`within_screen`]).
+    pub(super) async fn gesture_area(
+        &self,
+        action: &Action,
+        resolved: &Resolved,
+    ) -> Result<crate::ui::Rect> {
+        let around = resolved.bounds.unwrap_or_else(|| {
+            crate::ui::Rect::new(resolved.x - 200.0, resolved.y - 200.0, 400.0, 400.0)
+        });
+        Ok(within_screen(around, self.screen_size(action).await?))
+    }
+
     /// Runs the input step; with `observe`, reads the screen after it (in the same round trip
     /// where the backend can), which becomes the device's latest snapshot.
     pub(super) async fn perform(
@@ -301,9 +314,7 @@ impl DeviceController {
             }
             (None, Some((target, direction))) => {
                 let resolved = self.aim(&mut action, target).await?;
-                let area = resolved.bounds.unwrap_or_else(|| {
-                    crate::ui::Rect::new(resolved.x - 200.0, resolved.y - 200.0, 400.0, 400.0)
-                });
+                let area = self.gesture_area(&action, &resolved).await?;
                 let (from, to) = swipe_within(&area, direction);
                 (from, to, Some(ActionTarget::of(target, &resolved)))
             }
@@ -361,6 +372,14 @@ impl DeviceController {
     }
 }
 
+/// `area` cut to a screen of `size`, so that a gesture inside it neither starts nor ends off
+/// the screen (an element reaching past an edge, a point near one); as it is when it lies
+/// wholly off the screen, or the size is unknown.
+pub fn within_screen(area: crate::ui::Rect, size: crate::ui::Size) -> crate::ui::Rect {
+    area.intersection(&crate::ui::Rect::new(0.0, 0.0, size.w, size.h))
+        .unwrap_or(area)
+}
+
 /// A swipe inside `area` that scrolls its content in `direction`: the finger travels 60 % of
 /// the area, away from the edge the content comes from.
 pub fn swipe_within(area: &crate::ui::Rect, direction: Direction) -> (Point, Point) {
@@ -393,5 +412,31 @@ mod tests {
         }
         let (from, to) = swipe_within(&area, Direction::Left);
         assert!(from.x < to.x);
+    }
+
+    #[test]
+    fn a_gesture_near_an_edge_stays_on_the_screen() {
+        let screen = crate::ui::Size {
+            w: 1080.0,
+            h: 2400.0,
+        };
+        // 400 around a point 10 px above the bottom edge.
+        let area = within_screen(crate::ui::Rect::new(340.0, 2190.0, 400.0, 400.0), screen);
+        assert_eq!(area, crate::ui::Rect::new(340.0, 2190.0, 400.0, 210.0));
+        for direction in [
+            Direction::Up,
+            Direction::Down,
+            Direction::Left,
+            Direction::Right,
+        ] {
+            let (from, to) = swipe_within(&area, direction);
+            for p in [from, to] {
+                assert!(p.y < 2400.0 && p.x >= 0.0, "{direction:?}: {p:?}");
+            }
+        }
+        // Unknown size or an area wholly off the screen: left as it is.
+        let off = crate::ui::Rect::new(0.0, 2500.0, 100.0, 100.0);
+        assert_eq!(within_screen(off, screen), off);
+        assert_eq!(within_screen(off, crate::ui::Size::default()), off);
     }
 }

@@ -51,9 +51,7 @@ impl DeviceController {
             (default_scroll_area(&s.screen), None)
         } else {
             let r = self.aim(&mut action, target).await?;
-            let area = r
-                .bounds
-                .unwrap_or_else(|| Rect::new(r.x - 200.0, r.y - 200.0, 400.0, 400.0));
+            let area = self.gesture_area(&action, &r).await?;
             (area, Some(ActionTarget::of(target, &r)))
         };
         let (from, to) = swipe_within(&area, direction);

@@ -90,6 +90,20 @@ impl Rect {
         o.x >= self.x && o.y >= self.y && o.right() <= self.right() && o.bottom() <= self.bottom()
     }
 
+    /// The region both cover, when it has a positive area.
+    pub fn intersection(&self, o: &Rect) -> Option<Rect> {
+        if !self.intersects(o) {
+            return None;
+        }
+        let (x, y) = (self.x.max(o.x), self.y.max(o.y));
+        Some(Rect::new(
+            x,
+            y,
+            self.right().min(o.right()) - x,
+            self.bottom().min(o.bottom()) - y,
+        ))
+    }
+
     /// The smallest rectangle holding both (invalid rectangles are ignored).
     pub fn union(&self, o: &Rect) -> Rect {
         if !self.is_valid() {
@@ -546,6 +560,11 @@ mod tests {
         assert!(!Rect::new(0.0, 0.0, f64::INFINITY, 1.0).is_valid());
         let u = r.union(&Rect::new(0.0, 0.0, 5.0, 5.0));
         assert_eq!(u, Rect::new(0.0, 0.0, 110.0, 70.0));
+        assert_eq!(
+            r.intersection(&Rect::new(100.0, 60.0, 50.0, 50.0)),
+            Some(Rect::new(100.0, 60.0, 10.0, 10.0))
+        );
+        assert_eq!(r.intersection(&Rect::new(110.0, 60.0, 50.0, 50.0)), None);
     }
 
     #[test]

@@ -328,7 +328,7 @@ async fn errors_from_every_layer_are_the_envelope() {
 }
 
 #[tokio::test]
-async fn two_origins_or_an_origin_that_is_not_text_are_refused() {
+async fn two_origins_or_an_origin_or_host_that_is_not_text_are_refused() {
     // The first is allowed (the server's own), the second is not: both are looked at.
     let two = Request::post("/api/v1/device/active")
         .header("host", "127.0.0.1:9100")
@@ -354,4 +354,22 @@ async fn two_origins_or_an_origin_that_is_not_text_are_refused() {
     let (status, body) = call(&bare_app(), binary).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert_eq!(error_code(&body), "FORBIDDEN_HOST");
+    // Nor is a Host that is not text read from the URI's authority instead.
+    let binary_host = Request::get("http://127.0.0.1:9100/api/v1/device/active")
+        .header(
+            "host",
+            axum::http::HeaderValue::from_bytes(b"evil.example\xff").unwrap(),
+        )
+        .body(Body::empty())
+        .unwrap();
+    let (status, body) = call(&bare_app(), binary_host).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(error_code(&body), "FORBIDDEN_HOST");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not text"),
+        "{body}"
+    );
 }

@@ -200,12 +200,22 @@ fn check(policy: &SecurityPolicy, request: &Request) -> Result<(), Error> {
                 .with_hint("send exactly one Host header"),
         );
     }
-    let authority = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_string)
-        .or_else(|| request.uri().authority().map(|a| a.to_string()))
-        .unwrap_or_default();
+    // A Host that is not text is refused, as such an Origin is, rather than read from the URI.
+    let authority = match headers.get(header::HOST).map(|h| h.to_str()) {
+        Some(Ok(host)) => host.to_string(),
+        Some(Err(_)) => {
+            return Err(Error::new(
+                ErrorCode::ForbiddenHost,
+                "the request's Host is not text, so it cannot be an allowed host",
+            )
+            .with_hint("address the server as 127.0.0.1 or localhost"))
+        }
+        None => request
+            .uri()
+            .authority()
+            .map(|a| a.to_string())
+            .unwrap_or_default(),
+    };
     if !policy.host_allowed(&authority) {
         return Err(Error::new(
             ErrorCode::ForbiddenHost,

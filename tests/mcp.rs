@@ -527,6 +527,42 @@ async fn until_sessions(url: &str, n: usize) {
     }
 }
 
+/// A stdio bridge renews its session while it lives, however long its agent thinks; killed
+/// without closing (SIGKILL: no clean-up), it holds its device no longer than the session's
+/// idle expiry (`--session-ttl-s`, 60 s by default), not the server's 600 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_stdio_bridge_gives_its_device_back_within_its_session_ttl() {
+    let s = DemoServer::start_with(None, 1);
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.args(["mcp", "--no-autostart", "--session-ttl-s", "2"])
+        .env("MOBILECTL_URL", &s.url)
+        .env_remove("MOBILECTL_TOKEN")
+        .env_remove("MOBILECTL_UDID");
+    let transport = TokioChildProcess::new(cmd).unwrap();
+    let pid = transport.id().unwrap();
+    let agent = ().serve(transport).await.unwrap();
+    let done = call(&agent, "hide_keyboard", json!({})).await;
+    assert_ne!(done.is_error, Some(true), "{done:?}");
+    let mine = call(&agent, "session_info", json!({})).await;
+    let mine = mine.structured_content.clone().expect("structuredContent");
+    assert_eq!(mine["ttl_s"], 2, "{mine}");
+    assert!(mine["udid"].is_string(), "{mine}");
+
+    // Idle three times as long as its expiry: renewed, the same session holds the device.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let live = live_sessions(&s.url).await;
+    assert_eq!(live.len(), 1, "{live:?}");
+    assert_eq!(
+        (&live[0]["id"], &live[0]["udid"]),
+        (&mine["id"], &mine["udid"])
+    );
+
+    // Killed: nothing ends the session but its idle expiry, which frees the device.
+    common::sigkill(pid);
+    until_sessions(&s.url, 0).await;
+    drop(agent);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_mcp_clients_lease_different_devices_and_closing_gives_them_back() {
     let s = DemoServer::start_with(None, 2);

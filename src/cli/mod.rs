@@ -118,6 +118,11 @@ pub struct McpArgs {
     #[arg(long = "capability", value_name = "KEY=VALUE", requires = "grid",
           value_parser = crate::client::grid::capability)]
     pub capabilities: Vec<(String, serde_json::Value)>,
+    /// Seconds the leased device stays held if this process dies without closing (a crash,
+    /// SIGKILL); renewed every third of it while the process lives.
+    #[arg(long, value_name = "S", default_value_t = 60, conflicts_with = "grid",
+          value_parser = clap::value_parser!(u64).range(2..=86400))]
+    pub session_ttl_s: u64,
 }
 
 /// The commands: the server, tools around it, and the client commands.
@@ -210,6 +215,7 @@ pub fn run(cli: Cli) -> i32 {
                     wait_ms: m.wait_ms,
                     name: Some(format!("mcp-{}", std::process::id())),
                     external: false,
+                    ttl_s: Some(m.session_ttl_s),
                 },
             ),
         },

@@ -3,8 +3,11 @@
 //! operation runs), sent with every call after, made again if the server forgot it (restart,
 //! expiry), and ended when the connection closes — explicitly for stdio, on drop for a
 //! Streamable HTTP session. Two agents started side by side therefore never act on one device.
+//! A stdio bridge's session has a short idle expiry that the bridge renews while it lives
+//! ([`DevicePick::ttl_s`]): a bridge killed without closing holds its device no longer than that.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::sync::Mutex;
@@ -28,6 +31,9 @@ pub struct DevicePick {
     /// The connection reaches the API under a session made elsewhere (a Grid session: the
     /// URL ends in `/session/{id}`), so it makes none of its own.
     pub external: bool,
+    /// The session's idle expiry, in seconds, renewed every third of it while the connection
+    /// lives; none: the server's default, not renewed (`/mcp`, whose server sees it end).
+    pub ttl_s: Option<u64>,
 }
 
 impl DevicePick {
@@ -46,7 +52,17 @@ impl DevicePick {
         if let Some(n) = &self.name {
             body["name"] = json!(n);
         }
+        if let Some(t) = self.ttl_s {
+            body["ttl_s"] = json!(t);
+        }
         body
+    }
+
+    /// How often a live connection renews its session: a third of its expiry.
+    fn renew_every(&self) -> Option<Duration> {
+        self.ttl_s.map(|t| {
+            Duration::from_millis(t.saturating_mul(1000) / 3).max(Duration::from_millis(300))
+        })
     }
 }
 
@@ -54,7 +70,7 @@ impl DevicePick {
 pub struct ConnectionSession<D: Dispatch> {
     dispatch: Arc<D>,
     pick: DevicePick,
-    id: Mutex<Option<String>>,
+    id: Arc<Mutex<Option<String>>>,
 }
 
 impl<D: Dispatch> ConnectionSession<D> {
@@ -63,7 +79,7 @@ impl<D: Dispatch> ConnectionSession<D> {
         ConnectionSession {
             dispatch,
             pick,
-            id: Mutex::new(None),
+            id: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -102,6 +118,14 @@ impl<D: Dispatch> ConnectionSession<D> {
         match value["id"].as_str() {
             Some(id) if answer.status == 200 => {
                 *slot = Some(id.to_string());
+                if let Some(every) = self.pick.renew_every() {
+                    tokio::spawn(renew(
+                        self.dispatch.clone(),
+                        Arc::downgrade(&self.id),
+                        id.to_string(),
+                        every,
+                    ));
+                }
                 Ok(id.to_string())
             }
             _ => Err(DispatchError {
@@ -124,16 +148,54 @@ impl<D: Dispatch> ConnectionSession<D> {
     }
 }
 
-impl<D: Dispatch> Drop for ConnectionSession<D> {
-    fn drop(&mut self) {
-        let Some(id) = self.id.get_mut().take() else {
+/// Renews the session `id` every `every` (a request in it, which restarts its idle clock)
+/// while it is still the connection's: until the connection goes (`slot` dropped), makes
+/// another session or ends this one, or the server no longer knows it.
+async fn renew<D: Dispatch>(
+    dispatch: Arc<D>,
+    slot: Weak<Mutex<Option<String>>>,
+    id: String,
+    every: Duration,
+) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        let Some(slot) = slot.upgrade() else {
             return;
         };
+        if slot.lock().await.as_deref() != Some(id.as_str()) {
+            return;
+        }
+        drop(slot);
+        let call = HttpCall {
+            method: HttpMethod::Get,
+            path: "/api/v1/session".into(),
+            query: vec![],
+            body: None,
+            session: Some(id.clone()),
+        };
+        // A server that does not answer now may later: only a forgotten session ends this.
+        if let Ok(answer) = dispatch.send(call).await {
+            if session_gone(&answer, &id) {
+                return;
+            }
+        }
+    }
+}
+
+impl<D: Dispatch> Drop for ConnectionSession<D> {
+    fn drop(&mut self) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let dispatch = self.dispatch.clone();
+        // The slot may be held a moment (its renewal looking at it): taken once it is free.
+        let (slot, dispatch) = (self.id.clone(), self.dispatch.clone());
         rt.spawn(async move {
+            let Some(id) = slot.lock().await.take() else {
+                return;
+            };
             let _ = dispatch.send(delete(&id)).await;
         });
     }
@@ -177,4 +239,26 @@ fn session_gone(answer: &ApiAnswer, id: &str) -> bool {
             v["error"]["message"].as_str().unwrap_or_default(),
             id,
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pick_with_an_expiry_asks_for_it_and_renews_thrice_within_it() {
+        let pick = DevicePick {
+            platform: Some("android".into()),
+            ttl_s: Some(60),
+            ..DevicePick::default()
+        };
+        assert_eq!(
+            pick.create_body(),
+            json!({"lazy": true, "match": {"platform": "android"}, "ttl_s": 60})
+        );
+        assert_eq!(pick.renew_every(), Some(Duration::from_secs(20)));
+        // `/mcp`'s connections keep the server's default and are not renewed.
+        assert_eq!(DevicePick::default().renew_every(), None);
+        assert!(DevicePick::default().create_body().get("ttl_s").is_none());
+    }
 }

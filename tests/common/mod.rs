@@ -28,6 +28,15 @@ pub fn sigterm(pid: u32) {
     }
 }
 
+/// Sends SIGKILL to a process this test started (to see what is left when it gets no chance
+/// to clean up).
+pub fn sigkill(pid: u32) {
+    // SAFETY: kill(2) only sends a signal; the pid is this test's child, not yet reaped.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+    }
+}
+
 /// Stops a server this test started: SIGTERM, up to 10 s to exit, then SIGKILL; then the
 /// private adb server on `adb_port`, if it had one.
 pub fn stop_server(child: &mut std::process::Child, adb_port: Option<u16>) {

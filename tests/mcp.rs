@@ -527,6 +527,63 @@ async fn until_sessions(url: &str, n: usize) {
     }
 }
 
+/// `mcp --tools GROUPS` offers the tools of those groups of the table only: a smaller
+/// `tools/list`, and a call to another tool is refused naming what is offered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bridge_offers_only_the_tool_groups_it_is_given() {
+    let s = DemoServer::start(None);
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.args([
+        "mcp",
+        "--no-autostart",
+        "--tools",
+        "devices,inspect,act,verify",
+    ])
+    .env("MOBILECTL_URL", &s.url)
+    .env_remove("MOBILECTL_TOKEN")
+    .env_remove("MOBILECTL_UDID");
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let groups = ["devices", "inspect", "act", "verify"];
+    let wanted: Vec<&str> = mobilectl::mcp::tools::tools()
+        .iter()
+        .filter(|t| groups.contains(&t.group))
+        .map(|t| t.tool.name.as_ref())
+        .collect();
+    let offered: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(offered, wanted);
+    for name in [
+        "snapshot",
+        "tap",
+        "type_text",
+        "wait",
+        "expect",
+        "list_devices",
+    ] {
+        assert!(offered.contains(&name), "{name}: {offered:?}");
+    }
+    let all = mobilectl::mcp::tools::tools().len();
+    println!(
+        "tools/list with {groups:?}: {} of {all} tools, {} cl100k tokens",
+        tools.len(),
+        tools_list_tokens(&tools)
+    );
+    // An offered tool works; another is refused, naming the groups offered.
+    let snap = call(&client, "snapshot", json!({})).await;
+    assert_ne!(snap.is_error, Some(true), "{snap:?}");
+    assert!(text_of(&snap).contains("LOG IN"), "{}", text_of(&snap));
+    let refused = client
+        .call_tool(CallToolRequestParams::new("add_proxy_rule").with_arguments(args(json!({}))))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("not offered here") && refused.contains("devices, inspect, act, verify"),
+        "{refused}"
+    );
+    client.cancel().await.unwrap();
+}
+
 /// A stdio bridge renews its session while it lives, however long its agent thinks; killed
 /// without closing (SIGKILL: no clean-up), it holds its device no longer than the session's
 /// idle expiry (`--session-ttl-s`, 60 s by default), not the server's 600 s.

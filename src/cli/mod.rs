@@ -123,6 +123,11 @@ pub struct McpArgs {
     #[arg(long, value_name = "S", default_value_t = 60, conflicts_with = "grid",
           value_parser = clap::value_parser!(u64).range(2..=86400))]
     pub session_ttl_s: u64,
+    /// Offer only the tools of these groups (comma-separated or repeated; default: all), for
+    /// a smaller tool list: `--tools devices,inspect,act,verify`.
+    #[arg(long, value_name = "GROUP", value_delimiter = ',',
+          value_parser = clap::builder::PossibleValuesParser::new(crate::mcp::tools::groups()))]
+    pub tools: Vec<String>,
 }
 
 /// The commands: the server, tools around it, and the client commands.
@@ -206,6 +211,7 @@ pub fn run(cli: Cli) -> i32 {
                 &hub,
                 m.capabilities.into_iter().collect(),
                 cli.global.token,
+                (!m.tools.is_empty()).then_some(m.tools),
             ),
             None => crate::mcp::run_stdio(
                 cli.global.connect_options(None),
@@ -217,6 +223,7 @@ pub fn run(cli: Cli) -> i32 {
                     external: false,
                     ttl_s: Some(m.session_ttl_s),
                 },
+                (!m.tools.is_empty()).then_some(m.tools),
             ),
         },
         Command::Grid(grid::GridCommand::NodeConfig(args)) => {

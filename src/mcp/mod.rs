@@ -53,8 +53,8 @@ free ones: pass one as udid. `session_info` shows yours; `release_device` gives 
 
 /// Runs `mobilectl mcp`: MCP on stdin/stdout until the client closes it, in a session that
 /// asks for the device `pick` says and ends with it. Returns the exit code.
-pub fn run_stdio(options: ConnectOptions, pick: DevicePick) -> i32 {
-    run_on_runtime(|| async move { serve_stdio(options, pick).await })
+pub fn run_stdio(options: ConnectOptions, pick: DevicePick, groups: Option<Vec<String>>) -> i32 {
+    run_on_runtime(|| async move { serve_stdio(options, pick, groups).await })
 }
 
 /// Runs `mobilectl mcp --grid HUB`: a W3C session through the hub made from `capabilities`,
@@ -63,6 +63,7 @@ pub fn run_stdio_grid(
     hub: &str,
     capabilities: serde_json::Map<String, serde_json::Value>,
     token: Option<String>,
+    groups: Option<Vec<String>>,
 ) -> i32 {
     let hub = hub.to_string();
     run_on_runtime(|| async move {
@@ -83,7 +84,7 @@ pub fn run_stdio_grid(
             external: true,
             ..Default::default()
         };
-        let code = serve_stdio(options, pick).await;
+        let code = serve_stdio(options, pick, groups).await;
         crate::client::grid::close(&hub, &id).await;
         code
     })
@@ -108,10 +109,19 @@ where
     rt.block_on(work())
 }
 
-/// MCP on stdin/stdout over the server `options` name, until stdin closes; then the
-/// connection's session ends (its device is given back at once).
-async fn serve_stdio(options: ConnectOptions, pick: DevicePick) -> i32 {
+/// MCP on stdin/stdout over the server `options` name, offering the tools of `groups` (none:
+/// all), until stdin closes; then the connection's session ends (its device is given back at
+/// once).
+async fn serve_stdio(
+    options: ConnectOptions,
+    pick: DevicePick,
+    groups: Option<Vec<String>>,
+) -> i32 {
     let server = McpServer::new(Arc::new(HttpDispatch::new(options)), pick);
+    let server = match groups {
+        Some(g) => server.offering(g),
+        None => server,
+    };
     let session = server.session().clone();
     let running = match server.serve(rmcp::transport::stdio()).await {
         Ok(r) => r,

@@ -21,12 +21,15 @@ use super::{resources, tools};
 /// the connection's own session.
 pub struct McpServer<D: Dispatch> {
     session: Arc<ConnectionSession<D>>,
+    /// The tool groups offered (`mcp --tools`); none: every tool.
+    groups: Option<Arc<[String]>>,
 }
 
 impl<D: Dispatch> Clone for McpServer<D> {
     fn clone(&self) -> Self {
         McpServer {
             session: self.session.clone(),
+            groups: self.groups.clone(),
         }
     }
 }
@@ -37,7 +40,24 @@ impl<D: Dispatch> McpServer<D> {
     pub fn new(dispatch: Arc<D>, pick: DevicePick) -> Self {
         McpServer {
             session: Arc::new(ConnectionSession::new(dispatch, pick)),
+            groups: None,
         }
+    }
+
+    /// The same connection offering only the tools of `groups` (the table's tags): a smaller
+    /// `tools/list` for an agent that needs, say, only `act`, `inspect` and `verify`.
+    pub fn offering(mut self, groups: Vec<String>) -> Self {
+        self.groups = Some(groups.into());
+        self
+    }
+
+    /// The tool named `name`, if this connection offers it.
+    fn offered(&self, name: &str) -> Option<&'static tools::ToolDef> {
+        tools::find(name).filter(|t| {
+            self.groups
+                .as_ref()
+                .is_none_or(|g| g.iter().any(|g| g == t.group))
+        })
     }
 
     /// The connection's session (ended when the connection closes).
@@ -51,11 +71,17 @@ impl<D: Dispatch> McpServer<D> {
         name: &str,
         args: Option<&rmcp::model::JsonObject>,
     ) -> Result<rmcp::model::CallToolResult, ErrorData> {
-        let Some(def) = tools::find(name) else {
-            return Err(ErrorData::invalid_params(
-                format!("no tool named `{name}`"),
-                None,
-            ));
+        let Some(def) = self.offered(name) else {
+            let why = match (&self.groups, tools::find(name)) {
+                (Some(groups), Some(t)) => format!(
+                    "the tool `{name}` (group `{}`) is not offered here: this connection offers \
+                     the groups {}",
+                    t.group,
+                    groups.join(", ")
+                ),
+                _ => format!("no tool named `{name}`"),
+            };
+            return Err(ErrorData::invalid_params(why, None));
         };
         let request = match def.request(args) {
             Ok(r) => r,
@@ -92,7 +118,11 @@ impl<D: Dispatch> ServerHandler for McpServer<D> {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            tools::tools().iter().map(|t| t.tool.clone()).collect(),
+            tools::tools()
+                .iter()
+                .filter(|t| self.offered(&t.tool.name).is_some())
+                .map(|t| t.tool.clone())
+                .collect(),
         ))
     }
 
@@ -135,6 +165,6 @@ impl<D: Dispatch> ServerHandler for McpServer<D> {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools::find(name).map(|t| t.tool.clone())
+        self.offered(name).map(|t| t.tool.clone())
     }
 }

@@ -68,6 +68,8 @@ pub struct ToolDef {
     pub path: &'static str,
     /// Whether the arguments travel as query parameters or as the JSON body.
     pub input: InputKind,
+    /// Its operation's group in the table (`act`, `network`…): what `mcp --tools` picks by.
+    pub group: &'static str,
     defaults: &'static [(&'static str, &'static str)],
     /// Whether its results carry the answer's JSON as `structuredContent`.
     structured: bool,
@@ -77,6 +79,17 @@ pub struct ToolDef {
 pub fn tools() -> &'static [ToolDef] {
     static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(build);
     &TOOLS
+}
+
+/// The groups of the tools (the table's tags), each once, in the table's order.
+pub fn groups() -> Vec<&'static str> {
+    let mut groups: Vec<&'static str> = Vec::new();
+    for t in tools() {
+        if !groups.contains(&t.group) {
+            groups.push(t.group);
+        }
+    }
+    groups
 }
 
 /// The tool named `name`.
@@ -109,6 +122,7 @@ fn build() -> Vec<ToolDef> {
                 method: op.method,
                 path: op.path,
                 input: op.input.kind(),
+                group: op.tag,
                 defaults: p.map_or(&[][..], |p| p.defaults),
                 structured: p.is_none_or(|p| p.structured),
             }

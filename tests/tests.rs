@@ -22,6 +22,7 @@ mod http_api;
 mod ios_e2e;
 mod ios_simctl;
 mod ios_ui_backend;
+mod layout;
 mod listen;
 mod log_fixtures;
 mod mcp;

@@ -8,6 +8,7 @@ use clap::Args;
 
 use crate::backend::wda::{EndpointSpec, WdaConfig};
 use crate::backend::BackendConfig;
+use crate::controller::DeviceController;
 use crate::exec::Toolbox;
 use crate::proxy::ProxyOptions;
 use crate::server::start::{self, Settings, StartError};
@@ -212,7 +213,7 @@ fn settings(args: ServeArgs) -> Result<Settings, String> {
             proxy,
             files_root: args.files_root,
         },
-        backend: BackendConfig {
+        controller: DeviceController::new(BackendConfig {
             tools: Toolbox::from_env(),
             adb_server_port: args.adb_server_port,
             wda,
@@ -221,10 +222,11 @@ fn settings(args: ServeArgs) -> Result<Settings, String> {
                 args.android_record_segment_s,
             )),
             ..Default::default()
-        },
-        runs: crate::runs::RunStore::open(cache_dir, policy),
+        })
+        .with_runs(crate::runs::RunStore::open(cache_dir, policy)),
         state_dir,
         demo_devices: if args.demo { args.demo_devices } else { 0 },
+        adb_server_port: args.adb_server_port,
     })
 }
 

@@ -7,7 +7,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::device::Device;
+use crate::device::{Device, MediaKind};
 use crate::error::{Error, ErrorCode, Result};
 
 use super::DeviceController;
@@ -133,20 +133,10 @@ pub fn check_device_path(p: &str) -> Result<()> {
     Ok(())
 }
 
-/// Extensions of the photos and videos `add_media` takes.
-const PHOTOS: &[&str] = &["jpg", "jpeg", "png", "gif", "heic", "webp"];
-const VIDEOS: &[&str] = &["mp4", "mov", "m4v", "3gp"];
-
-/// Whether `p` names a video (by its extension).
-pub fn media_is_video(p: &Path) -> bool {
-    let ext = crate::backend::validate::extension(p);
-    VIDEOS.contains(&ext.as_str())
-}
-
-/// A photo or video by its extension, with a plain file name (it names the device's copy).
+/// A photo or video by its extension ([`MediaKind`]), with a plain file name (it names the
+/// device's copy).
 pub fn check_media(p: &Path) -> Result<()> {
-    let ext = crate::backend::validate::extension(p);
-    if !PHOTOS.contains(&ext.as_str()) && !VIDEOS.contains(&ext.as_str()) {
+    if MediaKind::of(p).is_none() {
         return Err(
             Error::validation(format!("`{}` is not a photo or a video", p.display()))
                 .with_hint("photos: .jpg .jpeg .png .gif .heic .webp; videos: .mp4 .mov .m4v .3gp"),

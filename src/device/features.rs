@@ -1,12 +1,44 @@
-//! Device features beyond the screen: the screen's orientation and Android intents (action,
-//! data, component, categories, flags, typed extras), as the backends receive them, with the
-//! checks that make a request's values safe to hand to a device (see `crate::backend`).
+//! Device features beyond the screen: the screen's orientation, Android intents (action,
+//! data, component, categories, flags, typed extras) and the kinds of media a gallery takes,
+//! as the backends receive them, with the checks that make a request's values safe to hand to
+//! a device (see `crate::backend`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::error::{Error, Result};
+
+/// What a file added to a device's gallery is, told by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaKind {
+    /// A photo: `.jpg`, `.jpeg`, `.png`, `.gif`, `.heic` or `.webp`.
+    Photo,
+    /// A video: `.mp4`, `.mov`, `.m4v` or `.3gp`.
+    Video,
+}
+
+impl MediaKind {
+    /// The extensions of photos.
+    pub const PHOTOS: &[&str] = &["jpg", "jpeg", "png", "gif", "heic", "webp"];
+    /// The extensions of videos.
+    pub const VIDEOS: &[&str] = &["mp4", "mov", "m4v", "3gp"];
+
+    /// The kind of the file `path` names, by its extension in any case; none for another.
+    pub fn of(path: &std::path::Path) -> Option<MediaKind> {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        if Self::PHOTOS.contains(&ext.as_str()) {
+            Some(MediaKind::Photo)
+        } else if Self::VIDEOS.contains(&ext.as_str()) {
+            Some(MediaKind::Video)
+        } else {
+            None
+        }
+    }
+}
 
 /// Which way up the screen is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -523,6 +555,16 @@ pub fn check_intent(p: &IntentParts<'_>) -> Result<IntentSpec> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn media_kinds_by_extension_in_any_case() {
+        let kind = |p: &str| MediaKind::of(std::path::Path::new(p));
+        assert_eq!(kind("/tmp/a.JPG"), Some(MediaKind::Photo));
+        assert_eq!(kind("b.heic"), Some(MediaKind::Photo));
+        assert_eq!(kind("clip.Mov"), Some(MediaKind::Video));
+        assert_eq!(kind("notes.txt"), None);
+        assert_eq!(kind("no_extension"), None);
+    }
 
     fn extra(kind: ExtraType, value: Value) -> IntentExtra {
         IntentExtra {

@@ -17,7 +17,7 @@ pub use apps::{AppInfo, LaunchOptions, LaunchValue, Launched};
 pub use features::{
     check_extra, check_intent, check_multi_touch, check_name, check_notification, check_plain,
     finger_paths, BiometricAction, BiometricKind, ExtraType, IntentExtra, IntentMode,
-    IntentOutcome, IntentParts, IntentSpec, MultiTouch, NotificationPost, Orientation,
+    IntentOutcome, IntentParts, IntentSpec, MediaKind, MultiTouch, NotificationPost, Orientation,
     OrientationRead, ShownNotification, MAX_APNS_PAYLOAD, MAX_EXTRAS,
 };
 pub use input::{AlertChoice, Key, KeyPress, Point};

@@ -1,15 +1,14 @@
 //! The whole server from its settings, as `mobilectl serve` starts it: the bind check (no
-//! open port without a strong token), the listener, the demo devices, the controller with its
-//! backends and run store, the kept proxy state; then serving until SIGINT/SIGTERM, and the
-//! clean-up after it (the proxy's attachments undone and recordings finished before the
-//! listener closes; live runs ended and demo devices disconnected from adb after).
+//! open port without a strong token), the listener, the demo devices, the kept proxy state,
+//! around a controller its caller built (the backends are the caller's choice: the server
+//! knows none); then serving until SIGINT/SIGTERM, and the clean-up after it (the proxy's
+//! attachments undone and recordings finished before the listener closes; live runs ended and
+//! demo devices disconnected from adb after).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use crate::backend::BackendConfig;
 use crate::controller::DeviceController;
-use crate::runs::RunStore;
 
 use super::{demo, security, AppState, SecurityPolicy, ServerOptions};
 
@@ -25,14 +24,14 @@ pub struct Settings {
     pub allow_origins: Vec<String>,
     /// The behaviour switches handlers see.
     pub options: ServerOptions,
-    /// How devices are reached (the toolbox, adb's port, WebDriverAgent endpoints…).
-    pub backend: BackendConfig,
-    /// Where runs and their artifacts are kept.
-    pub runs: RunStore,
+    /// The devices and everything done to them, with its backends and run store.
+    pub controller: DeviceController,
     /// Where the proxy's attachments are kept across a restart.
     pub state_dir: PathBuf,
     /// How many virtual Android devices to start (0: none); the first becomes active.
     pub demo_devices: u8,
+    /// The adb server's port for the demo devices (none: adb's own).
+    pub adb_server_port: Option<u16>,
 }
 
 /// Why the server did not start, or stopped in error.
@@ -55,10 +54,10 @@ pub async fn run(settings: Settings) -> Result<(), StartError> {
         allow_hosts,
         allow_origins,
         options,
-        backend,
-        runs,
+        controller,
         state_dir,
         demo_devices,
+        adb_server_port,
     } = settings;
     let token = token.filter(|t| !t.is_empty());
     security::check_bind(addr, token.as_deref()).map_err(StartError::Refused)?;
@@ -67,8 +66,8 @@ pub async fn run(settings: Settings) -> Result<(), StartError> {
         .await
         .map_err(|e| failed(format!("cannot listen on {addr}: {e}")))?;
     let bound = listener.local_addr().unwrap_or(addr);
-    let tools = backend.tools.clone();
-    let adb_server_port = backend.adb_server_port;
+    let tools = controller.tools().clone();
+    let runs = controller.runs().clone();
     // Kept alive for as long as the server runs.
     let mut demos = Vec::new();
     for _ in 0..demo_devices {
@@ -77,7 +76,6 @@ pub async fn run(settings: Settings) -> Result<(), StartError> {
             .map_err(|msg| failed(format!("--demo: {msg}")))?;
         demos.push(d);
     }
-    let controller = DeviceController::new(backend).with_runs(runs.clone());
     // Attachments are persisted before a device changes; those a killed server left are
     // restored as their devices are listed (the first listing is started below).
     controller

@@ -126,7 +126,7 @@ impl AdbBackend {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let video = crate::controller::media_is_video(local);
+        let video = crate::device::MediaKind::of(local) == Some(crate::device::MediaKind::Video);
         let dir = if video {
             "/sdcard/Movies"
         } else {

@@ -36,12 +36,7 @@ pub fn pullable(meta: &std::fs::Metadata, device_path: &str, max: u64) -> Result
     Ok(())
 }
 
-/// The extension of a path, lower-cased (empty when it has none).
-pub fn extension(path: &Path) -> String {
-    path.extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default()
-}
+pub use crate::device::extension;
 
 /// A point on an iOS screen: finite, non-negative points.
 pub fn screen_point(p: Point) -> Result<()> {

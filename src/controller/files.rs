@@ -139,7 +139,7 @@ pub fn check_media(p: &Path) -> Result<()> {
     if MediaKind::of(p).is_none() {
         return Err(
             Error::validation(format!("`{}` is not a photo or a video", p.display()))
-                .with_hint("photos: .jpg .jpeg .png .gif .heic .webp; videos: .mp4 .mov .m4v .3gp"),
+                .with_hint(MediaKind::extensions()),
         );
     }
     let plain = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {

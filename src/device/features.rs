@@ -12,9 +12,9 @@ use crate::error::{Error, Result};
 /// What a file added to a device's gallery is, told by its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MediaKind {
-    /// A photo: `.jpg`, `.jpeg`, `.png`, `.gif`, `.heic` or `.webp`.
+    /// A photo ([`MediaKind::PHOTOS`]).
     Photo,
-    /// A video: `.mp4`, `.mov`, `.m4v` or `.3gp`.
+    /// A video ([`MediaKind::VIDEOS`]).
     Video,
 }
 
@@ -26,10 +26,7 @@ impl MediaKind {
 
     /// The kind of the file `path` names, by its extension in any case; none for another.
     pub fn of(path: &std::path::Path) -> Option<MediaKind> {
-        let ext = path
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
+        let ext = super::extension(path);
         if Self::PHOTOS.contains(&ext.as_str()) {
             Some(MediaKind::Photo)
         } else if Self::VIDEOS.contains(&ext.as_str()) {
@@ -37,6 +34,16 @@ impl MediaKind {
         } else {
             None
         }
+    }
+
+    /// The extensions taken, for a hint: `photos: .jpg .jpeg …; videos: .mp4 …`.
+    pub fn extensions() -> String {
+        let dotted = |exts: &[&str]| format!(".{}", exts.join(" ."));
+        format!(
+            "photos: {}; videos: {}",
+            dotted(Self::PHOTOS),
+            dotted(Self::VIDEOS)
+        )
     }
 }
 
@@ -564,6 +571,10 @@ mod tests {
         assert_eq!(kind("clip.Mov"), Some(MediaKind::Video));
         assert_eq!(kind("notes.txt"), None);
         assert_eq!(kind("no_extension"), None);
+        assert_eq!(
+            MediaKind::extensions(),
+            "photos: .jpg .jpeg .png .gif .heic .webp; videos: .mp4 .mov .m4v .3gp"
+        );
     }
 
     fn extra(kind: ExtraType, value: Value) -> IntentExtra {

@@ -28,6 +28,14 @@ pub use tools::Tool;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+/// The extension of a path, lower-cased (empty when it has none): how an app package or a
+/// gallery file is told apart.
+pub fn extension(path: &std::path::Path) -> String {
+    path.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
 /// Which family of phone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]

@@ -169,15 +169,8 @@ async fn renew<D: Dispatch>(
             return;
         }
         drop(slot);
-        let call = HttpCall {
-            method: HttpMethod::Get,
-            path: "/api/v1/session".into(),
-            query: vec![],
-            body: None,
-            session: Some(id.clone()),
-        };
         // A server that does not answer now may later: only a forgotten session ends this.
-        if let Ok(answer) = dispatch.send(call).await {
+        if let Ok(answer) = dispatch.send(info(&id)).await {
             if session_gone(&answer, &id) {
                 return;
             }
@@ -208,6 +201,17 @@ fn create(body: Value) -> HttpCall {
         query: vec![],
         body: Some(body),
         session: None,
+    }
+}
+
+/// `session_info` in the session `id`: a request that renews it and changes nothing.
+fn info(id: &str) -> HttpCall {
+    HttpCall {
+        method: HttpMethod::Get,
+        path: "/api/v1/session".into(),
+        query: vec![],
+        body: None,
+        session: Some(id.to_string()),
     }
 }
 

@@ -8,7 +8,6 @@
 use serde_json::{Map, Value};
 
 use crate::api::wire::sessions::{CreateSession, DeviceMatch};
-use crate::device::{DeviceKind, Platform};
 
 /// The capability names mobilectl reads and writes.
 pub mod name {
@@ -107,31 +106,12 @@ fn request(caps: &Map<String, Value>) -> Result<CreateSession, InvalidCapabiliti
                 .ok_or_else(|| InvalidCapabilities(format!("`{k}` must be a whole number"))),
         }
     };
-    let platform = match text(name::PLATFORM)? {
-        None => None,
-        Some(p) => match p.to_ascii_lowercase().as_str() {
-            "android" => Some(Platform::Android),
-            "ios" => Some(Platform::Ios),
-            _ => {
-                return Err(InvalidCapabilities(format!(
-                    "platformName `{p}`: this server drives Android and iOS"
-                )))
-            }
-        },
-    };
-    let kind = match text(name::KIND)? {
-        None => None,
-        Some(k) => Some(
-            serde_json::from_value::<DeviceKind>(Value::String(k.to_ascii_lowercase())).map_err(
-                |_| {
-                    InvalidCapabilities(format!(
-                        "`{}` `{k}`: emulator, simulator or device",
-                        name::KIND
-                    ))
-                },
-            )?,
-        ),
-    };
+    let platform = word(text(name::PLATFORM)?, |p| {
+        format!("platformName `{p}`: this server drives Android and iOS")
+    })?;
+    let kind = word(text(name::KIND)?, |k| {
+        format!("`{}` `{k}`: emulator, simulator or device", name::KIND)
+    })?;
     let udid = text(name::UDID)?;
     let device_name = text(name::DEVICE_NAME)?;
     let os_version = text(name::PLATFORM_VERSION)?;
@@ -157,22 +137,32 @@ fn request(caps: &Map<String, Value>) -> Result<CreateSession, InvalidCapabiliti
     })
 }
 
+/// A capability's word (any case) as the wire enum `T` it names; `refused` says why another
+/// word is not one.
+fn word<T: serde::de::DeserializeOwned>(
+    text: Option<String>,
+    refused: impl FnOnce(&str) -> String,
+) -> Result<Option<T>, InvalidCapabilities> {
+    let Some(w) = text else {
+        return Ok(None);
+    };
+    serde_json::from_value(Value::String(w.to_ascii_lowercase()))
+        .map(Some)
+        .map_err(|_| InvalidCapabilities(refused(&w)))
+}
+
 /// The capabilities a client asks a hub for to open `session` (what [`requests`] reads back).
 /// A lazy session has no capability: a Grid session holds its device from the start.
 pub fn of(session: &CreateSession) -> Map<String, Value> {
     let wanted = session.r#match.clone().unwrap_or_default();
     let text = |v: Option<String>| v.map(Value::String);
-    let as_json = |v: Option<Value>| v.filter(|v| !v.is_null());
     let mut caps = Map::new();
     for (cap, value) in [
         (
             name::PLATFORM,
-            as_json(wanted.platform.map(|p| serde_json::json!(p))),
+            wanted.platform.map(|p| serde_json::json!(p)),
         ),
-        (
-            name::KIND,
-            as_json(wanted.kind.map(|k| serde_json::json!(k))),
-        ),
+        (name::KIND, wanted.kind.map(|k| serde_json::json!(k))),
         (name::DEVICE_NAME, text(wanted.name_contains)),
         (name::PLATFORM_VERSION, text(wanted.os_version)),
         (name::UDID, text(session.udid.clone())),
@@ -191,6 +181,7 @@ pub fn of(session: &CreateSession) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::{DeviceKind, Platform};
     use serde_json::json;
 
     #[test]

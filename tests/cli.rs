@@ -118,6 +118,17 @@ fn demo_login_flow_and_exit_codes() {
     );
     assert_exit(&s.cli(&["alert", "accept"]), 0);
     assert_exit(&s.cli(&["expect", "visible", "text:\"Order #1001\""]), 0);
+    // An ambiguous target lists its candidates, by ref and the name the tree prints.
+    let ambiguous = s.cli(&["tap", "text~:Shipped"]);
+    assert_exit(&ambiguous, 1);
+    let err = stderr(&ambiguous);
+    assert!(err.contains("AMBIGUOUS_TARGET"), "{err}");
+    let listed: Vec<&str> = err.lines().filter(|l| l.starts_with("  @e")).collect();
+    assert_eq!(listed.len(), 2, "{err}");
+    assert!(
+        listed[0].ends_with(r#"button "Order #1001 · Shipped · 2 items""#),
+        "{err}"
+    );
 
     // 1: handled failures.
     let nope = s.cli(&["expect", "visible", "text:Nope"]);

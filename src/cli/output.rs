@@ -71,6 +71,9 @@ pub fn error(e: &ClientError, json: bool) -> i32 {
         println!("{}", e.json());
     } else {
         eprintln!("mobilectl: {}: {}", e.code, e.message);
+        for line in crate::render::errors::candidates(&e.details()) {
+            eprintln!("  {line}");
+        }
         if let Some(h) = &e.hint {
             eprintln!("hint: {}", super::hint::to_cli(h));
         }

@@ -75,6 +75,16 @@ impl ClientError {
         }
     }
 
+    /// The server's `details` of the error (`null` when it gave none).
+    pub fn details(&self) -> Value {
+        let envelope: Value = self
+            .raw
+            .as_deref()
+            .and_then(|raw| serde_json::from_str(raw).ok())
+            .unwrap_or(Value::Null);
+        envelope["error"]["details"].clone()
+    }
+
     /// The JSON printed on stdout with `--json`: the server's envelope, or one in its shape.
     pub fn json(&self) -> String {
         match &self.raw {

@@ -64,7 +64,7 @@ fn element_resolved(snapshot: &Arc<Snapshot>, node: usize) -> Resolved {
     Resolved {
         r#ref: e.r#ref.clone(),
         role: Some(e.role),
-        name: e.label().map(str::to_string),
+        name: screen.name_of(node),
         bounds: Some(e.bounds),
         x: x.round(),
         y: y.round(),

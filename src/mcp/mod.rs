@@ -49,7 +49,8 @@ active one; `list_devices` shows leases). Another agent's device answers DEVICE_
 free ones: pass one as udid. `session_info` shows yours; `release_device` gives it back.
 6. Alerts and permission dialogs: `alert_accept` / `alert_dismiss`.
 7. A failure is a result with isError and text CODE: message hint: ...; follow the hint \
-(ELEMENT_NOT_FOUND: snapshot again; AMBIGUOUS_TARGET: narrow the selector or add index).";
+(ELEMENT_NOT_FOUND: snapshot again; AMBIGUOUS_TARGET: act on one of the candidates listed \
+under it by ref, or narrow the selector).";
 
 /// Runs `mobilectl mcp`: MCP on stdin/stdout until the client closes it, in a session that
 /// asks for the device `pick` says and ends with it. Returns the exit code.

@@ -252,7 +252,8 @@ fn image_geometry(headers: &[(String, String)]) -> Map<String, Value> {
         .collect()
 }
 
-/// `CODE: message hint: …` from the error envelope, or the status and body when there is none.
+/// `CODE: message hint: …` from the error envelope, with a line under it per candidate it
+/// names, or the status and body when there is none.
 pub fn error_text(answer: &ApiAnswer) -> String {
     let raw = String::from_utf8_lossy(&answer.body);
     let v: Value = serde_json::from_str(&raw).unwrap_or(Value::Null);
@@ -265,6 +266,9 @@ pub fn error_text(answer: &ApiAnswer) -> String {
             }
             if e["retryable"] == json!(true) {
                 s.push_str(" (retryable)");
+            }
+            for line in crate::render::errors::candidates(&e["details"]) {
+                s.push_str(&format!("\n  {line}"));
             }
             s
         }
@@ -468,6 +472,13 @@ mod tests {
         assert_eq!(
             r.content[0].as_text().unwrap().text,
             "STALE_REFERENCE: e3 is from an old snapshot hint: take a new snapshot"
+        );
+        let ambiguous = br#"{"error":{"code":"AMBIGUOUS_TARGET","message":"2 elements match the selector","retryable":false,"hint":"act on one candidate's ref","details":{"candidates":[{"ref":"e3","role":"button","name":"Order #1001"},{"ref":"e7","role":"button","name":"Order #1005"}]}}}"#;
+        let r = result("tap", &answer(409, "application/json", ambiguous));
+        assert_eq!(
+            r.content[0].as_text().unwrap().text,
+            "AMBIGUOUS_TARGET: 2 elements match the selector hint: act on one candidate's ref\n  \
+             @e3 button \"Order #1001\"\n  @e7 button \"Order #1005\""
         );
         let bare = result("tap", &answer(502, "text/plain", b"bad gateway"));
         assert_eq!(bare.is_error, Some(true));

@@ -68,11 +68,14 @@ pub fn batch(v: &Value) -> String {
     for (i, step) in steps.iter().enumerate() {
         let answer = &step["answer"];
         let said = match answer["error"]["code"].as_str() {
-            Some(code) => format!(
+            Some(code) => std::iter::once(format!(
                 "{} FAILED {code}: {}",
                 s(&step["op"]),
                 s(&answer["error"]["message"])
-            ),
+            ))
+            .chain(super::errors::candidates(&answer["error"]["details"]))
+            .collect::<Vec<_>>()
+            .join("\n"),
             None => super::text(s(&step["op"]), answer),
         };
         lines.push(format!("{i} {}", said.replace('\n', "\n  ")));

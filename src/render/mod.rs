@@ -13,9 +13,11 @@
 //! - [`recordings`]: screen recordings.
 //! - [`maestro`]: a Maestro flow run, step by step.
 //! - [`runs`]: runs, their artifacts, GC's plan.
+//! - [`errors`]: the candidates an error names.
 
 pub mod act;
 pub mod devices;
+pub mod errors;
 pub mod features;
 pub mod flows;
 pub mod inspect;

@@ -74,7 +74,7 @@ fn observed(o: &Value) -> String {
 
 /// An element as verification saw it: `@e3 button "Allow"`, its text when it differs from its
 /// name, and `hidden` / `disabled` when it is.
-fn element(e: &Value) -> String {
+pub(super) fn element(e: &Value) -> String {
     let mut out = String::new();
     if let Some(r) = e["ref"].as_str() {
         out += &format!("@{r} ");

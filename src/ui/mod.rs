@@ -113,6 +113,17 @@ impl Screen {
         self.refs.get(r).map(|e| &self.elements[e.node])
     }
 
+    /// The name element `node` goes by: its own label, else the name its line prints (a
+    /// clickable row takes the text of the children it absorbed), so that a match, a
+    /// candidate or a summary names it as the compact text does.
+    pub fn name_of(&self, node: usize) -> Option<String> {
+        let e = self.elements.get(node)?;
+        e.label().map(str::to_string).or_else(|| {
+            let k = self.listed.iter().position(|&i| i == node)?;
+            self.listed_names.get(k).cloned().flatten()
+        })
+    }
+
     /// The nearest element at or above `i` that has a ref.
     pub fn ref_owner(&self, mut i: usize) -> Option<usize> {
         loop {

@@ -149,7 +149,7 @@ fn to_match(s: &Screen, i: usize) -> Match {
         r#ref: e.r#ref.clone(),
         node: i,
         role: e.role,
-        name: e.label().map(str::to_string),
+        name: s.name_of(i),
         bounds: e.bounds,
     }
 }
@@ -344,6 +344,8 @@ mod tests {
         assert_eq!(m.r#ref.as_deref(), Some("e1"));
         assert_eq!(m.role, Role::Button);
         assert_eq!(m.bounds.h, 200.0);
+        // The row has no label of its own: it goes by the text its line prints.
+        assert_eq!(m.name.as_deref(), Some("Wi-Fi"));
     }
 
     #[test]
@@ -355,7 +357,10 @@ mod tests {
             ..Selector::default()
         };
         match find(&s, &sel) {
-            Err(SelectError::Ambiguous { candidates }) => assert_eq!(candidates.len(), 2),
+            Err(SelectError::Ambiguous { candidates }) => {
+                let names: Vec<_> = candidates.iter().map(|c| c.name.as_deref()).collect();
+                assert_eq!(names, [Some("Wi-Fi"), Some("Wi-Fi calling")]);
+            }
             other => panic!("{other:?}"),
         }
         let m = find(

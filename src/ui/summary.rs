@@ -52,10 +52,7 @@ fn entry(s: &Screen, i: usize) -> Option<SummaryElement> {
     Some(SummaryElement {
         r#ref: e.r#ref.clone()?,
         role: e.role,
-        name: e
-            .label()
-            .map(str::to_string)
-            .or_else(|| e.id_tail().map(str::to_string)),
+        name: s.name_of(i).or_else(|| e.id_tail().map(str::to_string)),
         bounds: e.bounds,
     })
 }

@@ -62,7 +62,7 @@ impl Observed {
         Observed {
             r#ref: e.r#ref.clone(),
             role: e.role,
-            name: e.label().map(str::to_string),
+            name: screen.name_of(node),
             text: e.text.clone().or_else(|| e.value.clone()),
             bounds: e.bounds,
             visible: screen.is_on_screen(node),

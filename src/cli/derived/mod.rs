@@ -38,7 +38,36 @@ pub fn augment(cmd: Command) -> Command {
     for g in Group::all(&forms) {
         cmd = insert(cmd, g.words(), g.command());
     }
-    in_table_order(cmd, &ops, 0)
+    in_table_order(cmd, &ops, 0).mut_subcommands(described_group)
+}
+
+/// A group made for derived commands (`clipboard`, `record`) described by its commands'
+/// summaries, each up to its first aside: `Read the clipboard; set the clipboard's text`.
+/// A command with an `about` of its own keeps it.
+fn described_group(group: Command) -> Command {
+    if group.get_about().is_some() || !group.has_subcommands() {
+        return group;
+    }
+    let parts: Vec<String> = group
+        .get_subcommands()
+        .filter_map(|c| c.get_about().map(|a| a.to_string()))
+        .enumerate()
+        .map(|(i, about)| {
+            let head = about
+                .split(" (")
+                .next()
+                .and_then(|a| a.split("; ").next())
+                .unwrap_or_default();
+            let mut chars = head.chars();
+            match (i, chars.next(), chars.clone().next()) {
+                (1.., Some(first), Some(second)) if second.is_lowercase() => {
+                    first.to_lowercase().chain(chars).collect()
+                }
+                _ => head.to_string(),
+            }
+        })
+        .collect();
+    group.about(parts.join("; "))
 }
 
 /// Orders the subcommands of `cmd` (at word `depth` of the usages) as the table lists their
@@ -162,6 +191,30 @@ mod tests {
         );
         cmd.clone().debug_assert();
         assert!(has_path(&cmd, &["ui", "look-up"]));
+    }
+
+    #[test]
+    fn every_command_and_group_says_what_it_does() {
+        fn walk(cmd: &Command, path: &str, missing: &mut Vec<String>) {
+            for c in cmd.get_subcommands() {
+                let path = format!("{path} {}", c.get_name());
+                if c.get_about()
+                    .is_none_or(|a| a.to_string().trim().is_empty())
+                {
+                    missing.push(path.clone());
+                }
+                walk(c, &path, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&crate::cli::command(), "mobilectl", &mut missing);
+        assert!(missing.is_empty(), "no help line: {missing:?}");
+        let clipboard = crate::cli::command();
+        let clipboard = clipboard.find_subcommand("clipboard").unwrap();
+        assert_eq!(
+            clipboard.get_about().map(|a| a.to_string()).as_deref(),
+            Some("Read the clipboard; set the clipboard's text")
+        );
     }
 
     /// The operation and arguments the derived command line `args` makes, or its error.

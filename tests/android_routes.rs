@@ -329,13 +329,25 @@ async fn act_routes() {
     .await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(error_code(&body), "AMBIGUOUS_TARGET");
+    let candidates = body["error"]["details"]["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 5);
+    // Each row goes by the text its line in the tree prints, not by nothing.
+    assert_eq!(candidates[0]["name"], "Order #1001 · Shipped · 2 items");
+    let (status, found) = call(&app, get("/api/v1/device/ui/find?query=Order%201003")).await;
+    assert_eq!(status, StatusCode::OK, "{found}");
     assert_eq!(
-        body["error"]["details"]["candidates"]
-            .as_array()
-            .unwrap()
-            .len(),
-        5
+        found["matches"][0]["name"],
+        "Order #1003 · Delivered · 5 items"
     );
+    let (status, summary) = call(&app, get("/api/v1/device/screen-summary")).await;
+    assert_eq!(status, StatusCode::OK, "{summary}");
+    let names: Vec<&str> = summary["interactive_elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert!(names.contains(&"Order #1004 · Cancelled"), "{names:?}");
     let (status, body) = call(
         &app,
         post(
@@ -346,11 +358,13 @@ async fn act_routes() {
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let detail = snapshot(&app).await;
+    let text = detail["tree_text"].as_str().unwrap();
+    // The tap landed on the second row: its order opened, not another.
     assert!(
-        detail["tree_text"].as_str().unwrap().contains("SEND"),
-        "{}",
-        detail["tree_text"]
+        text.contains("SEND") && text.contains("\"Order #1002\""),
+        "{text}"
     );
+    assert!(!text.contains("Order #1001"), "{text}");
 
     // press back returns to the list
     let (status, _) = call(

@@ -29,7 +29,9 @@
 //! buffer, the process killed, the launcher in front) and `@freeze` blocks the main thread (for
 //! the device's `freeze-ms`), which ends in an ANR when input waits longer than `anr-timeout`.
 //! A transition may call the app's API first (`http`: method, path, body, `fail_to`): see
-//! [`crate::demo_api`].
+//! [`crate::demo_api`]. A tap's transition may `carry` texts from inside the element tapped
+//! to the screen it opens (`{"…:id/item_title": "…:id/toolbar_title"}`), so each row of a list
+//! opens a detail of its own.
 //!
 //! How taps, keys and typing change the screens: see [`super::state`].
 
@@ -78,6 +80,11 @@ pub struct Transition {
     /// A call to the app's API before the move (see [`crate::demo_api`]).
     #[serde(default)]
     pub http: Option<HttpStep>,
+    /// Texts the screen moved to takes from the element tapped: resource-id of a node inside
+    /// it → resource-id of the node on the new screen that shows its text (a list row opens
+    /// its own detail).
+    #[serde(default)]
+    pub carry: BTreeMap<String, String>,
 }
 
 /// A call to the app's API a transition makes: `to` when it answers 2xx, `fail_to` otherwise.
@@ -164,7 +171,10 @@ impl App {
         })
     }
 
-    fn build(json: &str, load: impl Fn(&str) -> Result<String, String>) -> Result<App, String> {
+    pub(crate) fn build(
+        json: &str,
+        load: impl Fn(&str) -> Result<String, String>,
+    ) -> Result<App, String> {
         let mut spec: AppSpec = serde_json::from_str(json).map_err(|e| format!("app.json: {e}"))?;
         if spec.label.is_empty() {
             spec.label = spec.package.clone();
@@ -188,6 +198,12 @@ impl App {
                 if !t.to.starts_with('@') && !spec.screens.contains_key(&t.to) {
                     return Err(format!(
                         "screen {name}: transition to unknown screen {}",
+                        t.to
+                    ));
+                }
+                if !t.carry.is_empty() && t.to.starts_with('@') {
+                    return Err(format!(
+                        "screen {name}: `carry` needs a screen to carry to, not {}",
                         t.to
                     ));
                 }

@@ -303,6 +303,30 @@ impl DeviceState {
         }
     }
 
+    /// Writes the texts `t` carries from inside the element at `hit` (of `h`) into the screen
+    /// it moves to.
+    fn carry(&mut self, h: &Hierarchy, hit: &[usize], t: &Transition) {
+        for (from, to) in &t.carry {
+            let text = h
+                .walk()
+                .into_iter()
+                .find(|(p, n)| p.starts_with(hit) && n.get("resource-id") == from)
+                .map(|(_, n)| n.get("text").to_string());
+            let Some(text) = text else { continue };
+            let Some(target) = self.live.get_mut(&t.to) else {
+                continue;
+            };
+            let path = target
+                .walk()
+                .into_iter()
+                .find(|(_, n)| n.get("resource-id") == to)
+                .map(|(p, _)| p);
+            if let Some(n) = path.and_then(|p| target.node_mut(&p)) {
+                n.set("text", &text);
+            }
+        }
+    }
+
     /// Fires a transition: the app's log lines, then the move (or the crash, or the freeze).
     fn fire(&mut self, t: &Transition) {
         for line in &t.log {
@@ -426,15 +450,14 @@ impl DeviceState {
             .unwrap_or_default();
         for t in &transitions {
             let sel = if long { &t.long_press } else { &t.tap };
-            if let Some(sel) = sel {
-                if chain
-                    .iter()
-                    .filter_map(|p| h.node(p))
-                    .any(|n| sel.matches(n))
-                {
-                    self.fire(t);
-                    return;
-                }
+            let Some(sel) = sel else { continue };
+            if let Some(hit) = chain
+                .iter()
+                .find(|p| h.node(p).is_some_and(|n| sel.matches(n)))
+            {
+                self.carry(&h, hit, t);
+                self.fire(t);
+                return;
             }
         }
         if long {
@@ -685,6 +708,49 @@ mod tests {
         let (x, y) = centre(&s.current(), "com.mobilectl.demo:id/login");
         s.tap(x, y, false);
         assert_eq!(s.screen, "permission");
+    }
+
+    #[test]
+    fn each_row_of_the_list_opens_its_own_order() {
+        let mut s = DeviceState::new(App::demo().unwrap());
+        s.screen = "list".into();
+        // The third row: a tap on its subtitle, inside the row the transition names.
+        let (x, y) = {
+            let h = s.current();
+            let (p, _) = h
+                .walk()
+                .into_iter()
+                .filter(|(_, n)| n.get("resource-id") == "com.mobilectl.demo:id/item_subtitle")
+                .nth(2)
+                .unwrap();
+            let b = h.node(&p).unwrap().bounds();
+            ((b.x1 + b.x2) / 2, (b.y1 + b.y2) / 2)
+        };
+        s.tap(x, y, false);
+        assert_eq!(s.screen, "detail");
+        let h = s.current();
+        assert_eq!(
+            node(&h, "com.mobilectl.demo:id/toolbar_title").get("text"),
+            "Order #1003"
+        );
+        assert_eq!(
+            node(&h, "com.mobilectl.demo:id/detail_body").get("text"),
+            "Delivered · 5 items"
+        );
+    }
+
+    #[test]
+    fn carry_needs_a_screen_to_carry_to() {
+        let json = r#"{"package": "p", "initial": "a", "screens": {"a": {"xml": "a.xml",
+            "activity": ".A", "transitions": [{"tap": {"id": "p:id/x"}, "to": "@back",
+            "carry": {"p:id/x": "p:id/y"}}]}}}"#;
+        let err = App::build(
+            json,
+            |_| Ok("<hierarchy rotation=\"0\"></hierarchy>".into()),
+        )
+        .err()
+        .unwrap();
+        assert!(err.contains("`carry` needs a screen"), "{err}");
     }
 
     /// The node whose resource-id is `id`.

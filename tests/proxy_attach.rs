@@ -341,6 +341,7 @@ fn serve(
         .args(["--proxy-port", &proxy_port.to_string()])
         .env("MOBILECTL_ADB", &h.adb)
         .env("MOBILECTL_STATE_DIR", state)
+        .env("MOBILECTL_CACHE_DIR", state.join("cache"))
         .env_remove("MOBILECTL_TOKEN")
         .stdout(Stdio::null())
         .stderr(log)

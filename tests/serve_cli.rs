@@ -96,8 +96,10 @@ async fn serve_lists_the_wda_endpoints_of_mobilectl_wda() {
     let a = FakeWda::start(SETTINGS, STATUS_IOS14).await;
     let b = FakeWda::start(SETTINGS, STATUS_IOS14).await;
     let port = free_port();
+    let cache = tempfile::tempdir().unwrap();
     let mut child = Command::new(BIN)
         .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+        .env("MOBILECTL_CACHE_DIR", cache.path())
         .env(
             "MOBILECTL_WDA",
             format!("00008101-001D24E93C08001E={},{}", a.url(), b.url()),

@@ -728,6 +728,7 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         ),
         // Runs: the server's run (session-less requests) is live; an unknown run is a 404.
         case("list_runs", &["runs"], 0, " · live · server · "),
+        case("list_runs", &["runs", "-n", "1"], 0, "run "),
         case(
             "get_run",
             &["runs", "show", "20200101-000000-abcdef"],

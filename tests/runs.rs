@@ -382,6 +382,17 @@ async fn live_and_held_runs_survive_gc_under_any_pressure() {
     // The server's run (a session-less operation starts it) and a session's.
     let (status, v) = call(&app, get("/api/v1/runs")).await;
     assert_eq!(status.as_u16(), 200, "{v}");
+    // `limit` keeps the newest; `total` counts them all (the server's run is there now).
+    let (_, all) = call(&app, get("/api/v1/runs")).await;
+    let (status, cut) = call(&app, get("/api/v1/runs?limit=1")).await;
+    assert_eq!(status.as_u16(), 200, "{cut}");
+    assert_eq!(cut["runs"].as_array().unwrap().len(), 1, "{cut}");
+    assert_eq!(all["total"], 3, "{all}");
+    assert_eq!(cut["total"], 3, "{cut}");
+    assert_eq!(cut["runs"][0]["id"], all["runs"][0]["id"], "{cut}");
+    let (status, zero) = call(&app, get("/api/v1/runs?limit=0")).await;
+    assert_eq!(status.as_u16(), 400, "{zero}");
+    assert_eq!(zero["error"]["code"], "VALIDATION_FAILED", "{zero}");
     let (status, s) = call(
         &app,
         post("/api/v1/sessions", json!({"lazy": true, "name": "gc-live"})),

@@ -639,7 +639,8 @@ pub fn operations() -> Vec<Operation> {
                        device, outcome, error code), `artifacts/` (a failed act's or expect's \
                        screenshot and tree, debug bundles, flow reports, recordings) and \
                        `result.json` when it ends. A run is failed when an act or verify \
-                       operation failed in it.")
+                       operation failed in it. `total` says how many there are beyond `limit`.")
+            .query::<RunsQuery>()
             .json::<RunList>(),
         op(Get, "get_run", "/api/v1/runs/{id}", "runs", "One run: its result and its artifacts.")
             .cli("runs show ID", &["runs", "show", "20260101-120000-ab12cd"])

@@ -52,7 +52,14 @@ pub fn list(v: &Value) -> String {
     if lines.is_empty() {
         return format!("no runs in {}", s(&v["cache_dir"]));
     }
-    lines.join("\n")
+    let more = v["total"]
+        .as_u64()
+        .unwrap_or(0)
+        .saturating_sub(lines.len() as u64);
+    match more {
+        0 => lines.join("\n"),
+        n => format!("{}\n-- {n} older (limit {})", lines.join("\n"), lines.len()),
+    }
 }
 
 /// `get_run`: its line, its counts, then its artifacts.
@@ -136,6 +143,13 @@ mod tests {
         assert_eq!(
             list(&json!({"cache_dir": "/c", "runs": []})),
             "no runs in /c"
+        );
+        let mut cut = v.clone();
+        cut["total"] = json!(3);
+        assert!(
+            list(&cut).ends_with(" · 2 artifacts\n-- 2 older (limit 1)"),
+            "{}",
+            list(&cut)
         );
         let plan = json!({"dry_run": true, "runs": [
             {"id": "a", "action": "delete", "reason": "expired", "bytes": 10},

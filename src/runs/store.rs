@@ -487,6 +487,7 @@ impl RunStore {
         runs.sort_by(|a, b| b.started_at.cmp(&a.started_at).then(b.id.cmp(&a.id)));
         RunList {
             cache_dir: self.0.cache.display().to_string(),
+            total: runs.len(),
             runs,
         }
     }

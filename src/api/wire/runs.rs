@@ -111,6 +111,17 @@ pub struct RunList {
     /// The cache directory the runs are in (`<cache>/runs/<id>`).
     pub cache_dir: String,
     pub runs: Vec<RunSummary>,
+    /// How many runs there are: more than `runs` when `limit` cut the list.
+    pub total: usize,
+}
+
+/// Query of `GET /runs`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct RunsQuery {
+    /// Newest runs to list: default 20, max 1000.
+    pub limit: Option<u32>,
 }
 
 /// One run: its result (as far as known) and its artifacts.

@@ -14,17 +14,27 @@ use crate::server::AppState;
 /// This module's handlers, bound to their operations by name.
 pub fn bindings() -> Vec<Binding> {
     vec![
-        bind::plain("list_runs", list_runs),
+        bind::query("list_runs", list_runs),
         bind::query("get_run", get_run),
         bind::query("get_artifact", get_artifact),
         bind::body("gc", gc),
     ]
 }
 
-/// Every run, newest first.
-pub async fn list_runs(s: AppState) -> Result<Json<RunList>> {
+/// The newest runs first, at most `limit` (20 unless given, at most 1000).
+pub async fn list_runs(s: AppState, q: RunsQuery) -> Result<Json<RunList>> {
+    let limit = match q.limit {
+        None => 20,
+        Some(0) => {
+            return Err(Error::validation("`limit` must be at least 1")
+                .with_hint("give 1 to 1000, or leave it out for 20"))
+        }
+        Some(n) => (n as usize).min(1000),
+    };
     let runs = s.controller.runs().clone();
-    blocking(move || Ok(runs.list())).await.map(Json)
+    let mut list = blocking(move || Ok(runs.list())).await?;
+    list.runs.truncate(limit);
+    Ok(Json(list))
 }
 
 /// One run: its result and artifacts.

@@ -202,6 +202,21 @@ fn demo_login_flow_and_exit_codes() {
     assert_eq!(&bytes[..3], &[0xFF, 0xD8, 0xFF], "not a JPEG");
     let img = image::load_from_memory(&bytes).unwrap();
     assert_eq!((img.width(), img.height()), (540, 1200));
+
+    // A crash's line points to the command that shows it, and that command does.
+    assert_exit(&s.cli(&["tap", "text:\"Order #1003\""]), 0);
+    let crash = s.cli(&["tap", "text:CRASH"]);
+    assert_exit(&crash, 1);
+    let line = stdout(&crash);
+    let pointer = line
+        .split('`')
+        .nth(1)
+        .unwrap_or_else(|| panic!("no command in {line}"));
+    let words: Vec<&str> = pointer.split_whitespace().collect();
+    assert_eq!(words[..2], ["mobilectl", "crashes"], "{line}");
+    let shown = s.cli(&words[1..]);
+    assert_exit(&shown, 0);
+    assert!(stdout(&shown).contains("CRASH button tapped"), "{}", stdout(&shown));
 }
 
 #[test]

@@ -7,17 +7,68 @@
 //!   [`crate::api::CliForm`]); a bare `/dismiss` right after a route is read relative to it;
 //! - a JSON object whose every field has a CLI form becomes those words (`{"ref": "e12"}` →
 //!   `@e12`, `{"selector": {"text": "Sign in"}}` → `text:"Sign in"`);
-//! - a backticked field (`` `contains: true` ``, `` `udid` ``) becomes its flag.
+//! - a backticked field (`` `contains: true` ``, `` `udid` ``) becomes its flag;
+//! - a backticked call of an operation (`` `tail_logs since=a-9` ``, as the answers' text
+//!   names what to call next: [`crate::render::call`]) becomes its command line
+//!   (`mobilectl logs --since a-9`); [`calls`] does only this, for answers.
 //!
 //! Anything else is left as the server wrote it.
 
 use serde_json::Value;
 
-/// The hint with route, JSON and field mentions in CLI terms.
+/// The hint with route, JSON, call and field mentions in CLI terms.
 pub fn to_cli(hint: &str) -> String {
     let s = routes(hint);
     let s = json_objects(&s);
-    backticked_fields(&s)
+    backticked_fields(&calls(&s))
+}
+
+/// The backticked calls of operations in `text` as the commands that make them.
+pub fn calls(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else {
+            break;
+        };
+        let inner = &rest[open + 1..open + 1 + len];
+        out.push_str(&rest[..open]);
+        out.push('`');
+        out.push_str(&command_of_call(inner).unwrap_or_else(|| inner.to_string()));
+        out.push('`');
+        rest = &rest[open + 2 + len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `op k=v …` (an operation of the table) as its command line: the usage's words, its
+/// `NAME`s from the arguments so named, the other arguments as flags.
+fn command_of_call(call: &str) -> Option<String> {
+    let mut words = call.split_whitespace();
+    let op = crate::api::find(words.next()?)?;
+    let mut args: Vec<(&str, &str)> = words.map(|w| w.split_once('=')).collect::<Option<_>>()?;
+    let mut line = vec!["mobilectl".to_string()];
+    for u in op.cli.usage.split_whitespace() {
+        let optional = u.starts_with('[');
+        let name = u.trim_start_matches('[').trim_end_matches(']');
+        if !name.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+            line.push(u.to_string());
+            continue;
+        }
+        match args
+            .iter()
+            .position(|(k, _)| *k == name.to_ascii_lowercase())
+        {
+            Some(at) => line.push(word(args.remove(at).1)),
+            None if optional => {}
+            None => return None,
+        }
+    }
+    for (k, v) in args {
+        line.push(format!("--{} {}", k.replace('_', "-"), word(v)));
+    }
+    Some(line.join(" "))
 }
 
 const METHODS: [&str; 4] = ["GET", "POST", "PUT", "DELETE"];
@@ -255,6 +306,31 @@ fn backticked_fields(hint: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_become_command_lines() {
+        // A positional of the usage, then the other arguments as flags.
+        assert_eq!(
+            calls("tap e3 FAILED APP_CRASHED (`get_crash id=c0123`)"),
+            "tap e3 FAILED APP_CRASHED (`mobilectl crashes c0123`)"
+        );
+        assert_eq!(
+            calls("-- more: `tail_logs since=a-9`"),
+            "-- more: `mobilectl logs --since a-9`"
+        );
+        assert_eq!(
+            calls("`list_runs limit=50`, `shutdown`"),
+            "`mobilectl runs --limit 50`, `mobilectl shutdown`"
+        );
+        // Not an operation, or a required positional missing: left as written.
+        assert_eq!(
+            calls("`contains: true` and `get_crash`"),
+            "`contains: true` and `get_crash`"
+        );
+        // The answers' own pointers are made this way.
+        let pointer = crate::render::call("get_crash", &[("id", "c9")]);
+        assert_eq!(calls(&pointer), "`mobilectl crashes c9`");
+    }
 
     #[test]
     fn routes_become_commands() {

@@ -28,7 +28,7 @@ pub fn action(v: &Value) -> String {
             line += &format!(" {c}");
         }
         if let Some(id) = v["details"]["crash"]["id"].as_str() {
-            line += &format!(" (mobilectl crashes {id})");
+            line += &format!(" ({})", super::call("get_crash", &[("id", id)]));
         }
     }
     // What typing left in the field, when it was read back.

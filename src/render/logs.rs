@@ -62,8 +62,8 @@ pub fn page(v: &Value) -> String {
     }
     if v["more"] == true {
         lines.push(format!(
-            "-- more: mobilectl logs --since {}",
-            s(&v["cursor"])
+            "-- more: {}",
+            super::call("tail_logs", &[("since", s(&v["cursor"]))])
         ));
     }
     lines.join("\n")
@@ -136,7 +136,7 @@ mod tests {
         let answer = json!({"udid": "x", "entries": [e], "cursor": "a-9", "more": true,
             "source": {}});
         let t = page(&answer);
-        assert!(t.ends_with("-- more: mobilectl logs --since a-9"), "{t}");
+        assert!(t.ends_with("-- more: `tail_logs since=a-9`"), "{t}");
         assert_eq!(crashes(&json!({"crashes": []})), "no crashes");
     }
 }

@@ -145,6 +145,16 @@ pub fn text(op: &str, answer: &Value) -> String {
     }
 }
 
+/// An operation to call next, as a tool call reads: `` `get_crash id=c0123` ``. The MCP text
+/// says it so; the CLI prints it as its command (`mobilectl crashes c0123`).
+pub(crate) fn call(op: &str, args: &[(&str, &str)]) -> String {
+    let mut out = format!("`{op}");
+    for (k, v) in args {
+        out += &format!(" {k}={v}");
+    }
+    out + "`"
+}
+
 /// A JSON string's text, or nothing.
 pub(crate) fn s(v: &Value) -> &str {
     v.as_str().unwrap_or("")
@@ -222,6 +232,13 @@ mod tests {
         assert_eq!(
             text("press", &other_app),
             "press ok · app → com.c\n+ \"Home\""
+        );
+        // A crash names the call that shows it (the CLI prints it as its command).
+        let crashed = json!({"action_type": "tap", "success": false, "target": {"ref": "e3"},
+            "failure_code": "APP_CRASHED", "details": {"crash": {"id": "c0123"}}});
+        assert_eq!(
+            text("tap", &crashed),
+            "tap e3 FAILED APP_CRASHED (`get_crash id=c0123`)"
         );
         let unchanged = json!({"action_type": "press", "success": true, "changes": {},
             "udid": "x", "timing_ms": 3});

@@ -216,7 +216,11 @@ fn demo_login_flow_and_exit_codes() {
     assert_eq!(words[..2], ["mobilectl", "crashes"], "{line}");
     let shown = s.cli(&words[1..]);
     assert_exit(&shown, 0);
-    assert!(stdout(&shown).contains("CRASH button tapped"), "{}", stdout(&shown));
+    assert!(
+        stdout(&shown).contains("CRASH button tapped"),
+        "{}",
+        stdout(&shown)
+    );
 }
 
 #[test]

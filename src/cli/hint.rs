@@ -4,7 +4,8 @@
 //!
 //! - a route (`GET /api/v1/device/ui`, optionally with its method) becomes the command of the
 //!   operation the table has on that path (`mobilectl snapshot`: its form in the table,
-//!   [`crate::api::CliForm`]); a bare `/dismiss` right after a route is read relative to it;
+//!   [`crate::api::CliForm`]); a bare `/dismiss` right after a route is read relative to it
+//!   ([`crate::api::mentions`] finds them; MCP names them by their tools);
 //! - a JSON object whose every field has a CLI form becomes those words (`{"ref": "e12"}` →
 //!   `@e12`, `{"selector": {"text": "Sign in"}}` → `text:"Sign in"`);
 //! - a backticked field (`` `contains: true` ``, `` `udid` ``) becomes its flag;
@@ -71,87 +72,22 @@ fn command_of_call(call: &str) -> Option<String> {
     Some(line.join(" "))
 }
 
-const METHODS: [&str; 4] = ["GET", "POST", "PUT", "DELETE"];
-
 /// Routes that are not operations but have a command.
 const OTHER_ROUTES: &[(&str, &str)] = &[("/openapi.json", "openapi")];
-
-fn is_path_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"/-_.{}".contains(&b)
-}
 
 /// The command for `method path`, when the table (or [`OTHER_ROUTES`]) has that path.
 fn command_for(method: Option<&str>, path: &str) -> Option<String> {
     if let Some((_, cmd)) = OTHER_ROUTES.iter().find(|(p, _)| *p == path) {
         return Some(format!("mobilectl {cmd}"));
     }
-    let ops = crate::api::operations();
-    let on_path = || ops.iter().filter(|o| o.path == path);
-    let op = match method {
-        Some(m) => on_path().find(|o| o.method.as_str() == m),
-        None => on_path()
-            .find(|o| o.method.as_str() == "GET")
-            .or_else(|| on_path().next()),
-    }?;
+    let op = crate::api::mentions::operation_at(method, path)?;
     Some(op.cli.usage)
         .filter(|u| !u.is_empty())
         .map(|u| format!("mobilectl {u}"))
 }
 
 fn routes(hint: &str) -> String {
-    let bytes = hint.as_bytes();
-    let mut out = String::new();
-    let mut i = 0;
-    // The last route translated, for relative mentions (`… /accept or /dismiss`).
-    let mut last: Option<String> = None;
-    while i < bytes.len() {
-        let starts_word = i == 0 || !is_path_byte(bytes[i - 1]);
-        if bytes[i] == b'/' && starts_word {
-            let end = (i..bytes.len())
-                .find(|&j| !is_path_byte(bytes[j]))
-                .unwrap_or(bytes.len());
-            // A trailing `.` ends the sentence, not the path.
-            let end = if hint[i..end].ends_with('.') && end > i + 1 {
-                end - 1
-            } else {
-                end
-            };
-            let path = &hint[i..end];
-            // The method word just before, if any.
-            let before = out.trim_end_matches(' ');
-            let method = METHODS
-                .iter()
-                .find(|m| {
-                    before.ends_with(*m)
-                        && !before[..before.len() - m.len()]
-                            .ends_with(|c: char| c.is_ascii_alphanumeric())
-                })
-                .copied();
-            let relative = last.as_deref().and_then(|l| {
-                let parent = &l[..l.rfind('/')?];
-                let candidate = format!("{parent}{path}");
-                command_for(method, &candidate).map(|c| (candidate, c))
-            });
-            let found = command_for(method, path)
-                .map(|c| (path.to_string(), c))
-                .or(relative);
-            if let Some((full, cmd)) = found {
-                if let Some(m) = method {
-                    out.truncate(before.len() - m.len());
-                }
-                out.push('`');
-                out.push_str(&cmd);
-                out.push('`');
-                last = Some(full);
-                i = end;
-                continue;
-            }
-        }
-        let ch = hint[i..].chars().next().unwrap_or(' ');
-        out.push(ch);
-        i += ch.len_utf8();
-    }
-    out
+    crate::api::mentions::routes(hint, command_for)
 }
 
 fn json_objects(hint: &str) -> String {

@@ -262,7 +262,7 @@ pub fn error_text(answer: &ApiAnswer) -> String {
         Some(code) => {
             let mut s = format!("{code}: {}", e["message"].as_str().unwrap_or(""));
             if let Some(h) = e["hint"].as_str() {
-                s.push_str(&format!(" hint: {h}"));
+                s.push_str(&format!(" hint: {}", routes_as_tools(h)));
             }
             if e["retryable"] == json!(true) {
                 s.push_str(" (retryable)");
@@ -274,6 +274,16 @@ pub fn error_text(answer: &ApiAnswer) -> String {
         }
         None => format!("HTTP_{}: {}", answer.status, raw.trim()),
     }
+}
+
+/// A hint's route mentions (`GET /api/v1/device/ui`) as the tools that call them
+/// (`` `snapshot` ``); a route no tool calls is left as written.
+fn routes_as_tools(hint: &str) -> String {
+    crate::api::mentions::routes(hint, |method, path| {
+        crate::api::mentions::operation_at(method, path)
+            .filter(|o| o.mcp == crate::api::Mcp::Tool)
+            .map(|o| o.name.to_string())
+    })
 }
 
 /// The tool result when no answer could be had.
@@ -479,6 +489,15 @@ mod tests {
             r.content[0].as_text().unwrap().text,
             "AMBIGUOUS_TARGET: 2 elements match the selector hint: act on one candidate's ref\n  \
              @e3 button \"Order #1001\"\n  @e7 button \"Order #1005\""
+        );
+        // A route in the hint is named by its tool.
+        let stale = br#"{"error":{"code":"STALE_REFERENCE","message":"e3 is gone","retryable":false,"hint":"read the screen again with GET /api/v1/device/ui and use its refs"}}"#;
+        assert_eq!(
+            result("tap", &answer(409, "application/json", stale)).content[0]
+                .as_text()
+                .unwrap()
+                .text,
+            "STALE_REFERENCE: e3 is gone hint: read the screen again with `snapshot` and use its refs"
         );
         let bare = result("tap", &answer(502, "text/plain", b"bad gateway"));
         assert_eq!(bare.is_error, Some(true));

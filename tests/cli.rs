@@ -205,7 +205,7 @@ fn demo_login_flow_and_exit_codes() {
 
     // A crash's line points to the command that shows it, and that command does.
     assert_exit(&s.cli(&["tap", "text:\"Order #1003\""]), 0);
-    let crash = s.cli(&["tap", "text:CRASH"]);
+    let crash = s.cli(&["tap", "text:CRASH", "--observe"]);
     assert_exit(&crash, 1);
     let line = stdout(&crash);
     let pointer = line

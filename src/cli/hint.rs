@@ -26,6 +26,12 @@ pub fn to_cli(hint: &str) -> String {
 
 /// The backticked calls of operations in `text` as the commands that make them.
 pub fn calls(text: &str) -> String {
+    each_backticked(text, command_of_call)
+}
+
+/// `text` with each backticked span replaced by what `f` makes of it (kept as it is when
+/// `f` makes nothing).
+fn each_backticked(text: &str, f: impl Fn(&str) -> Option<String>) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(open) = rest.find('`') {
@@ -35,7 +41,7 @@ pub fn calls(text: &str) -> String {
         let inner = &rest[open + 1..open + 1 + len];
         out.push_str(&rest[..open]);
         out.push('`');
-        out.push_str(&command_of_call(inner).unwrap_or_else(|| inner.to_string()));
+        out.push_str(f(inner).as_deref().unwrap_or(inner));
         out.push('`');
         rest = &rest[open + 2 + len..];
     }
@@ -207,36 +213,26 @@ fn field_flag(name: &str, value: Option<&Value>) -> Option<String> {
 
 /// `` `name` `` or `` `name: value` `` naming a request field → its flag.
 fn backticked_fields(hint: &str) -> String {
-    let mut out = String::new();
-    let mut rest = hint;
-    while let Some(open) = rest.find('`') {
-        let Some(len) = rest[open + 1..].find('`') else {
-            break;
-        };
-        let inner = &rest[open + 1..open + 1 + len];
-        out.push_str(&rest[..open]);
-        let translated = match inner.split_once(':') {
-            Some((k, v)) => {
-                let v = v.trim();
-                let value = serde_json::from_str::<Value>(v)
-                    .unwrap_or_else(|_| Value::String(v.to_string()));
-                field_flag(k.trim(), Some(&value))
-            }
-            None => field_flag(inner.trim(), None),
+    each_backticked(hint, field_words)
+}
+
+/// The flag of `name` or `name: value`, or a selector field's word (`role` → `role:ROLE`).
+fn field_words(inner: &str) -> Option<String> {
+    match inner.split_once(':') {
+        Some((k, v)) => {
+            let v = v.trim();
+            let value =
+                serde_json::from_str::<Value>(v).unwrap_or_else(|_| Value::String(v.to_string()));
+            field_flag(k.trim(), Some(&value))
         }
-        .or_else(|| {
-            // Selector fields named alone: `role` → `role:ROLE`.
-            ["text", "label", "id", "role"]
-                .contains(&inner)
-                .then(|| format!("{inner}:{}", inner.to_ascii_uppercase()))
-        });
-        out.push('`');
-        out.push_str(translated.as_deref().unwrap_or(inner));
-        out.push('`');
-        rest = &rest[open + 2 + len..];
+        None => field_flag(inner.trim(), None),
     }
-    out.push_str(rest);
-    out
+    .or_else(|| {
+        // Selector fields named alone: `role` → `role:ROLE`.
+        ["text", "label", "id", "role"]
+            .contains(&inner)
+            .then(|| format!("{inner}:{}", inner.to_ascii_uppercase()))
+    })
 }
 
 #[cfg(test)]

@@ -150,20 +150,6 @@ pub fn since(s: &str, now_ms: i64, epoch: Option<u32>) -> Result<Since> {
     }
 }
 
-/// The number of entries to answer, and whether the asked number was lowered to the cap.
-pub fn limit(asked: Option<u32>) -> Result<(usize, bool)> {
-    match asked {
-        None => Ok((DEFAULT_LIMIT, false)),
-        Some(0) => Err(
-            Error::validation("`limit` must be at least 1").with_hint(format!(
-                "give 1 to {MAX_LIMIT}, or leave it out for {DEFAULT_LIMIT}"
-            )),
-        ),
-        Some(n) if n as usize > MAX_LIMIT => Ok((MAX_LIMIT, true)),
-        Some(n) => Ok((n as usize, false)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,7 +181,7 @@ mod tests {
     }
 
     #[test]
-    fn regexes_levels_and_limits() {
+    fn regexes_and_levels() {
         assert!(regex("^FATAL.*main$").is_ok());
         let e = regex("(unclosed").unwrap_err();
         assert!(
@@ -207,9 +193,6 @@ mod tests {
         assert!(regex("(?:a{1000}){1000}").is_err(), "too big compiled");
         assert_eq!(level("warn").unwrap(), Level::Warn);
         assert!(level("loud").is_err());
-        assert_eq!(limit(None).unwrap(), (DEFAULT_LIMIT, false));
-        assert_eq!(limit(Some(5000)).unwrap(), (MAX_LIMIT, true));
-        assert!(limit(Some(0)).is_err());
     }
 
     #[test]

@@ -112,7 +112,7 @@ fn filters(q: &LogsQuery) -> Result<(LogFilter, Option<&str>)> {
 /// A page of the device's log: the newest entries, or those after `since`.
 pub async fn tail(s: AppState, q: LogsQuery) -> Result<Json<LogPage>> {
     let (f, start) = filters(&q)?;
-    let (limit, capped) = filter::limit(q.limit)?;
+    let (limit, capped) = super::limit(q.limit, filter::DEFAULT_LIMIT, filter::MAX_LIMIT)?;
     let device = s.controller.resolve_ready(q.udid.as_deref()).await?;
     let logs = s.controller.device_logs(&device).await?;
     let since = start
@@ -252,14 +252,7 @@ pub async fn crashes(s: AppState, q: CrashesQuery) -> Result<Json<CrashList>> {
             .with_hint("e.g. since=1h or since=2025-06-17T16:23:18Z")),
         })
         .transpose()?;
-    let limit = match q.limit {
-        None => 20,
-        Some(0) => {
-            return Err(Error::validation("`limit` must be at least 1")
-                .with_hint("give 1 to 200, or leave it out for 20"))
-        }
-        Some(n) => (n as usize).min(200),
-    };
+    let (limit, _) = super::limit(q.limit, 20, 200)?;
     let device = s.controller.resolve_ready(q.udid.as_deref()).await?;
     let (logs, mut list) = s
         .controller

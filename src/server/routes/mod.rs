@@ -24,6 +24,19 @@ pub mod ui;
 pub mod verify;
 
 use super::bind::Binding;
+use crate::error::{Error, Result};
+
+/// A listing's `limit`: `default` when not given, at most `max` (and whether the asked number
+/// was lowered to it); 0 is refused.
+pub(crate) fn limit(asked: Option<u32>, default: usize, max: usize) -> Result<(usize, bool)> {
+    match asked {
+        None => Ok((default, false)),
+        Some(0) => Err(Error::validation("`limit` must be at least 1")
+            .with_hint(format!("give 1 to {max}, or leave it out for {default}"))),
+        Some(n) if n as usize > max => Ok((max, true)),
+        Some(n) => Ok((n as usize, false)),
+    }
+}
 
 /// Every handler, bound to its operation.
 pub fn bindings() -> Vec<Binding> {
@@ -52,4 +65,22 @@ pub fn bindings() -> Vec<Binding> {
     .into_iter()
     .flatten()
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_limit_has_a_default_a_cap_and_no_zero() {
+        assert_eq!(limit(None, 20, 200).unwrap(), (20, false));
+        assert_eq!(limit(Some(7), 20, 200).unwrap(), (7, false));
+        assert_eq!(limit(Some(5000), 20, 200).unwrap(), (200, true));
+        let zero = limit(Some(0), 20, 200).unwrap_err();
+        assert_eq!(zero.code, crate::error::ErrorCode::ValidationFailed);
+        assert_eq!(
+            zero.hint.as_deref(),
+            Some("give 1 to 200, or leave it out for 20")
+        );
+    }
 }

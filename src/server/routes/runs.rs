@@ -23,14 +23,7 @@ pub fn bindings() -> Vec<Binding> {
 
 /// The newest runs first, at most `limit` (20 unless given, at most 1000).
 pub async fn list_runs(s: AppState, q: RunsQuery) -> Result<Json<RunList>> {
-    let limit = match q.limit {
-        None => 20,
-        Some(0) => {
-            return Err(Error::validation("`limit` must be at least 1")
-                .with_hint("give 1 to 1000, or leave it out for 20"))
-        }
-        Some(n) => (n as usize).min(1000),
-    };
+    let (limit, _) = super::limit(q.limit, 20, 1000)?;
     let runs = s.controller.runs().clone();
     let mut list = blocking(move || Ok(runs.list())).await?;
     list.runs.truncate(limit);

@@ -134,6 +134,9 @@ error_codes! {
     SessionNotFound = ("SESSION_NOT_FOUND", 404, false),
     /// The request names a session that expired (idle longer than its TTL); its lease is gone.
     SessionExpired = ("SESSION_EXPIRED", 410, false),
+    /// The request names a live session by its id or name, or tries to end or change
+    /// another caller's session: only the secret its creation answered acts in a session.
+    SessionForbidden = ("SESSION_FORBIDDEN", 403, false),
     /// Another session holds the device's lease: only reads are open to others.
     DeviceLeased = ("DEVICE_LEASED", 409, true),
     /// No device that the session asks for is free (each candidate is leased).

@@ -233,6 +233,27 @@ async fn two_mobilectl_nodes_behind_a_real_grid_hub() {
     let (status, mine) = under(&hub, &id1, "GET", "session", None).await;
     assert_eq!(status, 200, "{mine}");
     assert_eq!(mine["udid"], wanted.as_str(), "{mine}");
+    let listed = live(&servers[1]).await;
+    assert_eq!(listed.len(), 1);
+    // The W3C id is the session's secret: never listed; the listed id acts in nothing, nor
+    // does it end the session, even straight at the node.
+    assert!(id1.starts_with("mss-") && id1.len() == 68, "{id1}");
+    assert!(!Value::Array(listed.clone()).to_string().contains(&id1));
+    let public = listed[0]["id"].as_str().unwrap();
+    let (status, refused) = under(
+        &servers[1].url,
+        public,
+        "POST",
+        "device/ui/tap",
+        Some(json!({"x": 5, "y": 5})),
+    )
+    .await;
+    assert_eq!(
+        (status, refused["error"]["code"].as_str()),
+        (403, Some("SESSION_FORBIDDEN")),
+        "{refused}"
+    );
+    assert_eq!(delete_session(&servers[1].url, public).await, 404);
     assert_eq!(live(&servers[1]).await.len(), 1);
 
     // A session by platform alone gets a free device; the login flow runs under it.

@@ -697,6 +697,37 @@ async fn two_mcp_clients_lease_different_devices_and_closing_gives_them_back() {
     );
     until_sessions(&s.url, 2).await;
 
+    // Each sees the other's session listed by its labels, never its secret, and the labels
+    // act in nothing: neither an act nor an end goes through as the stdio agent.
+    let (_, listed) = h.post(tool(5, "list_sessions", json!({}))).await;
+    assert!(!listed.to_string().contains("mss-"), "{listed}");
+    let theirs = live_sessions(&s.url)
+        .await
+        .into_iter()
+        .find(|l| l["udid"] == active.as_str())
+        .unwrap();
+    let http = reqwest::Client::new();
+    for label in [theirs["id"].as_str(), theirs["name"].as_str()]
+        .into_iter()
+        .flatten()
+    {
+        let acted = http
+            .post(format!("{}/api/v1/device/ui/tap", s.url))
+            .header("mobilectl-session", label)
+            .json(&json!({"x": 5, "y": 5}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(acted.status().as_u16(), 403, "{label}");
+        let ended = http
+            .delete(format!("{}/api/v1/sessions/{label}", s.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(ended.status().as_u16(), 403, "{label}");
+    }
+    assert_eq!(live_sessions(&s.url).await.len(), 2);
+
     // Closing stdin ends the stdio agent's session at once; its device is free.
     stdio.cancel().await.unwrap();
     until_sessions(&s.url, 1).await;

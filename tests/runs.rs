@@ -81,13 +81,14 @@ async fn a_sessions_run_traces_each_operation_and_ends_with_its_result() {
     .await;
     assert_eq!(status.as_u16(), 200, "{s}");
     let sid = s["id"].as_str().unwrap().to_string();
-    let (status, v) = call(&app, in_session(get("/api/v1/device/ui"), "run-a")).await;
+    let key = s["secret"].as_str().unwrap().to_string();
+    let (status, v) = call(&app, in_session(get("/api/v1/device/ui"), &key)).await;
     assert_eq!(status.as_u16(), 200, "{v}");
     let (status, v) = call(
         &app,
         in_session(
             post("/api/v1/device/ui/tap", json!({"x": 10, "y": 10})),
-            &sid,
+            &key,
         ),
     )
     .await;
@@ -123,7 +124,7 @@ async fn a_sessions_run_traces_each_operation_and_ends_with_its_result() {
         &app,
         in_session(
             send_json("DELETE", &format!("/api/v1/sessions/{sid}"), ""),
-            &sid,
+            &key,
         ),
     )
     .await;
@@ -400,7 +401,8 @@ async fn live_and_held_runs_survive_gc_under_any_pressure() {
     .await;
     assert_eq!(status.as_u16(), 200, "{s}");
     let sid = s["id"].as_str().unwrap().to_string();
-    let (status, v) = call(&app, in_session(get("/api/v1/session"), &sid)).await;
+    let key = s["secret"].as_str().unwrap().to_string();
+    let (status, v) = call(&app, in_session(get("/api/v1/session"), &key)).await;
     assert_eq!(status.as_u16(), 200, "{v}");
     let server_run = run_of(&app, None).await["id"].as_str().unwrap().to_string();
     let session_run = run_of(&app, Some(&sid)).await["id"]
@@ -417,7 +419,11 @@ async fn live_and_held_runs_survive_gc_under_any_pressure() {
     std::fs::write(&recording.path, vec![1u8; 5000]).unwrap();
     let (status, v) = call(
         &app,
-        send_json("DELETE", &format!("/api/v1/sessions/{rid}"), ""),
+        send_json(
+            "DELETE",
+            &format!("/api/v1/sessions/{}", r["secret"].as_str().unwrap()),
+            "",
+        ),
     )
     .await;
     assert_eq!(status.as_u16(), 200, "{v}");

@@ -30,6 +30,11 @@ fn tap(x: u32, y: u32) -> Request<Body> {
     post("/api/v1/device/ui/tap", json!({ "x": x, "y": y }))
 }
 
+/// The secret a session's creation answered: what acts in it.
+fn secret(session: &Value) -> String {
+    session["secret"].as_str().unwrap().to_string()
+}
+
 async fn sessions(app: &Router) -> Vec<Value> {
     let (status, v) = call(app, get("/api/v1/sessions")).await;
     assert_eq!(status.as_u16(), 200, "{v}");
@@ -46,11 +51,12 @@ async fn each_session_acts_on_its_own_device_and_others_are_refused_before_any_c
     let sb = start(&app, json!({ "udid": b.serial })).await;
     assert_eq!(sa["udid"], a.serial.as_str(), "{sa}");
     assert_eq!(sb["udid"], b.serial.as_str(), "{sb}");
-    let idb = sb["id"].as_str().unwrap();
+    let (sa_secret, sb_secret) = (secret(&sa), secret(&sb));
+    let idb = sb_secret.as_str();
 
-    // A session's request needs no udid and lands on its device only (by name or by id).
+    // A session's request needs no udid and lands on its device only (by its secret).
     let (ma, mb) = (journal_mark(a), journal_mark(b));
-    let (status, v) = call(&app, in_session(tap(300, 400), "agent-a")).await;
+    let (status, v) = call(&app, in_session(tap(300, 400), &sa_secret)).await;
     assert_eq!(status.as_u16(), 200, "{v}");
     assert!(!services_since(a, ma).is_empty(), "A's tap reached A");
     assert!(services_since(b, mb).is_empty(), "A's tap reached B");
@@ -59,6 +65,44 @@ async fn each_session_acts_on_its_own_device_and_others_are_refused_before_any_c
     assert_eq!(status.as_u16(), 200, "{v}");
     assert!(services_since(a, ma).is_empty(), "B's tap reached A");
     assert!(!services_since(b, mb).is_empty(), "B's tap reached B");
+
+    // A session's name or id, which listings and leases show, acts in nothing: refused
+    // before any command, and the session was not renewed by it.
+    for label in ["agent-a", sa["id"].as_str().unwrap()] {
+        let ma = journal_mark(a);
+        let (status, v) = call(&app, in_session(tap(300, 400), label)).await;
+        assert_eq!(
+            (status.as_u16(), error_code(&v).as_str()),
+            (403, "SESSION_FORBIDDEN"),
+            "{label}: {v}"
+        );
+        assert!(services_since(a, ma).is_empty(), "{label} reached A");
+        let (status, v) = call(&app, get(&format!("/api/v1/device/ui?session={label}"))).await;
+        assert_eq!(status.as_u16(), 403, "{v}");
+    }
+    // Nor can another caller end it: not by name or id alone, nor from another session.
+    for (path, session) in [("agent-a", None), (sa["id"].as_str().unwrap(), Some(idb))] {
+        let mut req = send_json("DELETE", &format!("/api/v1/sessions/{path}"), "");
+        if let Some(s) = session {
+            req = in_session(req, s);
+        }
+        let (status, v) = call(&app, req).await;
+        assert_eq!(
+            (status.as_u16(), error_code(&v).as_str()),
+            (403, "SESSION_FORBIDDEN"),
+            "{v}"
+        );
+    }
+    // No listing, lease or error shows a secret.
+    let (_, listed) = call(&app, get("/api/v1/sessions")).await;
+    let (_, devices) = call(&app, get("/api/v1/device/list")).await;
+    for shown in [listed.to_string(), devices.to_string()] {
+        assert!(
+            !shown.contains(&sa_secret) && !shown.contains(&sb_secret),
+            "{shown}"
+        );
+    }
+    assert!(listed["sessions"][0].get("secret").is_none(), "{listed}");
 
     // Without a session, an act on A is refused, naming the holder, before any command.
     let ma = journal_mark(a);
@@ -70,6 +114,7 @@ async fn each_session_acts_on_its_own_device_and_others_are_refused_before_any_c
     assert_eq!(status.as_u16(), 409, "{v}");
     assert_eq!(error_code(&v), "DEVICE_LEASED");
     assert_eq!(v["error"]["details"]["lease"]["name"], "agent-a", "{v}");
+    assert!(!v.to_string().contains(&sa_secret), "{v}");
     assert!(
         v["error"]["details"]["lease"]["expires_at"].is_string(),
         "{v}"
@@ -125,7 +170,7 @@ async fn each_session_acts_on_its_own_device_and_others_are_refused_before_any_c
     // The debug bundle says who held the device.
     let (status, bundle) = call(
         &app,
-        in_session(get("/api/v1/debug/bundle?max_size=0"), "agent-a"),
+        in_session(get("/api/v1/debug/bundle?max_size=0"), &sa_secret),
     )
     .await;
     assert_eq!(status.as_u16(), 200, "{bundle}");
@@ -160,9 +205,9 @@ async fn another_callers_reads_never_make_a_sessions_refs_stale() {
     let devices = android::start_devices(1);
     let a = &devices[0];
     let app = android::app_for(a);
-    start(&app, json!({ "name": "writer" })).await;
+    let writer = secret(&start(&app, json!({ "name": "writer" })).await);
 
-    let (status, mine) = call(&app, in_session(get("/api/v1/device/ui"), "writer")).await;
+    let (status, mine) = call(&app, in_session(get("/api/v1/device/ui"), &writer)).await;
     assert_eq!(status.as_u16(), 200, "{mine}");
     let user = ref_by_id(&mine, "username");
     // Others read the same device in between, as often as they like.
@@ -176,11 +221,11 @@ async fn another_callers_reads_never_make_a_sessions_refs_stale() {
         "/api/v1/device/ui/type",
         json!({ "ref": user, "text": "alice", "snapshot_id": mine["snapshot_id"] }),
     );
-    let (status, v) = call(&app, in_session(typed, "writer")).await;
+    let (status, v) = call(&app, in_session(typed, &writer)).await;
     assert_eq!(status.as_u16(), 200, "{v}");
     assert_eq!(v["details"]["readback"], "alice", "{v}");
     // Its snapshots are numbered on their own.
-    let (_, again) = call(&app, in_session(get("/api/v1/device/ui"), "writer")).await;
+    let (_, again) = call(&app, in_session(get("/api/v1/device/ui"), &writer)).await;
     assert_ne!(again["snapshot_id"], mine["snapshot_id"]);
     let n: u32 = again["snapshot_id"].as_str().unwrap()[1..].parse().unwrap();
     assert!(
@@ -192,7 +237,7 @@ async fn another_callers_reads_never_make_a_sessions_refs_stale() {
     // The writer gives the device back: anyone may act on it; its next act leases it again.
     let (status, v) = call(
         &app,
-        in_session(post("/api/v1/session/release", json!({})), "writer"),
+        in_session(post("/api/v1/session/release", json!({})), &writer),
     )
     .await;
     assert_eq!(status.as_u16(), 200, "{v}");
@@ -201,7 +246,7 @@ async fn another_callers_reads_never_make_a_sessions_refs_stale() {
     assert_eq!(list["leases"], json!([]), "{list}");
     let (status, v) = call(&app, tap(300, 400)).await;
     assert_eq!(status.as_u16(), 200, "{v}");
-    let (status, v) = call(&app, in_session(tap(300, 400), "writer")).await;
+    let (status, v) = call(&app, in_session(tap(300, 400), &writer)).await;
     assert_eq!(status.as_u16(), 200, "{v}");
     let (_, list) = call(&app, get("/api/v1/device/list")).await;
     assert_eq!(list["leases"][0]["name"], "writer", "{list}");
@@ -214,11 +259,12 @@ async fn a_session_lives_while_used_and_expires_when_idle_releasing_its_lease() 
     let app = android::app_for(a);
     let s = start(&app, json!({ "udid": a.serial, "ttl_s": 1 })).await;
     let id = s["id"].as_str().unwrap().to_string();
+    let key = secret(&s);
 
     // Used every 400 ms for 1.6 s: renewed each time, so alive past its TTL.
     for _ in 0..4 {
         tokio::time::sleep(Duration::from_millis(400)).await;
-        let (status, v) = call(&app, in_session(get("/api/v1/session"), &id)).await;
+        let (status, v) = call(&app, in_session(get("/api/v1/session"), &key)).await;
         assert_eq!(status.as_u16(), 200, "{v}");
         assert_eq!(v["udid"], a.serial.as_str());
     }
@@ -233,11 +279,16 @@ async fn a_session_lives_while_used_and_expires_when_idle_releasing_its_lease() 
         assert!(tokio::time::Instant::now() < deadline, "never expired: {v}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let (status, v) = call(&app, in_session(tap(300, 400), &id)).await;
+    let (status, v) = call(&app, in_session(tap(300, 400), &key)).await;
     assert_eq!(
         (status.as_u16(), error_code(&v).as_str()),
         (410, "SESSION_EXPIRED"),
         "{v}"
+    );
+    assert_eq!(v["error"]["details"]["request_session"], true, "{v}");
+    assert!(
+        !v.to_string().contains(&key),
+        "the secret is not repeated: {v}"
     );
     // The lease went with it.
     let (_, list) = call(&app, get("/api/v1/device/list")).await;
@@ -310,7 +361,7 @@ async fn waiting_sessions_get_the_device_first_come_first_served() {
     // The holder leaves: the first to ask gets the device; the second waits on.
     let req = send_json(
         "DELETE",
-        &format!("/api/v1/sessions/{}", holder["id"].as_str().unwrap()),
+        &format!("/api/v1/sessions/{}", secret(&holder)),
         "",
     );
     assert_eq!(call(&app, req).await.0.as_u16(), 200);
@@ -318,7 +369,7 @@ async fn waiting_sessions_get_the_device_first_come_first_served() {
     assert_eq!(status.as_u16(), 200, "{got}");
     assert_eq!(got["udid"], a.serial.as_str());
     assert!(!second.is_finished(), "the second waiter jumped the queue");
-    let req = send_json("DELETE", "/api/v1/sessions/first", "");
+    let req = send_json("DELETE", &format!("/api/v1/sessions/{}", secret(&got)), "");
     assert_eq!(call(&app, req).await.0.as_u16(), 200);
     let (status, got) = second.await.unwrap();
     assert_eq!(status.as_u16(), 200, "{got}");
@@ -458,6 +509,14 @@ async fn a_named_cli_session_works_across_processes_and_is_started_again_when_fo
         "{first}"
     );
     let size = std::fs::metadata(&kept).unwrap().len();
+    let kept_secret = first["secret"].as_str().unwrap().to_string();
+    assert!(kept_secret.starts_with("mss-"), "{first}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the kept secret is its owner's only");
+    }
 
     // Later processes, by flag and by environment, run in it.
     let (code, said) = run(None, &["--session", "ci-9", "snapshot"]);
@@ -476,6 +535,13 @@ async fn a_named_cli_session_works_across_processes_and_is_started_again_when_fo
         .unwrap();
     assert_eq!(info["requests"], 2, "{info}");
     let leased = info["udid"].as_str().unwrap().to_string();
+    // Another user's CLI (its own state) naming the session acts in nothing, and cannot end it.
+    let stranger = tempfile::tempdir().unwrap();
+    for args in [&["press", "back"][..], &["session", "end", "ci-9"][..]] {
+        let (code, said) = cli(&s.url, stranger.path(), Some("ci-9"), args);
+        assert_ne!(code, 0, "{said}");
+        assert!(said.contains("SESSION_FORBIDDEN"), "{said}");
+    }
     // Outside the session, its device refuses acts.
     let (code, said) = run(None, &["-d", &leased, "press", "back"]);
     assert_eq!(code, 1, "{said}");
@@ -487,6 +553,7 @@ async fn a_named_cli_session_works_across_processes_and_is_started_again_when_fo
     // The server forgets it: the next command starts it again from the kept defaults.
     let ended = http
         .delete(format!("{}/api/v1/sessions/ci-9", s.url))
+        .header("mobilectl-session", &kept_secret)
         .send()
         .await
         .unwrap();
@@ -499,6 +566,10 @@ async fn a_named_cli_session_works_across_processes_and_is_started_again_when_fo
     );
     let again: Value = serde_json::from_slice(&std::fs::read(&kept).unwrap()).unwrap();
     assert_ne!(again["id"], first["id"]);
+    assert_ne!(
+        again["secret"], first["secret"],
+        "the new session's secret is kept"
+    );
     assert_eq!(
         std::fs::metadata(&kept).unwrap().len(),
         size,
@@ -521,7 +592,7 @@ async fn a_sessions_proxy_rules_end_with_it() {
     let rule = json!({ "host": "api.example.com", "status": 503 });
     let (status, added) = call(
         &app,
-        in_session(post("/api/v1/proxy/rules", rule.clone()), "mocker"),
+        in_session(post("/api/v1/proxy/rules", rule.clone()), &secret(&s)),
     )
     .await;
     assert_eq!(status.as_u16(), 200, "{added}");
@@ -530,7 +601,10 @@ async fn a_sessions_proxy_rules_end_with_it() {
     let (status, kept) = call(&app, post("/api/v1/proxy/rules", rule)).await;
     assert_eq!(status.as_u16(), 200, "{kept}");
     assert!(kept.get("session").is_none(), "{kept}");
-    let req = send_json("DELETE", "/api/v1/sessions/mocker", "");
+    let req = in_session(
+        send_json("DELETE", "/api/v1/sessions/mocker", ""),
+        &secret(&s),
+    );
     assert_eq!(call(&app, req).await.0.as_u16(), 200);
     let (_, rules) = call(&app, get("/api/v1/proxy/rules")).await;
     let ids: Vec<&Value> = rules["rules"]

@@ -20,6 +20,7 @@ pub const ALWAYS: &[ErrorCode] = &[
     Internal,
     SessionNotFound,
     SessionExpired,
+    SessionForbidden,
 ];
 
 /// Reaching a device: resolving it (a lease another session holds, a session's other device),

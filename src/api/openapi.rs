@@ -254,10 +254,10 @@ fn session_header() -> Parameter {
         .parameter_in(ParameterIn::Header)
         .required(Required::False)
         .description(Some(
-            "The session the request runs in (its id or name; POST /api/v1/sessions starts \
-             one): it goes to the session's device, and only the session may act on a device \
-             it leases. Where a header cannot be set, `session` in the query or the JSON body \
-             does the same.",
+            "The session the request runs in: the `secret` POST /api/v1/sessions answered (a \
+             session's id or name only names it). The request goes to the session's device, \
+             and only the session may act on a device it leases. Where a header cannot be set, \
+             `session` in the query or the JSON body does the same.",
         ))
         .schema(Some(
             utoipa::openapi::ObjectBuilder::new()

@@ -53,13 +53,16 @@ pub fn operations() -> Vec<Operation> {
         // sessions
         op(Post, "create_session", "/api/v1/sessions", "sessions", "Start a session that leases a device (udid or match).")
             .cli("session start", &["session", "start", "--name", "ci-1", "--platform", "android"])
-            .describe("Requests with `Mobilectl-Session: ID` (or NAME; or `session` in the query or body) go \
+            .describe("The answer's `secret` is the session's only credential, given to its creator alone: \
+                       requests with `Mobilectl-Session: SECRET` (or `session` in the query or body) go \
                        to the session's device, and only the session may act on it: acts from anyone else \
                        answer 409 DEVICE_LEASED before any command; reads stay open. Without `udid` or \
                        `match`, any ready device. `wait_ms` queues for a matching device (first come, \
                        first served); none free: 409 NO_FREE_DEVICE with the candidates and their leases; \
                        none matches: 404 NO_DEVICE. `ttl_s` (default 600) is idle expiry, renewed by every \
-                       request; an expired session answers 410 SESSION_EXPIRED and its lease is released.")
+                       request (a session leasing nothing lives idle at most 300 s); an expired session \
+                       answers 410 SESSION_EXPIRED and its lease is released. Its id and name only label it \
+                       (403 SESSION_FORBIDDEN if sent instead of the secret).")
             .errors(&[NoDevice, NoFreeDevice, SessionNameTaken, ToolMissing, Timeout, CommandFailed])
             .body::<CreateSession>()
             .json::<SessionInfo>()
@@ -73,6 +76,8 @@ pub fn operations() -> Vec<Operation> {
             .json::<SessionInfo>(),
         op(Delete, "end_session", "/api/v1/sessions/{id}", "sessions", "End a session and release its lease.")
             .cli("session end ID", &["session", "end", "ci-1"])
+            .describe("Only its holder: the request is in the session (`Mobilectl-Session: SECRET`), or the \
+                       path is its secret; else 403 SESSION_FORBIDDEN.")
             .query::<SessionPath>()
             .json::<SessionEnded>()
             .managed_by_connection(),

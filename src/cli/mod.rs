@@ -74,7 +74,8 @@ pub struct GlobalArgs {
         hide_env_values = true
     )]
     pub udid: Option<String>,
-    /// Run in this session (its name or id): `session start --name NAME` makes one.
+    /// Run in this session: a name `session start --name NAME` made here (its kept secret is
+    /// sent), or a session's secret.
     #[arg(
         long,
         global = true,
@@ -293,7 +294,8 @@ fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientEr
                 Err(e) => output::error(&e, g.json),
             };
         }
-        let result = match Client::connect(&g.connect_options(g.session.clone())).await {
+        let credential = session::credential(&session_of(&req, &g));
+        let result = match Client::connect(&g.connect_options(credential)).await {
             Ok(c) => send_in_session(&c, req, &g).await,
             Err(e) => Err(e),
         };
@@ -304,8 +306,22 @@ fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientEr
     })
 }
 
+/// The session a command runs in: `--session`, else the one `session end NAME` ends (ending
+/// takes the session's secret).
+fn session_of(req: &plan::Request, g: &GlobalArgs) -> Option<String> {
+    if req.op == "end_session" && g.session.is_none() {
+        return req
+            .args
+            .get("id")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string);
+    }
+    g.session.clone()
+}
+
 /// Sends `req`; a named session the server forgot is started again from its kept defaults
-/// and the command sent once more. A session started or ended is remembered or forgotten.
+/// and the command sent once more, with the new session's secret. A session started or
+/// ended is remembered or forgotten.
 async fn send_in_session(
     c: &Client,
     req: plan::Request,
@@ -315,7 +331,11 @@ async fn send_in_session(
     let mut result = plan::execute(c, req.clone(), g.json).await;
     if let (Err(e), Some(name)) = (&result, &g.session) {
         if op != "create_session" && session::restart_if_gone(c, name, e).await {
-            result = plan::execute(c, req, g.json).await;
+            let again = g.connect_options(session::credential(&g.session));
+            result = match Client::connect(&again).await {
+                Ok(c) => plan::execute(&c, req, g.json).await,
+                Err(e) => Err(e),
+            };
         }
     }
     if let Ok(plan::Answer::Json { reply, .. }) = &result {

@@ -1,9 +1,11 @@
 //! `mobilectl session start|end`: named sessions across separate CLI processes. `start` asks
-//! the server for a session and keeps what it asked for in the state directory
-//! (`sessions/NAME.json`: one small file, overwritten, never appended), so `--session NAME`
-//! works from any later process, and a session the server forgot (it restarted, or the session
-//! expired) is started again from those defaults. `end` ends it and forgets the file. The
-//! other session commands (`sessions`, `session show|info|release`) are made from the table.
+//! the server for a session and keeps what it asked for and the secret it answered in the
+//! state directory (`sessions/NAME.json`: one small file, readable by its owner only,
+//! overwritten, never appended), so `--session NAME` works from any later process of the same
+//! user: the CLI sends the secret, since a session's name acts in nothing. A session the server
+//! forgot (it restarted, or the session expired) is started again from those defaults. `end`
+//! ends it and forgets the file. The other session commands (`sessions`, `session
+//! show|info|release`) are made from the table.
 
 use std::path::PathBuf;
 
@@ -123,6 +125,25 @@ fn file(name: &str) -> Option<PathBuf> {
     )
 }
 
+/// What the named session `name`'s file keeps, if there is one.
+fn kept(name: &str) -> Option<Value> {
+    file(name)
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+}
+
+/// What a command sends as its session: the secret kept for the named session `session`, or
+/// the value itself (a secret given by hand; a name this user never started is sent as it is,
+/// and the server says that a name acts in nothing).
+pub fn credential(session: &Option<String>) -> Option<String> {
+    let given = session.as_deref()?;
+    let secret = kept(given).and_then(|k| k[SECRET].as_str().map(str::to_string));
+    Some(secret.unwrap_or_else(|| given.to_string()))
+}
+
+/// The key of a kept file that holds the session's secret.
+const SECRET: &str = "secret";
+
 /// After a command's answer: a named session started is remembered, one ended is forgotten.
 pub fn after(op: &str, args: &serde_json::Map<String, Value>, answer: &Value) {
     match op {
@@ -130,8 +151,13 @@ pub fn after(op: &str, args: &serde_json::Map<String, Value>, answer: &Value) {
             let Some(path) = args.get("name").and_then(Value::as_str).and_then(file) else {
                 return;
             };
-            let kept = json!({ "request": args, "id": answer["id"] });
-            let _ = write_whole(&path, kept.to_string().as_bytes());
+            let kept = json!({ "request": args, "id": answer["id"], SECRET: answer[SECRET] });
+            if let Err(e) = write_whole(&path, kept.to_string().as_bytes()) {
+                eprintln!(
+                    "mobilectl: cannot keep the session's secret in {}: {e}",
+                    path.display()
+                );
+            }
         }
         "end_session" => {
             if let Some(path) = args.get("id").and_then(Value::as_str).and_then(file) {
@@ -142,26 +168,33 @@ pub fn after(op: &str, args: &serde_json::Map<String, Value>, answer: &Value) {
     }
 }
 
-/// Writes `bytes` as the whole of `path` (a sibling file renamed over it).
+/// Writes `bytes` as the whole of `path` (a sibling file renamed over it), readable and
+/// writable by its owner only: it holds a session's secret.
 fn write_whole(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, bytes)?;
+    let _ = std::fs::remove_file(&tmp);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut f = options.open(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
     std::fs::rename(tmp, path)
 }
 
 /// When `e` says the named session `name` is gone from the server and its defaults are kept,
 /// starts it again from them; whether it did (then the command may be sent again).
 pub async fn restart_if_gone(c: &Client, name: &str, e: &ClientError) -> bool {
-    if !crate::client::says_session_gone(&e.code, &e.message, name) {
+    if !crate::client::says_session_gone(&e.code, &e.details()) {
         return false;
     }
-    let Some(kept) = file(name)
-        .and_then(|p| std::fs::read(p).ok())
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-    else {
+    let Some(kept) = kept(name) else {
         return false;
     };
     let body = kept["request"].clone();
@@ -196,15 +229,15 @@ pub fn grid_of(req: &Request, session: &Option<String>) -> Option<String> {
             .and_then(Value::as_str)
             .map(str::to_string);
     }
-    let kept = file(session.as_deref()?)
-        .and_then(|p| std::fs::read(p).ok())
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())?;
-    kept[GRID].as_str().map(str::to_string)
+    kept(session.as_deref()?)?[GRID]
+        .as_str()
+        .map(str::to_string)
 }
 
 /// With `session start --grid HUB`, a named session is a Grid session: it is opened through
-/// the hub (its options as capabilities) and its id kept with the defaults and the hub; every
-/// later command of `--session NAME` goes under `HUB/session/{id}`; `session end` deletes it.
+/// the hub (its options as capabilities) and its W3C id (the session's secret) kept with the
+/// defaults and the hub; every later command of `--session NAME` goes under
+/// `HUB/session/{id}`; `session end` deletes it.
 pub async fn through_grid(
     hub: &str,
     mut req: Request,
@@ -217,10 +250,8 @@ pub async fn through_grid(
         let name = name.as_deref().ok_or_else(|| {
             ClientError::usage("--grid runs in a named session: give --session NAME (made with `session start --name NAME`)")
         })?;
-        file(name)
-            .and_then(|p| std::fs::read(p).ok())
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            .filter(|v| v["grid"].is_string())
+        kept(name)
+            .filter(|v| v[GRID].is_string())
             .ok_or_else(|| {
                 ClientError::usage(format!(
                     "no Grid session named `{name}` here: start it with `mobilectl session start --grid {hub} --name {name}`"
@@ -317,6 +348,21 @@ mod tests {
         end.default_to(&Some("ci".into()));
         assert_eq!(plan(end, &None).unwrap().args["id"], json!("ci"));
         assert!(plan(SessionCommand::End { id: None }, &None).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_kept_secret_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions").join("ci.json");
+        write_whole(&path, b"{}").unwrap();
+        // Written again over a file that others could read: the new one is still private.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        write_whole(&path, br#"{"secret":"mss-x"}"#).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read(&path).unwrap(), br#"{"secret":"mss-x"}"#);
     }
 
     #[test]

@@ -36,11 +36,13 @@ pub fn exit_for_code(code: &str) -> i32 {
     }
 }
 
-/// Whether an error (its code and message) says that the session named `key` is gone from
-/// the server (it restarted, or the session expired or ended), and not some other session a
-/// request named: what a client keeping a session of its own starts again on.
-pub fn says_session_gone(code: &str, message: &str, key: &str) -> bool {
-    matches!(code, "SESSION_NOT_FOUND" | "SESSION_EXPIRED") && message.contains(&format!("`{key}`"))
+/// Whether an error (its code and its body's details) says that the session the request was
+/// sent in is gone from the server (it restarted, or the session expired or ended), and not
+/// some other session the request named: what a client keeping a session of its own starts
+/// again on.
+pub fn says_session_gone(code: &str, details: &serde_json::Value) -> bool {
+    matches!(code, "SESSION_NOT_FOUND" | "SESSION_EXPIRED")
+        && details[crate::api::wire::sessions::REQUEST_SESSION] == serde_json::Value::Bool(true)
 }
 
 /// A failure of a client command, ready to print.

@@ -29,6 +29,7 @@ impl ErrorCode {
             AmbiguousTarget => "act on one candidate's ref (listed with the error), or narrow the selector (id, role) or add `index`",
             StaleReference => "the screen was read again since that ref: take a new snapshot and use its refs",
             SessionNotFound => "start a session (POST /api/v1/sessions; an MCP connection makes its own), or drop the session header",
+            SessionForbidden => "send the `secret` that creating the session answered (`Mobilectl-Session: SECRET`); an id or a name only names a session",
             SessionExpired => "the session idled past its TTL and its lease is gone: start a new one (a longer `ttl_s` keeps it)",
             DeviceLeased => "another session holds this device: act on a free one (named in details), or queue with `wait_ms`",
             NoFreeDevice => "every matching device is leased: retry with `wait_ms` to queue, or loosen the match",

@@ -1,7 +1,8 @@
 //! The session of one MCP connection (DESIGN.md's "each MCP connection is one"): created on the
 //! connection's first tool call as a lazy session (its device is leased when its first device
-//! operation runs), sent with every call after, made again if the server forgot it (restart,
-//! expiry), and ended when the connection closes — explicitly for stdio, on drop for a
+//! operation runs), sent with every call after by its secret (the only thing that acts in
+//! it), made again if the server forgot it (restart, expiry), and ended when the connection
+//! closes — explicitly for stdio, on drop for a
 //! Streamable HTTP session. Two agents started side by side therefore never act on one device.
 //! A stdio bridge's session has a short idle expiry that the bridge renews while it lives
 //! ([`DevicePick::ttl_s`]): a bridge killed without closing holds its device no longer than that.
@@ -70,7 +71,8 @@ impl DevicePick {
 pub struct ConnectionSession<D: Dispatch> {
     dispatch: Arc<D>,
     pick: DevicePick,
-    id: Arc<Mutex<Option<String>>>,
+    /// The session's secret, once made.
+    secret: Arc<Mutex<Option<String>>>,
 }
 
 impl<D: Dispatch> ConnectionSession<D> {
@@ -79,7 +81,7 @@ impl<D: Dispatch> ConnectionSession<D> {
         ConnectionSession {
             dispatch,
             pick,
-            id: Arc::new(Mutex::new(None)),
+            secret: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -89,20 +91,20 @@ impl<D: Dispatch> ConnectionSession<D> {
         if self.pick.external {
             return self.dispatch.send(request).await;
         }
-        let id = self.id().await?;
-        request.session = Some(id.clone());
+        let secret = self.secret().await?;
+        request.session = Some(secret);
         let answer = self.dispatch.send(request.clone()).await?;
-        if !session_gone(&answer, &id) {
+        if !session_gone(&answer) {
             return Ok(answer);
         }
-        *self.id.lock().await = None;
-        request.session = Some(self.id().await?);
+        *self.secret.lock().await = None;
+        request.session = Some(self.secret().await?);
         self.dispatch.send(request).await
     }
 
-    /// The session's id, made now if the connection has none.
-    async fn id(&self) -> Result<String, DispatchError> {
-        let mut slot = self.id.lock().await;
+    /// The session's secret, the session made now if the connection has none.
+    async fn secret(&self) -> Result<String, DispatchError> {
+        let mut slot = self.secret.lock().await;
         if let Some(id) = slot.as_ref() {
             return Ok(id.clone());
         }
@@ -115,18 +117,18 @@ impl<D: Dispatch> ConnectionSession<D> {
             answer = self.dispatch.send(create(body)).await?;
         }
         let value: Value = serde_json::from_slice(&answer.body).unwrap_or_default();
-        match value["id"].as_str() {
-            Some(id) if answer.status == 200 => {
-                *slot = Some(id.to_string());
+        match value["secret"].as_str() {
+            Some(secret) if answer.status == 200 => {
+                *slot = Some(secret.to_string());
                 if let Some(every) = self.pick.renew_every() {
                     tokio::spawn(renew(
                         self.dispatch.clone(),
-                        Arc::downgrade(&self.id),
-                        id.to_string(),
+                        Arc::downgrade(&self.secret),
+                        secret.to_string(),
                         every,
                     ));
                 }
-                Ok(id.to_string())
+                Ok(secret.to_string())
             }
             _ => Err(DispatchError {
                 code: error_code(&answer).unwrap_or_else(|| "INTERNAL".into()),
@@ -141,20 +143,20 @@ impl<D: Dispatch> ConnectionSession<D> {
 
     /// Ends the session (its lease is released). Once the connection is closed.
     pub async fn end(&self) {
-        let Some(id) = self.id.lock().await.take() else {
+        let Some(secret) = self.secret.lock().await.take() else {
             return;
         };
-        let _ = self.dispatch.send(delete(&id)).await;
+        let _ = self.dispatch.send(delete(&secret)).await;
     }
 }
 
-/// Renews the session `id` every `every` (a request in it, which restarts its idle clock)
-/// while it is still the connection's: until the connection goes (`slot` dropped), makes
-/// another session or ends this one, or the server no longer knows it.
+/// Renews the session of `secret` every `every` (a request in it, which restarts its idle
+/// clock) while it is still the connection's: until the connection goes (`slot` dropped),
+/// makes another session or ends this one, or the server no longer knows it.
 async fn renew<D: Dispatch>(
     dispatch: Arc<D>,
     slot: Weak<Mutex<Option<String>>>,
-    id: String,
+    secret: String,
     every: Duration,
 ) {
     let mut tick = tokio::time::interval(every);
@@ -165,13 +167,13 @@ async fn renew<D: Dispatch>(
         let Some(slot) = slot.upgrade() else {
             return;
         };
-        if slot.lock().await.as_deref() != Some(id.as_str()) {
+        if slot.lock().await.as_deref() != Some(secret.as_str()) {
             return;
         }
         drop(slot);
         // A server that does not answer now may later: only a forgotten session ends this.
-        if let Ok(answer) = dispatch.send(info(&id)).await {
-            if session_gone(&answer, &id) {
+        if let Ok(answer) = dispatch.send(info(&secret)).await {
+            if session_gone(&answer) {
                 return;
             }
         }
@@ -184,12 +186,12 @@ impl<D: Dispatch> Drop for ConnectionSession<D> {
             return;
         };
         // The slot may be held a moment (its renewal looking at it): taken once it is free.
-        let (slot, dispatch) = (self.id.clone(), self.dispatch.clone());
+        let (slot, dispatch) = (self.secret.clone(), self.dispatch.clone());
         rt.spawn(async move {
-            let Some(id) = slot.lock().await.take() else {
+            let Some(secret) = slot.lock().await.take() else {
                 return;
             };
-            let _ = dispatch.send(delete(&id)).await;
+            let _ = dispatch.send(delete(&secret)).await;
         });
     }
 }
@@ -204,24 +206,25 @@ fn create(body: Value) -> HttpCall {
     }
 }
 
-/// `session_info` in the session `id`: a request that renews it and changes nothing.
-fn info(id: &str) -> HttpCall {
+/// `session_info` in the session of `secret`: a request that renews it and changes nothing.
+fn info(secret: &str) -> HttpCall {
     HttpCall {
         method: HttpMethod::Get,
         path: "/api/v1/session".into(),
         query: vec![],
         body: None,
-        session: Some(id.to_string()),
+        session: Some(secret.to_string()),
     }
 }
 
-fn delete(id: &str) -> HttpCall {
+/// Ends the session of `secret` (its holder names it by its secret).
+fn delete(secret: &str) -> HttpCall {
     HttpCall {
         method: HttpMethod::Delete,
-        path: format!("/api/v1/sessions/{id}"),
+        path: format!("/api/v1/sessions/{secret}"),
         query: vec![],
         body: None,
-        session: None,
+        session: Some(secret.to_string()),
     }
 }
 
@@ -231,17 +234,16 @@ fn error_code(answer: &ApiAnswer) -> Option<String> {
     v["error"]["code"].as_str().map(str::to_string)
 }
 
-/// Whether the answer says the session `id` is gone (server restarted, or expired), not some
-/// other session a tool named.
-fn session_gone(answer: &ApiAnswer, id: &str) -> bool {
+/// Whether the answer says the connection's session is gone (server restarted, or expired),
+/// not some other session a tool named.
+fn session_gone(answer: &ApiAnswer) -> bool {
     let Ok(v) = serde_json::from_slice::<Value>(&answer.body) else {
         return false;
     };
     matches!(answer.status, 404 | 410)
         && crate::client::says_session_gone(
             v["error"]["code"].as_str().unwrap_or_default(),
-            v["error"]["message"].as_str().unwrap_or_default(),
-            id,
+            &v["error"]["details"],
         )
 }
 

@@ -1,4 +1,5 @@
-//! Sessions as text: one session (id, name, device, expiry), the live ones, an ended one.
+//! Sessions as text: one session (id, name, device, expiry, and the secret in its creator's
+//! answer), the live ones, an ended one.
 
 use serde_json::Value;
 
@@ -19,12 +20,19 @@ pub fn session(v: &Value) -> String {
         "" => String::new(),
         a => format!(" · app {a}"),
     };
-    format!(
+    let line = format!(
         "session {}{name} · {device}{app} · expires in {} s (ttl {} s)",
         s(&v["id"]),
         v["expires_in_ms"].as_u64().unwrap_or(0).div_ceil(1000),
         v["ttl_s"]
-    )
+    );
+    // Only the creator's answer has it.
+    match s(&v["secret"]) {
+        "" => line,
+        secret => format!(
+            "{line}\nsecret {secret} (send it as Mobilectl-Session: it alone acts in, renews or ends the session)"
+        ),
+    }
 }
 
 /// `list_sessions`: one line per session.
@@ -65,6 +73,8 @@ mod tests {
         let lazy = json!({"id": "ses-2", "ttl_s": 60, "expires_in_ms": 0});
         assert!(session(&lazy).contains("no device yet"));
         assert_eq!(list(&json!({"sessions": []})), "no sessions");
+        let created = json!({"id": "ses-3", "secret": "mss-ab", "ttl_s": 60, "expires_in_ms": 0});
+        assert!(session(&created).ends_with("\nsecret mss-ab (send it as Mobilectl-Session: it alone acts in, renews or ends the session)"));
         assert_eq!(
             ended(&json!({"id": "ses-1", "released": "emulator-5554"})),
             "session ses-1: released emulator-5554"

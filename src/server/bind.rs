@@ -278,15 +278,16 @@ fn session_in_body(body: Bytes) -> Result<(Bytes, Option<String>)> {
             Ok((Bytes::from(rest), Some(key)))
         }
         Some(_) => Err(
-            Error::validation("`session` must be a string: a session's id or name")
-                .with_hint("or send the header `Mobilectl-Session: ID`"),
+            Error::validation("`session` must be a string: the session's secret")
+                .with_hint("or send the header `Mobilectl-Session: SECRET`"),
         ),
         None => Ok((body, None)),
     }
 }
 
-/// Runs `work` in the session named `key` (renewing it; an unknown or expired one is refused
-/// before anything runs), or as a session-less request.
+/// Runs `work` in the session whose secret `key` is (renewing it; an unknown or expired one,
+/// or a session's id or name sent instead, is refused before anything runs), or as a
+/// session-less request.
 async fn in_session<R>(
     s: &AppState,
     key: Option<String>,

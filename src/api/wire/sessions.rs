@@ -6,11 +6,18 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::device::{Device, DeviceKind, Platform};
 
-/// The header that puts a request in a session (its id or its name).
+/// The header that puts a request in a session: the secret its creation answered.
 pub const SESSION_HEADER: &str = "mobilectl-session";
 
 /// The query parameter or body field that does the same where a header cannot be set.
 pub const SESSION_FIELD: &str = "session";
+
+/// How every session secret begins.
+pub const SECRET_PREFIX: &str = "mss-";
+
+/// The detail (`true`) that marks a session error as being about the session the request was
+/// sent in, not one it named in its path: a client keeping a session starts a new one on it.
+pub const REQUEST_SESSION: &str = "request_session";
 
 /// Which devices a session will take: every field given must hold.
 // Its fields are described by the API schema, where descriptions are kept short on
@@ -36,8 +43,8 @@ pub struct DeviceMatch {
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateSession {
-    /// A name to use instead of the id (`Mobilectl-Session: NAME`): 1–64 letters, digits,
-    /// `.`, `_` or `-`, unique among live sessions.
+    /// A label shown in listings and leases instead of the id (it acts in nothing; the
+    /// secret does): 1–64 letters, digits, `.`, `_` or `-`, unique among live sessions.
     #[serde(default)]
     pub name: Option<String>,
     /// Lease this device (udid or name).
@@ -70,8 +77,12 @@ pub struct CreateSession {
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SessionInfo {
-    /// `ses-` and 16 hex digits: send it as `Mobilectl-Session`.
+    /// `ses-` and 16 hex digits: names the session in listings and leases (acts in nothing).
     pub id: String,
+    /// What puts a request in the session (`Mobilectl-Session: SECRET`), renews or ends it:
+    /// answered once, to its creator, and never listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The leased device, when it holds one (a lazy session leases at its first device
@@ -140,6 +151,6 @@ pub struct SessionEnded {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct SessionPath {
-    /// The session's id or name.
+    /// The session's id or name (or its secret).
     pub id: String,
 }

@@ -51,13 +51,15 @@ impl DeviceController {
         let session = self.sessions.create(req)?;
         if !req.lazy {
             if let Err(e) = self.acquire(&session).await {
-                let _ = self.sessions.end(&session.id, Gone::Ended);
+                let _ = self.sessions.end(&session, Gone::Ended);
                 return Err(e);
             }
         }
         self.runs
             .session_started(&session.id, session.name.as_deref());
-        Ok(self.session_info(&session).await)
+        let mut info = self.session_info(&session).await;
+        info.secret = Some(session.secret().expose().to_string());
+        Ok(info)
     }
 
     /// A session as answered, with its device as last listed.
@@ -78,9 +80,10 @@ impl DeviceController {
         devices.into_iter().find(|d| d.udid == udid)
     }
 
-    /// Ends the session named `key` (id or name): its lease is released, its slots forgotten.
-    pub fn end_session(&self, key: &str, why: Gone) -> Result<SessionEnded> {
-        let ended = self.sessions.end(key, why)?;
+    /// Ends `session` (whoever asks has been checked): its lease is released, its slots
+    /// forgotten.
+    pub fn end_session(&self, session: &Arc<Session>, why: Gone) -> Result<SessionEnded> {
+        let ended = self.sessions.end(session, why)?;
         self.forget_dead_slots();
         Ok(SessionEnded {
             id: ended.session.id.clone(),

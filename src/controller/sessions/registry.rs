@@ -1,7 +1,13 @@
-//! The session registry: live sessions by id and name, who leases which device, the sessions
-//! that ended or expired (remembered for a while so their callers get a clear answer), and the
-//! queue of sessions waiting for a device (first come, first served). It knows nothing of
-//! devices beyond their udids: the controller lists them and asks here who holds what.
+//! The session registry: live sessions by id, name and secret, who leases which device, the
+//! sessions that ended or expired (remembered for a while so their callers get a clear answer),
+//! and the queue of sessions waiting for a device (first come, first served). It knows nothing
+//! of devices beyond their udids: the controller lists them and asks here who holds what.
+//!
+//! A session is a capability (DESIGN.md "Security defaults"): its id and name are public labels
+//! that listings, leases and errors show; only its [`Secret`], answered once to its creator,
+//! puts a request in it ([`SessionRegistry::enter`]). The table cannot be filled by one caller:
+//! a session that leases nothing lives idle at most [`UNLEASED_IDLE`], and when every place is
+//! taken the unleased session idle the longest gives its place to the new one.
 //!
 //! Time is `tokio::time::Instant`, so expiry is tested on paused time.
 
@@ -14,7 +20,9 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::matching;
-use crate::api::wire::sessions::{CreateSession, DeviceMatch, Lease, SessionInfo};
+use crate::api::wire::sessions::{
+    CreateSession, DeviceMatch, Lease, SessionInfo, REQUEST_SESSION, SECRET_PREFIX,
+};
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 
@@ -28,14 +36,47 @@ pub const MAX_WAIT_MS: u64 = 600_000;
 const REMEMBERED: usize = 4096;
 /// How many sessions may be live at once.
 pub const MAX_LIVE: usize = 1024;
+/// The longest a session that leases no device (and waits for none) lives idle, whatever its
+/// TTL: what a caller can hold without a device is bounded in time as well as in count.
+pub const UNLEASED_IDLE: Duration = Duration::from_secs(300);
+
+/// A session's secret: 256 bits from the OS's random source, `mss-` and 64 hex digits. Only its
+/// creator is answered it; its `Debug` form hides it, so a log line never carries it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// A new secret, or an error when the OS has no random source (a guessable secret is
+    /// worse than none).
+    fn new() -> Result<Secret> {
+        let mut bytes = [0u8; 32];
+        getrandom::getrandom(&mut bytes)
+            .map_err(|e| Error::internal(format!("no random source for a session secret: {e}")))?;
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        Ok(Secret(format!("{SECRET_PREFIX}{hex}")))
+    }
+
+    /// The secret as sent in `Mobilectl-Session`.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
 
 /// One caller's context on the server.
 #[derive(Debug)]
 pub struct Session {
     /// Its id (`ses-…`), unique on this server.
     pub id: String,
-    /// The name its creator gave it, unique among live sessions; usable in place of the id.
+    /// The name its creator gave it, unique among live sessions: a label, like the id.
     pub name: Option<String>,
+    /// What puts a request in it: answered to its creator only.
+    secret: Secret,
     /// The device asked for by udid or name, if any.
     pub wanted_udid: Option<String>,
     /// The devices it will take, if it said.
@@ -72,13 +113,40 @@ impl Session {
         self.state().device.clone()
     }
 
+    /// Its secret, for the creator's answer and the server's own calls in it.
+    pub fn secret(&self) -> &Secret {
+        &self.secret
+    }
+
     fn expires(&self) -> Instant {
-        self.state().last_used + self.ttl
+        let s = self.state();
+        s.last_used + self.idle_life(&s)
+    }
+
+    /// How long it may stay idle now: its TTL, cut to [`UNLEASED_IDLE`] while it holds no
+    /// device and waits for none.
+    fn idle_life(&self, s: &SessionState) -> Duration {
+        if s.device.is_none() && !s.waiting {
+            self.ttl.min(UNLEASED_IDLE)
+        } else {
+            self.ttl
+        }
     }
 
     fn expired(&self, now: Instant) -> bool {
         let s = self.state();
-        s.inflight == 0 && now >= s.last_used + self.ttl
+        s.inflight == 0 && now >= s.last_used + self.idle_life(&s)
+    }
+
+    /// Whether it may give its place to a new session: it holds no device, waits for none,
+    /// and no request of it runs.
+    fn evictable(&self) -> bool {
+        let s = self.state();
+        s.device.is_none() && !s.waiting && s.inflight == 0
+    }
+
+    fn last_used(&self) -> Instant {
+        self.state().last_used
     }
 
     /// What the caller sees of it (with the leased device as listed, when known).
@@ -90,6 +158,7 @@ impl Session {
         let (expires_at, expires_in_ms) = wall(self.expires());
         SessionInfo {
             id: self.id.clone(),
+            secret: None,
             name: self.name.clone(),
             device: device.filter(|d| Some(&d.udid) == udid.as_ref()),
             udid,
@@ -145,6 +214,9 @@ pub enum Gone {
     Expired,
     /// Ended by its caller (DELETE, or its MCP connection closed).
     Ended,
+    /// It held no device and was idle the longest when every place was taken: a new session
+    /// took its place.
+    Evicted,
 }
 
 /// A session that is no longer live.
@@ -152,6 +224,7 @@ pub enum Gone {
 struct Remembered {
     id: String,
     name: Option<String>,
+    secret: Secret,
     why: Gone,
     when: SystemTime,
 }
@@ -214,6 +287,8 @@ struct Inner {
     live: HashMap<String, Arc<Session>>,
     /// name → id, of live sessions.
     names: HashMap<String, String>,
+    /// secret → id, of live sessions.
+    secrets: HashMap<String, String>,
     /// udid → id of the session that leases it.
     leases: HashMap<String, String>,
     gone: VecDeque<Remembered>,
@@ -222,15 +297,38 @@ struct Inner {
 }
 
 impl Inner {
+    /// The live session of a label: its id or its name.
     fn find(&self, key: &str) -> Option<&Arc<Session>> {
         self.live
             .get(key)
             .or_else(|| self.names.get(key).and_then(|id| self.live.get(id)))
     }
 
+    /// The live session of a secret.
+    fn by_secret(&self, secret: &str) -> Option<&Arc<Session>> {
+        self.secrets.get(secret).and_then(|id| self.live.get(id))
+    }
+
+    /// Makes room for one more session when every place is taken: the unleased session idle
+    /// the longest goes. Answers it, or `None` when none can go (every one leases a device,
+    /// waits for one or has a request running).
+    fn evict_for_new(&mut self) -> Option<Ended> {
+        if self.live.len() < MAX_LIVE {
+            return None;
+        }
+        let oldest = self
+            .live
+            .values()
+            .filter(|s| s.evictable())
+            .min_by_key(|s| s.last_used())
+            .cloned()?;
+        Some(self.remove(&oldest, Gone::Evicted))
+    }
+
     /// Takes `session` out of the live ones; the lease it held is released.
     fn remove(&mut self, session: &Arc<Session>, why: Gone) -> Ended {
         self.live.remove(&session.id);
+        self.secrets.remove(session.secret.expose());
         if let Some(n) = &session.name {
             if self.names.get(n) == Some(&session.id) {
                 self.names.remove(n);
@@ -244,6 +342,7 @@ impl Inner {
         self.gone.push_back(Remembered {
             id: session.id.clone(),
             name: session.name.clone(),
+            secret: session.secret.clone(),
             why,
             when: SystemTime::now(),
         });
@@ -257,29 +356,60 @@ impl Inner {
         }
     }
 
-    /// The error for a key that names no live session.
-    fn not_live(&self, key: &str) -> Error {
-        let gone = self
-            .gone
-            .iter()
-            .rev()
-            .find(|g| g.id == key || g.name.as_deref() == Some(key));
+    /// The error for a key (a label, or a secret when `credential`) that names no live
+    /// session. A secret is never repeated in it: the session is named by its label.
+    fn not_live(&self, key: &str, credential: bool) -> Error {
+        let gone = self.gone.iter().rev().find(|g| {
+            (credential && g.secret.expose() == key)
+                || g.id == key
+                || g.name.as_deref() == Some(key)
+        });
+        let details = |g: &Remembered| {
+            let mut d = json!({ "session": g.id, "name": g.name });
+            if credential {
+                d[REQUEST_SESSION] = json!(true);
+            }
+            d
+        };
+        let label = |g: &Remembered| g.name.clone().unwrap_or_else(|| g.id.clone());
         match gone {
             Some(g) if g.why == Gone::Expired => Error::new(
                 ErrorCode::SessionExpired,
-                format!("session `{key}` expired at {} (idle past its TTL); its lease was released", rfc3339(g.when)),
+                format!("session `{}` expired at {} (idle past its TTL); its lease was released", label(g), rfc3339(g.when)),
             )
-            .with_hint("start a new session with POST /api/v1/sessions (a longer ttl_s keeps it alive while idle)")
-            .with_details(json!({ "session": g.id, "name": g.name })),
+            .with_hint(format!("start a new session with POST /api/v1/sessions (a longer ttl_s keeps it alive while idle; a session that leases nothing lives idle at most {} s)", UNLEASED_IDLE.as_secs()))
+            .with_details(details(g)),
+            Some(g) if g.why == Gone::Evicted => Error::new(
+                ErrorCode::SessionExpired,
+                format!("session `{}` was evicted at {}: it held no device and had been idle the longest when all {MAX_LIVE} places were taken", label(g), rfc3339(g.when)),
+            )
+            .with_hint("start a new session with POST /api/v1/sessions; a session holding a device is never evicted")
+            .with_details(details(g)),
             Some(g) => Error::new(
                 ErrorCode::SessionNotFound,
-                format!("session `{key}` was ended at {}", rfc3339(g.when)),
+                format!("session `{}` was ended at {}", label(g), rfc3339(g.when)),
             )
             .with_hint("start a new session with POST /api/v1/sessions")
-            .with_details(json!({ "session": g.id, "name": g.name })),
+            .with_details(details(g)),
+            None if credential => Error::new(ErrorCode::SessionNotFound, "no live session has the secret this request sent")
+                .with_hint("send the `secret` that POST /api/v1/sessions answered (a restarted server forgets its sessions: start a new one)")
+                .with_details(json!({ REQUEST_SESSION: true })),
             None => Error::new(ErrorCode::SessionNotFound, format!("no session `{key}`"))
                 .with_hint("list the live ones with GET /api/v1/sessions, or start one with POST /api/v1/sessions"),
         }
+    }
+
+    /// The error for a request that names a live session by its label instead of its secret.
+    fn named_not_held(&self, session: &Session) -> Error {
+        Error::new(
+            ErrorCode::SessionForbidden,
+            format!(
+                "`{}` names a live session, but a session's id or name does not act in it",
+                session.label()
+            ),
+        )
+        .with_hint("send the `secret` that creating the session answered (`Mobilectl-Session: SECRET`); only its creator has it")
+        .with_details(json!({ "session": session.id, "name": session.name }))
     }
 }
 
@@ -291,13 +421,14 @@ pub fn check_name(name: &str) -> Result<()> {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
         && !name.starts_with('.')
-        && !name.starts_with("ses-");
+        && !name.starts_with("ses-")
+        && !name.starts_with(SECRET_PREFIX);
     if ok {
         return Ok(());
     }
     Err(
         Error::validation(format!("`{name}` is not a session name")).with_hint(
-            "1–64 letters, digits, `.`, `_` or `-`, not starting with `.` or `ses-` (ids do)",
+            "1–64 letters, digits, `.`, `_` or `-`, not starting with `.`, `ses-` (ids do) or `mss-` (secrets do)",
         ),
     )
 }
@@ -356,20 +487,22 @@ impl SessionRegistry {
                     ErrorCode::SessionNameTaken,
                     format!("a live session is named `{n}`"),
                 )
-                .with_hint("use it (Mobilectl-Session: NAME), end it (DELETE /api/v1/sessions/NAME), or choose another name")
+                .with_hint("choose another name; its holder ends it with its secret (DELETE /api/v1/sessions/NAME with `Mobilectl-Session: SECRET`)")
                 .with_details(json!({ "session": holder.id })));
             }
         }
+        let evicted = inner.evict_for_new();
         if inner.live.len() >= MAX_LIVE {
             return Err(Error::new(
                 ErrorCode::Busy,
-                format!("{MAX_LIVE} sessions are live, the most this server keeps"),
+                format!("{MAX_LIVE} sessions are live and each holds a device, waits for one or runs a request"),
             )
-            .with_hint("end sessions you no longer use (DELETE /api/v1/sessions/{id})"));
+            .with_hint("end sessions you no longer use (DELETE /api/v1/sessions/{id} with its secret), or retry shortly"));
         }
         let session = Arc::new(Session {
             id: new_id(),
             name: req.name.clone(),
+            secret: Secret::new()?,
             wanted_udid: udid,
             wanted: req.r#match.clone(),
             app: req.app.clone().filter(|a| !a.is_empty()),
@@ -385,25 +518,47 @@ impl SessionRegistry {
             }),
         });
         inner.live.insert(session.id.clone(), session.clone());
+        inner
+            .secrets
+            .insert(session.secret.expose().to_string(), session.id.clone());
         if let Some(n) = &session.name {
             inner.names.insert(n.clone(), session.id.clone());
+        }
+        drop(inner);
+        if let Some(e) = &evicted {
+            log_ended(e);
         }
         Ok(session)
     }
 
-    /// The live session named `key` (id or name), renewed; a request holds it until the
-    /// returned guard drops. An expired one is expired now (and answers 410).
-    pub fn enter(&self, key: &str) -> Result<Entered> {
-        let mut inner = self.inner();
-        let Some(session) = inner.find(key).cloned() else {
-            return Err(inner.not_live(key));
+    /// The live session whose secret is `credential`, renewed; a request holds it until the
+    /// returned guard drops. An expired one is expired now (and answers 410); a session's id or
+    /// name is refused (403): it names the session, it does not act in it.
+    pub fn enter(&self, credential: &str) -> Result<Entered> {
+        let inner = self.inner();
+        let Some(session) = inner.by_secret(credential).cloned() else {
+            return Err(match inner.find(credential) {
+                Some(named) => inner.named_not_held(named),
+                None => inner.not_live(credential, true),
+            });
         };
+        drop(inner);
+        self.enter_session(&session)
+    }
+
+    /// Renews `session` for a request the server runs in it itself (a flow's run), as
+    /// [`Self::enter`] does for a request that sent its secret.
+    pub fn enter_session(&self, session: &Arc<Session>) -> Result<Entered> {
+        let mut inner = self.inner();
+        if !inner.live.contains_key(&session.id) {
+            return Err(inner.not_live(session.secret.expose(), true));
+        }
         let now = Instant::now();
         if session.expired(now) {
-            let ended = inner.remove(&session, Gone::Expired);
+            let ended = inner.remove(session, Gone::Expired);
             drop(inner);
             self.released.notify_waiters();
-            let err = self.inner().not_live(key);
+            let err = self.inner().not_live(session.secret.expose(), true);
             log_ended(&ended);
             return Err(err);
         }
@@ -413,25 +568,36 @@ impl SessionRegistry {
             s.requests += 1;
             s.last_used = now;
         }
-        Ok(Entered { session })
+        Ok(Entered {
+            session: session.clone(),
+        })
     }
 
-    /// The live session named `key`, without renewing it.
+    /// The live session of a label (its id or name), without renewing it.
     pub fn get(&self, key: &str) -> Result<Arc<Session>> {
         let inner = self.inner();
         match inner.find(key) {
             Some(s) if !s.expired(Instant::now()) => Ok(s.clone()),
-            _ => Err(inner.not_live(key)),
+            _ => Err(inner.not_live(key, false)),
         }
     }
 
-    /// Ends the session named `key`; answers what it released.
-    pub fn end(&self, key: &str, why: Gone) -> Result<Ended> {
+    /// The live session whose secret is `secret`, without renewing it.
+    pub fn get_by_secret(&self, secret: &str) -> Result<Arc<Session>> {
+        let inner = self.inner();
+        match inner.by_secret(secret) {
+            Some(s) if !s.expired(Instant::now()) => Ok(s.clone()),
+            _ => Err(inner.not_live(secret, true)),
+        }
+    }
+
+    /// Ends `session` (the caller has checked who asks); answers what it released.
+    pub fn end(&self, session: &Arc<Session>, why: Gone) -> Result<Ended> {
         let mut inner = self.inner();
-        let Some(session) = inner.find(key).cloned() else {
-            return Err(inner.not_live(key));
-        };
-        let ended = inner.remove(&session, why);
+        if !inner.live.contains_key(&session.id) {
+            return Err(inner.not_live(&session.id, false));
+        }
+        let ended = inner.remove(session, why);
         drop(inner);
         self.released.notify_waiters();
         log_ended(&ended);
@@ -546,7 +712,7 @@ impl SessionRegistry {
         self.sweep();
         let mut inner = self.inner();
         if !inner.live.contains_key(&session.id) {
-            return Err(inner.not_live(&session.id));
+            return Err(inner.not_live(session.secret.expose(), true));
         }
         if let Some(held) = session.device() {
             return Ok(Some(held));
@@ -584,6 +750,7 @@ fn log_ended(e: &Ended) {
     let reason = match e.why {
         Gone::Expired => "expired",
         Gone::Ended => "ended",
+        Gone::Evicted => "evicted",
     };
     tracing::info!(
         session = %e.session.id,
@@ -593,6 +760,14 @@ fn log_ended(e: &Ended) {
         "session {reason}{}",
         if e.released.is_some() { "; lease released" } else { "" }
     );
+}
+
+#[cfg(test)]
+impl SessionRegistry {
+    /// How many requests `session` has made (tests).
+    fn info_requests(&self, session: &Session) -> u64 {
+        session.state().requests
+    }
 }
 
 #[cfg(test)]
@@ -628,7 +803,7 @@ mod tests {
         let d = [device("a", Platform::Android)];
         assert_eq!(r.try_take(&s, &d, None).unwrap().as_deref(), Some("a"));
         tokio::time::advance(Duration::from_secs(8)).await;
-        drop(r.enter(&s.id).unwrap());
+        drop(r.enter(s.secret().expose()).unwrap());
         tokio::time::advance(Duration::from_secs(8)).await;
         assert!(r.sweep().is_empty(), "renewed 8 s ago, TTL 10 s");
         assert!(r.holder("a").is_some());
@@ -637,15 +812,21 @@ mod tests {
         assert_eq!(ended.len(), 1);
         assert_eq!(ended[0].released.as_deref(), Some("a"));
         assert!(r.holder("a").is_none(), "expiry released the lease");
-        let e = r.enter(&s.id).unwrap_err();
+        let e = r.enter(s.secret().expose()).unwrap_err();
         assert_eq!(e.code, ErrorCode::SessionExpired);
+        assert!(
+            !e.message.contains(s.secret().expose()),
+            "a secret is never repeated: {}",
+            e.message
+        );
+        assert_eq!(e.details.unwrap()[REQUEST_SESSION], json!(true));
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_request_in_flight_keeps_its_session_alive() {
         let r = SessionRegistry::default();
         let s = r.create(&req(1)).unwrap();
-        let held = r.enter(&s.id).unwrap();
+        let held = r.enter(s.secret().expose()).unwrap();
         tokio::time::advance(Duration::from_secs(5)).await;
         assert!(r.sweep().is_empty());
         drop(held);
@@ -675,7 +856,7 @@ mod tests {
         );
         drop(q1);
         assert_eq!(r.try_take(&second, &d, Some(t2)).unwrap(), None, "leased");
-        r.end(&first.id, Gone::Ended).unwrap();
+        r.end(&first, Gone::Ended).unwrap();
         assert_eq!(
             r.try_take(&second, &d, Some(t2)).unwrap().as_deref(),
             Some("a")
@@ -728,7 +909,7 @@ mod tests {
             ErrorCode::SessionNameTaken
         );
         assert_eq!(r.get("ci-1").unwrap().id, s.id);
-        r.end("ci-1", Gone::Ended).unwrap();
+        r.end(&s, Gone::Ended).unwrap();
         assert_eq!(r.get("ci-1").unwrap_err().code, ErrorCode::SessionNotFound);
         r.create(&named).unwrap();
         for bad in ["", "../x", "a b", ".hidden", &"x".repeat(65)] {
@@ -780,9 +961,104 @@ mod tests {
             ErrorCode::SessionNotFound
         );
         let s = r.create(&req(60)).unwrap();
-        r.end(&s.id, Gone::Ended).unwrap();
-        let e = r.enter(&s.id).unwrap_err();
+        r.end(&s, Gone::Ended).unwrap();
+        let e = r.enter(s.secret().expose()).unwrap_err();
         assert_eq!(e.code, ErrorCode::SessionNotFound);
         assert!(e.message.contains("was ended"), "{}", e.message);
+        assert!(
+            e.message.contains(&s.id),
+            "named by its label: {}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn only_the_secret_acts_in_a_session_not_its_id_or_name() {
+        let r = SessionRegistry::default();
+        let s = r
+            .create(&CreateSession {
+                name: Some("ci-1".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        for label in [s.id.as_str(), "ci-1"] {
+            let e = r.enter(label).unwrap_err();
+            assert_eq!(e.code, ErrorCode::SessionForbidden, "{label}");
+        }
+        assert_eq!(r.info_requests(&s), 0, "a refused request does not renew");
+        let secret = s.secret().expose().to_string();
+        assert!(secret.starts_with(SECRET_PREFIX) && secret.len() == 4 + 64);
+        assert_eq!(r.enter(&secret).unwrap().session.id, s.id);
+        assert!(
+            !format!("{s:?}").contains(&secret),
+            "Debug hides the secret"
+        );
+        // Two sessions never share a secret.
+        let other = r.create(&req(60)).unwrap();
+        assert_ne!(other.secret(), s.secret());
+    }
+
+    #[test]
+    fn a_name_used_again_after_its_session_ended_does_not_reach_the_new_holder() {
+        let r = SessionRegistry::default();
+        let named = CreateSession {
+            name: Some("ci".into()),
+            ..Default::default()
+        };
+        let old = r.create(&named).unwrap();
+        let old_secret = old.secret().expose().to_string();
+        r.end(&old, Gone::Ended).unwrap();
+        let new = r.create(&named).unwrap();
+        let e = r.enter(&old_secret).unwrap_err();
+        assert_eq!(e.code, ErrorCode::SessionNotFound);
+        assert_eq!(r.info_requests(&new), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_session_that_leases_nothing_lives_idle_at_most_the_unleased_limit() {
+        let r = SessionRegistry::default();
+        let lazy = r.create(&req(MAX_TTL_S)).unwrap();
+        let leased = r.create(&req(MAX_TTL_S)).unwrap();
+        let d = [device("a", Platform::Android)];
+        r.try_take(&leased, &d, None).unwrap();
+        tokio::time::advance(UNLEASED_IDLE + Duration::from_secs(1)).await;
+        let ended = r.sweep();
+        assert_eq!(ended.len(), 1);
+        assert_eq!(ended[0].session.id, lazy.id);
+        assert!(
+            r.holder("a").is_some(),
+            "a session with a device keeps its TTL"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_full_table_gives_the_place_of_the_longest_idle_unleased_session() {
+        let r = SessionRegistry::default();
+        let d = [device("a", Platform::Android)];
+        let leased = r.create(&req(600)).unwrap();
+        r.try_take(&leased, &d, None).unwrap();
+        let oldest = r.create(&req(600)).unwrap();
+        tokio::time::advance(Duration::from_millis(10)).await;
+        for _ in 2..MAX_LIVE {
+            r.create(&req(600)).unwrap();
+        }
+        assert_eq!(r.list().len(), MAX_LIVE);
+        let busy = r.enter(oldest.secret().expose()).unwrap();
+        // The oldest has a request running: the next oldest unleased one goes instead.
+        let newcomer = r.create(&req(600)).unwrap();
+        assert_eq!(r.list().len(), MAX_LIVE);
+        assert!(r.get(&newcomer.id).is_ok());
+        assert!(
+            r.get(&oldest.id).is_ok(),
+            "a session with a request running stays"
+        );
+        assert!(
+            r.holder("a").is_some(),
+            "a session holding a device is never evicted"
+        );
+        drop(busy);
+        tokio::time::advance(Duration::from_millis(10)).await;
+        let e = r.enter(newcomer.secret().expose());
+        assert!(e.is_ok());
     }
 }

@@ -48,7 +48,7 @@ pub async fn flow_run_stream(s: AppState, r: FlowRunRequest) -> Result<EventStre
     let session = crate::controller::current_session();
     // The run keeps its session in use (not idle) while it goes on.
     let entered = match &session {
-        Some(sn) => Some(s.controller.sessions().enter(&sn.id)?),
+        Some(sn) => Some(s.controller.sessions().enter_session(sn)?),
         None => None,
     };
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();

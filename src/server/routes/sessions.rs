@@ -35,17 +35,45 @@ pub async fn list(s: AppState) -> Result<Json<SessionList>> {
     Ok(Json(SessionList { sessions }))
 }
 
-/// One session, by id or name.
+/// One session, by id or name (what listings show; its secret is never answered here).
 pub async fn get(s: AppState, q: SessionPath) -> Result<Json<SessionInfo>> {
-    let session = s.controller.sessions().get(&q.id)?;
+    let session = named(&s, &q.id)?;
     Ok(Json(s.controller.session_info(&session).await))
 }
 
-/// Ends a session; its lease is released.
+/// Ends a session; its lease is released. Only its holder may: the path is its secret, or
+/// the request is in it (`Mobilectl-Session: SECRET`).
 pub async fn end(s: AppState, q: SessionPath) -> Result<Json<SessionEnded>> {
-    let ended = s.controller.end_session(&q.id, Gone::Ended)?;
+    let sessions = s.controller.sessions();
+    let session = match sessions.get_by_secret(&q.id) {
+        Ok(held) => held,
+        Err(_) => {
+            let session = named(&s, &q.id)?;
+            if current_session().is_none_or(|mine| mine.id != session.id) {
+                return Err(not_yours(&session));
+            }
+            session
+        }
+    };
+    let ended = s.controller.end_session(&session, Gone::Ended)?;
     s.forget_dead_sessions_rules();
     Ok(Json(ended))
+}
+
+/// The live session a label (id or name) or a secret names.
+fn named(s: &AppState, key: &str) -> Result<std::sync::Arc<crate::controller::Session>> {
+    let sessions = s.controller.sessions();
+    sessions.get_by_secret(key).or_else(|_| sessions.get(key))
+}
+
+/// The refusal to end another caller's session.
+fn not_yours(session: &crate::controller::Session) -> Error {
+    Error::new(
+        ErrorCode::SessionForbidden,
+        format!("session `{}` is not this request's to end", session.label()),
+    )
+    .with_hint("only its holder ends a session: send the request in it (`Mobilectl-Session: SECRET`, the secret its creation answered)")
+    .with_details(serde_json::json!({ "session": session.id, "name": session.name }))
 }
 
 /// The session the request is in.
@@ -66,5 +94,5 @@ pub async fn release(s: AppState) -> Result<Json<SessionEnded>> {
 
 fn no_session() -> Error {
     Error::new(ErrorCode::SessionNotFound, "this request is in no session")
-        .with_hint("send `Mobilectl-Session: ID` (POST /api/v1/sessions starts one); each MCP connection has its own")
+        .with_hint("send `Mobilectl-Session: SECRET`, the secret POST /api/v1/sessions answered; each MCP connection has its own")
 }

@@ -3,7 +3,8 @@
 //! capabilities → a mobilectl session holding a lease, `crate::api::wire::capabilities`), `DELETE
 //! /session/{id}` (ends it, releasing the lease), and everything under `/session/{id}/` sent
 //! to the API in that session: `/session/{id}/api/v1/…` is `/api/v1/…` with
-//! `Mobilectl-Session: id`, so the whole operation table works through a hub with no second
+//! `Mobilectl-Session: id`. The W3C session id is the session's secret (unguessable, answered
+//! only to the caller of `POST /session`, never listed), so the whole operation table works through a hub with no second
 //! list of routes. Grid forwards only GET, POST and DELETE: under a session, a POST reaches an
 //! operation that is a PUT on its own path. Errors of the W3C routes are W3C-shaped
 //! (`{"value": {"error", "message", "stacktrace", "data"}}`); under `/api/v1/` they are the
@@ -114,7 +115,17 @@ async fn new_session(State(w): State<W3c>, body: axum::body::Bytes) -> Response 
                     name::SESSION: info.id,
                     name::TTL_S: info.ttl_s,
                 });
-                return Json(json!({"value": {"sessionId": info.id, "capabilities": caps}}))
+                // The W3C session id is the bearer value of everything under
+                // `/session/{id}/`: the session's secret, never listed.
+                let Some(secret) = info.secret else {
+                    return w3c_error(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "session not created",
+                        "the session was made without a secret".into(),
+                        Value::Null,
+                    );
+                };
+                return Json(json!({"value": {"sessionId": secret, "capabilities": caps}}))
                     .into_response();
             }
             Err(e) => last = Some(e),
@@ -129,9 +140,15 @@ async fn new_session(State(w): State<W3c>, body: axum::body::Bytes) -> Response 
     )
 }
 
-/// `DELETE /session/{id}`: ends the session, releasing its lease.
+/// `DELETE /session/{id}`: ends the session whose secret `id` is, releasing its lease.
 async fn delete_session(State(w): State<W3c>, Path(id): Path<String>) -> Response {
-    match w.state.controller.end_session(&id, Gone::Ended) {
+    let ended = w
+        .state
+        .controller
+        .sessions()
+        .get_by_secret(&id)
+        .and_then(|s| w.state.controller.end_session(&s, Gone::Ended));
+    match ended {
         Ok(_) => Json(json!({"value": null})).into_response(),
         Err(e) => w3c_error(
             StatusCode::NOT_FOUND,

@@ -120,7 +120,10 @@ def test_a_generated_client_works_under_a_w3c_session(client_package, demo_serve
     client = Client(base_url=f"{demo_server}/session/{sid}", timeout=60)
     info = session_info.sync(client=client)
     assert isinstance(info, SessionInfo), info
-    assert info.id == sid and info.udid == made["value"]["capabilities"]["appium:udid"]
+    caps = made["value"]["capabilities"]
+    # The W3C id is the session's secret; the session's public id is a capability.
+    assert info.id == caps["mobilectl:session"] and info.udid == caps["appium:udid"]
+    assert sid.startswith("mss-") and sid != info.id
     snap = snapshot.sync(client=client, format_=SnapshotFormat.JSON)
     assert isinstance(snap, SnapshotView), snap
     assert snap.device.udid == info.udid

@@ -158,6 +158,30 @@ async fn a_recording_of_the_login_plays_for_as_long_as_it_ran_and_ends_on_the_la
     let (_, list) = call(&app, get("/api/v1/recordings")).await;
     assert_eq!(list["recordings"][0]["id"], stopped["id"], "{list}");
     let id = stopped["id"].as_str().unwrap();
+    // Made outside any session, it is not a session's: a session neither lists, reads nor
+    // deletes it, and it is still there after.
+    let (status, other) = call(&app, post("/api/v1/sessions", json!({"lazy": true}))).await;
+    assert_eq!(status, StatusCode::OK, "{other}");
+    let in_other = |mut req: axum::http::Request<axum::body::Body>| {
+        let secret = other["secret"].as_str().unwrap();
+        req.headers_mut()
+            .insert("mobilectl-session", secret.parse().unwrap());
+        req
+    };
+    let (_, theirs) = call(&app, in_other(get("/api/v1/recordings"))).await;
+    assert_eq!(theirs["recordings"], json!([]), "{theirs}");
+    for req in [
+        get(&format!("/api/v1/recordings/{id}")),
+        send_json("DELETE", &format!("/api/v1/recordings/{id}"), ""),
+    ] {
+        let (status, v) = call(&app, in_other(req)).await;
+        assert_eq!(
+            (status, error_code(&v).as_str()),
+            (StatusCode::NOT_FOUND, "NOT_FOUND"),
+            "{v}"
+        );
+    }
+    assert!(path.exists());
     let (status, headers, bytes) = get_raw(&app, &format!("/api/v1/recordings/{id}")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(headers["content-type"], "video/mp4");

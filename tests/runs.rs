@@ -21,11 +21,25 @@ use serde_json::{json, Value};
 
 use crate::common::{android, call, error_code, get, get_raw, loopback_policy, post, send_json};
 
-/// An app over `controller` keeping its runs under `cache` (default policy).
+/// The admin token of the test servers: it reads every session's runs.
+const ADMIN: &str = "runs-admin";
+
+fn as_admin(mut req: Request<Body>) -> Request<Body> {
+    req.headers_mut()
+        .insert("mobilectl-admin", ADMIN.parse().unwrap());
+    req
+}
+
+/// An app over `controller` keeping its runs under `cache` (default policy), with the admin
+/// token [`ADMIN`].
 fn app_with_runs(controller: DeviceController, cache: &Path) -> (AppState, Router) {
     server::check_declared_errors(true);
     let runs = RunStore::open(cache.to_path_buf(), GcPolicy::default());
-    let state = AppState::new(controller.with_runs(runs), ServerOptions::default());
+    let options = ServerOptions {
+        admin_token: Some(ADMIN.into()),
+        ..Default::default()
+    };
+    let state = AppState::new(controller.with_runs(runs), options);
     let app = server::app(state.clone(), loopback_policy());
     (state, app)
 }
@@ -52,9 +66,9 @@ fn trace_of(dir: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The run listed for `session` (none: the server's).
+/// The run listed for `session` (none: the server's), as the admin sees it.
 async fn run_of(app: &Router, session: Option<&str>) -> Value {
-    let (status, list) = call(app, get("/api/v1/runs")).await;
+    let (status, list) = call(app, as_admin(get("/api/v1/runs"))).await;
     assert_eq!(status.as_u16(), 200, "{list}");
     list["runs"]
         .as_array()
@@ -117,6 +131,37 @@ async fn a_sessions_run_traces_each_operation_and_ends_with_its_result() {
         );
     }
     assert_eq!(lines[1]["target"], json!({"x": 10, "y": 10}));
+    // The run is the session's own: it lists and reads it; another session and a
+    // session-less caller neither list nor read it.
+    let (status, other) = call(&app, post("/api/v1/sessions", json!({"lazy": true}))).await;
+    assert_eq!(status.as_u16(), 200, "{other}");
+    let other = other["secret"].as_str().unwrap().to_string();
+    let (_, mine) = call(&app, in_session(get("/api/v1/runs"), &key)).await;
+    assert!(mine.to_string().contains(&id), "{mine}");
+    for stranger in [Some(other.as_str()), None] {
+        let wrap = |r: Request<Body>| match stranger {
+            Some(s) => in_session(r, s),
+            None => r,
+        };
+        let (_, listed) = call(&app, wrap(get("/api/v1/runs"))).await;
+        assert!(!listed.to_string().contains(&id), "{listed}");
+        let (status, v) = call(&app, wrap(get(&format!("/api/v1/runs/{id}")))).await;
+        assert_eq!(
+            (status.as_u16(), error_code(&v).as_str()),
+            (404, "RUN_NOT_FOUND"),
+            "{v}"
+        );
+        let (status, v) = call(
+            &app,
+            wrap(get(&format!("/api/v1/runs/{id}/artifacts/trace.jsonl"))),
+        )
+        .await;
+        assert_eq!(
+            (status.as_u16(), error_code(&v).as_str()),
+            (404, "RUN_NOT_FOUND"),
+            "{v}"
+        );
+    }
 
     // Ending the session (from inside it) ends its run: result.json, and the run is no longer
     // live; the ending request's line goes last, into the same run.
@@ -133,8 +178,8 @@ async fn a_sessions_run_traces_each_operation_and_ends_with_its_result() {
         .iter()
         .map(|l| l["op"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(ops, ["snapshot", "tap", "end_session"]);
-    let (_, list) = call(&app, get("/api/v1/runs")).await;
+    assert_eq!(ops, ["snapshot", "tap", "list_runs", "end_session"]);
+    let (_, list) = call(&app, as_admin(get("/api/v1/runs"))).await;
     let of_session = list["runs"]
         .as_array()
         .unwrap()
@@ -148,15 +193,15 @@ async fn a_sessions_run_traces_each_operation_and_ends_with_its_result() {
     assert_eq!(result["session_id"], sid.as_str());
     assert_eq!(result["session_name"], "run-a");
     assert_eq!(result["ok"], true, "{result}");
-    assert_eq!(result["operations"], 2, "{result}");
+    assert_eq!(result["operations"], 3, "{result}");
     assert_eq!(result["failures"], 0, "{result}");
     assert_eq!(result["devices"], json!([h.serial]));
     assert!(result["ended_at"].is_string(), "{result}");
-    let (status, detail) = call(&app, get(&format!("/api/v1/runs/{id}"))).await;
+    let (status, detail) = call(&app, as_admin(get(&format!("/api/v1/runs/{id}")))).await;
     assert_eq!(status.as_u16(), 200, "{detail}");
     assert_eq!(detail["live"], false, "{detail}");
     assert_eq!(detail["ok"], true, "{detail}");
-    assert_eq!(detail["result"]["operations"], 2, "{detail}");
+    assert_eq!(detail["result"]["operations"], 3, "{detail}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -464,7 +509,11 @@ async fn live_and_held_runs_survive_gc_under_any_pressure() {
     // The recording completes: its size is in the index; once its hold goes, so can its run.
     let committed = runs.commit_artifact(&recording).unwrap();
     assert_eq!(committed.bytes, 5000);
-    let (status, detail) = call(&app, get(&format!("/api/v1/runs/{}", recording.run))).await;
+    let (status, detail) = call(
+        &app,
+        as_admin(get(&format!("/api/v1/runs/{}", recording.run))),
+    )
+    .await;
     assert_eq!(status.as_u16(), 200, "{detail}");
     assert_eq!(detail["artifacts"][0]["bytes"], 5000, "{detail}");
     drop(hold);

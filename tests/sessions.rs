@@ -615,3 +615,134 @@ async fn a_sessions_proxy_rules_end_with_it() {
         .collect();
     assert_eq!(ids, [&kept["id"]], "{rules}");
 }
+
+/// An app with no tools whose admin token is `root-token`.
+fn app_with_admin() -> Router {
+    mobilectl::server::check_declared_errors(true);
+    let controller = mobilectl::controller::DeviceController::new(Default::default());
+    let options = mobilectl::server::ServerOptions {
+        admin_token: Some("root-token".into()),
+        ..Default::default()
+    };
+    let state = mobilectl::server::AppState::new(controller, options);
+    mobilectl::server::app(state, crate::common::loopback_policy())
+}
+
+fn as_admin(mut req: Request<Body>, token: &str) -> Request<Body> {
+    req.headers_mut()
+        .insert("mobilectl-admin", token.parse().unwrap());
+    req
+}
+
+async fn rule_ids(app: &Router, caller: impl Fn(Request<Body>) -> Request<Body>) -> Vec<Value> {
+    let (status, rules) = call(app, caller(get("/api/v1/proxy/rules"))).await;
+    assert_eq!(status.as_u16(), 200, "{rules}");
+    rules["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn what_a_session_makes_is_its_own_and_only_the_admin_token_sees_all() {
+    let app = app_with_admin();
+    let a = secret(&start(&app, json!({ "lazy": true, "name": "a" })).await);
+    let b = secret(&start(&app, json!({ "lazy": true, "name": "b" })).await);
+    let rule = json!({ "host": "api.example.com", "status": 503 });
+    let add = |who: Option<&str>| {
+        let req = post("/api/v1/proxy/rules", rule.clone());
+        match who {
+            Some(s) => in_session(req, s),
+            None => req,
+        }
+    };
+    let (_, ra) = call(&app, add(Some(&a))).await;
+    let (_, rb) = call(&app, add(Some(&b))).await;
+    let (_, rn) = call(&app, add(None)).await;
+
+    // Each sees its own rules only; a session-less caller the session-less ones.
+    assert_eq!(
+        rule_ids(&app, |r| in_session(r, &a)).await,
+        [ra["id"].clone()]
+    );
+    assert_eq!(
+        rule_ids(&app, |r| in_session(r, &b)).await,
+        [rb["id"].clone()]
+    );
+    assert_eq!(rule_ids(&app, |r| r).await, [rn["id"].clone()]);
+    // B can neither delete A's rule nor clear it: 404, and A's rule stays.
+    let del = send_json("DELETE", &format!("/api/v1/proxy/rules/{}", ra["id"]), "");
+    let (status, v) = call(&app, in_session(del, &b)).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&v).as_str()),
+        (404, "NOT_FOUND"),
+        "{v}"
+    );
+    let (status, cleared) = call(
+        &app,
+        in_session(send_json("DELETE", "/api/v1/proxy/rules", ""), &b),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), &cleared["cleared"]),
+        (200, &json!(1)),
+        "{cleared}"
+    );
+    assert_eq!(
+        rule_ids(&app, |r| in_session(r, &a)).await,
+        [ra["id"].clone()]
+    );
+    // The admin token sees every rule; a wrong one is no admin.
+    let all = rule_ids(&app, |r| as_admin(r, "root-token")).await;
+    assert_eq!(all, [ra["id"].clone(), rn["id"].clone()]);
+    assert_eq!(
+        rule_ids(&app, |r| as_admin(r, "root-tokem")).await,
+        [rn["id"].clone()]
+    );
+
+    // The link's conditions A sets are A's: B and a session-less caller cannot lift or
+    // replace them; the admin can; and they end with A.
+    let lte = json!({ "profile": "lte" });
+    let (status, v) = call(
+        &app,
+        in_session(post("/api/v1/proxy/conditions", lte.clone()), &a),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    for req in [
+        in_session(
+            post("/api/v1/proxy/conditions", json!({ "profile": "offline" })),
+            &b,
+        ),
+        send_json("DELETE", "/api/v1/proxy/conditions", ""),
+    ] {
+        let (status, v) = call(&app, req).await;
+        assert_eq!(
+            (status.as_u16(), error_code(&v).as_str()),
+            (403, "SESSION_FORBIDDEN"),
+            "{v}"
+        );
+    }
+    let (_, status_now) = call(&app, get("/api/v1/proxy/status")).await;
+    assert_eq!(status_now["conditions"]["profile"], "lte", "{status_now}");
+    let req = in_session(send_json("DELETE", "/api/v1/sessions/a", ""), &a);
+    assert_eq!(call(&app, req).await.0.as_u16(), 200);
+    let (_, status_now) = call(&app, get("/api/v1/proxy/status")).await;
+    assert!(
+        status_now["conditions"].is_null(),
+        "ended with A: {status_now}"
+    );
+    let (status, v) = call(&app, in_session(post("/api/v1/proxy/conditions", lte), &b)).await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    let (status, v) = call(
+        &app,
+        as_admin(
+            send_json("DELETE", "/api/v1/proxy/conditions", ""),
+            "root-token",
+        ),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "the admin lifts B's conditions: {v}");
+}

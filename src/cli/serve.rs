@@ -36,6 +36,11 @@ pub struct ServeArgs {
     /// The directory files are pushed from and pulled into (default: the working directory).
     #[arg(long = "files-root", value_name = "DIR")]
     pub files_root: Option<std::path::PathBuf>,
+    /// A token that lets a request (`Mobilectl-Admin: TOKEN`) see and change what every session
+    /// made (recordings, runs, proxy rules, link conditions); without it each caller sees its
+    /// own only.
+    #[arg(long, env = "MOBILECTL_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
     /// Port of the adb server to use (default: adb's own, 5037 or ANDROID_ADB_SERVER_PORT).
     #[arg(long, env = "MOBILECTL_ADB_SERVER_PORT")]
     pub adb_server_port: Option<u16>,
@@ -212,6 +217,7 @@ fn settings(args: ServeArgs) -> Result<Settings, String> {
             allow_any_url_scheme: args.allow_any_url_scheme,
             proxy,
             files_root: args.files_root,
+            admin_token: args.admin_token.filter(|t| !t.trim().is_empty()),
         },
         controller: DeviceController::new(BackendConfig {
             tools: Toolbox::from_env(),

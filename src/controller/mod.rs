@@ -44,8 +44,8 @@ pub use verify::{expect_on, Polling};
 
 pub use screenshot::Shot;
 pub use sessions::{
-    check_name as check_session_name, current as current_session, within, Entered, Gone, Session,
-    SessionRegistry,
+    as_admin, check_name as check_session_name, current as current_session, is_admin, may_see,
+    within, Entered, Gone, Session, SessionRegistry,
 };
 pub use slot::{inside_hold, DeviceSlot};
 pub use snapshot::Snapshot;

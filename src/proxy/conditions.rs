@@ -151,22 +151,56 @@ impl LinkConditions {
     }
 }
 
-/// The conditions in force, if any.
+/// The conditions in force, if any, and the session that set them (`None`: set outside any).
 #[derive(Debug, Default)]
-pub struct ConditionsSlot(RwLock<Option<Arc<LinkConditions>>>);
+pub struct ConditionsSlot(RwLock<Held>);
+
+#[derive(Debug, Default)]
+struct Held {
+    conditions: Option<Arc<LinkConditions>>,
+    owner: Option<String>,
+}
 
 impl ConditionsSlot {
     /// The conditions in force; `None` when the link is left as it is.
     pub fn get(&self) -> Option<Arc<LinkConditions>> {
-        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.0
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .conditions
+            .clone()
+    }
+
+    /// The session that set the conditions in force, if a session did.
+    pub fn owner(&self) -> Option<String> {
+        let held = self.0.read().unwrap_or_else(|e| e.into_inner());
+        held.conditions.as_ref().and(held.owner.clone())
     }
 
     /// Puts `c` in force (`None` clears them); answers the conditions it replaced.
     pub fn set(&self, c: Option<LinkConditions>) -> Option<Arc<LinkConditions>> {
-        std::mem::replace(
-            &mut *self.0.write().unwrap_or_else(|e| e.into_inner()),
-            c.map(Arc::new),
-        )
+        self.set_by(c, None)
+    }
+
+    /// Puts `c` in force as set by the session `owner`; answers the conditions it replaced.
+    pub fn set_by(
+        &self,
+        c: Option<LinkConditions>,
+        owner: Option<String>,
+    ) -> Option<Arc<LinkConditions>> {
+        let mut held = self.0.write().unwrap_or_else(|e| e.into_inner());
+        held.owner = owner.filter(|_| c.is_some());
+        std::mem::replace(&mut held.conditions, c.map(Arc::new))
+    }
+
+    /// Lifts the conditions a session set that is no longer live; whether it did.
+    pub fn forget_sessions(&self, live: impl Fn(&str) -> bool) -> bool {
+        let mut held = self.0.write().unwrap_or_else(|e| e.into_inner());
+        if held.owner.as_deref().is_some_and(|o| !live(o)) {
+            *held = Held::default();
+            return true;
+        }
+        false
     }
 }
 

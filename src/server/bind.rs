@@ -144,7 +144,7 @@ where
                         false => traced::traced(&s, call, work).await,
                     }
                 };
-                in_session(&s, key, work).await
+                in_session(&s, key, s.options.is_admin(&headers), work).await
             })
         };
         on(filter(op.method), handler)
@@ -205,7 +205,8 @@ where
                 let work = traced::traced(&s, call, async {
                     checked(name, &declared, f(s.clone(), q).await)
                 });
-                let response = in_session(&s, key, work).await?.into_response();
+                let admin = s.options.is_admin(&headers);
+                let response = in_session(&s, key, admin, work).await?.into_response();
                 Ok::<_, Error>(not_modified(&headers, response))
             })
         };
@@ -238,7 +239,7 @@ where
                 let work = traced::traced(&s, call, async {
                     checked(name, &declared, f(s.clone()).await)
                 });
-                in_session(&s, key, work).await
+                in_session(&s, key, s.options.is_admin(&headers), work).await
             })
         };
         on(filter(op.method), handler)
@@ -288,16 +289,31 @@ fn session_in_body(body: Bytes) -> Result<(Bytes, Option<String>)> {
 /// Runs `work` in the session whose secret `key` is (renewing it; an unknown or expired one,
 /// or a session's id or name sent instead, is refused before anything runs), or as a
 /// session-less request.
+/// A request showing the admin token runs as the admin ([`crate::controller::as_admin`]).
 async fn in_session<R>(
     s: &AppState,
     key: Option<String>,
-    work: impl Future<Output = Result<R>>,
+    admin: bool,
+    work: impl Future<Output = Result<R>> + Send,
 ) -> Result<R> {
-    let Some(key) = key else {
-        return work.await;
+    // The work waits on the heap: this wrapper adds little to every operation's future (a
+    // flow's steps nest operations, and a debug build's stack is the limit).
+    let work = Box::pin(work);
+    let entered = match &key {
+        Some(key) => Some(s.controller.sessions().enter(key)?),
+        None => None,
     };
-    let entered = s.controller.sessions().enter(&key)?;
-    within(Some(entered.session.clone()), work).await
+    // Without a session of its own, a request keeps its task's caller (a flow's steps run in
+    // the flow's session).
+    let work: std::pin::Pin<Box<dyn Future<Output = Result<R>> + Send + '_>> = match &entered {
+        Some(e) => Box::pin(within(Some(e.session.clone()), work)),
+        None => work,
+    };
+    if admin {
+        crate::controller::as_admin(work).await
+    } else {
+        work.await
+    }
 }
 
 /// Runs a handler and says where its time went in `Server-Timing` (device commands, parsing,

@@ -51,7 +51,10 @@ pub struct AppState {
     pub bound: Option<std::net::SocketAddr>,
 }
 
-/// Behaviour switches of the server that are not about security.
+/// The header that shows the admin token.
+pub const ADMIN_HEADER: &str = "mobilectl-admin";
+
+/// Behaviour switches of the server beyond the security policy of its HTTP layer.
 #[derive(Debug, Clone, Default)]
 pub struct ServerOptions {
     /// Allow `open-url` with any scheme (`javascript:`, `file:`, `content:`…).
@@ -61,9 +64,25 @@ pub struct ServerOptions {
     /// The directory files are pushed from and pulled into (`--files-root`); `None`: the
     /// server's working directory.
     pub files_root: Option<std::path::PathBuf>,
+    /// The admin token (`--admin-token`): a request showing it (`Mobilectl-Admin: TOKEN`) sees
+    /// and changes what every session made; `None`: no caller can.
+    pub admin_token: Option<String>,
 }
 
 impl ServerOptions {
+    /// Whether the request's headers show the admin token.
+    pub fn is_admin(&self, headers: &axum::http::HeaderMap) -> bool {
+        let Some(expected) = self.admin_token.as_deref().filter(|t| !t.is_empty()) else {
+            return false;
+        };
+        headers
+            .get(ADMIN_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|given| {
+                security::constant_time_eq(given.trim().as_bytes(), expected.as_bytes())
+            })
+    }
+
     /// The files root in effect.
     pub fn files_root(&self) -> std::path::PathBuf {
         self.files_root
@@ -91,15 +110,17 @@ impl AppState {
         state
     }
 
-    /// Removes the proxy rules of sessions that are no longer live.
+    /// Removes the proxy rules of sessions that are no longer live, and lifts the link
+    /// conditions one of them set.
     pub fn forget_dead_sessions_rules(&self) -> usize {
         let sessions = self.controller.sessions();
-        self.proxy
-            .rules()
-            .forget_sessions(|id| sessions.get(id).is_ok())
+        let live = |id: &str| sessions.get(id).is_ok();
+        self.proxy.conditions().forget_sessions(live);
+        self.proxy.rules().forget_sessions(live)
     }
 
-    /// Rules of sessions that expired go with them (checked every second while the state lives).
+    /// Rules and conditions of sessions that expired go with them (checked every second while
+    /// the state lives).
     fn spawn_rule_reaper(&self) {
         let controller = Arc::downgrade(&self.controller);
         let proxy = Arc::downgrade(&self.proxy);
@@ -109,7 +130,9 @@ impl AppState {
                 let (Some(c), Some(p)) = (controller.upgrade(), proxy.upgrade()) else {
                     return;
                 };
-                p.rules().forget_sessions(|id| c.sessions().get(id).is_ok());
+                let live = |id: &str| c.sessions().get(id).is_ok();
+                p.conditions().forget_sessions(live);
+                p.rules().forget_sessions(live);
             }
         });
     }

@@ -19,7 +19,7 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::time::Instant;
 
-pub use caller::{current, within};
+pub use caller::{as_admin, current, is_admin, may_see, within};
 pub use registry::{check_name, Entered, Gone, Session, SessionRegistry};
 
 use super::DeviceController;

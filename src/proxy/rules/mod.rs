@@ -68,12 +68,6 @@ impl RuleSet {
             .clone()
     }
 
-    fn swap(&self, rules: Vec<Arc<Rule>>) {
-        let needs_body = rules.iter().any(|r| r.matcher.needs_body());
-        *self.current.write().unwrap_or_else(|e| e.into_inner()) =
-            Arc::new(Snapshot { rules, needs_body });
-    }
-
     /// Adds `specs` at the end (or at `at`), all or none: each is checked whole first.
     pub fn add(&self, specs: Vec<RuleSpec>, at: Option<usize>) -> Result<Vec<RuleView>> {
         self.add_for(specs, at, None)
@@ -185,14 +179,19 @@ impl RuleSet {
 
     /// Removes the rules of sessions that are no longer live; answers how many.
     pub fn forget_sessions(&self, live: impl Fn(&str) -> bool) -> usize {
-        let snap = self.snapshot();
-        let gone = |r: &Arc<Rule>| r.session.as_deref().is_some_and(|s| !live(s));
-        if !snap.rules.iter().any(gone) {
+        self.remove_where(|session| session.is_some_and(|s| !live(s)))
+    }
+
+    /// Removes the rules whose owning session (`None`: added outside any) `gone` picks;
+    /// answers how many.
+    pub fn remove_where(&self, gone: impl Fn(Option<&str>) -> bool) -> usize {
+        let picked = |r: &Arc<Rule>| gone(r.session.as_deref());
+        if !self.snapshot().rules.iter().any(picked) {
             return 0;
         }
         let mut w = self.current.write().unwrap_or_else(|e| e.into_inner());
         let before = w.rules.len();
-        let rules: Vec<Arc<Rule>> = w.rules.iter().filter(|r| !gone(r)).cloned().collect();
+        let rules: Vec<Arc<Rule>> = w.rules.iter().filter(|r| !picked(r)).cloned().collect();
         let removed = before - rules.len();
         let needs_body = rules.iter().any(|r| r.matcher.needs_body());
         *w = Arc::new(Snapshot { rules, needs_body });
@@ -201,9 +200,7 @@ impl RuleSet {
 
     /// Removes every rule; answers how many there were.
     pub fn clear(&self) -> usize {
-        let n = self.len();
-        self.swap(Vec::new());
-        n
+        self.remove_where(|_| true)
     }
 }
 

@@ -1,10 +1,13 @@
 //! Shaping what goes through the recording proxy: its rules (add, list, remove one, clear,
 //! replay a HAR as rules), the link's conditions (set, clear), and the recorded flows as HAR.
+//! What a session adds or sets is its own: other callers neither see nor change its rules, nor
+//! change the conditions it set ([`crate::controller::may_see`]), and they end with it.
 
 use axum::Json;
 
 use crate::api::wire::proxy::*;
-use crate::error::Result;
+use crate::controller::may_see;
+use crate::error::{Error, ErrorCode, Result};
 use crate::proxy::conditions::LinkConditions;
 use crate::proxy::rules::MAX_RULES;
 use crate::server::bind::{self, Binding};
@@ -36,21 +39,34 @@ pub async fn add(s: AppState, r: RuleSpec) -> Result<Json<RuleView>> {
 
 /// Every rule, in the order they are tried, and the most there may be.
 pub async fn list(s: AppState) -> Result<Json<RuleList>> {
+    let mut rules = s.proxy.rules().list();
+    rules.retain(|r| may_see(r.session.as_deref()));
     Ok(Json(RuleList {
-        rules: s.proxy.rules().list(),
+        rules,
         limit: MAX_RULES,
     }))
 }
 
-/// Removes one rule by id; answers it.
+/// Removes one rule by id; answers it. Another session's rule answers as none would.
 pub async fn delete(s: AppState, q: RuleQuery) -> Result<Json<RuleView>> {
+    let theirs = s
+        .proxy
+        .rules()
+        .list()
+        .into_iter()
+        .any(|r| r.id == q.id && !may_see(r.session.as_deref()));
+    if theirs {
+        return Err(Error::new(ErrorCode::NotFound, format!("no rule {}", q.id))
+            .with_hint("list the rules this caller may change: GET /api/v1/proxy/rules (a session's rules are its own)"));
+    }
     Ok(Json(s.proxy.rules().remove(q.id)?))
 }
 
-/// Removes every rule; answers how many.
+/// Removes every rule the caller may change (its session's, or the session-less ones);
+/// answers how many.
 pub async fn clear(s: AppState) -> Result<Json<Cleared>> {
     Ok(Json(Cleared {
-        cleared: s.proxy.rules().clear(),
+        cleared: s.proxy.rules().remove_where(may_see),
     }))
 }
 
@@ -68,7 +84,8 @@ pub async fn from_har(s: AppState, r: RulesFromHarRequest) -> Result<Json<RulesA
 /// previous ones.
 pub async fn set_conditions(s: AppState, r: ConditionsRequest) -> Result<Json<ConditionsState>> {
     let c = LinkConditions::from_request(&r)?;
-    let previous = s.proxy.conditions().set(Some(c));
+    conditions_are_mine(&s)?;
+    let previous = s.proxy.conditions().set_by(Some(c), session_id());
     Ok(Json(ConditionsState {
         conditions: s.proxy.conditions().get().map(|c| (*c).clone()),
         previous: previous.map(|c| (*c).clone()),
@@ -77,7 +94,8 @@ pub async fn set_conditions(s: AppState, r: ConditionsRequest) -> Result<Json<Co
 
 /// Lifts the link's conditions; answers the previous ones.
 pub async fn clear_conditions(s: AppState) -> Result<Json<ConditionsState>> {
-    let previous = s.proxy.conditions().set(None);
+    conditions_are_mine(&s)?;
+    let previous = s.proxy.conditions().set_by(None, None);
     Ok(Json(ConditionsState {
         conditions: None,
         previous: previous.map(|c| (*c).clone()),
@@ -88,6 +106,19 @@ pub async fn clear_conditions(s: AppState) -> Result<Json<ConditionsState>> {
 pub async fn har(s: AppState) -> Result<Json<Har>> {
     let flows = s.proxy.store().after(0);
     Ok(Json(crate::proxy::har::export(&flows)))
+}
+
+/// Refuses to change the link's conditions that another session set (they are its own until
+/// it lifts them or ends).
+fn conditions_are_mine(s: &AppState) -> Result<()> {
+    match s.proxy.conditions().owner() {
+        Some(owner) if !may_see(Some(&owner)) => Err(Error::new(
+            ErrorCode::SessionForbidden,
+            "the link's conditions were set by another session",
+        )
+        .with_hint("they are that session's until it lifts them or ends; the server's admin token (`Mobilectl-Admin`) may change them")),
+        _ => Ok(()),
+    }
 }
 
 /// The id of the request's session, if it runs in one.

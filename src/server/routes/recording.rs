@@ -1,11 +1,14 @@
-//! Screen recordings: start, stop, the list, one recording's MP4, delete.
+//! Screen recordings: start, stop, the list, one recording's MP4, delete. A recording made in
+//! a session is its own: other callers neither list, read nor delete it
+//! ([`crate::controller::may_see`]).
 
 use axum::Json;
 
 use crate::api::wire::recording::*;
+use crate::controller::may_see;
 use crate::device::recording::parse_size;
 use crate::device::RecordingOptions;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::server::bind::{self, Binding};
 use crate::server::reply::Mp4File;
 use crate::server::AppState;
@@ -42,24 +45,37 @@ pub async fn stop(s: AppState, r: RecordingStop) -> Result<Json<RecordingInfo>> 
 
 /// The recordings this server made, newest first.
 pub async fn list(s: AppState) -> Result<Json<RecordingList>> {
-    Ok(Json(RecordingList {
-        recordings: s.controller.recordings_list(),
-    }))
+    let mut recordings = s.controller.recordings_list();
+    recordings.retain(|r| may_see(r.session.as_deref()));
+    Ok(Json(RecordingList { recordings }))
+}
+
+/// The recording `id`, if the caller may see it; another session's answers as none would.
+fn visible(s: &AppState, id: &str) -> Result<RecordingInfo> {
+    let r = s.controller.recording(id)?;
+    if !may_see(r.session.as_deref()) {
+        return Err(
+            Error::new(ErrorCode::NotFound, format!("no recording `{id}`")).with_hint(
+                "`recordings` lists the ones this caller may read: a session's are its own",
+            ),
+        );
+    }
+    Ok(r)
 }
 
 /// One finished recording's MP4.
 pub async fn get(s: AppState, q: RecordingPath) -> Result<Mp4File> {
-    let r = s.controller.recording(&q.id)?;
+    let r = visible(&s, &q.id)?;
     if r.state != RecordingState::Finished {
         return Err(Error::new(
-            crate::error::ErrorCode::RecordingActive,
+            ErrorCode::RecordingActive,
             format!("`{}` is {:?}, not finished", q.id, r.state).to_lowercase(),
         )
         .with_hint("stop it first (`recording_stop`); a failed one has no playable file"));
     }
     let file = tokio::fs::File::open(&r.path).await.map_err(|e| {
         Error::new(
-            crate::error::ErrorCode::NotFound,
+            ErrorCode::NotFound,
             format!("the file of `{}` is gone: {e}", q.id),
         )
     })?;
@@ -69,6 +85,7 @@ pub async fn get(s: AppState, q: RecordingPath) -> Result<Mp4File> {
 
 /// Deletes a finished recording and its file.
 pub async fn delete(s: AppState, q: RecordingPath) -> Result<Json<RecordingDeleted>> {
+    visible(&s, &q.id)?;
     let r = s.controller.recording_delete(&q.id)?;
     Ok(Json(RecordingDeleted {
         id: r.id,

@@ -1,12 +1,14 @@
 //! Runs and their artifacts (`crate::runs`): the listing, one run, one artifact's bytes
-//! (found through the run's index only, streamed in its content type), and GC.
+//! (found through the run's index only, streamed in its content type), and GC. A session's run
+//! is its own: other callers neither list nor read it ([`crate::controller::may_see`]).
 
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::Json;
 
 use crate::api::wire::runs::*;
-use crate::error::{Error, Result};
+use crate::controller::may_see;
+use crate::error::{Error, ErrorCode, Result};
 use crate::server::bind::{self, Binding};
 use crate::server::reply::ArtifactFile;
 use crate::server::AppState;
@@ -26,6 +28,8 @@ pub async fn list_runs(s: AppState, q: RunsQuery) -> Result<Json<RunList>> {
     let (limit, _) = super::limit(q.limit, 20, 1000)?;
     let runs = s.controller.runs().clone();
     let mut list = blocking(move || Ok(runs.list())).await?;
+    list.runs.retain(|r| may_see(r.session_id.as_deref()));
+    list.total = list.runs.len();
     list.runs.truncate(limit);
     Ok(Json(list))
 }
@@ -33,11 +37,22 @@ pub async fn list_runs(s: AppState, q: RunsQuery) -> Result<Json<RunList>> {
 /// One run: its result and artifacts.
 pub async fn get_run(s: AppState, q: RunPath) -> Result<Json<RunDetail>> {
     let runs = s.controller.runs().clone();
-    blocking(move || runs.get(&q.id)).await.map(Json)
+    let id = q.id.clone();
+    let detail = blocking(move || runs.get(&id)).await?;
+    if !may_see(detail.summary.session_id.as_deref()) {
+        return Err(not_yours(&q.id));
+    }
+    Ok(Json(detail))
 }
 
 /// An artifact's bytes, streamed from its file.
 pub async fn get_artifact(s: AppState, q: ArtifactPath) -> Result<ArtifactFile> {
+    let runs = s.controller.runs().clone();
+    let id = q.id.clone();
+    let detail = blocking(move || runs.get(&id)).await?;
+    if !may_see(detail.summary.session_id.as_deref()) {
+        return Err(not_yours(&q.id));
+    }
     let (path, entry) = s.controller.runs().artifact(&q.id, &q.name)?;
     let file = tokio::fs::File::open(&path)
         .await
@@ -77,6 +92,12 @@ pub async fn get_artifact(s: AppState, q: ArtifactPath) -> Result<ArtifactFile> 
 pub async fn gc(s: AppState, r: GcRequest) -> Result<Json<GcPlan>> {
     let runs = s.controller.runs().clone();
     blocking(move || Ok(runs.gc(r.dry_run))).await.map(Json)
+}
+
+/// The answer for another session's run: as if there were none.
+fn not_yours(id: &str) -> Error {
+    Error::new(ErrorCode::RunNotFound, format!("no run `{id}`"))
+        .with_hint("list_runs lists the runs this caller may read: a session's runs are its own (the server's admin token reads all)")
 }
 
 /// Runs file-system work off the async threads.

@@ -214,6 +214,78 @@ async fn attach_without_a_device_starts_nothing() {
     assert_eq!(st["running"], false, "{st}");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn stopping_the_proxy_leaves_another_sessions_device_alone() {
+    let h = android::start_device();
+    let state = tempfile::tempdir().unwrap();
+    let app = app(
+        Toolbox::with([(Tool::Adb, h.adb.clone())]),
+        Some(h.adb_port),
+        state.path(),
+        &[],
+    );
+    set_http_proxy(&h, "10.1.2.3:3128");
+    // Session A leases the device and points it at the proxy.
+    let (status, v) = call(
+        &app,
+        post(
+            "/api/v1/sessions",
+            json!({"udid": h.serial, "name": "agent-a"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let in_session = |mut req: axum::http::Request<axum::body::Body>| {
+        req.headers_mut()
+            .insert("mobilectl-session", id.parse().unwrap());
+        req
+    };
+    let (status, a) = call(&app, in_session(post("/api/v1/proxy/attach", json!({})))).await;
+    assert_eq!(status, StatusCode::OK, "{a}");
+    let ours = a["proxy"].as_str().unwrap().to_string();
+    assert_eq!(http_proxy(&h), ours);
+    let reverse = reverse_list(&h);
+    assert!(reverse.contains("tcp:"), "{reverse}");
+
+    // Without a session: a detach of that device is refused, and so is a stop (which would
+    // detach it), changing nothing.
+    let (status, v) = call(
+        &app,
+        post("/api/v1/proxy/detach", json!({"udid": h.serial})),
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&v).as_str()),
+        (StatusCode::CONFLICT, "DEVICE_LEASED"),
+        "{v}"
+    );
+    let (status, v) = call(&app, post("/api/v1/proxy/stop", json!({}))).await;
+    assert_eq!(
+        (status, error_code(&v).as_str()),
+        (StatusCode::CONFLICT, "DEVICE_LEASED"),
+        "{v}"
+    );
+    assert_eq!(v["error"]["details"]["udid"], h.serial.as_str(), "{v}");
+    assert_eq!(v["error"]["details"]["lease"]["name"], "agent-a", "{v}");
+    assert!(
+        v["error"]["hint"].as_str().unwrap().contains("session"),
+        "{v}"
+    );
+    assert_eq!(http_proxy(&h), ours);
+    assert_eq!(reverse_list(&h), reverse);
+    let (_, st) = call(&app, get("/api/v1/proxy/status")).await;
+    assert_eq!(st["running"], true, "{st}");
+    assert_eq!(st["attached"][0]["udid"], h.serial.as_str(), "{st}");
+
+    // In the session that leases it, the stop detaches it: its setting comes back.
+    let (status, v) = call(&app, in_session(post("/api/v1/proxy/stop", json!({})))).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["running"], false, "{v}");
+    assert_eq!(http_proxy(&h), "10.1.2.3:3128");
+    assert_eq!(reverse_list(&h).trim(), "");
+}
+
 #[tokio::test]
 async fn an_ios_simulator_trusts_the_ca_and_is_told_about_the_macs_proxy() {
     const SIMS: &str =

@@ -483,6 +483,9 @@ pub fn operations() -> Vec<Operation> {
             .json::<ProxyStatus>(),
         op(Post, "proxy_stop", "/api/v1/proxy/stop", "network", "Stop the proxy (detaches devices first).")
             .cli("proxy stop", &["proxy", "stop"])
+            .describe("Refused (`DEVICE_LEASED`, nothing changed) while a device attached to it is \
+                       leased by another session than the caller's.")
+            .errors(&[DeviceLeased])
             .body::<ProxyStopRequest>()
             .json::<ProxyStatus>(),
         op(Get, "proxy_status", "/api/v1/proxy/status", "network", "Proxy state: address, CA, devices.")

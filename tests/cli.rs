@@ -91,6 +91,49 @@ fn assert_exit(o: &Output, code: i32) {
 }
 
 #[test]
+fn a_rules_body_file_is_read_by_the_cli_from_its_working_directory() {
+    // The server's files root is its own working directory, not the CLI's.
+    let state = tempfile::tempdir().unwrap();
+    let s = Server::start(
+        false,
+        &[("MOBILECTL_STATE_DIR", state.path().to_str().unwrap())],
+    );
+    let here = tempfile::tempdir().unwrap();
+    std::fs::write(here.path().join("answer.json"), br#"{"ok":true}"#).unwrap();
+    let mock = |file: &str| {
+        Command::new(BIN)
+            .args([
+                "--json",
+                "proxy",
+                "mock",
+                "--path",
+                "/a",
+                "--body-file",
+                file,
+            ])
+            .arg("--no-autostart")
+            .current_dir(here.path())
+            .env("MOBILECTL_URL", &s.url)
+            .env_remove("MOBILECTL_TOKEN")
+            .output()
+            .unwrap()
+    };
+    let added = mock("answer.json");
+    assert_exit(&added, 0);
+    let rule: serde_json::Value = serde_json::from_str(&stdout(&added)).unwrap();
+    assert_eq!(rule["rule"]["body_base64"], "eyJvayI6dHJ1ZX0=", "{rule}");
+    assert!(rule["rule"].get("body_file").is_none(), "{rule}");
+    // A file the CLI cannot read is its own error; nothing is sent.
+    let missing = mock("missing.json");
+    assert_ne!(missing.status.code(), Some(0));
+    let said = stdout(&missing) + &stderr(&missing);
+    assert!(said.contains("cannot read missing.json"), "{said}");
+    let rules: serde_json::Value =
+        serde_json::from_str(&stdout(&s.cli(&["--json", "proxy", "rules"]))).unwrap();
+    assert_eq!(rules["rules"].as_array().unwrap().len(), 1, "{rules}");
+}
+
+#[test]
 fn demo_login_flow_and_exit_codes() {
     let s = Server::start(true, &[]);
 

@@ -587,6 +587,52 @@ async fn files_round_trip_byte_for_byte_and_stay_under_the_root() {
 }
 
 #[tokio::test]
+async fn a_local_path_too_long_for_the_file_system_is_refused_before_the_device() {
+    let h = start_device();
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_with_root(&h, dir.path());
+    std::fs::write(dir.path().join("data.bin"), b"d").unwrap();
+    let (status, v) = call(
+        &app,
+        post(
+            "/api/v1/device/files/push",
+            json!({"local_path": "data.bin", "device_path": "/sdcard/Download/x"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let mark = journal_mark(&h);
+    // One 5,000-character name, and 5,000 characters of short names.
+    for local in ["a".repeat(5000), "a/".repeat(2499) + "a"] {
+        for (path, body) in [
+            (
+                "/api/v1/device/files/pull",
+                json!({"device_path": "/sdcard/Download/x", "local_path": local}),
+            ),
+            (
+                "/api/v1/device/files/push",
+                json!({"local_path": local, "device_path": "/sdcard/Download/x"}),
+            ),
+        ] {
+            let (status, v) = call(&app, post(path, body)).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{path}: {v}");
+            assert_eq!(error_code(&v), "VALIDATION_FAILED", "{path}: {v}");
+            assert!(
+                v["error"]["message"].as_str().unwrap().contains("too long"),
+                "{v}"
+            );
+            assert!(v["error"]["hint"].is_string(), "{v}");
+        }
+    }
+    assert!(
+        services_since(&h, mark).is_empty(),
+        "nothing reached the device"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 1, "nothing was written: {left:?}");
+}
+
+#[tokio::test]
 async fn notifications_post_and_read_from_the_shade() {
     let h = start_device();
     let app = app_for(&h);

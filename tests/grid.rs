@@ -490,6 +490,36 @@ async fn two_mobilectl_nodes_behind_a_real_grid_hub() {
 }
 
 #[tokio::test]
+async fn a_new_w3c_session_takes_json_of_at_most_the_apis_limit() {
+    let app = bare_app();
+    let post = |body: Vec<u8>, ctype: &str| {
+        axum::http::Request::post("/session")
+            .header("host", "127.0.0.1:9100")
+            .header("content-type", ctype)
+            .body(axum::body::Body::from(body))
+            .unwrap()
+    };
+    // 2 MB of valid capabilities: over the 1 MiB every API body is held to.
+    let pad = "x".repeat(2_000_000);
+    let big = json!({"capabilities": {"alwaysMatch": {}}, "pad": pad}).to_string();
+    let (status, v) = call(&app, post(big.into_bytes(), "application/json")).await;
+    assert_eq!(status.as_u16(), 413, "{v}");
+    assert_eq!(v["value"]["error"], "invalid argument", "{v}");
+    assert_eq!(v["value"]["data"]["code"], "PAYLOAD_TOO_LARGE", "{v}");
+    // Not JSON by its type, however it reads: 415, as the API answers.
+    for ctype in ["text/plain", "application/x-www-form-urlencoded"] {
+        let body = br#"{"capabilities": {}}"#.to_vec();
+        let (status, v) = call(&app, post(body, ctype)).await;
+        assert_eq!(status.as_u16(), 415, "{ctype}: {v}");
+        assert_eq!(v["value"]["data"]["code"], "UNSUPPORTED_MEDIA_TYPE", "{v}");
+        assert!(v["value"]["data"]["hint"].is_string(), "{v}");
+    }
+    // No session was made.
+    let (_, v) = call(&app, get("/api/v1/sessions")).await;
+    assert_eq!(v["sessions"], json!([]), "{v}");
+}
+
+#[tokio::test]
 async fn the_w3c_routes_answer_bad_input_in_their_own_shapes() {
     let app = bare_app();
     let post = |path: &str, body: &str, ctype: &str| {

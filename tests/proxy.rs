@@ -37,19 +37,26 @@ pub(crate) struct Capture {
 }
 
 fn app_with_proxy(o: ProxyOptions, policy: SecurityPolicy) -> Router {
+    app_with_files(o, policy, None)
+}
+
+/// [`app_with_proxy`] with `--files-root` (where proxy rules' body files are read).
+fn app_with_files(o: ProxyOptions, policy: SecurityPolicy, files_root: Option<PathBuf>) -> Router {
     mobilectl::server::check_declared_errors(true);
     let state = AppState::new(
         DeviceController::new(BackendConfig::default()),
         ServerOptions {
             proxy: o,
+            files_root,
             ..Default::default()
         },
     );
     server::app(state, policy)
 }
 
-/// An app whose proxy keeps its CA in a temporary state directory and trusts a test CA
-/// upstream; the proxy is started on a free port and allows the local upstreams' ports.
+/// An app whose proxy keeps its CA in a temporary state directory (`state` in `state_dir`,
+/// which is the files root) and trusts a test CA upstream; the proxy is started on a free
+/// port and allows the local upstreams' ports.
 pub(crate) async fn capture(tune: impl FnOnce(&mut ProxyOptions)) -> Capture {
     let upstream_ca = TestCa::new();
     let http = Upstream::http().await;
@@ -68,7 +75,7 @@ pub(crate) async fn capture(tune: impl FnOnce(&mut ProxyOptions)) -> Capture {
     };
     tune(&mut o);
     o.check().unwrap();
-    let app = app_with_proxy(o, loopback_policy());
+    let app = app_with_files(o, loopback_policy(), Some(state_dir.path().to_path_buf()));
     let (status, v) = call(&app, post("/api/v1/proxy/start", json!({"port": 0}))).await;
     assert_eq!(status, StatusCode::OK, "{v}");
     assert_eq!(v["running"], true, "{v}");

@@ -214,6 +214,78 @@ async fn attach_without_a_device_starts_nothing() {
     assert_eq!(st["running"], false, "{st}");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn stopping_the_proxy_leaves_another_sessions_device_alone() {
+    let h = android::start_device();
+    let state = tempfile::tempdir().unwrap();
+    let app = app(
+        Toolbox::with([(Tool::Adb, h.adb.clone())]),
+        Some(h.adb_port),
+        state.path(),
+        &[],
+    );
+    set_http_proxy(&h, "10.1.2.3:3128");
+    // Session A leases the device and points it at the proxy.
+    let (status, v) = call(
+        &app,
+        post(
+            "/api/v1/sessions",
+            json!({"udid": h.serial, "name": "agent-a"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let in_session = |mut req: axum::http::Request<axum::body::Body>| {
+        req.headers_mut()
+            .insert("mobilectl-session", id.parse().unwrap());
+        req
+    };
+    let (status, a) = call(&app, in_session(post("/api/v1/proxy/attach", json!({})))).await;
+    assert_eq!(status, StatusCode::OK, "{a}");
+    let ours = a["proxy"].as_str().unwrap().to_string();
+    assert_eq!(http_proxy(&h), ours);
+    let reverse = reverse_list(&h);
+    assert!(reverse.contains("tcp:"), "{reverse}");
+
+    // Without a session: a detach of that device is refused, and so is a stop (which would
+    // detach it), changing nothing.
+    let (status, v) = call(
+        &app,
+        post("/api/v1/proxy/detach", json!({"udid": h.serial})),
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&v).as_str()),
+        (StatusCode::CONFLICT, "DEVICE_LEASED"),
+        "{v}"
+    );
+    let (status, v) = call(&app, post("/api/v1/proxy/stop", json!({}))).await;
+    assert_eq!(
+        (status, error_code(&v).as_str()),
+        (StatusCode::CONFLICT, "DEVICE_LEASED"),
+        "{v}"
+    );
+    assert_eq!(v["error"]["details"]["udid"], h.serial.as_str(), "{v}");
+    assert_eq!(v["error"]["details"]["lease"]["name"], "agent-a", "{v}");
+    assert!(
+        v["error"]["hint"].as_str().unwrap().contains("session"),
+        "{v}"
+    );
+    assert_eq!(http_proxy(&h), ours);
+    assert_eq!(reverse_list(&h), reverse);
+    let (_, st) = call(&app, get("/api/v1/proxy/status")).await;
+    assert_eq!(st["running"], true, "{st}");
+    assert_eq!(st["attached"][0]["udid"], h.serial.as_str(), "{st}");
+
+    // In the session that leases it, the stop detaches it: its setting comes back.
+    let (status, v) = call(&app, in_session(post("/api/v1/proxy/stop", json!({})))).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["running"], false, "{v}");
+    assert_eq!(http_proxy(&h), "10.1.2.3:3128");
+    assert_eq!(reverse_list(&h).trim(), "");
+}
+
 #[tokio::test]
 async fn an_ios_simulator_trusts_the_ca_and_is_told_about_the_macs_proxy() {
     const SIMS: &str =
@@ -379,9 +451,14 @@ fn a_killed_servers_attachment_is_restored_by_the_next_one() {
         "{kept}"
     );
 
-    // SIGKILL: no clean-up. The phone points at a proxy that no longer runs.
+    // SIGKILL: no clean-up. The phone points at a proxy that no longer runs. The killed
+    // server is left unreaped (a zombie, as under a parent that has not collected it yet)
+    // while the next one starts: it is dead all the same.
     first.kill().unwrap();
-    first.wait().unwrap();
+    let stat = format!("/proc/{}/stat", first.id());
+    assert!(wait_until(Duration::from_secs(30), || {
+        std::fs::read_to_string(&stat).is_ok_and(|s| s.contains(") Z"))
+    }));
     assert_eq!(http_proxy(&h), ours);
     assert!(reverse_list(&h).contains(&format!("tcp:{proxy_port}")));
 
@@ -412,6 +489,7 @@ fn a_killed_servers_attachment_is_restored_by_the_next_one() {
     .map_or(0, |d| d.count())
         == 0));
     common::stop_server(&mut second, None);
+    first.wait().unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -467,7 +467,10 @@ async fn bad_rules_are_refused_whole_and_disturb_nothing() {
     std::os::unix::fs::symlink("/etc/passwd", &link).unwrap();
     let e = refused(&c, json!({"body_file": link})).await;
     assert!(
-        e["message"].as_str().unwrap().contains("symbolic link"),
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("outside the files root"),
         "{e}"
     );
     let e = refused(&c, json!({"action": "delay", "delay_ms": -5})).await;
@@ -519,6 +522,86 @@ async fn bad_rules_are_refused_whole_and_disturb_nothing() {
     assert_eq!(cleared["cleared"], limit);
     let r = client.get(c.http.url("/hello")).send().await.unwrap();
     assert_eq!(r.text().await.unwrap(), "hello");
+}
+
+#[tokio::test]
+async fn a_body_file_is_read_once_from_under_the_files_root_and_nowhere_else() {
+    // The files root is the capture's folder; the proxy's state directory (`state`, with the
+    // CA's key) is inside it.
+    let c = capture(|_| {}).await;
+    let root = c.state_dir.path();
+    c.ca_pem().await;
+    let key = root.join("state").join("proxy-ca-key.pem");
+    assert!(key.exists());
+    std::os::unix::fs::symlink("/etc", root.join("etc")).unwrap();
+    let outside = [
+        json!("/etc/passwd"),
+        json!("/etc/shadow"),
+        json!("/proc/self/environ"),
+        // A parent directory that is a link out of the root.
+        json!("etc/passwd"),
+        json!(root.join("etc/passwd")),
+        // The CA's private key: in the state directory, never served.
+        json!(key),
+        json!("state/proxy-ca-key.pem"),
+    ];
+    for f in &outside {
+        let (status, v) = call(
+            &c.app,
+            post(
+                "/api/v1/proxy/rules",
+                json!({"path": "/leak", "body_file": f}),
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{f}: {v}");
+        assert_eq!(error_code(&v), "FORBIDDEN", "{f}: {v}");
+        assert_eq!(v["error"]["details"]["field"], "body_file", "{f}: {v}");
+        assert!(v["error"]["hint"].as_str().is_some_and(|h| !h.is_empty()));
+    }
+    // Nothing was added, so nothing is served: the request goes on to the upstream.
+    assert!(rules(&c).await.is_empty());
+    let client = c.reqwest().await;
+    let leak = client.get(c.http.url("/leak")).send().await.unwrap();
+    let text = leak.text().await.unwrap();
+    assert!(
+        !text.contains("root:") && !text.contains("PRIVATE KEY"),
+        "{text}"
+    );
+    assert_eq!(c.http.hits(), 1);
+
+    // A file under the root, relative to it or absolute: read once, when the rule is added.
+    std::fs::create_dir(root.join("bodies")).unwrap();
+    let answer = root.join("bodies").join("answer.json");
+    std::fs::write(&answer, r#"{"v":1}"#).unwrap();
+    add(
+        &c,
+        json!({"path": "/one", "body_file": "bodies/answer.json"}),
+    )
+    .await;
+    add(&c, json!({"path": "/two", "body_file": answer})).await;
+    // Changed afterwards, then swapped for a link to a secret: what is served stays.
+    std::fs::write(&answer, r#"{"v":2}"#).unwrap();
+    let served = |path: &'static str| {
+        let client = client.clone();
+        let url = c.http.url(path);
+        async move { client.get(url).send().await.unwrap().text().await.unwrap() }
+    };
+    assert_eq!(served("/one").await, r#"{"v":1}"#);
+    std::fs::remove_file(&answer).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", &answer).unwrap();
+    assert_eq!(served("/two").await, r#"{"v":1}"#);
+    assert_eq!(served("/one").await, r#"{"v":1}"#);
+    assert_eq!(c.http.hits(), 1, "the mocks reached the upstream");
+    // The flow's recorded answer is the kept bytes too.
+    let f = flow_of(&c, &c.http.url("/two")).await;
+    let (status, _, body) = get_raw(
+        &c.app,
+        &format!("/api/v1/proxy/flows/{}?body=response", f["id"]),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body, br#"{"v":1}"#);
 }
 
 #[tokio::test]

@@ -488,6 +488,9 @@ pub fn operations() -> Vec<Operation> {
             .json::<ProxyStatus>(),
         op(Post, "proxy_stop", "/api/v1/proxy/stop", "network", "Stop the proxy (detaches devices first).")
             .cli("proxy stop", &["proxy", "stop"])
+            .describe("Refused (`DEVICE_LEASED`, nothing changed) while a device attached to it is \
+                       leased by another session than the caller's.")
+            .errors(&[DeviceLeased])
             .body::<ProxyStopRequest>()
             .json::<ProxyStatus>(),
         op(Get, "proxy_status", "/api/v1/proxy/status", "network", "Proxy state: address, CA, devices.")
@@ -558,14 +561,15 @@ pub fn operations() -> Vec<Operation> {
                        `path_regex`, `query` (a value `*`: any), `header` (`name` or `name: value`), `json_field` \
                        (+ `json_equals`); every field given must hold. `nth`: act on the Nth match \
                        only; `times`: at most N times. `action`: respond (default: `status`, \
-                       `headers`, `body` | `body_json` | `body_base64` | `body_file`, `delay_ms`), \
+                       `headers`, `body` | `body_json` | `body_base64` | `body_file`: a file under \
+                       the server's files root, read once when added, `delay_ms`), \
                        delay (`delay_ms` before forwarding, `first_byte_delay_ms`), throttle \
                        (`down_bytes_per_sec`, `up_bytes_per_sec`), fail (`fail`: reset, timeout, \
                        502, 503, 504, cut + `cut_after_bytes`), rewrite (`request_headers`, \
                        `response_headers`: a value sets, `null` removes; `json_patch`), passthrough. Rules are evaluated in order; the first that \
                        matches and may act decides. Flows it acts on carry `rule_id` and `mocked`. \
                        Validated whole: a rule that can never match is refused with the reason.")
-            .errors(&[NotFound])
+            .errors(&[Forbidden, NotFound])
             .body::<RuleSpec>()
             .json::<RuleView>(),
         op(Get, "list_proxy_rules", "/api/v1/proxy/rules", "network", "List proxy rules.")

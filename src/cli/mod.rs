@@ -282,7 +282,7 @@ fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientEr
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let req = match req {
+    let req = match req.and_then(proxy::with_local_body_file) {
         Ok(r) => r,
         Err(e) => return output::error(&e, g.json),
     };

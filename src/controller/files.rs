@@ -3,7 +3,9 @@
 //! (`serve --files-root DIR`, default the server's working directory) bounds every local path:
 //! a relative path is taken under it, symlinks are resolved before the check, nothing outside
 //! it is read or written, an existing file is replaced only when asked, and sizes are capped
-//! ([`MAX_FILE`]) both ways. Device paths are absolute, without NUL or line breaks.
+//! ([`MAX_FILE`]) both ways; a path too long for the file system is refused up front. The
+//! same resolver reads a proxy rule's body file ([`read_under`]). Device paths are absolute,
+//! without NUL or line breaks.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -37,16 +39,39 @@ fn root_of(root: &Path) -> Result<PathBuf> {
     })
 }
 
+/// The longest local path taken, whole (`PATH_MAX`), and the longest name in it (`NAME_MAX`):
+/// a longer one is refused here, before the file system answers "File name too long".
+const MAX_PATH: usize = libc::PATH_MAX as usize;
+const MAX_NAME: usize = 255;
+
 fn joined(root: &Path, p: &str) -> Result<PathBuf> {
     if p.is_empty() || p.contains('\0') {
-        return Err(Error::validation("`local_path` is empty or contains a NUL"));
+        return Err(Error::validation(
+            "the local path is empty or contains a NUL",
+        ));
     }
     let p = Path::new(p);
-    Ok(if p.is_absolute() {
+    let path = if p.is_absolute() {
         p.to_path_buf()
     } else {
         root.join(p)
-    })
+    };
+    let longest = path
+        .components()
+        .map(|c| c.as_os_str().len())
+        .max()
+        .unwrap_or(0);
+    if path.as_os_str().len() >= MAX_PATH || longest > MAX_NAME {
+        return Err(Error::validation(format!(
+            "the local path is too long: {} bytes under the files root, its longest name {longest}",
+            path.as_os_str().len()
+        ))
+        .with_hint(format!(
+            "use a path of fewer than {MAX_PATH} bytes whose names each have at most {MAX_NAME}"
+        ))
+        .with_details(serde_json::json!({ "limit": MAX_PATH, "name_limit": MAX_NAME })));
+    }
+    Ok(path)
 }
 
 /// The file to push: under the root once symlinks are resolved, a regular file, at most
@@ -115,8 +140,75 @@ pub fn resolve_write(root: &Path, p: &str, overwrite: bool) -> Result<PathBuf> {
         )),
         Ok(_) if !overwrite => Err(Error::validation(format!("`{}` exists", target.display()))
             .with_hint("pass `overwrite: true` to replace it")),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::validation(format!(
+            "`{}` cannot be written: {e}",
+            target.display()
+        ))),
         _ => Ok(target),
     }
+}
+
+/// A file under the root read whole, once: resolved as [`resolve_read`] resolves it, never
+/// inside `private` (the server's state directory: the proxy CA's key), then opened without
+/// following a link put in its place since (nor blocking on a FIFO), checked again on the open
+/// file (a regular file; on Linux, where it really is), and read up to `limit + 1` bytes, so
+/// the caller sees a file that grew past its limit. Answers the resolved path and the bytes.
+pub fn read_under(
+    root: &Path,
+    p: &str,
+    limit: u64,
+    private: Option<&Path>,
+) -> Result<(PathBuf, Vec<u8>)> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let canonical_root = root_of(root)?;
+    let private = private.and_then(|d| d.canonicalize().ok());
+    let allowed = |at: &Path| -> Result<()> {
+        if !at.starts_with(&canonical_root) {
+            return Err(outside(at, &canonical_root));
+        }
+        if private.as_ref().is_some_and(|d| at.starts_with(d)) {
+            return Err(Error::new(
+                ErrorCode::Forbidden,
+                format!("`{}` is in the server's state directory", at.display()),
+            )
+            .with_hint("the state directory (the proxy CA's key, the server's records) is never read for a request: copy the file elsewhere under the files root"));
+        }
+        Ok(())
+    };
+    let (real, _) = resolve_read(root, p)?;
+    allowed(&real)?;
+    let unreadable = |e: std::io::Error| {
+        Error::new(
+            ErrorCode::NotFound,
+            format!("`{}` cannot be read: {e}", real.display()),
+        )
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&real)
+        .map_err(unreadable)?;
+    if !file.metadata().map_err(unreadable)?.is_file() {
+        return Err(Error::validation(format!(
+            "`{}` is not a regular file",
+            real.display()
+        )));
+    }
+    // A directory on the way swapped for a link since it was resolved: where the open file
+    // really is decides.
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        if let Ok(opened) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+            allowed(&opened)?;
+        }
+    }
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    Ok((real, bytes))
 }
 
 /// A device path: absolute, at most 1024 bytes, without NUL or line breaks.
@@ -245,5 +337,40 @@ mod tests {
             .contains("at most"));
         assert!(check_device_path("relative").is_err());
         assert!(check_device_path("/sdcard/a\nb").is_err());
+        // Too long for the file system: refused before it is asked.
+        for p in ["a".repeat(5000), "a".repeat(256), "a/".repeat(2100)] {
+            let e = resolve_write(&root, &p, false).unwrap_err();
+            assert_eq!(e.code, ErrorCode::ValidationFailed, "{}", p.len());
+            assert!(e.message.contains("too long"), "{}", e.message);
+            let e = resolve_read(&root, &p).unwrap_err();
+            assert_eq!(e.code, ErrorCode::ValidationFailed, "{}", p.len());
+        }
+    }
+
+    #[test]
+    fn a_file_read_under_the_root_is_confined_as_a_pushed_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        let private = root.join("state");
+        std::fs::create_dir_all(&private).unwrap();
+        std::fs::write(root.join("a.json"), b"{}").unwrap();
+        std::fs::write(private.join("key.pem"), b"k").unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("etc")).unwrap();
+        std::os::unix::fs::symlink(root.join("a.json"), root.join("in.json")).unwrap();
+        let read = |p: &str| read_under(&root, p, 10, Some(&private));
+        assert_eq!(read("a.json").unwrap().1, b"{}");
+        assert_eq!(read("in.json").unwrap().1, b"{}", "a link within the root");
+        for p in [
+            "/etc/passwd",
+            "etc/passwd",
+            "../root/state/key.pem",
+            "state/key.pem",
+        ] {
+            assert_eq!(read(p).unwrap_err().code, ErrorCode::Forbidden, "{p}");
+        }
+        assert_eq!(read(".").unwrap_err().code, ErrorCode::ValidationFailed);
+        // At most `limit + 1` bytes are read.
+        std::fs::write(root.join("big"), [0u8; 100]).unwrap();
+        assert_eq!(read("big").unwrap().1.len(), 11);
     }
 }

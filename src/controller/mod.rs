@@ -51,7 +51,9 @@ pub use slot::{inside_hold, DeviceSlot};
 pub use snapshot::Snapshot;
 
 pub use apps::check_install_path;
-pub use files::{check_device_path, check_media, resolve_read, resolve_write, MAX_FILE};
+pub use files::{
+    check_device_path, check_media, read_under, resolve_read, resolve_write, MAX_FILE,
+};
 pub use logs::{
     crash_brief, crash_code, log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus,
 };

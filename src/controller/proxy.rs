@@ -217,6 +217,38 @@ impl DeviceController {
         Ok((device, detached, known.is_some() || stale.is_some()))
     }
 
+    /// Refuses to stop the proxy for the caller when a device attached to it is leased by
+    /// another session (`409 DEVICE_LEASED` naming it): stopping detaches every device, and
+    /// that one is not the caller's to change (a detach of it is refused the same way).
+    pub fn proxy_check_stop(&self) -> Result<()> {
+        let attached: Vec<Device> = self
+            .proxy_attachments
+            .lock()
+            .values()
+            .map(|a| a.device.clone())
+            .collect();
+        for device in attached {
+            self.check_lease(&device).map_err(|e| {
+                let lease = e.details.as_ref().map(|d| d["lease"].clone());
+                let details = serde_json::json!({ "udid": device.udid, "lease": lease });
+                Error {
+                    message: format!(
+                        "the proxy is not stopped: stopping it detaches every device, and {}",
+                        e.message
+                    ),
+                    hint: Some(
+                        "stop it in that session, or once its lease ends; `proxy detach` undoes \
+                         your own devices' attach meanwhile"
+                            .into(),
+                    ),
+                    details: Some(details),
+                    ..e
+                }
+            })?;
+        }
+        Ok(())
+    }
+
     /// Detaches every attached device, all at once, each within `limit` (the server is
     /// stopping: no phone is left pointing at a dead proxy). Answers each device's outcome.
     pub async fn proxy_detach_all(&self, limit: Duration) -> Vec<(String, Result<ProxyDetached>)> {

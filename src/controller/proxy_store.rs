@@ -6,8 +6,8 @@
 //! (`MOBILECTL_STATE_DIR`, where the proxy's CA is), whole each time through a temporary file
 //! and a rename, so a reader never sees half of one; it is removed when nothing is attached.
 //! A starting server adopts the files of servers that are not running any more (their pid is
-//! gone): their records become its own (written to its file before theirs are removed) until
-//! each device is restored.
+//! gone, or is a zombie: killed, not yet reaped by its parent): their records become its own
+//! (written to its file before theirs are removed) until each device is restored.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -43,7 +43,9 @@ pub struct Store {
     pid: u32,
 }
 
-/// Whether process `pid` exists (signal 0 sends nothing; EPERM means it exists).
+/// Whether process `pid` runs: it exists (signal 0 sends nothing; EPERM means it exists) and
+/// is not a zombie (dead, its exit not yet collected by its parent: it holds nothing, and
+/// answers signal 0 all the same).
 fn alive(pid: u32) -> bool {
     let Ok(pid) = i32::try_from(pid) else {
         return false;
@@ -53,7 +55,19 @@ fn alive(pid: u32) -> bool {
     }
     // SAFETY: kill(2) with signal 0 only checks that the process exists; nothing is sent.
     let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    let exists = r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    exists && !zombie(pid)
+}
+
+/// Whether `pid` is a zombie, by its state in `/proc/PID/stat` (the letter after the command
+/// name, which ends at the last `)`). Without `/proc` (macOS) it is taken as running.
+fn zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next());
+        matches!(state, Some('Z' | 'X'))
+    })
 }
 
 fn unwritable(path: &Path, e: std::io::Error) -> Error {
@@ -187,5 +201,38 @@ mod tests {
         mine.write(&[]).unwrap();
         assert!(!own.exists());
         mine.write(&[]).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_killed_server_not_yet_reaped_is_dead() {
+        let dir = tempfile::tempdir().unwrap();
+        let mine = Store::new(dir.path());
+        // A stand-in server: killed, and kept unreaped (a zombie) while the next one starts.
+        let mut child = std::process::Command::new("sleep")
+            .arg("600")
+            .spawn()
+            .unwrap();
+        let killed = Store {
+            dir: mine.dir.clone(),
+            pid: child.id(),
+        };
+        killed.write(&[rec("z")]).unwrap();
+        assert!(
+            mine.orphans().0.is_empty(),
+            "a running server's records are its own"
+        );
+        child.kill().unwrap();
+        let stat = format!("/proc/{}/stat", child.id());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !std::fs::read_to_string(&stat).is_ok_and(|s| s.contains(") Z")) {
+            assert!(std::time::Instant::now() < deadline, "never a zombie");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        // SAFETY: signal 0 checks that the process exists; nothing is sent.
+        let exists = unsafe { libc::kill(child.id() as i32, 0) } == 0;
+        assert!(exists, "a zombie answers signal 0");
+        assert_eq!(mine.orphans().0, [rec("z")]);
+        child.wait().unwrap();
     }
 }

@@ -358,7 +358,7 @@ fn not_modified(request: &HeaderMap, response: Response) -> Response {
 
 /// A body must be declared JSON: a plain HTML form or a "simple" cross-site request cannot
 /// send that content type, so a web page cannot make the server act.
-fn require_json(headers: &HeaderMap) -> Result<()> {
+pub(super) fn require_json(headers: &HeaderMap) -> Result<()> {
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

@@ -21,7 +21,7 @@ use serde_json::json;
 
 use crate::error::{Error, ErrorCode, Result};
 use matcher::RequestView;
-use spec::{compile, Rule, RuleSpec, RuleView};
+use spec::{compile, ReadBodyFile, Rule, RuleSpec, RuleView};
 
 /// At most this many rules.
 pub const MAX_RULES: usize = 1000;
@@ -68,22 +68,25 @@ impl RuleSet {
             .clone()
     }
 
-    /// Adds `specs` at the end (or at `at`), all or none: each is checked whole first.
+    /// Adds `specs` at the end (or at `at`), all or none: each is checked whole first. A
+    /// `body_file` is refused (the server's routes read it: [`Self::add_for`]).
     pub fn add(&self, specs: Vec<RuleSpec>, at: Option<usize>) -> Result<Vec<RuleView>> {
-        self.add_for(specs, at, None)
+        self.add_for(specs, at, None, None)
     }
 
-    /// [`Self::add`], the rules belonging to `session` (they end with it) when one is given.
+    /// [`Self::add`], the rules belonging to `session` (they end with it) when one is given,
+    /// their body files read by `read` now (the bytes are kept with the rule).
     pub fn add_for(
         &self,
         specs: Vec<RuleSpec>,
         at: Option<usize>,
         session: Option<String>,
+        read: Option<ReadBodyFile<'_>>,
     ) -> Result<Vec<RuleView>> {
         let mut compiled = Vec::with_capacity(specs.len());
         for (i, s) in specs.into_iter().enumerate() {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
-            let rule = compile(id, s).map_err(|e| {
+            let rule = compile(id, s, read).map_err(|e| {
                 if i == 0 {
                     e
                 } else {

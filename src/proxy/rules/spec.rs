@@ -1,8 +1,8 @@
 //! A rule as the API takes it ([`RuleSpec`], flat: what to match, when, and what to do) and
 //! its validation, whole, into a compiled [`Rule`]: patterns compile, values are in range,
-//! fields belong to the action named, a body file is a regular file (not a link) the server
-//! may read, bodies stay within [`MAX_BODY`], and a rule that can never match is refused with
-//! the reason.
+//! fields belong to the action named, a body file is read once, now, by the reader the server
+//! gives ([`ReadBodyFile`]: under its files root) and kept with the rule, bodies stay within
+//! [`MAX_BODY`], and a rule that can never match is refused with the reason.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,6 +23,11 @@ use crate::error::{Error, Result};
 pub const MAX_BODY: usize = 8 * 1024 * 1024;
 /// The longest delay or hold a rule may ask.
 pub const MAX_DELAY_MS: u64 = 10 * 60 * 1000;
+
+/// Reads a `respond` rule's `body_file` when the rule is added, at most [`MAX_BODY`] + 1
+/// bytes: the server's reader confines it to the files root. Rules compiled without one
+/// refuse `body_file`.
+pub type ReadBodyFile<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>>;
 
 /// What a rule does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
@@ -392,9 +397,9 @@ fn foreign_fields(s: &RuleSpec) -> Vec<&'static str> {
         .collect()
 }
 
-/// Checks a rule whole and compiles it under `id`. `hold` is the proxy's upstream timeout
-/// (how long `fail: timeout` holds by default).
-pub fn compile(id: u64, spec: RuleSpec) -> Result<Rule> {
+/// Checks a rule whole and compiles it under `id`, reading its `body_file` (if any) with
+/// `read`.
+pub fn compile(id: u64, spec: RuleSpec, read: Option<ReadBodyFile<'_>>) -> Result<Rule> {
     let foreign = foreign_fields(&spec);
     if let Some(f) = foreign.first() {
         return Err(invalid(
@@ -415,7 +420,7 @@ pub fn compile(id: u64, spec: RuleSpec) -> Result<Rule> {
         (_, Some(0)) => return Err(never("`times` is 0")),
         _ => {}
     }
-    let action = action(&spec)?;
+    let action = action(&spec, read)?;
     Ok(Rule {
         id,
         spec,
@@ -531,9 +536,9 @@ fn matcher(s: &RuleSpec) -> Result<Matcher> {
     Ok(m)
 }
 
-fn action(s: &RuleSpec) -> Result<Action> {
+fn action(s: &RuleSpec, read: Option<ReadBodyFile<'_>>) -> Result<Action> {
     Ok(match s.action {
-        ActionKind::Respond => Action::Respond(canned(s)?),
+        ActionKind::Respond => Action::Respond(canned(s, read)?),
         ActionKind::Delay => {
             let before = delay("delay_ms", s.delay_ms)?;
             let first_byte = delay("first_byte_delay_ms", s.first_byte_delay_ms)?;
@@ -618,7 +623,7 @@ fn action(s: &RuleSpec) -> Result<Action> {
     })
 }
 
-fn canned(s: &RuleSpec) -> Result<Canned> {
+fn canned(s: &RuleSpec, read: Option<ReadBodyFile<'_>>) -> Result<Canned> {
     let status = s.status.unwrap_or(200);
     let status = StatusCode::from_u16(status)
         .ok()
@@ -655,7 +660,7 @@ fn canned(s: &RuleSpec) -> Result<Canned> {
             .map_err(|e| invalid("body_base64", format!("not base64: {e}")))?;
         (bytes, Some("application/octet-stream"))
     } else if let Some(f) = &s.body_file {
-        (read_body_file(f)?, None)
+        (read_body_file(f, read)?, None)
     } else {
         (Vec::new(), None)
     };
@@ -687,48 +692,31 @@ fn canned(s: &RuleSpec) -> Result<Canned> {
     })
 }
 
-/// A body file: absolute, a regular file and not a link, at most [`MAX_BODY`] bytes, readable.
-fn read_body_file(f: &str) -> Result<Vec<u8>> {
-    let path = std::path::Path::new(f);
-    if !path.is_absolute() {
-        return Err(
-            invalid("body_file", format!("`{f}` is not an absolute path"))
-                .with_hint("pass an absolute path on the machine running the server"),
-        );
-    }
-    let meta = std::fs::symlink_metadata(path).map_err(|e| {
-        Error::new(
-            crate::error::ErrorCode::NotFound,
-            format!("`{f}` cannot be read: {e}"),
-        )
-        .with_details(json!({ "field": "body_file" }))
+/// A body file's bytes, read now by `read` (under the server's files root), at most
+/// [`MAX_BODY`].
+fn read_body_file(f: &str, read: Option<ReadBodyFile<'_>>) -> Result<Vec<u8>> {
+    let read = read.ok_or_else(|| {
+        invalid("body_file", "rules added here take no `body_file`")
+            .with_hint("send the file's bytes as `body_base64`")
     })?;
-    if meta.file_type().is_symlink() {
-        return Err(invalid("body_file", format!("`{f}` is a symbolic link"))
-            .with_hint("pass the file itself, not a link to it"));
-    }
-    if !meta.is_file() {
-        return Err(invalid("body_file", format!("`{f}` is not a regular file")));
-    }
-    if meta.len() > MAX_BODY as u64 {
+    let bytes = read(f).map_err(|mut e| {
+        match &mut e.details {
+            Some(Value::Object(d)) => {
+                d.entry("field").or_insert_with(|| json!("body_file"));
+            }
+            Some(_) => {}
+            None => e.details = Some(json!({ "field": "body_file" })),
+        }
+        e
+    })?;
+    if bytes.len() > MAX_BODY {
         return Err(Error::new(
             crate::error::ErrorCode::PayloadTooLarge,
-            format!(
-                "`{f}` is {} bytes; a rule serves at most {MAX_BODY}",
-                meta.len()
-            ),
+            format!("`{f}` is larger than {MAX_BODY} bytes, the most a rule serves"),
         )
         .with_details(json!({ "field": "body_file", "limit": MAX_BODY })));
     }
-    let mut file = std::fs::File::open(path)
-        .map_err(|e| invalid("body_file", format!("`{f}` cannot be read: {e}")))?;
-    let mut out = Vec::new();
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(&mut file, MAX_BODY as u64 + 1),
-        &mut out,
-    )
-    .map_err(|e| invalid("body_file", format!("`{f}` cannot be read: {e}")))?;
-    Ok(out)
+    Ok(bytes)
 }
 
 #[cfg(test)]
@@ -740,7 +728,7 @@ mod tests {
     }
 
     fn refused(v: Value) -> String {
-        match compile(1, spec(v)) {
+        match compile(1, spec(v), None) {
             Ok(_) => panic!("accepted"),
             Err(e) => e.message,
         }
@@ -762,25 +750,37 @@ mod tests {
                 .contains("not a field")
         );
         assert!(refused(json!({"body": "a", "body_json": {}})).contains("one of"));
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path().display().to_string();
-        assert!(refused(json!({"body_file": d})).contains("regular file"));
-        assert!(refused(json!({"body_file": "relative.json"})).contains("absolute"));
-        let target = dir.path().join("t.json");
-        std::fs::write(&target, "{}").unwrap();
-        let link = dir.path().join("l.json");
-        std::os::unix::fs::symlink("/etc/passwd", &link).unwrap();
-        assert!(refused(json!({"body_file": link})).contains("symbolic link"));
-        let r = compile(1, spec(json!({"body_file": target}))).unwrap();
+        // Without the server's reader, no file is read.
+        assert!(refused(json!({"body_file": "/etc/passwd"})).contains("no `body_file`"));
+    }
+
+    #[test]
+    fn a_body_file_is_read_once_by_the_servers_reader_and_kept() {
+        let asked = std::sync::Mutex::new(Vec::new());
+        let read = |f: &str| -> Result<Vec<u8>> {
+            asked.lock().unwrap().push(f.to_string());
+            match f {
+                "big" => Ok(vec![0; MAX_BODY + 1]),
+                "out" => Err(Error::new(crate::error::ErrorCode::Forbidden, "outside")),
+                _ => Ok(b"{}".to_vec()),
+            }
+        };
+        let r = compile(1, spec(json!({"body_file": "t.json"})), Some(&read)).unwrap();
         assert!(matches!(&r.action, Action::Respond(c) if &c.body[..] == b"{}"));
+        let e = compile(1, spec(json!({"body_file": "out"})), Some(&read)).unwrap_err();
+        assert_eq!(e.code, crate::error::ErrorCode::Forbidden);
+        assert_eq!(e.details, Some(json!({"field": "body_file"})));
+        let e = compile(1, spec(json!({"body_file": "big"})), Some(&read)).unwrap_err();
+        assert_eq!(e.code, crate::error::ErrorCode::PayloadTooLarge);
+        assert_eq!(*asked.lock().unwrap(), ["t.json", "out", "big"]);
     }
 
     #[test]
     fn nth_and_times_decide_which_matches_act() {
-        let r = compile(1, spec(json!({"nth": 2}))).unwrap();
+        let r = compile(1, spec(json!({"nth": 2})), None).unwrap();
         assert_eq!((r.claim(), r.claim(), r.claim()), (false, true, false));
         assert!(r.spent());
-        let r = compile(1, spec(json!({"times": 2}))).unwrap();
+        let r = compile(1, spec(json!({"times": 2})), None).unwrap();
         assert_eq!((r.claim(), r.claim(), r.claim()), (true, true, false));
         assert_eq!(r.view(0).hits, 2);
         assert_eq!(r.view(0).matched, 3);

@@ -79,8 +79,10 @@ pub async fn start(s: AppState, r: ProxyStartRequest) -> Result<Json<ProxyStatus
     Ok(Json(st))
 }
 
-/// Detaches every attached device, then stops the proxy.
+/// Detaches every attached device, then stops the proxy; refused, changing nothing, while
+/// another session leases one of those devices.
 pub async fn stop(s: AppState, _: ProxyStopRequest) -> Result<Json<ProxyStatus>> {
+    s.controller.proxy_check_stop()?;
     let failed = detach_all(&s).await;
     let was_running = s.proxy.stop().await;
     let mut st = status_of(&s).await;

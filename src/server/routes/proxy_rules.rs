@@ -2,6 +2,7 @@
 //! replay a HAR as rules), the link's conditions (set, clear), and the recorded flows as HAR.
 //! What a session adds or sets is its own: other callers neither see nor change its rules, nor
 //! change the conditions it set ([`crate::controller::may_see`]), and they end with it.
+//! A rule's `body_file` is read here, once, under the files root ([`read_body_file`]).
 
 use axum::Json;
 
@@ -9,6 +10,7 @@ use crate::api::wire::proxy::*;
 use crate::controller::may_see;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proxy::conditions::LinkConditions;
+use crate::proxy::rules::spec::MAX_BODY;
 use crate::proxy::rules::MAX_RULES;
 use crate::server::bind::{self, Binding};
 use crate::server::AppState;
@@ -30,7 +32,11 @@ pub fn bindings() -> Vec<Binding> {
 /// Adds a rule at the end of the list.
 /// In a session, the rule belongs to it and ends with it.
 pub async fn add(s: AppState, r: RuleSpec) -> Result<Json<RuleView>> {
-    let mut added = s.proxy.rules().add_for(vec![r], None, session_id())?;
+    let read = |f: &str| read_body_file(&s, f);
+    let mut added = s
+        .proxy
+        .rules()
+        .add_for(vec![r], None, session_id(), Some(&read))?;
     added
         .pop()
         .map(Json)
@@ -73,7 +79,11 @@ pub async fn clear(s: AppState) -> Result<Json<Cleared>> {
 /// A HAR's answers as `respond` rules, all or none.
 pub async fn from_har(s: AppState, r: RulesFromHarRequest) -> Result<Json<RulesAdded>> {
     let specs = crate::proxy::har::rules_from(&r.har, r.host.as_deref())?;
-    let added = s.proxy.rules().add_for(specs, None, session_id())?;
+    let read = |f: &str| read_body_file(&s, f);
+    let added = s
+        .proxy
+        .rules()
+        .add_for(specs, None, session_id(), Some(&read))?;
     Ok(Json(RulesAdded {
         added,
         total: s.proxy.rules().len(),
@@ -119,6 +129,15 @@ fn conditions_are_mine(s: &AppState) -> Result<()> {
         .with_hint("they are that session's until it lifts them or ends; the server's admin token (`Mobilectl-Admin`) may change them")),
         _ => Ok(()),
     }
+}
+
+/// A rule's body file, read now: a path under the files root (relative to it, or absolute
+/// inside it), resolved as a push's file is (symlinks on the way included), a regular file,
+/// never in the state directory (the proxy CA's key); at most [`MAX_BODY`] + 1 bytes.
+fn read_body_file(s: &AppState, f: &str) -> Result<Vec<u8>> {
+    let state_dir = s.proxy.options().state_dir.as_deref();
+    let root = s.options.files_root();
+    crate::controller::read_under(&root, f, MAX_BODY as u64, state_dir).map(|(_, bytes)| bytes)
 }
 
 /// The id of the request's session, if it runs in one.

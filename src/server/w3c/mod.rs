@@ -7,11 +7,12 @@
 //! only to the caller of `POST /session`, never listed), so the whole operation table works through a hub with no second
 //! list of routes. Grid forwards only GET, POST and DELETE: under a session, a POST reaches an
 //! operation that is a PUT on its own path. Errors of the W3C routes are W3C-shaped
-//! (`{"value": {"error", "message", "stacktrace", "data"}}`); under `/api/v1/` they are the
-//! API's envelope.
+//! (`{"value": {"error", "message", "stacktrace", "data"}}`, our code and hint in `data`);
+//! under `/api/v1/` they are the API's envelope. `POST /session` takes what an API body is
+//! held to: JSON (`Content-Type: application/json`), at most [`super::BODY_LIMIT`].
 
 use axum::body::Body;
-use axum::extract::{Path, Request, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
 use axum::http::{header, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, delete, get, post};
@@ -37,7 +38,10 @@ struct W3c {
 pub fn routes(state: AppState, api: Router) -> Router {
     Router::new()
         .route("/status", get(status))
-        .route("/session", post(new_session))
+        .route(
+            "/session",
+            post(new_session).layer(DefaultBodyLimit::max(super::BODY_LIMIT)),
+        )
         .route("/session/{id}", delete(delete_session))
         .route("/session/{id}/{*rest}", any(in_session))
         .with_state(W3c { state, api })
@@ -76,9 +80,23 @@ async fn status(State(w): State<W3c>) -> Response {
     .into_response()
 }
 
+/// Our error as a W3C `invalid argument`, with its status (a body too large: 413; not JSON: 415).
+fn invalid_argument(e: Error) -> Response {
+    let status = StatusCode::from_u16(e.code.status()).unwrap_or(StatusCode::BAD_REQUEST);
+    w3c_error(status, "invalid argument", e.message.clone(), data_of(&e))
+}
+
 /// `POST /session`: the first `firstMatch` entry a device satisfies becomes a mobilectl session
-/// leasing that device.
-async fn new_session(State(w): State<W3c>, body: axum::body::Bytes) -> Response {
+/// leasing that device. The body is JSON, at most [`super::BODY_LIMIT`] (read after the type
+/// is checked).
+async fn new_session(State(w): State<W3c>, req: Request) -> Response {
+    if let Err(e) = super::bind::require_json(req.headers()) {
+        return invalid_argument(e);
+    }
+    let body = match axum::body::Bytes::from_request(req, &()).await {
+        Ok(b) => b,
+        Err(rejection) => return invalid_argument(Error::from(rejection)),
+    };
     let parsed: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {

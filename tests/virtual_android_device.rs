@@ -688,3 +688,106 @@ fn reverse_forwards_tunnel_to_the_host_through_adb() {
         "{journaled:?}"
     );
 }
+
+/// What an adb command printed, stdout then stderr.
+fn said(out: &virtual_device::testing::CmdOutput) -> String {
+    out.stdout_text() + &out.stderr_text()
+}
+
+/// A name no other run uses, for a file whose absence on the host is checked.
+fn unique_name(what: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("mobilectl-{what}-{}-{nanos}", std::process::id())
+}
+
+/// Issue #39 (item 4): `..` in a device path resolves against the device's `/`, where a `..`
+/// stays, as on any file system — the pull of `/data/../../../../etc/passwd` finds no such
+/// file instead of the host's, a push to `/../../../../tmp/NAME` lands in the device's `/tmp`
+/// instead of the host's, and the shell's utilities see the same.
+#[test]
+fn sync_and_shell_paths_with_dot_dot_stay_inside_the_device() {
+    let vd = start();
+    let tmp = tempfile::tempdir().unwrap();
+    let got = tmp.path().join("passwd");
+    let out = vd.adb(&[
+        "pull",
+        "/data/../../../../etc/passwd",
+        got.to_str().unwrap(),
+    ]);
+    assert!(!out.success(), "{}", said(&out));
+    // adb prints its sync errors on stdout.
+    assert!(said(&out).contains("does not exist"), "{}", said(&out));
+    assert!(!got.exists(), "nothing of the host's was copied");
+    let out = vd.adb(&["shell", "cat", "/data/../../../../etc/passwd"]);
+    assert!(!out.success());
+    assert!(out.stdout.is_empty(), "{}", out.stdout_text());
+    assert!(
+        out.stderr_text().contains("No such file"),
+        "{}",
+        out.stderr_text()
+    );
+
+    let name = unique_name("vd-push");
+    let host_target = std::path::Path::new("/tmp").join(&name);
+    let src = tmp.path().join("up.txt");
+    std::fs::write(&src, b"pushed").unwrap();
+    let out = vd.adb(&[
+        "push",
+        src.to_str().unwrap(),
+        &format!("/../../../../tmp/{name}"),
+    ]);
+    assert!(out.success(), "{}", said(&out));
+    assert!(!host_target.exists(), "nothing written on the host");
+    assert_eq!(
+        std::fs::read(vd.root.join("tmp").join(&name)).unwrap(),
+        b"pushed",
+        "the device's /tmp"
+    );
+}
+
+/// A symlink in the device's folder that leads out of it (a shell command can make one) leads
+/// nowhere for the device: pulls, pushes, listings and utilities through it find no such file,
+/// and the host folder it names is neither read nor written.
+#[test]
+fn symlinks_out_of_the_device_lead_nowhere() {
+    let vd = start();
+    let host = tempfile::tempdir().unwrap();
+    std::fs::write(host.path().join("secret"), b"host secret").unwrap();
+    std::os::unix::fs::symlink(host.path(), vd.root.join("sdcard/out")).unwrap();
+    std::os::unix::fs::symlink(host.path().join("later"), vd.root.join("sdcard/later")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let got = tmp.path().join("got");
+    let out = vd.adb(&["pull", "/sdcard/out/secret", got.to_str().unwrap()]);
+    assert!(!out.success(), "{}", said(&out));
+    assert!(said(&out).contains("does not exist"), "{}", said(&out));
+    assert!(!got.exists());
+    let src = tmp.path().join("up.txt");
+    std::fs::write(&src, b"planted").unwrap();
+    for target in ["/sdcard/out/planted", "/sdcard/later"] {
+        let out = vd.adb(&["push", src.to_str().unwrap(), target]);
+        assert!(!out.success(), "{target}: {}", said(&out));
+        assert!(
+            said(&out).contains("No such file"),
+            "{target}: {}",
+            said(&out)
+        );
+    }
+    let listing = vd.adb(&["ls", "/sdcard/out"]).stdout_text();
+    assert!(!listing.contains("secret"), "{listing}");
+    let out = vd.adb(&["shell", "cat", "/sdcard/out/secret"]);
+    assert!(!out.stdout_text().contains("host secret"));
+    assert!(
+        out.stderr_text().contains("No such file"),
+        "{}",
+        out.stderr_text()
+    );
+    let mut left: Vec<String> = std::fs::read_dir(host.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["secret"], "nothing written on the host");
+}

@@ -3,7 +3,8 @@
 //! (`serve --files-root DIR`, default the server's working directory) bounds every local path:
 //! a relative path is taken under it, symlinks are resolved before the check, nothing outside
 //! it is read or written, an existing file is replaced only when asked, and sizes are capped
-//! ([`MAX_FILE`]) both ways. Device paths are absolute, without NUL or line breaks.
+//! ([`MAX_FILE`]) both ways. Device paths are absolute, without NUL, line breaks or `..`
+//! segments ([`check_device_path`]), checked before any backend is asked.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -119,19 +120,7 @@ pub fn resolve_write(root: &Path, p: &str, overwrite: bool) -> Result<PathBuf> {
     }
 }
 
-/// A device path: absolute, at most 1024 bytes, without NUL or line breaks.
-pub fn check_device_path(p: &str) -> Result<()> {
-    if !p.starts_with('/')
-        || p.len() > 1024
-        || p.chars().any(|c| c == '\0' || c == '\n' || c == '\r')
-    {
-        return Err(Error::validation(format!(
-            "`{p}` is not an absolute device path"
-        ))
-        .with_hint("e.g. /sdcard/Download/photo.jpg (Android), Documents/x.txt in an app's container (iOS)"));
-    }
-    Ok(())
-}
+pub use crate::backend::validate::device_path as check_device_path;
 
 /// A photo or video by its extension ([`MediaKind`]), with a plain file name (it names the
 /// device's copy).

@@ -579,6 +579,7 @@ fn in_process_device_for_serve_demo() {
         testing::{adb_path, free_port, run_with_timeout},
     };
     let adb_port = free_port();
+    virtual_device::testing::ensure_user_adb_key(&adb_path());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -790,4 +791,143 @@ fn symlinks_out_of_the_device_lead_nowhere() {
         .collect();
     left.sort();
     assert_eq!(left, ["secret"], "nothing written on the host");
+}
+
+/// An adb server of its own (its port, its `HOME`, so its own key), killed on drop.
+struct OtherAdbServer {
+    home: tempfile::TempDir,
+    port: u16,
+}
+
+impl OtherAdbServer {
+    fn start(vendor_keys: Option<&std::path::Path>) -> OtherAdbServer {
+        let server = OtherAdbServer {
+            home: tempfile::tempdir().unwrap(),
+            port: virtual_device::testing::free_port(),
+        };
+        let out = server.adb_env(vendor_keys, &["start-server"]);
+        assert!(out.success(), "{}", out.stderr_text());
+        server
+    }
+
+    fn adb_env(
+        &self,
+        vendor_keys: Option<&std::path::Path>,
+        args: &[&str],
+    ) -> virtual_device::testing::CmdOutput {
+        let mut c = std::process::Command::new(virtual_device::testing::adb_path());
+        c.env("HOME", self.home.path())
+            .env("ANDROID_ADB_SERVER_PORT", self.port.to_string())
+            .env_remove("ADB_VENDOR_KEYS")
+            .arg("-P")
+            .arg(self.port.to_string())
+            .args(args);
+        if let Some(keys) = vendor_keys {
+            c.env("ADB_VENDOR_KEYS", keys);
+        }
+        virtual_device::testing::run_with_timeout(&mut c, virtual_device::testing::ADB_TIMEOUT)
+            .unwrap()
+    }
+
+    fn adb(&self, args: &[&str]) -> virtual_device::testing::CmdOutput {
+        self.adb_env(None, args)
+    }
+
+    /// How this adb server lists `serial` (`device`, `unauthorized`, …), if it does.
+    fn state_of(&self, serial: &str) -> Option<String> {
+        self.adb(&["devices"]).stdout_text().lines().find_map(|l| {
+            l.strip_prefix(serial)?
+                .split_whitespace()
+                .next()
+                .map(str::to_string)
+        })
+    }
+}
+
+impl Drop for OtherAdbServer {
+    fn drop(&mut self) {
+        self.adb(&["kill-server"]);
+    }
+}
+
+/// Issue #39 (item 8): the device asks for adb's RSA authentication and accepts only the keys
+/// of the user who started it. An adb server with another key (another `HOME`: the real adb
+/// makes itself a fresh `adbkey` there) signs, is refused, offers its public key, and is
+/// refused again: it lists the device as `unauthorized`, its `shell` fails, nothing runs on
+/// the host, and the device journals the refused key. The user's own adb server is served.
+#[test]
+fn an_adb_server_with_another_key_is_refused() {
+    let vd = start();
+    let other = OtherAdbServer::start(None);
+    assert!(
+        other.home.path().join(".android/adbkey.pub").is_file(),
+        "the other adb server made its own key"
+    );
+    let mark = vd
+        .journal()
+        .last()
+        .and_then(|e| e["seq"].as_u64())
+        .unwrap_or(0);
+    other.adb(&["connect", &vd.serial]);
+    assert!(
+        wait_until(Duration::from_secs(15), || other
+            .state_of(&vd.serial)
+            .as_deref()
+            == Some("unauthorized")),
+        "{:?}",
+        other.state_of(&vd.serial)
+    );
+    let host = tempfile::tempdir().unwrap();
+    let marker = host.path().join("ran");
+    let out = other.adb(&[
+        "-s",
+        &vd.serial,
+        "shell",
+        &format!("/usr/bin/touch {}", marker.display()),
+    ]);
+    assert!(!out.success());
+    assert!(
+        out.stderr_text().contains("unauthorized"),
+        "{}",
+        out.stderr_text()
+    );
+    assert!(!marker.exists(), "nothing ran on the host");
+    let since: Vec<serde_json::Value> = vd
+        .journal()
+        .into_iter()
+        .filter(|e| e["seq"].as_u64().is_some_and(|s| s > mark))
+        .collect();
+    assert!(
+        since
+            .iter()
+            .all(|e| e.get("service").is_none() && e.get("argv").is_none()),
+        "no service was opened: {since:?}"
+    );
+    assert!(
+        since.iter().any(|e| e["auth_refused"].is_string()),
+        "{since:?}"
+    );
+    // The user's own adb server is still served.
+    assert_eq!(vd.adb(&["shell", "echo", "hi"]).stdout_text(), "hi\n");
+}
+
+/// adb signs with each of its keys in turn, the device answering each refused signature with
+/// a fresh challenge: a server whose keys include the user's (`ADB_VENDOR_KEYS`) gets in.
+#[test]
+fn an_adb_server_holding_the_users_key_among_others_gets_in() {
+    let vd = start();
+    let home = std::env::var_os("HOME").expect("HOME");
+    let users_key = std::path::Path::new(&home).join(".android/adbkey");
+    let other = OtherAdbServer::start(Some(&users_key));
+    other.adb(&["connect", &vd.serial]);
+    assert!(
+        wait_until(Duration::from_secs(15), || other
+            .state_of(&vd.serial)
+            .as_deref()
+            == Some("device")),
+        "{:?}",
+        other.state_of(&vd.serial)
+    );
+    let out = other.adb(&["-s", &vd.serial, "shell", "echo", "in"]);
+    assert_eq!(out.stdout_text(), "in\n", "{}", out.stderr_text());
 }

@@ -93,6 +93,16 @@ phase "cargo test: build"
 # (clippy above has checked them).
 cargo test --workspace --lib --bins --tests --locked --no-run
 
+# The user's adb key, which every adb server of the tests signs with and the virtual device
+# authorises: made once here, as the adb server would on its first start, because the Rust and
+# Python tests start adb servers side by side, and each would make a key of its own when none
+# exists — all but the last written would then be refused.
+ADB_HOME="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}"
+if [ ! -f "$ADB_HOME/.android/adbkey" ]; then
+  mkdir -p "$ADB_HOME/.android"
+  adb keygen "$ADB_HOME/.android/adbkey" >/dev/null
+fi
+
 # The Rust tests and the Python tools' tests run side by side: both mostly wait on devices
 # and servers (each on its own ports and private adb server), so together they take about
 # the time of the longer one. The Python output is printed after the Rust tests.

@@ -7,7 +7,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 use crate::common;
-use virtual_device::testing::{free_port, wait_until};
+use virtual_device::testing::{adb_path, ensure_user_adb_key, free_port, wait_until};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
 
@@ -31,6 +31,7 @@ impl Server {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         if demo {
+            ensure_user_adb_key(&adb_path());
             cmd.args(["--demo", "--adb-server-port", &adb_port.to_string()]);
         }
         cmd.envs(env.iter().copied());

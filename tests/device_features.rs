@@ -586,6 +586,60 @@ async fn files_round_trip_byte_for_byte_and_stay_under_the_root() {
     assert!(!dir.path().join("stolen").exists());
 }
 
+/// Issue #39 (item 4): the requests of the report — a pull of `/data/../../../../etc/passwd`
+/// into the files root, a push to `/../../../../tmp/NAME` — are refused with 400 and a hint
+/// before the device is asked: nothing of the host's lands in the files root, nothing is
+/// written on the host (or on the device).
+#[tokio::test]
+async fn device_paths_that_climb_are_refused_before_the_device() {
+    let h = start_device();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("data.bin"), b"pushed").unwrap();
+    let app = app_with_root(&h, &root);
+    let name = format!(
+        "mobilectl-climb-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let mark = journal_mark(&h);
+    let requests = [
+        (
+            "/api/v1/device/files/pull",
+            json!({"device_path": "/data/../../../../etc/passwd", "local_path": "passwd"}),
+        ),
+        (
+            "/api/v1/device/files/push",
+            json!({"local_path": "data.bin", "device_path": format!("/../../../../tmp/{name}")}),
+        ),
+    ];
+    for (path, body) in requests {
+        let (status, answer) = call(&app, post(path, body.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {answer}");
+        assert_eq!(error_code(&answer), "VALIDATION_FAILED", "{answer}");
+        assert!(
+            answer["error"]["hint"]
+                .as_str()
+                .is_some_and(|h| h.contains("without `..`")),
+            "{answer}"
+        );
+    }
+    assert!(!root.join("passwd").exists(), "nothing of the host's read");
+    assert!(
+        !std::path::Path::new("/tmp").join(&name).exists(),
+        "nothing written on the host"
+    );
+    assert!(!h.root.join("tmp").join(&name).exists());
+    assert!(
+        services_since(&h, mark).is_empty(),
+        "nothing reached the device"
+    );
+}
+
 #[tokio::test]
 async fn a_local_path_too_long_for_the_file_system_is_refused_before_the_device() {
     let h = start_device();

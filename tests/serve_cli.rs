@@ -7,7 +7,7 @@ use crate::common;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use virtual_device::testing::{free_port, wait_until};
+use virtual_device::testing::{adb_path, ensure_user_adb_key, free_port, wait_until};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
 
@@ -26,6 +26,7 @@ fn non_loopback_bind_without_a_token_refuses_to_start() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_demo_answers_ui_and_stops_on_sigterm() {
     let (port, adb_port) = (free_port(), free_port());
+    ensure_user_adb_key(&adb_path());
     let cache = tempfile::tempdir().unwrap();
     let mut child = Command::new(BIN)
         .args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])

@@ -579,6 +579,7 @@ fn in_process_device_for_serve_demo() {
         testing::{adb_path, free_port, run_with_timeout},
     };
     let adb_port = free_port();
+    virtual_device::testing::ensure_user_adb_key(&adb_path());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -687,4 +688,246 @@ fn reverse_forwards_tunnel_to_the_host_through_adb() {
         journaled.contains(&format!("reverse:forward:tcp:9101;{spec}")),
         "{journaled:?}"
     );
+}
+
+/// What an adb command printed, stdout then stderr.
+fn said(out: &virtual_device::testing::CmdOutput) -> String {
+    out.stdout_text() + &out.stderr_text()
+}
+
+/// A name no other run uses, for a file whose absence on the host is checked.
+fn unique_name(what: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("mobilectl-{what}-{}-{nanos}", std::process::id())
+}
+
+/// Issue #39 (item 4): `..` in a device path resolves against the device's `/`, where a `..`
+/// stays, as on any file system — the pull of `/data/../../../../etc/passwd` finds no such
+/// file instead of the host's, a push to `/../../../../tmp/NAME` lands in the device's `/tmp`
+/// instead of the host's, and the shell's utilities see the same.
+#[test]
+fn sync_and_shell_paths_with_dot_dot_stay_inside_the_device() {
+    let vd = start();
+    let tmp = tempfile::tempdir().unwrap();
+    let got = tmp.path().join("passwd");
+    let out = vd.adb(&[
+        "pull",
+        "/data/../../../../etc/passwd",
+        got.to_str().unwrap(),
+    ]);
+    assert!(!out.success(), "{}", said(&out));
+    // adb prints its sync errors on stdout.
+    assert!(said(&out).contains("does not exist"), "{}", said(&out));
+    assert!(!got.exists(), "nothing of the host's was copied");
+    let out = vd.adb(&["shell", "cat", "/data/../../../../etc/passwd"]);
+    assert!(!out.success());
+    assert!(out.stdout.is_empty(), "{}", out.stdout_text());
+    assert!(
+        out.stderr_text().contains("No such file"),
+        "{}",
+        out.stderr_text()
+    );
+
+    let name = unique_name("vd-push");
+    let host_target = std::path::Path::new("/tmp").join(&name);
+    let src = tmp.path().join("up.txt");
+    std::fs::write(&src, b"pushed").unwrap();
+    let out = vd.adb(&[
+        "push",
+        src.to_str().unwrap(),
+        &format!("/../../../../tmp/{name}"),
+    ]);
+    assert!(out.success(), "{}", said(&out));
+    assert!(!host_target.exists(), "nothing written on the host");
+    assert_eq!(
+        std::fs::read(vd.root.join("tmp").join(&name)).unwrap(),
+        b"pushed",
+        "the device's /tmp"
+    );
+}
+
+/// A symlink in the device's folder that leads out of it (a shell command can make one) leads
+/// nowhere for the device: pulls, pushes, listings and utilities through it find no such file,
+/// and the host folder it names is neither read nor written.
+#[test]
+fn symlinks_out_of_the_device_lead_nowhere() {
+    let vd = start();
+    let host = tempfile::tempdir().unwrap();
+    std::fs::write(host.path().join("secret"), b"host secret").unwrap();
+    std::os::unix::fs::symlink(host.path(), vd.root.join("sdcard/out")).unwrap();
+    std::os::unix::fs::symlink(host.path().join("later"), vd.root.join("sdcard/later")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let got = tmp.path().join("got");
+    let out = vd.adb(&["pull", "/sdcard/out/secret", got.to_str().unwrap()]);
+    assert!(!out.success(), "{}", said(&out));
+    assert!(said(&out).contains("does not exist"), "{}", said(&out));
+    assert!(!got.exists());
+    let src = tmp.path().join("up.txt");
+    std::fs::write(&src, b"planted").unwrap();
+    for target in ["/sdcard/out/planted", "/sdcard/later"] {
+        let out = vd.adb(&["push", src.to_str().unwrap(), target]);
+        assert!(!out.success(), "{target}: {}", said(&out));
+        assert!(
+            said(&out).contains("No such file"),
+            "{target}: {}",
+            said(&out)
+        );
+    }
+    let listing = vd.adb(&["ls", "/sdcard/out"]).stdout_text();
+    assert!(!listing.contains("secret"), "{listing}");
+    let out = vd.adb(&["shell", "cat", "/sdcard/out/secret"]);
+    assert!(!out.stdout_text().contains("host secret"));
+    assert!(
+        out.stderr_text().contains("No such file"),
+        "{}",
+        out.stderr_text()
+    );
+    let mut left: Vec<String> = std::fs::read_dir(host.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["secret"], "nothing written on the host");
+}
+
+/// An adb server of its own (its port, its `HOME`, so its own key), killed on drop.
+struct OtherAdbServer {
+    home: tempfile::TempDir,
+    port: u16,
+}
+
+impl OtherAdbServer {
+    fn start(vendor_keys: Option<&std::path::Path>) -> OtherAdbServer {
+        let server = OtherAdbServer {
+            home: tempfile::tempdir().unwrap(),
+            port: virtual_device::testing::free_port(),
+        };
+        let out = server.adb_env(vendor_keys, &["start-server"]);
+        assert!(out.success(), "{}", out.stderr_text());
+        server
+    }
+
+    fn adb_env(
+        &self,
+        vendor_keys: Option<&std::path::Path>,
+        args: &[&str],
+    ) -> virtual_device::testing::CmdOutput {
+        let mut c = std::process::Command::new(virtual_device::testing::adb_path());
+        c.env("HOME", self.home.path())
+            .env("ANDROID_ADB_SERVER_PORT", self.port.to_string())
+            .env_remove("ADB_VENDOR_KEYS")
+            .arg("-P")
+            .arg(self.port.to_string())
+            .args(args);
+        if let Some(keys) = vendor_keys {
+            c.env("ADB_VENDOR_KEYS", keys);
+        }
+        virtual_device::testing::run_with_timeout(&mut c, virtual_device::testing::ADB_TIMEOUT)
+            .unwrap()
+    }
+
+    fn adb(&self, args: &[&str]) -> virtual_device::testing::CmdOutput {
+        self.adb_env(None, args)
+    }
+
+    /// How this adb server lists `serial` (`device`, `unauthorized`, …), if it does.
+    fn state_of(&self, serial: &str) -> Option<String> {
+        self.adb(&["devices"]).stdout_text().lines().find_map(|l| {
+            l.strip_prefix(serial)?
+                .split_whitespace()
+                .next()
+                .map(str::to_string)
+        })
+    }
+}
+
+impl Drop for OtherAdbServer {
+    fn drop(&mut self) {
+        self.adb(&["kill-server"]);
+    }
+}
+
+/// Issue #39 (item 8): the device asks for adb's RSA authentication and accepts only the keys
+/// of the user who started it. An adb server with another key (another `HOME`: the real adb
+/// makes itself a fresh `adbkey` there) signs, is refused, offers its public key, and is
+/// refused again: it lists the device as `unauthorized`, its `shell` fails, nothing runs on
+/// the host, and the device journals the refused key. The user's own adb server is served.
+#[test]
+fn an_adb_server_with_another_key_is_refused() {
+    let vd = start();
+    let other = OtherAdbServer::start(None);
+    assert!(
+        other.home.path().join(".android/adbkey.pub").is_file(),
+        "the other adb server made its own key"
+    );
+    let mark = vd
+        .journal()
+        .last()
+        .and_then(|e| e["seq"].as_u64())
+        .unwrap_or(0);
+    other.adb(&["connect", &vd.serial]);
+    assert!(
+        wait_until(Duration::from_secs(15), || other
+            .state_of(&vd.serial)
+            .as_deref()
+            == Some("unauthorized")),
+        "{:?}",
+        other.state_of(&vd.serial)
+    );
+    let host = tempfile::tempdir().unwrap();
+    let marker = host.path().join("ran");
+    let out = other.adb(&[
+        "-s",
+        &vd.serial,
+        "shell",
+        &format!("/usr/bin/touch {}", marker.display()),
+    ]);
+    assert!(!out.success());
+    assert!(
+        out.stderr_text().contains("unauthorized"),
+        "{}",
+        out.stderr_text()
+    );
+    assert!(!marker.exists(), "nothing ran on the host");
+    let since: Vec<serde_json::Value> = vd
+        .journal()
+        .into_iter()
+        .filter(|e| e["seq"].as_u64().is_some_and(|s| s > mark))
+        .collect();
+    assert!(
+        since
+            .iter()
+            .all(|e| e.get("service").is_none() && e.get("argv").is_none()),
+        "no service was opened: {since:?}"
+    );
+    assert!(
+        since.iter().any(|e| e["auth_refused"].is_string()),
+        "{since:?}"
+    );
+    // The user's own adb server is still served.
+    assert_eq!(vd.adb(&["shell", "echo", "hi"]).stdout_text(), "hi\n");
+}
+
+/// adb signs with each of its keys in turn, the device answering each refused signature with
+/// a fresh challenge: a server whose keys include the user's (`ADB_VENDOR_KEYS`) gets in.
+#[test]
+fn an_adb_server_holding_the_users_key_among_others_gets_in() {
+    let vd = start();
+    let home = std::env::var_os("HOME").expect("HOME");
+    let users_key = std::path::Path::new(&home).join(".android/adbkey");
+    let other = OtherAdbServer::start(Some(&users_key));
+    other.adb(&["connect", &vd.serial]);
+    assert!(
+        wait_until(Duration::from_secs(15), || other
+            .state_of(&vd.serial)
+            .as_deref()
+            == Some("device")),
+        "{:?}",
+        other.state_of(&vd.serial)
+    );
+    let out = other.adb(&["-s", &vd.serial, "shell", "echo", "in"]);
+    assert_eq!(out.stdout_text(), "in\n", "{}", out.stderr_text());
 }

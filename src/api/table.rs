@@ -431,7 +431,8 @@ pub fn operations() -> Vec<Operation> {
         op(Post, "push_file", "/api/v1/device/files/push", "system", "Push a file (under the files root) to the device.")
             .cli("files push LOCAL_PATH DEVICE_PATH", &["files", "push", "a.txt", "/sdcard/Download/a.txt"])
             .describe("Local paths stay under the server's `--files-root` (default its working directory; \
-                       symlinks resolved first: 403 FORBIDDEN outside), at most 1 GiB. Android: adb \
+                       symlinks resolved first: 403 FORBIDDEN outside), at most 1 GiB. The device path \
+                       is absolute, without a `..` segment (400). Android: adb \
                        push. iOS Simulator: into the data container of `bundle_id` \
                        (`simctl get_app_container`). iPhone: 501.")
             .errors(DEVICE)

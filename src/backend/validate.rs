@@ -20,6 +20,30 @@ pub fn in_container(device_path: &str) -> Result<String> {
     Ok(rel.to_string_lossy().into_owned())
 }
 
+/// A device path as `push_file` and `pull_file` take it: absolute, at most 1024 bytes, without
+/// NUL, line breaks or a `..` segment. A device answers `..` against its own `/`, but a
+/// backend that roots device paths somewhere (an app's container, the virtual device's folder)
+/// must never be handed a path that climbs, so none is: the path names the file as it is.
+pub fn device_path(p: &str) -> Result<&str> {
+    if !p.starts_with('/')
+        || p.len() > 1024
+        || p.chars().any(|c| c == '\0' || c == '\n' || c == '\r')
+    {
+        return Err(Error::validation(format!(
+            "`{p}` is not an absolute device path"
+        ))
+        .with_hint("e.g. /sdcard/Download/photo.jpg (Android), Documents/x.txt in an app's container (iOS)"));
+    }
+    if p.split('/').any(|segment| segment == "..") {
+        return Err(
+            Error::validation(format!("`{p}` has a `..` segment")).with_hint(
+                "name the device file by its path without `..`, e.g. /sdcard/Download/photo.jpg",
+            ),
+        );
+    }
+    Ok(p)
+}
+
 /// A device file about to be pulled (or just pulled): a regular file of at most `max` bytes.
 pub fn pullable(meta: &std::fs::Metadata, device_path: &str, max: u64) -> Result<()> {
     if !meta.is_file() {
@@ -143,6 +167,40 @@ mod tests {
         assert_eq!(in_container("Library/x").unwrap(), "Library/x");
         for bad in ["/", "", "/Documents/../../x", "./a"] {
             assert!(in_container(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn device_paths_are_absolute_and_never_climb() {
+        for good in [
+            "/sdcard/a.txt",
+            "/data/local/tmp/x..y",
+            "/sdcard/..hidden",
+            "/sdcard/./a",
+        ] {
+            assert_eq!(device_path(good).unwrap(), good);
+        }
+        for climbing in [
+            "/data/../../../../etc/passwd",
+            "/../../../../tmp/x",
+            "/sdcard/..",
+            "/sdcard/../",
+            "/..",
+        ] {
+            let e = device_path(climbing).unwrap_err();
+            assert_eq!(
+                e.code,
+                crate::error::ErrorCode::ValidationFailed,
+                "{climbing}"
+            );
+            assert!(e.message.contains("`..`"), "{climbing}: {}", e.message);
+            assert!(e
+                .hint
+                .as_deref()
+                .is_some_and(|h| h.contains("without `..`")));
+        }
+        for bad in ["relative", "../x", "/sdcard/a\nb", ""] {
+            assert!(device_path(bad).is_err(), "{bad}");
         }
     }
 

@@ -5,7 +5,8 @@
 //! it is read or written, an existing file is replaced only when asked, and sizes are capped
 //! ([`MAX_FILE`]) both ways; a path too long for the file system is refused up front. The
 //! same resolver reads a proxy rule's body file ([`read_under`]). Device paths are absolute,
-//! without NUL or line breaks.
+//! without NUL, line breaks or `..` segments ([`check_device_path`]), checked before any
+//! backend is asked.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -211,19 +212,7 @@ pub fn read_under(
     Ok((real, bytes))
 }
 
-/// A device path: absolute, at most 1024 bytes, without NUL or line breaks.
-pub fn check_device_path(p: &str) -> Result<()> {
-    if !p.starts_with('/')
-        || p.len() > 1024
-        || p.chars().any(|c| c == '\0' || c == '\n' || c == '\r')
-    {
-        return Err(Error::validation(format!(
-            "`{p}` is not an absolute device path"
-        ))
-        .with_hint("e.g. /sdcard/Download/photo.jpg (Android), Documents/x.txt in an app's container (iOS)"));
-    }
-    Ok(())
-}
+pub use crate::backend::validate::device_path as check_device_path;
 
 /// A photo or video by its extension ([`MediaKind`]), with a plain file name (it names the
 /// device's copy).

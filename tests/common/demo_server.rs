@@ -6,7 +6,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use virtual_device::testing::{free_port, wait_until};
+use virtual_device::testing::{adb_path, ensure_user_adb_key, free_port, wait_until};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
 
@@ -37,6 +37,7 @@ impl DemoServer {
         env: &[(&str, &str)],
     ) -> DemoServer {
         let (port, adb_port) = (free_port(), free_port());
+        ensure_user_adb_key(&adb_path());
         let cache = tempfile::tempdir().unwrap();
         let mut cmd = Command::new(BIN);
         cmd.env("MOBILECTL_CACHE_DIR", cache.path());

@@ -35,6 +35,11 @@ pub struct VirtualDeviceArgs {
     /// ro.product.model in the adb banner.
     #[arg(long, default_value = crate::DEFAULT_MODEL)]
     pub model: String,
+    /// An adb key that may connect (a public key as in `adbkey.pub`, or a private key file);
+    /// repeatable. Default: the keys of the user running the device (`~/.android/adbkey`,
+    /// `ADB_VENDOR_KEYS`), as the adb server of that user signs with them.
+    #[arg(long = "authorized-key", value_name = "FILE")]
+    pub authorized_keys: Vec<PathBuf>,
     #[command(subcommand)]
     pub action: Option<VdAction>,
 }
@@ -88,6 +93,9 @@ pub fn run_cli(args: VirtualDeviceArgs) -> i32 {
     opts.fail_dumps = args.fail_dumps;
     opts.model = args.model;
     opts.shell_v2 = !args.no_shell_v2;
+    if !args.authorized_keys.is_empty() {
+        opts.authorized_keys = super::auth::AuthorizedKeys::Files(args.authorized_keys);
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

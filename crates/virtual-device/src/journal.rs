@@ -1,7 +1,8 @@
 //! The journal: one JSON object per line, appended for every service request
 //! (`{"seq":1,"t_ms":…,"service":"shell:echo hi"}`) and every program a device command ran, as
 //! the argv mksh produced (`{"seq":2,"t_ms":…,"argv":["input","text","a;b$(id)"]}`); sync
-//! requests appear as argv `["sync","SEND","/sdcard/x"]`. `t_ms` is milliseconds since the Unix
+//! requests appear as argv `["sync","SEND","/sdcard/x"]`, and a host whose key is not
+//! authorised as `{"seq":3,"t_ms":…,"auth_refused":"user@host"}` (the comment of its key). `t_ms` is milliseconds since the Unix
 //! epoch; `seq` starts at 1 and increases by one per line.
 
 use std::io::Write;
@@ -53,6 +54,11 @@ impl Journal {
 
     pub fn service(&self, service: &str) {
         self.append("service", service.into());
+    }
+
+    /// A host offered a public key that is not authorised (`comment`: its `user@host`).
+    pub fn auth_refused(&self, comment: &str) {
+        self.append("auth_refused", comment.into());
     }
 
     pub fn argv<S: AsRef<str>>(&self, argv: &[S]) {

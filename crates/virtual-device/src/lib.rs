@@ -3,6 +3,8 @@
 //! code with the product's own device code (not the ui parser, not the adb backend).
 //!
 //! - [`transport`]: TCP, adb packets, CNXN banner (`features=shell_v2,cmd`), streams.
+//! - [`auth`]: adb's RSA authentication; only the keys of the user who started the device
+//!   (or those given) get a connection.
 //! - [`services`]: `shell:` (legacy and v2), `exec:`, `sync:`, `reverse:` (forwards that
 //!   really tunnel: a connection to the device's port reaches the host's through adb).
 //! - [`sandbox`]: temp device root, restricted `PATH` of stand-ins, path mapping.
@@ -19,7 +21,7 @@
 //!
 //! Start in process with [`start`], or as a subprocess with
 //! `mobilectl virtual-device [--port P] [--app DIR] [--journal F] [--latency-ms MS]
-//! [--fail-dumps N]`, which prints one JSON line first —
+//! [--fail-dumps N] [--authorized-key FILE]…`, which prints one JSON line first —
 //! `{"port":…,"serial":"127.0.0.1:…","control_socket":…,"journal":…,"root":…}` — then serves
 //! until killed. Control it from elsewhere with
 //! `mobilectl virtual-device control --socket SOCKET (latency MS | fail-dumps N | drop |
@@ -30,6 +32,7 @@
 
 pub mod app;
 mod applets;
+pub mod auth;
 mod cli;
 pub mod demo_api;
 pub mod faults;
@@ -96,6 +99,8 @@ pub struct VirtualDeviceOptions {
     pub shell_v2: bool,
     /// Longest a device command may run before its process group is killed.
     pub command_timeout: Duration,
+    /// The adb keys that may connect; default the user's own (see [`auth`]).
+    pub authorized_keys: auth::AuthorizedKeys,
 }
 
 impl VirtualDeviceOptions {
@@ -113,6 +118,7 @@ impl VirtualDeviceOptions {
             fail_dumps: 0,
             shell_v2: true,
             command_timeout: Duration::from_secs(600),
+            authorized_keys: auth::AuthorizedKeys::User,
         }
     }
 }
@@ -357,8 +363,15 @@ pub async fn connect_adb(
             return Ok(());
         }
         if tokio::time::Instant::now() > deadline {
+            let why = if state.contains("unauthorized") {
+                " — the virtual device accepts only the adb keys of the user running it \
+                 (~/.android/adbkey, ADB_VENDOR_KEYS); an adb server started by another user or \
+                 with another HOME signs with other keys: stop it (`adb kill-server`)"
+            } else {
+                ""
+            };
             return Err(VdError::Adb(format!(
-                "{serial} not ready: {} / {}",
+                "{serial} not ready: {} / {}{why}",
                 out.trim(),
                 state.trim()
             )));

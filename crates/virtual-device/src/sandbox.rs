@@ -14,12 +14,16 @@
 //! Path mapping, chosen over chroot or mount namespaces so it works unprivileged anywhere:
 //! absolute device paths in program arguments and in `sync:` requests (`/sdcard/x`,
 //! `/data/local/tmp/x`, any path except `/dev/…` and `/proc/…`) are mapped under `root/`.
-//! Limits: mksh builtins see host paths — `cd /sdcard` and redirections such as
+//! Every mapping stays inside `root/` ([`Sandbox::host_path`]): `.` and `..` are resolved
+//! lexically, a `..` at the device's `/` staying there as on any file system, and a path that
+//! leads out of `root/` through a symlink is refused — the device answers as for a missing
+//! file. Limits: mksh builtins see host paths — `cd /sdcard` and redirections such as
 //! `> /sdcard/x` do not map (use relative paths: the shell starts in `root/`, so `sdcard/x`
-//! works), and `pwd` prints a host path. It is a fidelity tool, not a security boundary: a
-//! command may still run a host program by its absolute path.
+//! works), and `pwd` prints a host path. The shell is not a security boundary: a command may
+//! still run a host program by its absolute path, which is why only authorised adb keys get a
+//! shell (see [`crate::auth`]).
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::process::Stdio;
 
 /// Environment variable naming the applet socket inside device commands.
@@ -88,7 +92,10 @@ pub const UTILITIES: &[&str] = &[
 
 pub struct Sandbox {
     _dir: tempfile::TempDir,
+    /// The device's `/` (as created; [`Self::host_path`] answers paths under it).
     pub root: PathBuf,
+    /// `root` with symlinks resolved, what every mapped path must stay under.
+    root_real: PathBuf,
     pub bin: PathBuf,
     pub socket: PathBuf,
     pub mksh: PathBuf,
@@ -124,6 +131,7 @@ impl Sandbox {
         }
         Ok(Sandbox {
             socket: dir.path().join("vd.sock"),
+            root_real: std::fs::canonicalize(&root)?,
             root,
             bin,
             mksh: mksh.to_path_buf(),
@@ -131,31 +139,62 @@ impl Sandbox {
         })
     }
 
-    /// The host path for a device path: absolute device paths live under `root/`, relative
-    /// ones are relative to the device's working directory (`root/`).
-    pub fn host_path(&self, device_path: &str) -> PathBuf {
+    /// The host path for a device path, or `None` when it would lead out of the device's
+    /// `/` (a real device has no such file). Absolute device paths live under `root/`, relative
+    /// ones are relative to the device's working directory (`root/`), and a host path already
+    /// under `root/` (what `pwd` prints) is taken as the device path below it. `.` and `..`
+    /// are resolved lexically (`/..` is `/`); then the deepest part of the path that exists is
+    /// resolved through its symlinks and must still be under `root/`, so a symlink (even a
+    /// dangling one) cannot carry a read or a write out.
+    pub fn host_path(&self, device_path: &str) -> Option<PathBuf> {
         let p = Path::new(device_path);
-        if p.starts_with(&self.root) {
-            return p.to_path_buf();
+        let below_root = p.strip_prefix(&self.root).unwrap_or(p);
+        let mut inside = PathBuf::new();
+        for c in below_root.components() {
+            match c {
+                Component::Normal(name) => inside.push(name),
+                Component::ParentDir => {
+                    inside.pop();
+                }
+                Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            }
         }
-        match device_path.strip_prefix('/') {
-            Some(rest) => self.root.join(rest),
-            None => self.root.join(device_path),
-        }
+        let host = self.root.join(inside);
+        self.stays_inside(&host).then_some(host)
     }
 
-    /// Translates one argument of a passed-through utility.
-    pub fn translate_arg(&self, arg: &str) -> String {
+    /// Whether `host` (under `root/`, without `..`) stays under `root/` once the deepest part
+    /// of it that exists is resolved; a part that exists but cannot be resolved (a dangling or
+    /// looping symlink) does not.
+    fn stays_inside(&self, host: &Path) -> bool {
+        let Some(existing) = host
+            .ancestors()
+            .find(|a| std::fs::symlink_metadata(a).is_ok())
+        else {
+            return false;
+        };
+        std::fs::canonicalize(existing).is_ok_and(|real| real.starts_with(&self.root_real))
+    }
+
+    /// Translates one argument of a passed-through utility: a device path becomes its host
+    /// path; `None` for a path that leads out of the device's `/` (see [`Self::host_path`]).
+    /// `/dev/…` and `/proc/…` (the host's, without `..`), the sandbox's own `bin/` programs
+    /// and anything not a path are passed as they are.
+    pub fn translate_arg(&self, arg: &str) -> Option<String> {
+        let no_parent = !Path::new(arg)
+            .components()
+            .any(|c| c == Component::ParentDir);
         let keep = !arg.starts_with('/')
-            || arg.starts_with("/dev/")
-            || arg == "/dev"
-            || arg.starts_with("/proc/")
-            || Path::new(arg).starts_with(&self.root)
-            || Path::new(arg).starts_with(&self.bin);
+            || (no_parent
+                && (arg.starts_with("/dev/")
+                    || arg == "/dev"
+                    || arg.starts_with("/proc/")
+                    || Path::new(arg).starts_with(&self.bin)));
         if keep {
-            arg.to_string()
+            Some(arg.to_string())
         } else {
-            self.host_path(arg).to_string_lossy().into_owned()
+            self.host_path(arg)
+                .map(|p| p.to_string_lossy().into_owned())
         }
     }
 
@@ -260,15 +299,85 @@ mod tests {
     #[test]
     fn device_paths_map_under_root() {
         let sb = Sandbox::create(Path::new("/bin/true"), Path::new("/usr/bin/mksh")).unwrap();
-        assert_eq!(sb.host_path("/sdcard/a.txt"), sb.root.join("sdcard/a.txt"));
         assert_eq!(
-            sb.translate_arg("/data/local/tmp/x"),
+            sb.host_path("/sdcard/a.txt"),
+            Some(sb.root.join("sdcard/a.txt"))
+        );
+        assert_eq!(
+            sb.translate_arg("/data/local/tmp/x").unwrap(),
             sb.root.join("data/local/tmp/x").to_string_lossy()
         );
-        assert_eq!(sb.translate_arg("/dev/null"), "/dev/null");
-        assert_eq!(sb.translate_arg("-la"), "-la");
+        assert_eq!(sb.translate_arg("/dev/null").unwrap(), "/dev/null");
+        assert_eq!(sb.translate_arg("-la").unwrap(), "-la");
         let inside = sb.root.join("sdcard").to_string_lossy().into_owned();
-        assert_eq!(sb.translate_arg(&inside), inside);
+        assert_eq!(sb.translate_arg(&inside).unwrap(), inside);
         assert!(sb.root.join("storage/emulated/0/Download").is_dir());
+        // The device's own symlinks lead inside.
+        assert_eq!(
+            sb.host_path("/storage/emulated/0/Download/x"),
+            Some(sb.root.join("storage/emulated/0/Download/x"))
+        );
+    }
+
+    #[test]
+    fn dot_dot_stays_at_the_devices_root() {
+        let sb = Sandbox::create(Path::new("/bin/true"), Path::new("/usr/bin/mksh")).unwrap();
+        for (device, inside) in [
+            ("/data/../../../../etc/passwd", "etc/passwd"),
+            ("/../../../../tmp/x", "tmp/x"),
+            ("/sdcard/./Download/../a.txt", "sdcard/a.txt"),
+            ("..", ""),
+            ("../../etc/passwd", "etc/passwd"),
+        ] {
+            assert_eq!(sb.host_path(device), Some(sb.root.join(inside)), "{device}");
+        }
+        // A host path under the root (what `pwd` prints) cannot climb out either.
+        let climbing = format!("{}/../../../etc/passwd", sb.root.display());
+        assert_eq!(sb.host_path(&climbing), Some(sb.root.join("etc/passwd")));
+        assert_eq!(
+            sb.translate_arg(&climbing).unwrap(),
+            sb.root.join("etc/passwd").to_string_lossy()
+        );
+        // So do `/dev/…`, `/proc/…` and `bin/` arguments with a `..`.
+        assert_eq!(
+            sb.translate_arg("/dev/../etc/passwd").unwrap(),
+            sb.root.join("etc/passwd").to_string_lossy()
+        );
+        let bin_climb = format!("{}/../../etc/passwd", sb.bin.display());
+        assert!(sb
+            .translate_arg(&bin_climb)
+            .unwrap()
+            .starts_with(&*sb.root.to_string_lossy()));
+    }
+
+    #[test]
+    fn symlinks_out_of_the_root_are_refused() {
+        let sb = Sandbox::create(Path::new("/bin/true"), Path::new("/usr/bin/mksh")).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), b"host").unwrap();
+        let link = |name: &str, to: &Path| {
+            std::os::unix::fs::symlink(to, sb.root.join("sdcard").join(name)).unwrap()
+        };
+        link("out", outside.path());
+        link("secret", &outside.path().join("secret"));
+        link("dangling", &outside.path().join("not-yet"));
+        link("loop", &sb.root.join("sdcard/loop"));
+        for device in [
+            "/sdcard/out",
+            "/sdcard/out/secret",
+            "/sdcard/out/new/file",
+            "/sdcard/secret",
+            "/sdcard/dangling",
+            "/sdcard/loop",
+        ] {
+            assert_eq!(sb.host_path(device), None, "{device}");
+            assert_eq!(sb.translate_arg(device), None, "{device}");
+        }
+        // A symlink that stays inside is followed.
+        link("inside", &sb.root.join("data/local/tmp"));
+        assert_eq!(
+            sb.host_path("/sdcard/inside/x"),
+            Some(sb.root.join("sdcard/inside/x"))
+        );
     }
 }

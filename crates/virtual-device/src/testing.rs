@@ -112,6 +112,35 @@ pub fn run_with_input(
     })
 }
 
+/// Makes sure the user's adb key (`$HOME/.android/adbkey` and its `.pub`) exists before a test
+/// starts an adb server, once per process. Every adb server a test starts signs with it and the
+/// virtual device authorises it; with none yet, adb servers started side by side would each
+/// make a key of their own, and all but the last one written would be refused. Made as `adb
+/// keygen` makes it, beside the target and renamed into place (the public half first).
+pub fn ensure_user_adb_key(adb: &Path) {
+    static MADE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    MADE.get_or_init(|| {
+        let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+            return;
+        };
+        let dir = home.join(".android");
+        let key = dir.join("adbkey");
+        if key.is_file() {
+            return;
+        }
+        let _ = std::fs::create_dir_all(&dir);
+        let fresh = dir.join(format!("adbkey.new-{}", std::process::id()));
+        let made = run_with_timeout(Command::new(adb).arg("keygen").arg(&fresh), ADB_TIMEOUT);
+        let with_pub = |p: &Path| PathBuf::from(format!("{}.pub", p.display()));
+        if made.is_ok_and(|o| o.success()) && fresh.is_file() && !key.is_file() {
+            let _ = std::fs::rename(with_pub(&fresh), with_pub(&key));
+            let _ = std::fs::rename(&fresh, &key);
+        }
+        let _ = std::fs::remove_file(with_pub(&fresh));
+        let _ = std::fs::remove_file(&fresh);
+    });
+}
+
 /// A TCP port free on 127.0.0.1 for a test's server to listen on.
 ///
 /// It comes from below the kernel's ephemeral range, which `bind(0)` and every outgoing
@@ -239,6 +268,7 @@ impl VdHarness {
                 )));
             }
         };
+        ensure_user_adb_key(&adb_path());
         let s = |k: &str| PathBuf::from(v[k].as_str().unwrap_or_default());
         let h = VdHarness {
             serial: v["serial"].as_str().unwrap_or_default().to_string(),

@@ -5,8 +5,10 @@
 //! Each accepted connection gets a reader task (packets into a channel), a writer task (packets
 //! out of a channel) and a loop that routes packets to streams. A stream opened by the host runs
 //! its service (see [`super::services`]) in its own task with a [`StreamWriter`] and a
-//! [`StreamReader`]. Not implemented: AUTH (the device never asks for it), TLS (`STLS`),
-//! `delayed_ack` and compression — none of them is advertised.
+//! [`StreamReader`]. Every CNXN is answered with an AUTH challenge first, and the device's
+//! CNXN follows only once an authorised key signed it ([`crate::auth`]); until then every other
+//! packet is ignored. Not implemented: TLS (`STLS`), `delayed_ack` and compression — none of
+//! them is advertised.
 
 use std::collections::HashMap;
 use std::io;
@@ -17,7 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 
-use super::Device;
+use super::{auth, Device};
 
 pub const A_SYNC: u32 = 0x434e_5953;
 pub const A_CNXN: u32 = 0x4e58_4e43;
@@ -284,7 +286,17 @@ pub(crate) async fn serve_connection(dev: Arc<Device>, sock: TcpStream) {
     let mut streams: HashMap<u32, StreamEntry> = HashMap::new();
     let mut max = MAX_PAYLOAD as usize;
     let mut connected = false;
+    // A CNXN that came while the device was offline, answered when it is back (an offline
+    // device does not answer at all, so adb lists it `offline`, not `unauthorized`).
     let mut pending_cnxn = false;
+    // The challenge outstanding (none before a CNXN and once a key signed it).
+    let mut token: Option<[u8; auth::TOKEN_SIZE]> = None;
+    let mut failed_signatures = 0;
+    let challenge = |token: &mut Option<[u8; auth::TOKEN_SIZE]>| {
+        let fresh = auth::new_token();
+        *token = Some(fresh);
+        let _ = out_tx.send(Packet::new(A_AUTH, auth::AUTH_TOKEN, 0, fresh.to_vec()));
+    };
     loop {
         tokio::select! {
             _ = kill.changed() => break,
@@ -292,8 +304,7 @@ pub(crate) async fn serve_connection(dev: Arc<Device>, sock: TcpStream) {
                 if changed.is_err() { break; }
                 if !*offline.borrow_and_update() && pending_cnxn {
                     pending_cnxn = false;
-                    connected = true;
-                    let _ = out_tx.send(Packet::new(A_CNXN, A_VERSION, max as u32, banner(&dev)));
+                    challenge(&mut token);
                 }
             }
             p = in_rx.recv() => {
@@ -301,12 +312,34 @@ pub(crate) async fn serve_connection(dev: Arc<Device>, sock: TcpStream) {
                 match p.cmd {
                     A_CNXN => {
                         max = p.arg1.clamp(4096, MAX_PAYLOAD) as usize;
+                        // A (re)connection: nothing is served before a key signs a challenge.
+                        connected = false;
+                        token = None;
                         if *offline.borrow() {
                             pending_cnxn = true;
                         } else {
+                            challenge(&mut token);
+                        }
+                    }
+                    A_AUTH if p.arg0 == auth::AUTH_SIGNATURE && token.is_some() => {
+                        let keys = dev.opts.authorized_keys.load();
+                        if token.is_some_and(|t| auth::verify(&keys, &t, &p.data)) {
+                            token = None;
                             connected = true;
                             let _ = out_tx.send(Packet::new(A_CNXN, A_VERSION, max as u32, banner(&dev)));
+                        } else {
+                            failed_signatures += 1;
+                            if failed_signatures > auth::MAX_FAILED_SIGNATURES {
+                                break;
+                            }
+                            // As adbd: a fresh challenge, for the host's next key.
+                            challenge(&mut token);
                         }
+                    }
+                    A_AUTH if p.arg0 == auth::AUTH_RSAPUBLICKEY && token.is_some() => {
+                        // A real device would ask its user to allow this key; this one refuses
+                        // and never answers CNXN (adb lists it as `unauthorized`).
+                        dev.journal.auth_refused(&auth::key_comment(&p.data));
                     }
                     A_OPEN if connected => {
                         let remote = p.arg0;
@@ -350,7 +383,6 @@ pub(crate) async fn serve_connection(dev: Arc<Device>, sock: TcpStream) {
                             s.okay.close();
                         }
                     }
-                    A_AUTH | A_SYNC => {}
                     _ => {}
                 }
                 // Forget streams whose service has finished (their semaphore is closed).

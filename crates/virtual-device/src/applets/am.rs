@@ -297,9 +297,9 @@ pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
             let (data, name) = if streamed {
                 (stdin, String::new())
             } else {
-                match std::fs::read(dev.sandbox.host_path(&target)) {
-                    Ok(d) => (d, target.clone()),
-                    Err(_) => {
+                match dev.sandbox.host_path(&target).map(std::fs::read) {
+                    Some(Ok(d)) => (d, target.clone()),
+                    _ => {
                         return AppletResult::fail(1, format!("Exception occurred while executing 'install':\njava.lang.IllegalArgumentException: Error: Can't open file: {target}\n"))
                     }
                 }
@@ -314,8 +314,9 @@ pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
                 };
             }
             let pkg = package_name_of(&data, &name);
-            let apk = dev.sandbox.host_path(&format!("/data/app/{pkg}-1.apk"));
-            let _ = std::fs::write(apk, &data);
+            if let Some(apk) = dev.sandbox.host_path(&format!("/data/app/{pkg}-1.apk")) {
+                let _ = std::fs::write(apk, &data);
+            }
             st.log(
                 'I',
                 "PackageManager",

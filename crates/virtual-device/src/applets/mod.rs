@@ -98,10 +98,17 @@ pub fn run(dev: &Device, argv: &[String], stdin: Vec<u8>) -> AppletResult {
         // Input method switching: accepted; the IME in use does not change what typing does.
         "ime" => AppletResult::ok(""),
         n if UTILITIES.contains(&n) => match dev.sandbox.real_program(n) {
-            Some(program) => AppletResult::Exec {
-                program,
-                args: args.iter().map(|a| if n == "sh" { a.clone() } else { dev.sandbox.translate_arg(a) }).collect(),
-            },
+            Some(program) => {
+                let translated: Result<Vec<String>, &String> = args
+                    .iter()
+                    .map(|a| if n == "sh" { Some(a.clone()) } else { dev.sandbox.translate_arg(a) }.ok_or(a))
+                    .collect();
+                match translated {
+                    Ok(args) => AppletResult::Exec { program, args },
+                    // A path out of the device's `/`: the device has no such file.
+                    Err(path) => AppletResult::fail(1, format!("{n}: {path}: No such file or directory\n")),
+                }
+            }
             None => AppletResult::fail(127, format!("/system/bin/sh: {n}: inaccessible or not found\n")),
         },
         n => {

@@ -263,7 +263,15 @@ pub async fn record(
         (st.screen_size(), st.current())
     };
     let (w, h) = opts.size.unwrap_or(screen);
-    let out = dev.sandbox.host_path(&opts.path);
+    let Some(out) = dev.sandbox.host_path(&opts.path) else {
+        return (
+            1,
+            format!(
+                "screenrecord: unable to open '{}': No such file or directory\n",
+                opts.path
+            ),
+        );
+    };
     let mut child = match tokio::process::Command::new(ffmpeg)
         .args([
             "-hide_banner",

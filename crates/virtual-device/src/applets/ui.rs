@@ -39,7 +39,11 @@ pub fn uiautomator(dev: &Device, args: &[String]) -> AppletResult {
     if file == "/dev/tty" || file == "/dev/stdout" {
         return AppletResult::ok(format!("{xml}UI hierchary dumped to: {file}\n"));
     }
-    match std::fs::write(dev.sandbox.host_path(&file), xml) {
+    let written = match dev.sandbox.host_path(&file) {
+        Some(host) => std::fs::write(host, xml),
+        None => Err(std::io::Error::from_raw_os_error(libc::ENOENT)),
+    };
+    match written {
         Ok(()) => AppletResult::ok(format!("UI hierchary dumped to: {file}\n")),
         Err(e) => AppletResult::fail(0, format!("ERROR: could not write {file}: {e}\n")),
     }
@@ -75,9 +79,17 @@ pub fn screencap(dev: &Device, args: &[String]) -> AppletResult {
     };
     match file {
         None => AppletResult::ok(bytes),
-        Some(f) => match std::fs::write(dev.sandbox.host_path(&f), bytes) {
-            Ok(()) => AppletResult::ok(""),
-            Err(e) => AppletResult::fail(1, format!("Error opening file: {f} ({e})\n")),
+        Some(f) => match dev
+            .sandbox
+            .host_path(&f)
+            .map(|host| std::fs::write(host, bytes))
+        {
+            Some(Ok(())) => AppletResult::ok(""),
+            Some(Err(e)) => AppletResult::fail(1, format!("Error opening file: {f} ({e})\n")),
+            None => AppletResult::fail(
+                1,
+                format!("Error opening file: {f} (No such file or directory)\n"),
+            ),
         },
     }
 }

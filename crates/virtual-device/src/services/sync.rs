@@ -2,7 +2,9 @@
 //! `len` bytes of path. Implemented: STAT, LIST (DENT…DONE), RECV (DATA…DONE | FAIL),
 //! SEND (`path,mode` then DATA…DONE mtime; answered OKAY | FAIL) and QUIT. Not implemented:
 //! the v2 variants (STA2/LST2/LIS2, SND2/RCV2 with compression) — never advertised.
-//! Device paths are mapped into the sandbox root (see [`crate::sandbox`]).
+//! Device paths are mapped into the sandbox root (see [`crate::sandbox`]); one that would lead
+//! out of it is answered as a missing file is: STAT all zeros, LIST empty, RECV and SEND `FAIL`
+//! with "No such file or directory".
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
@@ -32,11 +34,24 @@ fn fail(text: &str) -> Vec<u8> {
     v
 }
 
-fn stat_of(path: &Path) -> (u32, u32, u32) {
-    match std::fs::metadata(path) {
+/// Mode, size and mtime of `path`; all zeros for a missing file (or none: outside the root).
+fn stat_of(path: Option<&Path>) -> (u32, u32, u32) {
+    match path.map(std::fs::metadata) {
+        Some(Ok(m)) => (m.mode(), m.size() as u32, m.mtime() as u32),
+        _ => (0, 0, 0),
+    }
+}
+
+fn lstat_of(path: &Path) -> (u32, u32, u32) {
+    match std::fs::symlink_metadata(path) {
         Ok(m) => (m.mode(), m.size() as u32, m.mtime() as u32),
         Err(_) => (0, 0, 0),
     }
+}
+
+/// What the device says of a path that leads out of its `/`: it has no such file.
+fn no_such_file() -> std::io::Error {
+    std::io::Error::from_raw_os_error(libc::ENOENT)
 }
 
 pub async fn run(dev: &Device, w: StreamWriter, mut r: StreamReader) {
@@ -57,21 +72,25 @@ async fn serve(dev: &Device, w: &StreamWriter, r: &mut StreamReader) -> Option<(
         match &id {
             b"STAT" => {
                 dev.journal.argv(&["sync", "STAT", &arg]);
-                let (mode, size, mtime) = stat_of(&dev.sandbox.host_path(&arg));
+                let (mode, size, mtime) = stat_of(dev.sandbox.host_path(&arg).as_deref());
                 w.write(&msg(b"STAT", &[mode, size, mtime])).await.ok()?;
             }
             b"LIST" => {
                 dev.journal.argv(&["sync", "LIST", &arg]);
-                let dir = dev.sandbox.host_path(&arg);
                 let mut out = Vec::new();
-                if let Ok(entries) = std::fs::read_dir(&dir) {
+                let listing = dev
+                    .sandbox
+                    .host_path(&arg)
+                    .and_then(|dir| Some((std::fs::read_dir(&dir).ok()?, dir)));
+                if let Some((entries, dir)) = listing {
                     let mut names: Vec<String> = entries
                         .flatten()
                         .map(|e| e.file_name().to_string_lossy().into_owned())
                         .collect();
                     names.sort();
                     for name in [".".to_string(), "..".to_string()].into_iter().chain(names) {
-                        let (mode, size, mtime) = stat_of(&dir.join(&name));
+                        // adbd lists with lstat: a symlink is listed as one, not followed.
+                        let (mode, size, mtime) = lstat_of(&dir.join(&name));
                         out.extend(msg(b"DENT", &[mode, size, mtime, name.len() as u32]));
                         out.extend_from_slice(name.as_bytes());
                     }
@@ -81,7 +100,11 @@ async fn serve(dev: &Device, w: &StreamWriter, r: &mut StreamReader) -> Option<(
             }
             b"RECV" => {
                 dev.journal.argv(&["sync", "RECV", &arg]);
-                match tokio::fs::read(dev.sandbox.host_path(&arg)).await {
+                let data = match dev.sandbox.host_path(&arg) {
+                    Some(host) => tokio::fs::read(host).await,
+                    None => Err(no_such_file()),
+                };
+                match data {
                     Ok(data) => {
                         for chunk in data.chunks(SYNC_DATA_MAX) {
                             let mut m = msg(b"DATA", &[chunk.len() as u32]);
@@ -128,10 +151,14 @@ async fn receive_file(
     let host = dev.sandbox.host_path(path);
     let mut file = None;
     let mut error = None;
-    if let Some(parent) = host.parent() {
+    if let Some(parent) = host.as_deref().and_then(Path::parent) {
         let _ = tokio::fs::create_dir_all(parent).await;
     }
-    match tokio::fs::File::create(&host).await {
+    let created = match &host {
+        Some(host) => tokio::fs::File::create(host).await,
+        None => Err(no_such_file()),
+    };
+    match created {
         Ok(f) => file = Some(f),
         Err(e) => error = Some(format!("couldn't create file: {e}")),
     }
@@ -152,9 +179,9 @@ async fn receive_file(
             _ => return Some(Err("bad SEND chunk".into())),
         }
     }
-    if let Some(mut f) = file {
+    if let (Some(mut f), Some(host)) = (file, host) {
         let _ = f.flush().await;
-        let _ = std::fs::set_permissions(&host, std::fs::Permissions::from_mode(mode & 0o7777));
+        let _ = std::fs::set_permissions(host, std::fs::Permissions::from_mode(mode & 0o7777));
     }
     Some(match error {
         Some(e) => Err(e),

@@ -235,7 +235,7 @@ async fn stopping_the_proxy_leaves_another_sessions_device_alone() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
+    let id = v["secret"].as_str().unwrap().to_string();
     let in_session = |mut req: axum::http::Request<axum::body::Body>| {
         req.headers_mut()
             .insert("mobilectl-session", id.parse().unwrap());

@@ -1142,3 +1142,53 @@ async fn simulator_files_go_to_the_app_container_and_stay_inside_it() {
     }
     assert!(!root.join("c.bin").exists());
 }
+
+#[tokio::test]
+async fn the_servers_state_directory_is_never_pushed_even_under_the_files_root() {
+    use mobilectl::backend::BackendConfig;
+    use mobilectl::controller::DeviceController;
+    use mobilectl::exec::Toolbox;
+    use mobilectl::server::{self, AppState, ServerOptions};
+    let h = start_device();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    // The proxy's state directory (where its CA key is kept) lies inside the files root, as
+    // when a server runs from the home folder.
+    let state = root.join("state");
+    std::fs::create_dir(&state).unwrap();
+    std::fs::write(state.join("proxy-ca-key.pem"), b"PRIVATE KEY").unwrap();
+    server::check_declared_errors(true);
+    let controller = DeviceController::new(BackendConfig {
+        tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
+        adb_server_port: Some(h.adb_port),
+        ..Default::default()
+    });
+    let mut options = ServerOptions {
+        files_root: Some(root.clone()),
+        ..Default::default()
+    };
+    options.proxy.state_dir = Some(state.clone());
+    let app = server::app(AppState::new(controller, options), loopback_policy());
+    let mark = journal_mark(&h);
+    for (route, body) in [
+        (
+            "/api/v1/device/files/push",
+            json!({"local_path": "state/proxy-ca-key.pem", "device_path": "/sdcard/Download/k.pem"}),
+        ),
+        (
+            "/api/v1/device/media",
+            json!({"local_path": "state/proxy-ca-key.pem"}),
+        ),
+    ] {
+        let (status, v) = call(&app, post(route, body)).await;
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (StatusCode::FORBIDDEN, Some("FORBIDDEN")),
+            "{route}: {v}"
+        );
+    }
+    assert!(
+        services_since(&h, mark).is_empty(),
+        "nothing reached the device"
+    );
+}

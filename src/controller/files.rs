@@ -149,6 +149,20 @@ pub fn resolve_write(root: &Path, p: &str, overwrite: bool) -> Result<PathBuf> {
     }
 }
 
+/// Refuses a resolved path inside `private` (the server's state directory, canonical: the
+/// proxy CA's key and the server's records), which no request reads, even when the files
+/// root holds it.
+pub fn not_private(at: &Path, private: Option<&Path>) -> Result<()> {
+    if private.is_some_and(|d| at.starts_with(d)) {
+        return Err(Error::new(
+            ErrorCode::Forbidden,
+            format!("`{}` is in the server's state directory", at.display()),
+        )
+        .with_hint("the state directory (the proxy CA's key, the server's records) is never read for a request: copy the file elsewhere under the files root"));
+    }
+    Ok(())
+}
+
 /// A file under the root read whole, once: resolved as [`resolve_read`] resolves it, never
 /// inside `private` (the server's state directory: the proxy CA's key), then opened without
 /// following a link put in its place since (nor blocking on a FIFO), checked again on the open
@@ -168,14 +182,7 @@ pub fn read_under(
         if !at.starts_with(&canonical_root) {
             return Err(outside(at, &canonical_root));
         }
-        if private.as_ref().is_some_and(|d| at.starts_with(d)) {
-            return Err(Error::new(
-                ErrorCode::Forbidden,
-                format!("`{}` is in the server's state directory", at.display()),
-            )
-            .with_hint("the state directory (the proxy CA's key, the server's records) is never read for a request: copy the file elsewhere under the files root"));
-        }
-        Ok(())
+        not_private(at, private.as_deref())
     };
     let (real, _) = resolve_read(root, p)?;
     allowed(&real)?;

@@ -52,7 +52,7 @@ pub use snapshot::Snapshot;
 
 pub use apps::check_install_path;
 pub use files::{
-    check_device_path, check_media, read_under, resolve_read, resolve_write, MAX_FILE,
+    check_device_path, check_media, not_private, read_under, resolve_read, resolve_write, MAX_FILE,
 };
 pub use logs::{
     crash_brief, crash_code, log_filter, Bundle, DeviceLogs, LogHub, SourceState, SourceStatus,

@@ -104,6 +104,7 @@ pub async fn send_intent(s: AppState, r: IntentRequest) -> Result<Json<IntentDon
 pub async fn push_file(s: AppState, r: FilePush) -> Result<Json<FileDone>> {
     let root = s.options.files_root();
     let (local, bytes) = crate::controller::resolve_read(&root, &r.local_path)?;
+    not_private(&s, &local)?;
     let device = s
         .controller
         .push_file(
@@ -207,6 +208,7 @@ pub async fn multi_touch(
 pub async fn add_media(s: AppState, r: MediaRequest) -> Result<Json<MediaDone>> {
     let root = s.options.files_root();
     let (local, bytes) = crate::controller::resolve_read(&root, &r.local_path)?;
+    not_private(&s, &local)?;
     let (device, location) = s.controller.add_media(r.udid.as_deref(), &local).await?;
     Ok(Json(MediaDone {
         success: true,
@@ -214,4 +216,12 @@ pub async fn add_media(s: AppState, r: MediaRequest) -> Result<Json<MediaDone>> 
         location,
         bytes,
     }))
+}
+
+/// Refuses a local file in the server's state directory (the proxy CA's key), even under the
+/// files root: no request sends it anywhere.
+fn not_private(s: &AppState, local: &std::path::Path) -> Result<()> {
+    let state = s.proxy.options().state_dir.as_deref();
+    let state = state.and_then(|d| d.canonicalize().ok());
+    crate::controller::not_private(local, state.as_deref())
 }

@@ -740,3 +740,232 @@ async fn a_streamed_run_tells_each_step_as_it_ends_and_stops_when_its_client_goe
     assert!(names.contains(&"flow-short.json"), "{names:?}");
     assert!(!names.contains(&"flow-long.json"), "{names:?}");
 }
+
+/// Sub-flow files `{dir}f1.yaml`… `{dir}f{n}.yaml`, each running the next `times` times (as
+/// written, relative to itself), the last one `back`; for a posted flow's `files`.
+fn sub_flow_files(dir: &str, n: usize, times: usize) -> std::collections::BTreeMap<String, String> {
+    (1..=n)
+        .map(|i| {
+            let text = match i == n {
+                true => "- back\n".to_string(),
+                false => format!("- runFlow: f{}.yaml\n", i + 1).repeat(times),
+            };
+            (format!("{dir}f{i}.yaml"), text)
+        })
+        .collect()
+}
+
+/// Posts a flow to the real server process; its status and JSON answer.
+async fn post_flow(
+    server: &crate::common::demo_server::DemoServer,
+    body: &serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let http = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(120))
+        .build()
+        .expect("client");
+    let r = http
+        .post(format!("{}/api/v1/flows/run", server.url))
+        .json(body)
+        .send()
+        .await
+        .expect("the server answers");
+    let status = r.status().as_u16();
+    (status, r.json().await.expect("a JSON answer"))
+}
+
+/// The server process still runs and answers `/health`.
+async fn assert_alive(server: &mut crate::common::demo_server::DemoServer) {
+    assert_eq!(server.exited(), None, "the server process ended");
+    let health = reqwest::get(format!("{}/health", server.url))
+        .await
+        .expect("/health answers");
+    assert_eq!(health.status().as_u16(), 200);
+}
+
+/// Issue #39, 2: a posted flow whose `runFlow` chains 300 sub-flow files (16 KB of request)
+/// overflowed the server's stack and aborted it, with its devices. Nesting now counts across
+/// files: a 400 names the file and line where it goes too deep, and the server stays up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_posted_chain_of_300_sub_flows_is_a_400_and_the_server_stays_up() {
+    let mut server = crate::common::demo_server::DemoServer::start(None);
+    let body = serde_json::json!({
+        "yaml": "appId: com.mobilectl.demo\n---\n- runFlow: chain/f1.yaml\n",
+        "file": "flow.yaml",
+        "files": sub_flow_files("chain/", 300, 1),
+    });
+    let (status, r) = post_flow(&server, &body).await;
+    assert_eq!(status, 400, "{r}");
+    assert_eq!(r["error"]["code"], "VALIDATION_FAILED", "{r}");
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("chain/f16.yaml:1: `runFlow`: ")
+            && message.contains("nest deeper than 16 levels (counted across sub-flow files)"),
+        "{r}"
+    );
+    assert_alive(&mut server).await;
+}
+
+/// Issue #39, 3: 19 posted sub-flow files that each run the next twice (1.5 KB) took the
+/// server to 1.2 GB in 15 s, doubling per file. Now a clear 400 names the file and line:
+/// too deep for the 19, and over the flow's step budget for 15 (under the nesting limit); the
+/// server stays up, its memory (now and at its peak) bounded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_posted_fan_out_of_sub_flows_is_a_400_with_the_servers_memory_bounded() {
+    let mut server = crate::common::demo_server::DemoServer::start(None);
+    for (files, refused) in [
+        (
+            19,
+            "f16.yaml:1: `runFlow`: `runFlow`, `repeat` and `retry` nest deeper",
+        ),
+        (15, ".yaml:1: the flow comes to more than 20000 steps"),
+    ] {
+        let body = serde_json::json!({
+            "yaml": "- runFlow: f1.yaml\n- runFlow: f1.yaml\n",
+            "file": "fan.yaml",
+            "files": sub_flow_files("", files, 2),
+        });
+        let (status, r) = post_flow(&server, &body).await;
+        assert_eq!(status, 400, "{files} files: {r}");
+        assert_eq!(r["error"]["code"], "VALIDATION_FAILED", "{r}");
+        let message = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(refused), "{files} files: {r}");
+    }
+    assert_alive(&mut server).await;
+    let (now, peak) = server.memory_bytes();
+    eprintln!(
+        "server memory after the fan-outs: {} MiB, at its peak {} MiB",
+        now >> 20,
+        peak >> 20
+    );
+    assert!(peak < 300 << 20, "peak RSS {} MiB", peak >> 20);
+}
+
+/// Issue #39, 2: `mobilectl flow check` aborted on a 3,000-deep chain of sub-flows on disk.
+/// It reports where the chain nests too deep, and exits 2 (invalid), not by a signal.
+#[test]
+fn flow_check_of_a_3000_deep_chain_on_disk_reports_it_and_exits_2() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for (name, text) in sub_flow_files("", 3000, 1) {
+        std::fs::write(tmp.path().join(name), text).expect("write");
+    }
+    let out = std::process::Command::new(crate::common::demo_server::BIN)
+        .args(["flow", "check"])
+        .arg(tmp.path().join("f1.yaml"))
+        .output()
+        .expect("mobilectl runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{:?}: {stdout}", out.status);
+    assert!(
+        stdout.contains("f17.yaml:1: `runFlow`: `runFlow`, `repeat` and `retry` nest deeper"),
+        "{stdout}"
+    );
+}
+
+/// A run records at most `MAX_STEPS` step results: a `repeat` whose count comes from a
+/// variable (unknown to the parse) stops there, failed, with why, rather than holding a
+/// million results (1000 × 1001 steps that each cost no device command).
+#[tokio::test]
+async fn a_run_stops_at_the_step_budget_with_why() {
+    use crate::common::android::*;
+    use crate::common::*;
+    use mobilectl::flows::budget::MAX_STEPS;
+    let h = start_device();
+    let app = app_for(&h);
+    let yaml = "- repeat:\n    times: ${N}\n    commands:\n      - repeat:\n          times: ${N}\n          commands:\n            - runFlow: {when: {platform: iOS}, commands: [back]}\n";
+    let body = serde_json::json!({"yaml": yaml, "file": "loop.yaml", "env": {"N": "1000"}});
+    let (status, r) = call(&app, post("/api/v1/flows/run", body)).await;
+    assert_eq!(status.as_u16(), 200, "{r}");
+    assert_eq!(r["success"], false);
+    let steps = r["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), MAX_STEPS + 1);
+    let last = &steps[MAX_STEPS];
+    assert_eq!(last["status"], "failed", "{last}");
+    assert!(
+        last["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("the run came to 20000 steps"),
+        "{last}"
+    );
+    assert_eq!(
+        (last["file"].as_str(), &last["line"]),
+        (Some("loop.yaml"), &serde_json::json!(7))
+    );
+    assert_eq!(steps[0]["status"], "failed");
+}
+
+/// A flow nested as deep as allowed aborted the server: each level of the run took some
+/// 32 KiB of a worker's 2 MiB stack (debug build), on top of the innermost operation's own.
+/// The run keeps its own stack of lists now; this runs on the test's thread (2 MiB), and its
+/// retry, sub-flows, repeat and optional steps end as they did: a retry's failed attempt
+/// stays as warnings, an optional sub-flow's failure warns and the flow goes on.
+#[tokio::test]
+async fn a_flow_nested_as_deep_as_allowed_runs_on_a_workers_stack() {
+    use crate::common::android::*;
+    let h = start_device();
+    let app = app_for(&h);
+    // At depth 14: a retry whose first attempt logs in then fails, and whose second finds
+    // the login gone (its sub-flow skipped); a `while` that does not hold; an optional
+    // sub-flow that fails. Its innermost steps are at depth 16, the deepest allowed.
+    let mut deepest = r#"- retry:
+    maxRetries: 1
+    commands:
+      - runFlow:
+          when:
+            visible: "LOG IN"
+          commands:
+            - tapOn:
+                id: "user.*"
+            - inputText: ada
+            - tapOn: "LOG IN"
+            - extendedWaitUntil:
+                visible: "Never here"
+                timeout: 200
+- repeat:
+    while:
+      visible: "LOG IN"
+    commands:
+      - back
+- runFlow:
+    optional: true
+    commands:
+      - extendedWaitUntil: {visible: "Never here", timeout: 200}
+"#
+    .to_string();
+    let wrappers = parse::MAX_NESTING - 2;
+    for _ in 0..wrappers {
+        let inner = deepest.replace('\n', "\n      ");
+        deepest = format!(
+            "- repeat:\n    times: 1\n    commands:\n      {}\n",
+            inner.trim_end()
+        );
+    }
+    let body = serde_json::json!({"yaml": deepest, "file": "deep.yaml"});
+    let r = run_green(&app, &body).await;
+    let steps = r["steps"].as_array().expect("steps");
+    let ended: Vec<(&str, &str, u64)> = steps[wrappers..]
+        .iter()
+        .map(|s| {
+            let f = |k: &str| s[k].as_str().unwrap_or_default();
+            (f("command"), f("status"), s["depth"].as_u64().unwrap_or(0))
+        })
+        .collect();
+    let expected = [
+        ("retry", "passed", 14),
+        ("runFlow", "warned", 15),
+        ("tapOn", "passed", 16),
+        ("inputText", "passed", 16),
+        ("tapOn", "passed", 16),
+        ("extendedWaitUntil", "warned", 16),
+        ("runFlow", "skipped", 15),
+        ("repeat", "passed", 14),
+        ("runFlow", "warned", 14),
+        ("extendedWaitUntil", "failed", 15),
+    ];
+    assert_eq!(ended, expected, "{r}");
+    assert!(
+        steps[..wrappers].iter().all(|s| s["status"] == "passed"),
+        "{r}"
+    );
+}

@@ -4,7 +4,9 @@
 //! sub-flows and checks variables, [`vars`] fills `${NAME}` in, [`select`] matches Maestro's
 //! selectors on a screen read, [`check`] reports a file or folder without running it,
 //! [`run`] runs a flow on a device through the API's own operations, [`report`] writes JUnit.
+//! [`budget`] bounds what one flow, with all its sub-flows and repeats, comes to.
 
+pub mod budget;
 pub mod check;
 pub mod load;
 pub mod model;

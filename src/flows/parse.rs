@@ -2,8 +2,11 @@
 //! each command, bare (`- back`) or a one-key map (`- tapOn: …`), with its arguments checked.
 //! A command this runner does not support, a misspelt argument or JavaScript is a
 //! [`Refusal`] with its file and line; parsing goes on past it so that a check lists them all,
-//! but a flow with any refusal never runs. Sub-flow files are read through [`Loader`].
+//! but a flow with any refusal never runs. Sub-flow files are read through [`Loader`], once
+//! per `runFlow` naming them. Nesting counts across files ([`MAX_NESTING`]), and the whole
+//! flow has one [`Budget`]: past either, the parse stops with a refusal where it went over.
 
+use super::budget::Budget;
 use super::model::*;
 use super::yaml::{self, Node, Value};
 use crate::device::LaunchValue;
@@ -72,11 +75,22 @@ const REFUSED: &[(&str, &str)] = &[
 
 /// Largest `repeat.times` (and `retry.maxRetries` is at most 3, as in Maestro).
 pub const MAX_REPEAT: u64 = 1000;
-/// Deepest nesting of `runFlow`, `repeat` and `retry`.
+/// Deepest nesting of `runFlow`, `repeat` and `retry`, counted across sub-flow files (a
+/// `runFlow: file` is a level). The parse recurses a few frames per level: the deepest flow
+/// allowed, its selectors nested as deep as YAML goes, parses in 512 KiB of stack in a debug
+/// build (a test holds it to that), a quarter of a tokio worker's 2 MiB.
 pub const MAX_NESTING: usize = 16;
 
+/// Why a flow nests too deep.
+fn too_deep() -> String {
+    format!(
+        "`runFlow`, `repeat` and `retry` nest deeper than {MAX_NESTING} levels (counted across \
+         sub-flow files)"
+    )
+}
+
 /// Why a flow cannot run: where, which command, what is wrong.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Refusal {
     /// The file the line is in: the flow's, or a sub-flow's.
     pub file: String,
@@ -138,10 +152,21 @@ pub fn parse_flow(file: &str, text: &str, loader: &dyn Loader) -> Parsed {
     let mut p = P {
         loader,
         stack: vec![file.to_string()],
+        budget: Budget::default(),
+        refused: Default::default(),
         out: Parsed::default(),
     };
     p.out.top = file.to_string();
-    p.out.flow = p.file(file, text);
+    p.out.flow = match p.file(file, text, 0) {
+        Ok(flow) => flow,
+        Err(e) => {
+            p.refuse(file, 1, "", e);
+            Flow {
+                file: file.to_string(),
+                ..Flow::default()
+            }
+        }
+    };
     p.out
 }
 
@@ -149,33 +174,46 @@ struct P<'a> {
     loader: &'a dyn Loader,
     /// The files being parsed, outermost first (a cycle is one already here).
     stack: Vec<String>,
+    /// What the flow has used so far, all its files together.
+    budget: Budget,
+    /// The refusals made so far, to make each once.
+    refused: std::collections::HashSet<Refusal>,
     out: Parsed,
 }
 
 type R<T> = Result<T, String>;
 
 impl P<'_> {
+    /// Refuses once: a sub-flow named twice is parsed twice, its refusals kept once.
     fn refuse(&mut self, file: &str, line: usize, command: &str, message: impl Into<String>) {
-        self.out.refusals.push(Refusal {
+        let refusal = Refusal {
             file: file.to_string(),
             line,
             command: command.to_string(),
             message: message.into(),
-        });
+        };
+        if self.refused.insert(refusal.clone()) {
+            self.out.refusals.push(refusal);
+        }
     }
 
-    fn file(&mut self, file: &str, text: &str) -> Flow {
+    /// The flow of `text` (the file `file`), its commands `depth` levels in; `Err` when
+    /// reading it goes over the budget (the caller refuses where it was named).
+    fn file(&mut self, file: &str, text: &str, depth: usize) -> R<Flow> {
         let mut flow = Flow {
             file: file.to_string(),
             ..Flow::default()
         };
+        self.budget.charge_text(text.len(), 0)?;
         let docs = match yaml::parse(text) {
             Ok(d) => d,
             Err(e) => {
                 self.refuse(file, e.line, "", e.message);
-                return flow;
+                return Ok(flow);
             }
         };
+        self.budget
+            .charge_text(0, docs.iter().map(Node::size).sum())?;
         let (header, commands) = match docs.as_slice() {
             [] => (None, None),
             [one] if one.seq().is_some() => (None, Some(one)),
@@ -188,19 +226,19 @@ impl P<'_> {
                     "",
                     "a flow has a header and one list of commands, not more documents",
                 );
-                return flow;
+                return Ok(flow);
             }
         };
         if let Some(h) = header {
-            self.header(file, h, &mut flow);
+            self.header(file, h, &mut flow, depth);
         }
         if let Some(c) = commands {
-            flow.steps = self.commands(file, c, 0);
+            flow.steps = self.commands(file, c, depth);
         }
-        flow
+        Ok(flow)
     }
 
-    fn header(&mut self, file: &str, h: &Node, flow: &mut Flow) {
+    fn header(&mut self, file: &str, h: &Node, flow: &mut Flow, depth: usize) {
         if h.is_null() {
             return;
         }
@@ -222,8 +260,8 @@ impl P<'_> {
                     Ok(env) => flow.env = env,
                     Err(e) => self.refuse(file, v.line, "", format!("`env`: {e}")),
                 },
-                "onFlowStart" => flow.on_start = self.commands(file, v, 0),
-                "onFlowComplete" => flow.on_complete = self.commands(file, v, 0),
+                "onFlowStart" => flow.on_start = self.commands(file, v, depth),
+                "onFlowComplete" => flow.on_complete = self.commands(file, v, depth),
                 "tags" | "jsEngine" | "properties" | "url" | "executionOrder" | "androidWebViewHierarchy" => {}
                 other => self.refuse(file, k.line, "", format!("unknown header key `{other}` (known: appId, name, env, tags, onFlowStart, onFlowComplete)")),
             }
@@ -244,21 +282,25 @@ impl P<'_> {
             return vec![];
         };
         if depth > MAX_NESTING {
-            self.refuse(
-                file,
-                list.line,
-                "",
-                format!("commands nest deeper than {MAX_NESTING} levels"),
-            );
+            self.refuse(file, list.line, "", too_deep());
             return vec![];
         }
-        items
-            .iter()
-            .filter_map(|n| self.command(file, n, depth))
-            .collect()
+        let mut steps = vec![];
+        for n in items {
+            if self.budget.spent() {
+                break;
+            }
+            steps.extend(self.command(file, n, depth));
+        }
+        steps
     }
 
     fn command(&mut self, file: &str, n: &Node, depth: usize) -> Option<Step> {
+        // Every command met is charged, refused or not: a refusal costs as much as a step.
+        if let Err(e) = self.budget.charge_steps(1) {
+            self.refuse(file, n.line, "", e);
+            return None;
+        }
         let (name, arg) = match &n.value {
             Value::Scalar { text, .. } => (text.as_str(), None),
             Value::Map(pairs) if pairs.len() == 1 => {
@@ -337,8 +379,11 @@ impl P<'_> {
                 })
             }
             Err(e) => {
-                // A sub-flow that cannot be read is the file's problem, not the command's.
-                let supported = e.starts_with("the sub-flow") || e.starts_with("`runFlow` cycle");
+                // A sub-flow that cannot be read, or a flow over its budget, is the file's
+                // problem, not the command's.
+                let supported = e.starts_with("the sub-flow")
+                    || e.starts_with("`runFlow` cycle")
+                    || self.budget.spent();
                 self.out
                     .commands
                     .push((name.to_string(), supported, file.to_string()));
@@ -348,6 +393,8 @@ impl P<'_> {
         }
     }
 
+    /// A command's arguments, checked: `runFlow`, `repeat` and `retry` parse the commands they
+    /// hold (the parse's recursion), every other command's are [`P::plain`]'s.
     fn args(
         &mut self,
         file: &str,
@@ -355,6 +402,87 @@ impl P<'_> {
         a: Option<&Node>,
         depth: usize,
     ) -> R<Command> {
+        match name {
+            "runFlow" => self.run_flow(file, a.ok_or("needs a file or `commands`")?, depth),
+            "repeat" => self.repeat(
+                file,
+                a.ok_or("needs `times` or `while`, and `commands`")?,
+                depth,
+            ),
+            "retry" => self.retry(file, a.ok_or("needs `commands` or `file`")?, depth),
+            _ => self.plain(name, a),
+        }
+    }
+
+    /// `repeat`: `times` (at most [`MAX_REPEAT`]) or `while`, and its commands, charged
+    /// `times` times when it is known before the run.
+    fn repeat(&mut self, file: &str, a: &Node, depth: usize) -> R<Command> {
+        allowed(a, &["times", "while", "commands"])?;
+        let times = a.get("times").and_then(scalar);
+        // Known before the run: its steps are charged that many times.
+        let mut literal = None;
+        if let Some(t) = times.as_deref().filter(|t| !t.contains("${")) {
+            let n: u64 = t
+                .trim()
+                .parse()
+                .map_err(|_| format!("`times` is a number, not `{t}`"))?;
+            if n > MAX_REPEAT {
+                return Err(format!(
+                    "`times: {n}` is more than {MAX_REPEAT}, the most this runner repeats"
+                ));
+            }
+            literal = Some(n as usize);
+        }
+        let while_ = a.get("while").map(condition).transpose()?;
+        if times.is_none() && while_.is_none() {
+            return Err("needs `times` or `while`".into());
+        }
+        let before = self.budget.steps();
+        let steps = self.commands(
+            file,
+            a.get("commands").ok_or("needs `commands`")?,
+            depth + 1,
+        );
+        if let Some(n) = literal {
+            let once = self.budget.steps() - before;
+            self.budget
+                .charge_steps(once.saturating_mul(n.saturating_sub(1)))?;
+        }
+        Ok(Command::Repeat {
+            times,
+            while_,
+            steps,
+        })
+    }
+
+    /// `retry`: its commands or file, charged once per attempt.
+    fn retry(&mut self, file: &str, a: &Node, depth: usize) -> R<Command> {
+        allowed(a, &["maxRetries", "commands", "file"])?;
+        let max_retries = match a.get("maxRetries").and_then(scalar) {
+            None => 1,
+            Some(t) => t
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| *n <= 3)
+                .ok_or_else(|| format!("`maxRetries` is 0 to 3, not `{t}`"))?,
+        };
+        let before = self.budget.steps();
+        let steps = match (a.get("commands"), a.get("file")) {
+            (Some(c), None) => self.commands(file, c, depth + 1),
+            (None, Some(f)) => self.sub_file(file, f, depth)?.1,
+            _ => return Err("needs one of `commands` and `file`".into()),
+        };
+        // Each retry may run them all again.
+        let once = self.budget.steps() - before;
+        self.budget
+            .charge_steps(once.saturating_mul(max_retries as usize))?;
+        Ok(Command::Retry { max_retries, steps })
+    }
+
+    /// The arguments of a command that holds no commands, checked. Off the parse's recursive
+    /// path: its many arms make a large frame in a debug build, paid once, not once per level.
+    fn plain(&self, name: &'static str, a: Option<&Node>) -> R<Command> {
         let s = |a: Option<&Node>| -> R<String> {
             let a = a.ok_or("needs an argument")?;
             scalar(a.get("text").unwrap_or(a))
@@ -564,56 +692,6 @@ impl P<'_> {
                         .ok_or("needs `longitude`")?,
                 }
             }
-            "runFlow" => self.run_flow(file, a.ok_or("needs a file or `commands`")?, depth)?,
-            "repeat" => {
-                let a = a.ok_or("needs `times` or `while`, and `commands`")?;
-                allowed(a, &["times", "while", "commands"])?;
-                let times = a.get("times").and_then(scalar);
-                if let Some(t) = times.as_deref().filter(|t| !t.contains("${")) {
-                    let n: u64 = t
-                        .trim()
-                        .parse()
-                        .map_err(|_| format!("`times` is a number, not `{t}`"))?;
-                    if n > MAX_REPEAT {
-                        return Err(format!(
-                            "`times: {n}` is more than {MAX_REPEAT}, the most this runner repeats"
-                        ));
-                    }
-                }
-                let while_ = a.get("while").map(condition).transpose()?;
-                if times.is_none() && while_.is_none() {
-                    return Err("needs `times` or `while`".into());
-                }
-                let steps = self.commands(
-                    file,
-                    a.get("commands").ok_or("needs `commands`")?,
-                    depth + 1,
-                );
-                Command::Repeat {
-                    times,
-                    while_,
-                    steps,
-                }
-            }
-            "retry" => {
-                let a = a.ok_or("needs `commands` or `file`")?;
-                allowed(a, &["maxRetries", "commands", "file"])?;
-                let max_retries = match a.get("maxRetries").and_then(scalar) {
-                    None => 1,
-                    Some(t) => t
-                        .trim()
-                        .parse::<u32>()
-                        .ok()
-                        .filter(|n| *n <= 3)
-                        .ok_or_else(|| format!("`maxRetries` is 0 to 3, not `{t}`"))?,
-                };
-                let steps = match (a.get("commands"), a.get("file")) {
-                    (Some(c), None) => self.commands(file, c, depth + 1),
-                    (None, Some(f)) => self.sub_file(file, f, depth)?.1,
-                    _ => return Err("needs one of `commands` and `file`".into()),
-                };
-                Command::Retry { max_retries, steps }
-            }
             other => return Err(format!("`{other}` has no parser")),
         })
     }
@@ -660,7 +738,7 @@ impl P<'_> {
             ));
         }
         if depth >= MAX_NESTING {
-            return Err(format!("sub-flows nest deeper than {MAX_NESTING} levels"));
+            return Err(too_deep());
         }
         let (text, resolved) = self.loader.load(from, &path)?;
         if let Some(at) = self.stack.iter().position(|s| *s == resolved) {
@@ -669,8 +747,9 @@ impl P<'_> {
             return Err(format!("`runFlow` cycle: {}", cycle.join(" → ")));
         }
         self.stack.push(resolved.clone());
-        let sub = self.file(&resolved, &text);
+        let sub = self.file(&resolved, &text, depth + 1);
         self.stack.pop();
+        let sub = sub?;
         let mut steps = sub.on_start;
         let env = sub.env;
         steps.extend(sub.steps);
@@ -1083,5 +1162,191 @@ mod tests {
                 p.refusals
             );
         }
+    }
+
+    /// Files by name, for a [`super::super::load::Posted`] loader.
+    fn files(
+        named: impl IntoIterator<Item = (String, String)>,
+    ) -> std::collections::BTreeMap<String, String> {
+        named.into_iter().collect()
+    }
+
+    /// Every step of `steps`, nested ones included.
+    fn all_steps(steps: &[Step]) -> usize {
+        steps
+            .iter()
+            .map(|s| match &s.command {
+                Command::RunFlow { steps, .. }
+                | Command::Repeat { steps, .. }
+                | Command::Retry { steps, .. } => 1 + all_steps(steps),
+                _ => 1,
+            })
+            .sum()
+    }
+
+    /// A chain of `n` files, `f1.yaml` running `f2.yaml`… and the last `back`.
+    fn chain(n: usize) -> std::collections::BTreeMap<String, String> {
+        files((1..=n).map(|i| {
+            let text = match i == n {
+                true => "- back\n".to_string(),
+                false => format!("- runFlow: f{}.yaml\n", i + 1),
+            };
+            (format!("f{i}.yaml"), text)
+        }))
+    }
+
+    #[test]
+    fn nesting_counts_across_sub_flow_files_on_a_quarter_of_a_workers_stack() {
+        use super::super::load::Posted;
+        // A quarter of a tokio worker's 2 MiB: what the deepest flow allowed needs, with room.
+        let worker = std::thread::Builder::new().stack_size(512 * 1024);
+        let worker = worker.spawn(nesting_across_files).expect("thread");
+        worker.join().expect("no overflow");
+
+        fn nesting_across_files() {
+            // The top flow is level 0 and `f16.yaml` level 16: the deepest allowed.
+            let ok = chain(MAX_NESTING);
+            let p = parse_flow("top.yaml", "- runFlow: f1.yaml\n", &Posted { files: &ok });
+            assert!(p.refusals.is_empty(), "{:?}", p.refusals);
+            assert_eq!(all_steps(&p.flow.steps), MAX_NESTING + 1);
+            // One file more is refused where the chain goes too deep, file and line.
+            let long = chain(300);
+            let p = parse_flow("top.yaml", "- runFlow: f1.yaml\n", &Posted { files: &long });
+            assert_eq!(p.refusals.len(), 1, "{:?}", p.refusals);
+            let r = p.refusals[0].to_string();
+            assert!(
+                r.starts_with(
+                    "f16.yaml:1: `runFlow`: `runFlow`, `repeat` and `retry` nest deeper than 16 levels"
+                ),
+                "{r}"
+            );
+            // A `repeat` in each file is a level too.
+            let both = files((1..=10).map(|i| {
+                let text = format!(
+                    "- back\n- repeat:\n    times: 2\n    commands:\n      - runFlow: r{}.yaml\n",
+                    i + 1
+                );
+                (format!("r{i}.yaml"), text)
+            }));
+            let p = parse_flow("top.yaml", "- runFlow: r1.yaml\n", &Posted { files: &both });
+            let r = p.refusals[0].to_string();
+            assert!(
+                r.starts_with("r8.yaml:5: `runFlow`") && r.contains("nest deeper"),
+                "{r}"
+            );
+            // The deepest allowed: a `repeat` and a file a level each, the top one a `repeat`
+            // too, and the last file's selector nested almost as deep as YAML goes.
+            let last = MAX_NESTING / 2 - 1;
+            let mut named = files((0..last).map(|i| {
+                let text = format!(
+                    "- repeat:\n    times: 1\n    commands:\n      - runFlow: d{}.yaml\n",
+                    i + 1
+                );
+                (format!("d{i}.yaml"), text)
+            }));
+            let mut sel = "{text: x}".to_string();
+            for _ in 0..55 {
+                sel = format!("{{text: x, childOf: {sel}}}");
+            }
+            named.insert(format!("d{last}.yaml"), format!("- tapOn: {sel}\n"));
+            let top = "- repeat:\n    times: 1\n    commands:\n      - runFlow: d0.yaml\n";
+            let p = parse_flow("top.yaml", top, &Posted { files: &named });
+            assert!(p.refusals.is_empty(), "{:?}", p.refusals);
+            assert_eq!(all_steps(&p.flow.steps), MAX_NESTING + 1);
+        }
+    }
+
+    #[test]
+    fn a_fan_out_of_sub_flows_is_refused_where_it_goes_over_the_budget() {
+        use super::super::budget::MAX_STEPS;
+        use super::super::load::Posted;
+        // Each file runs the next twice: 2^15 runs of the last one, were they all parsed (15
+        // files, under the nesting limit).
+        let fan = files((1..=15).map(|i| {
+            let text = match i {
+                15 => "- back\n".to_string(),
+                _ => format!("- runFlow: f{0}.yaml\n- runFlow: f{0}.yaml\n", i + 1),
+            };
+            (format!("f{i}.yaml"), text)
+        }));
+        let top = "appId: x\n---\n- runFlow: f1.yaml\n- runFlow: f1.yaml\n";
+        let p = parse_flow("top.yaml", top, &Posted { files: &fan });
+        assert_eq!(p.refusals.len(), 1, "{:?}", p.refusals);
+        let r = p.refusals[0].to_string();
+        assert!(
+            r.contains(".yaml:") && r.contains("more than 20000 steps"),
+            "{r}"
+        );
+        // What was parsed before it went over is all that is held.
+        assert!(all_steps(&p.flow.steps) <= MAX_STEPS);
+        assert!(p.commands.len() <= MAX_STEPS + 1);
+    }
+
+    #[test]
+    fn literal_repeats_and_retries_are_charged_by_their_counts() {
+        let nested = "- back\n- repeat:\n    times: 1000\n    commands:\n      - repeat:\n          times: 1000\n          commands: [back]\n";
+        let r = parse(nested).refusals;
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(
+            r[0].to_string()
+                .starts_with("t.yaml:2: `repeat`: the flow comes to more than 20000 steps"),
+            "{r:?}"
+        );
+        // 5000 steps, tried up to 4 times, and the `retry` itself.
+        let backs = vec!["back"; 5000].join(", ");
+        let retry = format!("- retry:\n    maxRetries: 3\n    commands: [{backs}]\n");
+        assert!(parse(&retry).refusals[0]
+            .message
+            .contains("more than 20000 steps"));
+        let retry = format!("- retry:\n    maxRetries: 2\n    commands: [{backs}]\n");
+        assert!(parse(&retry).refusals.is_empty());
+        // A count known only at run time is bounded there.
+        let later = "- repeat:\n    times: ${N}\n    commands:\n      - repeat: {times: '${N}', commands: [back]}\n";
+        assert!(parse(later).refusals.is_empty());
+    }
+
+    #[test]
+    fn sub_flows_read_again_and_again_are_bounded_by_their_text() {
+        use super::super::load::Posted;
+        // A large sub-flow read once per `runFlow`: 40 readings of 600 KB is over 16 MiB.
+        let big = format!("- inputText: \"{}\"\n", "x".repeat(600 * 1024));
+        let named = files([("big.yaml".to_string(), big)]);
+        let top = "- runFlow: big.yaml\n".repeat(40);
+        let p = parse_flow("top.yaml", &top, &Posted { files: &named });
+        assert_eq!(p.refusals.len(), 1, "{:?}", p.refusals);
+        let r = p.refusals[0].to_string();
+        assert!(
+            r.starts_with("top.yaml:28: `runFlow`") && r.contains("MiB of text"),
+            "{r}"
+        );
+        // And by their YAML nodes, aliases expanded.
+        let items = vec!["*a"; 180].join(", ");
+        let wide = format!(
+            "tags: &a [{}]\nproperties: [{items}]\n---\n- back\n",
+            vec!["1"; 1000].join(", ")
+        );
+        let named = files([("wide.yaml".to_string(), wide)]);
+        let top = "- runFlow: wide.yaml\n".repeat(10);
+        let p = parse_flow("top.yaml", &top, &Posted { files: &named });
+        let r = p.refusals[0].to_string();
+        assert!(
+            r.starts_with("top.yaml:6: `runFlow`") && r.contains("YAML nodes"),
+            "{r}"
+        );
+    }
+
+    #[test]
+    fn a_sub_flows_refusals_are_listed_once_however_often_it_runs() {
+        use super::super::load::Posted;
+        let named = files([("bad.yaml".to_string(), "- frobnicate\n".to_string())]);
+        let p = parse_flow(
+            "top.yaml",
+            &"- runFlow: bad.yaml\n".repeat(5),
+            &Posted { files: &named },
+        );
+        assert_eq!(p.refusals.len(), 1, "{:?}", p.refusals);
+        assert!(p.refusals[0]
+            .to_string()
+            .starts_with("bad.yaml:1: `frobnicate`"));
     }
 }

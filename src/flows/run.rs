@@ -5,7 +5,11 @@
 //! something is gone likewise; `waitForAnimationToEnd` reads until two reads agree. A failed
 //! step stops the flow (unless `optional`), after its screenshot, compact tree and recent log
 //! are saved as artifacts ([`Artifacts`]): run by the server, those of the caller's run
-//! (`crate::runs`, named uniquely there), else a folder of their own.
+//! (`crate::runs`, named uniquely there), else a folder of their own. Steps holding steps
+//! (`runFlow`, `repeat`, `retry`) run on an explicit stack of lists, so a flow nested deep
+//! takes no more native stack than a flat one. A run records at most [`MAX_STEPS`] step
+//! results (a `while` that keeps holding, a `times` from a variable): past them one more,
+//! failed, says so and the flow stops.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,6 +21,7 @@ use axum::Router;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
+use super::budget::MAX_STEPS;
 use super::model::*;
 use super::select;
 use super::vars;
@@ -69,11 +74,63 @@ pub struct Runner {
     saved: bool,
     /// The file name of the recording `startRecording` began, until it is saved.
     recording: Option<String>,
+    /// The run came to [`MAX_STEPS`] step results: every later step fails unrecorded.
+    overrun: bool,
     /// Where each step goes as it ends, with its index in the result's steps.
     progress: Option<tokio::sync::mpsc::UnboundedSender<(usize, FlowStep)>>,
 }
 
 type R<T> = Result<T, String>;
+
+/// A list of steps being run: a flow's own, or those a step holds.
+struct List<'a> {
+    steps: &'a [Step],
+    /// The next step to begin.
+    next: usize,
+    /// How deep its steps are (the flow's own: 0).
+    depth: usize,
+    /// The step holding it (none: the flow's own list).
+    holder: Option<Holder<'a>>,
+}
+
+/// A step holding steps, while they run: its result's index, when it began, its passes.
+struct Holder<'a> {
+    step: &'a Step,
+    at: usize,
+    started: Instant,
+    pass: Pass<'a>,
+}
+
+/// What a step holding steps does with them.
+enum Pass<'a> {
+    /// `runFlow`: one pass, in the variables' scope that began at `mark`.
+    Once { mark: usize },
+    /// `repeat`: `left` passes more, while `while_` holds.
+    Repeat {
+        left: u64,
+        while_: Option<&'a Condition>,
+    },
+    /// `retry`: the attempt (from 0) of at most `max` retries, and the step results and
+    /// artifacts' state as it began.
+    Retry {
+        attempt: u32,
+        max: u32,
+        before: usize,
+        saved: bool,
+    },
+}
+
+/// A step begun: ended (false: failed, not optional), or holding steps to run.
+enum Begun<'a> {
+    Ended(bool),
+    Holds(Holder<'a>, &'a [Step]),
+}
+
+/// After a pass of a holder's steps: another pass, or its end (false: failed, not optional).
+enum Next<'a> {
+    Again(Holder<'a>),
+    Ended(bool),
+}
 
 impl Runner {
     /// A runner of flows on `device`.
@@ -97,6 +154,7 @@ impl Runner {
             steps: vec![],
             saved: false,
             recording: None,
+            overrun: false,
             progress: None,
         }
     }
@@ -135,11 +193,11 @@ impl Runner {
                 Err(e) => self.app_id = Some(e),
             }
         }
-        let mut ok = self.steps_of(&flow.on_start, 0).await;
+        let mut ok = self.steps_of(&flow.on_start).await;
         if ok {
-            ok = self.steps_of(&flow.steps, 0).await;
+            ok = self.steps_of(&flow.steps).await;
         }
-        let completed = self.steps_of(&flow.on_complete, 0).await;
+        let completed = self.steps_of(&flow.on_complete).await;
         // A recording the flow left running is saved as Maestro saves it: at the end.
         let saved = self.recording.is_none() || self.stop_recording().await.is_ok();
         let ok = ok && completed && saved;
@@ -160,26 +218,71 @@ impl Runner {
         }
     }
 
-    /// Runs `steps` in order; false when one failed (not optional).
-    fn steps_of<'a>(
-        &'a mut self,
-        steps: &'a [Step],
-        depth: usize,
-    ) -> futures::future::BoxFuture<'a, bool> {
-        Box::pin(async move {
-            for step in steps {
-                if !self.step(step, depth).await {
-                    return false;
+    /// Runs `steps` in order, and the steps they hold, on an explicit stack of lists (no
+    /// recursion: however deep a flow nests, its run takes the same native stack); false when
+    /// one failed (not optional).
+    async fn steps_of(&mut self, steps: &[Step]) -> bool {
+        let mut stack = vec![List {
+            steps,
+            next: 0,
+            depth: 0,
+            holder: None,
+        }];
+        // Whether the last step to end, in the innermost list, failed.
+        let mut failed = false;
+        while let Some(list) = stack.last_mut() {
+            let steps = list.steps;
+            let step = match steps.get(list.next) {
+                Some(step) if !failed => step,
+                _ => {
+                    // The list is over: passed whole, or one of its steps failed.
+                    let Some(List {
+                        steps,
+                        depth,
+                        holder: Some(holder),
+                        ..
+                    }) = stack.pop()
+                    else {
+                        return !failed;
+                    };
+                    match self.after_pass(holder, failed).await {
+                        Next::Again(holder) => {
+                            failed = false;
+                            stack.push(List {
+                                steps,
+                                next: 0,
+                                depth,
+                                holder: Some(holder),
+                            });
+                        }
+                        Next::Ended(ok) => failed = !ok,
+                    }
+                    continue;
                 }
+            };
+            list.next += 1;
+            let depth = list.depth;
+            match self.begin(step, depth).await {
+                Begun::Ended(ok) => failed = !ok,
+                Begun::Holds(holder, steps) => stack.push(List {
+                    steps,
+                    next: 0,
+                    depth: depth + 1,
+                    holder: Some(holder),
+                }),
             }
-            true
-        })
+        }
+        !failed
     }
 
-    /// Runs one step and records its outcome; false when it failed and is not optional.
-    async fn step(&mut self, step: &Step, depth: usize) -> bool {
+    /// Begins a step: records it, and runs it whole unless it holds steps, which then begin
+    /// their first pass.
+    async fn begin<'a>(&mut self, step: &'a Step, depth: usize) -> Begun<'a> {
         let started = Instant::now();
         let at = self.steps.len();
+        if at >= MAX_STEPS {
+            return Begun::Ended(self.overran(step, depth));
+        }
         self.steps.push(FlowStep {
             title: step.title(),
             command: step.name.to_string(),
@@ -190,10 +293,115 @@ impl Runner {
             duration_ms: 0,
             error: None,
         });
-        let result = match Instant::now() >= self.deadline {
-            true => Err("the run's timeout ran out before this step".to_string()),
-            false => self.command(step, depth).await,
+        if Instant::now() >= self.deadline {
+            let late = Err("the run's timeout ran out before this step".to_string());
+            return Begun::Ended(self.end(step, at, started, late).await);
+        }
+        let holder = |pass| Holder {
+            step,
+            at,
+            started,
+            pass,
         };
+        let result = match &step.command {
+            Command::RunFlow {
+                when, env, steps, ..
+            } => 'run: {
+                if let Some(c) = when {
+                    match self.unmet(c).await {
+                        Ok(None) => {}
+                        skipped_or_failed => break 'run skipped_or_failed,
+                    }
+                }
+                match self.scope(env) {
+                    Ok(mark) => return Begun::Holds(holder(Pass::Once { mark }), steps),
+                    Err(e) => Err(e),
+                }
+            }
+            Command::Repeat {
+                times,
+                while_,
+                steps,
+            } => 'repeat: {
+                let mut left = match self.times(times) {
+                    Ok(n) => n,
+                    Err(e) => break 'repeat Err(e),
+                };
+                let while_ = while_.as_ref();
+                match self.another_pass(&mut left, while_).await {
+                    Ok(true) => return Begun::Holds(holder(Pass::Repeat { left, while_ }), steps),
+                    Ok(false) => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+            Command::Retry { max_retries, steps } => {
+                let pass = Pass::Retry {
+                    attempt: 0,
+                    max: *max_retries,
+                    before: self.steps.len(),
+                    saved: self.saved,
+                };
+                return Begun::Holds(holder(pass), steps);
+            }
+            _ => self.command(step).await,
+        };
+        Begun::Ended(self.end(step, at, started, result).await)
+    }
+
+    /// What a step holding steps does after a pass of them: another pass (a `repeat` whose
+    /// count and `while` allow it, a `retry` whose attempt failed with retries left), or its
+    /// end, recorded: false when it failed (not optional).
+    async fn after_pass<'a>(&mut self, mut h: Holder<'a>, failed: bool) -> Next<'a> {
+        let result = match &mut h.pass {
+            Pass::Once { mark } => {
+                self.env.truncate(*mark);
+                match failed {
+                    true => Err("a step of the sub-flow failed".to_string()),
+                    false => Ok(None),
+                }
+            }
+            Pass::Repeat { .. } if failed => Err("a repeated step failed".to_string()),
+            Pass::Repeat { left, while_ } => match self.another_pass(left, *while_).await {
+                Ok(true) => return Next::Again(h),
+                Ok(false) => Ok(None),
+                Err(e) => Err(e),
+            },
+            Pass::Retry { .. } if !failed => Ok(None),
+            Pass::Retry { .. } if self.overrun => Err(overrun()),
+            Pass::Retry {
+                attempt,
+                max,
+                before,
+                saved,
+            } => {
+                if *attempt >= *max {
+                    Err(format!("failed {} times", *attempt + 1))
+                } else {
+                    // The failed attempt stays in the report, as warnings.
+                    for s in &mut self.steps[*before..] {
+                        if s.status == FlowStepStatus::Failed {
+                            s.status = FlowStepStatus::Warned;
+                        }
+                    }
+                    self.saved = *saved;
+                    *attempt += 1;
+                    *before = self.steps.len();
+                    return Next::Again(h);
+                }
+            }
+        };
+        Next::Ended(self.end(h.step, h.at, h.started, result).await)
+    }
+
+    /// Records how the step begun at `at` ended (`Ok(Some(why))`: skipped); false when it
+    /// failed and is not optional.
+    async fn end(
+        &mut self,
+        step: &Step,
+        at: usize,
+        started: Instant,
+        result: R<Option<String>>,
+    ) -> bool {
         let (status, error) = match result {
             Ok(Some(skip)) => (FlowStepStatus::Skipped, Some(skip)),
             Ok(None) => (FlowStepStatus::Passed, None),
@@ -214,6 +422,78 @@ impl Runner {
             self.save_artifacts().await;
         }
         !failed
+    }
+
+    /// Pushes a `runFlow`'s variables (filled in) onto the scope; where its scope began.
+    fn scope(&mut self, env: &[(String, String)]) -> R<usize> {
+        let mark = self.env.len();
+        for (k, v) in env {
+            match self.fill(v) {
+                Ok(v) => self.env.push((k.clone(), v)),
+                Err(e) => {
+                    self.env.truncate(mark);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(mark)
+    }
+
+    /// A `repeat`'s count: its `times` filled in (at most [`super::parse::MAX_REPEAT`]), or
+    /// for a `while` alone the most.
+    fn times(&self, times: &Option<String>) -> R<u64> {
+        let Some(t) = times else {
+            return Ok(super::parse::MAX_REPEAT);
+        };
+        let n: u64 = self
+            .fill(t)?
+            .trim()
+            .parse()
+            .map_err(|_| format!("`times: {t}` is not a number"))?;
+        if n > super::parse::MAX_REPEAT {
+            return Err(format!(
+                "`times: {n}` is more than {}",
+                super::parse::MAX_REPEAT
+            ));
+        }
+        Ok(n)
+    }
+
+    /// Whether a `repeat` makes another pass: passes are `left` and its `while` holds.
+    async fn another_pass(&self, left: &mut u64, while_: Option<&Condition>) -> R<bool> {
+        if *left == 0 {
+            return Ok(false);
+        }
+        if let Some(c) = while_ {
+            if self.unmet(c).await?.is_some() {
+                return Ok(false);
+            }
+        }
+        *left -= 1;
+        Ok(true)
+    }
+
+    /// A step past [`MAX_STEPS`]: the first is recorded failed, saying why; every one fails,
+    /// optional or not, so that the flow unwinds.
+    fn overran(&mut self, step: &Step, depth: usize) -> bool {
+        if !self.overrun {
+            self.overrun = true;
+            let outcome = FlowStep {
+                title: step.title(),
+                command: step.name.to_string(),
+                file: step.file.clone(),
+                line: step.line,
+                depth,
+                status: FlowStepStatus::Failed,
+                duration_ms: 0,
+                error: Some(overrun()),
+            };
+            if let Some(to) = &self.progress {
+                let _ = to.send((self.steps.len(), outcome.clone()));
+            }
+            self.steps.push(outcome);
+        }
+        false
     }
 
     fn fill(&self, s: &str) -> R<String> {
@@ -266,8 +546,9 @@ impl Runner {
         }
     }
 
-    /// Runs the command; `Ok(Some(why))` when it was skipped (a `when` that did not hold).
-    async fn command(&mut self, step: &Step, depth: usize) -> R<Option<String>> {
+    /// Runs a command that holds no steps (those that do are [`Runner::steps_of`]'s);
+    /// `Ok(Some(why))` when it was skipped.
+    async fn command(&mut self, step: &Step) -> R<Option<String>> {
         match &step.command {
             Command::LaunchApp {
                 app_id,
@@ -548,78 +829,11 @@ impl Runner {
                 self.call("/api/v1/device/ui/type", json!({ "text": text }))
                     .await?;
             }
-            Command::RunFlow {
-                when, env, steps, ..
-            } => {
-                if let Some(c) = when {
-                    if let Some(why) = self.unmet(c).await? {
-                        return Ok(Some(why));
-                    }
-                }
-                let mark = self.env.len();
-                for (k, v) in env {
-                    let v = self.fill(v)?;
-                    self.env.push((k.clone(), v));
-                }
-                let ok = self.steps_of(steps, depth + 1).await;
-                self.env.truncate(mark);
-                if !ok {
-                    return Err("a step of the sub-flow failed".into());
-                }
-            }
-            Command::Repeat {
-                times,
-                while_,
-                steps,
-            } => {
-                let times = match times {
-                    Some(t) => {
-                        let n: u64 = self
-                            .fill(t)?
-                            .trim()
-                            .parse()
-                            .map_err(|_| format!("`times: {t}` is not a number"))?;
-                        if n > super::parse::MAX_REPEAT {
-                            return Err(format!(
-                                "`times: {n}` is more than {}",
-                                super::parse::MAX_REPEAT
-                            ));
-                        }
-                        n
-                    }
-                    None => super::parse::MAX_REPEAT,
-                };
-                for _ in 0..times {
-                    if let Some(c) = while_ {
-                        if self.unmet(c).await?.is_some() {
-                            break;
-                        }
-                    }
-                    if !self.steps_of(steps, depth + 1).await {
-                        return Err("a repeated step failed".into());
-                    }
-                }
-            }
-            Command::Retry { max_retries, steps } => {
-                let mut attempt = 0;
-                loop {
-                    let before = self.steps.len();
-                    let saved = self.saved;
-                    if self.steps_of(steps, depth + 1).await {
-                        break;
-                    }
-                    if attempt >= *max_retries {
-                        return Err(format!("failed {} times", attempt + 1));
-                    }
-                    // The failed attempt stays in the report, as warnings.
-                    for s in &mut self.steps[before..] {
-                        if s.status == FlowStepStatus::Failed {
-                            s.status = FlowStepStatus::Warned;
-                        }
-                    }
-                    self.saved = saved;
-                    attempt += 1;
-                }
+            Command::RunFlow { .. } | Command::Repeat { .. } | Command::Retry { .. } => {
+                return Err(format!(
+                    "`{}` holds steps: `Runner::steps_of` runs it",
+                    step.name
+                ));
             }
         }
         Ok(None)
@@ -841,6 +1055,14 @@ impl Runner {
         let steps = serde_json::to_vec_pretty(&self.steps).unwrap_or_default();
         let _ = self.write("steps.json", &steps);
     }
+}
+
+/// Why a run stopped at [`MAX_STEPS`].
+fn overrun() -> String {
+    format!(
+        "the run came to {MAX_STEPS} steps, the most one run records (a `repeat` whose `while` \
+         kept holding, or a `times` from a variable?)"
+    )
 }
 
 /// Maestro's key names to the API's.

@@ -1,7 +1,9 @@
 //! YAML text to a tree of nodes that keep their line: what the flow parser reads. Built from
 //! yaml-rust2's events (not its `Yaml` tree, which drops positions), with the limits a
 //! request's text needs: a flow is at most [`MAX_FLOW_BYTES`], aliases are expanded within a
-//! budget of [`MAX_NODES`] nodes (no "billion laughs"), nesting is at most [`MAX_DEPTH`].
+//! budget of [`MAX_NODES`] nodes (no "billion laughs"), nesting is at most [`MAX_DEPTH`], aliases
+//! included. The events are pulled one at a time, never through yaml-rust2's `Parser::load`,
+//! which recurses once per level of nesting: no text, however deep, recurses on the stack here.
 
 use std::collections::HashMap;
 
@@ -12,7 +14,7 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 pub const MAX_FLOW_BYTES: usize = 1024 * 1024;
 /// Most nodes in one file, aliases expanded.
 pub const MAX_NODES: usize = 200_000;
-/// Deepest nesting of sequences and maps.
+/// Deepest nesting of sequences and maps (an alias counts with the depth of what it names).
 pub const MAX_DEPTH: usize = 64;
 
 /// A node and the line (1-based) it starts on.
@@ -96,11 +98,23 @@ impl Node {
         }
     }
 
-    fn size(&self) -> usize {
+    /// How many nodes it holds, itself included (what it costs to read).
+    pub fn size(&self) -> usize {
         match &self.value {
             Value::Scalar { .. } => 1,
             Value::Seq(s) => 1 + s.iter().map(Node::size).sum::<usize>(),
             Value::Map(m) => 1 + m.iter().map(|(k, v)| k.size() + v.size()).sum::<usize>(),
+        }
+    }
+
+    /// How many sequences and maps deep it goes (a scalar: 0). Every node [`parse`] makes is
+    /// at most [`MAX_DEPTH`] deep, so this recursion is bounded.
+    fn height(&self) -> usize {
+        let deepest = |nodes: &mut dyn Iterator<Item = &Node>| nodes.map(Node::height).max();
+        match &self.value {
+            Value::Scalar { .. } => 0,
+            Value::Seq(s) => 1 + deepest(&mut s.iter()).unwrap_or(0),
+            Value::Map(m) => 1 + deepest(&mut m.iter().flat_map(|(k, v)| [k, v])).unwrap_or(0),
         }
     }
 }
@@ -128,15 +142,21 @@ pub fn parse(text: &str) -> Result<Vec<Node>, YamlError> {
     }
     let mut b = Builder::default();
     let mut parser = Parser::new_from_str(text);
-    let loaded = parser.load(&mut b, true);
-    if let Some(e) = b.error {
-        return Err(e);
-    }
-    if let Err(e) = loaded {
-        return Err(YamlError {
-            line: e.marker().line(),
-            message: format!("invalid YAML: {}", e.info()),
-        });
+    // One event at a time, up to the first error: `Parser::load` would recurse per level.
+    loop {
+        match parser.next_token() {
+            Ok((Event::StreamEnd, _)) => break,
+            Ok((ev, mark)) => b.on_event(ev, mark),
+            Err(e) => {
+                return Err(YamlError {
+                    line: e.marker().line(),
+                    message: format!("invalid YAML: {}", e.info()),
+                })
+            }
+        }
+        if let Some(e) = b.error.take() {
+            return Err(e);
+        }
     }
     Ok(b.docs)
 }
@@ -176,12 +196,16 @@ impl Builder {
 
     fn open(&mut self, o: Open, line: usize) {
         if self.stack.len() >= MAX_DEPTH {
-            self.fail(
-                line,
-                format!("the flow nests deeper than {MAX_DEPTH} levels"),
-            );
+            return self.too_deep(line);
         }
         self.stack.push(o);
+    }
+
+    fn too_deep(&mut self, line: usize) {
+        self.fail(
+            line,
+            format!("the flow nests deeper than {MAX_DEPTH} levels"),
+        );
     }
 
     fn push(&mut self, node: Node, anchor: usize) {
@@ -245,6 +269,7 @@ impl MarkedEventReceiver for Builder {
                 None => {}
             },
             Event::Alias(id) => match self.anchors.get(&id).cloned() {
+                Some(n) if self.stack.len() + n.height() > MAX_DEPTH => self.too_deep(line),
                 Some(n) => {
                     if self.count(n.size(), line) {
                         self.push(n, 0);
@@ -306,5 +331,49 @@ mod tests {
         let text = "- back\n".repeat(2 * 1024 * 1024);
         let e = parse(&text).expect_err("too big");
         assert!(e.message.contains("at most"), "{e:?}");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_recursing() {
+        // On a small stack: yaml-rust2's `Parser::load` recursed once per level.
+        let worker = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(|| {
+                let texts = [
+                    "[".repeat(100_000),
+                    format!("{}x\n", "- ".repeat(300_000)),
+                    format!("{}1", "{a: ".repeat(100_000)),
+                ];
+                texts.map(|t| parse(&t))
+            })
+            .expect("thread");
+        let [flow_seq, block_seq, flow_map] = worker.join().expect("no overflow");
+        // Flow style, the scanner looks ahead past its own limit of 255 levels.
+        for e in [flow_seq, flow_map].map(|r| r.expect_err("too deep")) {
+            assert!(
+                e.message.contains("deeper than 64 levels")
+                    || e.message.contains("recursion limit exceeded"),
+                "{e:?}"
+            );
+        }
+        let e = block_seq.expect_err("too deep");
+        assert!(e.message.contains("deeper than 64 levels"), "{e:?}");
+    }
+
+    #[test]
+    fn an_alias_counts_with_the_depth_it_names() {
+        let deep = format!("{}x{}", "[".repeat(40), "]".repeat(40));
+        let ok = parse(&format!("a: &a {deep}\nb: *a\n")).expect("40 deep");
+        assert_eq!(ok[0].get("b").map(Node::height), Some(40));
+        let e = parse(&format!(
+            "a: &a {deep}\nb: [{}*a{}]\n",
+            "[".repeat(30),
+            "]".repeat(30)
+        ))
+        .expect_err("71 deep");
+        assert!(
+            e.message.contains("deeper than 64 levels") && e.line == 2,
+            "{e:?}"
+        );
     }
 }

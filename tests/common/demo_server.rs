@@ -78,6 +78,31 @@ impl DemoServer {
 }
 
 impl DemoServer {
+    /// The server process's id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Whether the server process has exited (or was killed by a signal): its status.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// The server process's resident memory now (`VmRSS`) and at its peak (`VmHWM`), in
+    /// bytes, from `/proc/PID/status`.
+    pub fn memory_bytes(&self) -> (u64, u64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("the server's /proc status");
+        let kib = |field: &str| -> u64 {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(field))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+                .unwrap_or_else(|| panic!("{field} in {status}"))
+        };
+        (kib("VmRSS:") * 1024, kib("VmHWM:") * 1024)
+    }
+
     /// Sends SIGTERM and waits (up to 30 s) for the server to exit; its exit status.
     pub fn shut_down(&mut self) -> Option<std::process::ExitStatus> {
         super::sigterm(self.child.id());

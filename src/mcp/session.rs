@@ -3,16 +3,19 @@
 //! operation runs), sent with every call after, made again if the server forgot it (restart,
 //! expiry), and ended when the connection closes — explicitly for stdio, on drop for a
 //! Streamable HTTP session. Two agents started side by side therefore never act on one device.
+//! A Streamable HTTP session that goes quiet gives its lease back ([`super::idle`]).
 //! A stdio bridge's session has a short idle expiry that the bridge renews while it lives
 //! ([`DevicePick::ttl_s`]): a bridge killed without closing holds its device no longer than that.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio::sync::Mutex;
 
 use super::dispatch::{Dispatch, DispatchError};
+use super::idle::Lessee;
 use crate::api::call::HttpCall;
 use crate::api::HttpMethod;
 use crate::client::ApiAnswer;
@@ -139,6 +142,15 @@ impl<D: Dispatch> ConnectionSession<D> {
         }
     }
 
+    /// Gives back the session's lease, if it has a session; the session goes on, and its next
+    /// device operation leases again.
+    pub async fn release(&self) {
+        let Some(id) = self.id.lock().await.clone() else {
+            return;
+        };
+        let _ = self.dispatch.send(release(&id)).await;
+    }
+
     /// Ends the session (its lease is released). Once the connection is closed.
     pub async fn end(&self) {
         let Some(id) = self.id.lock().await.take() else {
@@ -178,6 +190,12 @@ async fn renew<D: Dispatch>(
     }
 }
 
+impl<D: Dispatch> Lessee for ConnectionSession<D> {
+    fn give_back(self: Arc<Self>) -> BoxFuture<'static, ()> {
+        Box::pin(async move { self.release().await })
+    }
+}
+
 impl<D: Dispatch> Drop for ConnectionSession<D> {
     fn drop(&mut self) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
@@ -209,6 +227,17 @@ fn info(id: &str) -> HttpCall {
     HttpCall {
         method: HttpMethod::Get,
         path: "/api/v1/session".into(),
+        query: vec![],
+        body: None,
+        session: Some(id.to_string()),
+    }
+}
+
+/// `release_device` in the session `id`.
+fn release(id: &str) -> HttpCall {
+    HttpCall {
+        method: HttpMethod::Post,
+        path: "/api/v1/session/release".into(),
         query: vec![],
         body: None,
         session: Some(id.to_string()),

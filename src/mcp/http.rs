@@ -3,7 +3,8 @@
 //! are off here: the server's policy, with its `--allow-host` / `--allow-origin`, decides).
 //! Tool calls go to the API router in-process ([`InProcess`]). `DELETE` of a session that is
 //! not open (ended, or never given) answers `404`, as the MCP specification says (rmcp itself
-//! answers `202` to any).
+//! answers `202` to any). A session with no request in flight and no stream open for
+//! [`super::idle::IDLE_LEASE_GRACE`] gives its connection's lease back ([`super::idle`]).
 
 use std::sync::Arc;
 
@@ -18,6 +19,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch::InProcess;
+use super::idle::{OpenStreams, IDLE_LEASE_GRACE};
 use super::server::McpServer;
 use super::session::DevicePick;
 
@@ -37,14 +39,22 @@ pub fn service(api: Router, body_limit: usize, shutdown: CancellationToken) -> R
         .with_cancellation_token(shutdown);
     let sessions = Arc::new(LocalSessionManager::default());
     let open = sessions.clone();
+    let streams = OpenStreams::new(IDLE_LEASE_GRACE);
+    let counted = streams.clone();
     let mcp: StreamableHttpService<McpServer<InProcess>, LocalSessionManager> =
         StreamableHttpService::new(
-            move || Ok(McpServer::new(dispatch.clone(), DevicePick::default())),
+            move || {
+                Ok(McpServer::new(dispatch.clone(), DevicePick::default())
+                    .releasing_when_quiet(streams.clone()))
+            },
             sessions,
             config,
         );
     Router::new()
         .fallback_service(mcp)
+        .layer(axum::middleware::from_fn(
+            move |req: Request, next: Next| counted.clone().track(req, next),
+        ))
         .layer(axum::middleware::from_fn(
             move |req: Request, next: Next| {
                 let open = open.clone();

@@ -7,10 +7,12 @@
 //!
 //! Parts: [`schema`] (compact input schemas), [`tools`] (tool list, arguments → request,
 //! answer → result), [`dispatch`] (the two ways of sending a request), [`session`] (the
-//! connection's session), [`server`] (the rmcp handler), [`http`] (the `/mcp` service).
+//! connection's session), [`server`] (the rmcp handler), [`http`] (the `/mcp` service),
+//! [`idle`] (the lease of a `/mcp` session that went quiet).
 
 pub mod dispatch;
 pub mod http;
+pub mod idle;
 pub mod resources;
 pub mod schema;
 pub mod server;

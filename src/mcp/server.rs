@@ -14,6 +14,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 
 use super::dispatch::Dispatch;
+use super::idle::OpenStreams;
 use super::session::{ConnectionSession, DevicePick};
 use super::{resources, tools};
 
@@ -23,6 +24,8 @@ pub struct McpServer<D: Dispatch> {
     session: Arc<ConnectionSession<D>>,
     /// The tool groups offered (`mcp --tools`); none: every tool.
     groups: Option<Arc<[String]>>,
+    /// `/mcp`'s count of open streams, told which session leases for this connection.
+    streams: Option<Arc<OpenStreams>>,
 }
 
 impl<D: Dispatch> Clone for McpServer<D> {
@@ -30,6 +33,7 @@ impl<D: Dispatch> Clone for McpServer<D> {
         McpServer {
             session: self.session.clone(),
             groups: self.groups.clone(),
+            streams: self.streams.clone(),
         }
     }
 }
@@ -41,7 +45,15 @@ impl<D: Dispatch> McpServer<D> {
         McpServer {
             session: Arc::new(ConnectionSession::new(dispatch, pick)),
             groups: None,
+            streams: None,
         }
+    }
+
+    /// The same connection over Streamable HTTP: its session gives its lease back when the
+    /// MCP session has no request and no stream open for a while ([`super::idle`]).
+    pub fn releasing_when_quiet(mut self, streams: Arc<OpenStreams>) -> Self {
+        self.streams = Some(streams);
+        self
     }
 
     /// The same connection offering only the tools of `groups` (the table's tags): a smaller
@@ -129,8 +141,20 @@ impl<D: Dispatch> ServerHandler for McpServer<D> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(streams) = &self.streams {
+            // Streamable HTTP hands the request's head to the handler.
+            let id = context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|p| p.headers.get("mcp-session-id"))
+                .and_then(|v| v.to_str().ok());
+            if let Some(id) = id {
+                let session: std::sync::Weak<ConnectionSession<D>> = Arc::downgrade(&self.session);
+                streams.bind(id, session);
+            }
+        }
         self.call(&request.name, request.arguments.as_ref())
             .await
             .map(Into::into)

@@ -4,16 +4,19 @@
 //! it), made again if the server forgot it (restart, expiry), and ended when the connection
 //! closes — explicitly for stdio, on drop for a
 //! Streamable HTTP session. Two agents started side by side therefore never act on one device.
+//! A Streamable HTTP session that goes quiet gives its lease back ([`super::idle`]).
 //! A stdio bridge's session has a short idle expiry that the bridge renews while it lives
 //! ([`DevicePick::ttl_s`]): a bridge killed without closing holds its device no longer than that.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio::sync::Mutex;
 
 use super::dispatch::{Dispatch, DispatchError};
+use super::idle::Lessee;
 use crate::api::call::HttpCall;
 use crate::api::HttpMethod;
 use crate::client::ApiAnswer;
@@ -141,6 +144,15 @@ impl<D: Dispatch> ConnectionSession<D> {
         }
     }
 
+    /// Gives back the session's lease, if it has a session; the session goes on, and its next
+    /// device operation leases again.
+    pub async fn release(&self) {
+        let Some(secret) = self.secret.lock().await.clone() else {
+            return;
+        };
+        let _ = self.dispatch.send(release(&secret)).await;
+    }
+
     /// Ends the session (its lease is released). Once the connection is closed.
     pub async fn end(&self) {
         let Some(secret) = self.secret.lock().await.take() else {
@@ -180,6 +192,12 @@ async fn renew<D: Dispatch>(
     }
 }
 
+impl<D: Dispatch> Lessee for ConnectionSession<D> {
+    fn give_back(self: Arc<Self>) -> BoxFuture<'static, ()> {
+        Box::pin(async move { self.release().await })
+    }
+}
+
 impl<D: Dispatch> Drop for ConnectionSession<D> {
     fn drop(&mut self) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
@@ -211,6 +229,17 @@ fn info(secret: &str) -> HttpCall {
     HttpCall {
         method: HttpMethod::Get,
         path: "/api/v1/session".into(),
+        query: vec![],
+        body: None,
+        session: Some(secret.to_string()),
+    }
+}
+
+/// `release_device` in the session of `secret`.
+fn release(secret: &str) -> HttpCall {
+    HttpCall {
+        method: HttpMethod::Post,
+        path: "/api/v1/session/release".into(),
         query: vec![],
         body: None,
         session: Some(secret.to_string()),

@@ -9,18 +9,14 @@
 //! that keeps its `GET` stream open (the official SDKs do while they live) keeps its lease.
 
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::Response;
 use futures::future::BoxFuture;
-use hyper::body::{Body as HttpBody, Frame, SizeHint};
 
 /// How long an HTTP MCP session may have no request in flight and no stream open before the
 /// lease of its connection is given back.
@@ -138,7 +134,7 @@ impl OpenStreams {
             return response;
         };
         let open = self.open(&id);
-        response.map(|body| Body::new(Counted { body, _open: open }))
+        response.map(|body| crate::server::guarded::holding(body, open))
     }
 }
 
@@ -159,32 +155,6 @@ pub struct Open {
 impl Drop for Open {
     fn drop(&mut self) {
         self.streams.closed(self.id.clone());
-    }
-}
-
-/// An answer's body, counted open while it lives.
-struct Counted {
-    body: Body,
-    _open: Open,
-}
-
-impl HttpBody for Counted {
-    type Data = axum::body::Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
     }
 }
 

@@ -18,7 +18,7 @@ use axum::body::Body;
 use axum::http::{header, HeaderValue, Response};
 use axum::response::IntoResponse;
 use hyper::body::{Body as HttpBody, Frame, SizeHint};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use tokio::time::{Instant, Sleep};
 
 use crate::error::{Error, ErrorCode};
@@ -154,12 +154,7 @@ impl StreamBudget {
             return response;
         }
         match self.slots.clone().try_acquire_owned() {
-            Ok(permit) => response.map(|body| {
-                Body::new(Holding {
-                    body,
-                    _permit: permit,
-                })
-            }),
+            Ok(permit) => response.map(|body| super::guarded::holding(body, permit)),
             Err(_) => Error::new(
                 ErrorCode::Busy,
                 format!(
@@ -179,32 +174,6 @@ fn is_event_stream(response: &Response<Body>) -> bool {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"))
-}
-
-/// A response body that holds a stream slot while it lives.
-struct Holding {
-    body: Body,
-    _permit: OwnedSemaphorePermit,
-}
-
-impl HttpBody for Holding {
-    type Data = axum::body::Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
-    }
 }
 
 /// Seconds a refused client is told to wait (`Retry-After`).

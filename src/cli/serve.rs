@@ -247,7 +247,7 @@ pub fn run(args: ServeArgs) -> i32 {
             return 2;
         }
     };
-    crate::image::limit_malloc_arenas();
+    crate::server::memory::limit_malloc_arenas();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {

@@ -35,29 +35,6 @@ pub const MAX_CONCURRENT: usize = 2;
 /// Slots of image work; see [`MAX_CONCURRENT`].
 pub static WORK_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_CONCURRENT);
 
-/// Limits glibc to two malloc arenas (it makes up to eight per core, one per busy thread):
-/// each arena keeps the memory freed into it, so under load the resident size grew with every
-/// thread that ever decoded a frame and stayed there. Measured with `scripts/bench_load.py`
-/// (64 clients for 30 s): peak 103 → 68 MiB, 30 s after the load 55 → 24 MiB. Call it before
-/// any thread is started (the server does, first thing).
-pub fn limit_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes the allocator's tuning; no thread allocates concurrently yet.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-    }
-}
-
-/// Returns freed heap memory to the system (glibc keeps it otherwise, so the resident size
-/// stays at its peak long after a burst).
-pub fn give_memory_back() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory of the allocator's own arenas.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
 pub use annotate::{annotate, box_color, RefBox, PALETTE};
 pub use encode::{png_dimensions, render};
 pub use grid::{grid_cell_center, grid_cell_rect, GridError, GridSpec};

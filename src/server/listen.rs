@@ -108,6 +108,7 @@ pub async fn serve_with(
         let service = router
             .clone()
             .map_request(move |r: hyper::Request<Incoming>| {
+                super::memory::note_request();
                 // A request without a body (most GETs) needs no deadline, nor its timer.
                 r.map(|b| {
                     if hyper::body::Body::is_end_stream(&b) {

@@ -11,6 +11,7 @@ mod error;
 pub mod guarded;
 mod limits;
 pub mod listen;
+pub mod memory;
 pub mod reply;
 pub mod routes;
 pub mod security;
@@ -164,6 +165,24 @@ pub(crate) fn api(state: AppState) -> Router {
         .layer(CatchPanicLayer::custom(error::panic_response))
 }
 
+/// Where the OpenAPI document is served (and where Swagger UI reads it).
+const OPENAPI_PATH: &str = "/openapi.json";
+
+/// `GET /openapi.json`: the document as compact JSON, made at the first request and kept as
+/// its bytes (about 0.4 MB). The document itself is not kept: as utoipa's structs it holds
+/// some 7 MB of heap, which Swagger UI's own route (given the document) kept for the whole
+/// life of the server.
+async fn openapi_json() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    static JSON: std::sync::OnceLock<axum::body::Bytes> = std::sync::OnceLock::new();
+    let json = JSON.get_or_init(|| {
+        serde_json::to_vec(&crate::api::openapi())
+            .unwrap_or_default()
+            .into()
+    });
+    ([(header::CONTENT_TYPE, "application/json")], json.clone()).into_response()
+}
+
 /// The whole HTTP application: API routes, MCP at `/mcp`, the W3C routes a Selenium Grid node
 /// relays to ([`w3c`]), `/openapi.json`, Swagger UI at `/docs`, the error envelope for unknown
 /// routes and methods, and the security layers.
@@ -175,7 +194,8 @@ pub fn app(mut state: AppState, policy: SecurityPolicy) -> Router {
     let mut router = api
         .merge(w3c)
         .nest_service(crate::mcp::http::PATH, mcp)
-        .merge(SwaggerUi::new("/docs").url("/openapi.json", crate::api::openapi()));
+        .route(OPENAPI_PATH, axum::routing::get(openapi_json))
+        .merge(SwaggerUi::new("/docs").config(utoipa_swagger_ui::Config::new([OPENAPI_PATH])));
     if !policy.allow_origins.is_empty() {
         let origins: Vec<HeaderValue> = policy
             .allow_origins

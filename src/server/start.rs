@@ -106,6 +106,7 @@ pub async fn run(settings: Settings) -> Result<(), StartError> {
     let collect = runs.clone();
     tokio::task::spawn_blocking(move || collect.gc(false));
     let router = super::app(state.clone(), policy);
+    super::memory::spawn_quiet_trim();
     println!("mobilectl listening on http://{bound} (Swagger UI: http://{bound}/docs)");
     tracing::info!(%bound, "listening");
     // On SIGINT/SIGTERM, first undo what the proxy's attach did to devices and finish the

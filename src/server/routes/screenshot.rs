@@ -58,8 +58,8 @@ fn image_error(e: ImageError) -> Error {
 }
 
 /// Runs image work off the async runtime, at most [`image::MAX_CONCURRENT`] at a time (a
-/// decoded phone screen is ~10 MB: a burst of screenshots must not hold dozens at once), and
-/// gives the freed memory back to the system when the last one ends.
+/// decoded phone screen is ~10 MB: a burst of screenshots must not hold dozens at once). The
+/// freed memory goes back to the system when the server goes quiet (`crate::server::memory`).
 pub(super) async fn blocking<F>(work: F) -> Result<Rendered>
 where
     F: FnOnce() -> std::result::Result<Rendered, ImageError> + Send + 'static,
@@ -69,15 +69,9 @@ where
         .await
         .map_err(|e| Error::internal(format!("image slots closed: {e}")))?;
     let encoding = std::time::Instant::now();
-    let rendered = tokio::task::spawn_blocking(move || {
-        let r = work();
-        if image::WORK_SLOTS.available_permits() + 1 == image::MAX_CONCURRENT {
-            crate::image::give_memory_back();
-        }
-        r
-    })
-    .await
-    .map_err(|e| Error::internal(format!("image task failed: {e}")))?;
+    let rendered = tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::internal(format!("image task failed: {e}")))?;
     crate::exec::timing::record("encode", encoding.elapsed());
     rendered.map_err(image_error)
 }

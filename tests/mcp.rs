@@ -728,6 +728,30 @@ async fn two_mcp_clients_lease_different_devices_and_closing_gives_them_back() {
     }
     assert_eq!(live_sessions(&s.url).await.len(), 2);
 
+    // What one agent makes is its own: the stdio agent's proxy rule is neither listed to nor
+    // removable by the HTTP agent.
+    let added = call(
+        &stdio,
+        "add_proxy_rule",
+        json!({"host": "api.example.com", "status": 503}),
+    )
+    .await;
+    assert_ne!(added.is_error, Some(true), "{added:?}");
+    let rule = added.structured_content.clone().expect("structuredContent")["id"].clone();
+    let (_, theirs) = h.post(tool(6, "list_proxy_rules", json!({}))).await;
+    assert_eq!(
+        theirs["result"]["structuredContent"]["rules"],
+        json!([]),
+        "{theirs}"
+    );
+    let (_, removed) = h
+        .post(tool(7, "delete_proxy_rule", json!({"id": rule})))
+        .await;
+    assert_eq!(removed["result"]["isError"], true, "{removed}");
+    let mine = call(&stdio, "list_proxy_rules", json!({})).await;
+    let mine = mine.structured_content.clone().expect("structuredContent");
+    assert_eq!(mine["rules"][0]["id"], rule, "{mine}");
+
     // Closing stdin ends the stdio agent's session at once; its device is free.
     stdio.cancel().await.unwrap();
     until_sessions(&s.url, 1).await;

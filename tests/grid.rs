@@ -255,6 +255,33 @@ async fn two_mobilectl_nodes_behind_a_real_grid_hub() {
     );
     assert_eq!(delete_session(&servers[1].url, public).await, 404);
     assert_eq!(live(&servers[1]).await.len(), 1);
+    // What one W3C session makes is its own: a second one on the same node (opened there
+    // directly, on its other device) neither lists nor removes the first one's rule.
+    let other = devices["devices"][0]["udid"].as_str().unwrap();
+    let (status, second) = new_session(
+        &servers[1].url,
+        json!({"platformName": "android", "appium:udid": other}),
+    )
+    .await;
+    assert_eq!(status, 200, "{second}");
+    let id_b = second["value"]["sessionId"].as_str().unwrap().to_string();
+    let (status, rule) = under(
+        &hub,
+        &id1,
+        "POST",
+        "proxy/rules",
+        Some(json!({"host": "api.example.com", "status": 503})),
+    )
+    .await;
+    assert_eq!(status, 200, "{rule}");
+    let (_, theirs) = under(&servers[1].url, &id_b, "GET", "proxy/rules", None).await;
+    assert_eq!(theirs["rules"], json!([]), "{theirs}");
+    let path = format!("proxy/rules/{}", rule["id"]);
+    let (status, _) = under(&servers[1].url, &id_b, "DELETE", &path, None).await;
+    assert_eq!(status, 404);
+    let (status, gone) = under(&hub, &id1, "DELETE", &path, None).await;
+    assert_eq!(status, 200, "{gone}");
+    assert_eq!(delete_session(&servers[1].url, &id_b).await, 200);
 
     // A session by platform alone gets a free device; the login flow runs under it.
     let (status, any) = new_session(&hub, json!({"platformName": "android"})).await;

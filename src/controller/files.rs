@@ -175,7 +175,6 @@ pub fn read_under(
     private: Option<&Path>,
 ) -> Result<(PathBuf, Vec<u8>)> {
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
     let canonical_root = root_of(root)?;
     let private = private.and_then(|d| d.canonicalize().ok());
     let allowed = |at: &Path| -> Result<()> {
@@ -192,11 +191,15 @@ pub fn read_under(
             format!("`{}` cannot be read: {e}", real.display()),
         )
     };
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(&real)
-        .map_err(unreadable)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Unix: a link put in its place is not followed, a FIFO does not block the open.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    let file = options.open(&real).map_err(unreadable)?;
     if !file.metadata().map_err(unreadable)?.is_file() {
         return Err(Error::validation(format!(
             "`{}` is not a regular file",

@@ -6,18 +6,27 @@
 //! last row, the control, times the bare `adb shell true` the same way, without mobilectl: how
 //! much of an idle penalty the machine, the adb server and the device give anything.
 
+#[cfg(unix)]
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
 #[path = "support/vd_server.rs"]
 mod vd_server;
+#[cfg(unix)]
 use serde_json::{json, Value};
+#[cfg(unix)]
 use vd_server::median;
+#[cfg(unix)]
 use virtual_device::testing::VdHarness;
 
+#[cfg(unix)]
 const RIGHT_AFTER_RUNS: usize = 20;
+#[cfg(unix)]
 const IDLE_RUNS: usize = 10;
+#[cfg(unix)]
 const IDLE: Duration = Duration::from_secs(5);
 
+#[cfg(unix)]
 fn services(h: &VdHarness) -> usize {
     h.journal()
         .iter()
@@ -25,6 +34,7 @@ fn services(h: &VdHarness) -> usize {
         .count()
 }
 
+#[cfg(unix)]
 struct Step {
     name: &'static str,
     /// The route; `None`: the control, `adb shell true` run directly.
@@ -32,6 +42,12 @@ struct Step {
     body: Option<Value>,
 }
 
+#[cfg(not(unix))]
+fn main() {
+    eprintln!("this bench drives the virtual Android device, which runs on Linux and macOS only");
+}
+
+#[cfg(unix)]
 fn main() {
     let Some(h) = vd_server::device("agent_steps") else {
         return;

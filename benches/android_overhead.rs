@@ -4,15 +4,26 @@
 //! - server overhead: median over 50 runs of (`GET /ui` over HTTP) − (the same adb command
 //!   run alone), measured interleaved.
 
+#[cfg(unix)]
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
 use mobilectl::backend::android::screen::dump_script;
+#[cfg(unix)]
 use virtual_device::testing::VdHarness;
 
+#[cfg(unix)]
 #[path = "support/vd_server.rs"]
 mod vd_server;
+#[cfg(unix)]
 use vd_server::median;
 
+#[cfg(not(unix))]
+fn main() {
+    eprintln!("this bench drives the virtual Android device, which runs on Linux and macOS only");
+}
+
+#[cfg(unix)]
 fn main() {
     let Some(h) = vd_server::device("android_overhead") else {
         return;

@@ -8,12 +8,16 @@
 //!   `GET /api/v1/logs/stream` receives it (its device time against the arrival time; the
 //!   device's clock is this machine's), 50 lines, median and max.
 
+#[cfg(unix)]
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
 #[path = "support/vd_server.rs"]
 mod vd_server;
+#[cfg(unix)]
 use vd_server::median;
 
+#[cfg(unix)]
 fn rss_mib() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kib: f64 = status
@@ -24,6 +28,12 @@ fn rss_mib() -> f64 {
     kib / 1024.0
 }
 
+#[cfg(not(unix))]
+fn main() {
+    eprintln!("this bench drives the virtual Android device, which runs on Linux and macOS only");
+}
+
+#[cfg(unix)]
 fn main() {
     let Some(h) = vd_server::device("log_ingest") else {
         return;

@@ -37,6 +37,7 @@ pub mod device;
 pub mod error;
 pub mod exec;
 pub mod flows;
+pub mod host_dirs;
 pub mod image;
 pub mod logs;
 pub mod mcp;

@@ -3,6 +3,10 @@
 //! recognised as already seen) and the recorded `simctl listapps`; crash reports are recorded
 //! `.crash`/`.ips` files in the folders the host and the simulator keep them in.
 
+// They drive the virtual Android device and stand-in tools written as shell scripts: Unix
+// hosts only. On Windows the product's own unit tests run; these are compiled out.
+#![cfg(unix)]
+
 mod common;
 
 use std::path::PathBuf;

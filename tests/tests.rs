@@ -2,6 +2,10 @@
 //! file, and `common` compiled once. A test that changes process-wide state (environment
 //! variables such as `TZ`) keeps a binary of its own: `ios_logs`.
 
+// They drive the virtual Android device and stand-in tools written as shell scripts: Unix
+// hosts only. On Windows the product's own unit tests run; these are compiled out.
+#![cfg(unix)]
+
 mod common;
 
 mod adb_connect;

@@ -644,7 +644,8 @@ pub fn operations() -> Vec<Operation> {
         op(Get, "list_runs", "/api/v1/runs", "runs", "Runs (each session's, the server's), newest first.")
             .cli("runs", &["runs"])
             .describe("Each session has a run in the cache directory (`MOBILECTL_CACHE_DIR`, else \
-                       `$XDG_CACHE_HOME/mobilectl`, else `~/.cache/mobilectl`), session-less callers \
+                       `$XDG_CACHE_HOME/mobilectl`, else the platform's: `~/.cache/mobilectl`, \
+                       `~/Library/Caches/mobilectl`, `%LOCALAPPDATA%\\mobilectl`), session-less callers \
                        share one per server start: `trace.jsonl` (every operation: time, duration, \
                        device, outcome, error code), `artifacts/` (a failed act's or expect's \
                        screenshot and tree, debug bundles, flow reports, recordings) and \

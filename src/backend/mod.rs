@@ -10,6 +10,7 @@
 
 pub mod android;
 pub mod doctor;
+pub mod host;
 pub mod ios;
 pub mod polled;
 pub mod registry;

@@ -252,6 +252,7 @@ pub fn run(cli: Cli) -> i32 {
 /// or pipe is an error they handle).
 fn quiet_on_broken_pipe() {
     // SAFETY: resetting a signal to its default disposition, before any thread starts.
+    #[cfg(unix)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }

@@ -78,7 +78,8 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..=180))]
     pub android_record_segment_s: u64,
     /// The cache directory runs and their artifacts go to (`<DIR>/runs/<id>/`; default
-    /// `$XDG_CACHE_HOME/mobilectl`, else `~/.cache/mobilectl`). GC: `MOBILECTL_GC_KEEP_LAST`,
+    /// `$XDG_CACHE_HOME/mobilectl`, else the platform's cache folder: `~/.cache/mobilectl`,
+    /// `~/Library/Caches/mobilectl` on macOS, `%LOCALAPPDATA%\mobilectl` on Windows). GC: `MOBILECTL_GC_KEEP_LAST`,
     /// `MOBILECTL_GC_KEEP_FAILURE_DAYS`, `MOBILECTL_GC_MAX_BYTES`.
     #[arg(long = "cache-dir", env = "MOBILECTL_CACHE_DIR", value_name = "DIR")]
     pub cache_dir: Option<std::path::PathBuf>,
@@ -207,7 +208,7 @@ fn settings(args: ServeArgs) -> Result<Settings, String> {
     let cache_dir = args
         .cache_dir
         .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or_else(crate::runs::dirs::cache_dir);
+        .unwrap_or_else(crate::host_dirs::cache_dir);
     Ok(Settings {
         addr: args.addr,
         token: args.token,

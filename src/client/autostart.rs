@@ -2,14 +2,12 @@
 //! detached (its own session, stdin closed, output appended to a log in the state directory)
 //! and records its pid once `/health` answers.
 //!
-//! State directory: `$MOBILECTL_STATE_DIR`, else `$XDG_STATE_HOME/mobilectl`, else
-//! `~/.local/state/mobilectl`. Files: `server-<port>.log`, `server-<port>.pid`, and
-//! `server-<port>.lock`, held (flock) while one client starts the server so that clients
+//! State directory: [`crate::host_dirs::state_dir`]. Files: `server-<port>.log`, `server-<port>.pid`, and
+//! `server-<port>.lock`, held (an OS file lock) while one client starts the server so that clients
 //! started together spawn it once.
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -19,17 +17,9 @@ use reqwest::Url;
 /// How long a started server may take to answer `/health`.
 pub const STARTUP_DEADLINE: Duration = Duration::from_secs(15);
 
-/// The state directory (not created).
+/// The state directory (not created): [`crate::host_dirs::state_dir`].
 pub fn state_dir() -> PathBuf {
-    let non_empty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    if let Some(d) = non_empty("MOBILECTL_STATE_DIR") {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = non_empty("XDG_STATE_HOME") {
-        return PathBuf::from(d).join("mobilectl");
-    }
-    let home = non_empty("HOME").map_or_else(|| PathBuf::from("."), PathBuf::from);
-    home.join(".local/state/mobilectl")
+    crate::host_dirs::state_dir()
 }
 
 /// `HOST:PORT` to pass to `serve --addr` when the URL points at this machine, else `None`.
@@ -52,7 +42,6 @@ pub struct StartLock(#[allow(dead_code)] File);
 
 /// Waits for the start lock of this address's port.
 pub async fn lock(addr: &str) -> io::Result<StartLock> {
-    use std::os::fd::AsRawFd;
     let dir = state_dir();
     fs::create_dir_all(&dir)?;
     let f = OpenOptions::new()
@@ -62,9 +51,10 @@ pub async fn lock(addr: &str) -> io::Result<StartLock> {
         .open(dir.join(format!("server-{}.lock", port_of(addr))))?;
     let deadline = std::time::Instant::now() + STARTUP_DEADLINE * 2;
     loop {
-        // SAFETY: flock on a file descriptor this function owns.
-        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(StartLock(f));
+        match f.try_lock() {
+            Ok(()) => return Ok(StartLock(f)),
+            Err(fs::TryLockError::WouldBlock) => {}
+            Err(fs::TryLockError::Error(e)) => return Err(e),
         }
         if std::time::Instant::now() >= deadline {
             return Err(io::Error::other("another client holds the start lock"));
@@ -101,13 +91,24 @@ pub fn spawn_server(addr: &str) -> io::Result<Started> {
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err);
-    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
+    // Its own session (Unix) or process group without our console (Windows): the terminal's
+    // Ctrl-C or hang-up that ends this client does not end the server it started.
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
     }
+    #[cfg(windows)]
+    std::os::windows::process::CommandExt::creation_flags(
+        &mut cmd,
+        0x0000_0200 | 0x0000_0008, // CREATE_NEW_PROCESS_GROUP | DETACHED_PROCESS
+    );
     let child = cmd.spawn()?;
     Ok(Started {
         log,

@@ -12,6 +12,8 @@ impl DeviceController {
         let mut report = diagnose(self.tools(), self.backends()).await;
         // Devices a server that died left pointing at its proxy, with their repair.
         report.checks.extend(self.proxy_stale_checks());
+        // What this host cannot do at all (iOS needs macOS; the demo device a Unix host).
+        report.checks.extend(crate::backend::host::this_host());
         report.sessions = self
             .sessions()
             .list()

@@ -42,7 +42,11 @@ fn root_of(root: &Path) -> Result<PathBuf> {
 
 /// The longest local path taken, whole (`PATH_MAX`), and the longest name in it (`NAME_MAX`):
 /// a longer one is refused here, before the file system answers "File name too long".
+#[cfg(unix)]
 const MAX_PATH: usize = libc::PATH_MAX as usize;
+/// Windows' long paths (`\\?\` prefixed) reach 32,767 UTF-16 units.
+#[cfg(not(unix))]
+const MAX_PATH: usize = 32_767;
 const MAX_NAME: usize = 255;
 
 fn joined(root: &Path, p: &str) -> Result<PathBuf> {
@@ -295,7 +299,9 @@ impl DeviceController {
     }
 }
 
+// They make symlinks or watch other processes: Unix hosts.
 #[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 

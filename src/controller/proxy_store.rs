@@ -46,6 +46,7 @@ pub struct Store {
 /// Whether process `pid` runs: it exists (signal 0 sends nothing; EPERM means it exists) and
 /// is not a zombie (dead, its exit not yet collected by its parent: it holds nothing, and
 /// answers signal 0 all the same).
+#[cfg(unix)]
 fn alive(pid: u32) -> bool {
     let Ok(pid) = i32::try_from(pid) else {
         return false;
@@ -59,8 +60,29 @@ fn alive(pid: u32) -> bool {
     exists && !zombie(pid)
 }
 
+/// Whether process `pid` runs: it can be opened and has no exit code yet.
+#[cfg(windows)]
+fn alive(pid: u32) -> bool {
+    use windows_sys::Win32::Foundation::{CloseHandle, STILL_ACTIVE};
+    use windows_sys::Win32::System::Threading::{
+        GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+    };
+    // SAFETY: the handle is checked before use and closed once; `code` is a plain out value.
+    unsafe {
+        let handle = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+        if handle.is_null() {
+            return false;
+        }
+        let mut code = 0u32;
+        let ok = GetExitCodeProcess(handle, &mut code) != 0;
+        CloseHandle(handle);
+        ok && code == STILL_ACTIVE as u32
+    }
+}
+
 /// Whether `pid` is a zombie, by its state in `/proc/PID/stat` (the letter after the command
 /// name, which ends at the last `)`). Without `/proc` (macOS) it is taken as running.
+#[cfg(unix)]
 fn zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         let state = stat
@@ -157,7 +179,9 @@ impl Store {
     }
 }
 
+// They make symlinks or watch other processes: Unix hosts.
 #[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 

@@ -49,7 +49,7 @@ impl Tool {
     /// What to do when the tool is missing.
     pub fn install_hint(self) -> &'static str {
         match self {
-            Tool::Adb => "install Android platform-tools (Debian/Ubuntu: `apt-get install adb`; macOS: `brew install android-platform-tools`) or set MOBILECTL_ADB to the adb binary",
+            Tool::Adb => "install Android platform-tools (Debian/Ubuntu: `apt-get install adb`; macOS: `brew install --cask android-platform-tools`; Windows: `winget install Google.PlatformTools`) or set MOBILECTL_ADB to the adb binary",
             Tool::Emulator => "install the Android SDK emulator package (`sdkmanager emulator`) and set ANDROID_HOME, or set MOBILECTL_EMULATOR",
             Tool::Xcrun => "iOS Simulators need macOS with Xcode: install Xcode and run `xcode-select --install`, or set MOBILECTL_XCRUN",
             Tool::Axe => "install AXe (`brew install cameroncooke/axe/axe`) or set MOBILECTL_AXE; idb is the fallback",

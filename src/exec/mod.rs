@@ -1,8 +1,9 @@
 //! The runners through which every external command and every request to a device goes.
 //!
 //! A [`Command`] is an argument vector — never a host shell — with a timeout. The child runs in
-//! its own process group; on timeout, and when the future running it is dropped (a client hung
-//! up), the whole group is killed. Stdout and stderr are drained concurrently so a chatty child
+//! a process tree of its own (a process group on Unix, a job object on Windows: `tree`); on
+//! timeout, and when the future running it is dropped (a client hung up), the whole tree is
+//! killed. Stdout and stderr are drained concurrently so a chatty child
 //! never blocks on a full pipe. Each run is a tracing span with the argv, duration and exit
 //! status. Requests to devices reached over HTTP go through the runner beside it ([`http`]),
 //! under the same bound on outside work in flight. Children read as they run (log streams) are
@@ -12,6 +13,7 @@ pub mod http;
 mod stream;
 pub mod timing;
 mod tools;
+mod tree;
 
 pub use crate::device::Tool;
 pub use http::{HttpClient, HttpError, HttpRequest, HttpResponse};
@@ -192,7 +194,7 @@ impl Command {
             .join(" ")
     }
 
-    fn tokio_command(&self) -> tokio::process::Command {
+    fn tokio_command(&self) -> process_wrap::tokio::CommandWrap {
         let mut cmd = tokio::process::Command::new(&self.program);
         cmd.args(&self.args)
             .envs(self.envs.iter().map(|(k, v)| (k, v)))
@@ -202,10 +204,8 @@ impl Command {
                 Stdio::null()
             })
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        cmd
+            .stderr(Stdio::piped());
+        tree::wrap(cmd)
     }
 
     /// Why a spawn failed: a missing program, a process or descriptor shortage (busy), else
@@ -217,16 +217,10 @@ impl Command {
                     program: self.program.display().to_string(),
                 }
             }
-            _ if matches!(
-                e.raw_os_error(),
-                Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM)
-            ) =>
-            {
-                ExecError::Busy {
-                    argv: argv.to_string(),
-                    why: e.to_string(),
-                }
-            }
+            _ if tree::is_shortage(&e) => ExecError::Busy {
+                argv: argv.to_string(),
+                why: e.to_string(),
+            },
             _ => ExecError::Io {
                 argv: argv.to_string(),
                 source: e,
@@ -254,13 +248,10 @@ impl Command {
                 why: format!("{MAX_RUNNING} commands were running for its whole time limit"),
             });
         };
-        let mut child = self
-            .tokio_command()
-            .spawn()
-            .map_err(|e| self.spawn_error(&argv, e))?;
-        let group = GroupGuard(child.id().map(|pid| pid as i32));
+        let mut tree =
+            tree::Tree::spawn(self.tokio_command()).map_err(|e| self.spawn_error(&argv, e))?;
 
-        let stdin_task = match (child.stdin.take(), self.stdin.clone()) {
+        let stdin_task = match (tree.child().stdin().take(), self.stdin.clone()) {
             (Some(mut pipe), Some(bytes)) => Some(tokio::spawn(async move {
                 // A child that exits without reading its stdin is not an error of ours.
                 let _ = pipe.write_all(&bytes).await;
@@ -268,8 +259,8 @@ impl Command {
             })),
             _ => None,
         };
-        let mut stdout = child.stdout.take();
-        let mut stderr = child.stderr.take();
+        let mut stdout = tree.child().stdout().take();
+        let mut stderr = tree.child().stderr().take();
         let drain = async {
             let mut out = Vec::new();
             let mut err = Vec::new();
@@ -287,7 +278,7 @@ impl Command {
             };
             let (a, b) = tokio::join!(read_out, read_err);
             a.and(b)?;
-            let status = child.wait().await?;
+            let status = tree.wait().await?;
             Ok::<_, std::io::Error>((status, out, err))
         };
 
@@ -303,7 +294,7 @@ impl Command {
             Err(_) => {
                 span.record("status", "timeout");
                 tracing::warn!(argv = %argv, "command timed out after {:?}; killed", self.timeout);
-                drop(group); // kills the whole process group
+                tree.kill();
                 Err(ExecError::Timeout {
                     argv,
                     timeout: self.timeout,
@@ -313,8 +304,8 @@ impl Command {
             Ok(Ok((status, stdout, stderr))) => {
                 span.record("status", status.code().unwrap_or(-1));
                 tracing::debug!(status = ?status.code(), ms = elapsed.as_millis() as u64, "exec done");
-                // The leader exited; still end any helper it left behind in its group.
-                drop(group);
+                // The child exited; still end any helper it left behind in its tree.
+                tree.kill();
                 Ok(Output {
                     code: status.code(),
                     stdout,
@@ -345,8 +336,15 @@ impl Command {
                 cmd.stdout(Stdio::null()).stderr(Stdio::null());
             }
         }
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
+        // Its own process group (Unix) or a new process group without our console (Windows), so
+        // that a Ctrl-C meant for us does not reach it.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        #[cfg(windows)]
+        std::os::windows::process::CommandExt::creation_flags(
+            &mut cmd,
+            0x0000_0200 | 0x0000_0008, // CREATE_NEW_PROCESS_GROUP | DETACHED_PROCESS
+        );
         tracing::info!(argv = %argv, "spawning detached");
         let child = cmd.spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
@@ -360,22 +358,9 @@ impl Command {
     }
 }
 
-/// Kills a process group when dropped (after timeout, or when the caller's future is dropped).
-struct GroupGuard(Option<i32>);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if let Some(pgid) = self.0.take() {
-            // SAFETY: kill(2) with a negative pid signals the process group we created for the
-            // child (process_group(0) makes its pid the group id); it has no memory effects.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-        }
-    }
-}
-
+// They run `sh`: Unix hosts.
 #[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 
@@ -439,6 +424,54 @@ mod tests {
             .parse()
             .unwrap();
         assert!(gone(pid).await, "grandchild {pid} survived the timeout");
+    }
+
+    /// A helper the command started and left running (its pipes closed) ends with it.
+    #[tokio::test]
+    async fn a_helper_left_behind_ends_with_its_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!(
+            "sleep 30 >/dev/null 2>&1 & echo $! > {}; exit 0",
+            pidfile.display()
+        );
+        let out = Command::new("sh")
+            .args(["-c", &script])
+            .run()
+            .await
+            .unwrap();
+        assert_eq!(out.code, Some(0));
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(gone(pid).await, "helper {pid} outlived its command");
+    }
+
+    /// A caller that stops waiting (a client hung up) ends the whole tree.
+    #[tokio::test]
+    async fn dropping_the_run_kills_the_whole_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+        let cmd = Command::new("sh").args(["-c", &script]);
+        let mut run = Box::pin(cmd.run());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while std::fs::read_to_string(&pidfile).map_or(true, |t| !t.ends_with('\n')) {
+            assert!(Instant::now() < deadline, "the script never started");
+            tokio::select! {
+                _ = &mut run => panic!("the script ended by itself"),
+                _ = tokio::time::sleep(Duration::from_millis(10)) => {}
+            }
+        }
+        drop(run);
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(gone(pid).await, "grandchild {pid} survived the dropped run");
     }
 
     /// Whether `pid` dies (or becomes a zombie awaiting its reaper) within 5 s: SIGKILL is

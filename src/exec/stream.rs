@@ -1,6 +1,6 @@
 //! Long-lived children whose output is read as it comes (`adb logcat`, `log stream`): the
-//! same argv-only [`Command`], in its own process group, killed with its group when the
-//! [`StreamChild`] is dropped. Stdout is read by the caller into its own buffer, so the pipe's
+//! same argv-only [`Command`], in a process tree of its own (`tree`), killed with its tree
+//! when the [`StreamChild`] is dropped. Stdout is read by the caller into its own buffer, so the pipe's
 //! back-pressure bounds memory; stderr is drained on the side, keeping only its tail (the
 //! tool's last words, for errors). At most [`MAX_STREAMS`] run at once, apart from the bound
 //! on short commands.
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
-use super::{Command, ExecError, GroupGuard};
+use super::{Command, ExecError};
 
 /// Most streaming children at once, across the process.
 pub const MAX_STREAMS: usize = 32;
@@ -23,14 +23,13 @@ static STREAMS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_S
 /// A running child whose stdout is read as it comes.
 pub struct StreamChild {
     argv: String,
-    child: tokio::process::Child,
     stdout: tokio::process::ChildStdout,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Bumped each time stderr grows (see [`StreamChild::wait_stderr`]).
     stderr_grew: tokio::sync::watch::Receiver<u64>,
     drain: tokio::task::JoinHandle<()>,
-    // Field order: the group is killed before the slot is given back.
-    _group: GroupGuard,
+    // Field order: the tree is killed before the slot is given back.
+    tree: super::tree::Tree,
     _slot: tokio::sync::SemaphorePermit<'static>,
 }
 
@@ -62,13 +61,12 @@ impl Command {
             .envs(self.envs.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         // SAFETY: between fork and exec only async-signal-safe calls (sigaction through
         // signal(2)) run. A server started in the background has SIGINT ignored, which its
         // children would inherit, and a tool stopped with SIGINT (`recordVideo`) would then
         // never stop: each long-lived child starts with the default disposition.
+        #[cfg(unix)]
         unsafe {
             cmd.pre_exec(|| {
                 libc::signal(libc::SIGINT, libc::SIG_DFL);
@@ -76,16 +74,16 @@ impl Command {
                 Ok(())
             });
         }
-        let mut child = cmd.spawn().map_err(|e| self.spawn_error(&argv, e))?;
-        let group = GroupGuard(child.id().map(|pid| pid as i32));
+        let mut tree = super::tree::Tree::spawn(super::tree::wrap(cmd))
+            .map_err(|e| self.spawn_error(&argv, e))?;
         tracing::debug!(argv = %argv, "stream started");
-        let stdout = child.stdout.take().ok_or_else(|| ExecError::Io {
+        let stdout = tree.child().stdout().take().ok_or_else(|| ExecError::Io {
             argv: argv.clone(),
             source: std::io::Error::other("no stdout pipe"),
         })?;
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let (grew, stderr_grew) = tokio::sync::watch::channel(0u64);
-        let drain = match child.stderr.take() {
+        let drain = match tree.child().stderr().take() {
             Some(mut pipe) => {
                 let tail = stderr.clone();
                 tokio::spawn(async move {
@@ -109,12 +107,11 @@ impl Command {
         };
         Ok(StreamChild {
             argv,
-            child,
             stdout,
             stderr,
             stderr_grew,
             drain,
-            _group: group,
+            tree,
             _slot: slot,
         })
     }
@@ -146,25 +143,19 @@ impl StreamChild {
         }
     }
 
-    /// Sends SIGINT to the child's process group, as Ctrl-C in a terminal does (tools such as
-    /// `simctl io recordVideo` finalise their file on it).
-    pub fn interrupt(&self) {
-        if let Some(pgid) = self._group.0 {
-            // SAFETY: kill(2) with a negative pid signals the process group made for this
-            // child; it has no memory effects.
-            unsafe {
-                libc::kill(-pgid, libc::SIGINT);
-            }
-        }
+    /// Asks the child's tree to stop as Ctrl-C in a terminal does (tools such as
+    /// `simctl io recordVideo` finalise their file on it); see `Tree::interrupt`.
+    pub fn interrupt(&mut self) {
+        self.tree.interrupt();
     }
 
     /// The child's stdout closed: waits (briefly) for its exit and its last words; a child
     /// that does not exit within `grace` is killed.
     pub async fn finish(mut self, grace: Duration) -> StreamEnd {
-        let status = match tokio::time::timeout(grace, self.child.wait()).await {
+        let status = match tokio::time::timeout(grace, self.tree.wait()).await {
             Ok(Ok(s)) => s.code(),
             _ => {
-                let _ = self.child.start_kill();
+                self.tree.kill();
                 None
             }
         };
@@ -186,7 +177,9 @@ impl Drop for StreamChild {
     }
 }
 
+// They run `sh`: Unix hosts.
 #[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 

@@ -1,7 +1,8 @@
 //! Where the external tools live. Each tool is found by its environment override first
 //! (`MOBILECTL_ADB`, `MOBILECTL_XCRUN`, `MOBILECTL_AXE`, `MOBILECTL_IDB`, `MOBILECTL_EMULATOR`),
 //! then by the SDK location where one applies (`$ANDROID_HOME`, `$ANDROID_SDK_ROOT`), then on
-//! `PATH`.
+//! `PATH`. Lookups go through the `which` crate: an executable file on Unix, a name with one of
+//! `PATHEXT`'s extensions (`adb.exe`) on Windows.
 
 use std::path::{Path, PathBuf};
 
@@ -22,50 +23,44 @@ pub struct ToolInfo {
 }
 
 impl Tool {
-    /// SDK-relative locations tried before `PATH`.
+    /// SDK-relative locations tried before `PATH`, below each SDK folder given.
+    fn sdk_candidates_in(self, sdk_dirs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
+        let below = match self {
+            Tool::Adb => Path::new("platform-tools/adb"),
+            Tool::Emulator => Path::new("emulator/emulator"),
+            _ => return Vec::new(),
+        };
+        sdk_dirs.map(|d| d.join(below)).collect()
+    }
+
+    /// SDK-relative locations from `$ANDROID_HOME` and `$ANDROID_SDK_ROOT`.
     fn sdk_candidates(self) -> Vec<PathBuf> {
         let sdk_dirs = ["ANDROID_HOME", "ANDROID_SDK_ROOT"]
             .iter()
             .filter_map(std::env::var_os)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from);
-        match self {
-            Tool::Adb => sdk_dirs.map(|d| d.join("platform-tools/adb")).collect(),
-            Tool::Emulator => sdk_dirs.map(|d| d.join("emulator/emulator")).collect(),
-            _ => Vec::new(),
-        }
+        self.sdk_candidates_in(sdk_dirs)
     }
 
     /// Finds the tool, or `None` when it is nowhere to be found.
     pub fn resolve(self) -> Option<PathBuf> {
         if let Some(v) = std::env::var_os(self.env_override()).filter(|v| !v.is_empty()) {
-            let p = PathBuf::from(v);
-            // An override that names a bare program is looked up on PATH.
-            return if p.components().count() == 1 {
-                find_on_path(&p)
-            } else {
-                is_executable(&p).then_some(p)
-            };
+            // A bare program name is looked up on PATH; a path is taken as it is (with
+            // Windows' extensions tried).
+            return executable(Path::new(&v));
         }
         self.sdk_candidates()
-            .into_iter()
-            .find(|p| is_executable(p))
-            .or_else(|| find_on_path(Path::new(self.name())))
+            .iter()
+            .find_map(|p| executable(p))
+            .or_else(|| executable(Path::new(self.name())))
     }
 }
 
-fn find_on_path(name: &Path) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p)
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
+/// The executable file `p` names: a bare name found on `PATH`, a path checked (on Windows with
+/// `PATHEXT`'s extensions tried when it has none).
+fn executable(p: &Path) -> Option<PathBuf> {
+    which::which(p).ok()
 }
 
 /// The resolved locations of every tool, fixed when the server starts (or built explicitly by
@@ -106,5 +101,51 @@ impl Toolbox {
             found: path.is_some(),
             path: path.map(|p| p.display().to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sdk_locations_are_below_each_sdk_folder() {
+        let dirs = || ["/sdk/a", "/sdk/b"].into_iter().map(PathBuf::from);
+        assert_eq!(
+            Tool::Adb.sdk_candidates_in(dirs()),
+            [
+                PathBuf::from("/sdk/a/platform-tools/adb"),
+                PathBuf::from("/sdk/b/platform-tools/adb")
+            ]
+        );
+        assert_eq!(
+            Tool::Emulator.sdk_candidates_in(dirs()),
+            [
+                PathBuf::from("/sdk/a/emulator/emulator"),
+                PathBuf::from("/sdk/b/emulator/emulator")
+            ]
+        );
+        assert!(Tool::Xcrun.sdk_candidates_in(dirs()).is_empty());
+    }
+
+    /// A tool is found as the platform names programs (`adb` with its execute bit on Unix,
+    /// `adb.exe` on Windows) and not found as a plain file.
+    #[test]
+    fn tools_are_found_with_the_platforms_program_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("platform-tools");
+        std::fs::create_dir(&tools).unwrap();
+        let file = tools.join(format!("adb{}", std::env::consts::EXE_SUFFIX));
+        std::fs::write(&file, "#!/bin/sh\n").unwrap();
+        let candidate = tools.join("adb");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+            assert_eq!(executable(&candidate), None, "not executable");
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        assert_eq!(executable(&candidate), Some(file));
+        assert_eq!(executable(&tools.join("emulator")), None);
     }
 }

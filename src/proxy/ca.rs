@@ -251,11 +251,13 @@ impl Ca {
 }
 
 /// Makes the state directory (mode 0700 when it is created).
+/// On Windows the folder is under the user's own profile, private by its ACL.
 fn create_private_dir(dir: &Path) -> Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
         .create(dir)
         .map_err(|e| ca_error(format!("cannot create {}: {e}", dir.display())))
 }
@@ -271,12 +273,14 @@ fn write_public(path: &Path, bytes: &[u8]) -> Result<()> {
 
 fn write_with_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
+    #[cfg(not(unix))]
+    let _ = mode;
+    let written = options
         .open(&tmp)
         .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
         .and_then(|_| std::fs::rename(&tmp, path));
@@ -287,7 +291,15 @@ fn write_with_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     Ok(())
 }
 
+/// A key file others can read is made owner-only again (Unix modes; on Windows the profile's
+/// ACL decides).
+#[cfg(not(unix))]
+fn tighten(_key_path: &Path) -> Result<()> {
+    Ok(())
+}
+
 /// A key file others can read is made owner-only again.
+#[cfg(unix)]
 fn tighten(key_path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let meta = std::fs::metadata(key_path).map_err(ca_error)?;
@@ -385,6 +397,7 @@ impl rustls::server::ResolvesServerCert for NoCert {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn a_ca_is_made_once_with_a_private_key_and_reloaded() {
         use std::os::unix::fs::PermissionsExt;

@@ -1,24 +1,11 @@
-//! Where runs live and what they are called: the cache directory (`MOBILECTL_CACHE_DIR`, else
-//! `$XDG_CACHE_HOME/mobilectl`, else `~/.cache/mobilectl`), `<cache>/runs/<id>`, and run ids
+//! Where runs live and what they are called: `<cache>/runs/<id>` (the cache folder is
+//! [`crate::host_dirs::cache_dir`]), and run ids
 //! `YYYYMMDD-HHMMSS-<rand>` (UTC; six hex digits from the OS's random source), which are also
 //! the only names ever joined to the runs folder.
 
 use std::path::PathBuf;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-
-/// The cache directory (not created).
-pub fn cache_dir() -> PathBuf {
-    let non_empty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    if let Some(d) = non_empty("MOBILECTL_CACHE_DIR") {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = non_empty("XDG_CACHE_HOME") {
-        return PathBuf::from(d).join("mobilectl");
-    }
-    let home = non_empty("HOME").map_or_else(|| PathBuf::from("."), PathBuf::from);
-    home.join(".cache/mobilectl")
-}
 
 /// The folder of the runs inside a cache directory.
 pub fn runs_dir(cache: &std::path::Path) -> PathBuf {

@@ -534,7 +534,9 @@ fn artifact_not_found(run: &str, name: &str) -> Error {
     .with_hint(format!("GET /api/v1/runs/{run} lists its artifacts"))
 }
 
+// They make symlinks or watch other processes: Unix hosts.
 #[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
     use crate::api::wire::runs::{GcAction::*, GcReason::*};

@@ -261,12 +261,14 @@ pub fn shutdown_token() -> CancellationToken {
     SHUTDOWN.child_token()
 }
 
-/// SIGINT or SIGTERM.
+/// SIGINT or SIGTERM; on Windows Ctrl-C, Ctrl-Break, the console closing, or the system
+/// shutting down (what a service manager sends).
 async fn signalled() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    let term = async {
+    #[cfg(unix)]
+    let stop = async {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(mut s) => {
                 s.recv().await;
@@ -274,8 +276,27 @@ async fn signalled() {
             Err(_) => std::future::pending::<()>().await,
         }
     };
+    #[cfg(windows)]
+    let stop = async {
+        use tokio::signal::windows;
+        let (brk, close, shutdown) = (
+            windows::ctrl_break(),
+            windows::ctrl_close(),
+            windows::ctrl_shutdown(),
+        );
+        match (brk, close, shutdown) {
+            (Ok(mut b), Ok(mut c), Ok(mut s)) => {
+                tokio::select! {
+                    _ = b.recv() => {},
+                    _ = c.recv() => {},
+                    _ = s.recv() => {},
+                }
+            }
+            _ => std::future::pending::<()>().await,
+        }
+    };
     tokio::select! {
         _ = ctrl_c => {},
-        _ = term => {},
+        _ = stop => {},
     }
 }

@@ -213,12 +213,14 @@ mod tests {
     /// `adb keygen` (the real client) makes a key pair in `dir`: the private key file's path.
     fn adb_keygen(dir: &Path, name: &str) -> PathBuf {
         let key = dir.join(name);
-        let out = std::process::Command::new("/usr/bin/adb")
-            .arg("keygen")
-            .arg(&key)
-            .env("HOME", dir)
-            .output()
-            .expect("adb keygen runs");
+        let out = std::process::Command::new(
+            crate::sandbox::find_host_program("adb").expect("adb on PATH"),
+        )
+        .arg("keygen")
+        .arg(&key)
+        .env("HOME", dir)
+        .output()
+        .expect("adb keygen runs");
         assert!(key.is_file(), "adb keygen: {out:?}");
         key
     }

@@ -27,6 +27,9 @@
 //! `mobilectl virtual-device control --socket SOCKET (latency MS | fail-dumps N | drop |
 //! offline on|off | state | journal)`.
 
+// The device runs the host's mksh and Unix utilities, over Unix sockets and process groups:
+// on other hosts the crate is empty (`serve --demo` there says why).
+#![cfg(unix)]
 // The device's code never unwraps (tests may: clippy.toml).
 #![warn(clippy::unwrap_used)]
 
@@ -112,7 +115,7 @@ impl VirtualDeviceOptions {
             model: DEFAULT_MODEL.into(),
             device: "virtual".into(),
             mobilectl_bin: mobilectl_bin.into(),
-            mksh: PathBuf::from("/usr/bin/mksh"),
+            mksh: sandbox::find_host_program("mksh").unwrap_or_else(|| PathBuf::from("mksh")),
             journal_path: None,
             latency_ms: 0,
             fail_dumps: 0,
@@ -131,6 +134,8 @@ pub enum VdError {
     App(String),
     #[error("adb: {0}")]
     Adb(String),
+    #[error("the virtual device runs Android's shell, mksh, which is not on this host's PATH ({0}); install it (Debian/Ubuntu: apt install mksh; macOS: brew install mksh)")]
+    NoShell(String),
 }
 
 /// State shared by every task of one device.
@@ -267,6 +272,9 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         AppSource::Dir(d) => App::from_dir(d),
     }
     .map_err(VdError::App)?;
+    if !opts.mksh.is_file() {
+        return Err(VdError::NoShell(opts.mksh.display().to_string()));
+    }
     let sandbox = Sandbox::create(&opts.mobilectl_bin, &opts.mksh)?;
     let journal_path = opts
         .journal_path

@@ -52,6 +52,8 @@ pub const APPLETS: &[&str] = &[
     "ime",
     "screenrecord",
     "pkill",
+    "stat",
+    "date",
 ];
 
 /// Harmless utilities passed through to the host's program of the same name.
@@ -71,10 +73,8 @@ pub const UTILITIES: &[&str] = &[
     "tail",
     "wc",
     "grep",
-    "stat",
     "md5sum",
     "sha256sum",
-    "date",
     "base64",
     "printf",
     "true",
@@ -99,13 +99,34 @@ pub struct Sandbox {
     pub bin: PathBuf,
     pub socket: PathBuf,
     pub mksh: PathBuf,
+    /// The host's program folders, as the device process found them when it started.
+    host_dirs: Vec<PathBuf>,
 }
 
-fn find_program(name: &str) -> Option<PathBuf> {
-    ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]
-        .iter()
-        .map(|d| Path::new(d).join(name))
-        .find(|p| p.is_file())
+/// Where the host keeps its programs: the device process's own `PATH` (Homebrew's
+/// `/opt/homebrew/bin` on a Mac), else the usual system folders.
+fn host_path_dirs() -> Vec<PathBuf> {
+    match std::env::var_os("PATH").filter(|p| !p.is_empty()) {
+        Some(path) => std::env::split_paths(&path).collect(),
+        None => ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]
+            .iter()
+            .map(PathBuf::from)
+            .collect(),
+    }
+}
+
+/// The host program `name` found in `dirs`, skipping `own_bin` (the sandbox's stand-ins, which
+/// would find themselves).
+fn find_program_in(name: &str, dirs: &[PathBuf], own_bin: &Path) -> Option<PathBuf> {
+    let dirs = dirs.iter().filter(|d| d.as_path() != own_bin);
+    let path = std::env::join_paths(dirs).ok()?;
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    which::which_in(name, Some(path), cwd).ok()
+}
+
+/// A host program the device runs (`mksh`, `ffmpeg`), found on `PATH`.
+pub fn find_host_program(name: &str) -> Option<PathBuf> {
+    find_program_in(name, &host_path_dirs(), Path::new(""))
 }
 
 impl Sandbox {
@@ -135,6 +156,7 @@ impl Sandbox {
             root,
             bin,
             mksh: mksh.to_path_buf(),
+            host_dirs: host_path_dirs(),
             _dir: dir,
         })
     }
@@ -202,7 +224,7 @@ impl Sandbox {
     pub fn real_program(&self, name: &str) -> Option<PathBuf> {
         match name {
             "sh" => Some(self.mksh.clone()),
-            other => find_program(other),
+            other => find_program_in(other, &self.host_dirs, &self.bin),
         }
     }
 
@@ -262,9 +284,12 @@ impl Sandbox {
             .kill_on_drop(true);
         let mut out = None;
         if merged {
-            let (reader, writer) = cloexec_pipe()?;
+            // Both ends are closed on exec; the child gets dups through `Stdio`.
+            let (reader, writer) = std::io::pipe()?;
             c.stdout(writer.try_clone()?).stderr(writer);
-            out = Some(tokio::net::unix::pipe::Receiver::from_owned_fd(reader)?);
+            out = Some(tokio::net::unix::pipe::Receiver::from_owned_fd(
+                std::os::fd::OwnedFd::from(reader),
+            )?);
         } else {
             c.stdout(Stdio::piped()).stderr(Stdio::piped());
         }
@@ -272,24 +297,6 @@ impl Sandbox {
         drop(c);
         Ok((child, out))
     }
-}
-
-/// A pipe whose ends are closed on exec (the child gets dups through `Stdio`).
-fn cloexec_pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 writes two fresh descriptors into `fds`, which we then own exclusively.
-    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just created by pipe2 and are owned by nobody else.
-    Ok(unsafe {
-        (
-            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
-            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
-        )
-    })
 }
 
 #[cfg(test)]
@@ -379,5 +386,34 @@ mod tests {
             sb.host_path("/sdcard/inside/x"),
             Some(sb.root.join("sdcard/inside/x"))
         );
+    }
+
+    /// Host programs come from the host's `PATH` in order (Homebrew's folder on a Mac comes
+    /// before the system's), only executable files count, and the sandbox's own stand-ins
+    /// (which would run themselves) are never the answer.
+    #[test]
+    fn host_programs_are_found_on_path_in_order_skipping_the_sandbox() {
+        use std::os::unix::fs::PermissionsExt;
+        let dirs: Vec<PathBuf> = (0..3)
+            .map(|_| tempfile::tempdir().unwrap().keep())
+            .collect();
+        let program = |dir: &Path, mode: u32| {
+            let p = dir.join("ffmpeg");
+            std::fs::write(&p, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+            p
+        };
+        program(&dirs[0], 0o755); // the sandbox's stand-in
+        program(&dirs[1], 0o644); // not executable
+        let real = program(&dirs[2], 0o755);
+        assert_eq!(find_program_in("ffmpeg", &dirs, &dirs[0]), Some(real));
+        assert_eq!(
+            find_program_in("ffmpeg", &dirs, Path::new("")),
+            Some(dirs[0].join("ffmpeg"))
+        );
+        assert_eq!(find_program_in("ffmpeg", &dirs[..2], &dirs[0]), None);
+        for d in dirs {
+            std::fs::remove_dir_all(d).unwrap();
+        }
     }
 }

@@ -25,11 +25,12 @@ use serde_json::Value;
 /// Time limit of one adb invocation.
 pub const ADB_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The adb client used by the harness (`MOBILECTL_TEST_ADB` overrides `/usr/bin/adb`).
+/// The adb client used by the harness (`MOBILECTL_TEST_ADB` overrides the `adb` on `PATH`).
 pub fn adb_path() -> PathBuf {
     std::env::var_os("MOBILECTL_TEST_ADB")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/adb"))
+        .or_else(|| crate::sandbox::find_host_program("adb"))
+        .unwrap_or_else(|| PathBuf::from("adb"))
 }
 
 /// Output of one finished command.

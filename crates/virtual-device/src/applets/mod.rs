@@ -4,6 +4,7 @@
 //! exit code — or, for passed-through utilities, with the host program to `exec`.
 
 mod am;
+mod coreutils;
 mod input;
 mod intent;
 mod logcat;
@@ -97,6 +98,8 @@ pub fn run(dev: &Device, argv: &[String], stdin: Vec<u8>) -> AppletResult {
         "getenforce" => AppletResult::ok("Enforcing\n"),
         // Input method switching: accepted; the IME in use does not change what typing does.
         "ime" => AppletResult::ok(""),
+        "stat" => coreutils::stat(dev, args),
+        "date" => coreutils::date(args),
         n if UTILITIES.contains(&n) => match dev.sandbox.real_program(n) {
             Some(program) => {
                 let translated: Result<Vec<String>, &String> = args

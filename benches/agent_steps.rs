@@ -2,9 +2,10 @@
 //! build --release && cargo bench --bench agent_steps`; under `cargo test` it only checks that
 //! it builds): for snapshot, tap, tap with observe, type (clear and read-back) and wait, the adb
 //! round trips (device services on the journal) and the latency over HTTP, right after another
-//! call and after 5 s of idle time. Prints a Markdown table (the README's "Round trips"). A
-//! last row, the control, times the bare `adb shell true` the same way, without mobilectl: how
-//! much of an idle penalty the machine, the adb server and the device give anything.
+//! call and after 5 s of idle time. Prints a Markdown table (docs/measurements.md's "Round
+//! trips per operation"). A last row, the control, times the bare `adb shell true` the same way,
+//! without mobilectl: how much of an idle penalty the machine, the adb server and the device
+//! give anything.
 
 #[cfg(unix)]
 use std::time::{Duration, Instant};

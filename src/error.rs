@@ -1,7 +1,7 @@
 //! The product's one error type: a typed [`ErrorCode`] plus a message, a hint for the caller
 //! and optional structured details. Every layer below the server returns [`Error`]; the server
-//! turns it into the JSON envelope of DESIGN.md, with the HTTP status taken from the single
-//! exhaustive table in [`ErrorCode::status`].
+//! turns it into the JSON envelope (docs/DESIGN.md "Errors"), with the HTTP status taken from
+//! the single exhaustive table in [`ErrorCode::status`].
 
 mod advice;
 

@@ -1,7 +1,7 @@
 //! mobilectl: a local HTTP server (and thin CLI) that lets AI agents, test scripts and people
 //! inspect and drive phones — iOS Simulators, Android devices and emulators.
 //!
-//! The layers, top to bottom (see DESIGN.md):
+//! The layers, top to bottom (see docs/DESIGN.md "Layers and walls"):
 //! - [`api`]: the operation table and wire types; routes, OpenAPI, CLI and MCP derive from it.
 //! - [`server`]: axum router, one error envelope, security middleware, OpenAPI.
 //! - [`controller`]: target-device resolution, per-device state and serialisation, over the

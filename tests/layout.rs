@@ -1,5 +1,5 @@
-//! The walls of DESIGN.md's layout, checked on the source: which folders may not name which
-//! other parts of the crate (in code; comments may). Each wall is one the design keeps or
+//! The walls of docs/DESIGN.md "Layers and walls", checked on the source: which folders may not
+//! name which other parts of the crate (in code; comments may). Each wall is one the design keeps or
 //! issue 23 took down an arrow for: the table is data, the server knows no backend, MCP is no
 //! CLI, `ui/` and `image/` stand alone, backends and the controller know no HTTP layer.
 

@@ -60,8 +60,9 @@ fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The plainest lossless listing of DESIGN's budget: one line per on-screen node with a
-/// text, a content-desc (iOS: label) or a clickable flag, in document order.
+/// The floor of the text's budget (docs/DESIGN.md "The compact text and its budget"), the
+/// plainest lossless listing: one line per on-screen node with a text, a content-desc (iOS:
+/// label) or a clickable flag, in document order.
 fn floor_listing(t: &Tree) -> String {
     let mut out = String::new();
     let mut k = 0;

@@ -1,5 +1,5 @@
 //! Target arguments of the CLI: one shell word names what an action aims at, and becomes the
-//! `ref` / `x`+`y` / `selector` fields of the request body (DESIGN.md "Target").
+//! `ref` / `x`+`y` / `selector` fields of the request body (docs/DESIGN.md "Targets").
 //!
 //! Grammar (one argument; the shell has already removed its own quotes):
 //!

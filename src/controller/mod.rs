@@ -1,10 +1,10 @@
 //! DeviceController: the one object routes talk to. It holds the registry of backends (a list
 //! of [`DeviceBackend`]s, the built-in ones from [`crate::backend::registry`] or a test's own),
-//! lists devices across all of them, resolves the target device of every request (DESIGN.md's
-//! rule), remembers the active device, and sends each device operation to the backend that
-//! listed the device (`Device::backend`). It never decides by platform: what differs between
-//! backends (coordinate space, identifier rules, boot and shutdown, alerts) is asked of the
-//! backend, so adding one needs no edit here.
+//! lists devices across all of them, resolves the target device of every request
+//! (docs/DESIGN.md "Target device"), remembers the active device, and sends each device
+//! operation to the backend that listed the device (`Device::backend`). It never decides by
+//! platform: what differs between backends (coordinate space, identifier rules, boot and
+//! shutdown, alerts) is asked of the backend, so adding one needs no edit here.
 
 mod actions;
 mod alerts;
@@ -222,8 +222,8 @@ impl DeviceController {
         }
     }
 
-    /// Resolves the target device of a request (DESIGN.md's rule). Does not change the active
-    /// device: see [`Self::resolve_to_act`].
+    /// Resolves the target device of a request (docs/DESIGN.md "Target device"). Does not change
+    /// the active device: see [`Self::resolve_to_act`].
     /// A request in a session goes to the session's device (see [`sessions`]).
     pub async fn resolve(&self, udid: Option<&str>) -> Result<Device> {
         let udid = udid.filter(|u| !u.is_empty());

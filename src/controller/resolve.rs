@@ -1,6 +1,6 @@
-//! The target-device rule of DESIGN.md as a pure function: an explicit `udid` wins, then the
-//! active device, then the only ready device; otherwise `NO_DEVICE` or `AMBIGUOUS_DEVICE`
-//! with the candidates.
+//! The target-device rule (docs/DESIGN.md "Target device") as a pure function: an explicit
+//! `udid` wins, then the active device, then the only ready device; otherwise `NO_DEVICE` or
+//! `AMBIGUOUS_DEVICE` with the candidates.
 
 use serde_json::json;
 

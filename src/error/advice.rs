@@ -1,7 +1,7 @@
 //! What a caller should do about each error code: one line per code, matched exhaustively so
 //! a new code cannot be added without saying what to do about it. The troubleshooting text
-//! (README's error-code table and the MCP resource `mobilectl://troubleshooting`) is made
-//! from these lines and [`ErrorCode::meaning`].
+//! (the error-code table of docs/agents.md and the MCP resource `mobilectl://troubleshooting`)
+//! is made from these lines and [`ErrorCode::meaning`].
 
 use super::ErrorCode::{self, *};
 

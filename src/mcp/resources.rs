@@ -1,14 +1,17 @@
 //! The MCP resources: `mobilectl://guide` (the recommended agent workflow) and
 //! `mobilectl://troubleshooting` (common problems, and what each error code means and what to
-//! do). Both are sections of the README between `<!-- mcp:… -->` markers, compiled in, so the
-//! README and the resources cannot say different things; the troubleshooting section's
-//! error-code table is [`error_table`], made from the error table (`crate::error`), and
-//! `tests/readme.rs` checks the README holds it as made.
+//! do). Both are sections of `docs/agents.md` between `<!-- mcp:… -->` markers, compiled in
+//! (that page alone, not the README nor the rest of the docs), so the page and the resources
+//! cannot say different things; the troubleshooting section's error-code table is
+//! [`error_table`], made from the error table (`crate::error`), and `tests/readme.rs` checks the
+//! page holds it as made.
 
 use rmcp::model::{ReadResourceResult, Resource, ResourceContents};
 
-/// The README, as built into the binary.
-const README: &str = include_str!("../../README.md");
+/// The documentation page the resources quote (`docs/agents.md`), as built into the binary.
+pub const PAGE: &str = include_str!("../../docs/agents.md");
+/// Where that page is in the repository.
+pub const PAGE_PATH: &str = "docs/agents.md";
 
 /// The agent workflow resource's URI.
 pub const GUIDE_URI: &str = "mobilectl://guide";
@@ -17,13 +20,13 @@ pub const TROUBLESHOOTING_URI: &str = "mobilectl://troubleshooting";
 /// The MIME type both resources are served with.
 pub const MIME: &str = "text/markdown";
 
-/// One served resource: where it is in the README and how it is listed.
+/// One served resource: where it is in the page and how it is listed.
 struct Page {
     uri: &'static str,
     name: &'static str,
     title: &'static str,
     description: &'static str,
-    /// The README's marker name: the text between `<!-- mcp:NAME -->` and `<!-- /mcp:NAME -->`.
+    /// The page's marker name: the text between `<!-- mcp:NAME -->` and `<!-- /mcp:NAME -->`.
     marker: &'static str,
 }
 
@@ -46,19 +49,19 @@ const PAGES: &[Page] = &[
     },
 ];
 
-/// The README's text between `<!-- mcp:NAME -->` and `<!-- /mcp:NAME -->` (exclusive), or
-/// `None` when the markers are missing.
-pub fn section<'a>(readme: &'a str, name: &str) -> Option<&'a str> {
+/// A page's text between `<!-- mcp:NAME -->` and `<!-- /mcp:NAME -->` (exclusive), or `None`
+/// when the markers are missing.
+pub fn section<'a>(page: &'a str, name: &str) -> Option<&'a str> {
     let begin = format!("<!-- mcp:{name} -->");
     let end = format!("<!-- /mcp:{name} -->");
-    let start = readme.find(&begin)? + begin.len();
-    let stop = readme[start..].find(&end)? + start;
-    Some(&readme[start..stop])
+    let start = page.find(&begin)? + begin.len();
+    let stop = page[start..].find(&end)? + start;
+    Some(&page[start..stop])
 }
 
-/// A section as served: its text without the README's marker comments.
-pub fn page_text(readme: &str, name: &str) -> Option<String> {
-    let text = section(readme, name)?;
+/// A section as served: its text without the page's marker comments.
+pub fn page_text(page: &str, name: &str) -> Option<String> {
+    let text = section(page, name)?;
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| !l.trim_start().starts_with("<!--"))
@@ -90,7 +93,7 @@ pub fn list() -> Vec<Resource> {
     PAGES
         .iter()
         .map(|p| {
-            let size = page_text(README, p.marker).map_or(0, |t| t.len() as u64);
+            let size = page_text(PAGE, p.marker).map_or(0, |t| t.len() as u64);
             Resource::new(p.uri, p.name)
                 .with_title(p.title)
                 .with_description(p.description)
@@ -103,7 +106,7 @@ pub fn list() -> Vec<Resource> {
 /// The text of the resource at `uri`, or `None` when there is no such resource.
 pub fn text(uri: &str) -> Option<String> {
     let page = PAGES.iter().find(|p| p.uri == uri)?;
-    page_text(README, page.marker)
+    page_text(PAGE, page.marker)
 }
 
 /// The answer to `resources/read` for `uri`, or `None` when there is no such resource.
@@ -120,7 +123,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn both_pages_are_in_the_readme_and_say_what_they_promise() {
+    fn both_pages_are_in_the_docs_page_and_say_what_they_promise() {
         let guide = text(GUIDE_URI).expect("the guide section");
         for word in ["snapshot", "ref", "wait", "tail_logs", "get_flow_summary"] {
             assert!(guide.contains(word), "the guide lacks {word}");

@@ -1,8 +1,8 @@
-//! The session of one MCP connection (DESIGN.md's "each MCP connection is one"): created on the
-//! connection's first tool call as a lazy session (its device is leased when its first device
-//! operation runs), sent with every call after by its secret (the only thing that acts in
-//! it), made again if the server forgot it (restart, expiry), and ended when the connection
-//! closes — explicitly for stdio, on drop for a
+//! The session of one MCP connection (docs/DESIGN.md "Sessions and leases": each MCP
+//! connection is one): created on the connection's first tool call as a lazy session (its
+//! device is leased when its first device operation runs), sent with every call after by its
+//! secret (the only thing that acts in it), made again if the server forgot it (restart,
+//! expiry), and ended when the connection closes — explicitly for stdio, on drop for a
 //! Streamable HTTP session. Two agents started side by side therefore never act on one device.
 //! A Streamable HTTP session that goes quiet gives its lease back ([`super::idle`]).
 //! A stdio bridge's session has a short idle expiry that the bridge renews while it lives

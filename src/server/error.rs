@@ -1,7 +1,7 @@
-//! The JSON error envelope of DESIGN.md, and the one place where [`Error`] becomes an HTTP
-//! response. axum's own rejections (malformed JSON, wrong types, missing content type, body too
-//! large) come here too, through the [`ApiJson`] and [`ApiQuery`] extractors, so a caller never
-//! sees a bare-text error.
+//! The JSON error envelope (docs/DESIGN.md "Errors"), and the one place where [`Error`] becomes
+//! an HTTP response. axum's own rejections (malformed JSON, wrong types, missing content type,
+//! body too large) come here too, through the [`ApiJson`] and [`ApiQuery`] extractors, so a
+//! caller never sees a bare-text error.
 
 use axum::extract::rejection::{BytesRejection, JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts};

@@ -1,5 +1,5 @@
-//! Security middleware (DESIGN.md "Security defaults"): the server can drive a phone, so a web
-//! page in the user's browser must not reach it.
+//! Security middleware (docs/DESIGN.md "Security defaults"): the server can drive a phone, so a
+//! web page in the user's browser must not reach it.
 //!
 //! - `Host` must be a loopback name, the bound address or an `--allow-host` entry (stops DNS
 //!   rebinding), else `403 FORBIDDEN_HOST`.

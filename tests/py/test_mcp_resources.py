@@ -1,6 +1,7 @@
 """The MCP resources `mobilectl://guide` and `mobilectl://troubleshooting`, listed and read by
 the official Python MCP SDK over stdio (`mobilectl mcp`) and over Streamable HTTP (`/mcp`),
-and compared with the README sections they are made from.
+and compared with the sections of docs/agents.md they are made from (the page the binary
+quotes; the README is not).
 
 Fixtures (from tests/py/conftest.py): `mobilectl_bin`, `demo_server`, `root`.
 """
@@ -15,8 +16,8 @@ from mcp.client.streamable_http import streamable_http_client
 URIS = ["mobilectl://guide", "mobilectl://troubleshooting"]
 
 
-def readme_section(root, name):
-    text = (root / "README.md").read_text()
+def page_section(root, name):
+    text = (root / "docs" / "agents.md").read_text()
     body = re.search(rf"<!-- mcp:{name} -->\n(.*?)<!-- /mcp:{name} -->", text, re.S).group(1)
     lines = [l for l in body.splitlines() if not l.lstrip().startswith("<!--")]
     return "\n".join(lines).strip() + "\n"
@@ -36,7 +37,7 @@ async def check(session, root):
         read = await session.read_resource(uri)
         [content] = read.contents
         assert str(content.uri) == uri
-        assert content.text == readme_section(root, name), uri
+        assert content.text == page_section(root, name), uri
 
     trouble = (await session.read_resource(URIS[1])).contents[0].text
     for word in ["Empty tree", "TOOL_MISSING", "STALE_REFERENCE", "DEVICE_OFFLINE", "pinning",

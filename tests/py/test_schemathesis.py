@@ -1,5 +1,5 @@
 """Schemathesis (from PyPI) against `mobilectl serve --demo`, every check on, bounded in
-examples and time. Every failure must be one of the findings the README lists with the reason
+examples and time. Every failure must be one of the findings docs/api.md lists with the reason
 it stands ("Schemathesis findings that stand"); anything else fails this test.
 """
 
@@ -9,7 +9,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-# The findings that stand (see README): a documented 501 for what a platform cannot do, and a
+# The findings that stand (see docs/api.md): a documented 501 for what a platform cannot do, and a
 # 400 VALIDATION_FAILED for rules across fields (exactly one target, `from` with `to`, the
 # fields an expectation kind needs) or identifier and value checks the schema does not spell
 # out.

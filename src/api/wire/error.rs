@@ -1,4 +1,5 @@
-//! The JSON error envelope of DESIGN.md, as it travels: what every failed request answers.
+//! The JSON error envelope (docs/DESIGN.md "Errors"), as it travels: what every failed request
+//! answers.
 //! The server makes it from an [`crate::error::Error`] (`crate::server::error`).
 
 use serde::{Deserialize, Serialize};

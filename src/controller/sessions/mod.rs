@@ -1,5 +1,5 @@
-//! Sessions and leases (DESIGN.md's "Session" and "Lease"): many callers on one server, none
-//! acting on another's device. A session is one caller's context (a name, a leased device,
+//! Sessions and leases (docs/DESIGN.md "Sessions and leases"): many callers on one server,
+//! none acting on another's device. A session is one caller's context (a name, a leased device,
 //! defaults, an idle TTL); a lease is its exclusive right to act on the device. This module
 //! joins the [`registry`] (who holds what) to the devices the controller lists:
 //! - creating a session leases a device now, or at its first device operation (`lazy`),

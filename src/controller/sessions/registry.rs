@@ -3,11 +3,11 @@
 //! and the queue of sessions waiting for a device (first come, first served). It knows nothing
 //! of devices beyond their udids: the controller lists them and asks here who holds what.
 //!
-//! A session is a capability (DESIGN.md "Security defaults"): its id and name are public labels
-//! that listings, leases and errors show; only its [`Secret`], answered once to its creator,
-//! puts a request in it ([`SessionRegistry::enter`]). The table cannot be filled by one caller:
-//! a session that leases nothing lives idle at most [`UNLEASED_IDLE`], and when every place is
-//! taken the unleased session idle the longest gives its place to the new one.
+//! A session is a capability (docs/DESIGN.md "Security defaults"): its id and name are public
+//! labels that listings, leases and errors show; only its [`Secret`], answered once to its
+//! creator, puts a request in it ([`SessionRegistry::enter`]). The table cannot be filled by one
+//! caller: a session that leases nothing lives idle at most [`UNLEASED_IDLE`], and when every
+//! place is taken the unleased session idle the longest gives its place to the new one.
 //!
 //! Time is `tokio::time::Instant`, so expiry is tested on paused time.
 

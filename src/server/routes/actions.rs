@@ -1,5 +1,6 @@
 //! Act: tap, tap-element, long-press, swipe, scroll, scroll-to, type, press, hide-keyboard.
-//! Each answers the action result of DESIGN.md; targets are a ref, a point or a selector.
+//! Each answers an action result (docs/DESIGN.md "Action results"); targets are a ref, a point
+//! or a selector.
 
 use axum::Json;
 

@@ -1,5 +1,5 @@
-//! The W3C WebDriver surface a Selenium Grid 4 relay node speaks (DESIGN.md "Beyond one
-//! host"): `GET /status` (ready while a device can take commands), `POST /session` (W3C
+//! The W3C WebDriver surface a Selenium Grid 4 relay node speaks (docs/DESIGN.md "Many
+//! hosts"): `GET /status` (ready while a device can take commands), `POST /session` (W3C
 //! capabilities → a mobilectl session holding a lease, `crate::api::wire::capabilities`), `DELETE
 //! /session/{id}` (ends it, releasing the lease), and everything under `/session/{id}/` sent
 //! to the API in that session: `/session/{id}/api/v1/…` is `/api/v1/…` with

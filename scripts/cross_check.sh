@@ -34,11 +34,12 @@ done
 export PATH="$PWD/$ENV/bin:$PATH"
 export CARGO_TARGET_DIR=target/cross
 for t in "${TARGETS[@]}"; do
-  echo "-- $t: all features, every target"
+  echo "-- $t: all features, every target (at ${SECONDS} s)"
   cargo-zigbuild clippy --target "$t" --workspace --all-targets --all-features --locked \
     -- -D warnings
   [ "$t" = x86_64-pc-windows-gnu ] && continue
-  echo "-- $t: no default features"
+  echo "-- $t: no default features (at ${SECONDS} s)"
   cargo-zigbuild clippy --target "$t" --workspace --no-default-features --lib --bins --locked \
     -- -D warnings
 done
+echo "-- cross checks passed (at ${SECONDS} s)"

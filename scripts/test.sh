@@ -71,8 +71,15 @@ fetch_grid() {
 }
 fetch_grid >target/grid.log 2>&1 &
 GRID_PID=$!
-# A run that stops early stops the install too (the next run starts it again).
-trap 'kill "$PYENV_PID" "$GRID_PID" 2>/dev/null || true' EXIT
+# The cross checks for macOS and Windows (scripts/cross_check.sh: clippy for both, installing
+# zig from PyPI and the rustup targets when missing), in their own target folder. They start
+# now at the lowest priority, so they take only the CPU the host build and the tests leave
+# idle; their output is printed, and waited for, at the end.
+CROSS_LOG=target/cross.log
+nice -n 19 scripts/cross_check.sh >"$CROSS_LOG" 2>&1 &
+CROSS_PID=$!
+# A run that stops early stops the installs and checks too (the next run starts them again).
+trap 'kill "$PYENV_PID" "$GRID_PID" "$CROSS_PID" 2>/dev/null || true' EXIT
 wait_pyenv() {
   if ! wait "$PYENV_PID"; then
     cat "$PYENV_LOG"
@@ -113,7 +120,7 @@ PYTEST_LOG=target/pytest.log
 MOBILECTL_BIN="$PWD/target/debug/mobilectl" "$PYENV/bin/python" -m pytest -q tests/py \
   >"$PYTEST_LOG" 2>&1 &
 PYTEST_PID=$!
-trap 'kill "$PYENV_PID" "$GRID_PID" "$PYTEST_PID" 2>/dev/null || true' EXIT
+trap 'kill "$PYENV_PID" "$GRID_PID" "$CROSS_PID" "$PYTEST_PID" 2>/dev/null || true' EXIT
 phase "the Selenium Grid jar"
 if ! wait "$GRID_PID"; then
   cat target/grid.log
@@ -128,5 +135,13 @@ phase "python tests: their output"
 pytest_rc=0
 wait "$PYTEST_PID" || pytest_rc=$?
 cat "$PYTEST_LOG"
+phase "cross checks (macOS, Windows): waited for"
+cross_rc=0
+wait "$CROSS_PID" || cross_rc=$?
+grep -v -E '^ *(Compiling|Checking) ' "$CROSS_LOG" || true
+if [ "$cross_rc" != 0 ]; then
+  echo "the cross checks failed (above; whole log: $CROSS_LOG)" >&2
+fi
 phase "done"
-exit "$pytest_rc"
+[ "$pytest_rc" = 0 ] || exit "$pytest_rc"
+exit "$cross_rc"

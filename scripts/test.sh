@@ -89,12 +89,9 @@ wait_pyenv() {
   cat "$PYENV_LOG"
 }
 
-phase "cargo fmt --check"
-cargo fmt --all -- --check
-phase "cargo clippy (every target of every crate, benches and examples included)"
-cargo clippy --workspace --all-targets --locked -- -D warnings
-phase "cargo check --no-default-features (the product without the virtual device)"
-cargo check --no-default-features --lib --bins --locked
+# The lint steps (fmt, clippy, the build without default features), their phases on this
+# script's clock.
+PHASE_START_S=$SECONDS scripts/lint.sh
 phase "cargo test: build"
 # The tests only: benches and examples, which this command does not run, are not built
 # (clippy above has checked them).

@@ -32,6 +32,7 @@ mod log_fixtures;
 mod mcp;
 mod openapi_drift;
 mod operations;
+mod packaging;
 mod proxy;
 mod proxy_attach;
 mod proxy_rules;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The project's lint steps, one function each: scripts/test.sh runs them before the tests, and
+# Dockerfile.lint runs them in a pinned toolchain. `scripts/lint.sh` runs every step in order;
+# `scripts/lint.sh STEP…` runs only those named (e.g. `scripts/lint.sh clippy`).
+# A new step is a function `lint_<name>` added to STEPS below.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Each step says when it starts, in seconds since the script did (as scripts/test.sh does);
+# scripts/test.sh passes its own clock in PHASE_START_S, so the times continue its own.
+phase() { echo "== $* (at $((${PHASE_START_S:-0} + SECONDS)) s)"; }
+
+lint_fmt() {
+  phase "cargo fmt --check"
+  cargo fmt --all -- --check
+}
+
+lint_clippy() {
+  phase "cargo clippy (every target of every crate, benches and examples included; all features)"
+  cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+}
+
+lint_no_default_features() {
+  phase "cargo check --no-default-features (the product without the virtual device)"
+  cargo check --no-default-features --lib --bins --locked
+}
+
+STEPS=(fmt clippy no_default_features)
+
+if (($#)); then
+  for step in "$@"; do
+    if ! declare -F "lint_$step" >/dev/null; then
+      echo "no lint step \`$step\` (the steps: ${STEPS[*]})" >&2
+      exit 2
+    fi
+  done
+  STEPS=("$@")
+fi
+for step in "${STEPS[@]}"; do
+  "lint_$step"
+done

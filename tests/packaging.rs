@@ -300,9 +300,9 @@ fn dependency_layer_copies() -> Vec<(String, String)> {
     out
 }
 
-/// The workspace's manifests, relative to its root: its members' and every `crates/*/`.
-fn workspace_manifests() -> BTreeSet<String> {
-    let metadata: serde_json::Value = serde_json::from_str(&cargo_out(
+/// `cargo metadata --no-deps` of the workspace.
+fn workspace_metadata() -> serde_json::Value {
+    serde_json::from_str(&cargo_out(
         Path::new(ROOT),
         &[
             "metadata",
@@ -312,7 +312,12 @@ fn workspace_manifests() -> BTreeSet<String> {
             "1",
         ],
     ))
-    .unwrap();
+    .unwrap()
+}
+
+/// The workspace's manifests, relative to its root: its members' and every `crates/*/`.
+fn workspace_manifests() -> BTreeSet<String> {
+    let metadata: serde_json::Value = workspace_metadata();
     let mut out: BTreeSet<String> = metadata["packages"]
         .as_array()
         .unwrap()
@@ -389,17 +394,7 @@ fn the_dependency_layer_is_a_workspace_cargo_loads() {
     );
     // Each stub stands where a target of the real workspace is, so the sources copied after
     // the build leave none behind.
-    let metadata: serde_json::Value = serde_json::from_str(&cargo_out(
-        Path::new(ROOT),
-        &[
-            "metadata",
-            "--no-deps",
-            "--offline",
-            "--format-version",
-            "1",
-        ],
-    ))
-    .unwrap();
+    let metadata: serde_json::Value = workspace_metadata();
     let real: BTreeSet<String> = metadata["packages"]
         .as_array()
         .unwrap()

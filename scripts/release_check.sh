@@ -77,7 +77,8 @@ want="mobilectl $(sed -n 's/^version = "\(.*\)"/\1/p' "$clone/Cargo.toml" | head
 
 phase "mobilectl serve --demo: GET /health"
 # Its own adb server on a free port (the user's, if any, is left alone), and its own cache.
-adb_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+adb_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+  fail "python3 (to pick a free port for the adb server) did not run"
 log="$work/serve.log"
 MOBILECTL_CACHE_DIR="$work/cache" "$bin" serve --demo --addr 127.0.0.1:0 \
   --adb-server-port "$adb_port" >"$log" 2>&1 &

@@ -181,19 +181,7 @@ fn commands(line: &str) -> Vec<String> {
 
 #[test]
 fn the_lint_image_pins_an_exact_toolchain_release() {
-    let declared = declared_rust_version(
-        &serde_json::from_str(&cargo_out(
-            Path::new(ROOT),
-            &[
-                "metadata",
-                "--no-deps",
-                "--offline",
-                "--format-version",
-                "1",
-            ],
-        ))
-        .unwrap(),
-    );
+    let declared = declared_rust_version(&workspace_metadata());
     let froms: Vec<String> = dockerfile()
         .into_iter()
         .filter(|(k, _)| k == "FROM")

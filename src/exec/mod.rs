@@ -3,8 +3,8 @@
 //! A [`Command`] is an argument vector — never a host shell — with a timeout. The child runs in
 //! a process tree of its own (a process group on Unix, a job object on Windows: `tree`); on
 //! timeout, and when the future running it is dropped (a client hung up), the whole tree is
-//! killed. Stdout and stderr are drained concurrently so a chatty child
-//! never blocks on a full pipe. Each run is a tracing span with the argv, duration and exit
+//! killed. Stdout and stderr are drained concurrently so a chatty child never blocks on a full
+//! pipe. Each run is a tracing span with the argv, duration and exit
 //! status. Requests to devices reached over HTTP go through the runner beside it ([`http`]),
 //! under the same bound on outside work in flight. Children read as they run (log streams) are
 //! [`StreamChild`]ren, see `stream`.

@@ -8,53 +8,42 @@
 //! give anything.
 
 #[cfg(unix)]
-use std::time::{Duration, Instant};
-
-#[cfg(unix)]
 #[path = "support/vd_server.rs"]
 mod vd_server;
-#[cfg(unix)]
-use serde_json::{json, Value};
-#[cfg(unix)]
-use vd_server::median;
-#[cfg(unix)]
-use virtual_device::testing::VdHarness;
 
+// The bench drives the virtual Android device: Linux and macOS only.
 #[cfg(unix)]
-const RIGHT_AFTER_RUNS: usize = 20;
-#[cfg(unix)]
-const IDLE_RUNS: usize = 10;
-#[cfg(unix)]
-const IDLE: Duration = Duration::from_secs(5);
+mod bench {
+    use std::time::{Duration, Instant};
 
-#[cfg(unix)]
-fn services(h: &VdHarness) -> usize {
-    h.journal()
-        .iter()
-        .filter(|e| e.get("service").is_some())
-        .count()
-}
+    use super::vd_server::{self, median};
+    use serde_json::{json, Value};
+    use virtual_device::testing::VdHarness;
 
-#[cfg(unix)]
-struct Step {
-    name: &'static str,
-    /// The route; `None`: the control, `adb shell true` run directly.
-    path: Option<&'static str>,
-    body: Option<Value>,
-}
+    const RIGHT_AFTER_RUNS: usize = 20;
+    const IDLE_RUNS: usize = 10;
+    const IDLE: Duration = Duration::from_secs(5);
 
-#[cfg(not(unix))]
-fn main() {
-    eprintln!("this bench drives the virtual Android device, which runs on Linux and macOS only");
-}
+    fn services(h: &VdHarness) -> usize {
+        h.journal()
+            .iter()
+            .filter(|e| e.get("service").is_some())
+            .count()
+    }
 
-#[cfg(unix)]
-fn main() {
-    let Some(h) = vd_server::device("agent_steps") else {
-        return;
-    };
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
+    struct Step {
+        name: &'static str,
+        /// The route; `None`: the control, `adb shell true` run directly.
+        path: Option<&'static str>,
+        body: Option<Value>,
+    }
+
+    pub fn main() {
+        let Some(h) = vd_server::device("agent_steps") else {
+            return;
+        };
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
         let (addr, _) = vd_server::serve(&h).await;
         let client = reqwest::Client::new();
         let base = format!("http://{addr}");
@@ -148,4 +137,12 @@ fn main() {
             );
         }
     });
+    }
+}
+
+fn main() {
+    #[cfg(unix)]
+    bench::main();
+    #[cfg(not(unix))]
+    eprintln!("this bench drives the virtual Android device, which runs on Linux and macOS only");
 }

@@ -5,31 +5,25 @@
 //!   run alone), measured interleaved.
 
 #[cfg(unix)]
-use std::time::{Duration, Instant};
-
-#[cfg(unix)]
-use mobilectl::backend::android::screen::dump_script;
-#[cfg(unix)]
-use virtual_device::testing::VdHarness;
-
-#[cfg(unix)]
 #[path = "support/vd_server.rs"]
 mod vd_server;
-#[cfg(unix)]
-use vd_server::median;
 
-#[cfg(not(unix))]
-fn main() {
-    eprintln!("this bench drives the virtual Android device, which runs on Linux and macOS only");
-}
-
+// The bench drives the virtual Android device: Linux and macOS only.
 #[cfg(unix)]
-fn main() {
-    let Some(h) = vd_server::device("android_overhead") else {
-        return;
-    };
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
+mod bench {
+    use std::time::{Duration, Instant};
+
+    use mobilectl::backend::android::screen::dump_script;
+    use virtual_device::testing::VdHarness;
+
+    use super::vd_server::{self, median};
+
+    pub fn main() {
+        let Some(h) = vd_server::device("android_overhead") else {
+            return;
+        };
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
         let (addr, _) = vd_server::serve(&h).await;
         let client = reqwest::Client::new();
         let url = format!("http://{addr}/api/v1/device/ui");
@@ -89,4 +83,12 @@ fn main() {
             median(diffs)
         );
     });
+    }
+}
+
+fn main() {
+    #[cfg(unix)]
+    bench::main();
+    #[cfg(not(unix))]
+    eprintln!("this bench drives the virtual Android device, which runs on Linux and macOS only");
 }

@@ -9,45 +9,40 @@
 //!   device's clock is this machine's), 50 lines, median and max.
 
 #[cfg(unix)]
-use std::time::{Duration, Instant};
-
-#[cfg(unix)]
 #[path = "support/vd_server.rs"]
 mod vd_server;
-#[cfg(unix)]
-use vd_server::median;
 
+// The bench drives the virtual Android device: Linux and macOS only.
 #[cfg(unix)]
-fn rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kib: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0.0);
-    kib / 1024.0
-}
+mod bench {
+    use std::time::{Duration, Instant};
 
-#[cfg(not(unix))]
-fn main() {
-    eprintln!("this bench drives the virtual Android device, which runs on Linux and macOS only");
-}
+    use super::vd_server::{self, median};
 
-#[cfg(unix)]
-fn main() {
-    let Some(h) = vd_server::device("log_ingest") else {
-        return;
-    };
-    let flood: u64 = std::env::var("FLOOD_LINES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(400_000);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    fn rss_mib() -> f64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0.0);
+        kib / 1024.0
+    }
+
+    pub fn main() {
+        let Some(h) = vd_server::device("log_ingest") else {
+            return;
+        };
+        let flood: u64 = std::env::var("FLOOD_LINES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(400_000);
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
         let (addr, state) = vd_server::serve(&h).await;
         let client = reqwest::Client::new();
         let base = format!("http://{addr}/api/v1");
@@ -137,4 +132,12 @@ fn main() {
             lat.iter().cloned().fold(0.0, f64::max)
         );
     });
+    }
+}
+
+fn main() {
+    #[cfg(unix)]
+    bench::main();
+    #[cfg(not(unix))]
+    eprintln!("this bench drives the virtual Android device, which runs on Linux and macOS only");
 }

@@ -5,9 +5,8 @@
 //! image work, decoding both PNGs first. Goal: a few ms for the pure diff of a full-HD pair.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use draw::{fill_rect, outline_rect, Rect};
 use image::{Rgba, RgbaImage};
-use imageproc::drawing::draw_filled_rect_mut;
-use imageproc::rect::Rect;
 use mobilectl::image::diff::{decode_png, diff, DiffOptions, PxRect};
 
 #[path = "support/synthetic_screen.rs"]
@@ -20,11 +19,11 @@ fn with_dialog(img: &RgbaImage) -> RgbaImage {
     let (w, h) = img.dimensions();
     let mut out = img.clone();
     let (x, y) = (w as i32 / 18, h as i32 / 3);
-    let rect = Rect::at(x, y).of_size(w - 2 * x as u32, h / 3);
-    draw_filled_rect_mut(&mut out, rect, Rgba([255, 255, 255, 255]));
-    imageproc::drawing::draw_hollow_rect_mut(&mut out, rect, Rgba([150, 150, 150, 255]));
-    let inner = Rect::at(x + 40, y + 40).of_size(w / 2, 60);
-    draw_filled_rect_mut(&mut out, inner, Rgba([20, 20, 20, 255]));
+    let rect = Rect::new(x, y, w - 2 * x as u32, h / 3);
+    fill_rect(&mut out, rect, Rgba([255, 255, 255, 255]));
+    outline_rect(&mut out, rect, Rgba([150, 150, 150, 255]));
+    let inner = Rect::new(x + 40, y + 40, w / 2, 60);
+    fill_rect(&mut out, inner, Rgba([20, 20, 20, 255]));
     out
 }
 

@@ -5,9 +5,8 @@
 use std::io::Cursor;
 
 use ab_glyph::FontRef;
+use draw::{draw_text, fill_rect, Rect};
 use image::{ImageFormat, Rgba, RgbaImage};
-use imageproc::drawing::{draw_filled_circle_mut, draw_filled_rect_mut, draw_text_mut};
-use imageproc::rect::Rect;
 use mobilectl::image::RefBox;
 
 /// Returns the PNG bytes (RGBA, like `screencap -p`) and one box per tappable element.
@@ -28,11 +27,18 @@ pub fn screen(w: u32, h: u32) -> (Vec<u8>, Vec<RefBox>) {
         });
     };
     let rect = |img: &mut RgbaImage, x: i32, y: i32, rw: i32, rh: i32, c: [u8; 3]| {
-        let r = Rect::at(x, y).of_size(rw.max(1) as u32, rh.max(1) as u32);
-        draw_filled_rect_mut(img, r, Rgba([c[0], c[1], c[2], 255]));
+        let r = Rect::new(x, y, rw.max(1) as u32, rh.max(1) as u32);
+        fill_rect(img, r, Rgba([c[0], c[1], c[2], 255]));
     };
     let text = |img: &mut RgbaImage, x: i32, y: i32, size: f32, c: [u8; 3], s: &str| {
-        draw_text_mut(img, Rgba([c[0], c[1], c[2], 255]), x, y, size * u, &font, s);
+        draw_text(
+            img,
+            Rgba([c[0], c[1], c[2], 255]),
+            (x, y),
+            size * u,
+            &font,
+            s,
+        );
     };
 
     // Status bar and app bar.
@@ -129,7 +135,7 @@ pub fn screen(w: u32, h: u32) -> (Vec<u8>, Vec<RefBox>) {
             break;
         }
         let hue = [[230, 80, 60], [60, 160, 90], [70, 110, 220], [220, 160, 40]][i % 4];
-        draw_filled_circle_mut(
+        filled_circle(
             &mut img,
             (px(90.0), y + row_h / 2),
             px(40.0),
@@ -208,4 +214,16 @@ pub fn screen(w: u32, h: u32) -> (Vec<u8>, Vec<RefBox>) {
     img.write_to(&mut out, ImageFormat::Png)
         .expect("encode synthetic PNG");
     (out.into_inner(), boxes)
+}
+
+/// Paints the pixels whose centres lie within `radius` of `centre` (the list rows' avatars).
+fn filled_circle(img: &mut RgbaImage, (cx, cy): (i32, i32), radius: i32, colour: Rgba<u8>) {
+    for dy in -radius..=radius {
+        let half = (((radius * radius - dy * dy) as f64).sqrt()) as i32;
+        fill_rect(
+            img,
+            Rect::new(cx - half, cy + dy, (2 * half + 1) as u32, 1),
+            colour,
+        );
+    }
 }

@@ -33,7 +33,7 @@ impl Ink {
     }
 }
 
-/// Measures `text` at `px` pixels (the same layout `imageproc::drawing::draw_text_mut` uses).
+/// Measures `text` at `px` pixels (the same layout `draw::draw_text` uses).
 /// The vertical ink box is taken from the digits "0123456789" so every label of one size gets
 /// the same height and the same baseline.
 pub(super) fn measure(font: &FontRef<'static>, px: f32, text: &str) -> Ink {
@@ -80,7 +80,7 @@ pub(super) fn draw(
     color: Rgb<u8>,
     text: &str,
 ) {
-    imageproc::drawing::draw_text_mut(img, color, x, y - ink.top, px, font, text);
+    draw::draw_text(img, color, (x, y - ink.top), px, font, text);
 }
 
 #[cfg(test)]

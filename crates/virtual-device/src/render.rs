@@ -6,10 +6,9 @@
 //! text fields [`FIELD_FILL`], the keyboard window [`KEYBOARD_FILL`], the status bar
 //! [`STATUS_FILL`]; outlines are grey, text is black (hints grey).
 
-use ab_glyph::{FontRef, PxScale};
+use ab_glyph::FontRef;
+use draw::{draw_text, fill_rect, outline_rect, Rect};
 use image::{ImageEncoder, Rgba, RgbaImage};
-use imageproc::drawing::{draw_filled_rect_mut, draw_hollow_rect_mut, draw_text_mut};
-use imageproc::rect::Rect as IRect;
 
 use super::state::IME_PKG;
 use super::uixml::Hierarchy;
@@ -32,7 +31,7 @@ pub fn draw(h: &Hierarchy, width: u32, height: u32) -> RgbaImage {
         if b.is_empty() {
             continue;
         }
-        let rect = IRect::at(b.x1, b.y1).of_size((b.x2 - b.x1) as u32, (b.y2 - b.y1) as u32);
+        let rect = Rect::new(b.x1, b.y1, (b.x2 - b.x1) as u32, (b.y2 - b.y1) as u32);
         let class = n.get("class");
         let status = n.get("resource-id").ends_with(":id/status_bar");
         let keyboard = n.get("package") == IME_PKG;
@@ -48,9 +47,9 @@ pub fn draw(h: &Hierarchy, width: u32, height: u32) -> RgbaImage {
             None
         };
         if let Some(c) = fill {
-            draw_filled_rect_mut(&mut img, rect, c);
+            fill_rect(&mut img, rect, c);
         }
-        draw_hollow_rect_mut(&mut img, rect, OUTLINE);
+        outline_rect(&mut img, rect, OUTLINE);
         let (label, colour) = match (n.get("text"), n.get("content-desc"), n.get("hint")) {
             (t, _, _) if !t.is_empty() => (t, TEXT),
             (_, _, hint) if class.contains("EditText") && !hint.is_empty() => (hint, HINT),
@@ -63,12 +62,11 @@ pub fn draw(h: &Hierarchy, width: u32, height: u32) -> RgbaImage {
             colour
         };
         let size = (((b.y2 - b.y1) as f32) * 0.5).clamp(12.0, 48.0);
-        draw_text_mut(
+        draw_text(
             &mut img,
             colour,
-            b.x1 + 12,
-            b.y1 + ((b.y2 - b.y1) as f32 - size) as i32 / 2,
-            PxScale::from(size),
+            (b.x1 + 12, b.y1 + ((b.y2 - b.y1) as f32 - size) as i32 / 2),
+            size,
             &font,
             label,
         );

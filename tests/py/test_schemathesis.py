@@ -49,6 +49,8 @@ def test_schemathesis_finds_nothing_new(demo_server, tmp_path):
         "--max-examples", os.environ.get("SCHEMATHESIS_EXAMPLES", "3"),
         "--request-timeout", "5",
         "--seed", "1",
+        # Operations side by side: the long polls above wait out their timeout together.
+        "--workers", os.environ.get("SCHEMATHESIS_WORKERS", "4"),
         "--report", "junit",
         "--report-junit-path", str(junit),
     ]

@@ -14,8 +14,8 @@
 # Installs what it needs on a fresh Debian machine: the rustup targets, and zig (the C cross
 # compiler of the C dependencies) with cargo-zigbuild, pinned in scripts/cross/requirements.txt,
 # in target/crossenv. Builds share the host's target folder: what runs on the host while
-# compiling (proc macros, build scripts) is built once for both (session 16: 255 s with a
-# folder of their own after the host build; see docs/measurements.md); each target's own
+# compiling (proc macros, build scripts) is built once for both (session 16, from cold after the
+# host build: 255 s in a folder of their own, 207 s shared; docs/measurements.md); each target's own
 # artifacts go to target/<triple>/, so the host build is not rebuilt after them.
 # `scripts/cross_check.sh install` only installs (downloads: the test command runs it in the
 # background while it builds).

@@ -4,10 +4,10 @@
 //! a process tree of its own (a process group on Unix, a job object on Windows: `tree`); on
 //! timeout, and when the future running it is dropped (a client hung up), the whole tree is
 //! killed. Stdout and stderr are drained concurrently so a chatty child never blocks on a full
-//! pipe. Each run is a tracing span with the argv, duration and exit
-//! status. Requests to devices reached over HTTP go through the runner beside it ([`http`]),
-//! under the same bound on outside work in flight. Children read as they run (log streams) are
-//! [`StreamChild`]ren, see `stream`.
+//! pipe. Each run is a tracing span with the argv, duration and exit status. Requests to
+//! devices reached over HTTP go through the runner beside it ([`http`]), under the same bound
+//! on outside work in flight. Children read as they run (log streams) are [`StreamChild`]ren,
+//! see `stream`.
 
 pub mod http;
 mod stream;

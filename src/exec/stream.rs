@@ -2,8 +2,8 @@
 //! same argv-only [`Command`], in a process tree of its own (`tree`), killed with its tree
 //! when the [`StreamChild`] is dropped. Stdout is read by the caller into its own buffer, so
 //! the pipe's back-pressure bounds memory; stderr is drained on the side, keeping only its
-//! tail (the tool's last words, for errors). At most [`MAX_STREAMS`] run at once, apart from the bound
-//! on short commands.
+//! tail (the tool's last words, for errors). At most [`MAX_STREAMS`] run at once, apart from
+//! the bound on short commands.
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};

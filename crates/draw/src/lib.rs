@@ -67,10 +67,12 @@ pub fn outline_rect<P: Pixel<Subpixel = u8>>(img: &mut Canvas<P>, rect: Rect, co
     if rect.width == 0 || rect.height == 0 {
         return;
     }
-    let (right, bottom) = (
-        rect.x + rect.width as i32 - 1,
-        rect.y + rect.height as i32 - 1,
-    );
+    // The last column and row, wide in i64 so a rectangle reaching past `i32::MAX` is clipped
+    // rather than overflowing.
+    let last = |start: i32, len: u32| {
+        (i64::from(start) + i64::from(len) - 1).min(i64::from(i32::MAX)) as i32
+    };
+    let (right, bottom) = (last(rect.x, rect.width), last(rect.y, rect.height));
     fill_rect(img, Rect::new(rect.x, rect.y, rect.width, 1), color);
     fill_rect(img, Rect::new(rect.x, bottom, rect.width, 1), color);
     fill_rect(img, Rect::new(rect.x, rect.y, 1, rect.height), color);
@@ -106,11 +108,14 @@ pub fn draw_text<P: Pixel<Subpixel = u8>>(
         };
         let bounds = outline.px_bounds();
         let (left, top) = (
-            x + bounds.min.x.round() as i32,
-            y + bounds.min.y.round() as i32,
+            x.saturating_add(bounds.min.x.round() as i32),
+            y.saturating_add(bounds.min.y.round() as i32),
         );
         outline.draw(|gx, gy, coverage| {
-            let (px_x, px_y) = (left + gx as i32, top + gy as i32);
+            let (px_x, px_y) = (
+                left.saturating_add(gx as i32),
+                top.saturating_add(gy as i32),
+            );
             if (0..width).contains(&px_x) && (0..height).contains(&px_y) {
                 let under = img.get_pixel_mut(px_x as u32, px_y as u32);
                 *under = mix(*under, color, coverage.clamp(0.0, 1.0));
@@ -189,6 +194,9 @@ mod tests {
         assert!(border.contains(&(4, 3)) && border.contains(&(1, 3)));
         outline_rect(&mut img, Rect::new(0, 0, 0, 5), WHITE);
         assert!(lit(&img, WHITE).is_empty());
+        // Reaching past i32::MAX: the edges inside the picture are drawn, nothing overflows.
+        outline_rect(&mut img, Rect::new(5, 5, u32::MAX, u32::MAX), WHITE);
+        assert_eq!(lit(&img, WHITE), vec![(5, 5)]);
     }
 
     #[test]
@@ -214,5 +222,16 @@ mod tests {
         let mut small = RgbImage::from_pixel(12, 8, WHITE);
         draw_text(&mut small, Rgb([0, 0, 0]), (8, 2), 20.0, &font, "W");
         assert!(small.pixels().any(|p| p[0] < 250));
+        // An origin at the edge of i32 draws nothing and does not overflow.
+        let mut far = RgbImage::from_pixel(12, 8, WHITE);
+        draw_text(
+            &mut far,
+            Rgb([0, 0, 0]),
+            (i32::MAX, i32::MAX),
+            20.0,
+            &font,
+            "W",
+        );
+        assert!(far.pixels().all(|p| *p == WHITE));
     }
 }

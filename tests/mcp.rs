@@ -64,33 +64,44 @@ async fn stdio_mcp_drives_the_demo_login() {
     assert!(instructions.contains("STALE_REFERENCE"), "{instructions}");
     assert!(instructions.len() < 2048, "{} bytes", instructions.len());
 
-    // Every operation but the streams is a tool, and the whole list is cheap.
+    // By default the list is the agent's loop plus `call` and `describe`, within 3,000
+    // cl100k tokens as sent and 150 a tool; `describe` names every other operation and
+    // `call` reaches it.
     let tools = client.list_all_tools().await.unwrap();
-    let ops: Vec<_> = mobilectl::api::operations()
-        .into_iter()
-        .filter(mobilectl::mcp::tools::is_tool)
+    let core: Vec<&str> = mobilectl::api::operations()
+        .iter()
+        .filter(|op| op.mcp == mobilectl::api::Mcp::Core)
+        .map(|op| op.name)
         .collect();
-    for op in &ops {
-        assert!(
-            tools.iter().any(|t| t.name == op.name),
-            "no tool {}",
-            op.name
-        );
-    }
-    assert!(!tools.iter().any(|t| t.name == "stream_logs"));
-    assert_eq!(tools.len(), ops.len());
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names[..core.len()], core[..]);
+    assert_eq!(names[core.len()..], ["call", "describe"]);
     let tokens = tools_list_tokens(&tools);
     println!(
         "tools/list: {} tools, {tokens} cl100k tokens; instructions {} bytes",
         tools.len(),
         instructions.len()
     );
-    // A budget per tool, so that each tool stays lean as tools are added (a whole-list budget
-    // of 5,000 held until the sessions and device-feature tools; 82 a tool then).
+    assert!(tokens <= 3000, "tools/list costs {tokens} tokens");
+    for t in &tools {
+        let one = tools_list_tokens(std::slice::from_ref(t));
+        assert!(one <= 150, "{} costs {one} tokens", t.name);
+    }
+    let listed = text_of(&call(&client, "describe", json!({})).await);
+    for op in mobilectl::api::operations().iter().filter(|o| o.is_tool()) {
+        assert!(listed.contains(&format!("\n{}: ", op.name)), "{}", op.name);
+    }
+    let orientation = call(
+        &client,
+        "call",
+        json!({"operation": "get_orientation", "arguments": {}}),
+    )
+    .await;
+    assert_ne!(orientation.is_error, Some(true), "{orientation:?}");
     assert!(
-        tokens <= 90 * tools.len(),
-        "tools/list costs {tokens} tokens for {} tools",
-        tools.len()
+        text_of(&orientation).contains("portrait"),
+        "{}",
+        text_of(&orientation)
     );
 
     // Look: the compact text tree.
@@ -310,16 +321,41 @@ async fn streamable_http_mcp_in_the_server() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
+    // The default list, as over stdio…
+    assert_eq!(
+        names.len(),
+        mobilectl::mcp::Offer::default().list().len(),
+        "{names:?}"
+    );
+    assert!(names.contains(&"snapshot") && names.contains(&"tap") && names.contains(&"call"));
+    // …and every operation but the streams as its own tool with `?tools=all` on the URL.
+    let default_url = h.url.clone();
+    h.url = format!("{default_url}?tools=all");
+    let (status, all) = h
+        .post(json!({"jsonrpc": "2.0", "id": 20, "method": "tools/list"}))
+        .await;
+    assert_eq!(status, 200, "{all}");
     let tools = mobilectl::api::operations()
         .iter()
         .filter(|op| mobilectl::mcp::tools::is_tool(op))
         .count();
     assert_eq!(
-        names.len(),
+        all["result"]["tools"].as_array().unwrap().len(),
         tools,
-        "every operation but the streams: {names:?}"
+        "every operation but the streams: {all}"
     );
-    assert!(names.contains(&"snapshot") && names.contains(&"tap"));
+    h.url = format!("{default_url}?tools=nope");
+    let (_, bad) = h
+        .post(json!({"jsonrpc": "2.0", "id": 21, "method": "tools/list"}))
+        .await;
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("no tool group `nope`"),
+        "{bad}"
+    );
+    h.url = default_url;
 
     let (status, snap) = h
         .post(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -580,6 +616,36 @@ async fn a_bridge_offers_only_the_tool_groups_it_is_given() {
     assert!(
         refused.contains("not offered here") && refused.contains("devices, inspect, act, verify"),
         "{refused}"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// `mcp --tools all` offers every operation but the streams as its own tool with its full
+/// schema (the list from before the default was made small), and no `call` or `describe`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_all_offers_every_operation_as_its_own_tool() {
+    let mut cmd = tokio::process::Command::new(BIN);
+    // `tools/list` needs no server.
+    cmd.args(["mcp", "--no-autostart", "--tools", "all"])
+        .env("MOBILECTL_URL", "http://127.0.0.1:1")
+        .env_remove("MOBILECTL_TOKEN")
+        .env_remove("MOBILECTL_UDID");
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let want: Vec<&Tool> = mobilectl::mcp::tools::tools()
+        .iter()
+        .map(|t| &t.tool)
+        .collect();
+    assert_eq!(tools.iter().collect::<Vec<_>>(), want);
+    assert!(!tools
+        .iter()
+        .any(|t| t.name == "call" || t.name == "describe"));
+    let ops = mobilectl::api::operations();
+    assert_eq!(tools.len(), ops.iter().filter(|o| o.is_tool()).count());
+    println!(
+        "tools/list with --tools all: {} tools, {} cl100k tokens",
+        tools.len(),
+        tools_list_tokens(&tools)
     );
     client.cancel().await.unwrap();
 }

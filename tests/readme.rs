@@ -65,6 +65,7 @@ fn route_table() -> String {
     for (tag, _) in TAGS {
         for op in ops.iter().filter(|o| o.tag == *tag) {
             let tool = match op.mcp {
+                mobilectl::api::Mcp::Core => format!("**`{}`**", op.name),
                 _ if is_tool(op) => format!("`{}`", op.name),
                 mobilectl::api::Mcp::Connection => "— (the connection's own)".to_string(),
                 mobilectl::api::Mcp::Document => "— (a document)".to_string(),

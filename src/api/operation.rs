@@ -84,7 +84,11 @@ impl Output {
 /// How an operation is offered to agents over MCP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mcp {
-    /// One tool, named as the operation.
+    /// One tool, named as the operation, in the default tool list: the agent's loop (find a
+    /// device, read the screen, act, verify). `mobilectl mcp` offers these by default.
+    Core,
+    /// One tool, named as the operation, offered with `--tools all` or its group, and reached
+    /// through the default list's `call` tool otherwise.
     Tool,
     /// Not a tool: it answers a stream, and a tool call answers once.
     Stream,
@@ -285,6 +289,19 @@ impl Draft {
 }
 
 impl Operation {
+    /// In the default MCP tool list ([`Mcp::Core`]).
+    pub fn core(mut self) -> Operation {
+        debug_assert_eq!(self.mcp, Mcp::Tool, "{}: only a tool is core", self.name);
+        self.mcp = Mcp::Core;
+        self
+    }
+
+    /// Whether it is an MCP tool: all are but streams, the connection's own session and
+    /// whole documents.
+    pub fn is_tool(&self) -> bool {
+        matches!(self.mcp, Mcp::Core | Mcp::Tool)
+    }
+
     /// Not offered as an MCP tool: the connection manages its own session ([`Mcp::Connection`]).
     pub fn managed_by_connection(mut self) -> Operation {
         self.mcp = Mcp::Connection;

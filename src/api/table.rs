@@ -30,7 +30,8 @@ pub fn operations() -> Vec<Operation> {
             .cli("devices", &["devices"])
             .describe("A missing tool is not an error: that platform is absent and `tools` says why.")
             .query::<ListQuery>()
-            .json::<DeviceList>(),
+            .json::<DeviceList>()
+            .core(),
         op(Get, "get_active_device", "/api/v1/device/active", "devices", "The device that requests without `udid` go to.")
             .cli("active", &["active"])
             .json::<ActiveDevice>(),
@@ -84,11 +85,13 @@ pub fn operations() -> Vec<Operation> {
         op(Get, "session_info", "/api/v1/session", "sessions", "This caller's session: its device, lease expiry, defaults.")
             .cli("session info", &["session", "info"])
             .describe("The session the request is in (`Mobilectl-Session`); each MCP connection is one.")
-            .json::<SessionInfo>(),
+            .json::<SessionInfo>()
+            .core(),
         op(Post, "release_device", "/api/v1/session/release", "sessions", "Give back this session's device lease (the session goes on).")
             .cli("session release", &["session", "release"])
             .describe("The next device operation of the session leases a device again.")
-            .json::<SessionEnded>(),
+            .json::<SessionEnded>()
+            .core(),
         op(Post, "connect_device", "/api/v1/device/connect", "devices", "Connect adb to an Android device over the network (host, port).")
             .cli("connect HOST:PORT", &["connect", "192.168.1.20:5555"])
             .describe("The only way the server makes adb reach out: a `udid` never does. Loopback addresses \
@@ -116,13 +119,15 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(NAMED)
             .body::<LaunchRequest>()
-            .json::<LaunchDone>(),
+            .json::<LaunchDone>()
+            .core(),
         op(Post, "terminate_app", "/api/v1/device/app/terminate", "apps", "Stop an app.")
             .cli("app terminate BUNDLE_ID", &["app", "terminate", "com.example"])
             .errors(DEVICE)
             .errors(NAMED)
             .body::<AppRequest>()
-            .json::<AppDone>(),
+            .json::<AppDone>()
+            .core(),
         op(Post, "reset_app", "/api/v1/device/app/reset", "apps", "Clear an app's data.")
             .cli("app reset BUNDLE_ID", &["app", "reset", "com.example"])
             .errors(DEVICE)
@@ -138,24 +143,28 @@ pub fn operations() -> Vec<Operation> {
             .cli("open URL", &["open", "https://example.com"])
             .errors(DEVICE)
             .body::<OpenUrlRequest>()
-            .json::<AppDone>(),
+            .json::<AppDone>()
+            .core(),
         // inspect
         op(Get, "snapshot", "/api/v1/device/ui", "inspect", "Read the screen: elements with refs e1..eN (JSON, or compact text with format=text).")
             .cli("snapshot", &["snapshot", "-i"])
             .errors(DEVICE)
             .query::<UiQuery>()
-            .json_or_text::<SnapshotView>(),
+            .json_or_text::<SnapshotView>()
+            .core(),
         op(Get, "screen_summary", "/api/v1/device/screen-summary", "inspect", "What is on screen, in brief.")
             .cli("summary", &["summary"])
             .describe("Title, counts by role, interactive elements, alert, keyboard, focused field, scroll containers.")
             .errors(DEVICE)
             .query::<DeviceQuery>()
-            .json::<SummaryView>(),
+            .json::<SummaryView>()
+            .core(),
         op(Get, "find", "/api/v1/device/ui/find", "inspect", "Find elements by free text, best match first.")
             .cli("find QUERY", &["find", "log in"])
             .errors(DEVICE)
             .query::<FindQuery>()
-            .json::<FindResult>(),
+            .json::<FindResult>()
+            .core(),
         op(Get, "screenshot", "/api/v1/device/screenshot", "inspect", "The screen as PNG or JPEG, optionally scaled.")
             .cli("screenshot", &["screenshot", "-o", "s.png"])
             .describe("Headers: `x-original-size`, `x-image-size`, `x-scale`, `x-coordinate-space` (pixels on \
@@ -163,7 +172,8 @@ pub fn operations() -> Vec<Operation> {
                        position by it to get tap coordinates).")
             .errors(DEVICE)
             .query::<ScreenshotQuery>()
-            .image(),
+            .image()
+            .core(),
         op(Get, "screenshot_annotated", "/api/v1/device/screenshot/annotated", "inspect", "The screen with each ref's box and tag drawn on it.")
             .cli("screenshot --annotate", &["screenshot", "--annotate"])
             .describe("The refs are those of the snapshot taken at the same moment, which becomes the \
@@ -171,7 +181,8 @@ pub fn operations() -> Vec<Operation> {
                        numbered rows; tap a cell with `{\"grid\": \"C5\"}`.")
             .errors(DEVICE)
             .query::<AnnotatedQuery>()
-            .image(),
+            .image()
+            .core(),
         op(Post, "screenshot_diff", "/api/v1/device/screenshot/diff", "inspect", "Compare the screen with a baseline: changed regions and share.")
             .cli("screenshot diff", &["screenshot", "diff", "--previous"])
             .describe("`baseline`: `{\"previous\": true}` (the screenshot taken before the last action: every \
@@ -234,7 +245,8 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(TARGET)
             .body::<TapRequest>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>()
+            .core(),
         op(Post, "tap_element", "/api/v1/device/ui/tap-element", "act", "Tap the element with a label, identifier and/or type.")
             .cli("tap-element LABEL", &["tap-element", "LOG IN"])
             .errors(DEVICE)
@@ -246,19 +258,22 @@ pub fn operations() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(TARGET)
             .body::<LongPressRequest>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>()
+            .core(),
         op(Post, "swipe", "/api/v1/device/ui/swipe", "act", "Swipe from a point to a point, or across a target in a direction.")
             .cli("swipe FROM TO", &["swipe", "1,2", "3,4"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<SwipeRequest>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>()
+            .core(),
         op(Post, "scroll", "/api/v1/device/ui/scroll", "act", "Scroll a container once (default: the biggest scrollable one).")
             .cli("scroll", &["scroll"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<ScrollRequest>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>()
+            .core(),
         op(Post, "scroll_to", "/api/v1/device/ui/scroll-to", "act", "Scroll until a selector's element is in view.")
             .cli("scroll-to SELECTOR", &["scroll-to", "text:Order"])
             .errors(DEVICE)
@@ -271,19 +286,22 @@ pub fn operations() -> Vec<Operation> {
             .errors(TARGET)
             .errors(&[UnsupportedText])
             .body::<TypeOptions>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>()
+            .core(),
         op(Post, "press", "/api/v1/device/ui/press", "act", "Press a key: back, home, enter, delete, tab, volume_up… or an Android key code.")
             .cli("press KEY", &["press", "back"])
             .errors(DEVICE)
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<PressRequest>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>()
+            .core(),
         op(Post, "hide_keyboard", "/api/v1/device/ui/hide-keyboard", "act", "Hide the on-screen keyboard if it is up.")
             .cli("hide-keyboard", &["hide-keyboard"])
             .errors(DEVICE)
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<DeviceBody>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>()
+            .core(),
         op(Post, "multi_touch", "/api/v1/device/ui/multi-touch", "act", "Pinch (scale) or rotate (degrees) with two fingers around a target.")
             .cli("multi-touch GESTURE", &["multi-touch", "pinch", "--scale", "2", "--x", "200", "--y", "400"])
             .describe("iPhone (WebDriverAgent): two simultaneous W3C touch pointers. Android and iOS \
@@ -342,7 +360,8 @@ pub fn operations() -> Vec<Operation> {
             .cli("wait SELECTOR", &["wait", "text:OK"])
             .errors(DEVICE)
             .body::<WaitRequest>()
-            .json::<WaitResult>(),
+            .json::<WaitResult>()
+            .core(),
         op(Post, "expect", "/api/v1/device/ui/expect", "verify", "Judge the screen: element visible or not, text, app, activity, fingerprint, screenshot.")
             .cli("expect", &["expect", "app", "com.example"])
             .describe("One read of the screen, except `screen_matches`: a visual diff against `baseline` (as \
@@ -353,24 +372,28 @@ pub fn operations() -> Vec<Operation> {
             .errors(&[BaselineUnusable, NotFound, RunNotFound, ArtifactNotFound])
             .body_limit(BASELINE_BODY_LIMIT)
             .body::<ExpectRequest>()
-            .json::<ExpectResult>(),
+            .json::<ExpectResult>()
+            .core(),
         op(Post, "wait_for_change", "/api/v1/device/ui/wait-for-change", "verify", "Wait until the screen differs from a fingerprint, then confirm it settled.")
             .cli("wait-for-change [FINGERPRINT]", &["wait-for-change"])
             .errors(DEVICE)
             .body::<WaitForChangeRequest>()
-            .json::<ChangeResult>(),
+            .json::<ChangeResult>()
+            .core(),
         op(Post, "alert_accept", "/api/v1/device/alert/accept", "verify", "Accept the alert on screen (Allow, OK…) or tap its `button`.")
             .cli("alert accept", &["alert", "accept"])
             .errors(DEVICE)
             .errors(&[NoAlert, ElementNotFound])
             .body::<AlertRequest>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>()
+            .core(),
         op(Post, "alert_dismiss", "/api/v1/device/alert/dismiss", "verify", "Dismiss the alert on screen (Don't allow, Cancel…) or tap its `button`.")
             .cli("alert dismiss", &["alert", "dismiss"])
             .errors(DEVICE)
             .errors(&[NoAlert, ElementNotFound])
             .body::<AlertRequest>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>()
+            .core(),
         // system
         op(Post, "set_location", "/api/v1/device/location", "system", "Set or clear the simulated GPS location.")
             .cli("location [LATITUDE] [LONGITUDE]", &["location", "48.85", "-2.35"])

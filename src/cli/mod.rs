@@ -124,10 +124,12 @@ pub struct McpArgs {
     #[arg(long, value_name = "S", default_value_t = 60, conflicts_with = "grid",
           value_parser = clap::value_parser!(u64).range(2..=86400))]
     pub session_ttl_s: u64,
-    /// Offer only the tools of these groups (comma-separated or repeated; default: all), for
-    /// a smaller tool list: `--tools devices,inspect,act,verify`.
+    /// Which tools to list (comma-separated or repeated). Default `core`: the agent's loop
+    /// (devices, read the screen, act, verify) plus `call` and `describe`, which reach every
+    /// other operation; `all`: every operation as its own tool; group names: those groups'
+    /// tools (`--tools core,network` adds a group to the default).
     #[arg(long, value_name = "GROUP", value_delimiter = ',',
-          value_parser = clap::builder::PossibleValuesParser::new(crate::mcp::tools::groups()))]
+          value_parser = clap::builder::PossibleValuesParser::new(crate::mcp::offer::choices()))]
     pub tools: Vec<String>,
 }
 
@@ -207,26 +209,35 @@ pub fn run(cli: Cli) -> i32 {
             0
         }
         Command::VirtualDevice(args) => demo::run_cli(args),
-        Command::Mcp(m) => match m.grid {
-            Some(hub) => crate::mcp::run_stdio_grid(
-                &hub,
-                m.capabilities.into_iter().collect(),
-                cli.global.token,
-                (!m.tools.is_empty()).then_some(m.tools),
-            ),
-            None => crate::mcp::run_stdio(
-                cli.global.connect_options(None),
-                crate::mcp::DevicePick {
-                    udid: m.device,
-                    platform: m.platform,
-                    wait_ms: m.wait_ms,
-                    name: Some(format!("mcp-{}", std::process::id())),
-                    external: false,
-                    ttl_s: Some(m.session_ttl_s),
-                },
-                (!m.tools.is_empty()).then_some(m.tools),
-            ),
-        },
+        Command::Mcp(m) => {
+            let offer = match crate::mcp::Offer::parse(&m.tools) {
+                Ok(o) => o,
+                Err(why) => {
+                    eprintln!("mobilectl mcp: {why}");
+                    return crate::client::exit::USAGE;
+                }
+            };
+            match m.grid {
+                Some(hub) => crate::mcp::run_stdio_grid(
+                    &hub,
+                    m.capabilities.into_iter().collect(),
+                    cli.global.token,
+                    offer,
+                ),
+                None => crate::mcp::run_stdio(
+                    cli.global.connect_options(None),
+                    crate::mcp::DevicePick {
+                        udid: m.device,
+                        platform: m.platform,
+                        wait_ms: m.wait_ms,
+                        name: Some(format!("mcp-{}", std::process::id())),
+                        external: false,
+                        ttl_s: Some(m.session_ttl_s),
+                    },
+                    offer,
+                ),
+            }
+        }
         Command::Grid(grid::GridCommand::NodeConfig(args)) => {
             grid::run(args, cli.global.connect_options(None))
         }

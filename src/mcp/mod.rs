@@ -1,18 +1,25 @@
-//! MCP (Model Context Protocol) for agents: one tool per API operation, generated from the
-//! operation table (`crate::api::operations()`), served two ways:
+//! MCP (Model Context Protocol) for agents: a tool per API operation, generated from the
+//! operation table (`crate::api::operations()`), of which a connection lists by default the
+//! agent's loop plus `call` and `describe` that reach the rest ([`offer`]); served two ways:
 //! - `mobilectl mcp` on stdio ([`run_stdio`]): a client of the HTTP server like the CLI (same
 //!   `MOBILECTL_URL` / `MOBILECTL_TOKEN`, same autostart), so several agents share one server;
 //!   each connection is its own session ([`session`]), leasing the device it acts on;
 //! - `/mcp` on the HTTP server ([`http`]), over Streamable HTTP, calling the API in-process.
 //!
-//! Parts: [`schema`] (compact input schemas), [`tools`] (tool list, arguments → request,
-//! answer → result), [`dispatch`] (the two ways of sending a request), [`session`] (the
+//! Parts: [`schema`] (compact input schemas), [`brief`] (the default list's briefer ones),
+//! [`tools`] (a tool per operation, arguments → request, answer → result), [`offer`] (which
+//! tools a connection lists: by default the agent's loop), [`catalog`] (`call` and `describe`,
+//! which reach every operation), [`progress`] (progress notifications of long calls), [`dispatch`] (the two ways of sending a request), [`session`] (the
 //! connection's session), [`server`] (the rmcp handler), [`http`] (the `/mcp` service),
 //! [`idle`] (the lease of a `/mcp` session that went quiet).
 
+pub mod brief;
+pub mod catalog;
 pub mod dispatch;
 pub mod http;
 pub mod idle;
+pub mod offer;
+pub mod progress;
 pub mod resources;
 pub mod schema;
 pub mod server;
@@ -25,6 +32,7 @@ use rmcp::ServiceExt;
 
 use crate::client::{exit, ConnectOptions};
 use dispatch::HttpDispatch;
+pub use offer::Offer;
 use server::McpServer;
 pub use session::DevicePick;
 
@@ -52,12 +60,14 @@ free ones: pass one as udid. `session_info` shows yours; `release_device` gives 
 6. Alerts and permission dialogs: `alert_accept` / `alert_dismiss`.
 7. A failure is a result with isError and text CODE: message hint: ...; follow the hint \
 (ELEMENT_NOT_FOUND: snapshot again; AMBIGUOUS_TARGET: act on one of the candidates listed \
-under it by ref, or narrow the selector).";
+under it by ref, or narrow the selector).
+8. More operations (apps, files, logs, network, flows, recordings…): `describe` lists them \
+and tells one's arguments; `call` runs any by name.";
 
 /// Runs `mobilectl mcp`: MCP on stdin/stdout until the client closes it, in a session that
 /// asks for the device `pick` says and ends with it. Returns the exit code.
-pub fn run_stdio(options: ConnectOptions, pick: DevicePick, groups: Option<Vec<String>>) -> i32 {
-    run_on_runtime(|| async move { serve_stdio(options, pick, groups).await })
+pub fn run_stdio(options: ConnectOptions, pick: DevicePick, offer: Offer) -> i32 {
+    run_on_runtime(|| async move { serve_stdio(options, pick, offer).await })
 }
 
 /// Runs `mobilectl mcp --grid HUB`: a W3C session through the hub made from `capabilities`,
@@ -66,7 +76,7 @@ pub fn run_stdio_grid(
     hub: &str,
     capabilities: serde_json::Map<String, serde_json::Value>,
     token: Option<String>,
-    groups: Option<Vec<String>>,
+    offer: Offer,
 ) -> i32 {
     let hub = hub.to_string();
     run_on_runtime(|| async move {
@@ -87,7 +97,7 @@ pub fn run_stdio_grid(
             external: true,
             ..Default::default()
         };
-        let code = serve_stdio(options, pick, groups).await;
+        let code = serve_stdio(options, pick, offer).await;
         crate::client::grid::close(&hub, &id).await;
         code
     })
@@ -112,19 +122,11 @@ where
     rt.block_on(work())
 }
 
-/// MCP on stdin/stdout over the server `options` name, offering the tools of `groups` (none:
-/// all), until stdin closes; then the connection's session ends (its device is given back at
+/// MCP on stdin/stdout over the server `options` name, offering the tools `offer` says,
+/// until stdin closes; then the connection's session ends (its device is given back at
 /// once).
-async fn serve_stdio(
-    options: ConnectOptions,
-    pick: DevicePick,
-    groups: Option<Vec<String>>,
-) -> i32 {
-    let server = McpServer::new(Arc::new(HttpDispatch::new(options)), pick);
-    let server = match groups {
-        Some(g) => server.offering(g),
-        None => server,
-    };
+async fn serve_stdio(options: ConnectOptions, pick: DevicePick, offer: Offer) -> i32 {
+    let server = McpServer::new(Arc::new(HttpDispatch::new(options)), pick).offering(offer);
     let session = server.session().clone();
     let running = match server.serve(rmcp::transport::stdio()).await {
         Ok(r) => r,
@@ -166,10 +168,13 @@ mod tests {
         ] {
             assert!(INSTRUCTIONS.contains(must), "{must}");
         }
-        // Every tool the instructions name exists.
+        // Every tool the instructions name is in the default list.
         for word in INSTRUCTIONS.split('`').skip(1).step_by(2) {
             let name = word.split(' ').next().unwrap_or(word);
-            assert!(tools::find(name).is_some(), "instructions name `{name}`");
+            assert!(
+                Offer::default().find(name).is_some(),
+                "instructions name `{name}`"
+            );
         }
     }
 }

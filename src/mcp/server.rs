@@ -1,7 +1,8 @@
 //! The MCP server handler: `initialize` answers with the instructions, `tools/list` with the
-//! generated tools, `resources/list` and `resources/read` with the guide and the
+//! tools the connection offers ([`super::offer`]), `resources/list` and `resources/read` with the guide and the
 //! troubleshooting page ([`resources`]), `tools/call` maps the arguments to an API request, sends it through the
-//! [`Dispatch`] it was made with, and maps the answer back.
+//! [`Dispatch`] it was made with, and maps the answer back, telling progress meanwhile when
+//! the client asks ([`super::progress`]).
 
 use std::sync::Arc;
 
@@ -15,15 +16,17 @@ use rmcp::{ErrorData, ServerHandler};
 
 use super::dispatch::Dispatch;
 use super::idle::OpenStreams;
+use super::offer::{Offer, Offered};
+use super::progress::Reporter;
 use super::session::{ConnectionSession, DevicePick};
-use super::{resources, tools};
+use super::{catalog, resources, tools};
 
 /// An MCP server over some way of reaching the API, for one connection: its tool calls run in
 /// the connection's own session.
 pub struct McpServer<D: Dispatch> {
     session: Arc<ConnectionSession<D>>,
-    /// The tool groups offered (`mcp --tools`); none: every tool.
-    groups: Option<Arc<[String]>>,
+    /// The tools offered (`mcp --tools`); a `/mcp` request's `?tools=` says its own.
+    offer: Offer,
     /// `/mcp`'s count of open streams, told which session leases for this connection.
     streams: Option<Arc<OpenStreams>>,
 }
@@ -32,7 +35,7 @@ impl<D: Dispatch> Clone for McpServer<D> {
     fn clone(&self) -> Self {
         McpServer {
             session: self.session.clone(),
-            groups: self.groups.clone(),
+            offer: self.offer.clone(),
             streams: self.streams.clone(),
         }
     }
@@ -40,11 +43,11 @@ impl<D: Dispatch> Clone for McpServer<D> {
 
 impl<D: Dispatch> McpServer<D> {
     /// A connection whose tool calls go through `dispatch`, in a session that asks for the
-    /// device `pick` says.
+    /// device `pick` says, offering the default tools.
     pub fn new(dispatch: Arc<D>, pick: DevicePick) -> Self {
         McpServer {
             session: Arc::new(ConnectionSession::new(dispatch, pick)),
-            groups: None,
+            offer: Offer::default(),
             streams: None,
         }
     }
@@ -56,20 +59,11 @@ impl<D: Dispatch> McpServer<D> {
         self
     }
 
-    /// The same connection offering only the tools of `groups` (the table's tags): a smaller
-    /// `tools/list` for an agent that needs, say, only `act`, `inspect` and `verify`.
-    pub fn offering(mut self, groups: Vec<String>) -> Self {
-        self.groups = Some(groups.into());
+    /// The same connection offering `offer` (`mcp --tools`): every tool, some groups, or the
+    /// default list.
+    pub fn offering(mut self, offer: Offer) -> Self {
+        self.offer = offer;
         self
-    }
-
-    /// The tool named `name`, if this connection offers it.
-    fn offered(&self, name: &str) -> Option<&'static tools::ToolDef> {
-        tools::find(name).filter(|t| {
-            self.groups
-                .as_ref()
-                .is_none_or(|g| g.iter().any(|g| g == t.group))
-        })
     }
 
     /// The connection's session (ended when the connection closes).
@@ -77,33 +71,75 @@ impl<D: Dispatch> McpServer<D> {
         &self.session
     }
 
-    /// Runs one tool call to its result (tool failures are results with `isError`).
+    /// What a request offers: over Streamable HTTP the URL's `?tools=`, else the connection's.
+    fn offer_of(&self, context: &RequestContext<RoleServer>) -> Result<Offer, ErrorData> {
+        match context.extensions.get::<axum::http::request::Parts>() {
+            Some(parts) => Offer::from_query(parts.uri.query())
+                .map_err(|why| ErrorData::invalid_params(why, None)),
+            None => Ok(self.offer.clone()),
+        }
+    }
+
+    /// Runs one tool call to its result (tool failures are results with `isError`) as the
+    /// connection's own offer allows.
     pub async fn call(
         &self,
         name: &str,
         args: Option<&rmcp::model::JsonObject>,
     ) -> Result<rmcp::model::CallToolResult, ErrorData> {
-        let Some(def) = self.offered(name) else {
-            let why = match (&self.groups, tools::find(name)) {
-                (Some(groups), Some(t)) => format!(
-                    "the tool `{name}` (group `{}`) is not offered here: this connection offers \
-                     the groups {}",
-                    t.group,
-                    groups.join(", ")
-                ),
-                _ => format!("no tool named `{name}`"),
-            };
-            return Err(ErrorData::invalid_params(why, None));
-        };
+        self.call_offered(&self.offer.clone(), name, args).await
+    }
+
+    async fn call_offered(
+        &self,
+        offer: &Offer,
+        name: &str,
+        args: Option<&rmcp::model::JsonObject>,
+    ) -> Result<rmcp::model::CallToolResult, ErrorData> {
+        // With `call` offered every operation is in reach anyway: a tool not in the list is
+        // run rather than refused (an agent may know its name from an earlier session).
+        let found = offer.find(name).or_else(|| {
+            tools::find(name)
+                .filter(|_| offer.reaches_all())
+                .map(Offered::Operation)
+        });
+        match found {
+            Some(Offered::Operation(def)) => Ok(self.run(def, args).await),
+            Some(Offered::Describe) => Ok(catalog::describe(args)),
+            Some(Offered::Call) => Ok(match catalog::call_target(args) {
+                Ok((def, inner)) => self.run(def, inner.as_ref()).await,
+                Err(refused) => refused,
+            }),
+            None => {
+                let why = match tools::find(name) {
+                    Some(t) => format!(
+                        "the tool `{name}` (group `{}`) is not offered here: this connection \
+                         offers {}",
+                        t.group,
+                        offer.said()
+                    ),
+                    None => format!("no tool named `{name}`"),
+                };
+                Err(ErrorData::invalid_params(why, None))
+            }
+        }
+    }
+
+    /// Calls `def`'s operation with `args` and tells its answer.
+    async fn run(
+        &self,
+        def: &'static tools::ToolDef,
+        args: Option<&rmcp::model::JsonObject>,
+    ) -> rmcp::model::CallToolResult {
         let request = match def.request(args) {
             Ok(r) => r,
-            Err(e) => return Ok(tools::argument_error(&e)),
+            Err(e) => return tools::argument_error(&e),
         };
-        Ok(match self.session.send(request).await {
+        match self.session.send(request).await {
             Ok(answer) if tools::asks_json(args) => tools::result_as_json(&answer),
-            Ok(answer) => tools::result(name, &answer),
+            Ok(answer) => tools::result(&def.tool.name, &answer),
             Err(e) => tools::dispatch_error(&e),
-        })
+        }
     }
 }
 
@@ -127,14 +163,10 @@ impl<D: Dispatch> ServerHandler for McpServer<D> {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            tools::tools()
-                .iter()
-                .filter(|t| self.offered(&t.tool.name).is_some())
-                .map(|t| t.tool.clone())
-                .collect(),
+            self.offer_of(&context)?.list(),
         ))
     }
 
@@ -155,9 +187,22 @@ impl<D: Dispatch> ServerHandler for McpServer<D> {
                 streams.bind(id, session);
             }
         }
-        self.call(&request.name, request.arguments.as_ref())
-            .await
-            .map(Into::into)
+        let offer = self.offer_of(&context)?;
+        let args = request.arguments.as_ref();
+        let work = self.call_offered(&offer, &request.name, args);
+        let result = match context.meta.get_progress_token() {
+            Some(token) => {
+                let what = match args.and_then(|a| a.get("operation")) {
+                    Some(serde_json::Value::String(op)) if request.name == catalog::CALL => op,
+                    _ => request.name.as_ref(),
+                };
+                Reporter::new(context.peer.clone(), token, what, args)
+                    .around(work)
+                    .await
+            }
+            None => work.await,
+        };
+        result.map(Into::into)
     }
 
     async fn list_resources(
@@ -189,6 +234,9 @@ impl<D: Dispatch> ServerHandler for McpServer<D> {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.offered(name).map(|t| t.tool.clone())
+        match self.offer.find(name)? {
+            Offered::Operation(t) => Some(t.tool.clone()),
+            _ => catalog::tools().into_iter().find(|t| t.name == name),
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! The tools: one per operation of `crate::api::operations()`, named as the operation, described
-//! by its summary, with the compact input schema of [`super::schema`]. Also the two mappings
+//! by its summary, with the compact input schema of [`super::schema`] and, for the default list,
+//! the brief one of [`super::brief`]. Also the two mappings
 //! around a call: arguments → [`HttpCall`] ([`ToolDef::request`]) and [`ApiAnswer`] → tool
 //! result ([`result`]). The only hand-written part is [`PRESENTATION`], a few overrides.
 
@@ -24,6 +25,10 @@ struct Presentation {
     defaults: &'static [(&'static str, &'static str)],
     /// Whether a result carries the answer's JSON as `structuredContent` beside its text.
     structured: bool,
+    /// Fields the default list's brief schema leaves to `describe` ([`super::brief`]).
+    brief_omits: &'static [&'static str],
+    /// Added to the description in the default list: where the omitted fields are told.
+    brief_note: Option<&'static str>,
 }
 
 /// The overrides: a model reads the compact text tree better than JSON (the snapshot is read
@@ -40,12 +45,16 @@ const PRESENTATION: &[Presentation] = &[
         // asks for it.
         defaults: &[("format", "json")],
         structured: false,
+        brief_omits: &[],
+        brief_note: None,
     },
     Presentation {
         name: "screenshot",
         description: Some("The screen as an image (JPEG fit to 1024 px unless told otherwise)."),
         defaults: &[("format", "jpeg"), ("max_size", "1024")],
         structured: true,
+        brief_omits: &[],
+        brief_note: None,
     },
     Presentation {
         name: "screenshot_annotated",
@@ -54,6 +63,18 @@ const PRESENTATION: &[Presentation] = &[
         ),
         defaults: &[("format", "jpeg"), ("max_size", "1024")],
         structured: true,
+        brief_omits: &[],
+        brief_note: None,
+    },
+    Presentation {
+        name: "expect",
+        description: None,
+        defaults: &[],
+        structured: true,
+        // The screenshot comparison's fields: the default list shows the element, text and
+        // app checks in full.
+        brief_omits: &["baseline", "mask", "mask_status_bar", "tolerance", "timeout_ms"],
+        brief_note: Some(" (`describe` tells screen_matches' fields)"),
     },
 ];
 
@@ -73,6 +94,11 @@ pub struct ToolDef {
     defaults: &'static [(&'static str, &'static str)],
     /// Whether its results carry the answer's JSON as `structuredContent`.
     structured: bool,
+    /// Whether the default tool list offers it ([`crate::api::Mcp::Core`]).
+    pub core: bool,
+    /// The tool as the default list shows it: the same, with the brief schema of
+    /// [`super::brief`].
+    pub brief: Tool,
 }
 
 /// Every tool, in the operation table's order.
@@ -113,9 +139,16 @@ fn build() -> Vec<ToolDef> {
                 .unwrap_or(op.summary)
                 .to_string();
             let input_schema: JsonObject = schema::input_schema(op, &components);
-            let mut tool = Tool::new(op.name, description, Arc::new(input_schema));
+            let omits = p.map_or(&[][..], |p| p.brief_omits);
+            let brief_schema = super::brief::brief(&input_schema, omits);
+            let mut tool = Tool::new(op.name, description.clone(), Arc::new(input_schema));
             if op.method == HttpMethod::Get {
                 tool.annotations = Some(ToolAnnotations::new().read_only(true));
+            }
+            let mut brief = tool.clone();
+            brief.input_schema = Arc::new(brief_schema);
+            if let Some(note) = p.and_then(|p| p.brief_note) {
+                brief.description = Some(format!("{description}{note}").into());
             }
             ToolDef {
                 tool,
@@ -125,15 +158,18 @@ fn build() -> Vec<ToolDef> {
                 group: op.tag,
                 defaults: p.map_or(&[][..], |p| p.defaults),
                 structured: p.is_none_or(|p| p.structured),
+                core: op.mcp == crate::api::Mcp::Core,
+                brief,
             }
         })
         .collect()
 }
 
 /// Whether an operation is offered as a tool: all are but streams, which never end while a
-/// tool call answers once (their non-streaming siblings serve agents).
+/// tool call answers once (their non-streaming siblings serve agents), the connection's own
+/// session and whole documents.
 pub fn is_tool(op: &crate::api::Operation) -> bool {
-    op.mcp == crate::api::Mcp::Tool
+    op.is_tool()
 }
 
 /// Arguments that cannot make a request.
@@ -281,7 +317,7 @@ pub fn error_text(answer: &ApiAnswer) -> String {
 fn routes_as_tools(hint: &str) -> String {
     crate::api::mentions::routes(hint, |method, path| {
         crate::api::mentions::operation_at(method, path)
-            .filter(|o| o.mcp == crate::api::Mcp::Tool)
+            .filter(|o| o.is_tool())
             .map(|o| o.name.to_string())
     })
 }
@@ -337,6 +373,18 @@ mod tests {
             find("tap").unwrap().tool.description.as_deref(),
             Some(crate::api::find("tap").unwrap().summary)
         );
+    }
+
+    #[test]
+    fn brief_omissions_name_real_fields() {
+        for p in PRESENTATION {
+            let t = find(p.name).unwrap_or_else(|| panic!("no tool {}", p.name));
+            let props = t.tool.input_schema["properties"].as_object().unwrap();
+            for f in p.brief_omits {
+                assert!(props.contains_key(*f), "{}: no field {f}", p.name);
+                assert!(t.brief.input_schema["properties"].get(*f).is_none());
+            }
+        }
     }
 
     #[test]

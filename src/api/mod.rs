@@ -21,13 +21,13 @@ pub use operation::{CliForm, HttpMethod, Input, Mcp, Operation, Output};
 pub use table::operations;
 
 /// The operation named `name`.
-pub fn find(name: &str) -> Option<Operation> {
-    operations().into_iter().find(|o| o.name == name)
+pub fn find(name: &str) -> Option<&'static Operation> {
+    operations().iter().find(|o| o.name == name)
 }
 
 /// The OpenAPI document of the whole API.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    openapi::document(&operations())
+    openapi::document(operations())
 }
 
 /// The document as pretty JSON, as checked in at `openapi/openapi.json`.

@@ -15,8 +15,13 @@ use super::wire::{
 };
 use crate::error::ErrorCode::*;
 
-/// Every operation, in the order the documentation lists them.
-pub fn operations() -> Vec<Operation> {
+/// Every operation, in the order the documentation lists them: the table, made once.
+pub fn operations() -> &'static [Operation] {
+    static TABLE: std::sync::LazyLock<Vec<Operation>> = std::sync::LazyLock::new(table);
+    &TABLE
+}
+
+fn table() -> Vec<Operation> {
     vec![
         // service
         op(Get, "health", "/health", "service", "Liveness and versions (no token needed).")

@@ -39,7 +39,7 @@ pub struct CallArgs {
 pub fn plan(a: CallArgs, udid: &Option<String>) -> Result<Request, ClientError> {
     let name = a.op.unwrap_or_default();
     let op = crate::api::find(&name).ok_or_else(|| unknown(&name))?;
-    let fields = Fields::of(&op);
+    let fields = Fields::of(op);
     let mut args = Map::new();
     let mut pairs = Vec::new();
     for arg in a.body.iter().chain(&a.args) {
@@ -69,7 +69,7 @@ pub fn plan(a: CallArgs, udid: &Option<String>) -> Result<Request, ClientError> 
     if let (Some(u), true) = (udid, fields.has("udid")) {
         args.entry("udid").or_insert_with(|| json!(u));
     }
-    if matches!(op.input, Input::None) && !path_only(&op, &args) {
+    if matches!(op.input, Input::None) && !path_only(op, &args) {
         return Err(ClientError::usage(format!(
             "`{}` takes no arguments",
             op.name
@@ -94,7 +94,7 @@ pub fn list(json_out: bool) -> i32 {
         println!("{}", Value::Array(v));
     } else {
         let width = ops.iter().map(|o| o.name.len()).max().unwrap_or(0);
-        for o in &ops {
+        for o in ops {
             println!("{:width$}  {}", o.name, o.summary);
         }
     }

@@ -105,14 +105,14 @@ pub fn describe(args: Option<&JsonObject>) -> CallToolResult {
             return refused(
                 "VALIDATION_FAILED",
                 &format!("no group `{g}`"),
-                &format!("the groups are {}", groups(&ops).join(", ")),
+                &format!("the groups are {}", groups(ops).join(", ")),
             );
         }
     }
     let mut out = String::from(
         "Operations by group (run one with `call`; `describe` with `operation` for its arguments):\n",
     );
-    for g in groups(&ops)
+    for g in groups(ops)
         .into_iter()
         .filter(|g| group.is_none_or(|w| w == *g))
     {

@@ -565,7 +565,7 @@ mod tests {
         let doc = serde_json::to_value(crate::api::openapi()).unwrap();
         let components = doc["components"]["schemas"].as_object().cloned().unwrap();
         for op in crate::api::operations() {
-            let s = Value::Object(input_schema(&op, &components));
+            let s = Value::Object(input_schema(op, &components));
             assert_eq!(s["type"], "object", "{}: {s}", op.name);
             assert!(!s.to_string().contains("\"null\""), "{}: {s}", op.name);
             let mut keys = Vec::new();
@@ -578,11 +578,11 @@ mod tests {
                 );
             }
         }
-        let tap = input_schema(&crate::api::find("tap").unwrap(), &components);
+        let tap = input_schema(crate::api::find("tap").unwrap(), &components);
         for p in ["ref", "x", "y", "selector", "grid", "udid"] {
             assert!(tap["properties"].get(p).is_some(), "tap lacks {p}: {tap:?}");
         }
-        let wait = input_schema(&crate::api::find("wait").unwrap(), &components);
+        let wait = input_schema(crate::api::find("wait").unwrap(), &components);
         assert_eq!(wait["required"], json!(["selector", "condition"]));
         assert!(wait["properties"]["selector"]["properties"]["text"].is_object());
     }

@@ -359,8 +359,8 @@ mod tests {
     #[test]
     fn one_tool_per_operation_named_and_described_by_it() {
         let ops: Vec<_> = crate::api::operations()
-            .into_iter()
-            .filter(is_tool)
+            .iter()
+            .filter(|o| is_tool(o))
             .collect();
         assert_eq!(tools().len(), ops.len());
         for (t, op) in tools().iter().zip(&ops) {

@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn every_json_answer_and_stream_has_a_renderer_and_every_renderer_an_operation() {
         let ops = operations();
-        for op in &ops {
+        for op in ops {
             let has = renderer(op.name).is_some();
             let wants = match op.output {
                 Output::Json(_)

@@ -46,15 +46,15 @@ pub struct Binding {
 /// Every operation as an axum route, each with its binding (two operations on one path share
 /// it by method). An operation without a binding is a bug the unit test catches; here it panics
 /// at startup rather than answer 404 later.
-pub fn router(ops: Vec<Operation>, bindings: Vec<Binding>) -> Router<AppState> {
+pub fn router(ops: &[Operation], bindings: Vec<Binding>) -> Router<AppState> {
     let mut bindings: Vec<Option<Binding>> = bindings.into_iter().map(Some).collect();
-    ops.into_iter().fold(Router::new(), |r, op| {
+    ops.iter().fold(Router::new(), |r, op| {
         let binding = bindings
             .iter_mut()
             .find(|b| b.as_ref().is_some_and(|b| b.name == op.name))
             .and_then(Option::take)
             .unwrap_or_else(|| panic!("operation `{}` has no handler bound", op.name));
-        let route = (binding.route)(&op);
+        let route = (binding.route)(op);
         // The route's own limit wins over the router's default (set by an outer layer).
         let route = match op.body_limit {
             Some(n) => route.layer(axum::extract::DefaultBodyLimit::max(n)),
@@ -396,7 +396,7 @@ mod tests {
             assert_eq!(b.input, op.input, "`{}`: the handler's input", b.name);
             assert_eq!(b.output, op.output, "`{}`: the handler's output", b.name);
         }
-        for op in &ops {
+        for op in ops {
             assert_eq!(bound.get(op.name), Some(&1), "`{}`: bindings", op.name);
         }
     }

@@ -33,12 +33,12 @@ pub fn forms(handwritten: &Command, ops: &[Operation]) -> Vec<Form> {
 /// commands of the table listed in its order.
 pub fn augment(cmd: Command) -> Command {
     let ops = crate::api::operations();
-    let forms = forms(&cmd, &ops);
+    let forms = forms(&cmd, ops);
     let mut cmd = cmd;
     for g in Group::all(&forms) {
         cmd = insert(cmd, g.words(), g.command());
     }
-    in_table_order(cmd, &ops, 0).mut_subcommands(described_group)
+    in_table_order(cmd, ops, 0).mut_subcommands(described_group)
 }
 
 /// A group made for derived commands (`clipboard`, `record`) described by its commands'
@@ -101,7 +101,7 @@ pub fn request(m: &ArgMatches, udid: &Option<String>) -> Option<Result<Request, 
     }
     let ops = crate::api::operations();
     let handwritten = <super::Cli as clap::CommandFactory>::command();
-    let forms = forms(&handwritten, &ops);
+    let forms = forms(&handwritten, ops);
     let groups = Group::all(&forms);
     let group = groups.iter().find(|g| g.words().iter().eq(words.iter()))?;
     Some(group.request(leaf, udid))
@@ -137,7 +137,7 @@ fn has_path(cmd: &Command, words: &[&str]) -> bool {
 /// the API): how a hand-written flag checks a word without a CLI copy of the wire enum.
 pub fn values(op: &str, field: &str) -> clap::builder::PossibleValuesParser {
     let names: Vec<String> = crate::api::find(op)
-        .map(|o| Fields::of(&o).properties()[field]["enum"].clone())
+        .map(|o| Fields::of(o).properties()[field]["enum"].clone())
         .and_then(|e| e.as_array().cloned())
         .into_iter()
         .flatten()
@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn a_new_entry_is_a_command_without_cli_code() {
-        let mut op = crate::api::find("find").unwrap();
+        let mut op = crate::api::find("find").unwrap().clone();
         op.cli.usage = "look-up QUERY";
         let form = Form::of(&op).unwrap();
         let group = Group(vec![&form]);
@@ -259,8 +259,8 @@ mod tests {
         assert_eq!(e, Ok("tail_logs"), "both forms take them");
         // A flag of a form whose positional is missing says so.
         let (mut plain, mut with_query) = (
-            crate::api::find("health").unwrap(),
-            crate::api::find("find").unwrap(),
+            crate::api::find("health").unwrap().clone(),
+            crate::api::find("find").unwrap().clone(),
         );
         (plain.cli.usage, with_query.cli.usage) = ("look", "look QUERY");
         let forms = [Form::of(&plain).unwrap(), Form::of(&with_query).unwrap()];
@@ -281,7 +281,7 @@ mod tests {
     #[test]
     fn usages_with_a_grammar_are_not_derived() {
         let handwritten = <super::super::Cli as clap::CommandFactory>::command();
-        let forms = forms(&handwritten, &crate::api::operations());
+        let forms = forms(&handwritten, crate::api::operations());
         for name in ["tap", "type_text", "screenshot_annotated", "flow_run"] {
             assert!(!forms.iter().any(|f| f.op == name), "{name}");
         }

@@ -45,6 +45,19 @@ pub struct HttpCall {
     pub session: Option<String>,
 }
 
+impl HttpCall {
+    /// The request's target: its path, then its query percent-encoded.
+    pub fn uri(&self) -> String {
+        if self.query.is_empty() {
+            return self.path.clone();
+        }
+        let q = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(&self.query)
+            .finish();
+        format!("{}?{q}", self.path)
+    }
+}
+
 /// Arguments that cannot make a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ArgumentError {
@@ -147,6 +160,23 @@ fn query_pairs(args: &Map<String, Value>) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_uri_is_the_path_then_the_query_encoded() {
+        let mut call = HttpCall {
+            method: HttpMethod::Get,
+            path: "/api/v1/device/ui/find".into(),
+            query: vec![],
+            body: None,
+            session: None,
+        };
+        assert_eq!(call.uri(), "/api/v1/device/ui/find");
+        call.query = vec![
+            ("q".into(), "log in & go".into()),
+            ("limit".into(), "3".into()),
+        ];
+        assert_eq!(call.uri(), "/api/v1/device/ui/find?q=log+in+%26+go&limit=3");
+    }
     use serde_json::json;
 
     fn args(v: Value) -> Map<String, Value> {

@@ -8,6 +8,7 @@
 
 pub mod budget;
 pub mod check;
+pub mod commands;
 pub mod load;
 pub mod model;
 pub mod parse;

@@ -1,6 +1,7 @@
 //! Running a parsed flow on one device: each Maestro command mapped onto the API's own act,
-//! verify and app operations (called in-process through the router, as a batch does) and onto
-//! screen reads matched with Maestro's selectors ([`super::select`]). No fixed sleeps: a
+//! verify and app operations, called by name in-process through the router ([`Runner::op`];
+//! what each command does is `super::commands`), and onto screen reads matched with
+//! Maestro's selectors ([`super::select`]). No fixed sleeps: a
 //! selector is looked for on successive reads until found or its timeout; an assertion that
 //! something is gone likewise; `waitForAnimationToEnd` reads until two reads agree. A failed
 //! step stops the flow (unless `optional`), after its screenshot, compact tree and recent log
@@ -27,18 +28,10 @@ use super::select;
 use super::vars;
 use crate::api::wire::flows::{FlowRunResult, FlowStep, FlowStepStatus};
 use crate::controller::DeviceController;
-use crate::device::{Device, LaunchValue};
+use crate::device::Device;
 
-/// How long a selector is looked for (Maestro's default lookup).
-const FIND_MS: u64 = 7_000;
-/// Default of `extendedWaitUntil` and `waitForAnimationToEnd`.
-const WAIT_MS: u64 = 10_000;
-/// Most scrolls of one `scrollUntilVisible`.
-const MAX_SCROLLS: u32 = 20;
 /// Largest answer read from an operation.
 const MAX_ANSWER: usize = 8 * 1024 * 1024;
-/// Characters `eraseText` deletes by default (Maestro's 50).
-const ERASE_DEFAULT: u32 = 50;
 
 /// Where a flow's files go.
 #[derive(Debug, Clone)]
@@ -69,18 +62,19 @@ pub struct Runner {
     pub artifacts: Artifacts,
     /// When the run's time is up: later steps fail, and no lookup waits past it.
     pub deadline: Instant,
-    copied: Option<String>,
+    pub(super) copied: Option<String>,
     steps: Vec<FlowStep>,
     saved: bool,
     /// The file name of the recording `startRecording` began, until it is saved.
-    recording: Option<String>,
+    pub(super) recording: Option<String>,
     /// The run came to [`MAX_STEPS`] step results: every later step fails unrecorded.
     overrun: bool,
     /// Where each step goes as it ends, with its index in the result's steps.
     progress: Option<tokio::sync::mpsc::UnboundedSender<(usize, FlowStep)>>,
 }
 
-type R<T> = Result<T, String>;
+/// A step's outcome: its value, or why it failed (the step result's message).
+pub(super) type R<T> = Result<T, String>;
 
 /// A list of steps being run: a flow's own, or those a step holds.
 struct List<'a> {
@@ -496,7 +490,7 @@ impl Runner {
         false
     }
 
-    fn fill(&self, s: &str) -> R<String> {
+    pub(super) fn fill(&self, s: &str) -> R<String> {
         let mut env = self.env.clone();
         if let Some(c) = &self.copied {
             env.push(("maestro.copiedText".into(), c.clone()));
@@ -504,7 +498,7 @@ impl Runner {
         vars::fill(s, &env, self.platform())
     }
 
-    fn fill_sel(&self, s: &Selector) -> R<Selector> {
+    pub(super) fn fill_sel(&self, s: &Selector) -> R<Selector> {
         let f = |o: &Option<String>| o.as_deref().map(|v| self.fill(v)).transpose();
         let rel = |o: &Option<Box<Selector>>| {
             o.as_deref()
@@ -526,7 +520,7 @@ impl Runner {
         })
     }
 
-    fn app(&self, given: &Option<String>) -> R<String> {
+    pub(super) fn app(&self, given: &Option<String>) -> R<String> {
         match given {
             Some(a) => self.fill(a),
             None => self.app_id.clone().ok_or_else(|| {
@@ -535,7 +529,7 @@ impl Runner {
         }
     }
 
-    fn ms(&self, v: &Option<String>, default: u64) -> R<u64> {
+    pub(super) fn ms(&self, v: &Option<String>, default: u64) -> R<u64> {
         match v {
             None => Ok(default),
             Some(t) => self
@@ -544,299 +538,6 @@ impl Runner {
                 .parse()
                 .map_err(|_| format!("`{t}` is not milliseconds")),
         }
-    }
-
-    /// Runs a command that holds no steps (those that do are [`Runner::steps_of`]'s);
-    /// `Ok(Some(why))` when it was skipped.
-    async fn command(&mut self, step: &Step) -> R<Option<String>> {
-        match &step.command {
-            Command::LaunchApp {
-                app_id,
-                clear_state,
-                clear_keychain,
-                stop_app,
-                arguments,
-                permissions,
-            } => {
-                let app = self.app(app_id)?;
-                if *clear_state {
-                    self.call("/api/v1/device/app/reset", json!({ "bundle_id": app }))
-                        .await?;
-                }
-                for (permission, action) in permissions {
-                    let action = match action.as_str() {
-                        "allow" => "grant",
-                        "deny" => "revoke",
-                        _ => "reset",
-                    };
-                    self.call(
-                        "/api/v1/device/permission",
-                        json!({ "bundle_id": app, "permission": permission, "action": action }),
-                    )
-                    .await?;
-                }
-                let mut extras = serde_json::Map::new();
-                for (name, value) in arguments {
-                    let value = match value {
-                        LaunchValue::Text(t) => LaunchValue::Text(self.fill(t)?),
-                        other => other.clone(),
-                    };
-                    extras.insert(name.clone(), json!(value));
-                }
-                self.call(
-                    "/api/v1/device/app/launch",
-                    json!({
-                        "bundle_id": app,
-                        "relaunch": *stop_app || *clear_state,
-                        "clear_keychain": clear_keychain,
-                        "extras": extras,
-                    }),
-                )
-                .await?;
-            }
-            Command::StopApp(a) | Command::KillApp(a) => {
-                let app = self.app(a)?;
-                self.call("/api/v1/device/app/terminate", json!({ "bundle_id": app }))
-                    .await?;
-            }
-            Command::ClearState(a) => {
-                let app = self.app(a)?;
-                self.call("/api/v1/device/app/reset", json!({ "bundle_id": app }))
-                    .await?;
-            }
-            Command::Tap {
-                selector,
-                long,
-                retry_if_no_change,
-            } => {
-                let sel = self.fill_sel(selector)?;
-                let (x, y) = self.locate(&sel, FIND_MS).await?;
-                let path = if *long {
-                    "/api/v1/device/ui/long-press"
-                } else {
-                    "/api/v1/device/ui/tap"
-                };
-                // `retryTapIfNoChange`: a tap that left the screen as it was is made once more.
-                let before = match retry_if_no_change {
-                    true => Some(self.read().await?.screen.fingerprint.clone()),
-                    false => None,
-                };
-                self.call(path, json!({ "x": x, "y": y })).await?;
-                if let Some(before) = before {
-                    if self.read().await?.screen.fingerprint == before {
-                        self.call(path, json!({ "x": x, "y": y })).await?;
-                    }
-                }
-            }
-            Command::InputText(t) => {
-                let text = self.fill(t)?;
-                self.call("/api/v1/device/ui/type", json!({ "text": text }))
-                    .await?;
-            }
-            Command::EraseText(n) => {
-                let n = match n {
-                    None => ERASE_DEFAULT,
-                    Some(n) => self
-                        .fill(n)?
-                        .trim()
-                        .parse()
-                        .map_err(|_| format!("`{n}` is not a number"))?,
-                };
-                for _ in 0..n.min(1000) {
-                    self.call("/api/v1/device/ui/press", json!({ "key": "delete" }))
-                        .await?;
-                }
-            }
-            Command::PressKey(k) => {
-                let key = maestro_key(&self.fill(k)?)?;
-                self.call("/api/v1/device/ui/press", json!({ "key": key }))
-                    .await?;
-            }
-            Command::Back => {
-                self.call("/api/v1/device/ui/press", json!({ "key": "back" }))
-                    .await?;
-            }
-            Command::HideKeyboard => {
-                self.call("/api/v1/device/ui/hide-keyboard", json!({}))
-                    .await?;
-            }
-            Command::Scroll => {
-                self.call("/api/v1/device/ui/scroll", json!({ "direction": "down" }))
-                    .await?;
-            }
-            Command::ScrollUntilVisible {
-                element,
-                direction,
-                timeout_ms,
-            } => {
-                let sel = self.fill_sel(element)?;
-                let until = Instant::now() + Duration::from_millis(self.ms(timeout_ms, 20_000)?);
-                let mut scrolls = 0;
-                loop {
-                    let screen = self.read().await?;
-                    if !select::pick(&screen.screen, &sel)?.is_empty() {
-                        break;
-                    }
-                    if scrolls >= MAX_SCROLLS || Instant::now() >= until {
-                        return Err(format!(
-                            "{} is not visible after {scrolls} scrolls",
-                            sel.describe()
-                        ));
-                    }
-                    self.call(
-                        "/api/v1/device/ui/scroll",
-                        json!({ "direction": direction.wire() }),
-                    )
-                    .await?;
-                    scrolls += 1;
-                }
-            }
-            Command::Swipe {
-                direction,
-                start,
-                end,
-                from,
-                duration_ms,
-            } => {
-                let mut body = json!({});
-                if let Some(d) = duration_ms {
-                    body["duration_ms"] = json!(self.ms(&Some(d.clone()), 400)?);
-                }
-                match (start, end, from) {
-                    (Some(s), Some(e), _) => {
-                        let size = self.read().await?.screen.screen;
-                        let px = |p: &str| -> R<Value> {
-                            let (x, y) = select::to_pixels(select::point(p)?, (size.w, size.h));
-                            Ok(json!({ "x": x, "y": y }))
-                        };
-                        body["from"] = px(&self.fill(s)?)?;
-                        body["to"] = px(&self.fill(e)?)?;
-                    }
-                    (_, _, Some(sel)) => {
-                        let sel = self.fill_sel(sel)?;
-                        let (x, y) = self.locate(&sel, FIND_MS).await?;
-                        body["x"] = json!(x);
-                        body["y"] = json!(y);
-                        body["direction"] = json!(direction.unwrap_or(Direction::Up).wire());
-                    }
-                    _ => {
-                        // Maestro's bare direction: a swipe across the screen from its middle.
-                        let size = self.read().await?.screen.screen;
-                        body["x"] = json!((size.w / 2.0).round() as i64);
-                        body["y"] = json!((size.h / 2.0).round() as i64);
-                        body["direction"] = json!(direction.unwrap_or(Direction::Up).wire());
-                    }
-                }
-                self.call("/api/v1/device/ui/swipe", body).await?;
-            }
-            Command::AssertVisible(s) => {
-                let sel = self.fill_sel(s)?;
-                self.locate(&sel, FIND_MS).await?;
-            }
-            Command::AssertNotVisible(s) => {
-                let sel = self.fill_sel(s)?;
-                self.until_gone(&sel, FIND_MS).await?;
-            }
-            Command::ExtendedWaitUntil {
-                visible,
-                not_visible,
-                timeout_ms,
-            } => {
-                let t = self.ms(timeout_ms, WAIT_MS)?;
-                if let Some(s) = visible {
-                    let sel = self.fill_sel(s)?;
-                    self.locate(&sel, t).await?;
-                }
-                if let Some(s) = not_visible {
-                    let sel = self.fill_sel(s)?;
-                    self.until_gone(&sel, t).await?;
-                }
-            }
-            Command::WaitForAnimationToEnd { timeout_ms } => {
-                let until = Instant::now() + Duration::from_millis(self.ms(timeout_ms, WAIT_MS)?);
-                let mut last = self.read().await?.screen.fingerprint.clone();
-                loop {
-                    let now = self.read().await?.screen.fingerprint.clone();
-                    if now == last || Instant::now() >= until {
-                        break;
-                    }
-                    last = now;
-                }
-            }
-            Command::OpenLink(l) => {
-                let url = self.fill(l)?;
-                self.call("/api/v1/device/open-url", json!({ "url": url }))
-                    .await?;
-            }
-            Command::TakeScreenshot(name) => {
-                let name = self.fill(name)?;
-                let shot = self
-                    .controller
-                    .screenshot(Some(&self.device.udid))
-                    .await
-                    .map_err(|e| e.message)?;
-                let file = safe_name(&name);
-                self.write(&format!("{file}.png"), &shot.png)?;
-            }
-            Command::StartRecording(name) => {
-                let name = safe_name(&self.fill(name)?);
-                self.controller
-                    .recording_start(
-                        Some(&self.device.udid),
-                        &crate::device::RecordingOptions::default(),
-                        None,
-                        Some(&name),
-                    )
-                    .await
-                    .map_err(|e| e.message)?;
-                self.recording = Some(name);
-            }
-            Command::StopRecording => self.stop_recording().await?,
-            Command::SetLocation {
-                latitude,
-                longitude,
-            } => {
-                let num = |v: &str| -> R<f64> {
-                    self.fill(v)?
-                        .trim()
-                        .parse()
-                        .map_err(|_| format!("`{v}` is not a number"))
-                };
-                let body = json!({ "latitude": num(latitude)?, "longitude": num(longitude)? });
-                self.call("/api/v1/device/location", body).await?;
-            }
-            Command::CopyTextFrom(s) => {
-                let sel = self.fill_sel(s)?;
-                let snap = self.wait_for(&sel, FIND_MS).await?;
-                let i = select::pick(&snap.screen, &sel)?
-                    .first()
-                    .copied()
-                    .ok_or("gone")?;
-                let e = &snap.screen.elements[i];
-                let text = e
-                    .text
-                    .clone()
-                    .or_else(|| e.name.clone())
-                    .or_else(|| e.desc.clone())
-                    .unwrap_or_default();
-                self.copied = Some(text);
-            }
-            Command::PasteText => {
-                let text = self
-                    .copied
-                    .clone()
-                    .ok_or("nothing was copied: `copyTextFrom` first")?;
-                self.call("/api/v1/device/ui/type", json!({ "text": text }))
-                    .await?;
-            }
-            Command::RunFlow { .. } | Command::Repeat { .. } | Command::Retry { .. } => {
-                return Err(format!(
-                    "`{}` holds steps: `Runner::steps_of` runs it",
-                    step.name
-                ));
-            }
-        }
-        Ok(None)
     }
 
     /// Why `c` does not hold now (one read), or none when it does.
@@ -865,7 +566,7 @@ impl Runner {
         Ok(None)
     }
 
-    async fn read(&self) -> R<Arc<crate::controller::Snapshot>> {
+    pub(super) async fn read(&self) -> R<Arc<crate::controller::Snapshot>> {
         self.controller
             .snapshot(&self.device)
             .await
@@ -873,7 +574,11 @@ impl Runner {
     }
 
     /// Reads until `sel` matches something, for up to `ms`.
-    async fn wait_for(&self, sel: &Selector, ms: u64) -> R<Arc<crate::controller::Snapshot>> {
+    pub(super) async fn wait_for(
+        &self,
+        sel: &Selector,
+        ms: u64,
+    ) -> R<Arc<crate::controller::Snapshot>> {
         let until = (Instant::now() + Duration::from_millis(ms)).min(self.deadline);
         loop {
             let snap = self.read().await?;
@@ -890,7 +595,7 @@ impl Runner {
     }
 
     /// The point to act on for `sel`: its `point`, or the centre of its first match.
-    async fn locate(&self, sel: &Selector, ms: u64) -> R<(i64, i64)> {
+    pub(super) async fn locate(&self, sel: &Selector, ms: u64) -> R<(i64, i64)> {
         if let Some(p) = &sel.point {
             let p = select::point(p)?;
             if !p.percent {
@@ -912,7 +617,7 @@ impl Runner {
     }
 
     /// Reads until nothing matches `sel`, for up to `ms`.
-    async fn until_gone(&self, sel: &Selector, ms: u64) -> R<()> {
+    pub(super) async fn until_gone(&self, sel: &Selector, ms: u64) -> R<()> {
         let until = (Instant::now() + Duration::from_millis(ms)).min(self.deadline);
         loop {
             let snap = self.read().await?;
@@ -925,10 +630,18 @@ impl Runner {
         }
     }
 
-    /// Calls an operation through the router on this device; its answer, or why it failed.
-    async fn call(&self, path: &str, mut body: Value) -> R<Value> {
-        body["udid"] = json!(self.device.udid);
-        let (status, answer) = self.request("POST", path, Some(body)).await?;
+    /// Runs the operation named `name` (a row of the operation table) on this device with
+    /// `args`, in-process through the router as the CLI and MCP call it over HTTP: its answer,
+    /// or why it failed.
+    pub(super) async fn op(&self, name: &str, mut args: Value) -> R<Value> {
+        let op = crate::api::find(name).ok_or_else(|| format!("no operation `{name}`"))?;
+        args["udid"] = json!(self.device.udid);
+        let Value::Object(args) = args else {
+            return Err(format!("{name}: the arguments are not an object"));
+        };
+        let call = crate::api::call::http_call(op.method, op.path, op.input.kind(), args)
+            .map_err(|e| format!("{name}: {e}"))?;
+        let (status, answer) = self.send(&call).await?;
         let ok = (200..300).contains(&status) && answer.get("success") != Some(&Value::Bool(false));
         if ok {
             return Ok(answer);
@@ -937,18 +650,25 @@ impl Runner {
             .as_str()
             .or(answer["details"]["message"].as_str())
             .map(str::to_string)
-            .unwrap_or_else(|| format!("{path} answered {status}: {answer}"));
+            .unwrap_or_else(|| format!("{name} answered {status}: {answer}"));
         Err(message)
     }
 
-    async fn request(&self, method: &str, path: &str, body: Option<Value>) -> R<(u16, Value)> {
-        let req = Request::builder()
-            .method(method)
-            .uri(path)
-            .header(header::HOST, "localhost")
-            .header(header::CONTENT_TYPE, "application/json")
+    /// Sends one request to the router; its status and JSON answer (a text answer as a
+    /// JSON string).
+    async fn send(&self, call: &crate::api::call::HttpCall) -> R<(u16, Value)> {
+        let mut builder = Request::builder()
+            .method(call.method.as_str())
+            .uri(call.uri())
+            .header(header::HOST, "localhost");
+        if call.body.is_some() {
+            builder = builder.header(header::CONTENT_TYPE, "application/json");
+        }
+        let req = builder
             .body(
-                body.map(|b| Body::from(b.to_string()))
+                call.body
+                    .as_ref()
+                    .map(|b| Body::from(b.to_string()))
                     .unwrap_or_else(Body::empty),
             )
             .map_err(|e| e.to_string())?;
@@ -963,7 +683,7 @@ impl Runner {
     }
 
     /// Stops the flow's recording and saves it as `NAME.mp4` with the artifacts.
-    async fn stop_recording(&mut self) -> R<()> {
+    pub(super) async fn stop_recording(&mut self) -> R<()> {
         let name = self
             .recording
             .take()
@@ -998,7 +718,7 @@ impl Runner {
         }
     }
 
-    fn write(&self, name: &str, bytes: &[u8]) -> R<()> {
+    pub(super) fn write(&self, name: &str, bytes: &[u8]) -> R<()> {
         let folder = match &self.artifacts {
             Artifacts::Folder(p) => p,
             Artifacts::Run { session } => {
@@ -1028,15 +748,7 @@ impl Runner {
         if let Ok(shot) = self.controller.screenshot(Some(&self.device.udid)).await {
             let _ = self.write("failure.png", &shot.png);
         }
-        let udid = &self.device.udid;
-        if let Ok((_, tree)) = self
-            .request(
-                "GET",
-                &format!("/api/v1/device/ui?udid={udid}&format=text"),
-                None,
-            )
-            .await
-        {
+        if let Ok(tree) = self.op("snapshot", json!({ "format": "text" })).await {
             let text = match &tree {
                 Value::String(t) => t.clone(),
                 other => other["tree_text"]
@@ -1046,10 +758,7 @@ impl Runner {
             };
             let _ = self.write("tree.txt", text.as_bytes());
         }
-        if let Ok((200, logs)) = self
-            .request("GET", &format!("/api/v1/logs?udid={udid}&limit=200"), None)
-            .await
-        {
+        if let Ok(logs) = self.op("tail_logs", json!({ "limit": 200 })).await {
             let _ = self.write("log.json", logs.to_string().as_bytes());
         }
         let steps = serde_json::to_vec_pretty(&self.steps).unwrap_or_default();
@@ -1063,40 +772,4 @@ fn overrun() -> String {
         "the run came to {MAX_STEPS} steps, the most one run records (a `repeat` whose `while` \
          kept holding, or a `times` from a variable?)"
     )
-}
-
-/// Maestro's key names to the API's.
-fn maestro_key(k: &str) -> R<String> {
-    let key = k.trim().to_ascii_lowercase().replace([' ', '-'], "_");
-    Ok(match key.as_str() {
-        "backspace" => "delete".into(),
-        "remote_dpad_up" => "dpad_up".into(),
-        "remote_dpad_down" => "dpad_down".into(),
-        "remote_dpad_left" => "dpad_left".into(),
-        "remote_dpad_right" => "dpad_right".into(),
-        "remote_dpad_center" => "dpad_center".into(),
-        "enter" | "home" | "back" | "tab" | "escape" | "space" | "volume_up" | "volume_down"
-        | "power" | "lock" | "search" | "menu" => key,
-        _ => return Err(format!("the key `{k}` is not one this runner presses")),
-    })
-}
-
-/// A file name from a flow (`takeScreenshot: a/b` → `a_b`).
-fn safe_name(s: &str) -> String {
-    let n: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    n.trim_start_matches('.')
-        .chars()
-        .take(100)
-        .collect::<String>()
-        .trim_end_matches(".png")
-        .to_string()
 }

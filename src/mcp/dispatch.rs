@@ -117,16 +117,9 @@ impl Dispatch for InProcess {
             message,
             hint: None,
         };
-        let mut uri = request.path.clone();
-        if !request.query.is_empty() {
-            let q = form_urlencoded::Serializer::new(String::new())
-                .extend_pairs(&request.query)
-                .finish();
-            uri = format!("{uri}?{q}");
-        }
         let mut builder = Request::builder()
             .method(request.method.as_str())
-            .uri(uri)
+            .uri(request.uri())
             .header(header::HOST, "localhost");
         if let Some(s) = &request.session {
             builder = builder.header(crate::api::wire::sessions::SESSION_HEADER, s.as_str());

@@ -1,0 +1,498 @@
+//! What each Maestro command that holds no steps does (those that do are the runner's,
+//! `super::run`). Most are operation calls whose arguments come from the step alone: those are
+//! rows of [`Runner::operation_calls`], each naming its operation of the table
+//! (`crate::api::operations()`) and run by name through [`Runner::op`], as the CLI and MCP call
+//! them. The rest read the screen first (find where to tap, scroll until something shows, wait
+//! for an animation to end) or save files, and are methods of their own below.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::model::*;
+use super::run::{Runner, R};
+use super::select;
+use crate::device::LaunchValue;
+
+/// How long a selector is looked for (Maestro's default lookup).
+const FIND_MS: u64 = 7_000;
+/// Default of `extendedWaitUntil` and `waitForAnimationToEnd`.
+const WAIT_MS: u64 = 10_000;
+/// Most scrolls of one `scrollUntilVisible`.
+const MAX_SCROLLS: u32 = 20;
+/// Characters `eraseText` deletes by default (Maestro's 50).
+const ERASE_DEFAULT: u32 = 50;
+/// Most characters one `eraseText` deletes.
+const ERASE_MAX: u32 = 1000;
+
+/// One call of an operation of the table: its name and its arguments (the device is added).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpCall {
+    /// The operation's name in the table.
+    pub op: &'static str,
+    /// Its arguments, as its input takes them.
+    pub args: Value,
+}
+
+fn call(op: &'static str, args: Value) -> OpCall {
+    OpCall { op, args }
+}
+
+impl Runner {
+    /// Runs a command that holds no steps; `Ok(Some(why))` when it was skipped.
+    pub(super) async fn command(&mut self, step: &Step) -> R<Option<String>> {
+        if let Some(calls) = self.operation_calls(&step.command)? {
+            for c in calls {
+                self.op(c.op, c.args).await?;
+            }
+            return Ok(None);
+        }
+        match &step.command {
+            Command::Tap {
+                selector,
+                long,
+                retry_if_no_change,
+            } => self.tap(selector, *long, *retry_if_no_change).await?,
+            Command::ScrollUntilVisible {
+                element,
+                direction,
+                timeout_ms,
+            } => {
+                self.scroll_until_visible(element, *direction, timeout_ms)
+                    .await?
+            }
+            Command::Swipe {
+                direction,
+                start,
+                end,
+                from,
+                duration_ms,
+            } => {
+                let args = self
+                    .swipe_args(*direction, start, end, from, duration_ms)
+                    .await?;
+                self.op("swipe", args).await?;
+            }
+            Command::AssertVisible(s) => {
+                let sel = self.fill_sel(s)?;
+                self.locate(&sel, FIND_MS).await?;
+            }
+            Command::AssertNotVisible(s) => {
+                let sel = self.fill_sel(s)?;
+                self.until_gone(&sel, FIND_MS).await?;
+            }
+            Command::ExtendedWaitUntil {
+                visible,
+                not_visible,
+                timeout_ms,
+            } => {
+                let t = self.ms(timeout_ms, WAIT_MS)?;
+                if let Some(s) = visible {
+                    let sel = self.fill_sel(s)?;
+                    self.locate(&sel, t).await?;
+                }
+                if let Some(s) = not_visible {
+                    let sel = self.fill_sel(s)?;
+                    self.until_gone(&sel, t).await?;
+                }
+            }
+            Command::WaitForAnimationToEnd { timeout_ms } => {
+                self.until_still(self.ms(timeout_ms, WAIT_MS)?).await?
+            }
+            Command::TakeScreenshot(name) => self.take_screenshot(name).await?,
+            Command::StartRecording(name) => self.start_recording(name).await?,
+            Command::StopRecording => self.stop_recording().await?,
+            Command::CopyTextFrom(s) => self.copy_text_from(s).await?,
+            _ => return Err(format!("`{}` holds steps: the runner runs it", step.name)),
+        }
+        Ok(None)
+    }
+
+    /// The operation calls of a command whose arguments come from the step alone (its
+    /// variables filled in), in order; none for a command that reads the screen or holds steps.
+    pub fn operation_calls(&self, command: &Command) -> R<Option<Vec<OpCall>>> {
+        Ok(Some(match command {
+            Command::LaunchApp {
+                app_id,
+                clear_state,
+                clear_keychain,
+                stop_app,
+                arguments,
+                permissions,
+            } => {
+                let app = self.app(app_id)?;
+                let mut calls = Vec::new();
+                if *clear_state {
+                    calls.push(call("reset_app", json!({ "bundle_id": app })));
+                }
+                for (permission, action) in permissions {
+                    let action = match action.as_str() {
+                        "allow" => "grant",
+                        "deny" => "revoke",
+                        _ => "reset",
+                    };
+                    calls.push(call(
+                        "set_permission",
+                        json!({ "bundle_id": app, "permission": permission, "action": action }),
+                    ));
+                }
+                let mut extras = serde_json::Map::new();
+                for (name, value) in arguments {
+                    let value = match value {
+                        LaunchValue::Text(t) => LaunchValue::Text(self.fill(t)?),
+                        other => other.clone(),
+                    };
+                    extras.insert(name.clone(), json!(value));
+                }
+                calls.push(call(
+                    "launch_app",
+                    json!({
+                        "bundle_id": app,
+                        "relaunch": *stop_app || *clear_state,
+                        "clear_keychain": clear_keychain,
+                        "extras": extras,
+                    }),
+                ));
+                calls
+            }
+            Command::StopApp(a) | Command::KillApp(a) => {
+                vec![call("terminate_app", json!({ "bundle_id": self.app(a)? }))]
+            }
+            Command::ClearState(a) => vec![call("reset_app", json!({ "bundle_id": self.app(a)? }))],
+            Command::InputText(t) => vec![call("type_text", json!({ "text": self.fill(t)? }))],
+            Command::PasteText => {
+                let text = self
+                    .copied
+                    .clone()
+                    .ok_or("nothing was copied: `copyTextFrom` first")?;
+                vec![call("type_text", json!({ "text": text }))]
+            }
+            Command::EraseText(n) => {
+                let n = match n {
+                    None => ERASE_DEFAULT,
+                    Some(n) => self
+                        .fill(n)?
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("`{n}` is not a number"))?,
+                };
+                let delete = call("press", json!({ "key": "delete" }));
+                vec![delete; n.min(ERASE_MAX) as usize]
+            }
+            Command::PressKey(k) => {
+                let key = maestro_key(&self.fill(k)?)?;
+                vec![call("press", json!({ "key": key }))]
+            }
+            Command::Back => vec![call("press", json!({ "key": "back" }))],
+            Command::HideKeyboard => vec![call("hide_keyboard", json!({}))],
+            Command::Scroll => vec![call("scroll", json!({ "direction": "down" }))],
+            Command::OpenLink(l) => vec![call("open_url", json!({ "url": self.fill(l)? }))],
+            Command::SetLocation {
+                latitude,
+                longitude,
+            } => {
+                let num = |v: &str| -> R<f64> {
+                    self.fill(v)?
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("`{v}` is not a number"))
+                };
+                let args = json!({ "latitude": num(latitude)?, "longitude": num(longitude)? });
+                vec![call("set_location", args)]
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// `tapOn` / `longPressOn`: where the selector is, then a tap there (again, with
+    /// `retryTapIfNoChange`, when the screen did not change).
+    async fn tap(&self, selector: &Selector, long: bool, retry_if_no_change: bool) -> R<()> {
+        let sel = self.fill_sel(selector)?;
+        let (x, y) = self.locate(&sel, FIND_MS).await?;
+        let op = if long { "long_press" } else { "tap" };
+        let before = match retry_if_no_change {
+            true => Some(self.read().await?.screen.fingerprint.clone()),
+            false => None,
+        };
+        self.op(op, json!({ "x": x, "y": y })).await?;
+        if let Some(before) = before {
+            if self.read().await?.screen.fingerprint == before {
+                self.op(op, json!({ "x": x, "y": y })).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `scrollUntilVisible`: reads, and scrolls until the element shows or the time is up.
+    async fn scroll_until_visible(
+        &self,
+        element: &Selector,
+        direction: Direction,
+        timeout_ms: &Option<String>,
+    ) -> R<()> {
+        let sel = self.fill_sel(element)?;
+        let until = Instant::now() + Duration::from_millis(self.ms(timeout_ms, 20_000)?);
+        let mut scrolls = 0;
+        loop {
+            let screen = self.read().await?;
+            if !select::pick(&screen.screen, &sel)?.is_empty() {
+                return Ok(());
+            }
+            if scrolls >= MAX_SCROLLS || Instant::now() >= until {
+                return Err(format!(
+                    "{} is not visible after {scrolls} scrolls",
+                    sel.describe()
+                ));
+            }
+            self.op("scroll", json!({ "direction": direction.wire() }))
+                .await?;
+            scrolls += 1;
+        }
+    }
+
+    /// The `swipe` operation's arguments for Maestro's forms: two points (percentages of the
+    /// screen or pixels), an element and a direction, or a bare direction (from the middle).
+    async fn swipe_args(
+        &self,
+        direction: Option<Direction>,
+        start: &Option<String>,
+        end: &Option<String>,
+        from: &Option<Selector>,
+        duration_ms: &Option<String>,
+    ) -> R<Value> {
+        let mut args = json!({});
+        if let Some(d) = duration_ms {
+            args["duration_ms"] = json!(self.ms(&Some(d.clone()), 400)?);
+        }
+        match (start, end, from) {
+            (Some(s), Some(e), _) => {
+                let size = self.read().await?.screen.screen;
+                let px = |p: &str| -> R<Value> {
+                    let (x, y) = select::to_pixels(select::point(p)?, (size.w, size.h));
+                    Ok(json!({ "x": x, "y": y }))
+                };
+                args["from"] = px(&self.fill(s)?)?;
+                args["to"] = px(&self.fill(e)?)?;
+            }
+            (_, _, Some(sel)) => {
+                let sel = self.fill_sel(sel)?;
+                let (x, y) = self.locate(&sel, FIND_MS).await?;
+                args["x"] = json!(x);
+                args["y"] = json!(y);
+                args["direction"] = json!(direction.unwrap_or(Direction::Up).wire());
+            }
+            _ => {
+                // Maestro's bare direction: a swipe across the screen from its middle.
+                let size = self.read().await?.screen.screen;
+                args["x"] = json!((size.w / 2.0).round() as i64);
+                args["y"] = json!((size.h / 2.0).round() as i64);
+                args["direction"] = json!(direction.unwrap_or(Direction::Up).wire());
+            }
+        }
+        Ok(args)
+    }
+
+    /// `waitForAnimationToEnd`: reads until two reads in a row agree, for up to `ms`.
+    async fn until_still(&self, ms: u64) -> R<()> {
+        let until = Instant::now() + Duration::from_millis(ms);
+        let mut last = self.read().await?.screen.fingerprint.clone();
+        loop {
+            let now = self.read().await?.screen.fingerprint.clone();
+            if now == last || Instant::now() >= until {
+                return Ok(());
+            }
+            last = now;
+        }
+    }
+
+    /// `takeScreenshot`: the screen as `NAME.png` among the artifacts.
+    async fn take_screenshot(&self, name: &str) -> R<()> {
+        let name = self.fill(name)?;
+        let shot = self
+            .controller
+            .screenshot(Some(&self.device.udid))
+            .await
+            .map_err(|e| e.message)?;
+        self.write(&format!("{}.png", safe_name(&name)), &shot.png)
+    }
+
+    /// `startRecording`: a screen recording, saved as `NAME.mp4` when it stops.
+    async fn start_recording(&mut self, name: &str) -> R<()> {
+        let name = safe_name(&self.fill(name)?);
+        self.controller
+            .recording_start(
+                Some(&self.device.udid),
+                &crate::device::RecordingOptions::default(),
+                None,
+                Some(&name),
+            )
+            .await
+            .map_err(|e| e.message)?;
+        self.recording = Some(name);
+        Ok(())
+    }
+
+    /// `copyTextFrom`: the element's text (else its name, else its description), kept for
+    /// `pasteText` and `${maestro.copiedText}`.
+    async fn copy_text_from(&mut self, s: &Selector) -> R<()> {
+        let sel = self.fill_sel(s)?;
+        let snap = self.wait_for(&sel, FIND_MS).await?;
+        let i = select::pick(&snap.screen, &sel)?
+            .first()
+            .copied()
+            .ok_or("gone")?;
+        let e = &snap.screen.elements[i];
+        let text = e
+            .text
+            .clone()
+            .or_else(|| e.name.clone())
+            .or_else(|| e.desc.clone())
+            .unwrap_or_default();
+        self.copied = Some(text);
+        Ok(())
+    }
+}
+/// Maestro's key names to the API's.
+fn maestro_key(k: &str) -> R<String> {
+    let key = k.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+    Ok(match key.as_str() {
+        "backspace" => "delete".into(),
+        "remote_dpad_up" => "dpad_up".into(),
+        "remote_dpad_down" => "dpad_down".into(),
+        "remote_dpad_left" => "dpad_left".into(),
+        "remote_dpad_right" => "dpad_right".into(),
+        "remote_dpad_center" => "dpad_center".into(),
+        "enter" | "home" | "back" | "tab" | "escape" | "space" | "volume_up" | "volume_down"
+        | "power" | "lock" | "search" | "menu" => key,
+        _ => return Err(format!("the key `{k}` is not one this runner presses")),
+    })
+}
+
+/// A file name from a flow (`takeScreenshot: a/b` → `a_b`).
+fn safe_name(s: &str) -> String {
+    let n: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    n.trim_start_matches('.')
+        .chars()
+        .take(100)
+        .collect::<String>()
+        .trim_end_matches(".png")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::api::Input;
+    use crate::device::{Device, DeviceKind, DeviceState, Platform};
+    use crate::flows::run::Artifacts;
+
+    fn runner() -> Runner {
+        let controller = crate::controller::DeviceController::with_backends(
+            crate::exec::Toolbox::from_env(),
+            vec![],
+        );
+        let device = Device {
+            udid: "emulator-5554".into(),
+            name: "Pixel".into(),
+            platform: Platform::Android,
+            kind: DeviceKind::Emulator,
+            state: DeviceState::Online,
+            os_version: None,
+            api_level: None,
+            model: None,
+            backend: "android",
+        };
+        let mut r = Runner::new(
+            axum::Router::new(),
+            Arc::new(controller),
+            device,
+            vec![("USER".into(), "alice".into())],
+            Artifacts::Folder(std::env::temp_dir()),
+            Duration::from_secs(60),
+        );
+        r.app_id = Some("com.example.app".into());
+        r.copied = Some("copied text".into());
+        r
+    }
+
+    /// Every row names an operation of the table, and its arguments (with the device) are a
+    /// body that operation takes: a renamed operation or field fails here, not in a user's run.
+    #[test]
+    fn each_row_is_an_operation_of_the_table_with_arguments_it_takes() {
+        let flow = "appId: com.example.app\n---\n\
+            - launchApp:\n    clearState: true\n    permissions: { notifications: allow, camera: deny }\n    arguments:\n      user: ${USER}\n      n: 3\n\
+            - stopApp\n- killApp\n- clearState\n- inputText: hi ${USER}\n- pasteText\n\
+            - eraseText: 3\n- pressKey: Enter\n- back\n- hideKeyboard\n- scroll\n\
+            - openLink: https://example.com\n- setLocation: { latitude: 48.85, longitude: 2.35 }\n";
+        let parsed = crate::flows::load::parse_text(flow, &[("USER".into(), "alice".into())]);
+        assert!(parsed.refusals.is_empty(), "{:?}", parsed.refusals);
+        let r = runner();
+        let mut seen = Vec::new();
+        for step in &parsed.flow.steps {
+            let calls = r
+                .operation_calls(&step.command)
+                .unwrap_or_else(|e| panic!("{}: {e}", step.name))
+                .unwrap_or_else(|| panic!("{} is not a row", step.name));
+            assert!(!calls.is_empty(), "{}", step.name);
+            for c in calls {
+                let op = crate::api::find(c.op).unwrap_or_else(|| panic!("no operation {}", c.op));
+                let Input::Body(body) = op.input else {
+                    panic!("{} takes no body", c.op)
+                };
+                let mut args = c.args.clone();
+                args["udid"] = json!("emulator-5554");
+                body.check(args.to_string().as_bytes())
+                    .unwrap_or_else(|e| panic!("{}: {args}: {}", c.op, e.message));
+                seen.push((c.op, c.args));
+            }
+        }
+        let ops: Vec<&str> = seen.iter().map(|(op, _)| *op).collect();
+        assert_eq!(
+            ops[..4],
+            [
+                "reset_app",
+                "set_permission",
+                "set_permission",
+                "launch_app"
+            ]
+        );
+        let launch = &seen[3].1;
+        assert_eq!(launch["bundle_id"], "com.example.app");
+        assert_eq!(launch["relaunch"], true);
+        assert_eq!(launch["extras"], json!({"user": "alice", "n": 3}));
+        assert!(seen.contains(&("type_text", json!({"text": "hi alice"}))));
+        assert!(seen.contains(&("type_text", json!({"text": "copied text"}))));
+        assert_eq!(
+            ops.iter().filter(|o| **o == "press").count(),
+            3 + 1 + 1,
+            "eraseText: 3, Enter, back"
+        );
+        assert!(seen.contains(&("press", json!({"key": "enter"}))));
+        assert!(seen.contains(&(
+            "set_location",
+            json!({"latitude": 48.85, "longitude": 2.35})
+        )));
+    }
+
+    #[test]
+    fn commands_that_read_the_screen_are_not_rows() {
+        let flow = "appId: a.b\n---\n- tapOn: OK\n- assertVisible: OK\n- swipe: { direction: UP }\n- takeScreenshot: s\n";
+        let parsed = crate::flows::load::parse_text(flow, &[]);
+        assert!(parsed.refusals.is_empty(), "{:?}", parsed.refusals);
+        let r = runner();
+        for step in &parsed.flow.steps {
+            assert_eq!(r.operation_calls(&step.command), Ok(None), "{}", step.name);
+        }
+    }
+}

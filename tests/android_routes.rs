@@ -339,6 +339,18 @@ async fn act_routes() {
         found["matches"][0]["name"],
         "Order #1003 · Delivered · 5 items"
     );
+    assert_eq!(found["found"], true, "{found}");
+    // No such order: the answer says so, whatever look-alikes it lists.
+    let (status, none) = call(&app, get("/api/v1/device/ui/find?query=1007")).await;
+    assert_eq!(status, StatusCode::OK, "{none}");
+    assert_eq!(none["found"], false, "{none}");
+    let looks = none["matches"].as_array().unwrap();
+    assert!(looks.iter().all(|m| m["kind"] == "fuzzy"), "{none}");
+    let said = mobilectl::render::renderer("find").unwrap()(&none);
+    assert!(
+        looks.is_empty() && said == "no match" || said.starts_with("no match; look-alikes:\n"),
+        "{said}"
+    );
     let (status, summary) = call(&app, get("/api/v1/device/screen-summary")).await;
     assert_eq!(status, StatusCode::OK, "{summary}");
     let names: Vec<&str> = summary["interactive_elements"]

@@ -141,7 +141,13 @@ pub fn matches(v: &Value) -> String {
     if ms.is_empty() {
         return "no match".into();
     }
-    ms.iter()
+    // Look-alikes only: say first that nothing matched, so they are not taken for a match.
+    let lead = match v["found"] {
+        Value::Bool(false) => "no match; look-alikes:\n",
+        _ => "",
+    };
+    let lines = ms
+        .iter()
         .map(|m| {
             let name = m["name"].as_str().map(|n| format!(" {n:?}"));
             format!(
@@ -154,7 +160,8 @@ pub fn matches(v: &Value) -> String {
             )
         })
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    format!("{lead}{lines}")
 }
 
 /// `doctor`: the readiness of each backend, then each tool and check.

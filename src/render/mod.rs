@@ -278,6 +278,25 @@ mod tests {
     }
 
     #[test]
+    fn a_search_without_a_match_says_so_before_its_look_alikes() {
+        let m = |r: &str, kind: &str, score: f64| json!({"ref": r, "role": "button", "name": "Order #1005", "kind": kind, "score": score});
+        let found =
+            json!({"snapshot_id": "s", "found": true, "matches": [m("e3", "contains", 0.8)]});
+        assert_eq!(
+            devices::matches(&found),
+            "@e3 button \"Order #1005\" (contains 0.80)"
+        );
+        let fuzzy =
+            json!({"snapshot_id": "s", "found": false, "matches": [m("e5", "fuzzy", 0.55)]});
+        assert_eq!(
+            devices::matches(&fuzzy),
+            "no match; look-alikes:\n@e5 button \"Order #1005\" (fuzzy 0.55)"
+        );
+        let none = json!({"snapshot_id": "s", "found": false, "matches": []});
+        assert_eq!(devices::matches(&none), "no match");
+    }
+
+    #[test]
     fn change_and_health_lines() {
         let v = json!({"status": "changed", "fingerprint_before": "aaaaaaaaaa",
             "fingerprint_after": "bbbbbbbbbb", "elapsed_ms": 40, "polls": 2, "snapshot_id": "s"});

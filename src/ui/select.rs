@@ -250,12 +250,18 @@ fn score_one(hay: &str, q: &str) -> Option<(f64, &'static str)> {
     if qt.is_empty() {
         return None;
     }
+    // Every word of the query is a word of the text, punctuation aside ("order 1003" in
+    // "Order #1003 · Delivered"): the text holds what was asked for.
+    if qt.iter().all(|t| ht.contains(t)) {
+        let ratio = qn.chars().count() as f64 / h.chars().count() as f64;
+        return Some((0.6 + 0.3 * ratio.min(1.0), "contains"));
+    }
+    // A look-alike: at least half the query's words begin words of the text ("set" for
+    // "Settings"). A word of the text that only begins a query word does not count: "1007"
+    // is not "100 percent".
     let hit = qt
         .iter()
-        .filter(|t| {
-            ht.iter()
-                .any(|w| w.starts_with(t.as_str()) || t.starts_with(w.as_str()))
-        })
+        .filter(|t| ht.iter().any(|w| w.starts_with(t.as_str())))
         .count();
     let f = hit as f64 / qt.len() as f64;
     (f >= 0.5).then_some((0.5 * f, "fuzzy"))
@@ -314,6 +320,19 @@ pub fn find_query(s: &Screen, query: &str) -> Vec<ScoredMatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_of_the_query_make_a_match_and_look_alikes_need_their_beginnings() {
+        assert_eq!(score_one("Settings", "settings"), Some((1.0, "exact")));
+        let (score, kind) = score_one("Order #1003 · Delivered · 5 items", "Order 1003").unwrap();
+        assert_eq!(kind, "contains");
+        assert!((0.6..0.9).contains(&score), "{score}");
+        // A query word that only begins with a word of the text is no look-alike.
+        assert_eq!(score_one("Battery 100 percent.", "1007"), None);
+        assert_eq!(score_one("Order #1001 · 1 item", "1007"), None);
+        assert_eq!(score_one("Settings", "set up"), Some((0.25, "fuzzy")));
+        assert_eq!(score_one("Dark mode", "dark theme"), Some((0.25, "fuzzy")));
+    }
     use crate::ui::{analyze, parse, DumpKind, ViewOptions};
 
     fn screen() -> Screen {

@@ -108,6 +108,9 @@ pub struct FindQuery {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct FindResult {
     pub snapshot_id: String,
+    /// Whether an element holds the query (an `exact` or `contains` match). False: nothing
+    /// on screen does, and `matches` are only fuzzy look-alikes.
+    pub found: bool,
     pub matches: Vec<ScoredMatch>,
 }
 

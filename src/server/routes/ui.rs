@@ -115,6 +115,7 @@ pub async fn find(s: AppState, q: FindQuery) -> Result<Json<FindResult>> {
     matches.truncate(q.limit.unwrap_or(10).clamp(1, 100));
     Ok(Json(FindResult {
         snapshot_id: snapshot.id.clone(),
+        found: matches.iter().any(|m| m.kind != "fuzzy"),
         matches,
     }))
 }

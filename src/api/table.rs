@@ -22,41 +22,119 @@ pub fn operations() -> &'static [Operation] {
 }
 
 fn table() -> Vec<Operation> {
+    [
+        service(),
+        devices(),
+        sessions(),
+        apps(),
+        inspect(),
+        recordings(),
+        act(),
+        flows(),
+        verify(),
+        system(),
+        device_features(),
+        network(),
+        logs(),
+        runs(),
+    ]
+    .concat()
+}
+
+/// The service operations.
+fn service() -> Vec<Operation> {
     vec![
-        // service
-        op(Get, "health", "/health", "service", "Liveness and versions (no token needed).")
-            .cli("health", &["health"])
-            .json::<Health>(),
-        op(Get, "doctor", "/api/v1/doctor", "service", "Check the device tools: found, path, version, remediation.")
-            .cli("doctor", &["doctor"])
-            .json::<DoctorReport>(),
-        // devices
-        op(Get, "list_devices", "/api/v1/device/list", "devices", "List Android devices, iOS Simulators and iPhones.")
-            .cli("devices", &["devices"])
-            .describe("A missing tool is not an error: that platform is absent and `tools` says why.")
-            .query::<ListQuery>()
-            .json::<DeviceList>()
-            .core(),
-        op(Get, "get_active_device", "/api/v1/device/active", "devices", "The device that requests without `udid` go to.")
-            .cli("active", &["active"])
-            .json::<ActiveDevice>(),
-        op(Put, "set_active_device", "/api/v1/device/active", "devices", "Choose the active device (`udid: null` forgets it).")
-            .cli("use UDID", &["use", "emulator-5554"])
-            .errors(&[NoDevice, AmbiguousDevice, ToolMissing, Timeout, CommandFailed])
-            .body::<SetActive>()
-            .json::<ActiveDevice>(),
-        op(Post, "boot", "/api/v1/device/boot", "devices", "Boot an iOS Simulator (`udid`) or an Android emulator (`avd`).")
-            .cli("boot UDID", &["boot", "--avd", "Pixel_7"])
-            .errors(DEVICE)
-            .errors(NAMED)
-            .body::<BootRequest>()
-            .json::<PowerResult>(),
-        op(Post, "shutdown", "/api/v1/device/shutdown", "devices", "Shut down a simulator or an emulator.")
-            .cli("shutdown [UDID]", &["shutdown"])
-            .errors(DEVICE)
-            .body::<ShutdownRequest>()
-            .json::<PowerResult>(),
-        // sessions
+        op(
+            Get,
+            "health",
+            "/health",
+            "service",
+            "Liveness and versions (no token needed).",
+        )
+        .cli("health", &["health"])
+        .json::<Health>(),
+        op(
+            Get,
+            "doctor",
+            "/api/v1/doctor",
+            "service",
+            "Check the device tools: found, path, version, remediation.",
+        )
+        .cli("doctor", &["doctor"])
+        .json::<DoctorReport>(),
+    ]
+}
+
+/// The devices operations.
+fn devices() -> Vec<Operation> {
+    vec![
+        op(
+            Get,
+            "list_devices",
+            "/api/v1/device/list",
+            "devices",
+            "List Android devices, iOS Simulators and iPhones.",
+        )
+        .cli("devices", &["devices"])
+        .describe("A missing tool is not an error: that platform is absent and `tools` says why.")
+        .query::<ListQuery>()
+        .json::<DeviceList>()
+        .core(),
+        op(
+            Get,
+            "get_active_device",
+            "/api/v1/device/active",
+            "devices",
+            "The device that requests without `udid` go to.",
+        )
+        .cli("active", &["active"])
+        .json::<ActiveDevice>(),
+        op(
+            Put,
+            "set_active_device",
+            "/api/v1/device/active",
+            "devices",
+            "Choose the active device (`udid: null` forgets it).",
+        )
+        .cli("use UDID", &["use", "emulator-5554"])
+        .errors(&[
+            NoDevice,
+            AmbiguousDevice,
+            ToolMissing,
+            Timeout,
+            CommandFailed,
+        ])
+        .body::<SetActive>()
+        .json::<ActiveDevice>(),
+        op(
+            Post,
+            "boot",
+            "/api/v1/device/boot",
+            "devices",
+            "Boot an iOS Simulator (`udid`) or an Android emulator (`avd`).",
+        )
+        .cli("boot UDID", &["boot", "--avd", "Pixel_7"])
+        .errors(DEVICE)
+        .errors(NAMED)
+        .body::<BootRequest>()
+        .json::<PowerResult>(),
+        op(
+            Post,
+            "shutdown",
+            "/api/v1/device/shutdown",
+            "devices",
+            "Shut down a simulator or an emulator.",
+        )
+        .cli("shutdown [UDID]", &["shutdown"])
+        .errors(DEVICE)
+        .body::<ShutdownRequest>()
+        .json::<PowerResult>(),
+    ]
+}
+
+/// The sessions operations.
+fn sessions() -> Vec<Operation> {
+    vec![
         op(Post, "create_session", "/api/v1/sessions", "sessions", "Start a session that leases a device (udid or match).")
             .cli("session start", &["session", "start", "--name", "ci-1", "--platform", "android"])
             .describe("The answer's `secret` is the session's only credential, given to its creator alone: \
@@ -112,45 +190,94 @@ fn table() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<EraseRequest>()
             .json::<SettingDone>(),
-        // apps
-        op(Post, "install_app", "/api/v1/device/app/install", "apps", "Install an app from a path on the server's machine (.apk, .app).")
-            .cli("app install PATH", &["app", "install", "/tmp/a.apk"])
-            .errors(DEVICE)
-            .errors(NAMED)
-            .body::<InstallRequest>()
-            .json::<AppDone>(),
-        op(Post, "launch_app", "/api/v1/device/app/launch", "apps", "Launch an app; reports its launch time.")
-            .cli("app launch BUNDLE_ID", &["app", "launch", "com.example"])
-            .errors(DEVICE)
-            .errors(NAMED)
-            .body::<LaunchRequest>()
-            .json::<LaunchDone>()
-            .core(),
-        op(Post, "terminate_app", "/api/v1/device/app/terminate", "apps", "Stop an app.")
-            .cli("app terminate BUNDLE_ID", &["app", "terminate", "com.example"])
-            .errors(DEVICE)
-            .errors(NAMED)
-            .body::<AppRequest>()
-            .json::<AppDone>()
-            .core(),
-        op(Post, "reset_app", "/api/v1/device/app/reset", "apps", "Clear an app's data.")
-            .cli("app reset BUNDLE_ID", &["app", "reset", "com.example"])
-            .errors(DEVICE)
-            .errors(NAMED)
-            .body::<AppRequest>()
-            .json::<AppDone>(),
-        op(Get, "list_apps", "/api/v1/device/app/list", "apps", "List installed apps.")
-            .cli("app list", &["app", "list"])
-            .errors(DEVICE)
-            .query::<AppListQuery>()
-            .json::<AppList>(),
-        op(Post, "open_url", "/api/v1/device/open-url", "apps", "Open a URL or app link on the device.")
-            .cli("open URL", &["open", "https://example.com"])
-            .errors(DEVICE)
-            .body::<OpenUrlRequest>()
-            .json::<AppDone>()
-            .core(),
-        // inspect
+    ]
+}
+
+/// The apps operations.
+fn apps() -> Vec<Operation> {
+    vec![
+        op(
+            Post,
+            "install_app",
+            "/api/v1/device/app/install",
+            "apps",
+            "Install an app from a path on the server's machine (.apk, .app).",
+        )
+        .cli("app install PATH", &["app", "install", "/tmp/a.apk"])
+        .errors(DEVICE)
+        .errors(NAMED)
+        .body::<InstallRequest>()
+        .json::<AppDone>(),
+        op(
+            Post,
+            "launch_app",
+            "/api/v1/device/app/launch",
+            "apps",
+            "Launch an app; reports its launch time.",
+        )
+        .cli("app launch BUNDLE_ID", &["app", "launch", "com.example"])
+        .errors(DEVICE)
+        .errors(NAMED)
+        .body::<LaunchRequest>()
+        .json::<LaunchDone>()
+        .core(),
+        op(
+            Post,
+            "terminate_app",
+            "/api/v1/device/app/terminate",
+            "apps",
+            "Stop an app.",
+        )
+        .cli(
+            "app terminate BUNDLE_ID",
+            &["app", "terminate", "com.example"],
+        )
+        .errors(DEVICE)
+        .errors(NAMED)
+        .body::<AppRequest>()
+        .json::<AppDone>()
+        .core(),
+        op(
+            Post,
+            "reset_app",
+            "/api/v1/device/app/reset",
+            "apps",
+            "Clear an app's data.",
+        )
+        .cli("app reset BUNDLE_ID", &["app", "reset", "com.example"])
+        .errors(DEVICE)
+        .errors(NAMED)
+        .body::<AppRequest>()
+        .json::<AppDone>(),
+        op(
+            Get,
+            "list_apps",
+            "/api/v1/device/app/list",
+            "apps",
+            "List installed apps.",
+        )
+        .cli("app list", &["app", "list"])
+        .errors(DEVICE)
+        .query::<AppListQuery>()
+        .json::<AppList>(),
+        op(
+            Post,
+            "open_url",
+            "/api/v1/device/open-url",
+            "apps",
+            "Open a URL or app link on the device.",
+        )
+        .cli("open URL", &["open", "https://example.com"])
+        .errors(DEVICE)
+        .body::<OpenUrlRequest>()
+        .json::<AppDone>()
+        .core(),
+    ]
+}
+
+/// The inspect operations.
+fn inspect() -> Vec<Operation> {
+    vec![
         op(Get, "snapshot", "/api/v1/device/ui", "inspect", "Read the screen: elements with refs e1..eN (JSON, or compact text with format=text).")
             .cli("snapshot", &["snapshot", "-i"])
             .errors(DEVICE)
@@ -206,7 +333,12 @@ fn table() -> Vec<Operation> {
             .body_limit(BASELINE_BODY_LIMIT)
             .body::<DiffRequest>()
             .json::<DiffResult>(),
-        // recordings
+    ]
+}
+
+/// The recordings operations.
+fn recordings() -> Vec<Operation> {
+    vec![
         op(Post, "recording_start", "/api/v1/device/recording/start", "recordings", "Start recording the screen to MP4 (stops by itself at max_s).")
             .cli("record start", &["record", "start", "--max-s", "60"])
             .describe("One recording per device: a second start answers 409 RECORDING_ACTIVE. It stops by \
@@ -244,7 +376,12 @@ fn table() -> Vec<Operation> {
             .errors(&[RecordingActive])
             .query::<RecordingPath>()
             .json::<RecordingDeleted>(),
-        // act
+    ]
+}
+
+/// The act operations.
+fn act() -> Vec<Operation> {
+    vec![
         op(Post, "tap", "/api/v1/device/ui/tap", "act", "Tap a ref, a point (x, y), a selector's element or a grid cell.")
             .cli("tap TARGET", &["tap", "@e1"])
             .errors(DEVICE)
@@ -324,7 +461,12 @@ fn table() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<BatchRequest>()
             .json::<BatchResult>(),
-        // flows
+    ]
+}
+
+/// The flows operations.
+fn flows() -> Vec<Operation> {
+    vec![
         op(Post, "flow_run", "/api/v1/flows/run", "flows", "Run a Maestro flow (YAML text, env) on a device; every step's outcome.")
             .cli("flow run FILE --json", &["flow", "run", "login.yaml", "--env", "USER=bob", "--junit", "report.xml", "--json"])
             .describe("The flow is parsed and checked whole (sub-flows from `files`, `${NAME}` from `env`) before \
@@ -360,7 +502,12 @@ fn table() -> Vec<Operation> {
             .errors(&[NotFound])
             .body::<RecordStop>()
             .json::<Recorded>(),
-        // verify
+    ]
+}
+
+/// The verify operations.
+fn verify() -> Vec<Operation> {
+    vec![
         op(Post, "wait", "/api/v1/device/ui/wait", "verify", "Wait until a selector's element meets a condition (a timeout is an answer).")
             .cli("wait SELECTOR", &["wait", "text:OK"])
             .errors(DEVICE)
@@ -399,24 +546,58 @@ fn table() -> Vec<Operation> {
             .body::<AlertRequest>()
             .json::<ActionResult>()
             .core(),
-        // system
-        op(Post, "set_location", "/api/v1/device/location", "system", "Set or clear the simulated GPS location.")
-            .cli("location [LATITUDE] [LONGITUDE]", &["location", "48.85", "-2.35"])
-            .errors(DEVICE)
-            .body::<LocationRequest>()
-            .json::<SettingDone>(),
-        op(Post, "set_permission", "/api/v1/device/permission", "system", "Grant, revoke or reset an app permission.")
-            .cli("permission ACTION BUNDLE_ID PERMISSION", &["permission", "grant", "com.example", "camera"])
-            .errors(DEVICE)
-            .errors(NAMED)
-            .body::<PermissionRequest>()
-            .json::<SettingDone>(),
-        op(Post, "status_bar", "/api/v1/device/status-bar", "system", "Override (or clear) an iOS Simulator's status bar.")
-            .cli("status-bar", &["status-bar", "--time", "9:41"])
-            .errors(DEVICE)
-            .body::<StatusBarRequest>()
-            .json::<SettingDone>(),
-        // device features
+    ]
+}
+
+/// The system operations.
+fn system() -> Vec<Operation> {
+    vec![
+        op(
+            Post,
+            "set_location",
+            "/api/v1/device/location",
+            "system",
+            "Set or clear the simulated GPS location.",
+        )
+        .cli(
+            "location [LATITUDE] [LONGITUDE]",
+            &["location", "48.85", "-2.35"],
+        )
+        .errors(DEVICE)
+        .body::<LocationRequest>()
+        .json::<SettingDone>(),
+        op(
+            Post,
+            "set_permission",
+            "/api/v1/device/permission",
+            "system",
+            "Grant, revoke or reset an app permission.",
+        )
+        .cli(
+            "permission ACTION BUNDLE_ID PERMISSION",
+            &["permission", "grant", "com.example", "camera"],
+        )
+        .errors(DEVICE)
+        .errors(NAMED)
+        .body::<PermissionRequest>()
+        .json::<SettingDone>(),
+        op(
+            Post,
+            "status_bar",
+            "/api/v1/device/status-bar",
+            "system",
+            "Override (or clear) an iOS Simulator's status bar.",
+        )
+        .cli("status-bar", &["status-bar", "--time", "9:41"])
+        .errors(DEVICE)
+        .body::<StatusBarRequest>()
+        .json::<SettingDone>(),
+    ]
+}
+
+/// The device features: location, permissions, clipboard, files, notifications…
+fn device_features() -> Vec<Operation> {
+    vec![
         op(Get, "get_clipboard", "/api/v1/device/clipboard", "system", "Read the clipboard.")
             .cli("clipboard get", &["clipboard", "get"])
             .describe("iOS Simulator: `simctl pbpaste`; iPhone: WDA `/wda/getPasteboard`. Android: `cmd clipboard get-text` where the OS \
@@ -506,7 +687,12 @@ fn table() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<BiometricRequest>()
             .json::<SettingDone>(),
-        // network
+    ]
+}
+
+/// The network operations.
+fn network() -> Vec<Operation> {
+    vec![
         op(Post, "proxy_start", "/api/v1/proxy/start", "network", "Start the recording proxy.")
             .cli("proxy start", &["proxy", "start"])
             .describe("Listens on 127.0.0.1 at the server's `--proxy-port` unless `port` is given (0: \
@@ -632,7 +818,12 @@ fn table() -> Vec<Operation> {
         op(Delete, "clear_proxy_conditions", "/api/v1/proxy/conditions", "network", "Clear link conditions.")
             .cli("proxy conditions-clear", &["proxy", "conditions-clear"])
             .json::<ConditionsState>(),
-        // logs
+    ]
+}
+
+/// The logs operations.
+fn logs() -> Vec<Operation> {
+    vec![
         op(Get, "tail_logs", "/api/v1/logs", "logs", "The device log's newest entries, or those after `since`.")
             .cli("logs", &["logs", "--level", "W"])
             .describe("Filters: `level` (minimum), `tag`, `app`, `contains`, `regex`. The answer's \
@@ -668,7 +859,12 @@ fn table() -> Vec<Operation> {
                        the crashes since `since`. Parts that cannot be read are listed in `problems`.")
             .query::<BundleQuery>()
             .json::<DebugBundle>(),
-        // runs
+    ]
+}
+
+/// The runs operations.
+fn runs() -> Vec<Operation> {
+    vec![
         op(Get, "list_runs", "/api/v1/runs", "runs", "Runs (each session's, the server's), newest first.")
             .cli("runs", &["runs"])
             .describe("Each session has a run in the cache directory (`MOBILECTL_CACHE_DIR`, else \

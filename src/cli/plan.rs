@@ -211,6 +211,105 @@ pub async fn execute(
     }
 }
 
+/// `boot UDID` (a simulator) or `boot --avd NAME` (an emulator).
+fn plan_boot(
+    device: Option<String>,
+    avd: Option<String>,
+    no_wait: bool,
+    timeout_ms: Option<u64>,
+    udid: &Option<String>,
+) -> Result<Request, ClientError> {
+    // The device flag names a simulator to boot, never alongside an emulator.
+    let u = device.or_else(|| if avd.is_none() { udid.clone() } else { None });
+    if u.is_none() && avd.is_none() {
+        return Err(ClientError::usage(
+            "give a simulator UDID or name, or --avd NAME",
+        ));
+    }
+    Ok(Request::new(
+        "boot",
+        json!({"udid": u, "avd": avd, "wait": no_wait.then_some(false),
+            "timeout_ms": timeout_ms}),
+    ))
+}
+
+/// `connect HOST:PORT`: an Android device over TCP (a bracketed IPv6 host too).
+fn plan_connect(address: &str) -> Result<Request, ClientError> {
+    let (host, port) = address
+        .rsplit_once(':')
+        .and_then(|(h, p)| Some((h, p.parse::<u16>().ok()?)))
+        .filter(|(h, _)| !h.is_empty() && (!h.contains(':') || h.starts_with('[')))
+        .ok_or_else(|| {
+            ClientError::usage(format!(
+                "`{address}`: give HOST:PORT (e.g. 192.168.1.20:5555, [fd00::7]:5555)"
+            ))
+        })?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    Ok(Request::new(
+        "connect_device",
+        json!({ "host": host, "port": port }),
+    ))
+}
+
+/// `swipe FROM TO` (two points) or `swipe TARGET --direction DIR`.
+fn plan_swipe(
+    from: &str,
+    to: Option<&str>,
+    direction: Option<String>,
+    duration_ms: Option<u64>,
+    m: &ModifierArgs,
+    o: &ObserveArgs,
+) -> Result<Request, ClientError> {
+    let base = merged(
+        json!({ "duration_ms": duration_ms, "direction": direction }),
+        o.fields(),
+    );
+    let b = match (to, direction) {
+        (Some(to), None) => {
+            let (fx, fy) = target::parse_point_arg(from).map_err(ClientError::usage)?;
+            let (tx, ty) = target::parse_point_arg(to).map_err(ClientError::usage)?;
+            let mut b = base;
+            b["from"] = json!({"x": fx, "y": fy});
+            b["to"] = json!({"x": tx, "y": ty});
+            b
+        }
+        (None, Some(_)) => {
+            let tg = target::parse(from, m.get()).map_err(ClientError::usage)?;
+            with_target(Some(tg), base)
+        }
+        _ => {
+            return Err(ClientError::usage(
+                "give FROM TO (two points), or TARGET --direction DIR",
+            ))
+        }
+    };
+    Ok(Request::new("swipe", b))
+}
+
+/// `tap-element LABEL`, `--id` and `--type`: at least one of them.
+fn plan_tap_element(
+    label: Option<String>,
+    id: Option<String>,
+    element_type: Option<String>,
+    contains: bool,
+    index: Option<u32>,
+    o: &ObserveArgs,
+) -> Result<Request, ClientError> {
+    if label.is_none() && id.is_none() && element_type.is_none() {
+        return Err(ClientError::usage(
+            "give a LABEL, --id IDENTIFIER and/or --type ROLE",
+        ));
+    }
+    Ok(Request::new(
+        "tap_element",
+        merged(
+            json!({ "label": label, "identifier": id, "element_type": element_type,
+                "contains": contains.then_some(true), "index": index }),
+            o.fields(),
+        ),
+    ))
+}
+
 /// Turns a client command into its request, checking its arguments.
 pub fn plan(
     cmd: ClientCommand,
@@ -232,37 +331,12 @@ pub fn plan(
             r
         }
         ClientCommand::Boot {
-            device: u,
+            device,
             avd,
             no_wait,
             timeout_ms,
-        } => {
-            // The device flag names a simulator to boot, never alongside an emulator.
-            let u = u.or_else(|| if avd.is_none() { udid.clone() } else { None });
-            if u.is_none() && avd.is_none() {
-                return Err(ClientError::usage(
-                    "give a simulator UDID or name, or --avd NAME",
-                ));
-            }
-            call(
-                "boot",
-                json!({"udid": u, "avd": avd, "wait": no_wait.then_some(false),
-                    "timeout_ms": timeout_ms}),
-            )
-        }
-        ClientCommand::Connect { address } => {
-            let (host, port) = address
-                .rsplit_once(':')
-                .and_then(|(h, p)| Some((h, p.parse::<u16>().ok()?)))
-                .filter(|(h, _)| !h.is_empty() && (!h.contains(':') || h.starts_with('[')))
-                .ok_or_else(|| {
-                    usage(format!(
-                        "`{address}`: give HOST:PORT (e.g. 192.168.1.20:5555, [fd00::7]:5555)"
-                    ))
-                })?;
-            let host = host.trim_start_matches('[').trim_end_matches(']');
-            call("connect_device", json!({ "host": host, "port": port }))
-        }
+        } => plan_boot(device, avd, no_wait, timeout_ms, udid)?,
+        ClientCommand::Connect { address } => plan_connect(&address)?,
         ClientCommand::App(a) => plan_app(a).on(udid),
         ClientCommand::Proxy(p) => super::proxy::plan(p),
         ClientCommand::Session(s) => super::session::plan(s, udid)?,
@@ -287,22 +361,7 @@ pub fn plan(
             contains,
             index,
             o,
-        } => {
-            if label.is_none() && id.is_none() && element_type.is_none() {
-                return Err(ClientError::usage(
-                    "give a LABEL, --id IDENTIFIER and/or --type ROLE",
-                ));
-            }
-            call(
-                "tap_element",
-                merged(
-                    json!({ "label": label, "identifier": id, "element_type": element_type,
-                        "contains": contains.then_some(true), "index": index }),
-                    o.fields(),
-                ),
-            )
-            .on(udid)
-        }
+        } => plan_tap_element(label, id, element_type, contains, index, &o)?.on(udid),
         ClientCommand::LongPress { t, duration_ms } => {
             let tg = target::parse_one(&t.target, t.m.get()).map_err(usage)?;
             let b = merged(json!({ "duration_ms": duration_ms }), t.o.fields());
@@ -315,32 +374,7 @@ pub fn plan(
             duration_ms,
             m,
             o,
-        } => {
-            let base = merged(
-                json!({ "duration_ms": duration_ms, "direction": direction }),
-                o.fields(),
-            );
-            let b = match (&to, direction) {
-                (Some(to), None) => {
-                    let (fx, fy) = target::parse_point_arg(&from).map_err(usage)?;
-                    let (tx, ty) = target::parse_point_arg(to).map_err(usage)?;
-                    let mut b = base;
-                    b["from"] = json!({"x": fx, "y": fy});
-                    b["to"] = json!({"x": tx, "y": ty});
-                    b
-                }
-                (None, Some(_)) => {
-                    let tg = target::parse(&from, m.get()).map_err(usage)?;
-                    with_target(Some(tg), base)
-                }
-                _ => {
-                    return Err(ClientError::usage(
-                        "give FROM TO (two points), or TARGET --direction DIR",
-                    ))
-                }
-            };
-            call("swipe", b).on(udid)
-        }
+        } => plan_swipe(&from, to.as_deref(), direction, duration_ms, &m, &o)?.on(udid),
         ClientCommand::Scroll {
             target: t,
             direction,

@@ -498,53 +498,7 @@ impl P<'_> {
             }
         };
         Ok(match name {
-            "launchApp" => match a {
-                None => Command::LaunchApp {
-                    app_id: None,
-                    clear_state: false,
-                    clear_keychain: false,
-                    stop_app: true,
-                    arguments: vec![],
-                    permissions: vec![],
-                },
-                Some(a) if a.map().is_none() => Command::LaunchApp {
-                    app_id: scalar(a),
-                    clear_state: false,
-                    clear_keychain: false,
-                    stop_app: true,
-                    arguments: vec![],
-                    permissions: vec![],
-                },
-                Some(a) => {
-                    allowed(
-                        a,
-                        &[
-                            "appId",
-                            "clearState",
-                            "stopApp",
-                            "arguments",
-                            "permissions",
-                            "clearKeychain",
-                        ],
-                    )?;
-                    Command::LaunchApp {
-                        app_id: a.get("appId").and_then(scalar),
-                        clear_state: flag(a, "clearState")?.unwrap_or(false),
-                        clear_keychain: flag(a, "clearKeychain")?.unwrap_or(false),
-                        stop_app: flag(a, "stopApp")?.unwrap_or(true),
-                        arguments: a
-                            .get("arguments")
-                            .map(launch_values)
-                            .transpose()?
-                            .unwrap_or_default(),
-                        permissions: a
-                            .get("permissions")
-                            .map(permissions)
-                            .transpose()?
-                            .unwrap_or_default(),
-                    }
-                }
-            },
+            "launchApp" => launch_app(a)?,
             "stopApp" => Command::StopApp(app(a)?),
             "killApp" => Command::KillApp(app(a)?),
             "clearState" => Command::ClearState(app(a)?),
@@ -587,48 +541,8 @@ impl P<'_> {
                     }
                 },
             },
-            "scrollUntilVisible" => {
-                let a = a.ok_or("needs `element`")?;
-                allowed(
-                    a,
-                    &[
-                        "element",
-                        "direction",
-                        "timeout",
-                        "speed",
-                        "visibilityPercentage",
-                        "centerElement",
-                    ],
-                )?;
-                Command::ScrollUntilVisible {
-                    element: selector(a.get("element").ok_or("needs `element`")?, false)?,
-                    direction: direction(a.get("direction"))?.unwrap_or(Direction::Down),
-                    timeout_ms: a.get("timeout").and_then(scalar),
-                }
-            }
-            "swipe" => {
-                let a = a.ok_or("needs `direction`, or `start` and `end`")?;
-                allowed(a, &["direction", "start", "end", "from", "duration"])?;
-                let c = Command::Swipe {
-                    direction: direction(a.get("direction"))?,
-                    start: a.get("start").and_then(scalar),
-                    end: a.get("end").and_then(scalar),
-                    from: a.get("from").map(|f| selector(f, false)).transpose()?,
-                    duration_ms: a.get("duration").and_then(scalar),
-                };
-                if let Command::Swipe {
-                    direction: None,
-                    start,
-                    end,
-                    ..
-                } = &c
-                {
-                    if start.is_none() || end.is_none() {
-                        return Err("needs `direction`, or `start` and `end`".into());
-                    }
-                }
-                c
-            }
+            "scrollUntilVisible" => scroll_until_visible(a.ok_or("needs `element`")?)?,
+            "swipe" => swipe(a.ok_or("needs `direction`, or `start` and `end`")?)?,
             "assertVisible" => {
                 Command::AssertVisible(selector(a.ok_or("needs a selector")?, false)?)
             }
@@ -637,21 +551,7 @@ impl P<'_> {
             }
             "copyTextFrom" => Command::CopyTextFrom(selector(a.ok_or("needs a selector")?, false)?),
             "extendedWaitUntil" => {
-                let a = a.ok_or("needs `visible` or `notVisible`")?;
-                allowed(a, &["visible", "notVisible", "timeout"])?;
-                let visible = a.get("visible").map(|v| selector(v, false)).transpose()?;
-                let not_visible = a
-                    .get("notVisible")
-                    .map(|v| selector(v, false))
-                    .transpose()?;
-                if visible.is_none() == not_visible.is_none() {
-                    return Err("needs one of `visible` and `notVisible`".into());
-                }
-                Command::ExtendedWaitUntil {
-                    visible,
-                    not_visible,
-                    timeout_ms: a.get("timeout").and_then(scalar),
-                }
+                extended_wait_until(a.ok_or("needs `visible` or `notVisible`")?)?
             }
             "openLink" => {
                 let a = a.ok_or("needs a link")?;
@@ -660,38 +560,9 @@ impl P<'_> {
                 }
                 Command::OpenLink(scalar(a.get("link").unwrap_or(a)).ok_or("needs a link")?)
             }
-            "takeScreenshot" => {
-                let a = a.ok_or("needs a file name")?;
-                if a.map().is_some() {
-                    allowed(a, &["path"])?;
-                }
-                Command::TakeScreenshot(
-                    scalar(a.get("path").unwrap_or(a)).ok_or("needs a file name")?,
-                )
-            }
-            "startRecording" => {
-                let a = a.ok_or("needs a file name")?;
-                if a.map().is_some() {
-                    allowed(a, &["path"])?;
-                }
-                Command::StartRecording(
-                    scalar(a.get("path").unwrap_or(a)).ok_or("needs a file name")?,
-                )
-            }
-            "setLocation" => {
-                let a = a.ok_or("needs `latitude` and `longitude`")?;
-                allowed(a, &["latitude", "longitude"])?;
-                Command::SetLocation {
-                    latitude: a
-                        .get("latitude")
-                        .and_then(scalar)
-                        .ok_or("needs `latitude`")?,
-                    longitude: a
-                        .get("longitude")
-                        .and_then(scalar)
-                        .ok_or("needs `longitude`")?,
-                }
-            }
+            "takeScreenshot" => Command::TakeScreenshot(file_name(a)?),
+            "startRecording" => Command::StartRecording(file_name(a)?),
+            "setLocation" => set_location(a.ok_or("needs `latitude` and `longitude`")?)?,
             other => return Err(format!("`{other}` has no parser")),
         })
     }
@@ -988,6 +859,143 @@ fn check_vars(n: &Node, out: &mut Vec<String>) -> R<()> {
             .filter(|(k, _)| !matches!(k.str(), Some("commands")))
             .try_for_each(|(_, v)| check_vars(v, out)),
     }
+}
+
+/// `launchApp`'s arguments: none, an app id, or a map of options.
+fn launch_app(a: Option<&Node>) -> R<Command> {
+    Ok(match a {
+        None => Command::LaunchApp {
+            app_id: None,
+            clear_state: false,
+            clear_keychain: false,
+            stop_app: true,
+            arguments: vec![],
+            permissions: vec![],
+        },
+        Some(a) if a.map().is_none() => Command::LaunchApp {
+            app_id: scalar(a),
+            clear_state: false,
+            clear_keychain: false,
+            stop_app: true,
+            arguments: vec![],
+            permissions: vec![],
+        },
+        Some(a) => {
+            allowed(
+                a,
+                &[
+                    "appId",
+                    "clearState",
+                    "stopApp",
+                    "arguments",
+                    "permissions",
+                    "clearKeychain",
+                ],
+            )?;
+            Command::LaunchApp {
+                app_id: a.get("appId").and_then(scalar),
+                clear_state: flag(a, "clearState")?.unwrap_or(false),
+                clear_keychain: flag(a, "clearKeychain")?.unwrap_or(false),
+                stop_app: flag(a, "stopApp")?.unwrap_or(true),
+                arguments: a
+                    .get("arguments")
+                    .map(launch_values)
+                    .transpose()?
+                    .unwrap_or_default(),
+                permissions: a
+                    .get("permissions")
+                    .map(permissions)
+                    .transpose()?
+                    .unwrap_or_default(),
+            }
+        }
+    })
+}
+
+/// `scrollUntilVisible`'s arguments.
+fn scroll_until_visible(a: &Node) -> R<Command> {
+    allowed(
+        a,
+        &[
+            "element",
+            "direction",
+            "timeout",
+            "speed",
+            "visibilityPercentage",
+            "centerElement",
+        ],
+    )?;
+    Ok(Command::ScrollUntilVisible {
+        element: selector(a.get("element").ok_or("needs `element`")?, false)?,
+        direction: direction(a.get("direction"))?.unwrap_or(Direction::Down),
+        timeout_ms: a.get("timeout").and_then(scalar),
+    })
+}
+
+/// `swipe`'s arguments: a direction (from an element, or across the screen), or two points.
+fn swipe(a: &Node) -> R<Command> {
+    allowed(a, &["direction", "start", "end", "from", "duration"])?;
+    let c = Command::Swipe {
+        direction: direction(a.get("direction"))?,
+        start: a.get("start").and_then(scalar),
+        end: a.get("end").and_then(scalar),
+        from: a.get("from").map(|f| selector(f, false)).transpose()?,
+        duration_ms: a.get("duration").and_then(scalar),
+    };
+    if let Command::Swipe {
+        direction: None,
+        start,
+        end,
+        ..
+    } = &c
+    {
+        if start.is_none() || end.is_none() {
+            return Err("needs `direction`, or `start` and `end`".into());
+        }
+    }
+    Ok(c)
+}
+
+/// `extendedWaitUntil`'s arguments: one of `visible` and `notVisible`, and a timeout.
+fn extended_wait_until(a: &Node) -> R<Command> {
+    allowed(a, &["visible", "notVisible", "timeout"])?;
+    let visible = a.get("visible").map(|v| selector(v, false)).transpose()?;
+    let not_visible = a
+        .get("notVisible")
+        .map(|v| selector(v, false))
+        .transpose()?;
+    if visible.is_none() == not_visible.is_none() {
+        return Err("needs one of `visible` and `notVisible`".into());
+    }
+    Ok(Command::ExtendedWaitUntil {
+        visible,
+        not_visible,
+        timeout_ms: a.get("timeout").and_then(scalar),
+    })
+}
+
+/// `setLocation`'s arguments.
+fn set_location(a: &Node) -> R<Command> {
+    allowed(a, &["latitude", "longitude"])?;
+    Ok(Command::SetLocation {
+        latitude: a
+            .get("latitude")
+            .and_then(scalar)
+            .ok_or("needs `latitude`")?,
+        longitude: a
+            .get("longitude")
+            .and_then(scalar)
+            .ok_or("needs `longitude`")?,
+    })
+}
+
+/// The file name of `takeScreenshot` and `startRecording`: given as it is, or as `path`.
+fn file_name(a: Option<&Node>) -> R<String> {
+    let a = a.ok_or("needs a file name")?;
+    if a.map().is_some() {
+        allowed(a, &["path"])?;
+    }
+    scalar(a.get("path").unwrap_or(a)).ok_or_else(|| "needs a file name".into())
 }
 
 #[cfg(test)]

@@ -10,8 +10,10 @@
 //!   (iOS Simulator).
 //! - [`device`]: the vocabulary of devices every layer shares (device, platform, state, apps,
 //!   points, keys).
+//! - [`error`]: the one error type and its table of codes (the crate `mobilectl-error`).
 //! - [`exec`]: the runners through which every external command and device request goes.
-//! - [`proxy`]: network capture, a recording HTTP(S) proxy the devices are pointed at.
+//! - [`proxy`]: network capture, a recording HTTP(S) proxy the devices are pointed at (the crate
+//!   `mobilectl-proxy`, which names nothing of this one).
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`logs`]: device logs without I/O: parsers, the bounded ring, filters, crash detection.
@@ -34,7 +36,7 @@ pub mod cli;
 pub mod client;
 pub mod controller;
 pub mod device;
-pub mod error;
+pub use mobilectl_error as error;
 pub mod exec;
 pub mod flows;
 pub mod host_dirs;
@@ -42,7 +44,7 @@ pub mod image;
 pub mod logs;
 pub mod mcp;
 pub mod media;
-pub mod proxy;
+pub use mobilectl_proxy as proxy;
 pub mod render;
 pub mod runs;
 pub mod server;

@@ -19,7 +19,8 @@ const END: &str = "<!-- /routes -->";
 
 /// The page holding the error-code table (inside its troubleshooting section).
 const CODES_PAGE: &str = "docs/agents.md";
-const CODES_BEGIN: &str = "<!-- error-codes: generated from src/error.rs by tests/readme.rs -->";
+const CODES_BEGIN: &str =
+    "<!-- error-codes: generated from crates/error/src/lib.rs by tests/readme.rs -->";
 const CODES_END: &str = "<!-- /error-codes -->";
 
 fn root() -> &'static Path {

@@ -176,9 +176,6 @@ fn is_event_stream(response: &Response<Body>) -> bool {
         .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
-/// Seconds a refused client is told to wait (`Retry-After`).
-pub const RETRY_AFTER_S: u64 = 1;
-
 /// The answer when every connection slot is taken: `503 BUSY`, `Retry-After`, and the
 /// connection closed after it.
 pub fn busy_answer(max_connections: usize) -> Response<Body> {

@@ -1,105 +1,55 @@
-//! The JSON error envelope (docs/DESIGN.md "Errors"), and the one place where [`Error`] becomes
-//! an HTTP response. axum's own rejections (malformed JSON, wrong types, missing content type,
-//! body too large) come here too, through the [`ApiJson`] and [`ApiQuery`] extractors, so a
-//! caller never sees a bare-text error.
+//! axum's own rejections (malformed JSON, wrong types, missing content type, body too large)
+//! as the product's [`Error`], through the [`ApiJson`], [`ApiQuery`] and [`ApiBytes`]
+//! extractors, so a caller never sees a bare-text error; and the answers to unknown routes,
+//! wrong methods and panics. [`Error`] itself becomes an HTTP response (the JSON envelope,
+//! docs/DESIGN.md "Errors") in one place, `IntoResponse` in `crates/error`.
 
 use axum::extract::rejection::{BytesRejection, JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use crate::api::wire::error::{ErrorBody, ErrorEnvelope};
 use crate::api::wire::sessions::SESSION_FIELD;
 use crate::error::{Error, ErrorCode};
 
-impl From<Error> for ErrorBody {
-    /// The body a caller sees: an internal error's details stay in the log.
-    fn from(e: Error) -> Self {
-        if matches!(e.code, ErrorCode::Internal | ErrorCode::Unknown) {
-            tracing::error!(code = e.code.as_str(), message = %e.message, details = ?e.details, "internal error");
-            return ErrorBody {
-                code: e.code,
-                message: "internal error; see the server log".into(),
-                retryable: e.code.retryable(),
-                hint: Some(
-                    "this is a bug in mobilectl; please report it with the server log".into(),
-                ),
-                details: None,
-            };
-        }
-        if e.code.status() >= 500 {
-            tracing::warn!(code = e.code.as_str(), message = %e.message, "refused");
-        } else {
-            tracing::info!(code = e.code.as_str(), message = %e.message, "refused");
-        }
-        ErrorBody {
-            code: e.code,
-            retryable: e.code.retryable(),
-            message: e.message,
-            hint: e.hint,
-            details: e.details,
-        }
+/// A JSON body axum could not read, as the error the caller gets.
+fn json_rejection(rejection: JsonRejection) -> Error {
+    if super::budget::is_body_timeout(&rejection) {
+        return super::budget::body_timeout_error();
     }
-}
-
-impl IntoResponse for Error {
-    fn into_response(self) -> Response {
-        let status =
-            StatusCode::from_u16(self.code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body = ErrorBody::from(self);
-        let busy = body.code == ErrorCode::Busy;
-        let mut response = (status, axum::Json(ErrorEnvelope { error: body })).into_response();
-        if busy {
-            response.headers_mut().insert(
-                axum::http::header::RETRY_AFTER,
-                axum::http::HeaderValue::from(super::budget::RETRY_AFTER_S),
-            );
+    let text = rejection.body_text();
+    match rejection {
+        JsonRejection::MissingJsonContentType(_) => {
+            Error::new(ErrorCode::UnsupportedMediaType, text)
+                .with_hint("send the body as JSON with `Content-Type: application/json`")
         }
-        response
-    }
-}
-
-impl From<JsonRejection> for Error {
-    fn from(rejection: JsonRejection) -> Self {
-        if super::budget::is_body_timeout(&rejection) {
-            return super::budget::body_timeout_error();
-        }
-        let text = rejection.body_text();
-        match rejection {
-            JsonRejection::MissingJsonContentType(_) => {
-                Error::new(ErrorCode::UnsupportedMediaType, text)
-                    .with_hint("send the body as JSON with `Content-Type: application/json`")
-            }
-            JsonRejection::JsonSyntaxError(_) => Error::bad_request(text)
-                .with_hint("the body is not valid JSON; check quotes, commas and braces"),
-            JsonRejection::JsonDataError(_) => Error::bad_request(text)
-                .with_hint("see the request schema in GET /openapi.json or /docs"),
-            other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-                Error::new(ErrorCode::PayloadTooLarge, other.body_text())
-                    .with_hint("request bodies are limited to 1 MiB")
-            }
-            other => Error::bad_request(other.body_text()),
-        }
-    }
-}
-
-impl From<QueryRejection> for Error {
-    fn from(rejection: QueryRejection) -> Self {
-        Error::bad_request(rejection.body_text())
-            .with_hint("see the query parameters of this route in GET /openapi.json or /docs")
-    }
-}
-
-impl From<BytesRejection> for Error {
-    fn from(rejection: BytesRejection) -> Self {
-        if super::budget::is_body_timeout(&rejection) {
-            super::budget::body_timeout_error()
-        } else if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            Error::new(ErrorCode::PayloadTooLarge, rejection.body_text())
+        JsonRejection::JsonSyntaxError(_) => Error::bad_request(text)
+            .with_hint("the body is not valid JSON; check quotes, commas and braces"),
+        JsonRejection::JsonDataError(_) => Error::bad_request(text)
+            .with_hint("see the request schema in GET /openapi.json or /docs"),
+        other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            Error::new(ErrorCode::PayloadTooLarge, other.body_text())
                 .with_hint("request bodies are limited to 1 MiB")
-        } else {
-            Error::bad_request(rejection.body_text())
         }
+        other => Error::bad_request(other.body_text()),
+    }
+}
+
+/// A query axum could not read, as the error the caller gets.
+fn query_rejection(rejection: QueryRejection) -> Error {
+    Error::bad_request(rejection.body_text())
+        .with_hint("see the query parameters of this route in GET /openapi.json or /docs")
+}
+
+/// A raw body axum could not read, as the error the caller gets.
+fn bytes_rejection(rejection: BytesRejection) -> Error {
+    if super::budget::is_body_timeout(&rejection) {
+        super::budget::body_timeout_error()
+    } else if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        Error::new(ErrorCode::PayloadTooLarge, rejection.body_text())
+            .with_hint("request bodies are limited to 1 MiB")
+    } else {
+        Error::bad_request(rejection.body_text())
     }
 }
 
@@ -114,14 +64,24 @@ impl<S: Send + Sync> FromRequest<S> for ApiBytes {
         axum::body::Bytes::from_request(req, state)
             .await
             .map(ApiBytes)
-            .map_err(Error::from)
+            .map_err(bytes_rejection)
     }
 }
 
 /// `axum::Json` whose rejections are answered with the error envelope.
-#[derive(Debug, FromRequest)]
-#[from_request(via(axum::Json), rejection(Error))]
+#[derive(Debug)]
 pub struct ApiJson<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Error> {
+        axum::Json::<T>::from_request(req, state)
+            .await
+            .map(|axum::Json(value)| ApiJson(value))
+            .map_err(json_rejection)
+    }
+}
 
 /// The query parameters and the path parameters (`{id}` of the route) of a request, read
 /// together as one `T` (without `session`, which names the request's session), with
@@ -161,7 +121,7 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Api
         }
         let session = form_urlencoded::parse(query.as_bytes()).any(|(k, _)| k == SESSION_FIELD);
         if path.is_empty() && !session {
-            let q = axum::extract::Query::<T>::try_from_uri(&parts.uri)?;
+            let q = axum::extract::Query::<T>::try_from_uri(&parts.uri).map_err(query_rejection)?;
             return Ok(ApiQuery(q.0));
         }
         let mut merged = form_urlencoded::Serializer::new(String::new());
@@ -175,7 +135,7 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Api
         let uri: axum::http::Uri = format!("/?{}", merged.finish())
             .parse()
             .map_err(|_| Error::bad_request("the path or query cannot be read"))?;
-        let q = axum::extract::Query::<T>::try_from_uri(&uri)?;
+        let q = axum::extract::Query::<T>::try_from_uri(&uri).map_err(query_rejection)?;
         Ok(ApiQuery(q.0))
     }
 }

@@ -93,9 +93,9 @@ async fn new_session(State(w): State<W3c>, req: Request) -> Response {
     if let Err(e) = super::bind::require_json(req.headers()) {
         return invalid_argument(e);
     }
-    let body = match axum::body::Bytes::from_request(req, &()).await {
-        Ok(b) => b,
-        Err(rejection) => return invalid_argument(Error::from(rejection)),
+    let body = match super::ApiBytes::from_request(req, &()).await {
+        Ok(super::ApiBytes(b)) => b,
+        Err(e) => return invalid_argument(e),
     };
     let parsed: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use utoipa::ToSchema;
 
 use super::matcher::{glob_regex, pointer, HostPattern, Matcher, PathPattern};
-use crate::error::{Error, Result};
+use mobilectl_error::{Error, Result};
 
 /// The largest body a `respond` rule serves (inline, JSON, base64 or file).
 pub const MAX_BODY: usize = 8 * 1024 * 1024;
@@ -666,7 +666,7 @@ fn canned(s: &RuleSpec, read: Option<ReadBodyFile<'_>>) -> Result<Canned> {
     };
     if body.len() > MAX_BODY {
         return Err(Error::new(
-            crate::error::ErrorCode::PayloadTooLarge,
+            mobilectl_error::ErrorCode::PayloadTooLarge,
             format!(
                 "the body is {} bytes; a rule serves at most {MAX_BODY}",
                 body.len()
@@ -711,7 +711,7 @@ fn read_body_file(f: &str, read: Option<ReadBodyFile<'_>>) -> Result<Vec<u8>> {
     })?;
     if bytes.len() > MAX_BODY {
         return Err(Error::new(
-            crate::error::ErrorCode::PayloadTooLarge,
+            mobilectl_error::ErrorCode::PayloadTooLarge,
             format!("`{f}` is larger than {MAX_BODY} bytes, the most a rule serves"),
         )
         .with_details(json!({ "field": "body_file", "limit": MAX_BODY })));
@@ -761,17 +761,17 @@ mod tests {
             asked.lock().unwrap().push(f.to_string());
             match f {
                 "big" => Ok(vec![0; MAX_BODY + 1]),
-                "out" => Err(Error::new(crate::error::ErrorCode::Forbidden, "outside")),
+                "out" => Err(Error::new(mobilectl_error::ErrorCode::Forbidden, "outside")),
                 _ => Ok(b"{}".to_vec()),
             }
         };
         let r = compile(1, spec(json!({"body_file": "t.json"})), Some(&read)).unwrap();
         assert!(matches!(&r.action, Action::Respond(c) if &c.body[..] == b"{}"));
         let e = compile(1, spec(json!({"body_file": "out"})), Some(&read)).unwrap_err();
-        assert_eq!(e.code, crate::error::ErrorCode::Forbidden);
+        assert_eq!(e.code, mobilectl_error::ErrorCode::Forbidden);
         assert_eq!(e.details, Some(json!({"field": "body_file"})));
         let e = compile(1, spec(json!({"body_file": "big"})), Some(&read)).unwrap_err();
-        assert_eq!(e.code, crate::error::ErrorCode::PayloadTooLarge);
+        assert_eq!(e.code, mobilectl_error::ErrorCode::PayloadTooLarge);
         assert_eq!(*asked.lock().unwrap(), ["t.json", "out", "big"]);
     }
 

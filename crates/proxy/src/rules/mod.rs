@@ -9,7 +9,7 @@
 //! A rule added by a request in a session belongs to that session and ends with it
 //! ([`RuleSet::forget_sessions`], run when a session ends and at the server's reaper tick).
 
-pub(in crate::proxy) mod apply;
+pub(crate) mod apply;
 pub mod body;
 pub mod matcher;
 pub mod spec;
@@ -19,8 +19,8 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::json;
 
-use crate::error::{Error, ErrorCode, Result};
 use matcher::RequestView;
+use mobilectl_error::{Error, ErrorCode, Result};
 use spec::{compile, ReadBodyFile, Rule, RuleSpec, RuleView};
 
 /// At most this many rules.

@@ -114,7 +114,7 @@ pub fn summarise(flows: &[Arc<Flow>], evicted: u64) -> FlowSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proxy::flow::{Failure, FailureKind, Message, Timing};
+    use crate::flow::{Failure, FailureKind, Message, Timing};
 
     fn flow(id: u64, host: &str, status: Option<u16>, ms: f64) -> Arc<Flow> {
         Arc::new(Flow {

@@ -157,7 +157,7 @@ impl FlowStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proxy::flow::{Captured, Message, Timing};
+    use crate::flow::{Captured, Message, Timing};
 
     fn flow(body: usize) -> Flow {
         Flow {

@@ -1,9 +1,24 @@
 //! The product's one error type: a typed [`ErrorCode`] plus a message, a hint for the caller
 //! and optional structured details. Every layer below the server returns [`Error`]; the server
-//! turns it into the JSON envelope (docs/DESIGN.md "Errors"), with the HTTP status taken from
-//! the single exhaustive table in [`ErrorCode::status`].
+//! turns it into the JSON envelope (docs/DESIGN.md "Errors", [`ErrorEnvelope`]), with the HTTP
+//! status taken from the single exhaustive table in [`ErrorCode::status`] (the `axum` feature:
+//! `IntoResponse for Error`). A crate of its own so that the product's other crates (the
+//! recording proxy) answer in the same codes without seeing the product; the product names it
+//! `mobilectl::error`.
+
+// The product's code never unwraps (tests may: clippy.toml).
+#![warn(clippy::unwrap_used)]
+// Every public item says what it is (rustdoc).
+#![warn(missing_docs)]
 
 mod advice;
+#[cfg(feature = "axum")]
+mod http;
+mod wire;
+
+#[cfg(feature = "axum")]
+pub use http::RETRY_AFTER_S;
+pub use wire::{ErrorBody, ErrorEnvelope};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -190,7 +205,7 @@ pub struct Error {
     pub details: Option<Value>,
 }
 
-/// Result alias used across the crate.
+/// Result alias used across the product.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
-use crate::error::{Error, Result};
+use mobilectl_error::{Error, Result};
 
 /// A named link profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -92,7 +92,7 @@ impl LinkConditions {
             down_kbps: r.down_kbps.or(down),
             up_kbps: r.up_kbps.or(up),
             loss_percent: r.loss_percent.unwrap_or(loss),
-            since: crate::proxy::flow::rfc3339(chrono::Utc::now()),
+            since: crate::flow::rfc3339(chrono::Utc::now()),
         };
         let field = |f: &str, m: String| Error::validation(m).with_details(json!({ "field": f }));
         if c.latency_ms > MAX_LATENCY_MS || c.jitter_ms > MAX_LATENCY_MS {

@@ -19,9 +19,9 @@ use serde_json::Value;
 use super::body::{Broken, Cut, Throttled};
 use super::matcher::RequestView;
 use super::spec::{Action, Canned, Failure, Rewrite, Rule};
-use crate::proxy::flow::{ms, Captured, FailureKind, Message, Timing};
-use crate::proxy::record::{headers_of, Draft, InFlight, Recorder};
-use crate::proxy::tee::Tee;
+use crate::flow::{ms, Captured, FailureKind, Message, Timing};
+use crate::record::{headers_of, Draft, InFlight, Recorder};
+use crate::tee::Tee;
 
 /// A JSON request body is read for matching up to this size (larger ones are not matched on
 /// a JSON field).
@@ -31,7 +31,7 @@ pub const MAX_PATCH_BODY: usize = 8 * 1024 * 1024;
 
 /// What the rules and conditions ask of a forwarded request.
 #[derive(Default)]
-pub(in crate::proxy) struct Plan {
+pub(crate) struct Plan {
     pub rule_id: Option<u64>,
     pub mocked: bool,
     pub up: Option<u64>,
@@ -44,7 +44,7 @@ pub(in crate::proxy) struct Plan {
 /// What [`Recorder::shape`] decided: answered here, or forwarded with a plan.
 // One per request, made and taken apart once: boxing would only add an allocation.
 #[allow(clippy::large_enum_variant)]
-pub(in crate::proxy) enum Shaped {
+pub(crate) enum Shaped {
     Answered(Response<Body>),
     Forward(Forward),
 }
@@ -57,7 +57,7 @@ fn min_rate(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 }
 
 /// A request going on upstream, with what the rules ask of it.
-pub(in crate::proxy) struct Forward {
+pub(crate) struct Forward {
     pub draft: Draft,
     pub parts: Parts,
     pub body: Body,
@@ -85,7 +85,7 @@ where
 
 impl Plan {
     /// The request body as it goes upstream: recorded, then paced.
-    pub(in crate::proxy) fn request_body(&self, body: Body, draft: &Draft, cap: usize) -> Body {
+    pub(crate) fn request_body(&self, body: Body, draft: &Draft, cap: usize) -> Body {
         let tee = Tee::new(body, draft.request_body.clone(), cap);
         match self.up {
             Some(r) => boxed(Throttled::new(tee, r)),
@@ -232,7 +232,7 @@ async fn read_json(parts: &Parts, body: Body, timeout: Duration) -> (Option<Valu
 impl Recorder {
     /// Applies the link's conditions and the first rule that acts on the request: answers it
     /// here, or says how to forward it.
-    pub(in crate::proxy) async fn shape(
+    pub(crate) async fn shape(
         &self,
         mut draft: Draft,
         mut parts: Parts,
@@ -420,7 +420,7 @@ impl Recorder {
 /// Records a held request when the hold ends or the app goes.
 struct Held {
     draft: Option<Draft>,
-    shared: Arc<crate::proxy::record::Shared>,
+    shared: Arc<crate::record::Shared>,
     rule_id: Option<u64>,
     why: String,
 }

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::flow::Flow;
-use crate::error::{Error, Result};
+use mobilectl_error::{Error, Result};
 
 /// Where a listing starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,7 +200,7 @@ fn parse_status(s: &str) -> Option<StatusMatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proxy::flow::{Failure, FailureKind, Message, Timing};
+    use crate::flow::{Failure, FailureKind, Message, Timing};
 
     fn flow(id: u64, host: &str, method: &str, status: Option<u16>) -> Flow {
         Flow {
@@ -355,7 +355,7 @@ mod tests {
             ),
         ] {
             let e = FlowFilter::parse(&a).unwrap_err();
-            assert_eq!(e.code, crate::error::ErrorCode::ValidationFailed);
+            assert_eq!(e.code, mobilectl_error::ErrorCode::ValidationFailed);
             assert_eq!(e.details.unwrap()["field"], field);
             assert!(e.hint.unwrap().starts_with("e.g."));
         }
@@ -370,7 +370,7 @@ mod tests {
         for junk in ["5é", "\u{89}\u{dd}ø\u{5c39e}", "m", "é"] {
             assert_eq!(
                 parse_since(Some(junk), now).unwrap_err().code,
-                crate::error::ErrorCode::ValidationFailed
+                mobilectl_error::ErrorCode::ValidationFailed
             );
         }
         assert_eq!(

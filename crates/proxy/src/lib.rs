@@ -7,6 +7,11 @@
 //! types the backends use). [`rules`] mock, delay, throttle, fail or rewrite requests, and
 //! [`conditions`] slow or cut the whole link; [`har`] exports and replays HAR 1.2.
 
+// The product's code never unwraps (tests may: clippy.toml).
+#![warn(clippy::unwrap_used)]
+// Every public item says what it is (rustdoc).
+#![warn(missing_docs)]
+
 pub mod attach;
 pub mod ca;
 pub mod conditions;
@@ -34,8 +39,8 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 use utoipa::ToSchema;
 
-use crate::error::{Error, ErrorCode, Result};
 use ca::Ca;
+use mobilectl_error::{Error, ErrorCode, Result};
 use store::{FlowStore, StoreLimits};
 
 /// The port `serve` listens on for the proxy unless told otherwise.

@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 use super::decode;
 use super::flow::{is_secret_header, redact_url, rfc3339, Flow, Message};
 use super::rules::spec::{ActionKind, RuleSpec};
-use crate::error::{Error, Result};
+use mobilectl_error::{Error, Result};
 
 /// A HAR document.
 // Its fields are described by the API schema, where descriptions are kept short on purpose

@@ -24,7 +24,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, Serve
 use rustls::ServerConfig;
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, ErrorCode, Result};
+use mobilectl_error::{Error, ErrorCode, Result};
 
 /// File name of the CA certificate (PEM) in the state directory.
 pub const CERT_FILE: &str = "proxy-ca.pem";

@@ -14,6 +14,7 @@
 //! [`FALLBACK_STATUS_BAR_POINTS`] in points). No UI dump is made for it: a diff costs one
 //! screencap.
 
+use super::reach::Reach;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -165,8 +166,7 @@ impl DeviceController {
         resolved: Option<Resolved>,
         spec: &DiffSpec,
     ) -> Result<(DiffResult, Resolved)> {
-        let device = self.resolve_ready(udid).await?;
-        let session = self.slot(&device.udid);
+        let (device, session, _) = self.reach(udid, Reach::Read).await?.into_parts();
         // The previous screenshot is picked and the new one taken under one hold, so no
         // other request of this caller keeps a screenshot in between.
         let (shot, baseline) = session

@@ -5,6 +5,7 @@
 //! a platform without simultaneous touches answers 501 (never two swipes in a row).
 
 use crate::api::wire::act::{ActionResult, ActionTarget, Target};
+use crate::device::Capability;
 use crate::device::{check_multi_touch, MultiTouch};
 use crate::error::Result;
 
@@ -32,7 +33,7 @@ impl DeviceController {
             (_, Some(degrees)) => MultiTouch::Rotate { degrees, radius },
             _ => MultiTouch::Pinch { scale: 1.0, radius },
         };
-        self.backend(&action.device)?
+        self.cap(&action.device, Capability::MultiTouch, |b| b.multi_touch())?
             .multi_touch(&action.device, resolved.point(), gesture)
             .await?;
         let target = ActionTarget::of(target, &resolved);

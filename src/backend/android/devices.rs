@@ -220,6 +220,7 @@ fn to_device(d: ListedDevice, p: Props) -> Device {
         model: p.model.or_else(|| d.field("model").map(str::to_string)),
         udid: d.serial,
         backend: AdbBackend::ID,
+        capabilities: Vec::new(),
     }
 }
 

@@ -21,23 +21,21 @@ mod track;
 
 pub use devices::parse_devices_l;
 
-use std::path::Path;
 use std::time::Duration;
 
 use async_trait::async_trait;
 
 use super::doctor;
-use super::{exec_error, tool_command, validate, AfterShutdown, DeviceBackend};
-use super::{AfterAction, InputStep, TypeJob, TypedWith, UiSource};
-use crate::api::wire::service::{Readiness, ToolCheck};
-use crate::device::{
-    AppInfo, Device, DeviceKind, Key, KeyPress, LaunchOptions, Launched, PermissionAction,
-    Platform, Point, RecordingOptions, ScreenRecorder,
+use super::{exec_error, tool_command, validate, DeviceBackend};
+use super::{
+    Alerts, Apps, Biometrics, Clipboard, Connect, Files, Input, Intents, Lifecycle, Location, Logs,
+    Media, NetworkCapture, NotificationShade, Notifications, Permissions, Recording, Screen,
+    ScreenOrientation,
 };
+use crate::api::wire::service::{Readiness, ToolCheck};
+use crate::device::{Device, LaunchOptions, Platform};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Tool, Toolbox};
-use crate::logs::{CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
-use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::ui::CoordinateSpace;
 
 /// Time limit of quick adb queries (listing, getprop).
@@ -156,49 +154,6 @@ impl DeviceBackend for AdbBackend {
         self.devices().await
     }
 
-    async fn reconnect(&self, udid: &str) -> Result<bool> {
-        self.reconnect_network(udid).await
-    }
-
-    async fn connect(&self, host: &str, port: u16) -> Result<Option<(String, bool)>> {
-        self.connect_network(host, port).await.map(Some)
-    }
-
-    /// A listed Android device is running already; emulators start from their AVD.
-    async fn boot(&self, _device: &Device, _wait: Option<Duration>) -> Result<()> {
-        Err(super::unsupported("booting a listed device", self.name())
-            .with_hint("Android emulators are booted by AVD name: {\"avd\": \"…\"}"))
-    }
-
-    fn boots_images(&self) -> bool {
-        true
-    }
-
-    async fn boot_image(&self, avd: &str, wait: Option<Duration>) -> Result<Option<String>> {
-        self.boot_avd(avd, wait).await
-    }
-
-    /// Emulators are stopped (and leave the listing); physical phones are refused.
-    async fn shutdown(&self, device: &Device) -> Result<AfterShutdown> {
-        if device.kind != DeviceKind::Emulator {
-            return Err(Error::new(
-                ErrorCode::UnsupportedOnPlatform,
-                "mobilectl does not power off physical phones",
-            )
-            .with_hint("only emulators and simulators can be shut down"));
-        }
-        self.kill_emulator(&device.udid).await?;
-        Ok(AfterShutdown::Gone)
-    }
-
-    fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
-        validate::android_package(bundle_id)
-    }
-
-    fn check_app_package(&self, path: &Path, meta: &std::fs::Metadata) -> Result<()> {
-        apps::check_apk(path, meta)
-    }
-
     fn check_launch(&self, opts: &LaunchOptions) -> Result<()> {
         if !opts.arguments.is_empty() {
             return Err(Error::validation(
@@ -212,6 +167,10 @@ impl DeviceBackend for AdbBackend {
         }
     }
 
+    fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
+        validate::android_package(bundle_id)
+    }
+
     async fn readiness(&self, tools: &[ToolCheck]) -> Readiness {
         if doctor::found(tools, Tool::Adb) {
             Readiness::Ready
@@ -220,269 +179,62 @@ impl DeviceBackend for AdbBackend {
         }
     }
 
-    async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {
-        self.install(device, path).await
+    fn connect(&self) -> Option<&dyn Connect> {
+        Some(self)
     }
-
-    async fn launch_app(
-        &self,
-        device: &Device,
-        bundle_id: &str,
-        opts: &LaunchOptions,
-    ) -> Result<Launched> {
-        self.launch(device, bundle_id, opts).await
+    fn lifecycle(&self) -> Option<&dyn Lifecycle> {
+        Some(self)
     }
-
-    async fn terminate_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
-        let script = format!("am force-stop {}", shell::quote(bundle_id));
-        self.package_script(device, &script, "force-stop")
-            .await
-            .map(drop)
+    fn apps(&self) -> Option<&dyn Apps> {
+        Some(self)
     }
-
-    /// Android has no keychain shared by apps: an app's keystore entries go with its data
-    /// (`reset_app`). Nothing to do, as Maestro does nothing for `clearKeychain` here.
-    async fn reset_keychain(&self, _device: &Device) -> Result<()> {
-        Ok(())
+    fn screen(&self) -> Option<&dyn Screen> {
+        Some(self)
     }
-    async fn reset_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
-        let script = format!("pm clear {}", shell::quote(bundle_id));
-        let out = self.package_script(device, &script, "pm clear").await?;
-        if !out.contains("Success") {
-            return Err(Error::new(
-                ErrorCode::CommandFailed,
-                format!("pm clear: {}", out.trim()),
-            ));
-        }
-        Ok(())
+    fn recording(&self) -> Option<&dyn Recording> {
+        Some(self)
     }
-
-    async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
-        self.apps_list(device).await
+    fn input(&self) -> Option<&dyn Input> {
+        Some(self)
     }
-
-    async fn open_url(&self, device: &Device, url: &str) -> Result<()> {
-        self.view_url(device, url).await
+    fn alerts(&self) -> Option<&dyn Alerts> {
+        Some(self)
     }
-
-    async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
-        self.screencap(device).await
+    fn location(&self) -> Option<&dyn Location> {
+        Some(self)
     }
-
-    async fn start_recording(
-        &self,
-        device: &Device,
-        options: &RecordingOptions,
-        dest: &Path,
-    ) -> Result<Box<dyn ScreenRecorder>> {
-        self.record_start(device, options, dest).await
+    fn permissions(&self) -> Option<&dyn Permissions> {
+        Some(self)
     }
-    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
-        self.ui_dump(device).await
+    fn clipboard(&self) -> Option<&dyn Clipboard> {
+        Some(self)
     }
-
-    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
-        self.input(device, &input::tap_script(at)).await.map(drop)
+    fn orientation(&self) -> Option<&dyn ScreenOrientation> {
+        Some(self)
     }
-
-    async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
-        self.input(device, &input::swipe_script(at, at, duration_ms))
-            .await
-            .map(drop)
+    fn files(&self) -> Option<&dyn Files> {
+        Some(self)
     }
-
-    async fn swipe(&self, device: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
-        self.input(device, &input::swipe_script(from, to, duration_ms))
-            .await
-            .map(drop)
+    fn notifications(&self) -> Option<&dyn Notifications> {
+        Some(self)
     }
-
-    async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
-        let job = TypeJob {
-            tap: None,
-            clear_chars: None,
-            text,
-            submit: false,
-        };
-        self.type_job(device, &job).await
+    fn notification_shade(&self) -> Option<&dyn NotificationShade> {
+        Some(self)
     }
-
-    /// Tap, clear, type and Enter in one adb round trip; text that needs the ADB Keyboard is
-    /// checked on the device before the first step.
-    async fn type_job(&self, device: &Device, job: &TypeJob<'_>) -> Result<TypedWith> {
-        let (script, with) = input::type_job_script(job)?;
-        if self
-            .input(device, &script)
-            .await?
-            .contains(input::NO_IME_MARKER)
-        {
-            return Err(input::unsupported_text(job.text));
-        }
-        Ok(TypedWith(with))
+    fn media(&self) -> Option<&dyn Media> {
+        Some(self)
     }
-
-    async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
-        self.input(device, &input::key_script(key)?).await.map(drop)
+    fn biometrics(&self) -> Option<&dyn Biometrics> {
+        Some(self)
     }
-
-    async fn clear_field(&self, device: &Device, chars: usize) -> Result<()> {
-        self.input(device, &input::clear_script(chars))
-            .await
-            .map(drop)
+    fn intents(&self) -> Option<&dyn Intents> {
+        Some(self)
     }
-
-    /// `uiautomator dump` waits for the UI to be idle before it reads, so no settle time is
-    /// added by default.
-    fn settle_time(&self) -> Duration {
-        Duration::ZERO
+    fn network_capture(&self) -> Option<&dyn NetworkCapture> {
+        Some(self)
     }
-
-    /// The step, the settle time, the dump and the log tail as one device script: one adb
-    /// round trip.
-    async fn act_then_read(
-        &self,
-        device: &Device,
-        step: &InputStep<'_>,
-        settle: std::time::Duration,
-        log_tail: Option<&LogRead>,
-    ) -> Result<AfterAction> {
-        self.act_and_dump(device, step, settle, log_tail).await
-    }
-
-    async fn hide_keyboard(&self, device: &Device) -> Result<()> {
-        self.input(device, &input::key_script(KeyPress::Named(Key::Back))?)
-            .await
-            .map(drop)
-    }
-
-    async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {
-        self.geo_fix(device, Some((latitude, longitude))).await
-    }
-
-    async fn clear_location(&self, device: &Device) -> Result<()> {
-        self.geo_fix(device, None).await
-    }
-
-    async fn permission(
-        &self,
-        device: &Device,
-        bundle_id: &str,
-        permission: &str,
-        action: PermissionAction,
-    ) -> Result<Option<String>> {
-        self.change_permission(device, bundle_id, permission, action)
-            .await
-    }
-
-    async fn get_clipboard(&self, device: &Device) -> Result<String> {
-        self.clipboard_get(device).await
-    }
-
-    async fn set_clipboard(&self, device: &Device, text: &str) -> Result<()> {
-        self.clipboard_set(device, text).await
-    }
-
-    async fn get_orientation(&self, device: &Device) -> Result<crate::device::OrientationRead> {
-        self.orientation_get(device).await
-    }
-
-    async fn set_orientation(
-        &self,
-        device: &Device,
-        to: Option<crate::device::Orientation>,
-    ) -> Result<()> {
-        self.orientation_set(device, to).await
-    }
-
-    async fn push_file(
-        &self,
-        device: &Device,
-        local: &Path,
-        device_path: &str,
-        bundle_id: Option<&str>,
-    ) -> Result<()> {
-        files::no_container(bundle_id)?;
-        self.file_push(device, local, device_path).await
-    }
-
-    async fn pull_file(
-        &self,
-        device: &Device,
-        device_path: &str,
-        bundle_id: Option<&str>,
-        local: &Path,
-        max: u64,
-    ) -> Result<u64> {
-        files::no_container(bundle_id)?;
-        self.file_pull(device, device_path, local, max).await
-    }
-
-    async fn post_notification(
-        &self,
-        device: &Device,
-        n: &crate::device::NotificationPost,
-    ) -> Result<()> {
-        self.notification_post(device, n).await
-    }
-
-    async fn notification_shade(&self, device: &Device, open: bool) -> Result<()> {
-        self.shade(device, open).await
-    }
-
-    async fn add_media(&self, device: &Device, local: &Path) -> Result<String> {
-        self.media_add(device, local).await
-    }
-
-    async fn biometric(
-        &self,
-        device: &Device,
-        action: crate::device::BiometricAction,
-        _kind: crate::device::BiometricKind,
-        finger: Option<u8>,
-    ) -> Result<()> {
-        self.finger(device, action, finger).await
-    }
-
-    async fn send_intent(
-        &self,
-        device: &Device,
-        intent: &crate::device::IntentSpec,
-    ) -> Result<crate::device::IntentOutcome> {
-        self.intent_send(device, intent).await
-    }
-
-    async fn read_proxy_setting(
-        &self,
-        device: &Device,
-        setup: &ProxySetup,
-    ) -> Result<Option<String>> {
-        self.proxy_setting(device, setup).await
-    }
-
-    async fn attach_proxy(&self, device: &Device, setup: &ProxySetup) -> Result<ProxyAttached> {
-        self.proxy_attach(device, setup).await
-    }
-
-    async fn detach_proxy(&self, device: &Device, a: &ProxyAttached) -> Result<ProxyDetached> {
-        self.proxy_detach(device, a).await
-    }
-    fn crash_detection(&self) -> CrashDetection {
-        CrashDetection::Log
-    }
-    fn log_handle(&self) -> Option<std::sync::Arc<dyn crate::backend::DeviceBackend>> {
-        Some(std::sync::Arc::new(self.clone()))
-    }
-    async fn log_clock(&self, device: &Device) -> Result<DeviceClock> {
-        self.logs_clock(device).await
-    }
-    async fn log_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
-        self.logs_processes(device).await
-    }
-    async fn log_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
-        self.logs_read(device, read).await
-    }
-    async fn log_stream(&self, device: &Device, read: &LogRead) -> Result<LogStream> {
-        self.logs_stream(device, read).await
+    fn logs(&self) -> Option<&dyn Logs> {
+        Some(self)
     }
 }
 

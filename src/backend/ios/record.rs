@@ -4,6 +4,8 @@
 //! so a recording that cannot start (simulator not booted, destination not writable) is an
 //! error of the start, not an empty file at the stop.
 
+use crate::backend::Recording;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -28,8 +30,35 @@ pub struct SimctlRecorder {
     dest: PathBuf,
 }
 
-impl SimctlBackend {
-    pub(super) async fn record_start(
+#[async_trait]
+impl ScreenRecorder for SimctlRecorder {
+    async fn finish(self: Box<Self>) -> Result<()> {
+        let SimctlRecorder { mut child, dest } = *self;
+        child.interrupt();
+        let mut buf = [0u8; 4096];
+        let closed = tokio::time::timeout(FINALISE_LIMIT, async {
+            while matches!(child.read(&mut buf).await, Ok(n) if n > 0) {}
+        })
+        .await;
+        let end = child.finish(FINALISE_LIMIT).await;
+        if closed.is_err() || !dest.is_file() {
+            return Err(Error::new(
+                ErrorCode::CommandFailed,
+                format!(
+                    "simctl recordVideo did not finalise {} (exit {:?}): {}",
+                    dest.display(),
+                    end.code,
+                    end.stderr.trim()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Recording for SimctlBackend {
+    async fn start_recording(
         &self,
         device: &Device,
         options: &RecordingOptions,
@@ -70,31 +99,5 @@ impl SimctlBackend {
             child,
             dest: dest.to_path_buf(),
         }))
-    }
-}
-
-#[async_trait]
-impl ScreenRecorder for SimctlRecorder {
-    async fn finish(self: Box<Self>) -> Result<()> {
-        let SimctlRecorder { mut child, dest } = *self;
-        child.interrupt();
-        let mut buf = [0u8; 4096];
-        let closed = tokio::time::timeout(FINALISE_LIMIT, async {
-            while matches!(child.read(&mut buf).await, Ok(n) if n > 0) {}
-        })
-        .await;
-        let end = child.finish(FINALISE_LIMIT).await;
-        if closed.is_err() || !dest.is_file() {
-            return Err(Error::new(
-                ErrorCode::CommandFailed,
-                format!(
-                    "simctl recordVideo did not finalise {} (exit {:?}): {}",
-                    dest.display(),
-                    end.code,
-                    end.stderr.trim()
-                ),
-            ));
-        }
-        Ok(())
     }
 }

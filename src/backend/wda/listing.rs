@@ -62,6 +62,7 @@ pub fn endpoint_device(
         api_level: None,
         model: listed.and_then(|d| d.model.clone()),
         backend: "",
+        capabilities: Vec::new(),
     }
 }
 
@@ -84,6 +85,7 @@ pub fn devicectl_device(d: &ListedDevice) -> Device {
         api_level: None,
         model: d.model.clone(),
         backend: "",
+        capabilities: Vec::new(),
     }
 }
 

@@ -10,6 +10,17 @@
 //! press, hide keyboard, open URL, launch, terminate and alert answers one request each (plus
 //! `POST /session` once per session); `type` one `/wda/keys` after the tap on its target.
 
+use crate::backend::Alerts;
+use crate::backend::Apps;
+use crate::backend::Clipboard;
+use crate::backend::Files;
+use crate::backend::Input;
+use crate::backend::Location;
+use crate::backend::MultiTouchInput;
+use crate::backend::Screen;
+use crate::backend::ScreenOrientation;
+use crate::device::Capability;
+
 mod alerts;
 mod apps;
 mod client;
@@ -26,28 +37,23 @@ mod status;
 
 pub use endpoint::EndpointSpec;
 
-use std::path::Path;
 use std::time::Duration;
 
 use crate::backend::polled::PolledListing;
 
 use async_trait::async_trait;
 use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use self::client::{Transport, COMMAND_TIMEOUT};
 use self::devicectl::Devicectl;
 use self::endpoint::Endpoint;
-use self::gestures::{WdaKey, DELETE, RETURN, TAP_HOLD_MS};
-use super::{unsupported, validate, DeviceBackend, ScreenGeometry, TypeJob, TypedWith, UiSource};
+use super::{validate, DeviceBackend};
 use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
-use crate::device::{
-    AlertChoice, AppInfo, Device, DeviceKind, KeyPress, LaunchOptions, Launched, Platform, Point,
-    StatusBarOverride,
-};
+use crate::device::{Device, DeviceKind, Platform};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Toolbox;
-use crate::ui::{Alert, AlertButton, CoordinateSpace};
+use crate::ui::CoordinateSpace;
 
 /// Recorded answers for the unit tests of this folder.
 #[cfg(test)]
@@ -191,27 +197,6 @@ impl WdaBackend {
 
 #[async_trait]
 impl DeviceBackend for WdaBackend {
-    async fn push_file(
-        &self,
-        device: &Device,
-        local: &std::path::Path,
-        device_path: &str,
-        bundle_id: Option<&str>,
-    ) -> Result<()> {
-        self.push(device, local, device_path, bundle_id).await
-    }
-
-    async fn pull_file(
-        &self,
-        device: &Device,
-        device_path: &str,
-        bundle_id: Option<&str>,
-        local: &std::path::Path,
-        max: u64,
-    ) -> Result<u64> {
-        self.pull(device, device_path, bundle_id, local, max).await
-    }
-
     fn id(&self) -> &'static str {
         Self::ID
     }
@@ -262,243 +247,71 @@ impl DeviceBackend for WdaBackend {
             ..mine.clone()
         })
     }
-    async fn boot(&self, device: &Device, _wait: Option<Duration>) -> Result<()> {
-        Err(unsupported("booting", self.name()).with_hint(match device.kind {
-            DeviceKind::Simulator => {
-                "this simulator is driven through WebDriverAgent: boot it with `xcrun simctl boot`"
-            }
-            _ => "a physical iPhone is not booted from here: turn it on, unlock it and start WebDriverAgent",
-        }))
-    }
-
     fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
         validate::ios_bundle_id(bundle_id)
-    }
-    fn check_app_package(&self, path: &Path, meta: &std::fs::Metadata) -> Result<()> {
-        match validate::extension(path).as_str() {
-            "app" if meta.is_dir() => Ok(()),
-            "ipa" if meta.is_file() => Ok(()),
-            _ => Err(Error::validation(format!(
-                "`{}` is neither an .app folder nor an .ipa file",
-                path.display()
-            ))
-            .with_hint("iPhones install a signed device build: the .app folder or an .ipa")),
-        }
     }
 
     async fn doctor(&self, _tools: &[ToolCheck]) -> (Readiness, Vec<BackendCheck>) {
         self.doctor_checks().await
     }
 
-    // --- apps: WDA when the device has an endpoint, devicectl otherwise -----------------------
-    async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {
-        let id = self.devicectl_id(device, "installing apps")?;
-        self.devicectl.install(id, path).await
-    }
-    async fn launch_app(&self, d: &Device, bundle_id: &str, o: &LaunchOptions) -> Result<Launched> {
-        self.launch(d, bundle_id, o).await
-    }
-    async fn terminate_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
-        self.terminate(device, bundle_id).await
-    }
-    async fn reset_app(&self, _device: &Device, bundle_id: &str) -> Result<()> {
-        Err(apps::reset_unsupported(bundle_id))
-    }
-    async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
-        let id = self.devicectl_id(device, "listing apps")?;
-        self.devicectl.list_apps(id).await
-    }
-    async fn open_url(&self, device: &Device, url: &str) -> Result<()> {
-        let body = json!({ "url": url });
-        self.session_call(device, Method::POST, "/url", Some(&body), COMMAND_TIMEOUT)
-            .await
-            .map(drop)
-    }
-
-    // --- screen ---------------------------------------------------------------------------
-    async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
-        self.screenshot(device).await
-    }
-    async fn start_recording(
-        &self,
-        _device: &Device,
-        _options: &crate::device::RecordingOptions,
-        _dest: &Path,
-    ) -> Result<Box<dyn crate::device::ScreenRecorder>> {
-        Err(Error::new(
-            ErrorCode::UnsupportedOnPlatform,
-            "recording the screen of a physical iPhone is not offered by WebDriverAgent",
-        )
-        .with_hint(
-            "record on the phone (Control Center → Screen Recording) or with QuickTime Player on a \
-             Mac; iOS Simulators record through simctl",
-        ))
-    }
-    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
-        self.source(device).await
-    }
-    async fn screen_geometry(&self, device: &Device) -> Option<ScreenGeometry> {
-        let ep = self.endpoint(device).ok()?;
-        self.read_geometry(ep).await
-    }
-
-    // --- input: W3C actions in points ---------------------------------------------------------
-    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
-        self.actions(device, gestures::press_at(at, TAP_HOLD_MS)?, TAP_HOLD_MS)
-            .await
-    }
-    async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
-        self.actions(device, gestures::press_at(at, duration_ms)?, duration_ms)
-            .await
-    }
-    async fn swipe(&self, d: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
-        self.actions(d, gestures::swipe(from, to, duration_ms)?, duration_ms)
-            .await
-    }
-    async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
-        self.keys(device, text).await?;
-        Ok(TypedWith("wda_keys"))
-    }
-    async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
-        let (path, body) = match gestures::wda_key(key)? {
-            WdaKey::Button(name) => ("/wda/pressButton", json!({ "name": name })),
-            WdaKey::Chars(chars) => return self.keys(device, chars).await,
-            WdaKey::Lock => ("/wda/lock", json!({})),
-            WdaKey::Hid(usage) => ("/wda/performIoHidEvent", gestures::hid_body(usage)),
-        };
-        self.session_call(device, Method::POST, path, Some(&body), COMMAND_TIMEOUT)
-            .await
-            .map(drop)
-    }
-    /// The tap on the field (when there is one), then one `/wda/keys` with the deletes, the
-    /// text and Return: two requests at most.
-    async fn type_job(&self, device: &Device, job: &TypeJob<'_>) -> Result<TypedWith> {
-        self.endpoint(device)?;
-        if let Some(at) = job.tap {
-            self.tap(device, at).await?;
-        }
-        let mut chars = DELETE.repeat(job.clear_chars.unwrap_or(0));
-        chars.push_str(job.text);
-        if job.submit {
-            chars.push_str(RETURN);
-        }
-        if chars.is_empty() {
-            return Ok(TypedWith("none"));
-        }
-        self.keys(device, &chars).await?;
-        Ok(TypedWith("wda_keys"))
-    }
-    async fn clear_field(&self, device: &Device, chars: usize) -> Result<()> {
-        if chars == 0 {
-            return Ok(());
-        }
-        self.keys(device, &DELETE.repeat(chars)).await
-    }
-    async fn hide_keyboard(&self, device: &Device) -> Result<()> {
-        self.session_call(
-            device,
-            Method::POST,
-            "/wda/keyboard/dismiss",
-            Some(&json!({})),
-            COMMAND_TIMEOUT,
-        )
-        .await
-        .map(drop)
-    }
-
-    // --- device features (see `features`) ------------------------------------------------
-    async fn get_clipboard(&self, device: &Device) -> Result<String> {
-        self.pasteboard_get(device).await
-    }
-    async fn set_clipboard(&self, device: &Device, text: &str) -> Result<()> {
-        self.pasteboard_set(device, text).await
-    }
-    async fn get_orientation(&self, device: &Device) -> Result<crate::device::OrientationRead> {
-        self.orientation_read(device).await
-    }
-    async fn set_orientation(
-        &self,
-        device: &Device,
-        to: Option<crate::device::Orientation>,
-    ) -> Result<()> {
-        self.orientation_write(device, to).await
-    }
-
-    async fn multi_touch(
-        &self,
-        device: &Device,
-        center: Point,
-        gesture: crate::device::MultiTouch,
-    ) -> Result<()> {
-        self.two_finger_gesture(device, center, gesture).await
-    }
-
-    // --- alerts: WDA's own commands -----------------------------------------------------------
-    async fn native_alert(&self, device: &Device) -> Result<Option<Alert>> {
-        self.alert_on_screen(device).await
-    }
-    /// `POST /alert/accept` or `/alert/dismiss` naming the button the controller picked, so
-    /// the button reported is the one WDA taps.
-    async fn answer_alert(
-        &self,
-        device: &Device,
-        choice: &AlertChoice,
-        button: &AlertButton,
-    ) -> Result<()> {
-        self.answer(device, choice, button).await
-    }
-
-    // --- system ---------------------------------------------------------------------------
-    async fn permission(
-        &self,
-        _device: &Device,
-        _bundle_id: &str,
-        _permission: &str,
-        _action: crate::device::PermissionAction,
-    ) -> Result<Option<String>> {
-        Err(unsupported("changing permissions", self.name()).with_hint(
-            "iOS asks when the app first needs the permission: answer that alert with              POST /api/v1/device/alert/accept or /dismiss; Settings › the app changes it later",
-        ))
-    }
-    async fn erase(&self, _device: &Device) -> Result<()> {
-        Err(unsupported("erasing the device", self.name()).with_hint(
-            "erase an iPhone on the phone itself (Settings › General › Transfer or Reset iPhone)",
-        ))
-    }
-    async fn status_bar(
-        &self,
-        _device: &Device,
-        _values: Option<&StatusBarOverride>,
-    ) -> Result<()> {
-        Err(
-            unsupported("overriding the status bar", self.name()).with_hint(
+    /// Where a phone's missing concerns are found instead.
+    fn lacking_hint(&self, capability: Capability, device: &Device) -> Option<&'static str> {
+        let simulator = device.kind == DeviceKind::Simulator;
+        Some(match capability {
+            Capability::Lifecycle if simulator => {
+                "this simulator is driven through WebDriverAgent: boot it with `xcrun simctl boot` \
+                 and shut it down with `xcrun simctl shutdown`"
+            }
+            Capability::Lifecycle => {
+                "a physical iPhone is not booted or shut down from here: turn it on, unlock it \
+                 and start WebDriverAgent"
+            }
+            Capability::Recording => {
+                "WebDriverAgent does not record the screen: record on the phone (Control Center → \
+                 Screen Recording) or with QuickTime Player on a Mac; iOS Simulators record \
+                 through simctl"
+            }
+            Capability::Permissions => {
+                "iOS asks when the app first needs the permission: answer that alert with \
+                 POST /api/v1/device/alert/accept or /dismiss; Settings › the app changes it later"
+            }
+            Capability::Erase => {
+                "erase an iPhone on the phone itself (Settings › General › Transfer or Reset iPhone)"
+            }
+            Capability::StatusBar => {
                 "status bar overrides exist for simulators only (xcrun simctl status_bar); a \
-             phone's screenshots show its real status bar",
-            ),
-        )
+                 phone's screenshots show its real status bar"
+            }
+            _ => return None,
+        })
     }
-    /// WDA's simulated location (XCTest's, iOS 16.4+ with Xcode 14.3+).
-    async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {
-        let body = json!({ "latitude": latitude, "longitude": longitude });
-        self.session_call(
-            device,
-            Method::POST,
-            "/wda/simulatedLocation",
-            Some(&body),
-            COMMAND_TIMEOUT,
-        )
-        .await
-        .map(drop)
+
+    fn apps(&self) -> Option<&dyn Apps> {
+        Some(self)
     }
-    async fn clear_location(&self, device: &Device) -> Result<()> {
-        self.session_call(
-            device,
-            Method::DELETE,
-            "/wda/simulatedLocation",
-            None,
-            COMMAND_TIMEOUT,
-        )
-        .await
-        .map(drop)
+    fn screen(&self) -> Option<&dyn Screen> {
+        Some(self)
+    }
+    fn input(&self) -> Option<&dyn Input> {
+        Some(self)
+    }
+    fn multi_touch(&self) -> Option<&dyn MultiTouchInput> {
+        Some(self)
+    }
+    fn alerts(&self) -> Option<&dyn Alerts> {
+        Some(self)
+    }
+    fn location(&self) -> Option<&dyn Location> {
+        Some(self)
+    }
+    fn clipboard(&self) -> Option<&dyn Clipboard> {
+        Some(self)
+    }
+    fn orientation(&self) -> Option<&dyn ScreenOrientation> {
+        Some(self)
+    }
+    fn files(&self) -> Option<&dyn Files> {
+        Some(self)
     }
 }

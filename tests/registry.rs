@@ -496,3 +496,64 @@ async fn a_udid_two_backends_list_is_one_device_whose_backend_says_who_drives_it
     assert_eq!(status, StatusCode::OK);
     assert_eq!((first.taps().len(), later.inner.taps().len()), (0, 1));
 }
+
+#[tokio::test]
+async fn a_concern_the_backend_lacks_is_one_501_naming_it_and_capabilities_are_listed() {
+    let app = app_with_backend(no_tools(), FixtureBackend::new("fixture", SETTINGS));
+    for (req, capability) in [
+        (get("/api/v1/device/clipboard"), "clipboard"),
+        (
+            send_json(
+                "PUT",
+                "/api/v1/device/orientation",
+                r#"{"orientation": "landscape"}"#,
+            ),
+            "orientation",
+        ),
+        (
+            post(
+                "/api/v1/device/app/launch",
+                json!({"bundle_id": "com.apple.Preferences"}),
+            ),
+            "apps",
+        ),
+        (post("/api/v1/device/erase", json!({})), "erase"),
+    ] {
+        let (status, body) = call(&app, req).await;
+        assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+        assert_eq!(error_code(&body), "UNSUPPORTED_ON_PLATFORM");
+        assert_eq!(body["error"]["details"]["capability"], capability, "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("capability `{capability}`"))
+                && message.contains("fixture iPhones"),
+            "{body}"
+        );
+        assert!(body["error"]["hint"].as_str().unwrap().len() > 20, "{body}");
+    }
+    // What the backend has, on each of its devices and in the doctor, from its accessors.
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    let ours: Vec<&Value> = list["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["udid"] == READY || d["udid"] == ASLEEP)
+        .collect();
+    assert_eq!(ours.len(), 2, "{list}");
+    for d in ours {
+        assert_eq!(
+            d["capabilities"],
+            json!(["screen", "input", "alerts"]),
+            "{d}"
+        );
+    }
+    let (_, doctor) = call(&app, get("/api/v1/doctor")).await;
+    assert_eq!(
+        doctor["capabilities"]["fixture"],
+        json!(["screen", "input", "alerts"])
+    );
+    assert!(doctor["capabilities"]["android"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("intents")));
+}

@@ -377,3 +377,139 @@ pub fn unsupported_logs(device: &Device) -> Error {
          physical iPhones are not supported yet: use Console.app or `idevicesyslog`",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{registry, BackendConfig};
+    use crate::device::{Capability as C, DeviceKind, DeviceState};
+
+    fn caps_of(id: &str) -> Vec<C> {
+        let backends = registry::builtin(&BackendConfig::default());
+        let b = backends.iter().find(|b| b.id() == id).unwrap();
+        b.capabilities()
+    }
+
+    #[test]
+    fn each_builtin_backend_says_what_it_has() {
+        use C::*;
+        assert_eq!(
+            caps_of("android"),
+            [
+                Lifecycle,
+                Connect,
+                Apps,
+                Screen,
+                Recording,
+                Input,
+                Alerts,
+                Location,
+                Permissions,
+                Clipboard,
+                Orientation,
+                Files,
+                Notifications,
+                NotificationShade,
+                Media,
+                Biometrics,
+                Intents,
+                NetworkCapture,
+                Logs
+            ]
+        );
+        assert_eq!(
+            caps_of("ios"),
+            [
+                Lifecycle,
+                Apps,
+                Screen,
+                Recording,
+                Input,
+                Alerts,
+                Location,
+                Permissions,
+                Clipboard,
+                Files,
+                Notifications,
+                Media,
+                Biometrics,
+                Erase,
+                StatusBar,
+                NetworkCapture,
+                Logs
+            ]
+        );
+        assert_eq!(
+            caps_of("wda"),
+            [
+                Apps,
+                Screen,
+                Input,
+                MultiTouch,
+                Alerts,
+                Location,
+                Clipboard,
+                Orientation,
+                Files
+            ]
+        );
+    }
+
+    /// A backend with nothing but its identity.
+    struct Bare;
+
+    #[async_trait]
+    impl DeviceBackend for Bare {
+        fn id(&self) -> &'static str {
+            "bare"
+        }
+        fn platform(&self) -> Platform {
+            Platform::Ios
+        }
+        fn name(&self) -> &'static str {
+            "bare phones"
+        }
+        fn coordinate_space(&self) -> CoordinateSpace {
+            CoordinateSpace::Points
+        }
+        async fn list_devices(&self) -> Result<Vec<Device>> {
+            Ok(Vec::new())
+        }
+        fn lacking_hint(&self, capability: Capability, _device: &Device) -> Option<&'static str> {
+            (capability == Capability::Files).then_some("bare phones keep no files")
+        }
+    }
+
+    #[test]
+    fn has_agrees_with_the_accessors_and_lacking_names_the_capability() {
+        let bare: &dyn DeviceBackend = &Bare;
+        assert!(bare.capabilities().is_empty());
+        assert!(Capability::ALL.iter().all(|c| !bare.has(*c)));
+        let device = Device {
+            udid: "u1".into(),
+            name: "phone".into(),
+            platform: Platform::Ios,
+            kind: DeviceKind::Device,
+            state: DeviceState::Online,
+            os_version: None,
+            api_level: None,
+            model: None,
+            backend: "bare",
+            capabilities: Vec::new(),
+        };
+        let e = lacking(bare, &device, Capability::Clipboard);
+        assert_eq!(e.code, ErrorCode::UnsupportedOnPlatform);
+        assert_eq!(e.code.status(), 501);
+        assert!(
+            e.message.contains("capability `clipboard`"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("bare phones"), "{}", e.message);
+        assert_eq!(e.hint.as_deref(), Some(Capability::Clipboard.hint()));
+        assert_eq!(e.details.unwrap()["capability"], "clipboard");
+        // The backend's own hint wins where it has one.
+        let e = lacking(bare, &device, Capability::Files);
+        assert_eq!(e.hint.as_deref(), Some("bare phones keep no files"));
+    }
+}

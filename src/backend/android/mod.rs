@@ -23,20 +23,10 @@ pub use devices::parse_devices_l;
 
 use std::time::Duration;
 
-use async_trait::async_trait;
-
-use super::doctor;
-use super::{exec_error, tool_command, validate, DeviceBackend};
-use super::{
-    Alerts, Apps, Biometrics, Clipboard, Connect, Files, Input, Intents, Lifecycle, Location, Logs,
-    Media, NetworkCapture, NotificationShade, Notifications, Permissions, Recording, Screen,
-    ScreenOrientation,
-};
-use crate::api::wire::service::{Readiness, ToolCheck};
-use crate::device::{Device, LaunchOptions, Platform};
+use super::{exec_error, tool_command};
+use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Tool, Toolbox};
-use crate::ui::CoordinateSpace;
 
 /// Time limit of quick adb queries (listing, getprop).
 pub const QUICK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -127,114 +117,6 @@ impl AdbBackend {
             .run()
             .await
             .map_err(|e| exec_error(Tool::Adb, e))
-    }
-}
-
-#[async_trait]
-impl DeviceBackend for AdbBackend {
-    fn id(&self) -> &'static str {
-        Self::ID
-    }
-
-    fn platform(&self) -> Platform {
-        Platform::Android
-    }
-
-    fn coordinate_space(&self) -> CoordinateSpace {
-        CoordinateSpace::Pixels
-    }
-
-    /// Changes whenever adb's device list does, while the adb server's device stream is
-    /// followed (see `track`).
-    fn devices_generation(&self) -> Option<u64> {
-        self.tracker.generation()
-    }
-
-    async fn list_devices(&self) -> Result<Vec<Device>> {
-        self.devices().await
-    }
-
-    fn check_launch(&self, opts: &LaunchOptions) -> Result<()> {
-        if !opts.arguments.is_empty() {
-            return Err(Error::validation(
-                "`arguments` are iOS launch arguments; an Android app takes named `extras` (intent extras)",
-            )
-            .with_hint(r#"send {"extras": {"user": "ada", "onboarded": true}}"#));
-        }
-        match &opts.activity {
-            Some(activity) => validate::android_activity(activity).map(drop),
-            None => Ok(()),
-        }
-    }
-
-    fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
-        validate::android_package(bundle_id)
-    }
-
-    async fn readiness(&self, tools: &[ToolCheck]) -> Readiness {
-        if doctor::found(tools, Tool::Adb) {
-            Readiness::Ready
-        } else {
-            Readiness::Blocked
-        }
-    }
-
-    fn connect(&self) -> Option<&dyn Connect> {
-        Some(self)
-    }
-    fn lifecycle(&self) -> Option<&dyn Lifecycle> {
-        Some(self)
-    }
-    fn apps(&self) -> Option<&dyn Apps> {
-        Some(self)
-    }
-    fn screen(&self) -> Option<&dyn Screen> {
-        Some(self)
-    }
-    fn recording(&self) -> Option<&dyn Recording> {
-        Some(self)
-    }
-    fn input(&self) -> Option<&dyn Input> {
-        Some(self)
-    }
-    fn alerts(&self) -> Option<&dyn Alerts> {
-        Some(self)
-    }
-    fn location(&self) -> Option<&dyn Location> {
-        Some(self)
-    }
-    fn permissions(&self) -> Option<&dyn Permissions> {
-        Some(self)
-    }
-    fn clipboard(&self) -> Option<&dyn Clipboard> {
-        Some(self)
-    }
-    fn orientation(&self) -> Option<&dyn ScreenOrientation> {
-        Some(self)
-    }
-    fn files(&self) -> Option<&dyn Files> {
-        Some(self)
-    }
-    fn notifications(&self) -> Option<&dyn Notifications> {
-        Some(self)
-    }
-    fn notification_shade(&self) -> Option<&dyn NotificationShade> {
-        Some(self)
-    }
-    fn media(&self) -> Option<&dyn Media> {
-        Some(self)
-    }
-    fn biometrics(&self) -> Option<&dyn Biometrics> {
-        Some(self)
-    }
-    fn intents(&self) -> Option<&dyn Intents> {
-        Some(self)
-    }
-    fn network_capture(&self) -> Option<&dyn NetworkCapture> {
-        Some(self)
-    }
-    fn logs(&self) -> Option<&dyn Logs> {
-        Some(self)
     }
 }
 

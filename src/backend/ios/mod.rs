@@ -1,6 +1,7 @@
 //! The iOS Simulator backend: `xcrun simctl` for devices, apps, screenshots and system settings;
 //! AXe (preferred) or idb for the UI. Taps are in points. Each concern lives in its own module;
-//! this one holds the backend type, its simctl runner and the [`DeviceBackend`] wiring.
+//! this one holds the backend type, its simctl runner and its core trait ([`DeviceBackend`]:
+//! identity, listing, checks, and which concerns it has).
 
 use crate::backend::Alerts;
 use crate::backend::Apps;

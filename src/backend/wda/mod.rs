@@ -10,17 +10,6 @@
 //! press, hide keyboard, open URL, launch, terminate and alert answers one request each (plus
 //! `POST /session` once per session); `type` one `/wda/keys` after the tap on its target.
 
-use crate::backend::Alerts;
-use crate::backend::Apps;
-use crate::backend::Clipboard;
-use crate::backend::Files;
-use crate::backend::Input;
-use crate::backend::Location;
-use crate::backend::MultiTouchInput;
-use crate::backend::Screen;
-use crate::backend::ScreenOrientation;
-use crate::device::Capability;
-
 mod alerts;
 mod apps;
 mod client;
@@ -41,19 +30,15 @@ use std::time::Duration;
 
 use crate::backend::polled::PolledListing;
 
-use async_trait::async_trait;
 use reqwest::Method;
 use serde_json::Value;
 
 use self::client::{Transport, COMMAND_TIMEOUT};
 use self::devicectl::Devicectl;
 use self::endpoint::Endpoint;
-use super::{validate, DeviceBackend};
-use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
-use crate::device::{Device, DeviceKind, Platform};
+use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Toolbox;
-use crate::ui::CoordinateSpace;
 
 /// Recorded answers for the unit tests of this folder.
 #[cfg(test)]
@@ -192,126 +177,5 @@ impl WdaBackend {
         self.session_call(device, Method::POST, "/wda/keys", Some(&body), timeout)
             .await
             .map(drop)
-    }
-}
-
-#[async_trait]
-impl DeviceBackend for WdaBackend {
-    fn id(&self) -> &'static str {
-        Self::ID
-    }
-    fn platform(&self) -> Platform {
-        Platform::Ios
-    }
-    fn name(&self) -> &'static str {
-        "iOS devices through WebDriverAgent"
-    }
-    fn coordinate_space(&self) -> CoordinateSpace {
-        CoordinateSpace::Points
-    }
-
-    async fn list_devices(&self) -> Result<Vec<Device>> {
-        self.devices().await
-    }
-    /// The endpoints are fixed; what moves is devicectl's list (kept, refreshed behind) and
-    /// the names an endpoint's first `/status` gives.
-    fn devices_generation(&self) -> Option<u64> {
-        let listed = if self.devicectl.available() {
-            self.devicectl_listing
-                .generation(|| self.devicectl_lister())?
-        } else {
-            0
-        };
-        let named = self
-            .endpoints
-            .iter()
-            .filter(|e| e.status().is_some())
-            .count() as u64;
-        Some(listed * 1024 + named)
-    }
-    /// A simulator given to `--wda` is listed by the simulator backend too: it stays one
-    /// device, a simulator named as simctl names it, driven through WDA.
-    fn take_over(&self, mine: &Device, earlier: &Device) -> Option<Device> {
-        if earlier.kind != DeviceKind::Simulator {
-            return None;
-        }
-        Some(Device {
-            kind: DeviceKind::Simulator,
-            name: earlier.name.clone(),
-            state: earlier.state,
-            os_version: earlier
-                .os_version
-                .clone()
-                .or_else(|| mine.os_version.clone()),
-            model: earlier.model.clone().or_else(|| mine.model.clone()),
-            ..mine.clone()
-        })
-    }
-    fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
-        validate::ios_bundle_id(bundle_id)
-    }
-
-    async fn doctor(&self, _tools: &[ToolCheck]) -> (Readiness, Vec<BackendCheck>) {
-        self.doctor_checks().await
-    }
-
-    /// Where a phone's missing concerns are found instead.
-    fn lacking_hint(&self, capability: Capability, device: &Device) -> Option<&'static str> {
-        let simulator = device.kind == DeviceKind::Simulator;
-        Some(match capability {
-            Capability::Lifecycle if simulator => {
-                "this simulator is driven through WebDriverAgent: boot it with `xcrun simctl boot` \
-                 and shut it down with `xcrun simctl shutdown`"
-            }
-            Capability::Lifecycle => {
-                "a physical iPhone is not booted or shut down from here: turn it on, unlock it \
-                 and start WebDriverAgent"
-            }
-            Capability::Recording => {
-                "WebDriverAgent does not record the screen: record on the phone (Control Center → \
-                 Screen Recording) or with QuickTime Player on a Mac; iOS Simulators record \
-                 through simctl"
-            }
-            Capability::Permissions => {
-                "iOS asks when the app first needs the permission: answer that alert with \
-                 POST /api/v1/device/alert/accept or /dismiss; Settings › the app changes it later"
-            }
-            Capability::Erase => {
-                "erase an iPhone on the phone itself (Settings › General › Transfer or Reset iPhone)"
-            }
-            Capability::StatusBar => {
-                "status bar overrides exist for simulators only (xcrun simctl status_bar); a \
-                 phone's screenshots show its real status bar"
-            }
-            _ => return None,
-        })
-    }
-
-    fn apps(&self) -> Option<&dyn Apps> {
-        Some(self)
-    }
-    fn screen(&self) -> Option<&dyn Screen> {
-        Some(self)
-    }
-    fn input(&self) -> Option<&dyn Input> {
-        Some(self)
-    }
-    fn multi_touch(&self) -> Option<&dyn MultiTouchInput> {
-        Some(self)
-    }
-    fn alerts(&self) -> Option<&dyn Alerts> {
-        Some(self)
-    }
-    fn location(&self) -> Option<&dyn Location> {
-        Some(self)
-    }
-    fn clipboard(&self) -> Option<&dyn Clipboard> {
-        Some(self)
-    }
-    fn orientation(&self) -> Option<&dyn ScreenOrientation> {
-        Some(self)
-    }
-    fn files(&self) -> Option<&dyn Files> {
-        Some(self)
     }
 }

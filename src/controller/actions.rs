@@ -40,7 +40,7 @@ impl ActionTarget {
 pub const MAX_SETTLE_MS: u64 = 5_000;
 
 /// Whether to read the screen after an action (`observe`), and how long to let it settle
-/// first (default: the backend's, see `DeviceBackend::settle_time`).
+/// first (default: the backend's, see `Input::settle_time`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Observe {
     /// Read the screen after the action and answer what changed.

@@ -7,19 +7,19 @@
 //! and point, the fingerprint before (from the kept snapshot: no extra dump) and, with
 //! `observe`, the fingerprint after and the [`Changes`] since the last read.
 
-use super::reach::Reach;
-use crate::device::Capability;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::reach::Reach;
 use super::slot::DeviceSlot;
 use super::snapshot::Snapshot;
 use super::target::{check_on_screen, check_reachable, Resolved};
 use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget, Direction, Target};
 use crate::backend::{Acted, InputStep};
+use crate::device::Capability;
 use crate::device::{Device, KeyPress, Point};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::diff::diff;

@@ -3,12 +3,12 @@
 //! with it (by default a tap on it; a backend with its own alert commands uses those). When the
 //! tree shows no alert, a backend that can see alerts itself (WebDriverAgent) is asked.
 
-use crate::device::Capability;
 use serde_json::json;
 
 use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget};
 use crate::device::AlertChoice;
+use crate::device::Capability;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::AlertButton;
 

@@ -2,10 +2,10 @@
 //! operations re-enter the hold, see [`super::session`]), and a receipt of the whole run: the
 //! screen read after it, compared with the latest read before it.
 
-use super::reach::Reach;
 use std::future::Future;
 use std::sync::Arc;
 
+use super::reach::Reach;
 use super::snapshot::Snapshot;
 use super::DeviceController;
 use crate::api::wire::batch::Receipt;

@@ -14,7 +14,6 @@
 //! [`FALLBACK_STATUS_BAR_POINTS`] in points). No UI dump is made for it: a diff costs one
 //! screencap.
 
-use super::reach::Reach;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -22,6 +21,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::json;
 
+use super::reach::Reach;
 use super::DeviceController;
 use crate::api::wire::diff::{
     Area, BaselineInfo, BaselineKind, BaselineSpec, DiffRegion, DiffResult, MaskSource,

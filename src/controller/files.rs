@@ -8,10 +8,10 @@
 //! without NUL, line breaks or `..` segments ([`check_device_path`]), checked before any
 //! backend is asked.
 
-use super::reach::Reach;
-use crate::device::Capability;
 use std::path::{Component, Path, PathBuf};
 
+use super::reach::Reach;
+use crate::device::Capability;
 use crate::device::{Device, MediaKind};
 use crate::error::{Error, ErrorCode, Result};
 

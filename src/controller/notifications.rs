@@ -5,12 +5,11 @@
 //! closed again whatever the read gave.
 
 use super::reach::Reach;
+use super::DeviceController;
 use crate::device::Capability;
 use crate::device::{check_notification, Device, ShownNotification};
 use crate::error::Result;
 use crate::ui::Element;
-
-use super::DeviceController;
 
 /// The notifications of a shade's elements, in screen order.
 pub fn notifications_in(elements: &[Element]) -> Vec<ShownNotification> {

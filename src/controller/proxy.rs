@@ -9,7 +9,6 @@
 //! (logged at WARN, and shown as `repaired` in the proxy's status); until then it is a stale
 //! attachment, which `detach` also undoes.
 
-use crate::device::Capability;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -18,6 +17,7 @@ use chrono::{DateTime, Utc};
 use super::proxy_store::{Record, Store};
 use super::DeviceController;
 use crate::api::wire::proxy::{AttachedDevice, RepairedDevice, StaleAttachment};
+use crate::device::Capability;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};

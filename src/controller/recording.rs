@@ -4,15 +4,15 @@
 //! frame size, bytes) before the stop answers. Finished recordings are kept in a bounded list
 //! for `recordings`; their files live in the run's artifacts.
 
-use super::reach::Reach;
-use crate::device::Capability;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
+use super::reach::Reach;
 use crate::api::wire::recording::{RecordingInfo, RecordingState, StoppedBy};
 use crate::device::recording::{DEFAULT_MAX_S, MAX_MAX_S};
+use crate::device::Capability;
 use crate::device::{RecordingOptions, ScreenRecorder};
 use crate::error::{Error, ErrorCode, Result};
 

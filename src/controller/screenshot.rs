@@ -5,12 +5,12 @@
 //! drawn are the refs the API acts on. Every screenshot taken is kept in the caller's slot
 //! (the latest, and the latest before an action): a diff's `previous` baseline.
 
-use super::reach::Reach;
-use crate::device::Capability;
 use std::sync::Arc;
 
+use super::reach::Reach;
 use super::snapshot::Snapshot;
 use super::DeviceController;
+use crate::device::Capability;
 use crate::device::Device;
 use crate::error::Result;
 use crate::ui::CoordinateSpace;

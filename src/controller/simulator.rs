@@ -2,11 +2,10 @@
 //! answer `501` from their backend. Values are validated here, before any command.
 
 use super::reach::Reach;
+use super::DeviceController;
 use crate::device::Capability;
 use crate::device::{Device, StatusBarOverride};
 use crate::error::{Error, Result};
-
-use super::DeviceController;
 
 fn check_text(field: &str, value: &Option<String>, extra: &[char]) -> Result<()> {
     let Some(v) = value else { return Ok(()) };

@@ -2,7 +2,6 @@
 //! Concurrent requests share one in-flight dump: a request that arrives while a dump runs waits
 //! for the device's command lock and then takes the snapshot that completed after it arrived.
 
-use crate::device::Capability;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,6 +11,7 @@ use serde_json::json;
 use super::slot::DeviceSlot;
 use super::DeviceController;
 use crate::backend::UiSource;
+use crate::device::Capability;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::{self, ViewOptions};

@@ -3,11 +3,11 @@
 //! `wait_for_change` polls until the fingerprint moves and then confirms the new screen with
 //! one more read so a screen in mid-animation is not reported as settled.
 
-use super::reach::Reach;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::reach::Reach;
 use super::snapshot::Snapshot;
 use super::DeviceController;
 use crate::api::wire::verify::{

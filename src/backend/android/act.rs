@@ -9,12 +9,11 @@
 //! there, without the marker). A dump that fails after the step is read again with the usual
 //! retries.
 
-use crate::backend::Logs;
-use crate::backend::Screen;
-
 use crate::backend::tap_button;
 use crate::backend::Alerts;
 use crate::backend::Input;
+use crate::backend::Logs;
+use crate::backend::Screen;
 use crate::backend::TypeJob;
 use crate::device::AlertChoice;
 use crate::device::Key;

@@ -2,17 +2,17 @@
 //! the device, launch time from `am start -W`), force-stop, `pm clear`, user packages,
 //! VIEW intents, runtime permissions and the emulator's GPS.
 
-use super::shell;
-use crate::backend::Apps;
-use crate::backend::Location;
-use crate::backend::Permissions;
 use async_trait::async_trait;
 
 use std::path::Path;
 use std::time::Duration;
 
+use super::shell;
 use super::shell::{adb_failure, quote};
 use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::backend::Apps;
+use crate::backend::Location;
+use crate::backend::Permissions;
 
 /// Printed by a permission reset when the device cannot clear permission flags.
 const NO_FLAGS_MARKER: &str = "__MOBILECTL_NO_PERMISSION_FLAGS__";

@@ -5,18 +5,17 @@
 //! server, `adb disconnect`). Both reach only loopback addresses unless the user allowed more
 //! (`serve --adb-connect-allow CIDR`); a refusal happens before any packet is sent.
 
-use crate::backend::Connect;
-use async_trait::async_trait;
-
 use std::collections::HashSet;
 use std::net::IpAddr;
 use std::str::FromStr;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::json;
 
 use super::devices::is_network_serial;
 use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::backend::Connect;
 use crate::error::{Error, ErrorCode, Result};
 
 /// An address block, `192.168.1.0/24` or `fd00::/8` (a bare address is one host).

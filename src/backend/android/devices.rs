@@ -4,7 +4,14 @@
 //! ([`crate::backend::DeviceBackend`]: identity, listing, checks, and which concerns it has)
 //! is implemented here; each concern in its own file.
 
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio::task::JoinSet;
+
+use super::{AdbBackend, QUICK_TIMEOUT};
 use crate::api::wire::service::{Readiness, ToolCheck};
+use crate::backend::command_failed;
 use crate::backend::doctor;
 use crate::backend::validate;
 use crate::backend::Alerts;
@@ -28,19 +35,11 @@ use crate::backend::Recording;
 use crate::backend::Screen;
 use crate::backend::ScreenOrientation;
 use crate::device::LaunchOptions;
-use crate::error::Error;
-use crate::ui::CoordinateSpace;
-use async_trait::async_trait;
-
-use std::time::Duration;
-
-use tokio::task::JoinSet;
-
-use super::{AdbBackend, QUICK_TIMEOUT};
-use crate::backend::command_failed;
 use crate::device::{Device, DeviceKind, DeviceState, Platform};
+use crate::error::Error;
 use crate::error::Result;
 use crate::exec::Tool;
+use crate::ui::CoordinateSpace;
 
 /// One line of `adb devices -l`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,18 +1,17 @@
 //! Android emulators: start an AVD through the SDK's `emulator` binary (detached), wait until
 //! it reports `sys.boot_completed=1`, and stop it with `adb emu kill`.
 
-use crate::backend::AfterShutdown;
-use crate::backend::Lifecycle;
-use crate::device::Device;
-use crate::device::DeviceKind;
-use async_trait::async_trait;
-
 use std::time::{Duration, Instant};
 
+use async_trait::async_trait;
 use serde_json::json;
 
 use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::backend::AfterShutdown;
+use crate::backend::Lifecycle;
 use crate::backend::{command_failed, exec_error, tool_command};
+use crate::device::Device;
+use crate::device::DeviceKind;
 use crate::device::DeviceState;
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Tool;

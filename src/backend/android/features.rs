@@ -10,20 +10,19 @@
 //! - notifications posted as the shell (`cmd notification post [-t TITLE] TAG TEXT`) and the
 //!   shade opened and closed (`cmd statusbar expand-notifications` / `collapse`).
 
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::json;
+
+use super::shell::{adb_failure, quote};
+use super::AdbBackend;
 use crate::backend::Biometrics;
 use crate::backend::Clipboard;
 use crate::backend::Intents;
 use crate::backend::NotificationShade;
 use crate::backend::Notifications;
 use crate::backend::ScreenOrientation;
-use async_trait::async_trait;
-
-use std::time::Duration;
-
-use serde_json::json;
-
-use super::shell::{adb_failure, quote};
-use super::AdbBackend;
 use crate::device::{
     Device, IntentMode, IntentOutcome, IntentSpec, NotificationPost, Orientation, OrientationRead,
 };

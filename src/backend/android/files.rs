@@ -5,17 +5,16 @@
 //! `/sdcard/Pictures` (or `/sdcard/Movies`) and is announced to the media scanner
 //! (`am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d file://…`, quoted).
 
-use crate::backend::Files;
-use crate::backend::Media;
-use async_trait::async_trait;
-
 use std::path::Path;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::json;
 
 use super::shell::{adb_failure, quote};
 use super::AdbBackend;
+use crate::backend::Files;
+use crate::backend::Media;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 

@@ -4,8 +4,6 @@
 //! resuming); the device clock from `date`; process names from `ps -A -o PID,NAME` (plain
 //! `ps` on devices older than Android 8).
 
-use crate::backend::Logs;
-use crate::logs::CrashDetection;
 use async_trait::async_trait;
 
 use std::time::{Duration, Instant};
@@ -13,10 +11,12 @@ use std::time::{Duration, Instant};
 use super::shell::adb_failure;
 use super::{AdbBackend, QUICK_TIMEOUT};
 use crate::backend::exec_error;
+use crate::backend::Logs;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Tool;
 use crate::logs::android::ps;
+use crate::logs::CrashDetection;
 use crate::logs::{DeviceClock, LogFormat, LogRead, LogStream, LogText, ProcessName};
 
 /// Buffers asked for, most useful first.

@@ -4,11 +4,11 @@
 //! Android's "no proxy", when there was none). Detach restores only a setting that still
 //! points at the proxy (a user's change since is left alone), then removes the reverse.
 
-use crate::backend::NetworkCapture;
 use async_trait::async_trait;
 
 use super::shell::{adb_failure, quote};
 use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::backend::NetworkCapture;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};

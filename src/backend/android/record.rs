@@ -12,8 +12,6 @@
 //! Between two segments the screen is not recorded for as long as starting `screenrecord`
 //! takes (tens of milliseconds); the joined file simply continues.
 
-use crate::backend::{Files, Recording};
-
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -23,6 +21,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::shell::quote;
 use super::AdbBackend;
+use crate::backend::{Files, Recording};
 use crate::device::{Device, RecordingOptions, ScreenRecorder};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::StreamChild;

@@ -2,14 +2,13 @@
 //! window from `dumpsys window`, all in one adb round trip, retried on uiautomator's transient
 //! failures) and screenshots (`exec-out screencap -p`).
 
-use crate::backend::Screen;
-use async_trait::async_trait;
-
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::json;
 
 use super::AdbBackend;
+use crate::backend::Screen;
 use crate::backend::UiSource;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};

@@ -2,8 +2,6 @@
 //! relaunch; the pid parsed from `BUNDLE: PID`), `terminate`, `listapps`, `openurl`. There is no
 //! per-app data reset on a simulator, so `reset` answers 501 with what to do instead.
 
-use crate::backend::Apps;
-use crate::device::Device;
 use async_trait::async_trait;
 
 use std::ffi::OsString;
@@ -11,7 +9,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{listapps::parse_listapps, SimctlBackend, QUICK_TIMEOUT};
+use crate::backend::Apps;
 use crate::backend::{command_failed, unsupported};
+use crate::device::Device;
 use crate::device::{AppInfo, LaunchOptions, Launched, Platform};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Output, Tool};

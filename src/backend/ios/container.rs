@@ -5,13 +5,13 @@
 //! before the check, so nothing outside the container is read or written; a pull is written
 //! whole (a temporary file renamed over the target) and capped.
 
-use crate::backend::Files;
-use crate::device::Device;
 use async_trait::async_trait;
 
 use std::path::{Path, PathBuf};
 
 use super::{SimctlBackend, QUICK_TIMEOUT};
+use crate::backend::Files;
+use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 
 /// The container path `simctl get_app_container` printed.

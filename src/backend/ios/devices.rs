@@ -2,16 +2,15 @@
 //! shapes of Xcode 10 to 27 (runtime keys `com.apple.CoreSimulator.SimRuntime.iOS-17-4` or
 //! `iOS 12.1`; `isAvailable` or the older `availability` string).
 
-use crate::backend::AfterShutdown;
-use crate::backend::Lifecycle;
 use async_trait::async_trait;
-use std::time::Duration;
-
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use super::{SimctlBackend, QUICK_TIMEOUT};
 use crate::backend::command_failed;
+use crate::backend::AfterShutdown;
+use crate::backend::Lifecycle;
 use crate::device::{Device, DeviceKind, DeviceState, Platform};
 use crate::error::{Error, Result};
 use crate::exec::Tool;

@@ -3,15 +3,15 @@
 //! UDID BUNDLE FILE`, the checked APNs payload written to a temporary file). simctl has no rotation command and
 //! intents are Android's: those answer 501 (the trait's defaults).
 
+use async_trait::async_trait;
+
+use super::{SimctlBackend, QUICK_TIMEOUT};
+use crate::backend::command_failed;
 use crate::backend::Biometrics;
 use crate::backend::Clipboard;
 use crate::backend::Media;
 use crate::backend::Notifications;
 use crate::device::Device;
-use async_trait::async_trait;
-
-use super::{SimctlBackend, QUICK_TIMEOUT};
-use crate::backend::command_failed;
 use crate::device::NotificationPost;
 use crate::error::{Error, Result};
 use crate::exec::Tool;

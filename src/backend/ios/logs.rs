@@ -6,18 +6,18 @@
 //! `MOBILECTL_DIAGNOSTIC_REPORTS`, `:`-separated, and the simulators' folder with
 //! `MOBILECTL_SIMULATOR_DEVICES`). Simulators share the host's clock. Physical iPhones: 501.
 
-use crate::backend::Logs;
-use crate::logs::CrashDetection;
 use async_trait::async_trait;
 
 use std::path::{Path, PathBuf};
 
 use super::SimctlBackend;
+use crate::backend::Logs;
 use crate::backend::{command_failed, exec_error, unsupported_logs};
 use crate::device::{Device, DeviceKind};
 use crate::error::Result;
 use crate::exec::Tool;
 use crate::logs::ios::report;
+use crate::logs::CrashDetection;
 use crate::logs::{Crash, DeviceClock, LogFormat, LogRead, LogStream, LogText, ProcessName};
 
 /// Largest crash report read.

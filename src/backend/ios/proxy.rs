@@ -4,11 +4,11 @@
 //! (`simctl keychain UDID add-root-cert`) and says how to set the Mac's proxies; detach says
 //! how to unset them. simctl cannot remove one certificate, so the CA stays trusted.
 
-use crate::backend::NetworkCapture;
 use async_trait::async_trait;
 
 use super::{SimctlBackend, QUICK_TIMEOUT};
 use crate::backend::unsupported;
+use crate::backend::NetworkCapture;
 use crate::device::{Device, DeviceKind};
 use crate::error::Result;
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};

@@ -4,8 +4,6 @@
 //! so a recording that cannot start (simulator not booted, destination not writable) is an
 //! error of the start, not an empty file at the stop.
 
-use crate::backend::Recording;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -13,6 +11,7 @@ use async_trait::async_trait;
 
 use super::SimctlBackend;
 use crate::backend::exec_error;
+use crate::backend::Recording;
 use crate::device::{Device, RecordingOptions, ScreenRecorder};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{StreamChild, Tool};

@@ -1,17 +1,17 @@
 //! Screenshots: `simctl io UDID screenshot --type=png PATH` into a private temporary directory,
 //! then read back. The PNG is at the device's pixel resolution (see [`super::screen_scale`]).
 
-use super::ui::{UiTool, UI_TIMEOUT};
-use crate::backend::command_failed;
-use crate::backend::Screen;
-use crate::backend::UiSource;
-use crate::device::Device;
 use async_trait::async_trait;
 
 use std::ffi::OsStr;
 use std::time::Duration;
 
+use super::ui::{UiTool, UI_TIMEOUT};
 use super::SimctlBackend;
+use crate::backend::command_failed;
+use crate::backend::Screen;
+use crate::backend::UiSource;
+use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::image::png_dimensions;
 

@@ -2,13 +2,13 @@
 //! `privacy grant|revoke|reset SERVICE BUNDLE`, `status_bar override …` / `clear`, and `erase`
 //! (which needs a shut-down simulator: a booted one is shut down, erased and booted again).
 
+use async_trait::async_trait;
+
+use super::{SimctlBackend, BOOT_TIMEOUT, QUICK_TIMEOUT};
 use crate::backend::Erase;
 use crate::backend::Location;
 use crate::backend::Permissions;
 use crate::backend::StatusBar;
-use async_trait::async_trait;
-
-use super::{SimctlBackend, BOOT_TIMEOUT, QUICK_TIMEOUT};
 use crate::device::{Device, DeviceState, PermissionAction, StatusBarOverride};
 use crate::error::Result;
 

@@ -7,28 +7,27 @@
 //! idb: `idb ui describe-all --json --udid U`, `idb ui tap X Y [--duration S] --udid U`,
 //! `idb ui swipe X1 Y1 X2 Y2 --duration S --udid U` (idb takes integer coordinates).
 
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::json;
+
 use super::keys::{self, ios_key, IosKey};
 use super::typing::{is_hid_typeable, HID_MINUS};
+use super::SimctlBackend;
 use crate::backend::tap_button;
+use crate::backend::validate::screen_point as check_point;
 use crate::backend::Alerts;
 use crate::backend::Input;
 use crate::backend::TypedWith;
+use crate::backend::{command_failed, exec_error, tool_command, unsupported};
 use crate::device::AlertChoice;
 use crate::device::Device;
 use crate::device::KeyPress;
-use crate::ui::AlertButton;
-use async_trait::async_trait;
-
-use std::time::Duration;
-
-use serde_json::json;
-
-use super::SimctlBackend;
-use crate::backend::validate::screen_point as check_point;
-use crate::backend::{command_failed, exec_error, tool_command, unsupported};
 use crate::device::{Platform, Point};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Output, Tool};
+use crate::ui::AlertButton;
 
 /// Time limit of a UI command, on top of the gesture's own duration.
 pub const UI_TIMEOUT: Duration = Duration::from_secs(30);

@@ -2,14 +2,13 @@
 //! `/wda/alert/buttons`, for a system alert the page source does not show) and the answer
 //! (`POST /alert/accept` or `/alert/dismiss` with the button's name).
 
-use crate::backend::Alerts;
 use async_trait::async_trait;
-
 use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::client::COMMAND_TIMEOUT;
 use super::WdaBackend;
+use crate::backend::Alerts;
 use crate::device::{AlertChoice, Device};
 use crate::error::{ErrorCode, Result};
 use crate::ui::{Alert, AlertButton, Rect};

@@ -2,18 +2,18 @@
 //! `/wda/apps/terminate`) when the device has an endpoint, else through devicectl; installed
 //! and listed through devicectl, which needs the device's UDID.
 
-use crate::backend::validate;
-use crate::backend::Apps;
-use crate::device::AppInfo;
-use async_trait::async_trait;
 use std::path::Path;
 
+use async_trait::async_trait;
 use reqwest::Method;
 use serde_json::json;
 
 use super::client::COMMAND_TIMEOUT;
 use super::WdaBackend;
 use crate::backend::unsupported;
+use crate::backend::validate;
+use crate::backend::Apps;
+use crate::device::AppInfo;
 use crate::device::{Device, LaunchOptions, Launched};
 use crate::error::{Error, Result};
 

@@ -5,18 +5,17 @@
 //! `UIA_DEVICE_ORIENTATION_PORTRAIT_UPSIDEDOWN`). An iPhone has no auto-rotate switch WDA
 //! can turn, so `restore` answers 501.
 
-use crate::backend::Clipboard;
-use crate::backend::Location;
-use crate::backend::MultiTouchInput;
-use crate::backend::ScreenOrientation;
 use async_trait::async_trait;
-
 use base64::Engine;
 use reqwest::Method;
 use serde_json::json;
 
 use super::client::COMMAND_TIMEOUT;
 use super::WdaBackend;
+use crate::backend::Clipboard;
+use crate::backend::Location;
+use crate::backend::MultiTouchInput;
+use crate::backend::ScreenOrientation;
 use crate::device::{Device, Orientation, OrientationRead};
 use crate::error::{Error, ErrorCode, Result};
 

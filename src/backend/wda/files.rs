@@ -4,12 +4,12 @@
 //! `Documents/a.txt`); a pull lands in a temporary folder beside its target, is checked
 //! against the cap, and is renamed over the target whole.
 
-use crate::backend::Files;
 use async_trait::async_trait;
 
 use std::path::Path;
 
 use crate::backend::validate::in_container;
+use crate::backend::Files;
 
 use super::WdaBackend;
 use crate::device::Device;

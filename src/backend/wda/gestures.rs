@@ -4,20 +4,19 @@
 //! characters (`/wda/keys`), the lock (`/wda/lock`) or a HID keyboard usage
 //! (`/wda/performIoHidEvent`). Pure functions; no I/O.
 
+use async_trait::async_trait;
+use reqwest::Method;
+use serde_json::{json, Value};
+
 use super::client::COMMAND_TIMEOUT;
 use super::WdaBackend;
+use crate::backend::ios::{hid_usage, not_on_ios};
+use crate::backend::unsupported;
+use crate::backend::validate::screen_point as check_point;
 use crate::backend::Input;
 use crate::backend::TypeJob;
 use crate::backend::TypedWith;
 use crate::device::Device;
-use async_trait::async_trait;
-use reqwest::Method;
-
-use serde_json::{json, Value};
-
-use crate::backend::ios::{hid_usage, not_on_ios};
-use crate::backend::unsupported;
-use crate::backend::validate::screen_point as check_point;
 use crate::device::{Key, KeyPress, Point};
 use crate::error::{Error, Result};
 

@@ -7,8 +7,17 @@
 //! on every listing. The backend's core trait ([`crate::backend::DeviceBackend`]: identity,
 //! listing, the doctor's checks, and which concerns it has) is implemented here.
 
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::json;
+
 use super::devicectl::devicectl_missing;
+use super::devicectl::ListedDevice;
 use super::doctor::{check, device_check, readiness};
+use super::endpoint::Endpoint;
+use super::status::Status;
+use super::WdaBackend;
 use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
 use crate::backend::validate;
 use crate::backend::Alerts;
@@ -22,19 +31,9 @@ use crate::backend::MultiTouchInput;
 use crate::backend::Screen;
 use crate::backend::ScreenOrientation;
 use crate::device::Capability;
-use crate::ui::CoordinateSpace;
-use async_trait::async_trait;
-
-use std::time::Duration;
-
-use serde_json::json;
-
-use super::devicectl::ListedDevice;
-use super::endpoint::Endpoint;
-use super::status::Status;
-use super::WdaBackend;
 use crate::device::{Device, DeviceKind, DeviceState, Platform};
 use crate::error::{Error, ErrorCode, Result};
+use crate::ui::CoordinateSpace;
 
 /// How long a listing waits for a `/status` it does not have yet.
 const LIST_PROBE_TIMEOUT: Duration = Duration::from_secs(2);

@@ -4,9 +4,7 @@
 //! (`GET /wda/screen`, or `/window/size` on an old WDA), read once per endpoint. None of these
 //! needs a session.
 
-use crate::backend::Screen;
 use async_trait::async_trait;
-
 use base64::Engine;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -15,6 +13,7 @@ use super::client::COMMAND_TIMEOUT;
 use super::endpoint::Endpoint;
 use super::errors::{self, Failure};
 use super::{status, WdaBackend};
+use crate::backend::Screen;
 use crate::backend::{ScreenGeometry, UiSource};
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};

@@ -11,7 +11,7 @@ use common::*;
 use mobilectl::backend::ios::{
     pixels_to_points, points_to_pixels, screen_scale, AxeSelector, SimctlBackend,
 };
-use mobilectl::backend::DeviceBackend;
+use mobilectl::backend::{Input, Screen};
 use mobilectl::device::{Device, DeviceKind, DeviceState, KeyPress, Platform};
 use mobilectl::device::{Key, Point};
 use mobilectl::error::ErrorCode;
@@ -32,6 +32,7 @@ fn device() -> Device {
         api_level: None,
         model: None,
         backend: SimctlBackend::ID,
+        capabilities: Vec::new(),
     }
 }
 

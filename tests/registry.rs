@@ -13,9 +13,12 @@ use async_trait::async_trait;
 use axum::http::StatusCode;
 use axum::Router;
 use common::*;
-use mobilectl::backend::{registry, unsupported, BackendConfig, DeviceBackend, UiSource};
+use mobilectl::backend::{
+    registry, tap_button, unsupported, Alerts, BackendConfig, DeviceBackend, Input, Screen,
+    TypedWith, UiSource,
+};
 use mobilectl::controller::DeviceController;
-use mobilectl::device::{AlertChoice, Device, DeviceKind, DeviceState, Platform, Point};
+use mobilectl::device::{AlertChoice, Device, DeviceKind, DeviceState, KeyPress, Platform, Point};
 use mobilectl::error::Result;
 use mobilectl::exec::{Tool, Toolbox};
 use mobilectl::server::{self, AppState, ServerOptions};
@@ -31,8 +34,9 @@ const READY: &str = "00008130-000A1C2E3C41001C";
 const ASLEEP: &str = "00008101-001D24E93C08001E";
 
 /// A backend of physical iPhones whose screens are recorded page sources: it lists two
-/// devices (one ready), reads the UI from a fixture, records taps, and serves a screenshot
-/// when given one. Everything else keeps the trait's defaults.
+/// devices (one ready), reads the UI from a fixture, records taps, serves a screenshot when
+/// given one, and answers alerts by tapping. It has no other concern (apps, power…), and its
+/// checks are the trait's defaults.
 struct FixtureBackend {
     id: &'static str,
     screen: Mutex<PathBuf>,
@@ -67,6 +71,7 @@ fn phone(udid: &str, name: &str, state: DeviceState) -> Device {
         model: Some("iPhone 17 Pro".into()),
         // The registry stamps the id of the backend that listed the device.
         backend: "",
+        capabilities: Vec::new(),
     }
 }
 
@@ -90,6 +95,19 @@ impl DeviceBackend for FixtureBackend {
             phone(ASLEEP, "Spare iPhone", DeviceState::Offline),
         ])
     }
+    fn screen(&self) -> Option<&dyn Screen> {
+        Some(self)
+    }
+    fn input(&self) -> Option<&dyn Input> {
+        Some(self)
+    }
+    fn alerts(&self) -> Option<&dyn Alerts> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl Screen for FixtureBackend {
     async fn dump_ui(&self, _device: &Device) -> Result<UiSource> {
         let path = self.screen.lock().unwrap().clone();
         Ok(UiSource {
@@ -98,14 +116,47 @@ impl DeviceBackend for FixtureBackend {
             foreground: None,
         })
     }
-    async fn tap(&self, _device: &Device, at: Point) -> Result<()> {
-        self.taps.lock().unwrap().push(at);
-        Ok(())
-    }
     async fn screenshot_png(&self, _device: &Device) -> Result<Vec<u8>> {
         self.png
             .clone()
             .ok_or_else(|| unsupported("screenshots", self.name()))
+    }
+}
+
+/// Taps are recorded; the other inputs are not offered.
+#[async_trait]
+impl Input for FixtureBackend {
+    async fn tap(&self, _device: &Device, at: Point) -> Result<()> {
+        self.taps.lock().unwrap().push(at);
+        Ok(())
+    }
+    async fn long_press(&self, _device: &Device, _at: Point, _ms: u64) -> Result<()> {
+        Err(unsupported("long presses", self.name()))
+    }
+    async fn swipe(&self, _device: &Device, _from: Point, _to: Point, _ms: u64) -> Result<()> {
+        Err(unsupported("swiping", self.name()))
+    }
+    async fn type_text(&self, _device: &Device, _text: &str) -> Result<TypedWith> {
+        Err(unsupported("typing", self.name()))
+    }
+    async fn press_key(&self, _device: &Device, _key: KeyPress) -> Result<()> {
+        Err(unsupported("pressing keys", self.name()))
+    }
+    async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
+        Err(unsupported("hiding the keyboard", self.name()))
+    }
+}
+
+/// Alerts are answered by a tap on the button the controller picked.
+#[async_trait]
+impl Alerts for FixtureBackend {
+    async fn answer_alert(
+        &self,
+        device: &Device,
+        _choice: &AlertChoice,
+        button: &AlertButton,
+    ) -> Result<()> {
+        tap_button(self, device, button).await
     }
 }
 
@@ -130,9 +181,16 @@ impl DeviceBackend for NativeAlerts {
     async fn list_devices(&self) -> Result<Vec<Device>> {
         self.inner.list_devices().await
     }
-    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
-        self.inner.dump_ui(device).await
+    fn screen(&self) -> Option<&dyn Screen> {
+        Some(self.inner.as_ref())
     }
+    fn alerts(&self) -> Option<&dyn Alerts> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl Alerts for NativeAlerts {
     async fn answer_alert(
         &self,
         _device: &Device,
@@ -389,11 +447,11 @@ impl DeviceBackend for TakesOver {
             ..mine.clone()
         })
     }
-    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
-        self.inner.dump_ui(device).await
+    fn screen(&self) -> Option<&dyn Screen> {
+        Some(self.inner.as_ref())
     }
-    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
-        self.inner.tap(device, at).await
+    fn input(&self) -> Option<&dyn Input> {
+        Some(self.inner.as_ref())
     }
 }
 
@@ -437,4 +495,65 @@ async fn a_udid_two_backends_list_is_one_device_whose_backend_says_who_drives_it
     let (status, _) = call(&app, post("/api/v1/device/ui/tap", tap)).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!((first.taps().len(), later.inner.taps().len()), (0, 1));
+}
+
+#[tokio::test]
+async fn a_concern_the_backend_lacks_is_one_501_naming_it_and_capabilities_are_listed() {
+    let app = app_with_backend(no_tools(), FixtureBackend::new("fixture", SETTINGS));
+    for (req, capability) in [
+        (get("/api/v1/device/clipboard"), "clipboard"),
+        (
+            send_json(
+                "PUT",
+                "/api/v1/device/orientation",
+                r#"{"orientation": "landscape"}"#,
+            ),
+            "orientation",
+        ),
+        (
+            post(
+                "/api/v1/device/app/launch",
+                json!({"bundle_id": "com.apple.Preferences"}),
+            ),
+            "apps",
+        ),
+        (post("/api/v1/device/erase", json!({})), "erase"),
+    ] {
+        let (status, body) = call(&app, req).await;
+        assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+        assert_eq!(error_code(&body), "UNSUPPORTED_ON_PLATFORM");
+        assert_eq!(body["error"]["details"]["capability"], capability, "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("capability `{capability}`"))
+                && message.contains("fixture iPhones"),
+            "{body}"
+        );
+        assert!(body["error"]["hint"].as_str().unwrap().len() > 20, "{body}");
+    }
+    // What the backend has, on each of its devices and in the doctor, from its accessors.
+    let (_, list) = call(&app, get("/api/v1/device/list")).await;
+    let ours: Vec<&Value> = list["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["udid"] == READY || d["udid"] == ASLEEP)
+        .collect();
+    assert_eq!(ours.len(), 2, "{list}");
+    for d in ours {
+        assert_eq!(
+            d["capabilities"],
+            json!(["screen", "input", "alerts"]),
+            "{d}"
+        );
+    }
+    let (_, doctor) = call(&app, get("/api/v1/doctor")).await;
+    assert_eq!(
+        doctor["capabilities"]["fixture"],
+        json!(["screen", "input", "alerts"])
+    );
+    assert!(doctor["capabilities"]["android"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("intents")));
 }

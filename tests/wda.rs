@@ -792,7 +792,7 @@ async fn doctor_reports_each_endpoint() {
 #[tokio::test]
 async fn hiding_the_keyboard_is_wda_s_keyboard_dismiss() {
     use mobilectl::backend::wda::WdaBackend;
-    use mobilectl::backend::DeviceBackend;
+    use mobilectl::backend::Input;
     use mobilectl::device::{Device, DeviceKind, DeviceState, Platform};
     // No recorded WDA source shows a keyboard, so the route would not ask (it hides a keyboard
     // only when the screen shows one): the backend is called directly, against the fake WDA.
@@ -812,6 +812,7 @@ async fn hiding_the_keyboard_is_wda_s_keyboard_dismiss() {
         api_level: None,
         model: None,
         backend: WdaBackend::ID,
+        capabilities: Vec::new(),
     };
     backend.hide_keyboard(&device).await.unwrap();
     backend.clear_field(&device, 3).await.unwrap();

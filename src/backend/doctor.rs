@@ -70,9 +70,11 @@ pub async fn diagnose(tools: &Toolbox, backends: &[Arc<dyn DeviceBackend>]) -> D
     let checks = futures_join(tools).await;
     let mut readiness = BTreeMap::new();
     let mut own = Vec::new();
+    let mut capabilities = BTreeMap::new();
     for b in backends {
         let (r, mut c) = b.doctor(&checks).await;
         readiness.insert(b.id().to_string(), r);
+        capabilities.insert(b.id().to_string(), b.capabilities());
         own.append(&mut c);
     }
     DoctorReport {
@@ -80,6 +82,7 @@ pub async fn diagnose(tools: &Toolbox, backends: &[Arc<dyn DeviceBackend>]) -> D
         backends: readiness,
         tools: checks,
         checks: own,
+        capabilities,
         sessions: Vec::new(),
     }
 }

@@ -21,8 +21,11 @@ pub mod wda;
 
 pub use registry::BackendConfig;
 pub use traits::{
-    unsupported, unsupported_logs, Acted, AfterAction, AfterShutdown, DeviceBackend, InputStep,
-    ScreenGeometry, TypeJob, TypedWith, UiSource,
+    lacking, tap_button, unsupported, unsupported_logs, Acted, AfterAction, AfterShutdown, Alerts,
+    Apps, Biometrics, Clipboard, Connect, DeviceBackend, Erase, Files, Input, InputStep, Intents,
+    Lifecycle, Location, Logs, Media, MultiTouchInput, NetworkCapture, NotificationShade,
+    Notifications, Permissions, Recording, Screen, ScreenGeometry, ScreenOrientation, StatusBar,
+    TypeJob, TypedWith, UiSource,
 };
 
 pub use run::{command_failed, exec_error, http_error, run_tool, tool_command, tool_missing};

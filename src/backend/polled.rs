@@ -139,6 +139,7 @@ mod tests {
             api_level: None,
             model: None,
             backend: "ios",
+            capabilities: Vec::new(),
         }]
     }
 

@@ -12,12 +12,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::reach::Reach;
 use super::slot::DeviceSlot;
 use super::snapshot::Snapshot;
 use super::target::{check_on_screen, check_reachable, Resolved};
 use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget, Direction, Target};
 use crate::backend::{Acted, InputStep};
+use crate::device::Capability;
 use crate::device::{Device, KeyPress, Point};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::diff::diff;
@@ -38,7 +40,7 @@ impl ActionTarget {
 pub const MAX_SETTLE_MS: u64 = 5_000;
 
 /// Whether to read the screen after an action (`observe`), and how long to let it settle
-/// first (default: the backend's, see `DeviceBackend::settle_time`).
+/// first (default: the backend's, see `Input::settle_time`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Observe {
     /// Read the screen after the action and answer what changed.
@@ -73,7 +75,7 @@ impl Observe {
 pub(super) struct Action {
     pub device: Device,
     pub session: Arc<DeviceSlot>,
-    _commands: super::slot::Hold,
+    _commands: Option<super::slot::Hold>,
     kind: &'static str,
     pub fingerprint_before: Option<String>,
     /// The latest read when the action began: what `changes` compare against.
@@ -95,9 +97,8 @@ impl Action {
 
 impl DeviceController {
     pub(super) async fn begin(&self, udid: Option<&str>, kind: &'static str) -> Result<Action> {
-        let device = self.resolve_to_act(udid).await?;
-        let session = self.slot(&device.udid);
-        let commands = session.hold().await;
+        let on = self.reach_held(udid, Reach::Act).await?;
+        let (device, session, commands) = on.into_parts();
         let fingerprint_before = session.fresh().map(|s| s.screen.fingerprint.clone());
         let log_mark = self.log_mark(&device, session.last().and_then(|s| s.app()));
         Ok(Action {
@@ -166,20 +167,29 @@ impl DeviceController {
         observe: Observe,
     ) -> Result<Acted> {
         let backend = self.backend(&action.device)?;
+        let input = self.cap(&action.device, Capability::Input, |b| b.input())?;
         if !observe.read {
-            let acted = backend.act(&action.device, step).await?;
+            let acted = input.act(&action.device, step).await?;
             action.session.touch();
             return Ok(acted);
         }
         let settle = observe
             .settle_ms
-            .map_or_else(|| backend.settle_time(), Duration::from_millis);
+            .map_or_else(|| input.settle_time(), Duration::from_millis);
         // The crash check of an observed action needs the log's newest line: it comes in the
         // same round trip.
         let tail = action.log_mark.tail_read();
         let started = Instant::now();
-        let done = backend
-            .act_then_read(&action.device, step, settle, tail.as_ref())
+        let screen = self.cap(&action.device, Capability::Screen, |b| b.screen())?;
+        let done = input
+            .act_then_read(
+                &action.device,
+                step,
+                settle,
+                tail.as_ref(),
+                screen,
+                backend.logs(),
+            )
             .await?;
         action.session.touch();
         let after = self
@@ -359,7 +369,7 @@ impl DeviceController {
             .await?;
         let was_up = snapshot.screen.keyboard.is_some();
         if was_up {
-            self.backend(&action.device)?
+            self.cap(&action.device, Capability::Input, |b| b.input())?
                 .hide_keyboard(&action.device)
                 .await?;
         }

@@ -8,6 +8,7 @@ use serde_json::json;
 use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget};
 use crate::device::AlertChoice;
+use crate::device::Capability;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::AlertButton;
 
@@ -93,12 +94,12 @@ impl DeviceController {
         let snapshot = self
             .fresh_or_dump_locked(&action.device, &action.session)
             .await?;
-        let backend = self.backend(&action.device)?;
+        let alerts = self.cap(&action.device, Capability::Alerts, |b| b.alerts())?;
         // The tree shows app and system alerts alike; a device that can say so itself is
         // asked when it shows none.
         let (alert, native) = match snapshot.screen.alert.clone() {
             Some(a) => (a, false),
-            None => match backend.native_alert(&action.device).await? {
+            None => match alerts.native_alert(&action.device).await? {
                 Some(a) => (a, true),
                 None => return Err(Error::new(ErrorCode::NoAlert, "no alert is on screen")
                     .with_hint(
@@ -123,7 +124,7 @@ impl DeviceController {
         if action.fingerprint_before.is_none() {
             action.fingerprint_before = Some(snapshot.screen.fingerprint.clone());
         }
-        backend
+        alerts
             .answer_alert(&action.device, &choice, &button)
             .await?;
         action.session.touch();

@@ -4,17 +4,18 @@
 use std::path::Path;
 use std::time::Instant;
 
-use crate::backend::{validate, DeviceBackend};
+use super::reach::Reach;
+use crate::backend::{validate, Apps};
 use crate::device::{
-    AppInfo, Device, LaunchOptions, LaunchValue, Launched, PermissionAction, MAX_EXTRAS,
+    AppInfo, Capability, Device, LaunchOptions, LaunchValue, Launched, PermissionAction, MAX_EXTRAS,
 };
 use crate::error::{Error, ErrorCode, Result};
 
 use super::DeviceController;
 
-/// Checks that an install path exists, is not a link, and has the package form `backend`
+/// Checks that an install path exists, is not a link, and has the package form `apps`
 /// installs.
-pub fn check_install_path(backend: &dyn DeviceBackend, path: &Path) -> Result<()> {
+pub fn check_install_path(apps: &dyn Apps, path: &Path) -> Result<()> {
     let shown = path.display();
     let meta = std::fs::symlink_metadata(path).map_err(|_| {
         Error::new(ErrorCode::NotFound, format!("`{shown}` does not exist"))
@@ -25,7 +26,7 @@ pub fn check_install_path(backend: &dyn DeviceBackend, path: &Path) -> Result<()
         return Err(Error::validation(format!("`{shown}` is a symbolic link"))
             .with_hint("pass the path of the app itself, not of a link to it"));
     }
-    backend.check_app_package(path, &meta)
+    apps.check_app_package(path, &meta)
 }
 
 /// Checks the named launch values as an intent's extras are checked: how many, their names
@@ -50,11 +51,11 @@ impl DeviceController {
     /// Installs the app package at `path` (on this machine) in the form the backend takes
     /// (`.apk`, `.app`).
     pub async fn install_app(&self, udid: Option<&str>, path: &Path) -> Result<Device> {
-        let device = self.resolve_to_act(udid).await?;
-        let backend = self.backend(&device)?;
-        check_install_path(backend, path)?;
-        backend.install_app(&device, path).await?;
-        Ok(device)
+        let on = self.reach(udid, Reach::Act).await?;
+        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        check_install_path(apps, path)?;
+        apps.install_app(&on.device, path).await?;
+        Ok(on.into_device())
     }
 
     /// Launches an app; answers its crash or ANR too when it had one while starting.
@@ -65,16 +66,17 @@ impl DeviceController {
         opts: &LaunchOptions,
     ) -> Result<(Device, Launched, Option<crate::logs::Crash>)> {
         check_extras(&opts.extras)?;
-        let device = self.resolve_to_act(udid).await?;
-        let backend = self.backend(&device)?;
-        backend.check_app_id(bundle_id)?;
-        backend.check_launch(opts)?;
+        let on = self.reach(udid, Reach::Act).await?;
+        on.backend.check_app_id(bundle_id)?;
+        on.backend.check_launch(opts)?;
+        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        let device = on.into_device();
         if opts.clear_keychain {
-            backend.reset_keychain(&device).await?;
+            apps.reset_keychain(&device).await?;
         }
         let mark = self.log_mark(&device, Some(bundle_id.to_string()));
         let started = Instant::now();
-        let mut launched = backend.launch_app(&device, bundle_id, opts).await?;
+        let mut launched = apps.launch_app(&device, bundle_id, opts).await?;
         if launched.launch_time_ms == 0 {
             launched.launch_time_ms = started.elapsed().as_millis() as u64;
         }
@@ -84,42 +86,44 @@ impl DeviceController {
 
     /// Stops the app if it runs.
     pub async fn terminate_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {
-        let device = self.resolve_to_act(udid).await?;
-        let backend = self.backend(&device)?;
-        backend.check_app_id(bundle_id)?;
-        backend.terminate_app(&device, bundle_id).await?;
-        Ok(device)
+        let on = self.reach(udid, Reach::Act).await?;
+        on.backend.check_app_id(bundle_id)?;
+        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        apps.terminate_app(&on.device, bundle_id).await?;
+        Ok(on.into_device())
     }
 
     /// Clears the app's data, as if it were newly installed.
     pub async fn reset_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {
-        let device = self.resolve_to_act(udid).await?;
-        let backend = self.backend(&device)?;
-        backend.check_app_id(bundle_id)?;
-        backend.reset_app(&device, bundle_id).await?;
-        Ok(device)
+        let on = self.reach(udid, Reach::Act).await?;
+        on.backend.check_app_id(bundle_id)?;
+        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        apps.reset_app(&on.device, bundle_id).await?;
+        Ok(on.into_device())
     }
 
     /// The apps installed on the device.
     pub async fn list_apps(&self, udid: Option<&str>) -> Result<(Device, Vec<AppInfo>)> {
-        let device = self.resolve_ready(udid).await?;
-        let apps = self.backend(&device)?.list_apps(&device).await?;
-        Ok((device, apps))
+        let on = self.reach(udid, Reach::Read).await?;
+        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        let list = apps.list_apps(&on.device).await?;
+        Ok((on.into_device(), list))
     }
 
     /// Opens a URL or deep link on the device; `javascript:`, `file:`, `content:` and `data:`
     /// URLs only with `allow_any`.
     pub async fn open_url(&self, udid: Option<&str>, url: &str, allow_any: bool) -> Result<Device> {
         validate::open_url(url, allow_any)?;
-        let device = self.resolve_to_act(udid).await?;
-        self.backend(&device)?.open_url(&device, url).await?;
-        Ok(device)
+        let on = self.reach(udid, Reach::Act).await?;
+        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        apps.open_url(&on.device, url).await?;
+        Ok(on.into_device())
     }
 
     /// Sets (`Some`) or clears (`None`) the simulated location.
     pub async fn location(&self, udid: Option<&str>, at: Option<(f64, f64)>) -> Result<Device> {
-        let device = self.resolve_to_act(udid).await?;
-        let backend = self.backend(&device)?;
+        let on = self.reach(udid, Reach::Act).await?;
+        let device = &on.device;
         match at {
             Some((lat, lon)) => {
                 if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
@@ -127,11 +131,15 @@ impl DeviceController {
                         "latitude must be in -90..90 and longitude in -180..180",
                     ));
                 }
-                backend.set_location(&device, lat, lon).await?
+                let location = on.cap(Capability::Location, |b| b.location())?;
+                location.set_location(device, lat, lon).await?
             }
-            None => backend.clear_location(&device).await?,
+            None => {
+                let location = on.cap(Capability::Location, |b| b.location())?;
+                location.clear_location(device).await?
+            }
         }
-        Ok(device)
+        Ok(on.into_device())
     }
 
     /// Grants, revokes or resets one permission of an app; answers a note when less than
@@ -143,9 +151,8 @@ impl DeviceController {
         permission: &str,
         action: PermissionAction,
     ) -> Result<(Device, Option<String>)> {
-        let device = self.resolve_to_act(udid).await?;
-        let backend = self.backend(&device)?;
-        backend.check_app_id(bundle_id)?;
+        let on = self.reach(udid, Reach::Act).await?;
+        on.backend.check_app_id(bundle_id)?;
         let ok = !permission.is_empty()
             && permission.len() <= 200
             && permission
@@ -155,9 +162,11 @@ impl DeviceController {
             return Err(Error::validation(format!("`{permission}` is not a permission name"))
                 .with_hint("Android: android.permission.CAMERA; iOS: camera, photos, location, contacts, microphone…"));
         }
-        let note = backend
-            .permission(&device, bundle_id, permission, action)
+        let permissions = on.cap(Capability::Permissions, |b| b.permissions())?;
+        let note = permissions
+            .permission(&on.device, bundle_id, permission, action)
             .await?;
+        let device = on.into_device();
         Ok((device, note))
     }
 }

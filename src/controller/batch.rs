@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use super::reach::Reach;
 use super::snapshot::Snapshot;
 use super::DeviceController;
 use crate::api::wire::batch::Receipt;
@@ -21,8 +22,7 @@ impl DeviceController {
         F: FnOnce(Device, Option<Arc<Snapshot>>) -> Fut,
         Fut: Future<Output = Result<T>>,
     {
-        let device = self.resolve_to_act(udid).await?;
-        let session = self.slot(&device.udid);
+        let (device, session, _) = self.reach(udid, Reach::Act).await?.into_parts();
         let before = session.last();
         session.holding(work(device, before)).await
     }
@@ -30,9 +30,8 @@ impl DeviceController {
     /// Reads the screen (under the device's lock, re-entered in a batch) and compares it with
     /// `before`.
     pub async fn receipt(&self, device: &Device, before: Option<Arc<Snapshot>>) -> Result<Receipt> {
-        let session = self.slot(&device.udid);
-        let _hold = session.hold().await;
-        let after = self.dump_locked(device, &session).await?;
+        let on = self.on(device.clone(), true).await?;
+        let after = self.dump_locked(device, &on.slot).await?;
         Ok(Receipt {
             fingerprint_after: after.screen.fingerprint.clone(),
             snapshot_id: after.id.clone(),

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::json;
 
+use super::reach::Reach;
 use super::DeviceController;
 use crate::api::wire::diff::{
     Area, BaselineInfo, BaselineKind, BaselineSpec, DiffRegion, DiffResult, MaskSource,
@@ -165,8 +166,7 @@ impl DeviceController {
         resolved: Option<Resolved>,
         spec: &DiffSpec,
     ) -> Result<(DiffResult, Resolved)> {
-        let device = self.resolve_ready(udid).await?;
-        let session = self.slot(&device.udid);
+        let (device, session, _) = self.reach(udid, Reach::Read).await?.into_parts();
         // The previous screenshot is picked and the new one taken under one hold, so no
         // other request of this caller keeps a screenshot in between.
         let (shot, baseline) = session

@@ -9,7 +9,9 @@ use crate::device::{
 };
 use crate::error::{Error, ErrorCode, Result};
 
+use super::reach::Reach;
 use super::DeviceController;
+use crate::device::Capability;
 
 /// Longest clipboard text accepted.
 pub const MAX_CLIPBOARD: usize = 64 * 1024;
@@ -25,11 +27,10 @@ pub struct OrientationNow {
 impl DeviceController {
     /// The clipboard's text.
     pub async fn clipboard_get(&self, udid: Option<&str>) -> Result<(Device, String)> {
-        let device = self.resolve_ready(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        let text = self.backend(&device)?.get_clipboard(&device).await?;
-        Ok((device, text))
+        let on = self.reach_held(udid, Reach::Read).await?;
+        let clipboard = on.cap(Capability::Clipboard, |b| b.clipboard())?;
+        let text = clipboard.get_clipboard(&on.device).await?;
+        Ok((on.into_device(), text))
     }
 
     /// Puts text on the clipboard.
@@ -43,27 +44,27 @@ impl DeviceController {
         if text.contains('\0') {
             return Err(Error::validation("`text` contains a NUL character"));
         }
-        let device = self.resolve_to_act(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        self.backend(&device)?.set_clipboard(&device, text).await?;
-        Ok(device)
+        let on = self.reach_held(udid, Reach::Act).await?;
+        let clipboard = on.cap(Capability::Clipboard, |b| b.clipboard())?;
+        clipboard.set_clipboard(&on.device, text).await?;
+        Ok(on.into_device())
     }
 
     /// The screen's orientation: as the device reports it, else the rotation of a UI dump
     /// (the kept snapshot when no action ran since).
     pub async fn orientation_get(&self, udid: Option<&str>) -> Result<OrientationNow> {
-        let device = self.resolve_ready(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
+        let on = self.reach_held(udid, Reach::Read).await?;
         let OrientationRead {
             orientation,
             auto_rotate,
-        } = self.backend(&device)?.get_orientation(&device).await?;
+        } = on
+            .cap(Capability::Orientation, |b| b.orientation())?
+            .get_orientation(&on.device)
+            .await?;
         let orientation = match orientation {
             Some(o) => o,
             None => {
-                let snapshot = self.fresh_or_dump_locked(&device, &session).await?;
+                let snapshot = self.fresh_or_dump_locked(&on.device, &on.slot).await?;
                 snapshot
                     .screen
                     .rotation
@@ -78,7 +79,7 @@ impl DeviceController {
             }
         };
         Ok(OrientationNow {
-            device,
+            device: on.into_device(),
             orientation,
             auto_rotate,
         })
@@ -90,12 +91,11 @@ impl DeviceController {
         udid: Option<&str>,
         to: Option<Orientation>,
     ) -> Result<Device> {
-        let device = self.resolve_to_act(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        let result = self.backend(&device)?.set_orientation(&device, to).await;
-        session.touch();
-        result.map(|()| device)
+        let on = self.reach_held(udid, Reach::Act).await?;
+        let orientation = on.cap(Capability::Orientation, |b| b.orientation())?;
+        let result = orientation.set_orientation(&on.device, to).await;
+        on.slot.touch();
+        result.map(|()| on.into_device())
     }
 
     /// Drives the simulated biometric sensor.
@@ -106,14 +106,12 @@ impl DeviceController {
         kind: crate::device::BiometricKind,
         finger: Option<u8>,
     ) -> Result<Device> {
-        let device = self.resolve_to_act(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        self.backend(&device)?
-            .biometric(&device, action, kind, finger)
+        let on = self.reach_held(udid, Reach::Act).await?;
+        on.cap(Capability::Biometrics, |b| b.biometrics())?
+            .biometric(&on.device, action, kind, finger)
             .await?;
-        session.touch();
-        Ok(device)
+        on.slot.touch();
+        Ok(on.into_device())
     }
 
     /// Starts an activity with an intent, or broadcasts it.
@@ -123,11 +121,10 @@ impl DeviceController {
         parts: &IntentParts<'_>,
     ) -> Result<(Device, IntentOutcome)> {
         let spec = check_intent(parts)?;
-        let device = self.resolve_to_act(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        let result = self.backend(&device)?.send_intent(&device, &spec).await;
-        session.touch();
-        result.map(|outcome| (device, outcome))
+        let on = self.reach_held(udid, Reach::Act).await?;
+        let intents = on.cap(Capability::Intents, |b| b.intents())?;
+        let result = intents.send_intent(&on.device, &spec).await;
+        on.slot.touch();
+        result.map(|outcome| (on.into_device(), outcome))
     }
 }

@@ -10,6 +10,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use super::reach::Reach;
+use crate::device::Capability;
 use crate::device::{Device, MediaKind};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -254,11 +256,10 @@ impl DeviceController {
     /// Adds the checked local photo or video to the device's gallery.
     pub async fn add_media(&self, udid: Option<&str>, local: &Path) -> Result<(Device, String)> {
         check_media(local)?;
-        let device = self.resolve_to_act(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        let at = self.backend(&device)?.add_media(&device, local).await?;
-        Ok((device, at))
+        let on = self.reach_held(udid, Reach::Act).await?;
+        let media = on.cap(Capability::Media, |b| b.media())?;
+        let at = media.add_media(&on.device, local).await?;
+        Ok((on.into_device(), at))
     }
 
     /// Pushes the checked local file `local` to `device_path`.
@@ -270,13 +271,11 @@ impl DeviceController {
         bundle_id: Option<&str>,
     ) -> Result<Device> {
         check_device_path(device_path)?;
-        let device = self.resolve_to_act(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        self.backend(&device)?
-            .push_file(&device, local, device_path, bundle_id)
+        let on = self.reach_held(udid, Reach::Act).await?;
+        on.cap(Capability::Files, |b| b.files())?
+            .push_file(&on.device, local, device_path, bundle_id)
             .await?;
-        Ok(device)
+        Ok(on.into_device())
     }
 
     /// Pulls `device_path` to the checked local path `local` (written whole or not at all).
@@ -288,14 +287,12 @@ impl DeviceController {
         local: &Path,
     ) -> Result<(Device, u64)> {
         check_device_path(device_path)?;
-        let device = self.resolve_ready(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        let bytes = self
-            .backend(&device)?
-            .pull_file(&device, device_path, bundle_id, local, MAX_FILE)
+        let on = self.reach_held(udid, Reach::Read).await?;
+        let bytes = on
+            .cap(Capability::Files, |b| b.files())?
+            .pull_file(&on.device, device_path, bundle_id, local, MAX_FILE)
             .await?;
-        Ok((device, bytes))
+        Ok((on.into_device(), bytes))
     }
 }
 

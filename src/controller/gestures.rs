@@ -4,11 +4,11 @@
 //! element's smaller side from its centre (100 units around a point, 20..200 at most), and
 //! a platform without simultaneous touches answers 501 (never two swipes in a row).
 
+use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget, Target};
+use crate::device::Capability;
 use crate::device::{check_multi_touch, MultiTouch};
 use crate::error::Result;
-
-use super::DeviceController;
 
 impl DeviceController {
     /// A pinch (`scale`) or a rotation (`degrees`) around the target.
@@ -32,7 +32,7 @@ impl DeviceController {
             (_, Some(degrees)) => MultiTouch::Rotate { degrees, radius },
             _ => MultiTouch::Pinch { scale: 1.0, radius },
         };
-        self.backend(&action.device)?
+        self.cap(&action.device, Capability::MultiTouch, |b| b.multi_touch())?
             .multi_touch(&action.device, resolved.point(), gesture)
             .await?;
         let target = ActionTarget::of(target, &resolved);

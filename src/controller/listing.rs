@@ -58,6 +58,7 @@ impl DeviceController {
                     for d in ds {
                         let d = Device {
                             backend: backend.id(),
+                            capabilities: backend.capabilities(),
                             ..d
                         };
                         // Listed by an earlier backend too: one entry, whose backend says.
@@ -66,6 +67,7 @@ impl DeviceController {
                                 if let Some(t) = backend.take_over(&d, &devices[i]) {
                                     devices[i] = Device {
                                         backend: backend.id(),
+                                        capabilities: backend.capabilities(),
                                         ..t
                                     };
                                 }

@@ -21,6 +21,7 @@ mod notifications;
 mod power;
 mod proxy;
 mod proxy_store;
+mod reach;
 mod recording;
 mod resolve;
 mod screenshot;
@@ -211,6 +212,20 @@ impl DeviceController {
             })
     }
 
+    /// The backend that listed `device`, shared (a log supervisor keeps it while it runs).
+    pub fn backend_arc(&self, device: &Device) -> Result<Arc<dyn DeviceBackend>> {
+        self.backends
+            .iter()
+            .find(|b| b.id() == device.backend)
+            .cloned()
+            .ok_or_else(|| {
+                Error::internal(format!(
+                    "device `{}` belongs to backend `{}`, which is not registered",
+                    device.udid, device.backend
+                ))
+            })
+    }
+
     /// The active device's udid.
     pub fn active(&self) -> Option<String> {
         self.active.read().map(|a| a.clone()).unwrap_or(None)
@@ -266,8 +281,8 @@ impl DeviceController {
         if udid.is_empty() {
             return false;
         }
-        for b in &self.backends {
-            if b.reconnect(udid).await.unwrap_or(false) {
+        for c in self.backends.iter().filter_map(|b| b.connect()) {
+            if c.reconnect(udid).await.unwrap_or(false) {
                 return true;
             }
         }
@@ -278,10 +293,8 @@ impl DeviceController {
     /// the first backend that connects devices; answers it as listed afterwards and whether
     /// it was connected already.
     pub async fn connect(&self, host: &str, port: u16) -> Result<(Device, bool)> {
-        for b in &self.backends {
-            let Some((serial, already)) = b.connect(host, port).await? else {
-                continue;
-            };
+        if let Some(c) = self.backends.iter().find_map(|b| b.connect()) {
+            let (serial, already) = c.connect(host, port).await?;
             return match self.find(&serial).await {
                 Some(d) => Ok((d, already)),
                 None => Err(Error::new(

@@ -4,11 +4,12 @@
 //! `android:id/text`, `android:id/app_name_text`, as Android's shade lays them out), the shade
 //! closed again whatever the read gave.
 
+use super::reach::Reach;
+use super::DeviceController;
+use crate::device::Capability;
 use crate::device::{check_notification, Device, ShownNotification};
 use crate::error::Result;
 use crate::ui::Element;
-
-use super::DeviceController;
 
 /// The notifications of a shade's elements, in screen order.
 pub fn notifications_in(elements: &[Element]) -> Vec<ShownNotification> {
@@ -66,14 +67,12 @@ impl DeviceController {
         payload: Option<&serde_json::Map<String, serde_json::Value>>,
     ) -> Result<Device> {
         let post = check_notification(bundle_id, title, body, payload)?;
-        let device = self.resolve_to_act(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        self.backend(&device)?
-            .post_notification(&device, &post)
+        let on = self.reach_held(udid, Reach::Act).await?;
+        on.cap(Capability::Notifications, |b| b.notifications())?
+            .post_notification(&on.device, &post)
             .await?;
-        session.touch();
-        Ok(device)
+        on.slot.touch();
+        Ok(on.into_device())
     }
 
     /// The notifications on screen: the shade opened, read, and closed.
@@ -81,18 +80,19 @@ impl DeviceController {
         &self,
         udid: Option<&str>,
     ) -> Result<(Device, Vec<ShownNotification>)> {
-        let device = self.resolve_to_act(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        let backend = self.backend(&device)?;
-        backend.notification_shade(&device, true).await?;
-        session.touch();
-        let read = self.dump_locked(&device, &session).await;
-        let closed = backend.notification_shade(&device, false).await;
-        session.touch();
+        let on = self.reach_held(udid, Reach::Act).await?;
+        let shade = on.cap(Capability::NotificationShade, |b| b.notification_shade())?;
+        shade.notification_shade(&on.device, true).await?;
+        on.slot.touch();
+        let read = self.dump_locked(&on.device, &on.slot).await;
+        let closed = shade.notification_shade(&on.device, false).await;
+        on.slot.touch();
         let snapshot = read?;
         closed?;
-        Ok((device, notifications_in(&snapshot.screen.elements)))
+        Ok((
+            on.into_device(),
+            notifications_in(&snapshot.screen.elements),
+        ))
     }
 }
 

@@ -5,10 +5,11 @@
 
 use std::time::Duration;
 
+use super::reach::Reach;
 use super::{resolve_target, DeviceController};
 use crate::api::wire::devices::{BootRequest, PlatformTools, PowerResult, ShutdownRequest};
 use crate::backend::{unsupported, AfterShutdown};
-use crate::device::DeviceState;
+use crate::device::{Capability, DeviceState};
 use crate::error::{Error, ErrorCode, Result};
 
 /// A named device that is not listed, while some backends could not list theirs: the missing
@@ -55,16 +56,19 @@ impl DeviceController {
                 let device = resolve_target(Some(udid), None, &list.devices)
                     .map_err(|e| unlisted(e, &list.tools))?;
                 self.check_lease(&device)?;
-                self.backend(&device)?.boot(&device, wait).await?;
+                self.cap(&device, Capability::Lifecycle, |b| b.lifecycle())?
+                    .boot(&device, wait)
+                    .await?;
                 Some(device.udid)
             }
             (None, Some(image)) => {
-                let backend = self
+                let lifecycle = self
                     .backends
                     .iter()
-                    .find(|b| b.boots_images())
+                    .filter_map(|b| b.lifecycle())
+                    .find(|l| l.boots_images())
                     .ok_or_else(|| unsupported("booting from an image", "this server"))?;
-                backend.boot_image(image, wait).await?
+                lifecycle.boot_image(image, wait).await?
             }
         };
         let device = match &udid {
@@ -82,8 +86,12 @@ impl DeviceController {
 
     /// Shuts down a simulator or an emulator. Physical phones are refused by their backend.
     pub async fn shutdown(&self, req: &ShutdownRequest) -> Result<PowerResult> {
-        let device = self.resolve_to_change(req.udid.as_deref()).await?;
-        let after = self.backend(&device)?.shutdown(&device).await?;
+        let on = self.reach(req.udid.as_deref(), Reach::Change).await?;
+        let after = on
+            .cap(Capability::Lifecycle, |b| b.lifecycle())?
+            .shutdown(&on.device)
+            .await?;
+        let device = on.into_device();
         if after == AfterShutdown::Gone && self.active().as_deref() == Some(&device.udid) {
             self.clear_active();
         }

@@ -17,6 +17,7 @@ use chrono::{DateTime, Utc};
 use super::proxy_store::{Record, Store};
 use super::DeviceController;
 use crate::api::wire::proxy::{AttachedDevice, RepairedDevice, StaleAttachment};
+use crate::device::Capability;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
@@ -107,14 +108,14 @@ impl DeviceController {
                 });
             }
         }
+        let capture = self.cap(&device, Capability::NetworkCapture, |b| b.network_capture())?;
         let stale = locked(&self.proxy_attachments.stale).remove(&device.udid);
-        let backend = self.backend(&device)?;
         // What to restore, known before the device changes: the first attach's, a dead
         // server's record's, or the device's setting now.
         let previous = match (&known, &stale) {
             (Some(a), _) => a.attached.previous.clone(),
             (None, Some(r)) => r.previous.clone(),
-            (None, None) => match backend.read_proxy_setting(&device, setup).await {
+            (None, None) => match capture.read_proxy_setting(&device, setup).await {
                 Ok(p) => p,
                 Err(e) => {
                     self.put_back(stale);
@@ -140,7 +141,7 @@ impl DeviceController {
             self.undo_pending(&device.udid, known, stale);
             return Err(e);
         }
-        let mut attached = match backend.attach_proxy(&device, setup).await {
+        let mut attached = match capture.attach_proxy(&device, setup).await {
             Ok(a) => a,
             Err(e) => {
                 self.undo_pending(&device.udid, known, stale);
@@ -208,7 +209,7 @@ impl DeviceController {
             },
         };
         let detached = self
-            .backend(&device)?
+            .cap(&device, Capability::NetworkCapture, |b| b.network_capture())?
             .detach_proxy(&device, &attached)
             .await?;
         self.proxy_attachments.lock().remove(&device.udid);
@@ -256,9 +257,11 @@ impl DeviceController {
         let all: Vec<Attachment> = self.proxy_attachments.lock().values().cloned().collect();
         let undo = all.iter().map(|a| async move {
             let detach = async {
-                self.backend(&a.device)?
-                    .detach_proxy(&a.device, &a.attached)
-                    .await
+                self.cap(&a.device, Capability::NetworkCapture, |b| {
+                    b.network_capture()
+                })?
+                .detach_proxy(&a.device, &a.attached)
+                .await
             };
             let r = tokio::time::timeout(limit, detach)
                 .await
@@ -357,7 +360,7 @@ impl DeviceController {
             .collect();
         for (r, device) in due {
             let undone = async {
-                self.backend(&device)?
+                self.cap(&device, Capability::NetworkCapture, |b| b.network_capture())?
                     .detach_proxy(&device, &stale_attached(&r))
                     .await
             };

@@ -9,8 +9,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
+use super::reach::Reach;
 use crate::api::wire::recording::{RecordingInfo, RecordingState, StoppedBy};
 use crate::device::recording::{DEFAULT_MAX_S, MAX_MAX_S};
+use crate::device::Capability;
 use crate::device::{RecordingOptions, ScreenRecorder};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -165,7 +167,8 @@ impl DeviceController {
             );
         }
         options.check()?;
-        let device = self.resolve_to_act(udid).await?;
+        let mut on = self.reach(udid, Reach::Act).await?;
+        let device = on.device.clone();
         let recordings = &self.screen_recordings;
         if let Some(l) = recordings.live_of(&device.udid) {
             return Err(Error::new(
@@ -185,9 +188,8 @@ impl DeviceController {
             crate::api::wire::runs::ArtifactKind::Recording,
         )?;
         let dest = artifact.path.clone();
-        let slot = self.slot(&device.udid);
         let recorder = {
-            let _commands = slot.hold().await;
+            on.hold().await;
             // A racing start for the same device: the lock serialised us; look again.
             if recordings.live_of(&device.udid).is_some() {
                 return Err(Error::new(
@@ -195,8 +197,8 @@ impl DeviceController {
                     format!("`{}` is already being recorded", device.udid),
                 ));
             }
-            let started = match self.backend(&device) {
-                Ok(b) => b.start_recording(&device, options, &dest).await,
+            let started = match on.cap(Capability::Recording, |b| b.recording()) {
+                Ok(r) => r.start_recording(&device, options, &dest).await,
                 Err(e) => Err(e),
             };
             match started {
@@ -208,6 +210,8 @@ impl DeviceController {
                 }
             }
         };
+        // The lock served the start only.
+        drop(on);
         let info = RecordingInfo {
             id: id.clone(),
             udid: device.udid.clone(),

@@ -7,8 +7,10 @@
 
 use std::sync::Arc;
 
+use super::reach::Reach;
 use super::snapshot::Snapshot;
 use super::DeviceController;
+use crate::device::Capability;
 use crate::device::Device;
 use crate::error::Result;
 use crate::ui::CoordinateSpace;
@@ -43,17 +45,16 @@ impl DeviceController {
     /// the UI once when no snapshot is kept, to learn the point size; when it cannot, as on iOS
     /// without AXe or idb, the geometry is unknown).
     pub async fn screenshot(&self, udid: Option<&str>) -> Result<Shot> {
-        let device = self.resolve_ready(udid).await?;
-        let backend = self.backend(&device)?;
-        let space = backend.coordinate_space();
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        let png = backend.screenshot_png(&device).await?;
+        let on = self.reach_held(udid, Reach::Read).await?;
+        let (device, session) = (&on.device, &on.slot);
+        let space = on.backend.coordinate_space();
+        let screen = on.cap(Capability::Screen, |b| b.screen())?;
+        let png = screen.screenshot_png(device).await?;
         session.keep_shot(std::sync::Arc::new(png.clone()));
         // A device that says its scale spares the UI read.
         let scale = match (session.last(), space) {
             (None, CoordinateSpace::Points) => {
-                backend.screen_geometry(&device).await.and_then(|g| g.scale)
+                screen.screen_geometry(device).await.and_then(|g| g.scale)
             }
             _ => None,
         };
@@ -61,33 +62,31 @@ impl DeviceController {
             (Some(s), _) => Some(s),
             (None, CoordinateSpace::Points) if scale.is_some() => None,
             // Learning the point size needs a UI read; a screenshot does not.
-            (None, CoordinateSpace::Points) => self.dump_locked(&device, &session).await.ok(),
+            (None, CoordinateSpace::Points) => self.dump_locked(device, session).await.ok(),
             (None, CoordinateSpace::Pixels) => None,
         };
         Ok(Shot {
             px_per_tap: scale.or_else(|| px_per_tap(space, &png, snapshot.as_deref())),
             coordinate_space: space,
             png,
-            device,
+            device: on.into_device(),
             snapshot,
         })
     }
 
     /// A new snapshot and a screenshot taken back to back under the device's command lock.
     pub async fn annotated_shot(&self, udid: Option<&str>) -> Result<Shot> {
-        let device = self.resolve_ready(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        let snapshot = self.dump_locked(&device, &session).await?;
-        let backend = self.backend(&device)?;
-        let png = backend.screenshot_png(&device).await?;
-        session.keep_shot(std::sync::Arc::new(png.clone()));
-        let space = backend.coordinate_space();
+        let on = self.reach_held(udid, Reach::Read).await?;
+        let snapshot = self.dump_locked(&on.device, &on.slot).await?;
+        let screen = on.cap(Capability::Screen, |b| b.screen())?;
+        let png = screen.screenshot_png(&on.device).await?;
+        on.slot.keep_shot(std::sync::Arc::new(png.clone()));
+        let space = on.backend.coordinate_space();
         Ok(Shot {
             px_per_tap: px_per_tap(space, &png, Some(&snapshot)),
             coordinate_space: space,
             png,
-            device,
+            device: on.into_device(),
             snapshot: Some(snapshot),
         })
     }

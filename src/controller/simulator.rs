@@ -1,10 +1,11 @@
 //! Simulator housekeeping: erase and status-bar override. iOS Simulators only; other devices
 //! answer `501` from their backend. Values are validated here, before any command.
 
+use super::reach::Reach;
+use super::DeviceController;
+use crate::device::Capability;
 use crate::device::{Device, StatusBarOverride};
 use crate::error::{Error, Result};
-
-use super::DeviceController;
 
 fn check_text(field: &str, value: &Option<String>, extra: &[char]) -> Result<()> {
     let Some(v) = value else { return Ok(()) };
@@ -44,8 +45,11 @@ pub fn check_status_bar(v: &StatusBarOverride) -> Result<()> {
 impl DeviceController {
     /// Erases a simulator's content and settings (a booted one is rebooted).
     pub async fn erase(&self, udid: Option<&str>) -> Result<Device> {
-        let device = self.resolve_to_change(udid).await?;
-        self.backend(&device)?.erase(&device).await?;
+        let on = self.reach(udid, Reach::Change).await?;
+        on.cap(Capability::Erase, |b| b.erase())?
+            .erase(&on.device)
+            .await?;
+        let device = on.into_device();
         Ok(self.find(&device.udid).await.unwrap_or(device))
     }
 
@@ -58,8 +62,10 @@ impl DeviceController {
         if let Some(v) = values {
             check_status_bar(v)?;
         }
-        let device = self.resolve_to_act(udid).await?;
-        self.backend(&device)?.status_bar(&device, values).await?;
-        Ok(device)
+        let on = self.reach(udid, Reach::Act).await?;
+        on.cap(Capability::StatusBar, |b| b.status_bar())?
+            .status_bar(&on.device, values)
+            .await?;
+        Ok(on.into_device())
     }
 }

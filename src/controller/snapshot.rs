@@ -11,6 +11,7 @@ use serde_json::json;
 use super::slot::DeviceSlot;
 use super::DeviceController;
 use crate::backend::UiSource;
+use crate::device::Capability;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::{self, ViewOptions};
@@ -61,13 +62,13 @@ impl Snapshot {
 impl DeviceController {
     /// A snapshot of the device: shares a dump in flight, else takes a new one.
     pub async fn snapshot(&self, device: &Device) -> Result<Arc<Snapshot>> {
-        let session = self.slot(&device.udid);
+        let mut on = self.on(device.clone(), false).await?;
         let arrived = Instant::now();
-        let _commands = session.hold().await;
-        if let Some(shared) = session.completed_after(arrived) {
+        on.hold().await;
+        if let Some(shared) = on.slot.completed_after(arrived) {
             return Ok(shared);
         }
-        self.dump_locked(device, &session).await
+        self.dump_locked(device, &on.slot).await
     }
 
     /// The kept snapshot when no action ran since; else a new one. Caller holds the lock.
@@ -89,7 +90,10 @@ impl DeviceController {
         session: &DeviceSlot,
     ) -> Result<Arc<Snapshot>> {
         let started = Instant::now();
-        let source = self.backend(device)?.dump_ui(device).await?;
+        let source = self
+            .cap(device, Capability::Screen, |b| b.screen())?
+            .dump_ui(device)
+            .await?;
         self.keep(device, session, source, started.elapsed()).await
     }
 
@@ -117,7 +121,11 @@ impl DeviceController {
         })?;
         if !(tree.screen.w > 0.0 && tree.screen.h > 0.0) {
             // The dump does not say how big the screen is: the device may.
-            if let Some(g) = backend.screen_geometry(device).await {
+            let geometry = match backend.screen() {
+                Some(screen) => screen.screen_geometry(device).await,
+                None => None,
+            };
+            if let Some(g) = geometry {
                 tree.screen = ui::Size {
                     w: g.width,
                     h: g.height,

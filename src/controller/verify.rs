@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::reach::Reach;
 use super::snapshot::Snapshot;
 use super::DeviceController;
 use crate::api::wire::verify::{
@@ -115,10 +116,8 @@ impl DeviceController {
 
     /// Reads the screen now (or uses a fresh read) for `expect`.
     pub async fn current(&self, udid: Option<&str>) -> Result<std::sync::Arc<Snapshot>> {
-        let device = self.resolve_ready(udid).await?;
-        let session = self.slot(&device.udid);
-        let _commands = session.hold().await;
-        self.fresh_or_dump_locked(&device, &session).await
+        let on = self.reach_held(udid, Reach::Read).await?;
+        self.fresh_or_dump_locked(&on.device, &on.slot).await
     }
 
     /// Polls until the fingerprint differs from `from` (default: the current screen's), then

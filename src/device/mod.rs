@@ -7,6 +7,7 @@
 //! its folder under `crate::backend`.
 
 mod apps;
+mod capability;
 mod features;
 mod input;
 pub mod recording;
@@ -14,6 +15,7 @@ mod system;
 mod tools;
 
 pub use apps::{AppInfo, LaunchOptions, LaunchValue, Launched};
+pub use capability::Capability;
 pub use features::{
     check_extra, check_intent, check_multi_touch, check_name, check_notification, check_plain,
     finger_paths, BiometricAction, BiometricKind, ExtraType, IntentExtra, IntentMode,
@@ -123,6 +125,9 @@ pub struct Device {
     /// JSON (`platform` and `kind` say what a caller needs).
     #[serde(skip)]
     pub backend: &'static str,
+    /// What its backend offers (`GET /api/v1/doctor` lists them per backend).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<Capability>,
 }
 
 /// Whether a backend could list its devices, and why not.

@@ -91,6 +91,8 @@ pub struct DoctorReport {
     pub tools: Vec<ToolCheck>,
     /// The backends' own checks (WebDriverAgent endpoints, devicectl and its devices).
     pub checks: Vec<BackendCheck>,
+    /// What each backend offers, by its id.
+    pub capabilities: BTreeMap<String, Vec<crate::device::Capability>>,
     /// The live sessions and their leases.
     pub sessions: Vec<crate::api::wire::sessions::SessionInfo>,
 }

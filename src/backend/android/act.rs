@@ -9,6 +9,19 @@
 //! there, without the marker). A dump that fails after the step is read again with the usual
 //! retries.
 
+use crate::backend::tap_button;
+use crate::backend::Alerts;
+use crate::backend::Input;
+use crate::backend::Logs;
+use crate::backend::Screen;
+use crate::backend::TypeJob;
+use crate::device::AlertChoice;
+use crate::device::Key;
+use crate::device::KeyPress;
+use crate::device::Point;
+use crate::ui::AlertButton;
+use async_trait::async_trait;
+
 use std::time::Duration;
 
 use super::input::{self, NO_IME_MARKER};
@@ -79,13 +92,78 @@ pub fn split_output(output: &str, text: &str) -> Result<(String, String)> {
     }
 }
 
-impl AdbBackend {
-    pub(super) async fn act_and_dump(
+#[async_trait]
+impl Input for AdbBackend {
+    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
+        self.input(device, &input::tap_script(at)).await.map(drop)
+    }
+
+    async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
+        self.input(device, &input::swipe_script(at, at, duration_ms))
+            .await
+            .map(drop)
+    }
+
+    async fn swipe(&self, device: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
+        self.input(device, &input::swipe_script(from, to, duration_ms))
+            .await
+            .map(drop)
+    }
+
+    async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
+        let job = TypeJob {
+            tap: None,
+            clear_chars: None,
+            text,
+            submit: false,
+        };
+        self.type_job(device, &job).await
+    }
+
+    /// Tap, clear, type and Enter in one adb round trip; text that needs the ADB Keyboard is
+    /// checked on the device before the first step.
+    async fn type_job(&self, device: &Device, job: &TypeJob<'_>) -> Result<TypedWith> {
+        let (script, with) = input::type_job_script(job)?;
+        if self
+            .input(device, &script)
+            .await?
+            .contains(input::NO_IME_MARKER)
+        {
+            return Err(input::unsupported_text(job.text));
+        }
+        Ok(TypedWith(with))
+    }
+
+    async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
+        self.input(device, &input::key_script(key)?).await.map(drop)
+    }
+
+    async fn clear_field(&self, device: &Device, chars: usize) -> Result<()> {
+        self.input(device, &input::clear_script(chars))
+            .await
+            .map(drop)
+    }
+
+    async fn hide_keyboard(&self, device: &Device) -> Result<()> {
+        self.input(device, &input::key_script(KeyPress::Named(Key::Back))?)
+            .await
+            .map(drop)
+    }
+
+    /// `uiautomator dump` waits for the UI to be idle before it reads, so no settle time is
+    /// added by default.
+    fn settle_time(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    async fn act_then_read(
         &self,
         device: &Device,
         step: &InputStep<'_>,
         settle: Duration,
         log_tail: Option<&LogRead>,
+        _screen: &dyn Screen,
+        _logs: Option<&dyn Logs>,
     ) -> Result<AfterAction> {
         let (script, typed_with) = step_script(step)?;
         let limit = input_time_limit(&script) + settle + DUMP_TIMEOUT * 2;
@@ -109,7 +187,7 @@ impl AdbBackend {
                 foreground: focus,
             },
             // The step ran; only the read failed: read again, with the usual retries.
-            _ => self.ui_dump(device).await?,
+            _ => self.dump_ui(device).await?,
         };
         // A log the device could not read as asked (a buffer it lacks) is left to the crash
         // check's own read, which knows what to do about it.
@@ -120,6 +198,19 @@ impl AdbBackend {
                 bytes: l.as_bytes().to_vec(),
             });
         Ok(AfterAction { acted, ui, log })
+    }
+}
+
+/// Alerts are found in the UI tree and answered by tapping their button.
+#[async_trait]
+impl Alerts for AdbBackend {
+    async fn answer_alert(
+        &self,
+        device: &Device,
+        _choice: &AlertChoice,
+        button: &AlertButton,
+    ) -> Result<()> {
+        tap_button(self, device, button).await
     }
 }
 

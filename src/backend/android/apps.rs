@@ -2,11 +2,17 @@
 //! the device, launch time from `am start -W`), force-stop, `pm clear`, user packages,
 //! VIEW intents, runtime permissions and the emulator's GPS.
 
+use async_trait::async_trait;
+
 use std::path::Path;
 use std::time::Duration;
 
+use super::shell;
 use super::shell::{adb_failure, quote};
 use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::backend::Apps;
+use crate::backend::Location;
+use crate::backend::Permissions;
 
 /// Printed by a permission reset when the device cannot clear permission flags.
 const NO_FLAGS_MARKER: &str = "__MOBILECTL_NO_PERMISSION_FLAGS__";
@@ -102,7 +108,72 @@ impl AdbBackend {
         }
     }
 
-    pub(super) async fn install(&self, device: &Device, path: &Path) -> Result<()> {
+    pub(super) async fn package_script(
+        &self,
+        device: &Device,
+        script: &str,
+        what: &str,
+    ) -> Result<String> {
+        self.shell_checked(&device.udid, script, what, QUICK_TIMEOUT)
+            .await
+    }
+
+    pub(super) async fn geo_fix(&self, device: &Device, at: Option<(f64, f64)>) -> Result<()> {
+        if device.kind != DeviceKind::Emulator {
+            return Err(Error::new(
+                ErrorCode::UnsupportedOnPlatform,
+                "a physical Android phone's location cannot be set over adb",
+            )
+            .with_hint("use an emulator, or a mock-location app selected in Developer options"));
+        }
+        let Some((lat, lon)) = at else {
+            return Err(Error::new(
+                ErrorCode::UnsupportedOnPlatform,
+                "the Android emulator keeps its last GPS fix; it cannot be cleared",
+            )
+            .with_hint("set another location instead"));
+        };
+        // The emulator console takes longitude first.
+        let cmd = self
+            .adb_for(&device.udid)?
+            .args(["emu", "geo", "fix", &lon.to_string(), &lat.to_string()])
+            .timeout(QUICK_TIMEOUT);
+        let out = self.run(cmd).await?;
+        if !out.success() || out.stdout_text().contains("KO") {
+            return Err(adb_failure(&device.udid, "adb emu geo fix", &out));
+        }
+        Ok(())
+    }
+}
+
+/// `am start`'s typed extras for the launch values, each word quoted for the device's shell:
+/// ` --es 'k' 'v' --ez 'b' true --ei 'n' 3 --el 'big' 9000000000 --ed 'x' 1.5`.
+fn extra_flags(extras: &[(String, LaunchValue)]) -> String {
+    let mut out = String::new();
+    for (key, value) in extras {
+        let flag = match value {
+            LaunchValue::Bool(_) => "--ez",
+            LaunchValue::Int(i) if i32::try_from(*i).is_ok() => "--ei",
+            LaunchValue::Int(_) => "--el",
+            LaunchValue::Number(_) => "--ed",
+            LaunchValue::Text(_) => "--es",
+        };
+        out.push_str(&format!(
+            " {flag} {} {}",
+            quote(key),
+            quote(&value.to_string())
+        ));
+    }
+    out
+}
+
+#[async_trait]
+impl Apps for AdbBackend {
+    fn check_app_package(&self, path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+        check_apk(path, meta)
+    }
+
+    async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {
         let cmd = self
             .adb_for(&device.udid)?
             .arg("install")
@@ -120,7 +191,7 @@ impl AdbBackend {
         Ok(())
     }
 
-    pub(super) async fn launch(
+    async fn launch_app(
         &self,
         device: &Device,
         package: &str,
@@ -175,7 +246,32 @@ impl AdbBackend {
         })
     }
 
-    pub(super) async fn apps_list(&self, device: &Device) -> Result<Vec<AppInfo>> {
+    async fn terminate_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
+        let script = format!("am force-stop {}", shell::quote(bundle_id));
+        self.package_script(device, &script, "force-stop")
+            .await
+            .map(drop)
+    }
+
+    /// Android has no keychain shared by apps: an app's keystore entries go with its data
+    /// (`reset_app`). Nothing to do, as Maestro does nothing for `clearKeychain` here.
+    async fn reset_keychain(&self, _device: &Device) -> Result<()> {
+        Ok(())
+    }
+
+    async fn reset_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
+        let script = format!("pm clear {}", shell::quote(bundle_id));
+        let out = self.package_script(device, &script, "pm clear").await?;
+        if !out.contains("Success") {
+            return Err(Error::new(
+                ErrorCode::CommandFailed,
+                format!("pm clear: {}", out.trim()),
+            ));
+        }
+        Ok(())
+    }
+
+    async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
         let text = self
             .shell_checked(
                 &device.udid,
@@ -198,25 +294,18 @@ impl AdbBackend {
         Ok(apps)
     }
 
-    pub(super) async fn package_script(
-        &self,
-        device: &Device,
-        script: &str,
-        what: &str,
-    ) -> Result<String> {
-        self.shell_checked(&device.udid, script, what, QUICK_TIMEOUT)
-            .await
-    }
-
-    pub(super) async fn view_url(&self, device: &Device, url: &str) -> Result<()> {
+    async fn open_url(&self, device: &Device, url: &str) -> Result<()> {
         let script = format!("am start -a android.intent.action.VIEW -d {}", quote(url));
         self.shell_checked(&device.udid, &script, "open-url", QUICK_TIMEOUT)
             .await
             .map(drop)
     }
+}
 
+#[async_trait]
+impl Permissions for AdbBackend {
     /// Changes a permission; a reset answers a note when the device could only revoke.
-    pub(super) async fn change_permission(
+    async fn permission(
         &self,
         device: &Device,
         package: &str,
@@ -243,54 +332,17 @@ impl AdbBackend {
                 .to_string()
         }))
     }
-
-    pub(super) async fn geo_fix(&self, device: &Device, at: Option<(f64, f64)>) -> Result<()> {
-        if device.kind != DeviceKind::Emulator {
-            return Err(Error::new(
-                ErrorCode::UnsupportedOnPlatform,
-                "a physical Android phone's location cannot be set over adb",
-            )
-            .with_hint("use an emulator, or a mock-location app selected in Developer options"));
-        }
-        let Some((lat, lon)) = at else {
-            return Err(Error::new(
-                ErrorCode::UnsupportedOnPlatform,
-                "the Android emulator keeps its last GPS fix; it cannot be cleared",
-            )
-            .with_hint("set another location instead"));
-        };
-        // The emulator console takes longitude first.
-        let cmd = self
-            .adb_for(&device.udid)?
-            .args(["emu", "geo", "fix", &lon.to_string(), &lat.to_string()])
-            .timeout(QUICK_TIMEOUT);
-        let out = self.run(cmd).await?;
-        if !out.success() || out.stdout_text().contains("KO") {
-            return Err(adb_failure(&device.udid, "adb emu geo fix", &out));
-        }
-        Ok(())
-    }
 }
 
-/// `am start`'s typed extras for the launch values, each word quoted for the device's shell:
-/// ` --es 'k' 'v' --ez 'b' true --ei 'n' 3 --el 'big' 9000000000 --ed 'x' 1.5`.
-fn extra_flags(extras: &[(String, LaunchValue)]) -> String {
-    let mut out = String::new();
-    for (key, value) in extras {
-        let flag = match value {
-            LaunchValue::Bool(_) => "--ez",
-            LaunchValue::Int(i) if i32::try_from(*i).is_ok() => "--ei",
-            LaunchValue::Int(_) => "--el",
-            LaunchValue::Number(_) => "--ed",
-            LaunchValue::Text(_) => "--es",
-        };
-        out.push_str(&format!(
-            " {flag} {} {}",
-            quote(key),
-            quote(&value.to_string())
-        ));
+#[async_trait]
+impl Location for AdbBackend {
+    async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {
+        self.geo_fix(device, Some((latitude, longitude))).await
     }
-    out
+
+    async fn clear_location(&self, device: &Device) -> Result<()> {
+        self.geo_fix(device, None).await
+    }
 }
 
 #[cfg(test)]

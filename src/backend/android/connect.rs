@@ -10,10 +10,12 @@ use std::net::IpAddr;
 use std::str::FromStr;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::json;
 
 use super::devices::is_network_serial;
 use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::backend::Connect;
 use crate::error::{Error, ErrorCode, Result};
 
 /// An address block, `192.168.1.0/24` or `fd00::/8` (a bare address is one host).
@@ -205,28 +207,6 @@ impl AdbBackend {
         self.seen.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
-    /// `adb connect HOST:PORT` for a network device that the adb server listed before, in this
-    /// server's life, and forgot since (a restarted adb server, `adb disconnect`), when its
-    /// address is allowed. Anything else is not reached: `false`.
-    pub async fn reconnect_network(&self, serial: &str) -> Result<bool> {
-        if !is_network_serial(serial) || !self.was_seen(serial) {
-            return Ok(false);
-        }
-        let Ok(addr) = serial.parse::<std::net::SocketAddr>() else {
-            return Ok(false);
-        };
-        if !self.connect_policy.allows(addr.ip()) {
-            return Ok(false);
-        }
-        tracing::info!(serial, "reconnecting a device adb forgot");
-        let cmd = self.adb()?.args(["connect", serial]).timeout(QUICK_TIMEOUT);
-        let out = self.run(cmd).await?;
-        if !(out.success() && out.stdout_text().contains("connected to")) {
-            return Ok(false);
-        }
-        Ok(self.wait_for(serial).await)
-    }
-
     /// Waits (bounded) until adb can use a transport that just came up.
     async fn wait_for(&self, serial: &str) -> bool {
         let Ok(cmd) = self.adb_for(serial) else {
@@ -236,10 +216,34 @@ impl AdbBackend {
         self.run(wait).await.is_ok_and(|o| o.success())
     }
 
+    /// The first address of `host` (the address is then checked, and connected to as such:
+    /// what was checked is what adb reaches).
+    async fn resolve_host(&self, host: &str, port: u16) -> Result<IpAddr> {
+        let lookup = tokio::net::lookup_host((host, port));
+        match tokio::time::timeout(RESOLVE_TIMEOUT, lookup).await {
+            Ok(Ok(mut addrs)) => addrs.next().map(|a| a.ip()).ok_or_else(|| {
+                connect_failure(&format!("{host}:{port}"), "cannot resolve host: no address")
+            }),
+            Ok(Err(e)) => Err(connect_failure(
+                &format!("{host}:{port}"),
+                &format!("cannot resolve host: {e}"),
+            )),
+            Err(_) => Err(Error::new(
+                ErrorCode::Timeout,
+                format!("resolving `{host}` took longer than {RESOLVE_TIMEOUT:?}"),
+            )
+            .with_details(json!({ "reason": "timeout" }))
+            .with_hint("give the phone's IP address")),
+        }
+    }
+}
+
+#[async_trait]
+impl Connect for AdbBackend {
     /// The explicit `adb connect HOST:PORT`: checked, resolved and refused outside the allowed
     /// addresses before anything is sent; answers the serial adb lists it under and whether it
     /// was connected already.
-    pub async fn connect_network(&self, host: &str, port: u16) -> Result<(String, bool)> {
+    async fn connect(&self, host: &str, port: u16) -> Result<(String, bool)> {
         check_host(host)?;
         if port == 0 {
             return Err(Error::validation("`port` is 1 to 65535").with_hint(
@@ -273,25 +277,26 @@ impl AdbBackend {
         Ok((serial, already))
     }
 
-    /// The first address of `host` (the address is then checked, and connected to as such:
-    /// what was checked is what adb reaches).
-    async fn resolve_host(&self, host: &str, port: u16) -> Result<IpAddr> {
-        let lookup = tokio::net::lookup_host((host, port));
-        match tokio::time::timeout(RESOLVE_TIMEOUT, lookup).await {
-            Ok(Ok(mut addrs)) => addrs.next().map(|a| a.ip()).ok_or_else(|| {
-                connect_failure(&format!("{host}:{port}"), "cannot resolve host: no address")
-            }),
-            Ok(Err(e)) => Err(connect_failure(
-                &format!("{host}:{port}"),
-                &format!("cannot resolve host: {e}"),
-            )),
-            Err(_) => Err(Error::new(
-                ErrorCode::Timeout,
-                format!("resolving `{host}` took longer than {RESOLVE_TIMEOUT:?}"),
-            )
-            .with_details(json!({ "reason": "timeout" }))
-            .with_hint("give the phone's IP address")),
+    /// `adb connect HOST:PORT` for a network device that the adb server listed before, in this
+    /// server's life, and forgot since (a restarted adb server, `adb disconnect`), when its
+    /// address is allowed. Anything else is not reached: `false`.
+    async fn reconnect(&self, serial: &str) -> Result<bool> {
+        if !is_network_serial(serial) || !self.was_seen(serial) {
+            return Ok(false);
         }
+        let Ok(addr) = serial.parse::<std::net::SocketAddr>() else {
+            return Ok(false);
+        };
+        if !self.connect_policy.allows(addr.ip()) {
+            return Ok(false);
+        }
+        tracing::info!(serial, "reconnecting a device adb forgot");
+        let cmd = self.adb()?.args(["connect", serial]).timeout(QUICK_TIMEOUT);
+        let out = self.run(cmd).await?;
+        if !(out.success() && out.stdout_text().contains("connected to")) {
+            return Ok(false);
+        }
+        Ok(self.wait_for(serial).await)
     }
 }
 

@@ -1,16 +1,45 @@
 //! Android device discovery: `adb devices -l` (and the adb server's device stream followed by
 //! `track`, which says when to list again), then one `getprop` round trip per device when it
-//! appears online, for its model and Android version.
+//! appears online, for its model and Android version. The backend's core trait
+//! ([`crate::backend::DeviceBackend`]: identity, listing, checks, and which concerns it has)
+//! is implemented here; each concern in its own file.
 
 use std::time::Duration;
 
+use async_trait::async_trait;
 use tokio::task::JoinSet;
 
 use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::api::wire::service::{Readiness, ToolCheck};
 use crate::backend::command_failed;
+use crate::backend::doctor;
+use crate::backend::validate;
+use crate::backend::Alerts;
+use crate::backend::Apps;
+use crate::backend::Biometrics;
+use crate::backend::Clipboard;
+use crate::backend::Connect;
+use crate::backend::DeviceBackend;
+use crate::backend::Files;
+use crate::backend::Input;
+use crate::backend::Intents;
+use crate::backend::Lifecycle;
+use crate::backend::Location;
+use crate::backend::Logs;
+use crate::backend::Media;
+use crate::backend::NetworkCapture;
+use crate::backend::NotificationShade;
+use crate::backend::Notifications;
+use crate::backend::Permissions;
+use crate::backend::Recording;
+use crate::backend::Screen;
+use crate::backend::ScreenOrientation;
+use crate::device::LaunchOptions;
 use crate::device::{Device, DeviceKind, DeviceState, Platform};
+use crate::error::Error;
 use crate::error::Result;
 use crate::exec::Tool;
+use crate::ui::CoordinateSpace;
 
 /// One line of `adb devices -l`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,46 +140,6 @@ fn parse_props(text: &str) -> Props {
 }
 
 impl AdbBackend {
-    /// Every device adb knows, online or not. Starts the adb server when it is not running.
-    /// A device's properties are read once when it appears online (one `getprop` round trip)
-    /// and kept while it stays listed online.
-    pub async fn devices(&self) -> Result<Vec<Device>> {
-        // A listing asks the adb server (which `adb devices` starts when it is not running);
-        // from then on its device stream is followed, so the controller knows when to ask
-        // again (`devices_generation`).
-        let listed = self.list_serials().await?;
-        self.saw(listed.iter().map(|d| d.serial.clone()));
-        self.tracker.start(self.adb_server_port());
-        let known = self.known_props(&listed);
-        let mut props = JoinSet::new();
-        for (i, d) in listed.iter().enumerate() {
-            if d.state == DeviceState::Online && !known.contains_key(&d.serial) {
-                let this = self.clone();
-                let serial = d.serial.clone();
-                props.spawn(async move { (i, this.read_props(&serial).await) });
-            }
-        }
-        let mut read: Vec<Option<Props>> = listed
-            .iter()
-            .map(|d| known.get(&d.serial).cloned())
-            .collect();
-        while let Some(joined) = props.join_next().await {
-            if let Ok((i, p)) = joined {
-                // A device that fails its getprop is still listed, without details (and is
-                // asked again next time).
-                if let (Ok(p), Ok(mut cache)) = (&p, self.props.lock()) {
-                    cache.insert(listed[i].serial.clone(), p.clone());
-                }
-                read[i] = p.ok();
-            }
-        }
-        Ok(listed
-            .into_iter()
-            .zip(read)
-            .map(|(d, p)| to_device(d, p.unwrap_or_default()))
-            .collect())
-    }
-
     /// The adb server's port: ours, else `ANDROID_ADB_SERVER_PORT`, else adb's 5037.
     fn adb_server_port(&self) -> u16 {
         self.server_port
@@ -220,6 +209,151 @@ fn to_device(d: ListedDevice, p: Props) -> Device {
         model: p.model.or_else(|| d.field("model").map(str::to_string)),
         udid: d.serial,
         backend: AdbBackend::ID,
+        capabilities: Vec::new(),
+    }
+}
+
+#[async_trait]
+impl DeviceBackend for AdbBackend {
+    /// Every device adb knows, online or not. Starts the adb server when it is not running.
+    /// A device's properties are read once when it appears online (one `getprop` round trip)
+    /// and kept while it stays listed online.
+    async fn list_devices(&self) -> Result<Vec<Device>> {
+        // A listing asks the adb server (which `adb devices` starts when it is not running);
+        // from then on its device stream is followed, so the controller knows when to ask
+        // again (`devices_generation`).
+        let listed = self.list_serials().await?;
+        self.saw(listed.iter().map(|d| d.serial.clone()));
+        self.tracker.start(self.adb_server_port());
+        let known = self.known_props(&listed);
+        let mut props = JoinSet::new();
+        for (i, d) in listed.iter().enumerate() {
+            if d.state == DeviceState::Online && !known.contains_key(&d.serial) {
+                let this = self.clone();
+                let serial = d.serial.clone();
+                props.spawn(async move { (i, this.read_props(&serial).await) });
+            }
+        }
+        let mut read: Vec<Option<Props>> = listed
+            .iter()
+            .map(|d| known.get(&d.serial).cloned())
+            .collect();
+        while let Some(joined) = props.join_next().await {
+            if let Ok((i, p)) = joined {
+                // A device that fails its getprop is still listed, without details (and is
+                // asked again next time).
+                if let (Ok(p), Ok(mut cache)) = (&p, self.props.lock()) {
+                    cache.insert(listed[i].serial.clone(), p.clone());
+                }
+                read[i] = p.ok();
+            }
+        }
+        Ok(listed
+            .into_iter()
+            .zip(read)
+            .map(|(d, p)| to_device(d, p.unwrap_or_default()))
+            .collect())
+    }
+
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+
+    fn platform(&self) -> Platform {
+        Platform::Android
+    }
+
+    fn coordinate_space(&self) -> CoordinateSpace {
+        CoordinateSpace::Pixels
+    }
+
+    /// Changes whenever adb's device list does, while the adb server's device stream is
+    /// followed (see `track`).
+    fn devices_generation(&self) -> Option<u64> {
+        self.tracker.generation()
+    }
+
+    fn check_launch(&self, opts: &LaunchOptions) -> Result<()> {
+        if !opts.arguments.is_empty() {
+            return Err(Error::validation(
+                "`arguments` are iOS launch arguments; an Android app takes named `extras` (intent extras)",
+            )
+            .with_hint(r#"send {"extras": {"user": "ada", "onboarded": true}}"#));
+        }
+        match &opts.activity {
+            Some(activity) => validate::android_activity(activity).map(drop),
+            None => Ok(()),
+        }
+    }
+
+    fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
+        validate::android_package(bundle_id)
+    }
+
+    async fn readiness(&self, tools: &[ToolCheck]) -> Readiness {
+        if doctor::found(tools, Tool::Adb) {
+            Readiness::Ready
+        } else {
+            Readiness::Blocked
+        }
+    }
+
+    fn connect(&self) -> Option<&dyn Connect> {
+        Some(self)
+    }
+    fn lifecycle(&self) -> Option<&dyn Lifecycle> {
+        Some(self)
+    }
+    fn apps(&self) -> Option<&dyn Apps> {
+        Some(self)
+    }
+    fn screen(&self) -> Option<&dyn Screen> {
+        Some(self)
+    }
+    fn recording(&self) -> Option<&dyn Recording> {
+        Some(self)
+    }
+    fn input(&self) -> Option<&dyn Input> {
+        Some(self)
+    }
+    fn alerts(&self) -> Option<&dyn Alerts> {
+        Some(self)
+    }
+    fn location(&self) -> Option<&dyn Location> {
+        Some(self)
+    }
+    fn permissions(&self) -> Option<&dyn Permissions> {
+        Some(self)
+    }
+    fn clipboard(&self) -> Option<&dyn Clipboard> {
+        Some(self)
+    }
+    fn orientation(&self) -> Option<&dyn ScreenOrientation> {
+        Some(self)
+    }
+    fn files(&self) -> Option<&dyn Files> {
+        Some(self)
+    }
+    fn notifications(&self) -> Option<&dyn Notifications> {
+        Some(self)
+    }
+    fn notification_shade(&self) -> Option<&dyn NotificationShade> {
+        Some(self)
+    }
+    fn media(&self) -> Option<&dyn Media> {
+        Some(self)
+    }
+    fn biometrics(&self) -> Option<&dyn Biometrics> {
+        Some(self)
+    }
+    fn intents(&self) -> Option<&dyn Intents> {
+        Some(self)
+    }
+    fn network_capture(&self) -> Option<&dyn NetworkCapture> {
+        Some(self)
+    }
+    fn logs(&self) -> Option<&dyn Logs> {
+        Some(self)
     }
 }
 

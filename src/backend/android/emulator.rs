@@ -3,10 +3,15 @@
 
 use std::time::{Duration, Instant};
 
+use async_trait::async_trait;
 use serde_json::json;
 
 use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::backend::AfterShutdown;
+use crate::backend::Lifecycle;
 use crate::backend::{command_failed, exec_error, tool_command};
+use crate::device::Device;
+use crate::device::DeviceKind;
 use crate::device::DeviceState;
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Tool;
@@ -41,8 +46,65 @@ impl AdbBackend {
             .collect())
     }
 
+    /// The serial of a running emulator of this AVD, if any.
+    async fn running_emulator(&self, avd: &str) -> Result<Option<String>> {
+        for d in self.list_serials().await? {
+            if !d.serial.starts_with("emulator-") || d.state != DeviceState::Online {
+                continue;
+            }
+            let cmd = self
+                .adb_for(&d.serial)?
+                .args(["emu", "avd", "name"])
+                .timeout(QUICK_TIMEOUT);
+            if let Ok(out) = self.run(cmd).await {
+                if out.stdout_text().lines().next().map(str::trim) == Some(avd) {
+                    return Ok(Some(d.serial));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    async fn boot_completed(&self, serial: &str) -> bool {
+        let Ok(cmd) = self.adb_for(serial) else {
+            return false;
+        };
+        let cmd = cmd
+            .args(["shell", "getprop sys.boot_completed"])
+            .timeout(QUICK_TIMEOUT);
+        matches!(self.run(cmd).await, Ok(out) if out.stdout_text().trim() == "1")
+    }
+
+    /// Stops an emulator (`adb emu kill`). Physical phones are not powered off by mobilectl.
+    pub async fn kill_emulator(&self, serial: &str) -> Result<()> {
+        let cmd = self
+            .adb_for(serial)?
+            .args(["emu", "kill"])
+            .timeout(QUICK_TIMEOUT);
+        let out = self.run(cmd).await?;
+        if !out.success() {
+            return Err(command_failed(Tool::Adb, "adb emu kill", &out));
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Lifecycle for AdbBackend {
+    /// A listed Android device is running already; emulators start from their AVD.
+    async fn boot(&self, _device: &Device, _wait: Option<Duration>) -> Result<()> {
+        Err(
+            crate::backend::unsupported("booting a listed device", "Android")
+                .with_hint("Android emulators are booted by AVD name: {\"avd\": \"…\"}"),
+        )
+    }
+
+    fn boots_images(&self) -> bool {
+        true
+    }
+
     /// Starts the AVD detached. With `wait`, returns the serial once it has booted.
-    pub async fn boot_avd(&self, avd: &str, wait: Option<Duration>) -> Result<Option<String>> {
+    async fn boot_image(&self, avd: &str, wait: Option<Duration>) -> Result<Option<String>> {
         if !valid_avd_name(avd) {
             return Err(
                 Error::validation(format!("`{avd}` is not a valid AVD name"))
@@ -90,46 +152,17 @@ impl AdbBackend {
         }
     }
 
-    /// The serial of a running emulator of this AVD, if any.
-    async fn running_emulator(&self, avd: &str) -> Result<Option<String>> {
-        for d in self.list_serials().await? {
-            if !d.serial.starts_with("emulator-") || d.state != DeviceState::Online {
-                continue;
-            }
-            let cmd = self
-                .adb_for(&d.serial)?
-                .args(["emu", "avd", "name"])
-                .timeout(QUICK_TIMEOUT);
-            if let Ok(out) = self.run(cmd).await {
-                if out.stdout_text().lines().next().map(str::trim) == Some(avd) {
-                    return Ok(Some(d.serial));
-                }
-            }
+    /// Emulators are stopped (and leave the listing); physical phones are refused.
+    async fn shutdown(&self, device: &Device) -> Result<AfterShutdown> {
+        if device.kind != DeviceKind::Emulator {
+            return Err(Error::new(
+                ErrorCode::UnsupportedOnPlatform,
+                "mobilectl does not power off physical phones",
+            )
+            .with_hint("only emulators and simulators can be shut down"));
         }
-        Ok(None)
-    }
-
-    async fn boot_completed(&self, serial: &str) -> bool {
-        let Ok(cmd) = self.adb_for(serial) else {
-            return false;
-        };
-        let cmd = cmd
-            .args(["shell", "getprop sys.boot_completed"])
-            .timeout(QUICK_TIMEOUT);
-        matches!(self.run(cmd).await, Ok(out) if out.stdout_text().trim() == "1")
-    }
-
-    /// Stops an emulator (`adb emu kill`). Physical phones are not powered off by mobilectl.
-    pub async fn kill_emulator(&self, serial: &str) -> Result<()> {
-        let cmd = self
-            .adb_for(serial)?
-            .args(["emu", "kill"])
-            .timeout(QUICK_TIMEOUT);
-        let out = self.run(cmd).await?;
-        if !out.success() {
-            return Err(command_failed(Tool::Adb, "adb emu kill", &out));
-        }
-        Ok(())
+        self.kill_emulator(&device.udid).await?;
+        Ok(AfterShutdown::Gone)
     }
 }
 

@@ -12,10 +12,17 @@
 
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::json;
 
 use super::shell::{adb_failure, quote};
 use super::AdbBackend;
+use crate::backend::Biometrics;
+use crate::backend::Clipboard;
+use crate::backend::Intents;
+use crate::backend::NotificationShade;
+use crate::backend::Notifications;
+use crate::backend::ScreenOrientation;
 use crate::device::{
     Device, IntentMode, IntentOutcome, IntentSpec, NotificationPost, Orientation, OrientationRead,
 };
@@ -72,8 +79,16 @@ fn am_error(output: &str) -> Option<(ErrorCode, String)> {
     Some((code, line.to_string()))
 }
 
-impl AdbBackend {
-    pub(super) async fn clipboard_get(&self, device: &Device) -> Result<String> {
+/// A tag unique to this post, so that posts do not replace each other.
+fn now_tag() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+#[async_trait]
+impl Clipboard for AdbBackend {
+    async fn get_clipboard(&self, device: &Device) -> Result<String> {
         let out = self
             .shell_any(&device.udid, "cmd clipboard get-text 2>&1", QUICK)
             .await?;
@@ -85,7 +100,7 @@ impl AdbBackend {
         Ok(text.strip_suffix('\n').unwrap_or(&text).to_string())
     }
 
-    pub(super) async fn clipboard_set(&self, device: &Device, text: &str) -> Result<()> {
+    async fn set_clipboard(&self, device: &Device, text: &str) -> Result<()> {
         let script = format!("cmd clipboard set-text {} 2>&1", quote(text));
         let out = self.shell_any(&device.udid, &script, QUICK).await?;
         let said = out.stdout_text();
@@ -95,8 +110,11 @@ impl AdbBackend {
         }
         Ok(())
     }
+}
 
-    pub(super) async fn orientation_get(&self, device: &Device) -> Result<OrientationRead> {
+#[async_trait]
+impl ScreenOrientation for AdbBackend {
+    async fn get_orientation(&self, device: &Device) -> Result<OrientationRead> {
         let out = self
             .shell(
                 &device.udid,
@@ -115,11 +133,7 @@ impl AdbBackend {
         })
     }
 
-    pub(super) async fn orientation_set(
-        &self,
-        device: &Device,
-        to: Option<Orientation>,
-    ) -> Result<()> {
+    async fn set_orientation(&self, device: &Device, to: Option<Orientation>) -> Result<()> {
         let script = match to {
             Some(o) => format!(
                 "settings put system accelerometer_rotation 0 && settings put system user_rotation {}",
@@ -129,12 +143,11 @@ impl AdbBackend {
         };
         self.shell(&device.udid, &script, QUICK).await.map(drop)
     }
+}
 
-    pub(super) async fn intent_send(
-        &self,
-        device: &Device,
-        intent: &IntentSpec,
-    ) -> Result<IntentOutcome> {
+#[async_trait]
+impl Intents for AdbBackend {
+    async fn send_intent(&self, device: &Device, intent: &IntentSpec) -> Result<IntentOutcome> {
         let verb = match intent.mode {
             IntentMode::Start => "am start -W",
             IntentMode::Broadcast => "am broadcast",
@@ -161,12 +174,9 @@ impl AdbBackend {
     }
 }
 
-impl AdbBackend {
-    pub(super) async fn notification_post(
-        &self,
-        device: &Device,
-        n: &NotificationPost,
-    ) -> Result<()> {
+#[async_trait]
+impl Notifications for AdbBackend {
+    async fn post_notification(&self, device: &Device, n: &NotificationPost) -> Result<()> {
         if n.given_payload {
             return Err(Error::validation(
                 "an APNs `payload` is for iOS; Android posts a `title` and `body`",
@@ -196,8 +206,11 @@ impl AdbBackend {
         }
         Ok(())
     }
+}
 
-    pub(super) async fn shade(&self, device: &Device, open: bool) -> Result<()> {
+#[async_trait]
+impl NotificationShade for AdbBackend {
+    async fn notification_shade(&self, device: &Device, open: bool) -> Result<()> {
         let verb = if open {
             "expand-notifications"
         } else {
@@ -209,14 +222,16 @@ impl AdbBackend {
     }
 }
 
-impl AdbBackend {
+#[async_trait]
+impl Biometrics for AdbBackend {
     /// The emulator console's `finger touch ID` (`adb emu`): a match touches an enrolled
     /// finger (default 1), a non-match one that is not (default 2). Enrolling happens in the
     /// emulator's Settings, not from the console.
-    pub(super) async fn finger(
+    async fn biometric(
         &self,
         device: &Device,
         action: crate::device::BiometricAction,
+        _kind: crate::device::BiometricKind,
         finger: Option<u8>,
     ) -> Result<()> {
         use crate::device::{BiometricAction, DeviceKind};
@@ -258,13 +273,6 @@ impl AdbBackend {
         }
         Ok(())
     }
-}
-
-/// A tag unique to this post, so that posts do not replace each other.
-fn now_tag() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos())
 }
 
 #[cfg(test)]

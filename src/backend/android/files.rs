@@ -8,10 +8,13 @@
 use std::path::Path;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::json;
 
 use super::shell::{adb_failure, quote};
 use super::AdbBackend;
+use crate::backend::Files;
+use crate::backend::Media;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 
@@ -30,13 +33,16 @@ pub(super) fn no_container(bundle_id: Option<&str>) -> Result<()> {
     }
 }
 
-impl AdbBackend {
-    pub(super) async fn file_push(
+#[async_trait]
+impl Files for AdbBackend {
+    async fn push_file(
         &self,
         device: &Device,
         local: &Path,
         device_path: &str,
+        bundle_id: Option<&str>,
     ) -> Result<()> {
+        no_container(bundle_id)?;
         let cmd = self
             .adb_for(&device.udid)?
             .arg("push")
@@ -50,13 +56,15 @@ impl AdbBackend {
         Ok(())
     }
 
-    pub(super) async fn file_pull(
+    async fn pull_file(
         &self,
         device: &Device,
         device_path: &str,
+        bundle_id: Option<&str>,
         local: &Path,
         max: u64,
     ) -> Result<u64> {
+        no_container(bundle_id)?;
         let script = format!("stat -c '%F|%s' {} 2>&1", quote(device_path));
         let out = self.shell_any(&device.udid, &script, QUICK).await?;
         let said = out.stdout_text();
@@ -120,8 +128,9 @@ impl AdbBackend {
     }
 }
 
-impl AdbBackend {
-    pub(super) async fn media_add(&self, device: &Device, local: &Path) -> Result<String> {
+#[async_trait]
+impl Media for AdbBackend {
+    async fn add_media(&self, device: &Device, local: &Path) -> Result<String> {
         let name = local
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -133,7 +142,7 @@ impl AdbBackend {
             "/sdcard/Pictures"
         };
         let target = format!("{dir}/{name}");
-        self.file_push(device, local, &target).await?;
+        self.push_file(device, local, &target, None).await?;
         let script = format!(
             "am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d {} 2>&1",
             quote(&format!("file://{target}"))

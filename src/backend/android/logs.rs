@@ -4,15 +4,19 @@
 //! resuming); the device clock from `date`; process names from `ps -A -o PID,NAME` (plain
 //! `ps` on devices older than Android 8).
 
+use async_trait::async_trait;
+
 use std::time::{Duration, Instant};
 
 use super::shell::adb_failure;
 use super::{AdbBackend, QUICK_TIMEOUT};
 use crate::backend::exec_error;
+use crate::backend::Logs;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Tool;
 use crate::logs::android::ps;
+use crate::logs::CrashDetection;
 use crate::logs::{DeviceClock, LogFormat, LogRead, LogStream, LogText, ProcessName};
 
 /// Buffers asked for, most useful first.
@@ -97,9 +101,16 @@ impl AdbBackend {
         }
         args
     }
+}
+
+#[async_trait]
+impl Logs for AdbBackend {
+    fn crash_detection(&self) -> CrashDetection {
+        CrashDetection::Log
+    }
 
     /// The device's clock: `date '+%Y %z %s.%N'`.
-    pub(super) async fn logs_clock(&self, device: &Device) -> Result<DeviceClock> {
+    async fn log_clock(&self, device: &Device) -> Result<DeviceClock> {
         let before = Instant::now();
         let host_before = chrono::Utc::now().timestamp_millis();
         let out = self
@@ -117,7 +128,7 @@ impl AdbBackend {
     }
 
     /// pid → process name.
-    pub(super) async fn logs_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
+    async fn log_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
         let out = self
             .shell_any(
                 &device.udid,
@@ -143,7 +154,7 @@ impl AdbBackend {
 
     /// `adb logcat -d …`: the buffers' content now (or their newest lines). logcat filters
     /// no app at the source: an app's history is what the ring got from the whole buffers.
-    pub(super) async fn logs_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
+    async fn log_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
         if read.app.is_some() {
             return Ok(LogText {
                 format: LogFormat::AndroidLogcat,
@@ -172,7 +183,7 @@ impl AdbBackend {
     }
 
     /// `adb logcat …` following the log.
-    pub(super) async fn logs_stream(&self, device: &Device, read: &LogRead) -> Result<LogStream> {
+    async fn log_stream(&self, device: &Device, read: &LogRead) -> Result<LogStream> {
         let args = self.logcat_args(&device.udid, read, false);
         let cmd = self
             .adb_for(&device.udid)?

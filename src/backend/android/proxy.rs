@@ -4,8 +4,11 @@
 //! Android's "no proxy", when there was none). Detach restores only a setting that still
 //! points at the proxy (a user's change since is left alone), then removes the reverse.
 
+use async_trait::async_trait;
+
 use super::shell::{adb_failure, quote};
 use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::backend::NetworkCapture;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
@@ -51,9 +54,12 @@ impl AdbBackend {
             .timeout(QUICK_TIMEOUT);
         self.run(cmd).await
     }
+}
 
+#[async_trait]
+impl NetworkCapture for AdbBackend {
     /// The `http_proxy` setting as attach remembers it (see [`previous_setting`]).
-    pub(super) async fn proxy_setting(
+    async fn read_proxy_setting(
         &self,
         device: &Device,
         setup: &ProxySetup,
@@ -69,11 +75,7 @@ impl AdbBackend {
         Ok(previous_setting(&out.stdout_text(), &ours))
     }
 
-    pub(super) async fn proxy_attach(
-        &self,
-        device: &Device,
-        setup: &ProxySetup,
-    ) -> Result<ProxyAttached> {
+    async fn attach_proxy(&self, device: &Device, setup: &ProxySetup) -> Result<ProxyAttached> {
         let serial = &device.udid;
         let spec = format!("tcp:{}", setup.port);
         let out = self.reverse(serial, &[&spec, &spec]).await?;
@@ -114,7 +116,7 @@ impl AdbBackend {
         })
     }
 
-    pub(super) async fn proxy_detach(
+    async fn detach_proxy(
         &self,
         device: &Device,
         attached: &ProxyAttached,

@@ -21,6 +21,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::shell::quote;
 use super::AdbBackend;
+use crate::backend::{Files, Recording};
 use crate::device::{Device, RecordingOptions, ScreenRecorder};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::StreamChild;
@@ -44,58 +45,6 @@ pub struct AndroidRecorder {
 }
 
 impl AdbBackend {
-    /// Starts the first segment and answers once the device said it records.
-    pub(super) async fn record_start(
-        &self,
-        device: &Device,
-        options: &RecordingOptions,
-        dest: &Path,
-    ) -> Result<Box<dyn ScreenRecorder>> {
-        let size = match options.scale {
-            Some(_) => options.frame_size(self.screen_size(device).await?),
-            None => options.size,
-        };
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let tag = format!(
-            "mobilectl-rec-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let mut flags = String::new();
-        if let Some((w, h)) = size {
-            flags += &format!(" --size {w}x{h}");
-        }
-        if let Some(b) = options.bit_rate {
-            flags += &format!(" --bit-rate {b}");
-        }
-        let segment = self.record_segment.max(Duration::from_secs(1)).as_secs();
-        let (stop, stopped) = watch::channel(false);
-        let (started_tx, started_rx) = oneshot::channel();
-        let chain = tokio::spawn(chain(
-            self.clone(),
-            device.udid.clone(),
-            tag,
-            format!("screenrecord --verbose{flags} --time-limit {segment}"),
-            stopped,
-            started_tx,
-        ));
-        match started_rx.await {
-            Ok(Ok(())) => Ok(Box::new(AndroidRecorder {
-                stop,
-                chain,
-                backend: self.clone(),
-                device: device.clone(),
-                dest: dest.to_path_buf(),
-            })),
-            Ok(Err(e)) => {
-                let _ = stop.send(true);
-                let _ = chain.await;
-                Err(e)
-            }
-            Err(_) => Err(Error::internal("the recording ended before it started")),
-        }
-    }
-
     /// The screen's size in pixels (`wm size`: the override when there is one).
     async fn screen_size(&self, device: &Device) -> Result<(u32, u32)> {
         let out = self
@@ -262,7 +211,7 @@ impl ScreenRecorder for AndroidRecorder {
             let to = scratch.path().join(format!("{n}.mp4"));
             match self
                 .backend
-                .file_pull(&self.device, &segment.path, &to, MAX_SEGMENT_BYTES)
+                .pull_file(&self.device, &segment.path, None, &to, MAX_SEGMENT_BYTES)
                 .await
             {
                 Ok(_) => local.push((to, Some(segment.start_s))),
@@ -295,6 +244,61 @@ impl ScreenRecorder for AndroidRecorder {
         .await
         .map_err(|e| Error::internal(format!("joining segments: {e}")))??;
         Ok(())
+    }
+}
+
+#[async_trait]
+impl Recording for AdbBackend {
+    /// Starts the first segment and answers once the device said it records.
+    async fn start_recording(
+        &self,
+        device: &Device,
+        options: &RecordingOptions,
+        dest: &Path,
+    ) -> Result<Box<dyn ScreenRecorder>> {
+        let size = match options.scale {
+            Some(_) => options.frame_size(self.screen_size(device).await?),
+            None => options.size,
+        };
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let tag = format!(
+            "mobilectl-rec-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut flags = String::new();
+        if let Some((w, h)) = size {
+            flags += &format!(" --size {w}x{h}");
+        }
+        if let Some(b) = options.bit_rate {
+            flags += &format!(" --bit-rate {b}");
+        }
+        let segment = self.record_segment.max(Duration::from_secs(1)).as_secs();
+        let (stop, stopped) = watch::channel(false);
+        let (started_tx, started_rx) = oneshot::channel();
+        let chain = tokio::spawn(chain(
+            self.clone(),
+            device.udid.clone(),
+            tag,
+            format!("screenrecord --verbose{flags} --time-limit {segment}"),
+            stopped,
+            started_tx,
+        ));
+        match started_rx.await {
+            Ok(Ok(())) => Ok(Box::new(AndroidRecorder {
+                stop,
+                chain,
+                backend: self.clone(),
+                device: device.clone(),
+                dest: dest.to_path_buf(),
+            })),
+            Ok(Err(e)) => {
+                let _ = stop.send(true);
+                let _ = chain.await;
+                Err(e)
+            }
+            Err(_) => Err(Error::internal("the recording ended before it started")),
+        }
     }
 }
 

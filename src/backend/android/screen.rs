@@ -4,9 +4,11 @@
 
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::json;
 
 use super::AdbBackend;
+use crate::backend::Screen;
 use crate::backend::UiSource;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
@@ -89,9 +91,25 @@ pub fn classify_dump(output: &str) -> DumpOutcome {
     }
 }
 
-impl AdbBackend {
+#[async_trait]
+impl Screen for AdbBackend {
+    async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
+        let out = self
+            .exec_out(&device.udid, "screencap -p", SCREENCAP_TIMEOUT)
+            .await?;
+        if !out.stdout.starts_with(b"\x89PNG\r\n\x1a\n") {
+            return Err(Error::new(
+                ErrorCode::CommandFailed,
+                "screencap did not return a PNG",
+            )
+            .with_hint("the screen may be secure (FLAG_SECURE) or the display off")
+            .with_details(json!({ "output": String::from_utf8_lossy(&out.stdout[..out.stdout.len().min(500)]) })));
+        }
+        Ok(out.stdout)
+    }
+
     /// The UI dump, retried with backoff on uiautomator's transient failures.
-    pub(super) async fn ui_dump(&self, device: &Device) -> Result<UiSource> {
+    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
         let script = dump_script();
         let mut last = String::new();
         for attempt in 0..DUMP_ATTEMPTS {
@@ -132,21 +150,6 @@ impl AdbBackend {
         )
         .with_hint("the screen may be animating (disable animations in Developer options) or another UiAutomation client holds the device")
         .with_details(json!({ "output": last, "attempts": DUMP_ATTEMPTS })))
-    }
-
-    pub(super) async fn screencap(&self, device: &Device) -> Result<Vec<u8>> {
-        let out = self
-            .exec_out(&device.udid, "screencap -p", SCREENCAP_TIMEOUT)
-            .await?;
-        if !out.stdout.starts_with(b"\x89PNG\r\n\x1a\n") {
-            return Err(Error::new(
-                ErrorCode::CommandFailed,
-                "screencap did not return a PNG",
-            )
-            .with_hint("the screen may be secure (FLAG_SECURE) or the display off")
-            .with_details(json!({ "output": String::from_utf8_lossy(&out.stdout[..out.stdout.len().min(500)]) })));
-        }
-        Ok(out.stdout)
     }
 }
 

@@ -2,12 +2,16 @@
 //! relaunch; the pid parsed from `BUNDLE: PID`), `terminate`, `listapps`, `openurl`. There is no
 //! per-app data reset on a simulator, so `reset` answers 501 with what to do instead.
 
+use async_trait::async_trait;
+
 use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
 use super::{listapps::parse_listapps, SimctlBackend, QUICK_TIMEOUT};
+use crate::backend::Apps;
 use crate::backend::{command_failed, unsupported};
+use crate::device::Device;
 use crate::device::{AppInfo, LaunchOptions, Launched, Platform};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Output, Tool};
@@ -54,40 +58,6 @@ pub fn reset_unsupported(bundle_id: &str) -> Error {
 }
 
 impl SimctlBackend {
-    pub(super) async fn install(&self, udid: &str, path: &Path) -> Result<()> {
-        let args: [OsString; 3] = ["install".into(), udid.into(), path.into()];
-        self.simctl_ok(args, INSTALL_TIMEOUT, "simctl install", "")
-            .await
-            .map(drop)
-    }
-
-    pub(super) async fn launch(
-        &self,
-        udid: &str,
-        bundle_id: &str,
-        opts: &LaunchOptions,
-    ) -> Result<Launched> {
-        let mut args: Vec<&str> = vec!["launch"];
-        if opts.relaunch {
-            args.push("--terminate-running-process");
-        }
-        args.extend([udid, bundle_id]);
-        let argv = opts.ios_argv();
-        args.extend(argv.iter().map(String::as_str));
-        let out = self
-            .run(self.simctl()?.args(args).timeout(LAUNCH_TIMEOUT))
-            .await?;
-        if !out.success() {
-            return Err(self.launch_failure(udid, bundle_id, &out).await);
-        }
-        Ok(Launched {
-            bundle_id: bundle_id.to_string(),
-            activity: None,
-            pid: parse_launch_pid(&out.stdout_text(), bundle_id),
-            launch_time_ms: out.duration.as_millis() as u64,
-        })
-    }
-
     /// A failed launch is `NOT_FOUND` when the app is not installed (asked of simctl with
     /// `get_app_container`, since the launch error does not say so in words), else
     /// `COMMAND_FAILED` with simctl's words.
@@ -113,20 +83,52 @@ impl SimctlBackend {
             _ => failed,
         }
     }
+}
 
-    /// `simctl keychain UDID reset`: every app's keychain items on the simulator are gone.
-    pub(super) async fn keychain_reset(&self, udid: &str) -> Result<()> {
-        self.simctl_ok(
-            ["keychain", udid, "reset"],
-            QUICK_TIMEOUT,
-            "simctl keychain reset",
-            "",
-        )
-        .await
-        .map(drop)
+#[async_trait]
+impl Apps for SimctlBackend {
+    fn check_app_package(&self, path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+        check_app_folder(path, meta)
     }
 
-    pub(super) async fn terminate(&self, udid: &str, bundle_id: &str) -> Result<()> {
+    async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {
+        let udid = device.udid.as_str();
+        let args: [OsString; 3] = ["install".into(), udid.into(), path.into()];
+        self.simctl_ok(args, INSTALL_TIMEOUT, "simctl install", "")
+            .await
+            .map(drop)
+    }
+
+    async fn launch_app(
+        &self,
+        device: &Device,
+        bundle_id: &str,
+        opts: &LaunchOptions,
+    ) -> Result<Launched> {
+        let udid = device.udid.as_str();
+        let mut args: Vec<&str> = vec!["launch"];
+        if opts.relaunch {
+            args.push("--terminate-running-process");
+        }
+        args.extend([udid, bundle_id]);
+        let argv = opts.ios_argv();
+        args.extend(argv.iter().map(String::as_str));
+        let out = self
+            .run(self.simctl()?.args(args).timeout(LAUNCH_TIMEOUT))
+            .await?;
+        if !out.success() {
+            return Err(self.launch_failure(udid, bundle_id, &out).await);
+        }
+        Ok(Launched {
+            bundle_id: bundle_id.to_string(),
+            activity: None,
+            pid: parse_launch_pid(&out.stdout_text(), bundle_id),
+            launch_time_ms: out.duration.as_millis() as u64,
+        })
+    }
+
+    async fn terminate_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
+        let udid = device.udid.as_str();
         // Stopping an app that does not run is not an error.
         self.simctl_ok(
             ["terminate", udid, bundle_id],
@@ -138,7 +140,25 @@ impl SimctlBackend {
         .map(drop)
     }
 
-    pub(super) async fn listapps(&self, udid: &str) -> Result<Vec<AppInfo>> {
+    async fn reset_app(&self, _device: &Device, bundle_id: &str) -> Result<()> {
+        Err(reset_unsupported(bundle_id))
+    }
+
+    /// `simctl keychain UDID reset`: every app's keychain items on the simulator are gone.
+    async fn reset_keychain(&self, device: &Device) -> Result<()> {
+        let udid = device.udid.as_str();
+        self.simctl_ok(
+            ["keychain", udid, "reset"],
+            QUICK_TIMEOUT,
+            "simctl keychain reset",
+            "",
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
+        let udid = device.udid.as_str();
         let out = self
             .simctl_ok(["listapps", udid], QUICK_TIMEOUT, "simctl listapps", "")
             .await?;
@@ -150,7 +170,8 @@ impl SimctlBackend {
         })
     }
 
-    pub(super) async fn openurl(&self, udid: &str, url: &str) -> Result<()> {
+    async fn open_url(&self, device: &Device, url: &str) -> Result<()> {
+        let udid = device.udid.as_str();
         self.simctl_ok(["openurl", udid, url], QUICK_TIMEOUT, "simctl openurl", "")
             .await
             .map(drop)

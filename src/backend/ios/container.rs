@@ -5,9 +5,13 @@
 //! before the check, so nothing outside the container is read or written; a pull is written
 //! whole (a temporary file renamed over the target) and capped.
 
+use async_trait::async_trait;
+
 use std::path::{Path, PathBuf};
 
 use super::{SimctlBackend, QUICK_TIMEOUT};
+use crate::backend::Files;
+use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 
 /// The container path `simctl get_app_container` printed.
@@ -65,14 +69,18 @@ impl SimctlBackend {
         path.canonicalize()
             .map_err(|e| io("the app's container", &path, e))
     }
+}
 
-    pub(super) async fn container_push(
+#[async_trait]
+impl Files for SimctlBackend {
+    async fn push_file(
         &self,
-        udid: &str,
-        bundle: Option<&str>,
+        device: &Device,
         local: &Path,
         device_path: &str,
+        bundle: Option<&str>,
     ) -> Result<()> {
+        let udid = device.udid.as_str();
         let root = self.container(udid, bundle).await?;
         let target = inside(&root, device_path)?;
         let parent = target.parent().unwrap_or(&root);
@@ -92,14 +100,15 @@ impl SimctlBackend {
         Ok(())
     }
 
-    pub(super) async fn container_pull(
+    async fn pull_file(
         &self,
-        udid: &str,
-        bundle: Option<&str>,
+        device: &Device,
         device_path: &str,
+        bundle: Option<&str>,
         local: &Path,
         max: u64,
     ) -> Result<u64> {
+        let udid = device.udid.as_str();
         let root = self.container(udid, bundle).await?;
         let source = inside(&root, device_path)?;
         let real = source

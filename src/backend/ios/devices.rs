@@ -2,11 +2,15 @@
 //! shapes of Xcode 10 to 27 (runtime keys `com.apple.CoreSimulator.SimRuntime.iOS-17-4` or
 //! `iOS 12.1`; `isAvailable` or the older `availability` string).
 
+use async_trait::async_trait;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use super::{SimctlBackend, QUICK_TIMEOUT};
 use crate::backend::command_failed;
+use crate::backend::AfterShutdown;
+use crate::backend::Lifecycle;
 use crate::device::{Device, DeviceKind, DeviceState, Platform};
 use crate::error::{Error, Result};
 use crate::exec::Tool;
@@ -86,6 +90,7 @@ pub fn parse_simctl_devices(json: &str) -> Result<Vec<Device>> {
                 name: d.name,
                 udid: d.udid,
                 backend: SimctlBackend::ID,
+                capabilities: Vec::new(),
             });
         }
     }
@@ -104,6 +109,23 @@ impl SimctlBackend {
             return Err(command_failed(Tool::Xcrun, "simctl list", &out));
         }
         parse_simctl_devices(&out.stdout_text())
+    }
+}
+
+#[async_trait]
+impl Lifecycle for SimctlBackend {
+    /// `simctl boot` returns once the simulator has booted.
+    async fn boot(&self, device: &Device, _wait: Option<Duration>) -> Result<()> {
+        let booted = self.simctl_boot(&device.udid).await;
+        self.listing.forget();
+        booted
+    }
+
+    async fn shutdown(&self, device: &Device) -> Result<AfterShutdown> {
+        let done = self.simctl_shutdown(&device.udid).await;
+        self.listing.forget();
+        done?;
+        Ok(AfterShutdown::Listed)
     }
 }
 

@@ -4,7 +4,6 @@
 //! arrows 79–82). A raw [`KeyPress::Code`] is taken as a HID usage on iOS. Keys a simulator
 //! lacks (back, menu, recent apps, volume…) are `501` with what to do instead.
 
-use super::ui::UiTool;
 use super::SimctlBackend;
 use crate::backend::unsupported;
 use crate::device::{Key, KeyPress, Platform};
@@ -114,18 +113,7 @@ pub fn hide_keyboard_unsupported() -> Error {
     )
 }
 
-impl SimctlBackend {
-    pub(super) async fn ui_key(&self, udid: &str, key: KeyPress) -> Result<()> {
-        let key = ios_key(key)?;
-        let tool = self.ui_tool()?;
-        let args: Vec<String> = match (key, tool) {
-            (IosKey::Button { axe, .. }, UiTool::Axe) => vec!["button".into(), axe.into()],
-            (IosKey::Button { idb, .. }, UiTool::Idb) => vec!["button".into(), idb.into()],
-            (IosKey::Hid(code), _) => vec!["key".into(), code.to_string()],
-        };
-        self.gesture(tool, udid, args, 0, "pressing a key").await
-    }
-}
+impl SimctlBackend {}
 
 #[cfg(test)]
 mod tests {

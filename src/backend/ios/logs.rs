@@ -6,14 +6,18 @@
 //! `MOBILECTL_DIAGNOSTIC_REPORTS`, `:`-separated, and the simulators' folder with
 //! `MOBILECTL_SIMULATOR_DEVICES`). Simulators share the host's clock. Physical iPhones: 501.
 
+use async_trait::async_trait;
+
 use std::path::{Path, PathBuf};
 
 use super::SimctlBackend;
+use crate::backend::Logs;
 use crate::backend::{command_failed, exec_error, unsupported_logs};
 use crate::device::{Device, DeviceKind};
 use crate::error::Result;
 use crate::exec::Tool;
 use crate::logs::ios::report;
+use crate::logs::CrashDetection;
 use crate::logs::{Crash, DeviceClock, LogFormat, LogRead, LogStream, LogText, ProcessName};
 
 /// Largest crash report read.
@@ -163,8 +167,24 @@ impl SimctlBackend {
     {
         self.run(self.simctl()?.args(args).timeout(timeout)).await
     }
+}
 
-    pub(super) async fn logs_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
+/// The host's clock (simulators share it).
+pub fn clock() -> DeviceClock {
+    DeviceClock::host()
+}
+
+#[async_trait]
+impl Logs for SimctlBackend {
+    fn crash_detection(&self) -> CrashDetection {
+        CrashDetection::Reports
+    }
+
+    async fn log_clock(&self, _device: &Device) -> Result<DeviceClock> {
+        Ok(clock())
+    }
+
+    async fn log_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
         simulator_only(device)?;
         let out = self
             .run_simctl(["listapps", device.udid.as_str()], super::QUICK_TIMEOUT)
@@ -175,7 +195,7 @@ impl SimctlBackend {
         Ok(executables(&out.stdout))
     }
 
-    pub(super) async fn logs_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
+    async fn log_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
         simulator_only(device)?;
         let mut args: Vec<String> = [
             "spawn",
@@ -229,7 +249,7 @@ impl SimctlBackend {
         })
     }
 
-    pub(super) async fn logs_stream(&self, device: &Device, _read: &LogRead) -> Result<LogStream> {
+    async fn log_stream(&self, device: &Device, _read: &LogRead) -> Result<LogStream> {
         simulator_only(device)?;
         let cmd = self.simctl()?.args([
             "spawn",
@@ -251,22 +271,13 @@ impl SimctlBackend {
         })
     }
 
-    pub(super) async fn logs_crash_reports(
-        &self,
-        device: &Device,
-        since_ms: Option<i64>,
-    ) -> Result<Vec<Crash>> {
+    async fn crash_reports(&self, device: &Device, since_ms: Option<i64>) -> Result<Vec<Crash>> {
         simulator_only(device)?;
         let udid = device.udid.clone();
         tokio::task::spawn_blocking(move || scan_reports(&udid, since_ms))
             .await
             .map_err(|e| crate::error::Error::internal(format!("crash report scan: {e}")))
     }
-}
-
-/// The host's clock (simulators share it).
-pub fn clock() -> DeviceClock {
-    DeviceClock::host()
 }
 
 #[cfg(test)]

@@ -1,6 +1,25 @@
 //! The iOS Simulator backend: `xcrun simctl` for devices, apps, screenshots and system settings;
 //! AXe (preferred) or idb for the UI. Taps are in points. Each concern lives in its own module;
-//! this one holds the backend type, its simctl runner and the [`DeviceBackend`] wiring.
+//! this one holds the backend type, its simctl runner and its core trait ([`DeviceBackend`]:
+//! identity, listing, checks, and which concerns it has).
+
+use crate::backend::Alerts;
+use crate::backend::Apps;
+use crate::backend::Biometrics;
+use crate::backend::Clipboard;
+use crate::backend::Erase;
+use crate::backend::Files;
+use crate::backend::Input;
+use crate::backend::Lifecycle;
+use crate::backend::Location;
+use crate::backend::Logs;
+use crate::backend::Media;
+use crate::backend::NetworkCapture;
+use crate::backend::Notifications;
+use crate::backend::Permissions;
+use crate::backend::Recording;
+use crate::backend::Screen;
+use crate::backend::StatusBar;
 
 mod apps;
 mod container;
@@ -26,25 +45,16 @@ pub use typing::is_hid_typeable;
 pub use ui::{AxeSelector, UiTool};
 
 use std::ffi::OsString;
-use std::path::Path;
 use std::time::Duration;
 
 use async_trait::async_trait;
 
 use crate::api::wire::service::{Readiness, ToolCheck};
 use crate::backend::doctor;
-use crate::backend::{
-    command_failed, exec_error, tool_command, validate, AfterShutdown, DeviceBackend, TypedWith,
-    UiSource,
-};
-use crate::device::{
-    AppInfo, Device, KeyPress, LaunchOptions, Launched, PermissionAction, Platform, Point,
-    StatusBarOverride,
-};
+use crate::backend::{command_failed, exec_error, tool_command, validate, DeviceBackend};
+use crate::device::{Device, Platform};
 use crate::error::Result;
 use crate::exec::{Command, Output, Tool, Toolbox};
-use crate::logs::{Crash, CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
-use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::ui::CoordinateSpace;
 
 /// Time limit of quick simctl queries.
@@ -151,24 +161,9 @@ impl DeviceBackend for SimctlBackend {
     fn devices_generation(&self) -> Option<u64> {
         self.listing.generation(|| self.lister())
     }
-    /// `simctl boot` returns once the simulator has booted.
-    async fn boot(&self, device: &Device, _wait: Option<Duration>) -> Result<()> {
-        let booted = self.simctl_boot(&device.udid).await;
-        self.listing.forget();
-        booted
-    }
-    async fn shutdown(&self, device: &Device) -> Result<AfterShutdown> {
-        let done = self.simctl_shutdown(&device.udid).await;
-        self.listing.forget();
-        done?;
-        Ok(AfterShutdown::Listed)
-    }
 
     fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
         validate::ios_bundle_id(bundle_id)
-    }
-    fn check_app_package(&self, path: &Path, meta: &std::fs::Metadata) -> Result<()> {
-        apps::check_app_folder(path, meta)
     }
 
     /// simctl is needed at all; AXe or idb for the UI.
@@ -181,164 +176,55 @@ impl DeviceBackend for SimctlBackend {
         }
     }
 
-    async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {
-        self.install(&device.udid, path).await
+    fn lifecycle(&self) -> Option<&dyn Lifecycle> {
+        Some(self)
     }
-    async fn launch_app(&self, d: &Device, bundle_id: &str, o: &LaunchOptions) -> Result<Launched> {
-        self.launch(&d.udid, bundle_id, o).await
+    fn apps(&self) -> Option<&dyn Apps> {
+        Some(self)
     }
-    async fn terminate_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
-        self.terminate(&device.udid, bundle_id).await
+    fn screen(&self) -> Option<&dyn Screen> {
+        Some(self)
     }
-    async fn reset_app(&self, _device: &Device, bundle_id: &str) -> Result<()> {
-        Err(apps::reset_unsupported(bundle_id))
+    fn recording(&self) -> Option<&dyn Recording> {
+        Some(self)
     }
-    async fn reset_keychain(&self, device: &Device) -> Result<()> {
-        self.keychain_reset(&device.udid).await
+    fn input(&self) -> Option<&dyn Input> {
+        Some(self)
     }
-    async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
-        self.listapps(&device.udid).await
+    fn alerts(&self) -> Option<&dyn Alerts> {
+        Some(self)
     }
-    async fn open_url(&self, device: &Device, url: &str) -> Result<()> {
-        self.openurl(&device.udid, url).await
+    fn location(&self) -> Option<&dyn Location> {
+        Some(self)
     }
-
-    async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
-        self.screenshot(&device.udid).await
+    fn permissions(&self) -> Option<&dyn Permissions> {
+        Some(self)
     }
-    async fn start_recording(
-        &self,
-        device: &Device,
-        options: &crate::device::RecordingOptions,
-        dest: &Path,
-    ) -> Result<Box<dyn crate::device::ScreenRecorder>> {
-        self.record_start(device, options, dest).await
+    fn clipboard(&self) -> Option<&dyn Clipboard> {
+        Some(self)
     }
-    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
-        self.describe_ui(&device.udid).await
+    fn files(&self) -> Option<&dyn Files> {
+        Some(self)
     }
-
-    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
-        self.ui_tap(&device.udid, at).await
+    fn notifications(&self) -> Option<&dyn Notifications> {
+        Some(self)
     }
-    async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
-        self.ui_long_press(&device.udid, at, duration_ms).await
+    fn media(&self) -> Option<&dyn Media> {
+        Some(self)
     }
-    async fn swipe(&self, d: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
-        self.ui_swipe(&d.udid, from, to, duration_ms).await
+    fn biometrics(&self) -> Option<&dyn Biometrics> {
+        Some(self)
     }
-    async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
-        self.ui_type(&device.udid, text).await
+    fn erase(&self) -> Option<&dyn Erase> {
+        Some(self)
     }
-    async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
-        self.ui_key(&device.udid, key).await
+    fn status_bar(&self) -> Option<&dyn StatusBar> {
+        Some(self)
     }
-    async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
-        Err(keys::hide_keyboard_unsupported())
+    fn network_capture(&self) -> Option<&dyn NetworkCapture> {
+        Some(self)
     }
-
-    async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {
-        self.location_set(&device.udid, latitude, longitude).await
-    }
-    async fn clear_location(&self, device: &Device) -> Result<()> {
-        self.location_clear(&device.udid).await
-    }
-    async fn permission(
-        &self,
-        device: &Device,
-        bundle_id: &str,
-        permission: &str,
-        action: PermissionAction,
-    ) -> Result<Option<String>> {
-        self.privacy(&device.udid, bundle_id, permission, action)
-            .await
-            .map(|()| None)
-    }
-
-    async fn get_clipboard(&self, device: &Device) -> Result<String> {
-        self.pasteboard_get(&device.udid).await
-    }
-
-    async fn set_clipboard(&self, device: &Device, text: &str) -> Result<()> {
-        self.pasteboard_set(&device.udid, text).await
-    }
-
-    async fn post_notification(
-        &self,
-        device: &Device,
-        n: &crate::device::NotificationPost,
-    ) -> Result<()> {
-        self.push(&device.udid, n).await
-    }
-
-    async fn push_file(
-        &self,
-        device: &Device,
-        local: &std::path::Path,
-        device_path: &str,
-        bundle_id: Option<&str>,
-    ) -> Result<()> {
-        self.container_push(&device.udid, bundle_id, local, device_path)
-            .await
-    }
-
-    async fn pull_file(
-        &self,
-        device: &Device,
-        device_path: &str,
-        bundle_id: Option<&str>,
-        local: &std::path::Path,
-        max: u64,
-    ) -> Result<u64> {
-        self.container_pull(&device.udid, bundle_id, device_path, local, max)
-            .await
-    }
-
-    async fn add_media(&self, device: &Device, local: &std::path::Path) -> Result<String> {
-        self.addmedia(&device.udid, local).await
-    }
-
-    async fn biometric(
-        &self,
-        device: &Device,
-        action: crate::device::BiometricAction,
-        kind: crate::device::BiometricKind,
-        _finger: Option<u8>,
-    ) -> Result<()> {
-        self.biometric_sim(&device.udid, action, kind).await
-    }
-
-    async fn erase(&self, device: &Device) -> Result<()> {
-        self.erase_device(device).await
-    }
-    async fn status_bar(&self, device: &Device, values: Option<&StatusBarOverride>) -> Result<()> {
-        self.status_bar_set(&device.udid, values).await
-    }
-    async fn attach_proxy(&self, device: &Device, setup: &ProxySetup) -> Result<ProxyAttached> {
-        self.proxy_attach(device, setup).await
-    }
-    async fn detach_proxy(&self, device: &Device, a: &ProxyAttached) -> Result<ProxyDetached> {
-        self.proxy_detach(device, a).await
-    }
-    fn crash_detection(&self) -> CrashDetection {
-        CrashDetection::Reports
-    }
-    fn log_handle(&self) -> Option<std::sync::Arc<dyn DeviceBackend>> {
-        Some(std::sync::Arc::new(self.clone()))
-    }
-    async fn log_clock(&self, _device: &Device) -> Result<DeviceClock> {
-        Ok(logs::clock())
-    }
-    async fn log_processes(&self, device: &Device) -> Result<Vec<ProcessName>> {
-        self.logs_processes(device).await
-    }
-    async fn log_read(&self, device: &Device, read: &LogRead) -> Result<LogText> {
-        self.logs_read(device, read).await
-    }
-    async fn log_stream(&self, device: &Device, read: &LogRead) -> Result<LogStream> {
-        self.logs_stream(device, read).await
-    }
-    async fn crash_reports(&self, device: &Device, since_ms: Option<i64>) -> Result<Vec<Crash>> {
-        self.logs_crash_reports(device, since_ms).await
+    fn logs(&self) -> Option<&dyn Logs> {
+        Some(self)
     }
 }

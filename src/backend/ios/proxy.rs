@@ -4,8 +4,11 @@
 //! (`simctl keychain UDID add-root-cert`) and says how to set the Mac's proxies; detach says
 //! how to unset them. simctl cannot remove one certificate, so the CA stays trusted.
 
+use async_trait::async_trait;
+
 use super::{SimctlBackend, QUICK_TIMEOUT};
 use crate::backend::unsupported;
+use crate::backend::NetworkCapture;
 use crate::device::{Device, DeviceKind};
 use crate::error::Result;
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
@@ -35,12 +38,9 @@ fn simulator_only(device: &Device) -> Result<()> {
     }
 }
 
-impl SimctlBackend {
-    pub(super) async fn proxy_attach(
-        &self,
-        device: &Device,
-        setup: &ProxySetup,
-    ) -> Result<ProxyAttached> {
+#[async_trait]
+impl NetworkCapture for SimctlBackend {
+    async fn attach_proxy(&self, device: &Device, setup: &ProxySetup) -> Result<ProxyAttached> {
         simulator_only(device)?;
         let ca = setup.ca_file.display().to_string();
         self.simctl_ok(
@@ -67,7 +67,7 @@ impl SimctlBackend {
         })
     }
 
-    pub(super) async fn proxy_detach(
+    async fn detach_proxy(
         &self,
         device: &Device,
         attached: &ProxyAttached,

@@ -11,6 +11,7 @@ use async_trait::async_trait;
 
 use super::SimctlBackend;
 use crate::backend::exec_error;
+use crate::backend::Recording;
 use crate::device::{Device, RecordingOptions, ScreenRecorder};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{StreamChild, Tool};
@@ -28,8 +29,35 @@ pub struct SimctlRecorder {
     dest: PathBuf,
 }
 
-impl SimctlBackend {
-    pub(super) async fn record_start(
+#[async_trait]
+impl ScreenRecorder for SimctlRecorder {
+    async fn finish(self: Box<Self>) -> Result<()> {
+        let SimctlRecorder { mut child, dest } = *self;
+        child.interrupt();
+        let mut buf = [0u8; 4096];
+        let closed = tokio::time::timeout(FINALISE_LIMIT, async {
+            while matches!(child.read(&mut buf).await, Ok(n) if n > 0) {}
+        })
+        .await;
+        let end = child.finish(FINALISE_LIMIT).await;
+        if closed.is_err() || !dest.is_file() {
+            return Err(Error::new(
+                ErrorCode::CommandFailed,
+                format!(
+                    "simctl recordVideo did not finalise {} (exit {:?}): {}",
+                    dest.display(),
+                    end.code,
+                    end.stderr.trim()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Recording for SimctlBackend {
+    async fn start_recording(
         &self,
         device: &Device,
         options: &RecordingOptions,
@@ -70,31 +98,5 @@ impl SimctlBackend {
             child,
             dest: dest.to_path_buf(),
         }))
-    }
-}
-
-#[async_trait]
-impl ScreenRecorder for SimctlRecorder {
-    async fn finish(self: Box<Self>) -> Result<()> {
-        let SimctlRecorder { mut child, dest } = *self;
-        child.interrupt();
-        let mut buf = [0u8; 4096];
-        let closed = tokio::time::timeout(FINALISE_LIMIT, async {
-            while matches!(child.read(&mut buf).await, Ok(n) if n > 0) {}
-        })
-        .await;
-        let end = child.finish(FINALISE_LIMIT).await;
-        if closed.is_err() || !dest.is_file() {
-            return Err(Error::new(
-                ErrorCode::CommandFailed,
-                format!(
-                    "simctl recordVideo did not finalise {} (exit {:?}): {}",
-                    dest.display(),
-                    end.code,
-                    end.stderr.trim()
-                ),
-            ));
-        }
-        Ok(())
     }
 }

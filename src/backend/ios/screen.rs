@@ -1,18 +1,27 @@
 //! Screenshots: `simctl io UDID screenshot --type=png PATH` into a private temporary directory,
 //! then read back. The PNG is at the device's pixel resolution (see [`super::screen_scale`]).
 
+use async_trait::async_trait;
+
 use std::ffi::OsStr;
 use std::time::Duration;
 
+use super::ui::{UiTool, UI_TIMEOUT};
 use super::SimctlBackend;
+use crate::backend::command_failed;
+use crate::backend::Screen;
+use crate::backend::UiSource;
+use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::image::png_dimensions;
 
 /// Time limit of a screenshot.
 pub const SCREENSHOT_TIMEOUT: Duration = Duration::from_secs(30);
 
-impl SimctlBackend {
-    pub(super) async fn screenshot(&self, udid: &str) -> Result<Vec<u8>> {
+#[async_trait]
+impl Screen for SimctlBackend {
+    async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
+        let udid = device.udid.as_str();
         let dir = tempfile::tempdir()
             .map_err(|e| Error::internal(format!("no temporary directory: {e}")))?;
         let path = dir.path().join("screen.png");
@@ -42,5 +51,30 @@ impl SimctlBackend {
             ));
         }
         Ok(png)
+    }
+
+    /// The native accessibility dump (AXe or idb JSON), unparsed.
+    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
+        let udid = device.udid.as_str();
+        let tool = self.ui_tool()?;
+        let args: &[&str] = match tool {
+            UiTool::Axe => &["describe-ui", "--udid", udid],
+            UiTool::Idb => &["describe-all", "--json", "--udid", udid],
+        };
+        let cmd = self.ui_command(tool)?.args(args).timeout(UI_TIMEOUT);
+        let out = self.ui_run(tool, cmd, "reading the UI").await?;
+        let text = out.stdout_text();
+        if text.trim().is_empty() {
+            return Err(command_failed(
+                tool.tool(),
+                "reading the UI (empty output)",
+                &out,
+            ));
+        }
+        Ok(UiSource {
+            text,
+            tool: tool.name(),
+            foreground: None,
+        })
     }
 }

@@ -2,7 +2,13 @@
 //! `privacy grant|revoke|reset SERVICE BUNDLE`, `status_bar override …` / `clear`, and `erase`
 //! (which needs a shut-down simulator: a booted one is shut down, erased and booted again).
 
+use async_trait::async_trait;
+
 use super::{SimctlBackend, BOOT_TIMEOUT, QUICK_TIMEOUT};
+use crate::backend::Erase;
+use crate::backend::Location;
+use crate::backend::Permissions;
+use crate::backend::StatusBar;
 use crate::device::{Device, DeviceState, PermissionAction, StatusBarOverride};
 use crate::error::Result;
 
@@ -31,8 +37,10 @@ pub fn status_bar_args(v: &StatusBarOverride) -> Vec<String> {
     args
 }
 
-impl SimctlBackend {
-    pub(super) async fn location_set(&self, udid: &str, lat: f64, lon: f64) -> Result<()> {
+#[async_trait]
+impl Location for SimctlBackend {
+    async fn set_location(&self, device: &Device, lat: f64, lon: f64) -> Result<()> {
+        let udid = device.udid.as_str();
         let at = format!("{lat},{lon}");
         self.simctl_ok(
             ["location", udid, "set", &at],
@@ -44,7 +52,8 @@ impl SimctlBackend {
         .map(drop)
     }
 
-    pub(super) async fn location_clear(&self, udid: &str) -> Result<()> {
+    async fn clear_location(&self, device: &Device) -> Result<()> {
+        let udid = device.udid.as_str();
         self.simctl_ok(
             ["location", udid, "clear"],
             QUICK_TIMEOUT,
@@ -54,17 +63,21 @@ impl SimctlBackend {
         .await
         .map(drop)
     }
+}
 
+#[async_trait]
+impl Permissions for SimctlBackend {
     /// `simctl privacy UDID grant|revoke|reset SERVICE BUNDLE` (services: `all`, `calendar`,
     /// `contacts`, `location`, `location-always`, `photos`, `photos-add`, `media-library`,
     /// `microphone`, `motion`, `reminders`, `siri`… as simctl lists them).
-    pub(super) async fn privacy(
+    async fn permission(
         &self,
-        udid: &str,
+        device: &Device,
         bundle_id: &str,
         service: &str,
         action: PermissionAction,
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
+        let udid = device.udid.as_str();
         let verb = match action {
             PermissionAction::Grant => "grant",
             PermissionAction::Revoke => "revoke",
@@ -77,30 +90,15 @@ impl SimctlBackend {
             "",
         )
         .await
-        .map(drop)
+        .map(|_| None)
     }
+}
 
-    pub(super) async fn status_bar_set(
-        &self,
-        udid: &str,
-        values: Option<&StatusBarOverride>,
-    ) -> Result<()> {
-        let mut args = vec!["status_bar".to_string(), udid.to_string()];
-        match values {
-            Some(v) => {
-                args.push("override".into());
-                args.extend(status_bar_args(v));
-            }
-            None => args.push("clear".into()),
-        }
-        self.simctl_ok(args, QUICK_TIMEOUT, "simctl status_bar", "")
-            .await
-            .map(drop)
-    }
-
+#[async_trait]
+impl Erase for SimctlBackend {
     /// Erases content and settings. simctl only erases a shut-down simulator, so a booted one
     /// is shut down first and booted again afterwards.
-    pub(super) async fn erase_device(&self, device: &Device) -> Result<()> {
+    async fn erase(&self, device: &Device) -> Result<()> {
         let was_booted = device.state == DeviceState::Booted;
         if was_booted {
             self.simctl_shutdown(&device.udid).await?;
@@ -116,5 +114,23 @@ impl SimctlBackend {
             self.simctl_boot(&device.udid).await?;
         }
         Ok(())
+    }
+}
+
+#[async_trait]
+impl StatusBar for SimctlBackend {
+    async fn status_bar(&self, device: &Device, values: Option<&StatusBarOverride>) -> Result<()> {
+        let udid = device.udid.as_str();
+        let mut args = vec!["status_bar".to_string(), udid.to_string()];
+        match values {
+            Some(v) => {
+                args.push("override".into());
+                args.extend(status_bar_args(v));
+            }
+            None => args.push("clear".into()),
+        }
+        self.simctl_ok(args, QUICK_TIMEOUT, "simctl status_bar", "")
+            .await
+            .map(drop)
     }
 }

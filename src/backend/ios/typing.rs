@@ -7,14 +7,14 @@
 //! (HID Left-GUI + `v`). idb has no modifier combos, so with idb only non-ASCII text is
 //! `422 UNSUPPORTED_TEXT`. Pasting replaces the simulator's pasteboard contents.
 
-use super::ui::{UiTool, UI_TIMEOUT};
+use super::ui::UiTool;
 use super::{SimctlBackend, QUICK_TIMEOUT};
 use crate::backend::TypedWith;
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::Tool;
 
 /// HID usage of the `-` key.
-const HID_MINUS: &str = "45";
+pub(super) const HID_MINUS: &str = "45";
 /// HID usages of Left-GUI (Cmd) and `v`.
 const HID_CMD: &str = "227";
 const HID_V: &str = "25";
@@ -25,44 +25,6 @@ pub fn is_hid_typeable(text: &str) -> bool {
 }
 
 impl SimctlBackend {
-    pub(super) async fn ui_type(&self, udid: &str, text: &str) -> Result<TypedWith> {
-        let tool = self.ui_tool()?;
-        if text.is_empty() {
-            return Ok(TypedWith(tool.name()));
-        }
-        if !is_hid_typeable(text) {
-            return self.paste_text(udid, text).await;
-        }
-        match tool {
-            UiTool::Axe => {
-                let cmd = self
-                    .ui_command(tool)?
-                    .args(["type", "--stdin", "--udid", udid])
-                    .stdin(text.as_bytes().to_vec())
-                    .timeout(UI_TIMEOUT);
-                self.ui_run(tool, cmd, "typing").await?;
-            }
-            UiTool::Idb => {
-                let rest = text.trim_start_matches('-');
-                for _ in 0..text.len() - rest.len() {
-                    self.gesture(
-                        tool,
-                        udid,
-                        vec!["key".into(), HID_MINUS.into()],
-                        0,
-                        "typing",
-                    )
-                    .await?;
-                }
-                if !rest.is_empty() {
-                    self.gesture(tool, udid, vec!["text".into(), rest.into()], 0, "typing")
-                        .await?;
-                }
-            }
-        }
-        Ok(TypedWith(tool.name()))
-    }
-
     /// Types any text by putting it on the simulator's pasteboard and pressing Cmd+V (AXe).
     /// Use it for non-ASCII text or when the simulator's keyboard layout is not US.
     pub async fn paste_text(&self, udid: &str, text: &str) -> Result<TypedWith> {

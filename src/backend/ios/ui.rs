@@ -9,14 +9,25 @@
 
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::json;
 
+use super::keys::{self, ios_key, IosKey};
+use super::typing::{is_hid_typeable, HID_MINUS};
 use super::SimctlBackend;
+use crate::backend::tap_button;
 use crate::backend::validate::screen_point as check_point;
-use crate::backend::{command_failed, exec_error, tool_command, unsupported, UiSource};
+use crate::backend::Alerts;
+use crate::backend::Input;
+use crate::backend::TypedWith;
+use crate::backend::{command_failed, exec_error, tool_command, unsupported};
+use crate::device::AlertChoice;
+use crate::device::Device;
+use crate::device::KeyPress;
 use crate::device::{Platform, Point};
 use crate::error::{Error, ErrorCode, Result};
 use crate::exec::{Command, Output, Tool};
+use crate::ui::AlertButton;
 
 /// Time limit of a UI command, on top of the gesture's own duration.
 pub const UI_TIMEOUT: Duration = Duration::from_secs(30);
@@ -128,46 +139,6 @@ impl SimctlBackend {
         }
     }
 
-    /// The native accessibility dump (AXe or idb JSON), unparsed.
-    pub(super) async fn describe_ui(&self, udid: &str) -> Result<UiSource> {
-        let tool = self.ui_tool()?;
-        let args: &[&str] = match tool {
-            UiTool::Axe => &["describe-ui", "--udid", udid],
-            UiTool::Idb => &["describe-all", "--json", "--udid", udid],
-        };
-        let cmd = self.ui_command(tool)?.args(args).timeout(UI_TIMEOUT);
-        let out = self.ui_run(tool, cmd, "reading the UI").await?;
-        let text = out.stdout_text();
-        if text.trim().is_empty() {
-            return Err(command_failed(
-                tool.tool(),
-                "reading the UI (empty output)",
-                &out,
-            ));
-        }
-        Ok(UiSource {
-            text,
-            tool: tool.name(),
-            foreground: None,
-        })
-    }
-
-    pub(super) async fn ui_tap(&self, udid: &str, at: Point) -> Result<()> {
-        check_point(at)?;
-        let tool = self.ui_tool()?;
-        let args = match tool {
-            UiTool::Axe => vec![
-                "tap".into(),
-                "-x".into(),
-                axe_coord(at.x),
-                "-y".into(),
-                axe_coord(at.y),
-            ],
-            UiTool::Idb => vec!["tap".into(), idb_coord(at.x), idb_coord(at.y)],
-        };
-        self.gesture(tool, udid, args, 0, "tap").await
-    }
-
     /// Taps an element that AXe finds itself by identifier or label (AXe only).
     pub async fn tap_element(&self, udid: &str, by: &AxeSelector) -> Result<()> {
         let (flag, value) = match by {
@@ -188,7 +159,45 @@ impl SimctlBackend {
         self.gesture(UiTool::Axe, udid, args, 0, "tap").await
     }
 
-    pub(super) async fn ui_long_press(&self, udid: &str, at: Point, ms: u64) -> Result<()> {
+    /// Runs `ARGS --udid UDID` with the UI tool; the time limit grows with the gesture.
+    pub(super) async fn gesture(
+        &self,
+        tool: UiTool,
+        udid: &str,
+        mut args: Vec<String>,
+        gesture_ms: u64,
+        what: &str,
+    ) -> Result<()> {
+        args.extend(["--udid".into(), udid.into()]);
+        let cmd = self
+            .ui_command(tool)?
+            .args(args)
+            .timeout(UI_TIMEOUT + Duration::from_millis(gesture_ms));
+        self.ui_run(tool, cmd, what).await.map(drop)
+    }
+}
+
+#[async_trait]
+impl Input for SimctlBackend {
+    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
+        let udid = device.udid.as_str();
+        check_point(at)?;
+        let tool = self.ui_tool()?;
+        let args = match tool {
+            UiTool::Axe => vec![
+                "tap".into(),
+                "-x".into(),
+                axe_coord(at.x),
+                "-y".into(),
+                axe_coord(at.y),
+            ],
+            UiTool::Idb => vec!["tap".into(), idb_coord(at.x), idb_coord(at.y)],
+        };
+        self.gesture(tool, udid, args, 0, "tap").await
+    }
+
+    async fn long_press(&self, device: &Device, at: Point, ms: u64) -> Result<()> {
+        let udid = device.udid.as_str();
         check_point(at)?;
         if ms > MAX_HOLD_MS {
             return Err(Error::validation(format!(
@@ -219,7 +228,8 @@ impl SimctlBackend {
         self.gesture(tool, udid, args, ms, "long press").await
     }
 
-    pub(super) async fn ui_swipe(&self, udid: &str, from: Point, to: Point, ms: u64) -> Result<()> {
+    async fn swipe(&self, device: &Device, from: Point, to: Point, ms: u64) -> Result<()> {
+        let udid = device.udid.as_str();
         check_point(from)?;
         check_point(to)?;
         if from == to {
@@ -254,21 +264,72 @@ impl SimctlBackend {
         self.gesture(tool, udid, args, ms, "swipe").await
     }
 
-    /// Runs `ARGS --udid UDID` with the UI tool; the time limit grows with the gesture.
-    pub(super) async fn gesture(
+    async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
+        let udid = device.udid.as_str();
+        let tool = self.ui_tool()?;
+        if text.is_empty() {
+            return Ok(TypedWith(tool.name()));
+        }
+        if !is_hid_typeable(text) {
+            return self.paste_text(udid, text).await;
+        }
+        match tool {
+            UiTool::Axe => {
+                let cmd = self
+                    .ui_command(tool)?
+                    .args(["type", "--stdin", "--udid", udid])
+                    .stdin(text.as_bytes().to_vec())
+                    .timeout(UI_TIMEOUT);
+                self.ui_run(tool, cmd, "typing").await?;
+            }
+            UiTool::Idb => {
+                let rest = text.trim_start_matches('-');
+                for _ in 0..text.len() - rest.len() {
+                    self.gesture(
+                        tool,
+                        udid,
+                        vec!["key".into(), HID_MINUS.into()],
+                        0,
+                        "typing",
+                    )
+                    .await?;
+                }
+                if !rest.is_empty() {
+                    self.gesture(tool, udid, vec!["text".into(), rest.into()], 0, "typing")
+                        .await?;
+                }
+            }
+        }
+        Ok(TypedWith(tool.name()))
+    }
+
+    async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
+        let udid = device.udid.as_str();
+        let key = ios_key(key)?;
+        let tool = self.ui_tool()?;
+        let args: Vec<String> = match (key, tool) {
+            (IosKey::Button { axe, .. }, UiTool::Axe) => vec!["button".into(), axe.into()],
+            (IosKey::Button { idb, .. }, UiTool::Idb) => vec!["button".into(), idb.into()],
+            (IosKey::Hid(code), _) => vec!["key".into(), code.to_string()],
+        };
+        self.gesture(tool, udid, args, 0, "pressing a key").await
+    }
+
+    async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
+        Err(keys::hide_keyboard_unsupported())
+    }
+}
+
+/// Alerts are found in the UI tree and answered by tapping their button.
+#[async_trait]
+impl Alerts for SimctlBackend {
+    async fn answer_alert(
         &self,
-        tool: UiTool,
-        udid: &str,
-        mut args: Vec<String>,
-        gesture_ms: u64,
-        what: &str,
+        device: &Device,
+        _choice: &AlertChoice,
+        button: &AlertButton,
     ) -> Result<()> {
-        args.extend(["--udid".into(), udid.into()]);
-        let cmd = self
-            .ui_command(tool)?
-            .args(args)
-            .timeout(UI_TIMEOUT + Duration::from_millis(gesture_ms));
-        self.ui_run(tool, cmd, what).await.map(drop)
+        tap_button(self, device, button).await
     }
 }
 

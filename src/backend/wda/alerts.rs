@@ -2,18 +2,21 @@
 //! `/wda/alert/buttons`, for a system alert the page source does not show) and the answer
 //! (`POST /alert/accept` or `/alert/dismiss` with the button's name).
 
+use async_trait::async_trait;
 use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::client::COMMAND_TIMEOUT;
 use super::WdaBackend;
+use crate::backend::Alerts;
 use crate::device::{AlertChoice, Device};
 use crate::error::{ErrorCode, Result};
 use crate::ui::{Alert, AlertButton, Rect};
 
-impl WdaBackend {
+#[async_trait]
+impl Alerts for WdaBackend {
     /// The alert WDA sees (`/alert/text`, then `/wda/alert/buttons`), or none.
-    pub(super) async fn alert_on_screen(&self, device: &Device) -> Result<Option<Alert>> {
+    async fn native_alert(&self, device: &Device) -> Result<Option<Alert>> {
         let text = match self
             .session_call(device, Method::GET, "/alert/text", None, COMMAND_TIMEOUT)
             .await
@@ -50,9 +53,10 @@ impl WdaBackend {
                 .collect(),
         }))
     }
+
     /// `POST /alert/accept` or `/alert/dismiss` naming the button the controller picked, so
     /// the button reported is the one WDA taps.
-    pub(super) async fn answer(
+    async fn answer_alert(
         &self,
         device: &Device,
         choice: &AlertChoice,

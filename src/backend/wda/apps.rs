@@ -2,12 +2,18 @@
 //! `/wda/apps/terminate`) when the device has an endpoint, else through devicectl; installed
 //! and listed through devicectl, which needs the device's UDID.
 
+use std::path::Path;
+
+use async_trait::async_trait;
 use reqwest::Method;
 use serde_json::json;
 
 use super::client::COMMAND_TIMEOUT;
 use super::WdaBackend;
 use crate::backend::unsupported;
+use crate::backend::validate;
+use crate::backend::Apps;
+use crate::device::AppInfo;
 use crate::device::{Device, LaunchOptions, Launched};
 use crate::error::{Error, Result};
 
@@ -37,17 +43,33 @@ impl WdaBackend {
         }
         Ok(&device.udid)
     }
+}
+
+#[async_trait]
+impl Apps for WdaBackend {
+    fn check_app_package(&self, path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+        match validate::extension(path).as_str() {
+            "app" if meta.is_dir() => Ok(()),
+            "ipa" if meta.is_file() => Ok(()),
+            _ => Err(Error::validation(format!(
+                "`{}` is neither an .app folder nor an .ipa file",
+                path.display()
+            ))
+            .with_hint("iPhones install a signed device build: the .app folder or an .ipa")),
+        }
+    }
+
+    // --- apps: WDA when the device has an endpoint, devicectl otherwise -----------------------
+    async fn install_app(&self, device: &Device, path: &Path) -> Result<()> {
+        let id = self.devicectl_id(device, "installing apps")?;
+        self.devicectl.install(id, path).await
+    }
 
     /// Through WDA when the device has an endpoint, else devicectl (which says the pid).
-    pub(super) async fn launch(
-        &self,
-        d: &Device,
-        bundle_id: &str,
-        o: &LaunchOptions,
-    ) -> Result<Launched> {
+    async fn launch_app(&self, d: &Device, bundle_id: &str, o: &LaunchOptions) -> Result<Launched> {
         let pid = if self.endpoint(d).is_ok() {
             if o.relaunch {
-                self.terminate(d, bundle_id).await?;
+                self.terminate_app(d, bundle_id).await?;
             }
             let body = json!({ "bundleId": bundle_id, "arguments": o.ios_argv() });
             self.session_call(
@@ -70,7 +92,8 @@ impl WdaBackend {
             launch_time_ms: 0,
         })
     }
-    pub(super) async fn terminate(&self, device: &Device, bundle_id: &str) -> Result<()> {
+
+    async fn terminate_app(&self, device: &Device, bundle_id: &str) -> Result<()> {
         if self.endpoint(device).is_ok() {
             let body = json!({ "bundleId": bundle_id });
             return self
@@ -86,5 +109,29 @@ impl WdaBackend {
         }
         let id = self.devicectl_id(device, "terminating apps")?;
         self.devicectl.terminate(id, bundle_id).await
+    }
+
+    async fn reset_app(&self, _device: &Device, bundle_id: &str) -> Result<()> {
+        Err(reset_unsupported(bundle_id))
+    }
+
+    /// A phone's keychain cannot be emptied from the host.
+    async fn reset_keychain(&self, _device: &Device) -> Result<()> {
+        Err(crate::backend::unsupported(
+            "resetting the keychain",
+            "iOS devices through WebDriverAgent",
+        ))
+    }
+
+    async fn list_apps(&self, device: &Device) -> Result<Vec<AppInfo>> {
+        let id = self.devicectl_id(device, "listing apps")?;
+        self.devicectl.list_apps(id).await
+    }
+
+    async fn open_url(&self, device: &Device, url: &str) -> Result<()> {
+        let body = json!({ "url": url });
+        self.session_call(device, Method::POST, "/url", Some(&body), COMMAND_TIMEOUT)
+            .await
+            .map(drop)
     }
 }

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::devicectl::{devicectl_missing, ListedDevice};
+use super::devicectl::ListedDevice;
 use super::endpoint::Endpoint;
 use super::errors::unreachable_hint;
 use super::WdaBackend;
@@ -15,7 +15,7 @@ use crate::api::wire::service::{BackendCheck, Readiness};
 /// How long the doctor waits for each endpoint's `/status`.
 const DOCTOR_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-fn check(name: &str, target: &str) -> BackendCheck {
+pub(super) fn check(name: &str, target: &str) -> BackendCheck {
     BackendCheck {
         backend: WdaBackend::ID.to_string(),
         name: name.to_string(),
@@ -38,7 +38,7 @@ pub fn readiness(endpoints: usize, reachable: usize, devicectl: bool) -> Readine
 }
 
 /// A phone's row: `paired, wired, developer mode enabled, unlocked`.
-fn device_check(d: &ListedDevice, lock: Option<bool>) -> BackendCheck {
+pub(super) fn device_check(d: &ListedDevice, lock: Option<bool>) -> BackendCheck {
     let mut c = check(&d.name, &d.udid);
     let mut facts = vec![
         if d.paired { "paired" } else { "not paired" }.to_string(),
@@ -70,7 +70,7 @@ fn device_check(d: &ListedDevice, lock: Option<bool>) -> BackendCheck {
 }
 
 impl WdaBackend {
-    async fn endpoint_check(&self, ep: &Endpoint) -> BackendCheck {
+    pub(super) async fn endpoint_check(&self, ep: &Endpoint) -> BackendCheck {
         let mut c = check("WebDriverAgent", &ep.spec.url);
         match self.probe(ep, DOCTOR_PROBE_TIMEOUT).await {
             Ok(status) => {
@@ -96,47 +96,6 @@ impl WdaBackend {
             }
         }
         c
-    }
-
-    pub(super) async fn doctor_checks(&self) -> (Readiness, Vec<BackendCheck>) {
-        let endpoint_checks =
-            futures_util::future::join_all(self.endpoints.iter().map(|e| self.endpoint_check(e)));
-        let devicectl = async {
-            if !self.devicectl.available() {
-                return Err(devicectl_missing("listing physical devices"));
-            }
-            self.devicectl.list().await
-        };
-        let (mut checks, listing) = futures_util::future::join(endpoint_checks, devicectl).await;
-        let reachable = checks.iter().filter(|c| c.ok).count();
-        let mut d = check("devicectl", "xcrun devicectl");
-        let devicectl_ok = listing.is_ok();
-        match listing {
-            Ok((version, devices)) => {
-                let phones: Vec<ListedDevice> = devices
-                    .into_iter()
-                    .filter(|d| d.is_physical_ios())
-                    .collect();
-                d.ok = true;
-                d.version = version;
-                d.detail = Some(format!("{} iPhone or iPad listed", phones.len()));
-                checks.push(d);
-                for p in &phones {
-                    let lock = match self.devicectl.lock_state(&p.udid).await {
-                        Ok(l) => l.map(|l| l.passcode_required),
-                        Err(_) => None,
-                    };
-                    checks.push(device_check(p, lock));
-                }
-            }
-            Err(e) => {
-                d.detail = Some(e.message);
-                d.remediation = e.hint;
-                checks.push(d);
-            }
-        }
-        let r = readiness(self.endpoints.len(), reachable, devicectl_ok);
-        (r, checks)
     }
 }
 

@@ -5,12 +5,17 @@
 //! `UIA_DEVICE_ORIENTATION_PORTRAIT_UPSIDEDOWN`). An iPhone has no auto-rotate switch WDA
 //! can turn, so `restore` answers 501.
 
+use async_trait::async_trait;
 use base64::Engine;
 use reqwest::Method;
 use serde_json::json;
 
 use super::client::COMMAND_TIMEOUT;
 use super::WdaBackend;
+use crate::backend::Clipboard;
+use crate::backend::Location;
+use crate::backend::MultiTouchInput;
+use crate::backend::ScreenOrientation;
 use crate::device::{Device, Orientation, OrientationRead};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -34,91 +39,6 @@ pub fn from_wda(name: &str) -> Option<Orientation> {
     ]
     .into_iter()
     .find(|o| wda_orientation(*o).eq_ignore_ascii_case(name))
-}
-
-impl WdaBackend {
-    pub(super) async fn pasteboard_get(&self, device: &Device) -> Result<String> {
-        let body = json!({ "contentType": "plaintext" });
-        let answer = self
-            .session_call(
-                device,
-                Method::POST,
-                "/wda/getPasteboard",
-                Some(&body),
-                COMMAND_TIMEOUT,
-            )
-            .await?;
-        let b64 = answer["value"].as_str().unwrap_or_default();
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(b64)
-            .map_err(|e| {
-                Error::new(
-                    ErrorCode::CommandFailed,
-                    format!("WebDriverAgent's pasteboard is not base64: {e}"),
-                )
-            })?;
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
-    }
-
-    pub(super) async fn pasteboard_set(&self, device: &Device, text: &str) -> Result<()> {
-        let body = json!({
-            "content": base64::engine::general_purpose::STANDARD.encode(text),
-            "contentType": "plaintext",
-        });
-        self.session_call(
-            device,
-            Method::POST,
-            "/wda/setPasteboard",
-            Some(&body),
-            COMMAND_TIMEOUT,
-        )
-        .await
-        .map(drop)
-    }
-
-    pub(super) async fn orientation_read(&self, device: &Device) -> Result<OrientationRead> {
-        let answer = self
-            .session_call(device, Method::GET, "/orientation", None, COMMAND_TIMEOUT)
-            .await?;
-        let name = answer["value"].as_str().unwrap_or_default();
-        let orientation = from_wda(name).ok_or_else(|| {
-            Error::new(
-                ErrorCode::CommandFailed,
-                format!("WebDriverAgent names an orientation mobilectl does not know: `{name}`"),
-            )
-            .with_details(json!({ "answer": answer }))
-        })?;
-        Ok(OrientationRead {
-            orientation: Some(orientation),
-            auto_rotate: None,
-        })
-    }
-
-    pub(super) async fn orientation_write(
-        &self,
-        device: &Device,
-        to: Option<Orientation>,
-    ) -> Result<()> {
-        let Some(o) = to else {
-            return Err(Error::new(
-                ErrorCode::UnsupportedOnPlatform,
-                "WebDriverAgent cannot turn an iPhone's auto-rotate back on",
-            )
-            .with_hint(
-                "set {\"orientation\": \"portrait\"}; the rotation lock is in Control Centre",
-            ));
-        };
-        let body = json!({ "orientation": wda_orientation(o) });
-        self.session_call(
-            device,
-            Method::POST,
-            "/orientation",
-            Some(&body),
-            COMMAND_TIMEOUT,
-        )
-        .await
-        .map(drop)
-    }
 }
 
 /// The W3C actions of a two-finger gesture: two touch pointers moving at once over
@@ -145,8 +65,9 @@ pub fn two_fingers(
     json!({"actions": [pointer("finger1", &paths[0]), pointer("finger2", &paths[1])]})
 }
 
-impl WdaBackend {
-    pub(super) async fn two_finger_gesture(
+#[async_trait]
+impl MultiTouchInput for WdaBackend {
+    async fn multi_touch(
         &self,
         device: &Device,
         center: crate::device::Point,
@@ -155,6 +76,120 @@ impl WdaBackend {
         const DURATION_MS: u64 = 600;
         self.actions(device, two_fingers(center, g, DURATION_MS), DURATION_MS)
             .await
+    }
+}
+
+#[async_trait]
+impl Location for WdaBackend {
+    /// WDA's simulated location (XCTest's, iOS 16.4+ with Xcode 14.3+).
+    async fn set_location(&self, device: &Device, latitude: f64, longitude: f64) -> Result<()> {
+        let body = json!({ "latitude": latitude, "longitude": longitude });
+        self.session_call(
+            device,
+            Method::POST,
+            "/wda/simulatedLocation",
+            Some(&body),
+            COMMAND_TIMEOUT,
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn clear_location(&self, device: &Device) -> Result<()> {
+        self.session_call(
+            device,
+            Method::DELETE,
+            "/wda/simulatedLocation",
+            None,
+            COMMAND_TIMEOUT,
+        )
+        .await
+        .map(drop)
+    }
+}
+
+#[async_trait]
+impl Clipboard for WdaBackend {
+    async fn get_clipboard(&self, device: &Device) -> Result<String> {
+        let body = json!({ "contentType": "plaintext" });
+        let answer = self
+            .session_call(
+                device,
+                Method::POST,
+                "/wda/getPasteboard",
+                Some(&body),
+                COMMAND_TIMEOUT,
+            )
+            .await?;
+        let b64 = answer["value"].as_str().unwrap_or_default();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::CommandFailed,
+                    format!("WebDriverAgent's pasteboard is not base64: {e}"),
+                )
+            })?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    async fn set_clipboard(&self, device: &Device, text: &str) -> Result<()> {
+        let body = json!({
+            "content": base64::engine::general_purpose::STANDARD.encode(text),
+            "contentType": "plaintext",
+        });
+        self.session_call(
+            device,
+            Method::POST,
+            "/wda/setPasteboard",
+            Some(&body),
+            COMMAND_TIMEOUT,
+        )
+        .await
+        .map(drop)
+    }
+}
+
+#[async_trait]
+impl ScreenOrientation for WdaBackend {
+    async fn get_orientation(&self, device: &Device) -> Result<OrientationRead> {
+        let answer = self
+            .session_call(device, Method::GET, "/orientation", None, COMMAND_TIMEOUT)
+            .await?;
+        let name = answer["value"].as_str().unwrap_or_default();
+        let orientation = from_wda(name).ok_or_else(|| {
+            Error::new(
+                ErrorCode::CommandFailed,
+                format!("WebDriverAgent names an orientation mobilectl does not know: `{name}`"),
+            )
+            .with_details(json!({ "answer": answer }))
+        })?;
+        Ok(OrientationRead {
+            orientation: Some(orientation),
+            auto_rotate: None,
+        })
+    }
+
+    async fn set_orientation(&self, device: &Device, to: Option<Orientation>) -> Result<()> {
+        let Some(o) = to else {
+            return Err(Error::new(
+                ErrorCode::UnsupportedOnPlatform,
+                "WebDriverAgent cannot turn an iPhone's auto-rotate back on",
+            )
+            .with_hint(
+                "set {\"orientation\": \"portrait\"}; the rotation lock is in Control Centre",
+            ));
+        };
+        let body = json!({ "orientation": wda_orientation(o) });
+        self.session_call(
+            device,
+            Method::POST,
+            "/orientation",
+            Some(&body),
+            COMMAND_TIMEOUT,
+        )
+        .await
+        .map(drop)
     }
 }
 

@@ -4,9 +4,12 @@
 //! `Documents/a.txt`); a pull lands in a temporary folder beside its target, is checked
 //! against the cap, and is renamed over the target whole.
 
+use async_trait::async_trait;
+
 use std::path::Path;
 
 use crate::backend::validate::in_container;
+use crate::backend::Files;
 
 use super::WdaBackend;
 use crate::device::Device;
@@ -30,8 +33,9 @@ fn io(what: &str, p: &Path, e: std::io::Error) -> Error {
     )
 }
 
-impl WdaBackend {
-    pub(super) async fn push(
+#[async_trait]
+impl Files for WdaBackend {
+    async fn push_file(
         &self,
         device: &Device,
         local: &Path,
@@ -46,7 +50,7 @@ impl WdaBackend {
             .await
     }
 
-    pub(super) async fn pull(
+    async fn pull_file(
         &self,
         device: &Device,
         device_path: &str,

@@ -4,11 +4,19 @@
 //! characters (`/wda/keys`), the lock (`/wda/lock`) or a HID keyboard usage
 //! (`/wda/performIoHidEvent`). Pure functions; no I/O.
 
+use async_trait::async_trait;
+use reqwest::Method;
 use serde_json::{json, Value};
 
+use super::client::COMMAND_TIMEOUT;
+use super::WdaBackend;
 use crate::backend::ios::{hid_usage, not_on_ios};
 use crate::backend::unsupported;
 use crate::backend::validate::screen_point as check_point;
+use crate::backend::Input;
+use crate::backend::TypeJob;
+use crate::backend::TypedWith;
+use crate::device::Device;
 use crate::device::{Key, KeyPress, Point};
 use crate::error::{Error, Result};
 
@@ -141,6 +149,80 @@ pub fn keys_body(text: &str) -> Value {
 /// `/wda/performIoHidEvent`'s body: a key of the keyboard usage page, pressed briefly.
 pub fn hid_body(usage: u32) -> Value {
     json!({ "page": 7, "usage": usage, "duration": 0.005 })
+}
+
+#[async_trait]
+impl Input for WdaBackend {
+    // --- input: W3C actions in points ---------------------------------------------------------
+    async fn tap(&self, device: &Device, at: Point) -> Result<()> {
+        self.actions(device, press_at(at, TAP_HOLD_MS)?, TAP_HOLD_MS)
+            .await
+    }
+
+    async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
+        self.actions(device, press_at(at, duration_ms)?, duration_ms)
+            .await
+    }
+
+    async fn swipe(&self, d: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
+        self.actions(d, swipe(from, to, duration_ms)?, duration_ms)
+            .await
+    }
+
+    async fn type_text(&self, device: &Device, text: &str) -> Result<TypedWith> {
+        self.keys(device, text).await?;
+        Ok(TypedWith("wda_keys"))
+    }
+
+    async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
+        let (path, body) = match wda_key(key)? {
+            WdaKey::Button(name) => ("/wda/pressButton", json!({ "name": name })),
+            WdaKey::Chars(chars) => return self.keys(device, chars).await,
+            WdaKey::Lock => ("/wda/lock", json!({})),
+            WdaKey::Hid(usage) => ("/wda/performIoHidEvent", hid_body(usage)),
+        };
+        self.session_call(device, Method::POST, path, Some(&body), COMMAND_TIMEOUT)
+            .await
+            .map(drop)
+    }
+
+    /// The tap on the field (when there is one), then one `/wda/keys` with the deletes, the
+    /// text and Return: two requests at most.
+    async fn type_job(&self, device: &Device, job: &TypeJob<'_>) -> Result<TypedWith> {
+        self.endpoint(device)?;
+        if let Some(at) = job.tap {
+            self.tap(device, at).await?;
+        }
+        let mut chars = DELETE.repeat(job.clear_chars.unwrap_or(0));
+        chars.push_str(job.text);
+        if job.submit {
+            chars.push_str(RETURN);
+        }
+        if chars.is_empty() {
+            return Ok(TypedWith("none"));
+        }
+        self.keys(device, &chars).await?;
+        Ok(TypedWith("wda_keys"))
+    }
+
+    async fn clear_field(&self, device: &Device, chars: usize) -> Result<()> {
+        if chars == 0 {
+            return Ok(());
+        }
+        self.keys(device, &DELETE.repeat(chars)).await
+    }
+
+    async fn hide_keyboard(&self, device: &Device) -> Result<()> {
+        self.session_call(
+            device,
+            Method::POST,
+            "/wda/keyboard/dismiss",
+            Some(&json!({})),
+            COMMAND_TIMEOUT,
+        )
+        .await
+        .map(drop)
+    }
 }
 
 #[cfg(test)]

@@ -4,18 +4,36 @@
 //! routes say how to start WDA). An endpoint is listed `online` whether WDA answers or not:
 //! a request to a WDA that is down answers `DEVICE_UNREACHABLE` with what to do, and the next
 //! one works once WDA is back. `/status` is read until it first answers (for the name), never
-//! on every listing.
+//! on every listing. The backend's core trait ([`crate::backend::DeviceBackend`]: identity,
+//! listing, the doctor's checks, and which concerns it has) is implemented here.
 
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::json;
 
+use super::devicectl::devicectl_missing;
 use super::devicectl::ListedDevice;
+use super::doctor::{check, device_check, readiness};
 use super::endpoint::Endpoint;
 use super::status::Status;
 use super::WdaBackend;
+use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
+use crate::backend::validate;
+use crate::backend::Alerts;
+use crate::backend::Apps;
+use crate::backend::Clipboard;
+use crate::backend::DeviceBackend;
+use crate::backend::Files;
+use crate::backend::Input;
+use crate::backend::Location;
+use crate::backend::MultiTouchInput;
+use crate::backend::Screen;
+use crate::backend::ScreenOrientation;
+use crate::device::Capability;
 use crate::device::{Device, DeviceKind, DeviceState, Platform};
 use crate::error::{Error, ErrorCode, Result};
+use crate::ui::CoordinateSpace;
 
 /// How long a listing waits for a `/status` it does not have yet.
 const LIST_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -62,6 +80,7 @@ pub fn endpoint_device(
         api_level: None,
         model: listed.and_then(|d| d.model.clone()),
         backend: "",
+        capabilities: Vec::new(),
     }
 }
 
@@ -84,6 +103,7 @@ pub fn devicectl_device(d: &ListedDevice) -> Device {
         api_level: None,
         model: d.model.clone(),
         backend: "",
+        capabilities: Vec::new(),
     }
 }
 
@@ -104,8 +124,52 @@ impl WdaBackend {
         ep.set_status(status.clone());
         Ok(status)
     }
+}
 
-    pub(super) async fn devices(&self) -> Result<Vec<Device>> {
+#[async_trait]
+impl DeviceBackend for WdaBackend {
+    async fn doctor(&self, _tools: &[ToolCheck]) -> (Readiness, Vec<BackendCheck>) {
+        let endpoint_checks =
+            futures_util::future::join_all(self.endpoints.iter().map(|e| self.endpoint_check(e)));
+        let devicectl = async {
+            if !self.devicectl.available() {
+                return Err(devicectl_missing("listing physical devices"));
+            }
+            self.devicectl.list().await
+        };
+        let (mut checks, listing) = futures_util::future::join(endpoint_checks, devicectl).await;
+        let reachable = checks.iter().filter(|c| c.ok).count();
+        let mut d = check("devicectl", "xcrun devicectl");
+        let devicectl_ok = listing.is_ok();
+        match listing {
+            Ok((version, devices)) => {
+                let phones: Vec<ListedDevice> = devices
+                    .into_iter()
+                    .filter(|d| d.is_physical_ios())
+                    .collect();
+                d.ok = true;
+                d.version = version;
+                d.detail = Some(format!("{} iPhone or iPad listed", phones.len()));
+                checks.push(d);
+                for p in &phones {
+                    let lock = match self.devicectl.lock_state(&p.udid).await {
+                        Ok(l) => l.map(|l| l.passcode_required),
+                        Err(_) => None,
+                    };
+                    checks.push(device_check(p, lock));
+                }
+            }
+            Err(e) => {
+                d.detail = Some(e.message);
+                d.remediation = e.hint;
+                checks.push(d);
+            }
+        }
+        let r = readiness(self.endpoints.len(), reachable, devicectl_ok);
+        (r, checks)
+    }
+
+    async fn list_devices(&self) -> Result<Vec<Device>> {
         let listing = async {
             if self.devicectl.available() {
                 Some(
@@ -149,6 +213,117 @@ impl WdaBackend {
                 .map(devicectl_device),
         );
         Ok(out)
+    }
+
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+    fn platform(&self) -> Platform {
+        Platform::Ios
+    }
+    fn name(&self) -> &'static str {
+        "iOS devices through WebDriverAgent"
+    }
+    fn coordinate_space(&self) -> CoordinateSpace {
+        CoordinateSpace::Points
+    }
+
+    /// The endpoints are fixed; what moves is devicectl's list (kept, refreshed behind) and
+    /// the names an endpoint's first `/status` gives.
+    fn devices_generation(&self) -> Option<u64> {
+        let listed = if self.devicectl.available() {
+            self.devicectl_listing
+                .generation(|| self.devicectl_lister())?
+        } else {
+            0
+        };
+        let named = self
+            .endpoints
+            .iter()
+            .filter(|e| e.status().is_some())
+            .count() as u64;
+        Some(listed * 1024 + named)
+    }
+    /// A simulator given to `--wda` is listed by the simulator backend too: it stays one
+    /// device, a simulator named as simctl names it, driven through WDA.
+    fn take_over(&self, mine: &Device, earlier: &Device) -> Option<Device> {
+        if earlier.kind != DeviceKind::Simulator {
+            return None;
+        }
+        Some(Device {
+            kind: DeviceKind::Simulator,
+            name: earlier.name.clone(),
+            state: earlier.state,
+            os_version: earlier
+                .os_version
+                .clone()
+                .or_else(|| mine.os_version.clone()),
+            model: earlier.model.clone().or_else(|| mine.model.clone()),
+            ..mine.clone()
+        })
+    }
+    fn check_app_id<'a>(&self, bundle_id: &'a str) -> Result<&'a str> {
+        validate::ios_bundle_id(bundle_id)
+    }
+
+    /// Where a phone's missing concerns are found instead.
+    fn lacking_hint(&self, capability: Capability, device: &Device) -> Option<&'static str> {
+        let simulator = device.kind == DeviceKind::Simulator;
+        Some(match capability {
+            Capability::Lifecycle if simulator => {
+                "this simulator is driven through WebDriverAgent: boot it with `xcrun simctl boot` \
+                 and shut it down with `xcrun simctl shutdown`"
+            }
+            Capability::Lifecycle => {
+                "a physical iPhone is not booted or shut down from here: turn it on, unlock it \
+                 and start WebDriverAgent"
+            }
+            Capability::Recording => {
+                "WebDriverAgent does not record the screen: record on the phone (Control Center → \
+                 Screen Recording) or with QuickTime Player on a Mac; iOS Simulators record \
+                 through simctl"
+            }
+            Capability::Permissions => {
+                "iOS asks when the app first needs the permission: answer that alert with \
+                 POST /api/v1/device/alert/accept or /dismiss; Settings › the app changes it later"
+            }
+            Capability::Erase => {
+                "erase an iPhone on the phone itself (Settings › General › Transfer or Reset iPhone)"
+            }
+            Capability::StatusBar => {
+                "status bar overrides exist for simulators only (xcrun simctl status_bar); a \
+                 phone's screenshots show its real status bar"
+            }
+            _ => return None,
+        })
+    }
+
+    fn apps(&self) -> Option<&dyn Apps> {
+        Some(self)
+    }
+    fn screen(&self) -> Option<&dyn Screen> {
+        Some(self)
+    }
+    fn input(&self) -> Option<&dyn Input> {
+        Some(self)
+    }
+    fn multi_touch(&self) -> Option<&dyn MultiTouchInput> {
+        Some(self)
+    }
+    fn alerts(&self) -> Option<&dyn Alerts> {
+        Some(self)
+    }
+    fn location(&self) -> Option<&dyn Location> {
+        Some(self)
+    }
+    fn clipboard(&self) -> Option<&dyn Clipboard> {
+        Some(self)
+    }
+    fn orientation(&self) -> Option<&dyn ScreenOrientation> {
+        Some(self)
+    }
+    fn files(&self) -> Option<&dyn Files> {
+        Some(self)
     }
 }
 

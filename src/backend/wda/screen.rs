@@ -4,6 +4,7 @@
 //! (`GET /wda/screen`, or `/window/size` on an old WDA), read once per endpoint. None of these
 //! needs a session.
 
+use async_trait::async_trait;
 use base64::Engine;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -12,6 +13,7 @@ use super::client::COMMAND_TIMEOUT;
 use super::endpoint::Endpoint;
 use super::errors::{self, Failure};
 use super::{status, WdaBackend};
+use crate::backend::Screen;
 use crate::backend::{ScreenGeometry, UiSource};
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
@@ -22,8 +24,34 @@ const SOURCE_XML: &str = "/source?format=xml&excluded_attributes=accessible,inde
 const SOURCE_JSON: &str = "/source?format=json";
 
 impl WdaBackend {
+    /// Reads `/wda/screen`, or `/window/size` on a WDA without it; kept on the endpoint.
+    pub(super) async fn read_geometry(&self, ep: &Endpoint) -> Option<ScreenGeometry> {
+        if let Some(g) = ep.screen() {
+            return Some(g);
+        }
+        let g = match self
+            .transport
+            .send(ep, Method::GET, "/wda/screen", None, COMMAND_TIMEOUT)
+            .await
+        {
+            Ok(answer) => status::parse_screen(&answer["value"]),
+            Err(Failure::Wda(e)) if e.is("unknown command") => self
+                .transport
+                .send(ep, Method::GET, "/window/size", None, COMMAND_TIMEOUT)
+                .await
+                .ok()
+                .and_then(|a| status::parse_window_size(&a["value"])),
+            Err(_) => None,
+        };
+        ep.set_screen(g);
+        g
+    }
+}
+
+#[async_trait]
+impl Screen for WdaBackend {
     /// `GET /screenshot`: a base64 PNG in `value`.
-    pub(super) async fn screenshot(&self, device: &Device) -> Result<Vec<u8>> {
+    async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
         let ep = self.endpoint(device)?;
         let answer = self
             .transport
@@ -42,8 +70,9 @@ impl WdaBackend {
             .with_details(json!({ "head": b64.chars().take(60).collect::<String>() }))
         })
     }
+
     /// `GET /source`: XML, or an old WDA's JSON tree.
-    pub(super) async fn source(&self, device: &Device) -> Result<UiSource> {
+    async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
         let ep = self.endpoint(device)?;
         let timeout = self.source_timeout;
         let answer = match self
@@ -85,26 +114,9 @@ impl WdaBackend {
             foreground: None,
         })
     }
-    /// Reads `/wda/screen`, or `/window/size` on a WDA without it; kept on the endpoint.
-    pub(super) async fn read_geometry(&self, ep: &Endpoint) -> Option<ScreenGeometry> {
-        if let Some(g) = ep.screen() {
-            return Some(g);
-        }
-        let g = match self
-            .transport
-            .send(ep, Method::GET, "/wda/screen", None, COMMAND_TIMEOUT)
-            .await
-        {
-            Ok(answer) => status::parse_screen(&answer["value"]),
-            Err(Failure::Wda(e)) if e.is("unknown command") => self
-                .transport
-                .send(ep, Method::GET, "/window/size", None, COMMAND_TIMEOUT)
-                .await
-                .ok()
-                .and_then(|a| status::parse_window_size(&a["value"])),
-            Err(_) => None,
-        };
-        ep.set_screen(g);
-        g
+
+    async fn screen_geometry(&self, device: &Device) -> Option<ScreenGeometry> {
+        let ep = self.endpoint(device).ok()?;
+        self.read_geometry(ep).await
     }
 }

@@ -25,7 +25,7 @@ use tokio::sync::watch;
 
 use super::DeviceController;
 use crate::backend::DeviceBackend;
-use crate::device::Device;
+use crate::device::{Capability, Device};
 use crate::error::{Error, ErrorCode, Result};
 use crate::logs::{
     filter, Crash, CrashDetection, CrashStore, DeviceClock, LogEntry, LogFilter, LogRing, Page,
@@ -257,19 +257,19 @@ impl LogHub {
 
     /// The device's log, its supervisor started if it is not running. `None` when the
     /// device's backend reads no logs.
-    fn ensure(&self, device: &Device, backend: &dyn DeviceBackend) -> Option<Arc<DeviceLogs>> {
+    fn ensure(&self, device: &Device, backend: &Arc<dyn DeviceBackend>) -> Option<Arc<DeviceLogs>> {
         let mut map = self.devices.lock().ok()?;
         if let Some(l) = map.get(&device.udid) {
             return Some(l.clone());
         }
-        let handle = backend.log_handle()?;
+        let detection = backend.logs()?.crash_detection();
         let limits = self.limits.lock().map(|l| *l).unwrap_or_default();
-        let logs = Arc::new(DeviceLogs::new(
-            device.clone(),
-            limits,
-            backend.crash_detection(),
+        let logs = Arc::new(DeviceLogs::new(device.clone(), limits, detection));
+        let task = tokio::spawn(supervisor::run(
+            logs.clone(),
+            backend.clone(),
+            self.devices.clone(),
         ));
-        let task = tokio::spawn(supervisor::run(logs.clone(), handle, self.devices.clone()));
         if let Ok(mut t) = logs.task.lock() {
             *t = Some(task);
         }
@@ -295,9 +295,9 @@ impl Drop for LogHub {
 impl DeviceController {
     /// The device's log, read at least once (the supervisor is started if needed).
     pub async fn device_logs(&self, device: &Device) -> Result<Arc<DeviceLogs>> {
-        let backend = self.backend(device)?;
-        let Some(logs) = self.logs.ensure(device, backend) else {
-            return Err(crate::backend::unsupported_logs(device));
+        let backend = self.backend_arc(device)?;
+        let Some(logs) = self.logs.ensure(device, &backend) else {
+            return Err(crate::backend::lacking(&*backend, device, Capability::Logs));
         };
         logs.ready(PRIME_WAIT).await?;
         Ok(logs)
@@ -314,7 +314,7 @@ impl DeviceController {
         let logs = self.device_logs(device).await?;
         if logs.detection == CrashDetection::Reports {
             for c in self
-                .backend(device)?
+                .cap(device, Capability::Logs, |b| b.logs())?
                 .crash_reports(device, since_ms)
                 .await?
             {
@@ -370,10 +370,10 @@ impl DeviceController {
         let mut read = crate::logs::LogRead::new(clock);
         read.after_ms = Some(t);
         read.app = Some(app.to_string());
-        let Ok(backend) = self.backend(device) else {
+        let Ok(source) = self.cap(device, Capability::Logs, |b| b.logs()) else {
             return page;
         };
-        let Ok(text) = backend.log_read(device, &read).await else {
+        let Ok(text) = source.log_read(device, &read).await else {
             return page;
         };
         let mut ingest = crate::logs::Ingest::new(text.format, clock);
@@ -469,19 +469,18 @@ mod tests {
             api_level: None,
             model: None,
             backend: "nologs",
+            capabilities: Vec::new(),
         };
-        let e = NoLogs.log_clock(&iphone).await.unwrap_err();
+        let backend: Arc<dyn DeviceBackend> = Arc::new(NoLogs);
+        let controller =
+            DeviceController::with_backends(crate::exec::Toolbox::default(), vec![backend.clone()]);
+        let e = controller.device_logs(&iphone).await.err().unwrap();
         assert_eq!(e.code, ErrorCode::UnsupportedOnPlatform);
         assert_eq!(e.code.status(), 501);
-        assert!(e.message.contains("a physical iPhone"), "{}", e.message);
+        assert!(e.message.contains("capability `logs`"), "{}", e.message);
         assert!(e.hint.unwrap().contains("physical iPhones"));
-        assert!(NoLogs
-            .crash_reports(&iphone, None)
-            .await
-            .unwrap()
-            .is_empty());
         assert!(
-            LogHub::default().ensure(&iphone, &NoLogs).is_none(),
+            LogHub::default().ensure(&iphone, &backend).is_none(),
             "no supervisor"
         );
     }

@@ -83,8 +83,10 @@ impl DeviceController {
     /// Notes where the device's log is as an action begins; starts its supervisor (without
     /// waiting for it) where the platform's crashes are found in its log.
     pub(crate) fn log_mark(&self, device: &Device, app: Option<String>) -> LogMark {
-        let logs = match self.backend(device) {
-            Ok(b) if b.crash_detection() == CrashDetection::Log => self.logs.ensure(device, b),
+        let logs = match self.backend_arc(device) {
+            Ok(b) if b.logs().map(|l| l.crash_detection()) == Some(CrashDetection::Log) => {
+                self.logs.ensure(device, &b)
+            }
             _ => self.logs.get(&device.udid),
         };
         let seq = logs
@@ -133,17 +135,17 @@ impl DeviceController {
         observe: bool,
         tail: Option<LogText>,
     ) -> Option<Crash> {
-        let backend = self.backend(device).ok()?;
+        let source = self.backend(device).ok()?.logs()?;
         let since = mark.host_ms - SKEW_TOLERANCE_MS;
         let of_app = |c: &Crash| mark.app.as_deref().is_none_or(|a| c.is_of(a));
-        if backend.crash_detection() == CrashDetection::Reports {
+        if source.crash_detection() == CrashDetection::Reports {
             if !observe {
                 let logs = mark.logs.clone().or_else(|| self.logs.get(&device.udid))?;
                 return first(
                     logs.crashes_where(|c| c.time_ms.is_some_and(|t| t >= since) && of_app(c)),
                 );
             }
-            let mut found = backend.crash_reports(device, Some(since)).await.ok()?;
+            let mut found = source.crash_reports(device, Some(since)).await.ok()?;
             found.retain(|c| c.time_ms.is_none_or(|t| t >= since) && of_app(c));
             found.sort_by_key(|c| c.time_ms);
             if let Some(logs) = self.logs.get(&device.udid) {
@@ -181,10 +183,10 @@ impl DeviceController {
         let text = match tail {
             Some(t) => t,
             None => {
-                let Ok(backend) = self.backend(device) else {
+                let Some(source) = self.backend(device).ok().and_then(|b| b.logs()) else {
                     return;
                 };
-                let Ok(t) = backend.log_read(device, &tail_read(clock)).await else {
+                let Ok(t) = source.log_read(device, &tail_read(clock)).await else {
                     return;
                 };
                 t

@@ -22,7 +22,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::{DeviceLogs, Primed, SourceState};
-use crate::backend::DeviceBackend;
+use crate::backend::{lacking, DeviceBackend, Logs};
+use crate::device::{Capability, Device};
 use crate::error::{ErrorCode, Result};
 use crate::logs::android::crash::Detector;
 use crate::logs::{
@@ -49,6 +50,14 @@ struct Supervisor {
     detector: Detector,
     refreshing: Arc<AtomicBool>,
     last_refresh: Instant,
+}
+
+/// The backend's logs, or the `501` naming them (a supervisor starts only for a backend
+/// that has them).
+fn logs_of<'a>(backend: &'a dyn DeviceBackend, device: &Device) -> Result<&'a dyn Logs> {
+    backend
+        .logs()
+        .ok_or_else(|| lacking(backend, device, Capability::Logs))
 }
 
 fn backoff(failures: u32) -> Duration {
@@ -98,7 +107,11 @@ pub(super) async fn run(logs: Arc<DeviceLogs>, backend: Arc<dyn DeviceBackend>, 
     loop {
         let mut read = LogRead::new(clock);
         read.after_ms = if resume { sup.seen.time_ms } else { None };
-        match sup.backend.log_stream(&logs.device, &read).await {
+        let started = match logs_of(&*sup.backend, &logs.device) {
+            Ok(source) => source.log_stream(&logs.device, &read).await,
+            Err(e) => Err(e),
+        };
+        match started {
             Ok(stream) => {
                 logs.set_status(|s| s.state = SourceState::Live);
                 let (lines, words) = sup.follow(stream, clock).await;
@@ -129,7 +142,11 @@ pub(super) async fn run(logs: Arc<DeviceLogs>, backend: Arc<dyn DeviceBackend>, 
             }
             logs.set_status(|s| s.state = SourceState::Restarting);
             tokio::time::sleep(backoff(failures.max(1))).await;
-            match sup.backend.log_clock(&logs.device).await {
+            let clock_now = match logs_of(&*sup.backend, &logs.device) {
+                Ok(source) => source.log_clock(&logs.device).await,
+                Err(e) => Err(e),
+            };
+            match clock_now {
                 Ok(c) => {
                     clock = c;
                     if let Ok(mut k) = logs.clock.write() {
@@ -167,11 +184,13 @@ impl Supervisor {
     async fn prime(&mut self) -> Result<DeviceClock> {
         let logs = self.logs.clone();
         let device = &logs.device;
-        let clock = self.backend.log_clock(device).await?;
+        let backend = self.backend.clone();
+        let source = logs_of(&*backend, device)?;
+        let clock = source.log_clock(device).await?;
         if let Ok(mut k) = self.logs.clock.write() {
             *k = Some(clock);
         }
-        match self.backend.log_processes(device).await {
+        match source.log_processes(device).await {
             Ok(list) => {
                 if let Ok(mut p) = self.logs.processes.write() {
                     p.update(list);
@@ -183,7 +202,7 @@ impl Supervisor {
         }
         let mut read = LogRead::new(clock);
         read.window_s = Some(HISTORY_S);
-        let text = self.backend.log_read(device, &read).await?;
+        let text = source.log_read(device, &read).await?;
         let mut ingest = Ingest::new(text.format, clock);
         let mut entries = ingest.feed(&text.bytes);
         entries.extend(ingest.finish());
@@ -191,7 +210,7 @@ impl Supervisor {
         self.flush_crashes();
         if self.logs.detection == CrashDetection::Reports {
             let since = chrono::Utc::now().timestamp_millis() - HISTORY_S as i64 * 1000;
-            if let Ok(reports) = self.backend.crash_reports(device, Some(since)).await {
+            if let Ok(reports) = source.crash_reports(device, Some(since)).await {
                 self.add_crashes(reports);
             }
         }
@@ -346,7 +365,11 @@ impl Supervisor {
             self.refreshing.clone(),
         );
         tokio::spawn(async move {
-            if let Ok(list) = backend.log_processes(&logs.device).await {
+            let Some(source) = backend.logs() else {
+                flag.store(false, Ordering::SeqCst);
+                return;
+            };
+            if let Ok(list) = source.log_processes(&logs.device).await {
                 if let Ok(mut p) = logs.processes.write() {
                     p.update(list);
                 }
@@ -407,6 +430,16 @@ mod tests {
         fn devices_generation(&self) -> Option<u64> {
             Some(self.generation.load(Ordering::SeqCst))
         }
+        fn logs(&self) -> Option<&dyn Logs> {
+            Some(self)
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl Logs for SilentStream {
+        fn crash_detection(&self) -> CrashDetection {
+            CrashDetection::None
+        }
         async fn log_clock(&self, _device: &Device) -> Result<DeviceClock> {
             self.check().map(|_| DeviceClock::host())
         }
@@ -446,6 +479,7 @@ mod tests {
             api_level: None,
             model: None,
             backend: "silent",
+            capabilities: Vec::new(),
         }
     }
 

@@ -57,6 +57,7 @@ mod tests {
             api_level: None,
             model: None,
             backend: "android",
+            capabilities: Vec::new(),
         }
     }
 

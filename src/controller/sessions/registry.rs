@@ -786,6 +786,7 @@ mod tests {
             api_level: None,
             model: None,
             backend: "android",
+            capabilities: Vec::new(),
         }
     }
 

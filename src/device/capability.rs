@@ -1,0 +1,196 @@
+//! What a device can do, one value per concern a backend may offer (see
+//! `crate::backend::DeviceBackend`'s accessors): listed with each device and by the doctor,
+//! and named by the answer to an operation whose concern the device's backend lacks.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// One concern a device's backend offers.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Capability {
+    /// Boot, boot from an image, shut down.
+    Lifecycle,
+    /// Connecting to devices over the network (`adb connect`).
+    Connect,
+    /// Install, launch, stop, reset and list apps; open URLs.
+    Apps,
+    /// Screenshots and the UI tree.
+    Screen,
+    /// Screen recordings.
+    Recording,
+    /// Taps, swipes, keys, typing.
+    Input,
+    /// Two fingers at once (pinch, rotate).
+    MultiTouch,
+    /// Reading and answering alerts.
+    Alerts,
+    /// The simulated position.
+    Location,
+    /// Granting and revoking app permissions.
+    Permissions,
+    /// Reading and setting the clipboard.
+    Clipboard,
+    /// Reading and setting the screen's orientation.
+    Orientation,
+    /// Copying files to and from the device.
+    Files,
+    /// Posting notifications.
+    Notifications,
+    /// Reading the notification shade.
+    NotificationShade,
+    /// Adding photos and videos to the gallery.
+    Media,
+    /// The simulated biometric sensor.
+    Biometrics,
+    /// Android intents.
+    Intents,
+    /// Erasing the device's content and settings.
+    Erase,
+    /// Overriding the status bar.
+    StatusBar,
+    /// Pointing the device at the recording proxy.
+    NetworkCapture,
+    /// The device's log and crashes.
+    Logs,
+}
+
+impl Capability {
+    /// Every capability, in the order they are listed.
+    pub const ALL: [Capability; 22] = [
+        Capability::Lifecycle,
+        Capability::Connect,
+        Capability::Apps,
+        Capability::Screen,
+        Capability::Recording,
+        Capability::Input,
+        Capability::MultiTouch,
+        Capability::Alerts,
+        Capability::Location,
+        Capability::Permissions,
+        Capability::Clipboard,
+        Capability::Orientation,
+        Capability::Files,
+        Capability::Notifications,
+        Capability::NotificationShade,
+        Capability::Media,
+        Capability::Biometrics,
+        Capability::Intents,
+        Capability::Erase,
+        Capability::StatusBar,
+        Capability::NetworkCapture,
+        Capability::Logs,
+    ];
+
+    /// Its wire name (`multi_touch`).
+    pub fn as_str(self) -> &'static str {
+        use Capability::*;
+        match self {
+            Lifecycle => "lifecycle",
+            Connect => "connect",
+            Apps => "apps",
+            Screen => "screen",
+            Recording => "recording",
+            Input => "input",
+            MultiTouch => "multi_touch",
+            Alerts => "alerts",
+            Location => "location",
+            Permissions => "permissions",
+            Clipboard => "clipboard",
+            Orientation => "orientation",
+            Files => "files",
+            Notifications => "notifications",
+            NotificationShade => "notification_shade",
+            Media => "media",
+            Biometrics => "biometrics",
+            Intents => "intents",
+            Erase => "erase",
+            StatusBar => "status_bar",
+            NetworkCapture => "network_capture",
+            Logs => "logs",
+        }
+    }
+
+    /// What it does, as the unsupported answer says it ("copying files to and from the
+    /// device is not supported on …").
+    pub fn what(self) -> &'static str {
+        use Capability::*;
+        match self {
+            Lifecycle => "booting and shutting down",
+            Connect => "connecting to a device over the network",
+            Apps => "installing and launching apps",
+            Screen => "reading the screen (screenshots, UI)",
+            Recording => "recording the screen",
+            Input => "tapping, swiping, typing and pressing keys",
+            MultiTouch => "multi-touch (pinch, rotate)",
+            Alerts => "answering alerts",
+            Location => "setting the location",
+            Permissions => "changing permissions",
+            Clipboard => "reading and setting the clipboard",
+            Orientation => "reading the orientation or rotating the screen",
+            Files => "copying files to and from the device",
+            Notifications => "posting notifications",
+            NotificationShade => "reading the notification shade",
+            Media => "adding media to the gallery",
+            Biometrics => "simulating biometrics",
+            Intents => "Android intents",
+            Erase => "erasing the device",
+            StatusBar => "overriding the status bar",
+            NetworkCapture => "network capture",
+            Logs => "reading the device's logs and crashes",
+        }
+    }
+
+    /// Where it is found, when a backend does not say better.
+    pub fn hint(self) -> &'static str {
+        use Capability::*;
+        match self {
+            Lifecycle => "simulators boot with their udid and emulators with `avd`; only emulators and simulators can be shut down",
+            Recording => "screens are recorded on Android devices (screenrecord) and iOS Simulators (simctl io recordVideo)",
+            MultiTouch => "two simultaneous fingers are injected on iPhones through WebDriverAgent's W3C \
+                 actions; adb's `input` and the Simulator tools inject one touch at a time, and two \
+                 swipes one after the other are not a pinch",
+            Orientation => "Android devices rotate (settings user_rotation); physical iPhones through \
+                 WebDriverAgent; simctl has no rotation command for Simulators",
+            Files => "files are pushed and pulled on Android devices (adb) and in the app containers \
+                 of iOS Simulators (simctl) and iPhones (devicectl)",
+            Notifications => "notifications are posted on Android (cmd notification) and iOS Simulators (simctl push)",
+            NotificationShade => "the shade is read on Android (cmd statusbar expand-notifications, then the UI tree)",
+            Media => "media is added on Android (push and media scan) and iOS Simulators (simctl addmedia)",
+            Biometrics => "biometrics are simulated on iOS Simulators (BiometricKit notifications) and Android \
+                 emulators (the console's `finger touch`); a physical device needs a real face or finger",
+            Intents => "intents are Android's; on iOS open a URL (`open_url`) instead",
+            Erase | StatusBar => "iOS Simulators are erased and have their status bar overridden (xcrun simctl)",
+            NetworkCapture => "network capture points Android devices (adb) and iOS Simulators (the Mac's proxy) at the recording proxy",
+            Logs => "logs are read from Android devices (adb logcat) and iOS Simulators (simctl log stream); \
+                 physical iPhones are not supported yet: use Console.app or `idevicesyslog`",
+            _ => "see GET /api/v1/doctor: each backend lists its `capabilities`",
+        }
+    }
+}
+
+impl std::fmt::Display for Capability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_are_serde_names_and_all_is_complete() {
+        for c in Capability::ALL {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+            assert!(!c.what().is_empty() && c.hint().len() > 20, "{c}");
+        }
+        let mut sorted = Capability::ALL.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), Capability::ALL.len());
+        assert_eq!(sorted, Capability::ALL, "ALL is in declaration order");
+    }
+}

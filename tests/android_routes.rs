@@ -318,6 +318,40 @@ async fn act_routes() {
         list["tree_text"]
     );
 
+    // A scroll says whether the content moved: at the top of the list, scrolling up does not;
+    // the answer's snapshot and changes come only with `observe`.
+    let (status, top) = call(
+        &app,
+        post("/api/v1/device/ui/scroll", json!({ "direction": "up" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{top}");
+    assert_eq!(top["details"]["moved"], false, "{top}");
+    assert!(
+        top.get("changes").is_none() && top.get("snapshot_id").is_none(),
+        "{top}"
+    );
+    let said = mobilectl::render::renderer("scroll").unwrap()(&top);
+    assert!(said.contains("nothing moved"), "{said}");
+    let (status, down) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/scroll",
+            json!({ "direction": "down", "observe": true }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{down}");
+    println!("scroll down on the list: {down}");
+    assert!(down["details"]["moved"].is_boolean(), "{down}");
+    assert!(down["snapshot_id"].is_string(), "{down}");
+    // Back where the list began, for what follows.
+    call(
+        &app,
+        post("/api/v1/device/ui/scroll", json!({ "direction": "up" })),
+    )
+    .await;
+
     // tap-element with several matches is ambiguous, with candidates
     let (status, body) = call(
         &app,

@@ -557,3 +557,102 @@ async fn a_concern_the_backend_lacks_is_one_501_naming_it_and_capabilities_are_l
         .unwrap()
         .contains(&json!("intents")));
 }
+
+/// A backend whose screen is a list of recorded pages: a swipe shows the next one, until the
+/// last, where swiping changes nothing (the end of the content).
+struct Pages {
+    pages: Vec<PathBuf>,
+    at: Mutex<usize>,
+}
+
+#[async_trait]
+impl DeviceBackend for Pages {
+    fn id(&self) -> &'static str {
+        "pages"
+    }
+    fn platform(&self) -> Platform {
+        Platform::Ios
+    }
+    fn coordinate_space(&self) -> CoordinateSpace {
+        CoordinateSpace::Points
+    }
+    async fn list_devices(&self) -> Result<Vec<Device>> {
+        Ok(vec![phone(READY, "Test iPhone", DeviceState::Online)])
+    }
+    fn screen(&self) -> Option<&dyn Screen> {
+        Some(self)
+    }
+    fn input(&self) -> Option<&dyn Input> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl Screen for Pages {
+    async fn dump_ui(&self, _device: &Device) -> Result<UiSource> {
+        let path = &self.pages[*self.at.lock().unwrap()];
+        Ok(UiSource {
+            text: std::fs::read_to_string(path).unwrap(),
+            tool: "fixture",
+            foreground: None,
+        })
+    }
+    async fn screenshot_png(&self, _device: &Device) -> Result<Vec<u8>> {
+        Err(unsupported("screenshots", "pages"))
+    }
+}
+
+#[async_trait]
+impl Input for Pages {
+    async fn tap(&self, _device: &Device, _at: Point) -> Result<()> {
+        Ok(())
+    }
+    async fn long_press(&self, _device: &Device, _at: Point, _ms: u64) -> Result<()> {
+        Ok(())
+    }
+    async fn swipe(&self, _device: &Device, _from: Point, _to: Point, _ms: u64) -> Result<()> {
+        let mut at = self.at.lock().unwrap();
+        *at = (*at + 1).min(self.pages.len() - 1);
+        Ok(())
+    }
+    async fn type_text(&self, _device: &Device, _text: &str) -> Result<TypedWith> {
+        Err(unsupported("typing", "pages"))
+    }
+    async fn press_key(&self, _device: &Device, _key: KeyPress) -> Result<()> {
+        Ok(())
+    }
+    async fn hide_keyboard(&self, _device: &Device) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A scroll says whether the content moved: it did while there was another page, and not at
+/// the last one, where the CLI and MCP say "nothing moved".
+#[tokio::test]
+async fn a_scroll_says_whether_the_content_moved() {
+    let pages = Arc::new(Pages {
+        pages: vec![
+            fixture(SETTINGS),
+            fixture(
+                "ios_wda_source/wda_source_swiftui_form_switch_datepicker_daybreak_ios26.4.xml",
+            ),
+        ],
+        at: Mutex::new(0),
+    });
+    let app = app_with_backend(no_tools(), pages.clone());
+    let scroll = json!({"direction": "down"});
+    let (status, first) = call(&app, post("/api/v1/device/ui/scroll", scroll.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    assert_eq!(first["details"]["moved"], true, "{first}");
+    assert!(first.get("changes").is_none(), "{first}");
+    let (status, last) = call(&app, post("/api/v1/device/ui/scroll", scroll)).await;
+    assert_eq!(status, StatusCode::OK, "{last}");
+    assert_eq!(last["details"]["moved"], false, "{last}");
+    let said = mobilectl::render::renderer("scroll").unwrap()(&last);
+    assert!(
+        said.ends_with("nothing moved (the end of the content?)"),
+        "{said}"
+    );
+    let moved = mobilectl::render::renderer("scroll").unwrap()(&first);
+    assert!(!moved.contains("nothing moved"), "{moved}");
+}

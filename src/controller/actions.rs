@@ -86,12 +86,21 @@ pub(super) struct Action {
     log_mark: super::logs::LogMark,
     /// The log's newest lines, read with the action's own read after it.
     log_tail: Option<crate::logs::LogText>,
+    /// The read after the action was the action's own (a scroll's, to tell whether anything
+    /// moved), not asked with `observe`: its snapshot and changes are not answered.
+    read_unasked: bool,
 }
 
 impl Action {
     /// The read made with the action, if any.
     pub fn latest(&self) -> Option<Arc<Snapshot>> {
         self.after.clone()
+    }
+
+    /// The read after the action is the action's own business: the answer gives its
+    /// fingerprint, not its snapshot and changes (which `observe` asks for).
+    pub fn read_unasked(&mut self) {
+        self.read_unasked = true;
     }
 }
 
@@ -111,6 +120,7 @@ impl DeviceController {
             after: None,
             log_mark,
             log_tail: None,
+            read_unasked: false,
         })
     }
 
@@ -244,6 +254,9 @@ impl DeviceController {
         details: Option<Value>,
     ) -> ActionResult {
         let (fingerprint_after, snapshot_id, changes) = match &action.after {
+            Some(after) if action.read_unasked => {
+                (Some(after.screen.fingerprint.clone()), None, None)
+            }
             Some(after) => (
                 Some(after.screen.fingerprint.clone()),
                 Some(after.id.clone()),
@@ -260,7 +273,9 @@ impl DeviceController {
             success: true,
             // With a read after the action, `changes` say what moved: the fingerprint before
             // it would only repeat the last read's.
-            fingerprint_before: action.fingerprint_before.filter(|_| action.after.is_none()),
+            fingerprint_before: action
+                .fingerprint_before
+                .filter(|_| action.after.is_none() || action.read_unasked),
             fingerprint_after,
             snapshot_id,
             changes,

@@ -1,4 +1,5 @@
-//! Scrolling: one swipe inside a scroll container, and scroll-to, which swipes until a selector
+//! Scrolling: one swipe inside a scroll container, read after to tell whether the content
+//! moved (`details.moved`: false at its end), and scroll-to, which swipes until a selector
 //! matches an element on screen, stops at the end of the content (the screen stops changing),
 //! and reports the scrolls done.
 
@@ -44,15 +45,17 @@ impl DeviceController {
         observe: Observe,
     ) -> Result<ActionResult> {
         let mut action = self.begin(udid, "scroll").await?;
-        let (area, report_target) = if target.is_empty() {
+        let (area, report_target, before) = if target.is_empty() {
             let s = self
                 .fresh_or_dump_locked(&action.device, &action.session)
                 .await?;
-            (default_scroll_area(&s.screen), None)
+            let before = s.screen.fingerprint.clone();
+            (default_scroll_area(&s.screen), None, Some(before))
         } else {
             let r = self.aim(&mut action, target).await?;
             let area = self.gesture_area(&action, &r).await?;
-            (area, Some(ActionTarget::of(target, &r)))
+            let before = action.session.fresh().map(|s| s.screen.fingerprint.clone());
+            (area, Some(ActionTarget::of(target, &r)), before)
         };
         let (from, to) = swipe_within(&area, direction);
         let step = InputStep::Swipe {
@@ -60,8 +63,21 @@ impl DeviceController {
             to,
             duration_ms: 400,
         };
-        self.perform(&mut action, &step, observe).await?;
-        let details = json!({ "direction": direction, "from": from, "to": to });
+        // The screen is read after every scroll (in the same round trip on Android), so that
+        // the answer says whether the content moved: at its end, it does not.
+        if !observe.read {
+            action.read_unasked();
+        }
+        let read = Observe {
+            read: true,
+            settle_ms: observe.settle_ms,
+        };
+        self.perform(&mut action, &step, read).await?;
+        let after = action.latest().map(|s| s.screen.fingerprint.clone());
+        let mut details = json!({ "direction": direction, "from": from, "to": to });
+        if let (Some(before), Some(after)) = (before, after) {
+            details["moved"] = json!(before != after);
+        }
         self.finish(action, report_target, Some(details)).await
     }
 

@@ -412,6 +412,7 @@ mod tests {
             api_level: None,
             model: None,
             backend: "android",
+            capabilities: Vec::new(),
         };
         let mut r = Runner::new(
             axum::Router::new(),

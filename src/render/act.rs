@@ -39,6 +39,10 @@ pub fn action(v: &Value) -> String {
             line += " (not what was typed)";
         }
     }
+    // An action that changed nothing says so (a scroll at the end of its content).
+    if d["moved"] == false {
+        line += " · nothing moved (the end of the content?)";
+    }
     if let Some(t) = v["timing_ms"].as_u64() {
         line += &format!(" · {t} ms");
     }

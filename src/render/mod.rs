@@ -204,6 +204,13 @@ mod tests {
             "target": {"ref": "e4", "x": 540, "y": 1290, "name": "LOG IN"},
             "fingerprint_before": "87d1aaaaaaaa", "udid": "x", "timing_ms": 12});
         assert_eq!(text("tap", &v), "tap e4 \"LOG IN\" ok · 12 ms");
+        // A scroll that moved nothing says so.
+        let still = json!({"action_type": "scroll", "success": true, "udid": "x",
+            "details": {"direction": "up", "moved": false}});
+        assert_eq!(
+            text("scroll", &still),
+            "scroll ok · nothing moved (the end of the content?)"
+        );
         // A point is said when it was the target.
         let point = json!({"action_type": "tap", "success": true,
             "target": {"x": 540, "y": 1290}, "udid": "x"});

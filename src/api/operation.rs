@@ -8,6 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::types::{Body, Params, WireType};
 use crate::error::ErrorCode;
+use crate::render::Renderer;
 
 /// The HTTP methods the API uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -133,6 +134,10 @@ pub struct Operation {
     pub input: Input,
     /// What it answers.
     pub output: Output,
+    /// How its JSON answer is told as text (what the CLI prints and an MCP result says):
+    /// given with its output type in the table, so no answer goes without one. None for
+    /// images and files.
+    pub told: Option<Renderer>,
     /// Whether and how it is an MCP tool.
     pub mcp: Mcp,
     /// How the command line writes it.
@@ -236,37 +241,37 @@ impl Draft {
         self
     }
 
-    /// Answers JSON of `T`.
-    pub fn json<T: ToSchema + 'static>(self) -> Operation {
-        self.answers(Output::Json(WireType::of::<T>()))
+    /// Answers JSON of `T`, told as text by `told`.
+    pub fn json<T: ToSchema + 'static>(self, told: Renderer) -> Operation {
+        self.answers(Output::Json(WireType::of::<T>()), Some(told))
     }
 
-    /// Answers JSON of `T`, or the same as text with `format=text`.
-    pub fn json_or_text<T: ToSchema + 'static>(self) -> Operation {
-        self.answers(Output::JsonOrText(WireType::of::<T>()))
+    /// Answers JSON of `T` (told by `told`), or the server's own text with `format=text`.
+    pub fn json_or_text<T: ToSchema + 'static>(self, told: Renderer) -> Operation {
+        self.answers(Output::JsonOrText(WireType::of::<T>()), Some(told))
     }
 
-    /// Answers JSON of `T`, or raw bytes with `body=…`.
-    pub fn json_or_bytes<T: ToSchema + 'static>(self) -> Operation {
-        self.answers(Output::JsonOrBytes(WireType::of::<T>()))
+    /// Answers JSON of `T` (told by `told`), or raw bytes with `body=…`.
+    pub fn json_or_bytes<T: ToSchema + 'static>(self, told: Renderer) -> Operation {
+        self.answers(Output::JsonOrBytes(WireType::of::<T>()), Some(told))
     }
 
     /// Answers an image.
     pub fn image(self) -> Operation {
-        self.answers(Output::Image)
+        self.answers(Output::Image, None)
     }
 
     /// Answers a file in one of these content types.
     pub fn file(self, types: &'static [&'static str]) -> Operation {
-        self.answers(Output::File(types))
+        self.answers(Output::File(types), None)
     }
 
-    /// Answers Server-Sent Events of `T` (not an MCP tool).
-    pub fn events<T: ToSchema + 'static>(self) -> Operation {
-        self.answers(Output::EventStream(WireType::of::<T>()))
+    /// Answers Server-Sent Events of `T`, each told by `told` (not an MCP tool).
+    pub fn events<T: ToSchema + 'static>(self, told: Renderer) -> Operation {
+        self.answers(Output::EventStream(WireType::of::<T>()), Some(told))
     }
 
-    fn answers(self, output: Output) -> Operation {
+    fn answers(self, output: Output, told: Option<Renderer>) -> Operation {
         let mcp = match output {
             Output::EventStream(_) => Mcp::Stream,
             _ => Mcp::Tool,
@@ -281,6 +286,7 @@ impl Draft {
             errors: self.errors,
             input: self.input,
             output,
+            told,
             mcp,
             cli: self.cli,
             body_limit: self.body_limit,

@@ -1,9 +1,10 @@
 //! THE operation table: every operation of the API, once, as data: method, name, path, tag,
-//! summary, its command-line form, declared errors, and the wire types of its input and
-//! output. The OpenAPI document, the CLI's requests and hints and the MCP tools are made from
-//! these entries, and the server binds a handler to each by name (`crate::server::routes`),
-//! checked against the types said here. Adding an operation is one entry here, its handler
-//! with its binding line, and its controller method.
+//! summary, its command-line form, declared errors, the wire types of its input and output,
+//! and, with a JSON output, the renderer that tells it as text (`crate::render`). The OpenAPI
+//! document, the CLI's requests, hints and text, and the MCP tools are made from these
+//! entries, and the server binds a handler to each by name (`crate::server::routes`), checked
+//! against the types said here. Adding an operation is one entry here, its handler with its
+//! binding line, and its controller method.
 //!
 //! Summaries are one line and double as MCP tool descriptions, so they stay short.
 
@@ -14,6 +15,7 @@ use super::wire::{
     proxy::*, recording::*, runs::*, service::*, sessions::*, system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
+use crate::render;
 
 /// Every operation, in the order the documentation lists them: the table, made once.
 pub fn operations() -> &'static [Operation] {
@@ -52,7 +54,7 @@ fn service() -> Vec<Operation> {
             "Liveness and versions (no token needed).",
         )
         .cli("health", &["health"])
-        .json::<Health>(),
+        .json::<Health>(render::devices::health),
         op(
             Get,
             "doctor",
@@ -61,7 +63,7 @@ fn service() -> Vec<Operation> {
             "Check the device tools: found, path, version, remediation.",
         )
         .cli("doctor", &["doctor"])
-        .json::<DoctorReport>(),
+        .json::<DoctorReport>(render::devices::doctor),
     ]
 }
 
@@ -78,7 +80,7 @@ fn devices() -> Vec<Operation> {
         .cli("devices", &["devices"])
         .describe("A missing tool is not an error: that platform is absent and `tools` says why.")
         .query::<ListQuery>()
-        .json::<DeviceList>()
+        .json::<DeviceList>(render::devices::list)
         .core(),
         op(
             Get,
@@ -88,7 +90,7 @@ fn devices() -> Vec<Operation> {
             "The device that requests without `udid` go to.",
         )
         .cli("active", &["active"])
-        .json::<ActiveDevice>(),
+        .json::<ActiveDevice>(render::devices::active),
         op(
             Put,
             "set_active_device",
@@ -105,7 +107,7 @@ fn devices() -> Vec<Operation> {
             CommandFailed,
         ])
         .body::<SetActive>()
-        .json::<ActiveDevice>(),
+        .json::<ActiveDevice>(render::devices::active),
         op(
             Post,
             "boot",
@@ -117,7 +119,7 @@ fn devices() -> Vec<Operation> {
         .errors(DEVICE)
         .errors(NAMED)
         .body::<BootRequest>()
-        .json::<PowerResult>(),
+        .json::<PowerResult>(render::devices::power),
         op(
             Post,
             "shutdown",
@@ -128,7 +130,7 @@ fn devices() -> Vec<Operation> {
         .cli("shutdown [UDID]", &["shutdown"])
         .errors(DEVICE)
         .body::<ShutdownRequest>()
-        .json::<PowerResult>(),
+        .json::<PowerResult>(render::devices::power),
     ]
 }
 
@@ -149,31 +151,31 @@ fn sessions() -> Vec<Operation> {
                        (403 SESSION_FORBIDDEN if sent instead of the secret).")
             .errors(&[NoDevice, NoFreeDevice, SessionNameTaken, ToolMissing, Timeout, CommandFailed])
             .body::<CreateSession>()
-            .json::<SessionInfo>()
+            .json::<SessionInfo>(render::sessions::session)
             .managed_by_connection(),
         op(Get, "list_sessions", "/api/v1/sessions", "sessions", "The live sessions and the devices they lease.")
             .cli("sessions", &["sessions"])
-            .json::<SessionList>(),
+            .json::<SessionList>(render::sessions::list),
         op(Get, "get_session", "/api/v1/sessions/{id}", "sessions", "One session (by id or name).")
             .cli("session show ID", &["session", "show", "ci-1"])
             .query::<SessionPath>()
-            .json::<SessionInfo>(),
+            .json::<SessionInfo>(render::sessions::session),
         op(Delete, "end_session", "/api/v1/sessions/{id}", "sessions", "End a session and release its lease.")
             .cli("session end ID", &["session", "end", "ci-1"])
             .describe("Only its holder: the request is in the session (`Mobilectl-Session: SECRET`), or the \
                        path is its secret; else 403 SESSION_FORBIDDEN.")
             .query::<SessionPath>()
-            .json::<SessionEnded>()
+            .json::<SessionEnded>(render::sessions::ended)
             .managed_by_connection(),
         op(Get, "session_info", "/api/v1/session", "sessions", "This caller's session: its device, lease expiry, defaults.")
             .cli("session info", &["session", "info"])
             .describe("The session the request is in (`Mobilectl-Session`); each MCP connection is one.")
-            .json::<SessionInfo>()
+            .json::<SessionInfo>(render::sessions::session)
             .core(),
         op(Post, "release_device", "/api/v1/session/release", "sessions", "Give back this session's device lease (the session goes on).")
             .cli("session release", &["session", "release"])
             .describe("The next device operation of the session leases a device again.")
-            .json::<SessionEnded>()
+            .json::<SessionEnded>(render::sessions::ended)
             .core(),
         op(Post, "connect_device", "/api/v1/device/connect", "devices", "Connect adb to an Android device over the network (host, port).")
             .cli("connect HOST:PORT", &["connect", "192.168.1.20:5555"])
@@ -183,13 +185,13 @@ fn sessions() -> Vec<Operation> {
                        (`details.reason`); no answer: 504 TIMEOUT; a name that does not resolve: 404 NOT_FOUND.")
             .errors(&[Forbidden, NotFound, DeviceUnreachable, DeviceOffline, ToolMissing, Timeout, CommandFailed, Busy, UnsupportedOnPlatform])
             .body::<ConnectRequest>()
-            .json::<ConnectResult>(),
+            .json::<ConnectResult>(render::devices::connected),
         op(Post, "erase", "/api/v1/device/erase", "devices", "Erase an iOS Simulator's content and settings.")
             .cli("erase [UDID]", &["erase", "iPhone 15"])
             .describe("A booted simulator is shut down, erased and booted again. Android: 501.")
             .errors(DEVICE)
             .body::<EraseRequest>()
-            .json::<SettingDone>(),
+            .json::<SettingDone>(render::devices::done),
     ]
 }
 
@@ -207,7 +209,7 @@ fn apps() -> Vec<Operation> {
         .errors(DEVICE)
         .errors(NAMED)
         .body::<InstallRequest>()
-        .json::<AppDone>(),
+        .json::<AppDone>(render::devices::done),
         op(
             Post,
             "launch_app",
@@ -219,7 +221,7 @@ fn apps() -> Vec<Operation> {
         .errors(DEVICE)
         .errors(NAMED)
         .body::<LaunchRequest>()
-        .json::<LaunchDone>()
+        .json::<LaunchDone>(render::devices::done)
         .core(),
         op(
             Post,
@@ -235,7 +237,7 @@ fn apps() -> Vec<Operation> {
         .errors(DEVICE)
         .errors(NAMED)
         .body::<AppRequest>()
-        .json::<AppDone>()
+        .json::<AppDone>(render::devices::done)
         .core(),
         op(
             Post,
@@ -248,7 +250,7 @@ fn apps() -> Vec<Operation> {
         .errors(DEVICE)
         .errors(NAMED)
         .body::<AppRequest>()
-        .json::<AppDone>(),
+        .json::<AppDone>(render::devices::done),
         op(
             Get,
             "list_apps",
@@ -259,7 +261,7 @@ fn apps() -> Vec<Operation> {
         .cli("app list", &["app", "list"])
         .errors(DEVICE)
         .query::<AppListQuery>()
-        .json::<AppList>(),
+        .json::<AppList>(render::devices::apps),
         op(
             Post,
             "open_url",
@@ -270,7 +272,7 @@ fn apps() -> Vec<Operation> {
         .cli("open URL", &["open", "https://example.com"])
         .errors(DEVICE)
         .body::<OpenUrlRequest>()
-        .json::<AppDone>()
+        .json::<AppDone>(render::devices::done)
         .core(),
     ]
 }
@@ -282,20 +284,20 @@ fn inspect() -> Vec<Operation> {
             .cli("snapshot", &["snapshot", "-i"])
             .errors(DEVICE)
             .query::<UiQuery>()
-            .json_or_text::<SnapshotView>()
+            .json_or_text::<SnapshotView>(render::inspect::snapshot)
             .core(),
         op(Get, "screen_summary", "/api/v1/device/screen-summary", "inspect", "What is on screen, in brief.")
             .cli("summary", &["summary"])
             .describe("Title, counts by role, interactive elements, alert, keyboard, focused field, scroll containers.")
             .errors(DEVICE)
             .query::<DeviceQuery>()
-            .json::<SummaryView>()
+            .json::<SummaryView>(render::devices::summary)
             .core(),
         op(Get, "find", "/api/v1/device/ui/find", "inspect", "Find elements by free text, best match first.")
             .cli("find QUERY", &["find", "log in"])
             .errors(DEVICE)
             .query::<FindQuery>()
-            .json::<FindResult>()
+            .json::<FindResult>(render::devices::matches)
             .core(),
         op(Get, "screenshot", "/api/v1/device/screenshot", "inspect", "The screen as PNG or JPEG, optionally scaled.")
             .cli("screenshot", &["screenshot", "-o", "s.png"])
@@ -332,7 +334,7 @@ fn inspect() -> Vec<Operation> {
             .errors(&[BaselineUnusable, NotFound, RunNotFound, ArtifactNotFound])
             .body_limit(BASELINE_BODY_LIMIT)
             .body::<DiffRequest>()
-            .json::<DiffResult>(),
+            .json::<DiffResult>(render::inspect::diff),
     ]
 }
 
@@ -350,7 +352,7 @@ fn recordings() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(&[RecordingActive])
             .body::<RecordingStart>()
-            .json::<RecordingInfo>(),
+            .json::<RecordingInfo>(render::recordings::recording),
         op(Post, "recording_stop", "/api/v1/device/recording/stop", "recordings", "Stop the recording; answers the MP4's path, duration and size.")
             .cli("record stop", &["record", "stop"])
             .describe("The file is finalised and read back before the answer. A recording that stopped \
@@ -359,10 +361,10 @@ fn recordings() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(&[NotRecording])
             .body::<RecordingStop>()
-            .json::<RecordingInfo>(),
+            .json::<RecordingInfo>(render::recordings::recording),
         op(Get, "list_recordings", "/api/v1/recordings", "recordings", "The recordings of this server, newest first.")
             .cli("recordings", &["recordings"])
-            .json::<RecordingList>(),
+            .json::<RecordingList>(render::recordings::list),
         op(Get, "get_recording", "/api/v1/recordings/{id}", "recordings", "A finished recording's MP4.")
             .cli("recording get ID", &["recording", "get", "rec-20261125-010203-0a1b2c3d", "-o", "run.mp4"])
             .errors(NAMED)
@@ -375,7 +377,7 @@ fn recordings() -> Vec<Operation> {
             .errors(NAMED)
             .errors(&[RecordingActive])
             .query::<RecordingPath>()
-            .json::<RecordingDeleted>(),
+            .json::<RecordingDeleted>(render::recordings::deleted),
     ]
 }
 
@@ -387,62 +389,62 @@ fn act() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(TARGET)
             .body::<TapRequest>()
-            .json::<ActionResult>()
+            .json::<ActionResult>(render::act::action)
             .core(),
         op(Post, "tap_element", "/api/v1/device/ui/tap-element", "act", "Tap the element with a label, identifier and/or type.")
             .cli("tap-element LABEL", &["tap-element", "LOG IN"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<TapElementRequest>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>(render::act::action),
         op(Post, "long_press", "/api/v1/device/ui/long-press", "act", "Long-press a ref, a point or a selector's element.")
             .cli("long-press TARGET", &["long-press", "10,20"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<LongPressRequest>()
-            .json::<ActionResult>()
+            .json::<ActionResult>(render::act::action)
             .core(),
         op(Post, "swipe", "/api/v1/device/ui/swipe", "act", "Swipe from a point to a point, or across a target in a direction.")
             .cli("swipe FROM TO", &["swipe", "1,2", "3,4"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<SwipeRequest>()
-            .json::<ActionResult>()
+            .json::<ActionResult>(render::act::action)
             .core(),
         op(Post, "scroll", "/api/v1/device/ui/scroll", "act", "Scroll a container once (default: the biggest scrollable one).")
             .cli("scroll", &["scroll"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<ScrollRequest>()
-            .json::<ActionResult>()
+            .json::<ActionResult>(render::act::action)
             .core(),
         op(Post, "scroll_to", "/api/v1/device/ui/scroll-to", "act", "Scroll until a selector's element is in view.")
             .cli("scroll-to SELECTOR", &["scroll-to", "text:Order"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<ScrollToRequest>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>(render::act::action),
         op(Post, "type_text", "/api/v1/device/ui/type", "act", "Type text into the focused field or a target; reads the field back.")
             .cli("type TARGET TEXT", &["type", "@e1", "hi"])
             .errors(DEVICE)
             .errors(TARGET)
             .errors(&[UnsupportedText])
             .body::<TypeOptions>()
-            .json::<ActionResult>()
+            .json::<ActionResult>(render::act::action)
             .core(),
         op(Post, "press", "/api/v1/device/ui/press", "act", "Press a key: back, home, enter, delete, tab, volume_up… or an Android key code.")
             .cli("press KEY", &["press", "back"])
             .errors(DEVICE)
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<PressRequest>()
-            .json::<ActionResult>()
+            .json::<ActionResult>(render::act::action)
             .core(),
         op(Post, "hide_keyboard", "/api/v1/device/ui/hide-keyboard", "act", "Hide the on-screen keyboard if it is up.")
             .cli("hide-keyboard", &["hide-keyboard"])
             .errors(DEVICE)
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<DeviceBody>()
-            .json::<ActionResult>()
+            .json::<ActionResult>(render::act::action)
             .core(),
         op(Post, "multi_touch", "/api/v1/device/ui/multi-touch", "act", "Pinch (scale) or rotate (degrees) with two fingers around a target.")
             .cli("multi-touch GESTURE", &["multi-touch", "pinch", "--scale", "2", "--x", "200", "--y", "400"])
@@ -452,7 +454,7 @@ fn act() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(TARGET)
             .body::<MultiTouchRequest>()
-            .json::<ActionResult>(),
+            .json::<ActionResult>(render::act::action),
         op(Post, "batch", "/api/v1/device/batch", "act", "Run act and verify steps in order under one hold of the device; stop at a failure.")
             .cli("batch FILE", &["batch", "--step", "tap @e1", "--step", "wait text:OK"])
             .describe("Each step is `{op, body}`: an act or verify operation and its body as its own route takes \
@@ -460,7 +462,7 @@ fn act() -> Vec<Operation> {
                        its route answers. With `observe`, one read at the end and what changed over the batch.")
             .errors(DEVICE)
             .body::<BatchRequest>()
-            .json::<BatchResult>(),
+            .json::<BatchResult>(render::act::batch),
     ]
 }
 
@@ -477,7 +479,7 @@ fn flows() -> Vec<Operation> {
                        screenshot, tree and log are saved in `artifacts`. `success: false` is an answer, not an error.")
             .errors(DEVICE)
             .body::<FlowRunRequest>()
-            .json::<FlowRunResult>(),
+            .json::<FlowRunResult>(render::maestro::run),
         op(Post, "flow_run_stream", "/api/v1/flows/run/stream", "flows", "Run a Maestro flow, answering each step as it ends, then the result (Server-Sent Events).")
             .cli("flow run FILE", &["flow", "run", "login.yaml"])
             .describe("What `flow_run` does, told as it goes: a `step` event as each step ends (its `id` its \
@@ -488,7 +490,7 @@ fn flows() -> Vec<Operation> {
                        stops the run.")
             .errors(DEVICE)
             .body::<FlowRunRequest>()
-            .events::<FlowEvent>(),
+            .events::<FlowEvent>(render::maestro::event),
         op(Post, "flow_record_start", "/api/v1/flows/record/start", "flows", "Record this caller's acts and verifies as a Maestro flow.")
             .cli("flow record start", &["flow", "record", "start"])
             .describe("Per session (or per session-less caller). Each successful act or verify operation \
@@ -496,12 +498,12 @@ fn flows() -> Vec<Operation> {
                        element on the screen it was read from (id, text, index, a point last); typing into \
                        a password field records `${PASSWORD}`; a wait becomes `extendedWaitUntil`.")
             .body::<RecordStart>()
-            .json::<RecordStarted>(),
+            .json::<RecordStarted>(render::maestro::record_started),
         op(Post, "flow_record_stop", "/api/v1/flows/record/stop", "flows", "Stop recording; the Maestro flow of what was done.")
             .cli("flow record stop", &["flow", "record", "stop", "-o", "flow.yaml"])
             .errors(&[NotFound])
             .body::<RecordStop>()
-            .json::<Recorded>(),
+            .json::<Recorded>(render::maestro::recorded),
     ]
 }
 
@@ -512,7 +514,7 @@ fn verify() -> Vec<Operation> {
             .cli("wait SELECTOR", &["wait", "text:OK"])
             .errors(DEVICE)
             .body::<WaitRequest>()
-            .json::<WaitResult>()
+            .json::<WaitResult>(render::verify::wait)
             .core(),
         op(Post, "expect", "/api/v1/device/ui/expect", "verify", "Judge the screen: element visible or not, text, app, activity, fingerprint, screenshot.")
             .cli("expect", &["expect", "app", "com.example"])
@@ -524,27 +526,27 @@ fn verify() -> Vec<Operation> {
             .errors(&[BaselineUnusable, NotFound, RunNotFound, ArtifactNotFound])
             .body_limit(BASELINE_BODY_LIMIT)
             .body::<ExpectRequest>()
-            .json::<ExpectResult>()
+            .json::<ExpectResult>(render::verify::expect)
             .core(),
         op(Post, "wait_for_change", "/api/v1/device/ui/wait-for-change", "verify", "Wait until the screen differs from a fingerprint, then confirm it settled.")
             .cli("wait-for-change [FINGERPRINT]", &["wait-for-change"])
             .errors(DEVICE)
             .body::<WaitForChangeRequest>()
-            .json::<ChangeResult>()
+            .json::<ChangeResult>(render::verify::change)
             .core(),
         op(Post, "alert_accept", "/api/v1/device/alert/accept", "verify", "Accept the alert on screen (Allow, OK…) or tap its `button`.")
             .cli("alert accept", &["alert", "accept"])
             .errors(DEVICE)
             .errors(&[NoAlert, ElementNotFound])
             .body::<AlertRequest>()
-            .json::<ActionResult>()
+            .json::<ActionResult>(render::act::action)
             .core(),
         op(Post, "alert_dismiss", "/api/v1/device/alert/dismiss", "verify", "Dismiss the alert on screen (Don't allow, Cancel…) or tap its `button`.")
             .cli("alert dismiss", &["alert", "dismiss"])
             .errors(DEVICE)
             .errors(&[NoAlert, ElementNotFound])
             .body::<AlertRequest>()
-            .json::<ActionResult>()
+            .json::<ActionResult>(render::act::action)
             .core(),
     ]
 }
@@ -565,7 +567,7 @@ fn system() -> Vec<Operation> {
         )
         .errors(DEVICE)
         .body::<LocationRequest>()
-        .json::<SettingDone>(),
+        .json::<SettingDone>(render::devices::done),
         op(
             Post,
             "set_permission",
@@ -580,7 +582,7 @@ fn system() -> Vec<Operation> {
         .errors(DEVICE)
         .errors(NAMED)
         .body::<PermissionRequest>()
-        .json::<SettingDone>(),
+        .json::<SettingDone>(render::devices::done),
         op(
             Post,
             "status_bar",
@@ -591,7 +593,7 @@ fn system() -> Vec<Operation> {
         .cli("status-bar", &["status-bar", "--time", "9:41"])
         .errors(DEVICE)
         .body::<StatusBarRequest>()
-        .json::<SettingDone>(),
+        .json::<SettingDone>(render::devices::done),
     ]
 }
 
@@ -604,21 +606,21 @@ fn device_features() -> Vec<Operation> {
                        has it (else 501: Android 10+ restricts clipboard reads to the focused app).")
             .errors(DEVICE)
             .query::<DeviceQuery>()
-            .json::<ClipboardView>(),
+            .json::<ClipboardView>(render::features::clipboard),
         op(Put, "set_clipboard", "/api/v1/device/clipboard", "system", "Set the clipboard's text.")
             .cli("clipboard set TEXT", &["clipboard", "set", "hello"])
             .describe("iOS Simulator: `simctl pbcopy`; iPhone: WDA `/wda/setPasteboard`. Android: `cmd clipboard set-text` where the OS has \
                        it, else 501. At most 64 KiB.")
             .errors(DEVICE)
             .body::<ClipboardSet>()
-            .json::<SettingDone>(),
+            .json::<SettingDone>(render::devices::done),
         op(Get, "get_orientation", "/api/v1/device/orientation", "system", "Read the screen orientation.")
             .cli("orientation get", &["orientation", "get"])
             .describe("Android: the UI dump's rotation, and whether auto-rotate is on. iPhone: WDA \
                        `/orientation`. iOS Simulator: 501.")
             .errors(DEVICE)
             .query::<DeviceQuery>()
-            .json::<OrientationView>(),
+            .json::<OrientationView>(render::features::orientation),
         op(Put, "set_orientation", "/api/v1/device/orientation", "system", "Rotate the screen, or restore auto-rotate.")
             .cli("orientation set [ORIENTATION]", &["orientation", "set", "landscape"])
             .describe("Android: auto-rotate is locked and `user_rotation` set; `restore: true` turns \
@@ -627,7 +629,7 @@ fn device_features() -> Vec<Operation> {
                        Simulator: 501 (simctl cannot rotate).")
             .errors(DEVICE)
             .body::<OrientationRequest>()
-            .json::<SettingDone>(),
+            .json::<SettingDone>(render::devices::done),
         op(Post, "send_intent", "/api/v1/device/intent", "system", "Send an Android intent: start an activity or broadcast.")
             .cli("intent", &["intent", "--action", "android.intent.action.VIEW", "--data", "https://example.com"])
             .describe("`am start -W` (mode `start`) or `am broadcast`, every value quoted for the device \
@@ -636,7 +638,7 @@ fn device_features() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(&[NotFound])
             .body::<IntentRequest>()
-            .json::<IntentDone>(),
+            .json::<IntentDone>(render::features::intent),
         op(Post, "push_file", "/api/v1/device/files/push", "system", "Push a file (under the files root) to the device.")
             .cli("files push LOCAL_PATH DEVICE_PATH", &["files", "push", "a.txt", "/sdcard/Download/a.txt"])
             .describe("Local paths stay under the server's `--files-root` (default its working directory; \
@@ -647,7 +649,7 @@ fn device_features() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(&[Forbidden, NotFound])
             .body::<FilePush>()
-            .json::<FileDone>(),
+            .json::<FileDone>(render::features::file),
         op(Post, "pull_file", "/api/v1/device/files/pull", "system", "Pull a device file into the files root.")
             .cli("files pull DEVICE_PATH LOCAL_PATH", &["files", "pull", "/sdcard/Download/a.txt", "b.txt"])
             .describe("As push: under `--files-root`, at most 1 GiB, an existing file kept unless \
@@ -656,7 +658,7 @@ fn device_features() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(&[Forbidden, NotFound])
             .body::<FilePull>()
-            .json::<FileDone>(),
+            .json::<FileDone>(render::features::file),
         op(Post, "add_media", "/api/v1/device/media", "system", "Add a photo or video from the files root to the gallery.")
             .cli("media add LOCAL_PATH", &["media", "add", "photo.jpg"])
             .describe("iOS Simulator: `simctl addmedia`. Android: pushed to /sdcard/Pictures (videos: \
@@ -664,7 +666,7 @@ fn device_features() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(&[Forbidden, NotFound])
             .body::<MediaRequest>()
-            .json::<MediaDone>(),
+            .json::<MediaDone>(render::features::media),
         op(Post, "post_notification", "/api/v1/device/notification", "system", "Post a notification (Android) or push one to an app (Simulator).")
             .cli("notify", &["notify", "--title", "Hi", "--body", "Hello"])
             .describe("Android: `cmd notification post` as the shell. iOS Simulator: `simctl push` of \
@@ -672,13 +674,13 @@ fn device_features() -> Vec<Operation> {
                        `title` and `body`, to `bundle_id`. iPhone: 501.")
             .errors(DEVICE)
             .body::<NotificationRequest>()
-            .json::<SettingDone>(),
+            .json::<SettingDone>(render::devices::done),
         op(Get, "list_notifications", "/api/v1/device/notifications", "system", "The notifications in the shade.")
             .cli("notifications", &["notifications"])
             .describe("Android: the shade is opened, read through the UI tree and closed again. iOS: 501.")
             .errors(DEVICE)
             .query::<DeviceQuery>()
-            .json::<NotificationList>(),
+            .json::<NotificationList>(render::features::notifications),
         op(Post, "biometric", "/api/v1/device/biometric", "system", "Simulate Face ID / Touch ID / fingerprint: enroll, unenroll, match, nonmatch.")
             .cli("biometric ACTION", &["biometric", "match"])
             .describe("iOS Simulator: BiometricKit notifications (`simctl spawn … notifyutil`). Android \
@@ -686,7 +688,7 @@ fn device_features() -> Vec<Operation> {
                        is done in its Settings: 501). Physical devices: 501.")
             .errors(DEVICE)
             .body::<BiometricRequest>()
-            .json::<SettingDone>(),
+            .json::<SettingDone>(render::devices::done),
     ]
 }
 
@@ -700,17 +702,17 @@ fn network() -> Vec<Operation> {
                        Running already: its status, unchanged, with a note.")
             .errors(&[PortInUse, Unknown])
             .body::<ProxyStartRequest>()
-            .json::<ProxyStatus>(),
+            .json::<ProxyStatus>(render::flows::status),
         op(Post, "proxy_stop", "/api/v1/proxy/stop", "network", "Stop the proxy (detaches devices first).")
             .cli("proxy stop", &["proxy", "stop"])
             .describe("Refused (`DEVICE_LEASED`, nothing changed) while a device attached to it is \
                        leased by another session than the caller's.")
             .errors(&[DeviceLeased])
             .body::<ProxyStopRequest>()
-            .json::<ProxyStatus>(),
+            .json::<ProxyStatus>(render::flows::status),
         op(Get, "proxy_status", "/api/v1/proxy/status", "network", "Proxy state: address, CA, devices.")
             .cli("proxy status", &["proxy", "status"])
-            .json::<ProxyStatus>(),
+            .json::<ProxyStatus>(render::flows::status),
         op(Get, "proxy_ca", "/api/v1/proxy/ca.pem", "network", "The proxy CA certificate (PEM).")
             .cli("proxy ca", &["proxy", "ca", "-o", "ca.pem"])
             .describe("Made once and kept in the state directory; its private key is never served.")
@@ -725,12 +727,12 @@ fn network() -> Vec<Operation> {
             .errors(DEVICE)
             .errors(&[PortInUse, Unknown])
             .body::<ProxyDeviceRequest>()
-            .json::<ProxyAttachResult>(),
+            .json::<ProxyAttachResult>(render::flows::attached),
         op(Post, "proxy_detach", "/api/v1/proxy/detach", "network", "Undo proxy_attach.")
             .cli("proxy detach [UDID]", &["proxy", "detach"])
             .errors(DEVICE)
             .body::<ProxyDeviceRequest>()
-            .json::<ProxyDetachResult>(),
+            .json::<ProxyDetachResult>(render::flows::detached),
         op(Get, "list_flows", "/api/v1/proxy/flows", "network", "Recorded network requests, filtered.")
             .cli("proxy flows", &["proxy", "flows", "--status", "4xx"])
             .describe("Oldest first. `host`: that host or a domain with its subdomains; `status`: `404` \
@@ -739,7 +741,7 @@ fn network() -> Vec<Operation> {
                        (`5m`). Without `since`: the newest `limit` (default 100, at most 1000); \
                        with it: the first `limit` after it, then go on with `since=next_cursor`.")
             .query::<FlowsQuery>()
-            .json::<FlowList>(),
+            .json::<FlowList>(render::flows::list),
         op(Get, "get_flow", "/api/v1/proxy/flows/{id}", "network", "One request: headers, bodies, timing.")
             .cli("proxy flow ID", &["proxy", "flow", "12"])
             .describe("Secret headers (Authorization, Cookie, Set-Cookie, Proxy-Authorization) are \
@@ -747,28 +749,28 @@ fn network() -> Vec<Operation> {
                        answers that body's bytes (decoded) in its own content type.")
             .errors(&[NotFound, Forbidden])
             .query::<FlowQuery>()
-            .json_or_bytes::<FlowDetail>(),
+            .json_or_bytes::<FlowDetail>(render::flows::flow),
         op(Get, "stream_flows", "/api/v1/proxy/flows/stream", "network", "New requests as Server-Sent Events.")
             .cli("proxy flows --follow", &["proxy", "flows", "--follow"])
             .describe("The filters of list_flows; with `since`, the matching flows after it first; \
                        `limit`: end after that many.")
             .query::<FlowsQuery>()
-            .events::<FlowLine>(),
+            .events::<FlowLine>(render::flows::line),
         op(Get, "get_flow_summary", "/api/v1/proxy/summary", "network", "Network summary: hosts, failures, slowest.")
             .cli("proxy summary", &["proxy", "summary"])
             .describe("`since` and `host` as for list_flows.")
             .query::<SummaryQuery>()
-            .json::<FlowSummary>(),
+            .json::<FlowSummary>(render::flows::summary),
         op(Delete, "clear_flows", "/api/v1/proxy/flows", "network", "Forget recorded requests.")
             .cli("proxy clear", &["proxy", "clear"])
-            .json::<Cleared>(),
+            .json::<Cleared>(render::flows::cleared),
         op(Get, "export_har", "/api/v1/proxy/flows.har", "network", "Recorded requests as HAR 1.2 (devtools, Charles, Proxyman).")
             .cli("proxy har", &["proxy", "har"])
             .describe("Every flow in the store, oldest first (tunnels left out). Secrets are redacted \
                        as in every view; bodies decoded, as text or base64. `_flowId`, `_ruleId` and \
                        `_error` are mobilectl's. Not an MCP tool (a whole document): list_flows \
                        and get_flow read flows.")
-            .json::<Har>()
+            .json::<Har>(render::rules::har)
             .document(),
         op(Post, "add_proxy_rule", "/api/v1/proxy/rules", "network", "Mock, delay, throttle, fail or rewrite requests.")
             .cli("proxy mock", &["proxy", "mock", "--path", "/api/login", "--status", "500", "--body", "down"])
@@ -786,18 +788,18 @@ fn network() -> Vec<Operation> {
                        Validated whole: a rule that can never match is refused with the reason.")
             .errors(&[Forbidden, NotFound])
             .body::<RuleSpec>()
-            .json::<RuleView>(),
+            .json::<RuleView>(render::rules::rule),
         op(Get, "list_proxy_rules", "/api/v1/proxy/rules", "network", "List proxy rules.")
             .cli("proxy rules", &["proxy", "rules"])
-            .json::<RuleList>(),
+            .json::<RuleList>(render::rules::list),
         op(Delete, "delete_proxy_rule", "/api/v1/proxy/rules/{id}", "network", "Remove one proxy rule.")
             .cli("proxy unmock ID", &["proxy", "unmock", "3"])
             .errors(&[NotFound])
             .query::<RuleQuery>()
-            .json::<RuleView>(),
+            .json::<RuleView>(render::rules::rule),
         op(Delete, "clear_proxy_rules", "/api/v1/proxy/rules", "network", "Remove all proxy rules.")
             .cli("proxy unmock-all", &["proxy", "unmock-all"])
-            .json::<Cleared>(),
+            .json::<Cleared>(render::rules::cleared),
         op(Post, "proxy_rules_from_har", "/api/v1/proxy/rules/from-har", "network", "Replay a HAR: its answers become respond rules.")
             .cli("proxy replay-har", &["proxy", "replay-har", "--har", "{\"log\":{\"entries\":[]}}"])
             .describe("Entries with an answer (to `host` and its subdomains when given) become \
@@ -805,7 +807,7 @@ fn network() -> Vec<Operation> {
                        one method and URL replay in order. All are added or none. Not an MCP \
                        tool (a whole document): add_proxy_rule adds one rule.")
             .body::<RulesFromHarRequest>()
-            .json::<RulesAdded>()
+            .json::<RulesAdded>(render::rules::added)
             .document(),
         op(Post, "set_proxy_conditions", "/api/v1/proxy/conditions", "network", "Slow or cut the device link.")
             .cli("proxy conditions", &["proxy", "conditions", "--profile", "3g"])
@@ -814,10 +816,10 @@ fn network() -> Vec<Operation> {
                        connection without an answer; loss closes that share of them. Applied to \
                        every request before the rules; shown in proxy status.")
             .body::<ConditionsRequest>()
-            .json::<ConditionsState>(),
+            .json::<ConditionsState>(render::rules::conditions),
         op(Delete, "clear_proxy_conditions", "/api/v1/proxy/conditions", "network", "Clear link conditions.")
             .cli("proxy conditions-clear", &["proxy", "conditions-clear"])
-            .json::<ConditionsState>(),
+            .json::<ConditionsState>(render::rules::conditions),
     ]
 }
 
@@ -830,7 +832,7 @@ fn logs() -> Vec<Operation> {
                        `cursor`, passed as `since`, reads on from there.")
             .errors(DEVICE)
             .query::<LogsQuery>()
-            .json::<LogPage>(),
+            .json::<LogPage>(render::logs::page),
         op(Get, "stream_logs", "/api/v1/logs/stream", "logs", "Follow the device log as Server-Sent Events.")
             .cli("logs --follow", &["logs", "-f", "--app", "com.example"])
             .describe("The filters of GET /api/v1/logs. Each entry is an `entry` event whose `id` \
@@ -839,18 +841,18 @@ fn logs() -> Vec<Operation> {
                        connection open. `limit` ends the stream after that many entries.")
             .errors(DEVICE)
             .query::<LogsQuery>()
-            .events::<LogEvent>(),
+            .events::<LogEvent>(render::logs::event),
         op(Get, "list_crashes", "/api/v1/logs/crashes", "logs", "Crashes and ANRs, newest first.")
             .cli("crashes", &["crashes", "--since", "1h"])
             .errors(DEVICE)
             .query::<CrashesQuery>()
-            .json::<CrashList>(),
+            .json::<CrashList>(render::logs::crashes),
         op(Get, "get_crash", "/api/v1/logs/crashes/{id}", "logs", "One crash or ANR with its full text.")
             .cli("crashes ID", &["crashes", "c0123456789ab"])
             .errors(DEVICE)
             .errors(NAMED)
             .query::<CrashQuery>()
-            .json::<CrashDetail>(),
+            .json::<CrashDetail>(render::logs::crash),
         op(Get, "debug_bundle", "/api/v1/debug/bundle", "logs", "Screen, screenshot, app errors and crashes in one answer.")
             .cli("debug-bundle", &["debug-bundle", "-o", "/tmp/bundle"])
             .errors(DEVICE)
@@ -858,7 +860,7 @@ fn logs() -> Vec<Operation> {
                        scaled JPEG screenshot (base64), the app's last warnings and errors, and \
                        the crashes since `since`. Parts that cannot be read are listed in `problems`.")
             .query::<BundleQuery>()
-            .json::<DebugBundle>(),
+            .json::<DebugBundle>(render::logs::bundle),
     ]
 }
 
@@ -876,12 +878,12 @@ fn runs() -> Vec<Operation> {
                        `result.json` when it ends. A run is failed when an act or verify \
                        operation failed in it. `total` says how many there are beyond `limit`.")
             .query::<RunsQuery>()
-            .json::<RunList>(),
+            .json::<RunList>(render::runs::list),
         op(Get, "get_run", "/api/v1/runs/{id}", "runs", "One run: its result and its artifacts.")
             .cli("runs show ID", &["runs", "show", "20260101-120000-ab12cd"])
             .errors(&[RunNotFound])
             .query::<RunPath>()
-            .json::<RunDetail>(),
+            .json::<RunDetail>(render::runs::run),
         op(Get, "get_artifact", "/api/v1/runs/{id}/artifacts/{name}", "runs", "One artifact's bytes, in its content type.")
             .cli("runs artifact ID NAME", &["runs", "artifact", "20260101-120000-ab12cd", "failure-tap.png", "-o", "f.png"])
             .describe("`name` is looked up in the run's index (as get_run lists it), never used as \
@@ -900,7 +902,7 @@ fn runs() -> Vec<Operation> {
                        at server start and when a run ends. The answer: each run's action and \
                        reason, and the totals.")
             .body::<GcRequest>()
-            .json::<GcPlan>(),
+            .json::<GcPlan>(render::runs::gc),
     ]
 }
 

@@ -1,5 +1,5 @@
-//! Answers as compact text, one renderer per operation, chosen by the operation's name
-//! ([`RENDERERS`]): what the CLI prints, and what an MCP tool result says to the model (the
+//! Answers as compact text, one renderer per operation, given with its output type in the
+//! operation table (`crate::api::Operation::told`): what the CLI prints, and what an MCP tool result says to the model (the
 //! answer's JSON rides along there as `structuredContent`). Pure code: JSON in, text out.
 //!
 //! - [`act`]: actions (one line each, then what changed) and batches;
@@ -34,107 +34,10 @@ use serde_json::Value;
 /// Turns an operation's JSON answer into text.
 pub type Renderer = fn(&Value) -> String;
 
-/// The renderer of each operation's answer, by operation name. An operation not listed (images,
-/// files) has no text of its own.
-pub const RENDERERS: &[(&str, Renderer)] = &[
-    ("health", devices::health),
-    ("doctor", devices::doctor),
-    ("list_devices", devices::list),
-    ("get_active_device", devices::active),
-    ("set_active_device", devices::active),
-    ("boot", devices::power),
-    ("shutdown", devices::power),
-    ("connect_device", devices::connected),
-    ("create_session", sessions::session),
-    ("list_sessions", sessions::list),
-    ("get_session", sessions::session),
-    ("end_session", sessions::ended),
-    ("session_info", sessions::session),
-    ("release_device", sessions::ended),
-    ("erase", devices::done),
-    ("install_app", devices::done),
-    ("launch_app", devices::done),
-    ("terminate_app", devices::done),
-    ("reset_app", devices::done),
-    ("list_apps", devices::apps),
-    ("open_url", devices::done),
-    ("snapshot", inspect::snapshot),
-    ("screen_summary", devices::summary),
-    ("find", devices::matches),
-    ("screenshot_diff", inspect::diff),
-    ("tap", act::action),
-    ("tap_element", act::action),
-    ("long_press", act::action),
-    ("swipe", act::action),
-    ("scroll", act::action),
-    ("scroll_to", act::action),
-    ("type_text", act::action),
-    ("press", act::action),
-    ("hide_keyboard", act::action),
-    ("batch", act::batch),
-    ("flow_run", maestro::run),
-    ("flow_record_start", maestro::record_started),
-    ("flow_record_stop", maestro::recorded),
-    ("wait", verify::wait),
-    ("expect", verify::expect),
-    ("wait_for_change", verify::change),
-    ("alert_accept", act::action),
-    ("alert_dismiss", act::action),
-    ("set_location", devices::done),
-    ("set_permission", devices::done),
-    ("status_bar", devices::done),
-    ("get_clipboard", features::clipboard),
-    ("set_clipboard", devices::done),
-    ("get_orientation", features::orientation),
-    ("set_orientation", devices::done),
-    ("send_intent", features::intent),
-    ("push_file", features::file),
-    ("pull_file", features::file),
-    ("post_notification", devices::done),
-    ("list_notifications", features::notifications),
-    ("biometric", devices::done),
-    ("multi_touch", act::action),
-    ("add_media", features::media),
-    ("proxy_start", flows::status),
-    ("proxy_stop", flows::status),
-    ("proxy_status", flows::status),
-    ("proxy_attach", flows::attached),
-    ("proxy_detach", flows::detached),
-    ("list_flows", flows::list),
-    ("get_flow", flows::flow),
-    ("get_flow_summary", flows::summary),
-    ("clear_flows", flows::cleared),
-    ("export_har", rules::har),
-    ("add_proxy_rule", rules::rule),
-    ("list_proxy_rules", rules::list),
-    ("delete_proxy_rule", rules::rule),
-    ("clear_proxy_rules", rules::cleared),
-    ("proxy_rules_from_har", rules::added),
-    ("set_proxy_conditions", rules::conditions),
-    ("clear_proxy_conditions", rules::conditions),
-    ("tail_logs", logs::page),
-    ("list_crashes", logs::crashes),
-    ("get_crash", logs::crash),
-    ("debug_bundle", logs::bundle),
-    ("recording_start", recordings::recording),
-    ("recording_stop", recordings::recording),
-    ("list_recordings", recordings::list),
-    ("delete_recording", recordings::deleted),
-    ("list_runs", runs::list),
-    ("get_run", runs::run),
-    ("gc", runs::gc),
-    // Streams: one event each.
-    ("stream_logs", logs::event),
-    ("stream_flows", flows::line),
-    ("flow_run_stream", maestro::event),
-];
-
-/// The renderer of operation `op`, if it has one.
+/// The renderer of operation `op`, if it has one: the one its table entry gives with its
+/// output type (`crate::api::Operation::told`).
 pub fn renderer(op: &str) -> Option<Renderer> {
-    RENDERERS
-        .iter()
-        .find(|(name, _)| *name == op)
-        .map(|(_, f)| *f)
+    crate::api::find(op).and_then(|o| o.told)
 }
 
 /// `op`'s answer as text: its renderer's, or pretty JSON for an operation without one.
@@ -173,9 +76,10 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn every_json_answer_and_stream_has_a_renderer_and_every_renderer_an_operation() {
-        let ops = operations();
-        for op in ops {
+    fn every_json_answer_and_stream_is_told_and_files_are_not() {
+        // The table's builder takes the renderer with a JSON output type; this checks the
+        // lookup by name finds it.
+        for op in operations() {
             let has = renderer(op.name).is_some();
             let wants = match op.output {
                 Output::Json(_)
@@ -188,12 +92,6 @@ mod tests {
                 has, wants,
                 "{}: renderer {has}, JSON answer {wants}",
                 op.name
-            );
-        }
-        for (name, _) in RENDERERS {
-            assert!(
-                ops.iter().any(|o| o.name == *name),
-                "{name} is no operation"
             );
         }
     }

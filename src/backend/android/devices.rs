@@ -298,63 +298,27 @@ impl DeviceBackend for AdbBackend {
         }
     }
 
-    fn connect(&self) -> Option<&dyn Connect> {
-        Some(self)
-    }
-    fn lifecycle(&self) -> Option<&dyn Lifecycle> {
-        Some(self)
-    }
-    fn apps(&self) -> Option<&dyn Apps> {
-        Some(self)
-    }
-    fn screen(&self) -> Option<&dyn Screen> {
-        Some(self)
-    }
-    fn recording(&self) -> Option<&dyn Recording> {
-        Some(self)
-    }
-    fn input(&self) -> Option<&dyn Input> {
-        Some(self)
-    }
-    fn alerts(&self) -> Option<&dyn Alerts> {
-        Some(self)
-    }
-    fn location(&self) -> Option<&dyn Location> {
-        Some(self)
-    }
-    fn permissions(&self) -> Option<&dyn Permissions> {
-        Some(self)
-    }
-    fn clipboard(&self) -> Option<&dyn Clipboard> {
-        Some(self)
-    }
-    fn orientation(&self) -> Option<&dyn ScreenOrientation> {
-        Some(self)
-    }
-    fn files(&self) -> Option<&dyn Files> {
-        Some(self)
-    }
-    fn notifications(&self) -> Option<&dyn Notifications> {
-        Some(self)
-    }
-    fn notification_shade(&self) -> Option<&dyn NotificationShade> {
-        Some(self)
-    }
-    fn media(&self) -> Option<&dyn Media> {
-        Some(self)
-    }
-    fn biometrics(&self) -> Option<&dyn Biometrics> {
-        Some(self)
-    }
-    fn intents(&self) -> Option<&dyn Intents> {
-        Some(self)
-    }
-    fn network_capture(&self) -> Option<&dyn NetworkCapture> {
-        Some(self)
-    }
-    fn logs(&self) -> Option<&dyn Logs> {
-        Some(self)
-    }
+    crate::backend::traits::offers!(
+        connect: Connect,
+        lifecycle: Lifecycle,
+        apps: Apps,
+        screen: Screen,
+        recording: Recording,
+        input: Input,
+        alerts: Alerts,
+        location: Location,
+        permissions: Permissions,
+        clipboard: Clipboard,
+        orientation: ScreenOrientation,
+        files: Files,
+        notifications: Notifications,
+        notification_shade: NotificationShade,
+        media: Media,
+        biometrics: Biometrics,
+        intents: Intents,
+        network_capture: NetworkCapture,
+        logs: Logs,
+    );
 }
 
 #[cfg(test)]

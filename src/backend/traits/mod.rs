@@ -11,6 +11,19 @@
 //! ([`lacking`]). Hooks whose default is the usual way (typing as tap, clear, type, Enter)
 //! can be overridden by a backend with a better one.
 
+/// The accessors of the concerns a backend implements, each answering the backend itself:
+/// `offers!(apps: Apps, screen: Screen);` inside its `impl DeviceBackend`.
+macro_rules! offers {
+    ($($accessor:ident: $concern:ident),* $(,)?) => {
+        $(
+            fn $accessor(&self) -> Option<&dyn $concern> {
+                Some(self)
+            }
+        )*
+    };
+}
+pub(crate) use offers;
+
 mod apps;
 mod capture;
 mod input;

@@ -298,33 +298,17 @@ impl DeviceBackend for WdaBackend {
         })
     }
 
-    fn apps(&self) -> Option<&dyn Apps> {
-        Some(self)
-    }
-    fn screen(&self) -> Option<&dyn Screen> {
-        Some(self)
-    }
-    fn input(&self) -> Option<&dyn Input> {
-        Some(self)
-    }
-    fn multi_touch(&self) -> Option<&dyn MultiTouchInput> {
-        Some(self)
-    }
-    fn alerts(&self) -> Option<&dyn Alerts> {
-        Some(self)
-    }
-    fn location(&self) -> Option<&dyn Location> {
-        Some(self)
-    }
-    fn clipboard(&self) -> Option<&dyn Clipboard> {
-        Some(self)
-    }
-    fn orientation(&self) -> Option<&dyn ScreenOrientation> {
-        Some(self)
-    }
-    fn files(&self) -> Option<&dyn Files> {
-        Some(self)
-    }
+    crate::backend::traits::offers!(
+        apps: Apps,
+        screen: Screen,
+        input: Input,
+        multi_touch: MultiTouchInput,
+        alerts: Alerts,
+        location: Location,
+        clipboard: Clipboard,
+        orientation: ScreenOrientation,
+        files: Files,
+    );
 }
 
 #[cfg(test)]

@@ -634,3 +634,40 @@ async fn points_off_the_screen_are_refused_before_any_input() {
     assert_eq!(status, StatusCode::OK, "{answer}");
     assert_eq!(argvs_with(&h, "input").len(), 1);
 }
+
+/// One device by udid or name: the listing's entry, with what its backend can do; a name no
+/// device has is a 404 naming the devices there are.
+#[tokio::test]
+async fn one_device_by_udid_or_name_with_its_capabilities() {
+    let h = start_device();
+    let app = app_for(&h);
+    let (status, list) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    let listed = &list["devices"][0];
+    let udid = listed["udid"].as_str().unwrap();
+    let (status, one) = call(&app, get(&format!("/api/v1/devices/{udid}"))).await;
+    assert_eq!(status, StatusCode::OK, "{one}");
+    assert_eq!(&one, listed);
+    let caps: Vec<&str> = one["capabilities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    for must in ["apps", "screen", "input", "logs"] {
+        assert!(caps.contains(&must), "{caps:?}");
+    }
+    let said = mobilectl::render::renderer("get_device").unwrap()(&one);
+    assert!(said.starts_with(udid), "{said}");
+    assert!(
+        said.contains("\ncan: ") && said.contains("screen"),
+        "{said}"
+    );
+    let name = listed["name"].as_str().unwrap();
+    let (status, by_name) = call(&app, get(&format!("/api/v1/devices/{name}"))).await;
+    assert_eq!(status, StatusCode::OK, "{by_name}");
+    assert_eq!(by_name["udid"], udid);
+    let (status, none) = call(&app, get("/api/v1/devices/no-such-phone")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{none}");
+    assert_eq!(error_code(&none), "NO_DEVICE");
+}

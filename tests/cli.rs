@@ -657,6 +657,7 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         case("health", &["health"], 0, "ok · mobilectl"),
         case("doctor", &["doctor"], 0, "overall:"),
         case("list_devices", &["devices"], 0, &udid),
+        case("get_device", &["device", &udid], 0, "can: "),
         case("set_active_device", &["use", &udid], 0, "active device:"),
         case("get_active_device", &["active"], 0, "active device:"),
         case("snapshot", &["snapshot", "-i"], 0, "LOG IN"),

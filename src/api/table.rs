@@ -84,6 +84,17 @@ fn devices() -> Vec<Operation> {
         .core(),
         op(
             Get,
+            "get_device",
+            "/api/v1/devices/{udid}",
+            "devices",
+            "One device by udid or name: its state, model and capabilities.",
+        )
+        .cli("device UDID", &["device", "emulator-5554"])
+        .errors(&[NoDevice, AmbiguousDevice])
+        .query::<DevicePath>()
+        .json::<Device>(render::devices::device),
+        op(
+            Get,
             "get_active_device",
             "/api/v1/device/active",
             "devices",

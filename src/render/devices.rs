@@ -73,6 +73,33 @@ pub fn active(v: &Value) -> String {
     }
 }
 
+/// `get_device`: its line as the list gives it, then what it can do.
+pub fn device(v: &Value) -> String {
+    let caps: Vec<&str> = v["capabilities"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let line = [
+        s(&v["udid"]),
+        s(&v["name"]),
+        s(&v["platform"]),
+        s(&v["kind"]),
+        s(&v["state"]),
+        s(&v["os_version"]),
+    ]
+    .iter()
+    .filter(|f| !f.is_empty())
+    .copied()
+    .collect::<Vec<_>>()
+    .join("  ");
+    match caps.is_empty() {
+        true => line,
+        false => format!("{line}\ncan: {}", caps.join(", ")),
+    }
+}
+
 /// `connect_device`: `connected 192.168.1.20:5555 Pixel_7 device`.
 pub fn connected(v: &Value) -> String {
     let how = if v["already"] == true {

@@ -25,6 +25,15 @@ pub struct ListQuery {
     pub state: Option<DeviceState>,
 }
 
+/// A device named in the path.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct DevicePath {
+    /// Its udid (Android serial, iOS UDID), or its name when only one device has it.
+    pub udid: String,
+}
+
 /// The active device.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ActiveDevice {

@@ -11,6 +11,7 @@ use crate::server::AppState;
 pub fn bindings() -> Vec<Binding> {
     vec![
         bind::query("list_devices", list),
+        bind::query("get_device", get_device),
         bind::plain("get_active_device", get_active),
         bind::body("set_active_device", put_active),
         bind::body("boot", boot),
@@ -26,6 +27,16 @@ pub async fn list(state: AppState, q: ListQuery) -> Result<Json<DeviceList>> {
         q.platform.is_none_or(|p| d.platform == p) && q.state.is_none_or(|s| d.state == s)
     });
     Ok(Json(list))
+}
+
+/// One device by udid or unique name, from the listing: its state, model and capabilities.
+pub async fn get_device(state: AppState, q: DevicePath) -> Result<Json<Device>> {
+    let list = state.controller.list().await;
+    Ok(Json(crate::controller::resolve_target(
+        Some(&q.udid),
+        None,
+        &list.devices,
+    )?))
 }
 
 /// The device that requests without `udid` go to.

@@ -173,27 +173,7 @@ impl DeviceController {
             .holding(async {
                 let baseline = match resolved {
                     Some(r) => r,
-                    None => {
-                        let p = session.previous_shot().ok_or_else(|| {
-                            Error::new(
-                                ErrorCode::NotFound,
-                                "mobilectl took no screenshot of this device for this caller \
-                                 yet: there is no previous screen to compare with",
-                            )
-                            .with_hint(
-                                "take a screenshot before acting (GET /api/v1/device/screenshot), \
-                                 act, then diff with {\"previous\": true}",
-                            )
-                        })?;
-                        Resolved {
-                            png: p.shot.png.clone(),
-                            info: BaselineInfo {
-                                taken_at: Some(p.shot.taken_at.clone()),
-                                before_last_action: Some(p.before_last_action),
-                                ..info(BaselineKind::Previous)
-                            },
-                        }
-                    }
+                    None => previous_baseline(&session)?,
                 };
                 let shot = self.screenshot(Some(&device.udid)).await?;
                 Ok::<_, Error>((shot, baseline))
@@ -277,33 +257,7 @@ impl DeviceController {
             drop((base, now));
             let image = match save {
                 false => None,
-                true => {
-                    let boxes: Vec<crate::image::RefBox> = outcome
-                        .regions
-                        .iter()
-                        .enumerate()
-                        .map(|(i, r)| crate::image::RefBox {
-                            label: format!("{}", i + 1),
-                            x: f64::from(r.rect.x),
-                            y: f64::from(r.rect.y),
-                            w: f64::from(r.rect.w),
-                            h: f64::from(r.rect.h),
-                        })
-                        .collect();
-                    let r = crate::image::annotate(
-                        &now_png,
-                        &boxes,
-                        None,
-                        &crate::image::RenderOptions::default(),
-                    )
-                    .map_err(|e| Error::internal(format!("outlining the regions: {e}")))?;
-                    Some(BundleImage {
-                        content_type: r.content_type.to_string(),
-                        width: r.size.0,
-                        height: r.size.1,
-                        base64: base64::engine::general_purpose::STANDARD.encode(&r.bytes),
-                    })
-                }
+                true => Some(outlined(&now_png, &outcome)?),
             };
             Ok(Compared {
                 outcome,
@@ -424,4 +378,52 @@ struct Compared {
     scaled_from: Option<(u32, u32)>,
     status_bar: Option<StatusBarMask>,
     image: Option<BundleImage>,
+}
+
+/// The baseline `{"previous": true}` names: the screenshot this caller took before its last
+/// action, kept in its slot.
+fn previous_baseline(session: &super::DeviceSlot) -> Result<Resolved> {
+    let p = session.previous_shot().ok_or_else(|| {
+        Error::new(
+            ErrorCode::NotFound,
+            "mobilectl took no screenshot of this device for this caller \
+             yet: there is no previous screen to compare with",
+        )
+        .with_hint(
+            "take a screenshot before acting (GET /api/v1/device/screenshot), \
+             act, then diff with {\"previous\": true}",
+        )
+    })?;
+    Ok(Resolved {
+        png: p.shot.png.clone(),
+        info: BaselineInfo {
+            taken_at: Some(p.shot.taken_at.clone()),
+            before_last_action: Some(p.before_last_action),
+            ..info(BaselineKind::Previous)
+        },
+    })
+}
+
+/// The screenshot `png` with each changed region of `outcome` outlined and numbered.
+fn outlined(png: &[u8], outcome: &pixels::DiffOutcome) -> Result<BundleImage> {
+    let boxes: Vec<crate::image::RefBox> = outcome
+        .regions
+        .iter()
+        .enumerate()
+        .map(|(i, r)| crate::image::RefBox {
+            label: format!("{}", i + 1),
+            x: f64::from(r.rect.x),
+            y: f64::from(r.rect.y),
+            w: f64::from(r.rect.w),
+            h: f64::from(r.rect.h),
+        })
+        .collect();
+    let r = crate::image::annotate(png, &boxes, None, &crate::image::RenderOptions::default())
+        .map_err(|e| Error::internal(format!("outlining the regions: {e}")))?;
+    Ok(BundleImage {
+        content_type: r.content_type.to_string(),
+        width: r.size.0,
+        height: r.size.1,
+        base64: base64::engine::general_purpose::STANDARD.encode(&r.bytes),
+    })
 }

@@ -22,7 +22,7 @@ use crate::device::{
     Launched, NotificationPost, Orientation, OrientationRead, PermissionAction, Platform, Point,
     RecordingOptions, ScreenRecorder, StatusBarOverride,
 };
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::logs::{Crash, CrashDetection, DeviceClock, LogRead, LogStream, LogText, ProcessName};
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
 use crate::ui::{Alert, AlertButton, CoordinateSpace};
@@ -128,7 +128,10 @@ pub fn unsupported(what: &str, on: &str) -> Error {
         ErrorCode::UnsupportedOnPlatform,
         format!("{what} is not supported on {on}"),
     )
-    .with_hint("see GET /api/v1/doctor and the route's description for what each platform offers")
+    .with_next(
+        "see {0} and the operation's description for what each platform offers",
+        [Step::call(Op::DOCTOR)],
+    )
 }
 
 /// One way of driving devices (adb, simctl with AXe or idb, WebDriverAgent): how the controller
@@ -545,8 +548,10 @@ pub trait DeviceBackend: Send + Sync {
     }
     /// Starts an activity with an intent, or broadcasts it (Android).
     async fn send_intent(&self, _device: &Device, _intent: &IntentSpec) -> Result<IntentOutcome> {
-        Err(unsupported("Android intents", self.name())
-            .with_hint("intents are Android's; on iOS open a URL (`open_url`) instead"))
+        Err(unsupported("Android intents", self.name()).with_next(
+            "intents are Android's; on iOS open a URL ({0}) instead",
+            [Step::call(Op::OPEN_URL)],
+        ))
     }
 
     // --- simulator housekeeping -------------------------------------------------------------

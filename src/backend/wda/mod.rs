@@ -45,7 +45,7 @@ use crate::device::{
     AlertChoice, AppInfo, Device, DeviceKind, KeyPress, LaunchOptions, Launched, Platform, Point,
     StatusBarOverride,
 };
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::exec::Toolbox;
 use crate::ui::{Alert, AlertButton, CoordinateSpace};
 
@@ -456,8 +456,9 @@ impl DeviceBackend for WdaBackend {
         _permission: &str,
         _action: crate::device::PermissionAction,
     ) -> Result<Option<String>> {
-        Err(unsupported("changing permissions", self.name()).with_hint(
-            "iOS asks when the app first needs the permission: answer that alert with              POST /api/v1/device/alert/accept or /dismiss; Settings › the app changes it later",
+        Err(unsupported("changing permissions", self.name()).with_next(
+            "iOS asks when the app first needs the permission: answer that alert with {0} or {1}; Settings › the app changes it later",
+            [Step::call(Op::ALERT_ACCEPT), Step::call(Op::ALERT_DISMISS)],
         ))
     }
     async fn erase(&self, _device: &Device) -> Result<()> {

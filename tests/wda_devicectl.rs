@@ -422,6 +422,7 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
         ("health", get("/health")),
         ("doctor", get("/api/v1/doctor")),
         ("list_devices", get("/api/v1/device/list")),
+        ("get_device", get(&format!("/api/v1/devices/{PHONE}"))),
         (
             "set_active_device",
             send_json(

@@ -9,7 +9,7 @@
 
 pub mod call;
 pub mod errors;
-pub mod mentions;
+pub mod next;
 pub mod openapi;
 pub mod operation;
 pub mod strict;

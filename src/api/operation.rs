@@ -104,8 +104,8 @@ pub enum Mcp {
 /// How the command line writes an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CliForm {
-    /// The command as a user writes it, without the leading `mobilectl` (turns the server's
-    /// route mentions into commands in hints). Plain words then `NAME`s (`[NAME]`: optional)
+    /// The command as a user writes it, without the leading `mobilectl` (words the
+    /// steps of error hints as commands). Plain words then `NAME`s (`[NAME]`: optional)
     /// of input fields make the command by themselves (`crate::cli::derived`), unless a
     /// hand-written command has those words.
     pub usage: &'static str,

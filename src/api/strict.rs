@@ -13,7 +13,7 @@ use utoipa::openapi::{RefOr, Schema};
 use utoipa::ToSchema;
 
 use super::types::{schema_ref, Schemas};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Step};
 
 /// The fields a JSON value may have, as its schema allows them.
 #[derive(Debug, Clone, PartialEq)]
@@ -205,7 +205,7 @@ impl StrictJson {
                 format!("`{path}`")
             };
             return Err(Error::bad_request(format!("{what} must be a JSON object"))
-                .with_hint("see the request schema in GET /openapi.json or /docs"));
+                .with_next("see the request schema in {0}", [Step::Schema]));
         }
         if let Some((field, known)) = shape.unknown_field(&value) {
             let leaf = field.rsplit('.').next().unwrap_or(&field);
@@ -218,7 +218,7 @@ impl StrictJson {
         }
         serde_json::from_value(value).map_err(|e| {
             Error::bad_request(format!("the body does not fit this route: {e}"))
-                .with_hint("see the request schema in GET /openapi.json or /docs")
+                .with_next("see the request schema in {0}", [Step::Schema])
         })
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::exec::{Command, ExecError, HttpError, Output, Tool, Toolbox};
 
 /// The `TOOL_MISSING` error for `tool`, with its install hint.
@@ -39,7 +39,10 @@ pub fn exec_error(tool: Tool, err: ExecError) -> Error {
                 timeout.as_millis()
             ),
         )
-        .with_hint("the device may be busy or hung; retry, or check it with GET /api/v1/doctor"),
+        .with_next(
+            "the device may be busy or hung; retry, or check it with {0}",
+            [Step::call(Op::DOCTOR)],
+        ),
         ExecError::Busy { argv, why } => {
             Error::new(ErrorCode::Busy, format!("`{argv}` could not start: {why}")).with_hint(
                 "the server is running as many device commands as it allows; retry shortly",
@@ -64,7 +67,7 @@ pub fn http_error(err: HttpError) -> Error {
                 timeout.as_millis()
             ),
         )
-        .with_hint("the device may be busy or hung; retry, or check it with GET /api/v1/doctor"),
+        .with_next("the device may be busy or hung; retry, or check it with {0}", [Step::call(Op::DOCTOR)]),
         HttpError::Unreachable { request, why, .. } => Error::new(
             ErrorCode::DeviceUnreachable,
             format!("`{request}`: {why}"),

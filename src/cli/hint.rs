@@ -1,27 +1,84 @@
-//! The server's error hints in CLI terms. Hints are written for HTTP callers ("read the screen
-//! again with GET /api/v1/device/ui", "e.g. {\"ref\": \"e12\"}", "try `contains: true`");
-//! printed by the CLI (not with `--json`) they name commands and flags instead:
+//! The server's error hints in CLI terms, printed by the CLI (not with `--json`):
 //!
-//! - a route (`GET /api/v1/device/ui`, optionally with its method) becomes the command of the
-//!   operation the table has on that path (`mobilectl snapshot`: its form in the table,
-//!   [`crate::api::CliForm`]); a bare `/dismiss` right after a route is read relative to it
-//!   ([`crate::api::mentions`] finds them; MCP names them by their tools);
-//! - a JSON object whose every field has a CLI form becomes those words (`{"ref": "e12"}` →
-//!   `@e12`, `{"selector": {"text": "Sign in"}}` → `text:"Sign in"`);
-//! - a backticked field (`` `contains: true` ``, `` `udid` ``) becomes its flag;
-//! - a backticked call of an operation (`` `tail_logs since=a-9` ``, as the answers' text
-//!   names what to call next: [`crate::render::call`]) becomes its command line
-//!   (`mobilectl logs --since a-9`); [`calls`] does only this, for answers.
+//! - the steps of an error's `next` ([`crate::error::Next`]: call an operation with these
+//!   arguments, read the schema) are worded as the commands that do them (`mobilectl
+//!   snapshot`, `mobilectl alert accept --button OK`, `mobilectl openapi`): [`next`];
+//! - in the advice's words, a JSON object whose every field has a CLI form becomes those words
+//!   (`{"ref": "e12"}` → `@e12`, `{"selector": {"text": "Sign in"}}` → `text:"Sign in"`),
+//!   and a backticked field (`` `contains: true` ``, `` `udid` ``) becomes its flag;
+//! - in an answer's text (not a hint), a backticked call of an operation (`` `tail_logs
+//!   since=a-9` ``, as the answers name what to call next: [`crate::render::call`]) becomes
+//!   its command line (`mobilectl logs --since a-9`); [`calls`] does only this.
 //!
 //! Anything else is left as the server wrote it.
 
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
-/// The hint with route, JSON, call and field mentions in CLI terms.
-pub fn to_cli(hint: &str) -> String {
-    let s = routes(hint);
-    let s = json_objects(&s);
-    backticked_fields(&calls(&s))
+use crate::error::{Next, Step};
+
+/// The hint to print: `next` worded as commands when the server sent it, else the hint as
+/// written; then fields and JSON in CLI terms.
+pub fn to_cli(hint: Option<&str>, next: Option<&Next>) -> Option<String> {
+    let said = match next {
+        Some(n) => n.render(step_words),
+        None => hint?.to_string(),
+    };
+    Some(fields(&said))
+}
+
+/// Fields and JSON objects of plain advice in CLI terms.
+fn fields(text: &str) -> String {
+    backticked_fields(&json_objects(text))
+}
+
+/// A step as the command that does it, in backticks.
+pub fn step_words(step: &Step) -> String {
+    match step {
+        Step::Call { op, args } => format!("`{}`", command(op, args)),
+        Step::Schema => "`mobilectl openapi`".to_string(),
+    }
+}
+
+/// The command line that calls `op` with `args`: the usage's words, its `NAME`s from the
+/// arguments so named (a required one not given stays `NAME`), the other arguments as flags;
+/// `mobilectl call OP k=v…` for an operation without a command of its own.
+fn command(op: &str, args: &Map<String, Value>) -> String {
+    let mut args = args.clone();
+    let usage = crate::api::find(op).map(|o| o.cli.usage).unwrap_or("");
+    let mut line = vec!["mobilectl".to_string()];
+    if usage.is_empty() {
+        line.push(format!("call {op}"));
+        line.extend(
+            args.iter()
+                .map(|(k, v)| format!("{k}={}", word(&text_of(v)))),
+        );
+        return line.join(" ");
+    }
+    for u in usage.split_whitespace() {
+        let optional = u.starts_with('[');
+        let name = u.trim_start_matches('[').trim_end_matches(']');
+        if !name.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+            line.push(u.to_string());
+            continue;
+        }
+        match args.remove(&name.to_ascii_lowercase()) {
+            Some(v) => line.push(word(&text_of(&v))),
+            None if optional => {}
+            None => line.push(name.to_string()),
+        }
+    }
+    for (k, v) in args {
+        match v {
+            Value::Bool(true) => line.push(format!("--{}", k.replace('_', "-"))),
+            v => line.push(format!("--{} {}", k.replace('_', "-"), word(&text_of(&v)))),
+        }
+    }
+    line.join(" ")
+}
+
+/// A JSON value as a word's text: a string as it is, anything else as JSON.
+fn text_of(v: &Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_string)
 }
 
 /// The backticked calls of operations in `text` as the commands that make them.
@@ -49,51 +106,23 @@ fn each_backticked(text: &str, f: impl Fn(&str) -> Option<String>) -> String {
     out
 }
 
-/// `op k=v …` (an operation of the table) as its command line: the usage's words, its
-/// `NAME`s from the arguments so named, the other arguments as flags.
+/// `op k=v …` (an operation of the table, every required `NAME` of its usage given) as its
+/// command line.
 fn command_of_call(call: &str) -> Option<String> {
     let mut words = call.split_whitespace();
     let op = crate::api::find(words.next()?)?;
-    let mut args: Vec<(&str, &str)> = words.map(|w| w.split_once('=')).collect::<Option<_>>()?;
-    let mut line = vec!["mobilectl".to_string()];
-    for u in op.cli.usage.split_whitespace() {
-        let optional = u.starts_with('[');
-        let name = u.trim_start_matches('[').trim_end_matches(']');
-        if !name.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
-            line.push(u.to_string());
-            continue;
-        }
-        match args
-            .iter()
-            .position(|(k, _)| *k == name.to_ascii_lowercase())
-        {
-            Some(at) => line.push(word(args.remove(at).1)),
-            None if optional => {}
-            None => return None,
-        }
+    let args: Map<String, Value> = words
+        .map(|w| w.split_once('=').map(|(k, v)| (k.to_string(), json!(v))))
+        .collect::<Option<_>>()?;
+    let required = op
+        .cli
+        .usage
+        .split_whitespace()
+        .filter(|u| u.chars().all(|c| c.is_ascii_uppercase() || c == '_'));
+    for name in required {
+        args.get(&name.to_ascii_lowercase())?;
     }
-    for (k, v) in args {
-        line.push(format!("--{} {}", k.replace('_', "-"), word(v)));
-    }
-    Some(line.join(" "))
-}
-
-/// Routes that are not operations but have a command.
-const OTHER_ROUTES: &[(&str, &str)] = &[("/openapi.json", "openapi")];
-
-/// The command for `method path`, when the table (or [`OTHER_ROUTES`]) has that path.
-fn command_for(method: Option<&str>, path: &str) -> Option<String> {
-    if let Some((_, cmd)) = OTHER_ROUTES.iter().find(|(p, _)| *p == path) {
-        return Some(format!("mobilectl {cmd}"));
-    }
-    let op = crate::api::mentions::operation_at(method, path)?;
-    Some(op.cli.usage)
-        .filter(|u| !u.is_empty())
-        .map(|u| format!("mobilectl {u}"))
-}
-
-fn routes(hint: &str) -> String {
-    crate::api::mentions::routes(hint, command_for)
+    (!op.cli.usage.is_empty()).then(|| command(op.name, &args))
 }
 
 fn json_objects(hint: &str) -> String {
@@ -238,6 +267,7 @@ fn field_words(inner: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{Next, Step};
 
     #[test]
     fn calls_become_command_lines() {
@@ -264,43 +294,64 @@ mod tests {
         assert_eq!(calls(&pointer), "`mobilectl crashes c9`");
     }
 
+    fn to_cli(hint: &str) -> String {
+        super::to_cli(Some(hint), None).unwrap()
+    }
+
+    fn said(say: &str, steps: Vec<Step>) -> String {
+        let next = Next {
+            say: say.into(),
+            steps,
+        };
+        super::to_cli(Some("the HTTP words"), Some(&next)).unwrap()
+    }
+
     #[test]
-    fn routes_become_commands() {
+    fn steps_become_commands() {
+        use crate::error::Op;
         assert_eq!(
-            to_cli("read the screen again with GET /api/v1/device/ui and use its refs"),
+            said(
+                "read the screen again with {0} and use its refs",
+                vec![Step::call(Op::SNAPSHOT)]
+            ),
             "read the screen again with `mobilectl snapshot` and use its refs"
         );
+        // A required `NAME` not given stays; given, it is the value.
         assert_eq!(
-            to_cli("reconnect it, or choose another with PUT /api/v1/device/active"),
-            "reconnect it, or choose another with `mobilectl use UDID`"
-        );
-        assert_eq!(
-            to_cli("list devices with GET /api/v1/device/list"),
-            "list devices with `mobilectl devices`"
-        );
-        assert_eq!(
-            to_cli("answer it first: POST /api/v1/device/alert/accept or /dismiss, or tap one"),
-            "answer it first: `mobilectl alert accept` or `mobilectl alert dismiss`, or tap one"
-        );
-        assert_eq!(
-            to_cli(
-                "hide the keyboard (POST /api/v1/device/ui/hide-keyboard) or scroll; press keys \
-                 with POST /api/v1/device/ui/press"
+            said(
+                "choose one with {0}",
+                vec![Step::call(Op::SET_ACTIVE_DEVICE)]
             ),
-            "hide the keyboard (`mobilectl hide-keyboard`) or scroll; press keys with \
-             `mobilectl press KEY`"
+            "choose one with `mobilectl use UDID`"
         );
         assert_eq!(
-            to_cli("retry, or check it with GET /api/v1/doctor."),
-            "retry, or check it with `mobilectl doctor`."
+            said(
+                "{0}",
+                vec![Step::call_with(
+                    Op::SET_ACTIVE_DEVICE,
+                    json!({"udid": "iPhone 15"})
+                )]
+            ),
+            "`mobilectl use \"iPhone 15\"`"
+        );
+        // Other arguments are flags.
+        assert_eq!(
+            said(
+                "answer it: {0} or {1}",
+                vec![
+                    Step::call_with(Op::ALERT_ACCEPT, json!({"button": "OK"})),
+                    Step::call(Op::ALERT_DISMISS)
+                ]
+            ),
+            "answer it: `mobilectl alert accept --button OK` or `mobilectl alert dismiss`"
         );
         assert_eq!(
-            to_cli("see the request schema in GET /openapi.json or /docs"),
-            "see the request schema in `mobilectl openapi` or /docs"
+            said("see {0}", vec![Step::Schema]),
+            "see `mobilectl openapi`"
         );
-        // Not a route of this API, or prose: unchanged.
+        // Without `next`, the hint as written.
         assert_eq!(to_cli("see /tmp/x.log"), "see /tmp/x.log");
-        assert_eq!(to_cli("and/or /dismiss"), "and/or /dismiss");
+        assert_eq!(super::to_cli(None, None), None);
     }
 
     #[test]
@@ -320,10 +371,6 @@ mod tests {
             r#"e.g. `-d "iPhone 15"` or `--avd Pixel_7_API_34`"#
         );
         assert_eq!(
-            to_cli(r#"name the button: POST /api/v1/device/alert/accept with {"button": "…"}"#),
-            "name the button: `mobilectl alert accept` with `--button …`"
-        );
-        assert_eq!(
             to_cli(r#"e.g. {"latitude": 48.8584, "longitude": 2.2945}"#),
             "e.g. `48.8584 2.2945`"
         );
@@ -336,12 +383,12 @@ mod tests {
     #[test]
     fn backticked_fields_become_flags() {
         assert_eq!(
-            to_cli("check GET /api/v1/device/ui; try `contains: true`, or scroll-to"),
-            "check `mobilectl snapshot`; try `--contains`, or scroll-to"
+            to_cli("try `contains: true`, or scroll-to"),
+            "try `--contains`, or scroll-to"
         );
         assert_eq!(
-            to_cli("pass `udid`, or choose one with PUT /api/v1/device/active"),
-            "pass `-d UDID`, or choose one with `mobilectl use UDID`"
+            to_cli("pass `udid`, or choose one"),
+            "pass `-d UDID`, or choose one"
         );
         assert_eq!(
             to_cli("act on one candidate's ref, or add `index`, `role` or `id` to the selector"),

@@ -75,8 +75,8 @@ pub fn error(e: &ClientError, json: bool) -> i32 {
         for line in crate::render::errors::candidates(&e.details()) {
             eprintln!("  {line}");
         }
-        if let Some(h) = &e.hint {
-            eprintln!("hint: {}", super::hint::to_cli(h));
+        if let Some(h) = super::hint::to_cli(e.hint.as_deref(), e.next().as_ref()) {
+            eprintln!("hint: {h}");
         }
     }
     e.exit

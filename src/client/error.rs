@@ -87,6 +87,12 @@ impl ClientError {
         envelope["error"]["details"].clone()
     }
 
+    /// What to do about it as data, when the server said it (the envelope's `next`).
+    pub fn next(&self) -> Option<crate::error::Next> {
+        let envelope: Value = serde_json::from_str(self.raw.as_deref()?).ok()?;
+        serde_json::from_value(envelope["error"]["next"].clone()).ok()
+    }
+
     /// The JSON printed on stdout with `--json`: the server's envelope, or one in its shape.
     pub fn json(&self) -> String {
         match &self.raw {

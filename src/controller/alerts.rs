@@ -9,7 +9,7 @@ use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget};
 use crate::device::AlertChoice;
 use crate::device::Capability;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::ui::AlertButton;
 
 const ACCEPT: &[&str] = &[
@@ -101,10 +101,14 @@ impl DeviceController {
             Some(a) => (a, false),
             None => match alerts.native_alert(&action.device).await? {
                 Some(a) => (a, true),
-                None => return Err(Error::new(ErrorCode::NoAlert, "no alert is on screen")
-                    .with_hint(
-                    "read the screen with GET /api/v1/device/ui; the alert may have closed already",
-                )),
+                None => {
+                    return Err(
+                        Error::new(ErrorCode::NoAlert, "no alert is on screen").with_next(
+                            "read the screen with {0}; the alert may have closed already",
+                            [Step::call(Op::SNAPSHOT)],
+                        ),
+                    )
+                }
             },
         };
         let Some(button) = pick_button(&alert.buttons, &choice).cloned() else {
@@ -117,7 +121,10 @@ impl DeviceController {
                     AlertChoice::Dismiss => "no button of the alert dismisses it".to_string(),
                 },
             )
-            .with_hint("name the button: POST /api/v1/device/alert/accept with {\"button\": \"…\"}")
+            .with_next(
+                "name the button: {0}",
+                [Step::call_with(Op::ALERT_ACCEPT, json!({"button": "…"}))],
+            )
             .with_details(json!({ "buttons": labels, "alert": alert })));
         };
         let (x, y) = button.bounds.center();

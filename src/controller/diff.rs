@@ -29,7 +29,7 @@ use crate::api::wire::diff::{
 };
 use crate::api::wire::logs::BundleImage;
 use crate::api::wire::verify::{ExpectResult, Expectation};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::image::diff::{self as pixels, DiffError, DiffOptions, PxRect};
 use crate::ui::{CoordinateSpace, Size};
 
@@ -389,9 +389,9 @@ fn previous_baseline(session: &super::DeviceSlot) -> Result<Resolved> {
             "mobilectl took no screenshot of this device for this caller \
              yet: there is no previous screen to compare with",
         )
-        .with_hint(
-            "take a screenshot before acting (GET /api/v1/device/screenshot), \
-             act, then diff with {\"previous\": true}",
+        .with_next(
+            "take a screenshot before acting ({0}), act, then diff with {\"previous\": true}",
+            [Step::call(Op::SCREENSHOT)],
         )
     })?;
     Ok(Resolved {

@@ -72,7 +72,7 @@ use serde_json::json;
 use crate::api::wire::devices::PlatformTools;
 use crate::backend::{registry, BackendConfig, DeviceBackend};
 use crate::device::{Device, DeviceState};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::exec::Toolbox;
 
 /// Orchestrates devices across backends.
@@ -366,10 +366,16 @@ pub fn require_ready(device: &Device) -> Result<()> {
     if device.state.is_ready() {
         return Ok(());
     }
-    let hint = match device.state {
-        DeviceState::Unauthorized => "accept the USB debugging prompt on the phone, then retry",
-        DeviceState::Shutdown => "boot it with POST /api/v1/device/boot",
-        _ => "reconnect the device (adb reconnect), or wait for it to finish booting",
+    let (hint, steps) = match device.state {
+        DeviceState::Unauthorized => (
+            "accept the USB debugging prompt on the phone, then retry",
+            vec![],
+        ),
+        DeviceState::Shutdown => ("boot it with {0}", vec![Step::call(Op::BOOT)]),
+        _ => (
+            "reconnect the device (adb reconnect), or wait for it to finish booting",
+            vec![],
+        ),
     };
     Err(Error::new(
         ErrorCode::DeviceOffline,
@@ -382,6 +388,6 @@ pub fn require_ready(device: &Device) -> Result<()> {
                 .unwrap_or_default()
         ),
     )
-    .with_hint(hint)
+    .with_next(hint, steps)
     .with_details(json!({ "device": device })))
 }

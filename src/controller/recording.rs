@@ -14,7 +14,7 @@ use crate::api::wire::recording::{RecordingInfo, RecordingState, StoppedBy};
 use crate::device::recording::{DEFAULT_MAX_S, MAX_MAX_S};
 use crate::device::Capability;
 use crate::device::{RecordingOptions, ScreenRecorder};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 
 use super::DeviceController;
 
@@ -290,7 +290,7 @@ impl DeviceController {
             .find(|r| r.id == id)
             .ok_or_else(|| {
                 Error::new(ErrorCode::NotFound, format!("no recording `{id}`"))
-                    .with_hint("`recordings` lists them")
+                    .with_next("{0} lists them", [Step::call(Op::LIST_RECORDINGS)])
             })
     }
 
@@ -302,7 +302,7 @@ impl DeviceController {
                 ErrorCode::RecordingActive,
                 format!("`{id}` is still recording"),
             )
-            .with_hint("stop it first (`recording_stop`)"));
+            .with_next("stop it first ({0})", [Step::call(Op::RECORDING_STOP)]));
         }
         match std::fs::remove_file(&r.path) {
             Ok(()) => {}

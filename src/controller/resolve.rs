@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use crate::device::Device;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 
 fn brief(d: &Device) -> serde_json::Value {
     json!({ "udid": d.udid, "name": d.name, "platform": d.platform, "state": d.state })
@@ -32,7 +32,10 @@ pub fn resolve_target(
                     ErrorCode::NoDevice,
                     format!("the active device `{active}` is no longer connected"),
                 )
-                .with_hint("reconnect it, or choose another with PUT /api/v1/device/active")
+                .with_next(
+                    "reconnect it, or choose another with {0}",
+                    [Step::call(Op::SET_ACTIVE_DEVICE)],
+                )
                 .with_details(json!({ "devices": devices.iter().map(brief).collect::<Vec<_>>() }))
             });
     }
@@ -40,17 +43,17 @@ pub fn resolve_target(
     match ready.as_slice() {
         [only] => Ok((*only).clone()),
         [] => Err(Error::new(ErrorCode::NoDevice, "no booted or online device")
-            .with_hint(if devices.is_empty() {
-                "connect an Android device (adb devices), boot a simulator (POST /api/v1/device/boot), or try `mobilectl serve --demo`"
+            .with_next(if devices.is_empty() {
+                "connect an Android device (adb devices), boot a simulator ({0}), or try `mobilectl serve --demo`"
             } else {
-                "boot one of the listed devices (POST /api/v1/device/boot), or authorise the phone"
-            })
+                "boot one of the listed devices ({0}), or authorise the phone"
+            }, [Step::call(Op::BOOT)])
             .with_details(json!({ "devices": devices.iter().map(brief).collect::<Vec<_>>() }))),
         many => Err(Error::new(
             ErrorCode::AmbiguousDevice,
             format!("{} devices are ready and none is chosen", many.len()),
         )
-        .with_hint("pass `udid`, or choose one with PUT /api/v1/device/active")
+        .with_next("pass `udid`, or choose one with {0}", [Step::call(Op::SET_ACTIVE_DEVICE)])
         .with_details(json!({ "candidates": many.iter().map(|d| brief(d)).collect::<Vec<_>>() }))),
     }
 }
@@ -64,7 +67,7 @@ fn find_named(wanted: &str, devices: &[Device]) -> Result<Device> {
         [only] => Ok((*only).clone()),
         [] => Err(
             Error::new(ErrorCode::NoDevice, format!("no device `{wanted}`"))
-                .with_hint("list devices with GET /api/v1/device/list")
+                .with_next("list devices with {0}", [Step::call(Op::LIST_DEVICES)])
                 .with_details(json!({ "devices": devices.iter().map(brief).collect::<Vec<_>>() })),
         ),
         many => Err(Error::new(

@@ -14,7 +14,7 @@ use super::snapshot::Snapshot;
 use super::DeviceController;
 use crate::api::wire::act::Target;
 use crate::device::{Device, Point};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::ui::select::{self, SelectError, Selector};
 use crate::ui::{Rect, Role, Screen};
 
@@ -93,7 +93,10 @@ pub fn select_error(err: SelectError, selector: &Selector) -> Error {
             .with_hint("e.g. {\"text\": \"Sign in\"} or {\"id\": \"login_button\"}"),
         SelectError::NotFound | SelectError::IndexOutOfRange { .. } => {
             Error::new(ErrorCode::ElementNotFound, err.to_string())
-                .with_hint("check GET /api/v1/device/ui; try `contains: true`, or scroll-to")
+                .with_next(
+                    "check {0}; try `contains: true`, or scroll-to",
+                    [Step::call(Op::SNAPSHOT)],
+                )
                 .with_details(json!({ "selector": selector }))
         }
         SelectError::Ambiguous { candidates } => Error::new(
@@ -106,8 +109,10 @@ pub fn select_error(err: SelectError, selector: &Selector) -> Error {
 }
 
 fn stale(message: String) -> Error {
-    Error::new(ErrorCode::StaleReference, message)
-        .with_hint("read the screen again with GET /api/v1/device/ui and use its refs")
+    Error::new(ErrorCode::StaleReference, message).with_next(
+        "read the screen again with {0} and use its refs",
+        [Step::call(Op::SNAPSHOT)],
+    )
 }
 
 /// Whether element `i` belongs to the on-screen keyboard.
@@ -143,10 +148,17 @@ pub fn check_reachable(resolved: &Resolved) -> Result<()> {
                 ErrorCode::AlertBlocking,
                 format!(
                     "an alert blocks the screen: {}",
-                    alert.title.as_deref().or(alert.message.as_deref()).unwrap_or("(untitled)")
+                    alert
+                        .title
+                        .as_deref()
+                        .or(alert.message.as_deref())
+                        .unwrap_or("(untitled)")
                 ),
             )
-            .with_hint("answer it first: POST /api/v1/device/alert/accept or /dismiss, or tap one of its buttons")
+            .with_next(
+                "answer it first: {0} or {1}, or tap one of its buttons",
+                [Step::call(Op::ALERT_ACCEPT), Step::call(Op::ALERT_DISMISS)],
+            )
             .with_details(json!({ "alert": alert })));
         }
     }
@@ -158,7 +170,7 @@ pub fn check_reachable(resolved: &Resolved) -> Result<()> {
                 ErrorCode::ElementObscured,
                 "the target lies under the on-screen keyboard",
             )
-            .with_hint("hide the keyboard (POST /api/v1/device/ui/hide-keyboard) or scroll the element into view first; press keys with POST /api/v1/device/ui/press")
+            .with_next("hide the keyboard ({0}) or scroll the element into view first; press keys with {1}", [Step::call(Op::HIDE_KEYBOARD), Step::call(Op::PRESS)])
             .with_details(json!({ "keyboard": kb, "point": { "x": x, "y": y } })));
         }
     }
@@ -185,9 +197,12 @@ pub fn check_on_screen(p: Point, size: crate::ui::Size) -> Result<()> {
         format!("the point ({}, {}) is not on a screen", p.x, p.y)
     };
     Err(Error::new(ErrorCode::ElementNotInteractable, message)
-        .with_hint(format!(
-            "give a point with 0 ≤ x < {w} and 0 ≤ y < {h} (GET /api/v1/device/ui reads the screen and its size)"
-        ))
+        .with_next(
+            format!(
+            "give a point with 0 ≤ x < {w} and 0 ≤ y < {h} ({{0}} reads the screen and its size)"
+        ),
+            [Step::call(Op::SNAPSHOT)],
+        )
         .with_details(json!({ "point": point, "screen": { "w": w, "h": h } })))
 }
 
@@ -289,7 +304,10 @@ impl DeviceController {
                 ErrorCode::ElementNotFound,
                 format!("snapshot {} has no ref `{r}`", base.id),
             )
-            .with_hint("use a ref listed by the latest GET /api/v1/device/ui"));
+            .with_next(
+                "use a ref listed by the latest {0}",
+                [Step::call(Op::SNAPSHOT)],
+            ));
         };
         if session.fresh().is_some_and(|f| Arc::ptr_eq(&f, &base)) {
             return Ok(element_resolved(&base, entry.node));

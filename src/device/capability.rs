@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::error::{Next, Op, Step};
+
 /// One concern a device's backend offers.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
@@ -144,9 +146,9 @@ impl Capability {
     }
 
     /// Where it is found, when a backend does not say better.
-    pub fn hint(self) -> &'static str {
+    pub fn hint(self) -> Next {
         use Capability::*;
-        match self {
+        Next::plain(match self {
             Lifecycle => "simulators boot with their udid and emulators with `avd`; only emulators and simulators can be shut down",
             Recording => "screens are recorded on Android devices (screenrecord) and iOS Simulators (simctl io recordVideo)",
             MultiTouch => "two simultaneous fingers are injected on iPhones through WebDriverAgent's W3C \
@@ -161,13 +163,23 @@ impl Capability {
             Media => "media is added on Android (push and media scan) and iOS Simulators (simctl addmedia)",
             Biometrics => "biometrics are simulated on iOS Simulators (BiometricKit notifications) and Android \
                  emulators (the console's `finger touch`); a physical device needs a real face or finger",
-            Intents => "intents are Android's; on iOS open a URL (`open_url`) instead",
+            Intents => {
+                return Next::new(
+                    "intents are Android's; on iOS open a URL ({0}) instead",
+                    [Step::call(Op::OPEN_URL)],
+                )
+            }
             Erase | StatusBar => "iOS Simulators are erased and have their status bar overridden (xcrun simctl)",
             NetworkCapture => "network capture points Android devices (adb) and iOS Simulators (the Mac's proxy) at the recording proxy",
             Logs => "logs are read from Android devices (adb logcat) and iOS Simulators (simctl log stream); \
                  physical iPhones are not supported yet: use Console.app or `idevicesyslog`",
-            _ => "see GET /api/v1/doctor: each backend lists its `capabilities`",
-        }
+            _ => {
+                return Next::new(
+                    "see {0}: each backend lists its `capabilities`",
+                    [Step::call(Op::DOCTOR)],
+                )
+            }
+        })
     }
 }
 
@@ -185,7 +197,7 @@ mod tests {
     fn wire_names_are_serde_names_and_all_is_complete() {
         for c in Capability::ALL {
             assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
-            assert!(!c.what().is_empty() && c.hint().len() > 20, "{c}");
+            assert!(!c.what().is_empty() && c.hint().say.len() > 20, "{c}");
         }
         let mut sorted = Capability::ALL.to_vec();
         sorted.sort();

@@ -15,6 +15,7 @@ use super::schema;
 use crate::api::call::{http_call, HttpCall, InputKind};
 use crate::api::HttpMethod;
 use crate::client::ApiAnswer;
+use crate::error::{Next, Step};
 
 /// How a tool differs from its operation's defaults.
 struct Presentation {
@@ -297,8 +298,11 @@ pub fn error_text(answer: &ApiAnswer) -> String {
     match e["code"].as_str() {
         Some(code) => {
             let mut s = format!("{code}: {}", e["message"].as_str().unwrap_or(""));
-            if let Some(h) = e["hint"].as_str() {
-                s.push_str(&format!(" hint: {}", routes_as_tools(h)));
+            let next = serde_json::from_value::<Next>(e["next"].clone()).ok();
+            match (next, e["hint"].as_str()) {
+                (Some(n), _) => s.push_str(&format!(" hint: {}", n.render(step_words))),
+                (None, Some(h)) => s.push_str(&format!(" hint: {h}")),
+                (None, None) => {}
             }
             if e["retryable"] == json!(true) {
                 s.push_str(" (retryable)");
@@ -312,14 +316,32 @@ pub fn error_text(answer: &ApiAnswer) -> String {
     }
 }
 
-/// A hint's route mentions (`GET /api/v1/device/ui`) as the tools that call them
-/// (`` `snapshot` ``); a route no tool calls is left as written.
-fn routes_as_tools(hint: &str) -> String {
-    crate::api::mentions::routes(hint, |method, path| {
-        crate::api::mentions::operation_at(method, path)
-            .filter(|o| o.is_tool())
-            .map(|o| o.name.to_string())
-    })
+/// A step in MCP terms: an operation by its tool when the default list offers it, else as
+/// `call` with its name (an operation no tool reaches, as a session the connection manages
+/// itself, by its route); the schema as `describe`.
+pub fn step_words(step: &Step) -> String {
+    match step {
+        Step::Call { op, args } => {
+            let with = |v: Value| format!(" with {v}");
+            let args_said = if args.is_empty() {
+                String::new()
+            } else {
+                with(Value::Object(args.clone()))
+            };
+            if super::offer::Offer::default().find(op).is_some() {
+                format!("`{op}`{args_said}")
+            } else if crate::api::find(op).is_some_and(|o| o.is_tool()) {
+                let mut call = json!({"operation": op});
+                if !args.is_empty() {
+                    call["arguments"] = Value::Object(args.clone());
+                }
+                format!("`{}`{}", super::catalog::CALL, with(call))
+            } else {
+                crate::api::next::route(op, args).unwrap_or_else(|| format!("`{op}`"))
+            }
+        }
+        Step::Schema => format!("`{}`", super::catalog::DESCRIBE),
+    }
 }
 
 /// The tool result when no answer could be had.
@@ -538,8 +560,8 @@ mod tests {
             "AMBIGUOUS_TARGET: 2 elements match the selector hint: act on one candidate's ref\n  \
              @e3 button \"Order #1001\"\n  @e7 button \"Order #1005\""
         );
-        // A route in the hint is named by its tool.
-        let stale = br#"{"error":{"code":"STALE_REFERENCE","message":"e3 is gone","retryable":false,"hint":"read the screen again with GET /api/v1/device/ui and use its refs"}}"#;
+        // `next` is worded in tools; the HTTP hint beside it is not read.
+        let stale = br#"{"error":{"code":"STALE_REFERENCE","message":"e3 is gone","retryable":false,"hint":"read the screen again with GET /api/v1/device/ui and use its refs","next":{"say":"read the screen again with {0} and use its refs","steps":[{"kind":"call","op":"snapshot"}]}}}"#;
         assert_eq!(
             result("tap", &answer(409, "application/json", stale)).content[0]
                 .as_text()
@@ -547,11 +569,45 @@ mod tests {
                 .text,
             "STALE_REFERENCE: e3 is gone hint: read the screen again with `snapshot` and use its refs"
         );
+        // A hint without `next` is shown as written, routes and all.
+        let plain = br#"{"error":{"code":"ROUTE_NOT_FOUND","message":"no route","retryable":false,"hint":"routes are listed at GET /openapi.json"}}"#;
+        assert_eq!(
+            result("tap", &answer(404, "application/json", plain)).content[0]
+                .as_text()
+                .unwrap()
+                .text,
+            "ROUTE_NOT_FOUND: no route hint: routes are listed at GET /openapi.json"
+        );
         let bare = result("tap", &answer(502, "text/plain", b"bad gateway"));
         assert_eq!(bare.is_error, Some(true));
         assert_eq!(
             bare.content[0].as_text().unwrap().text,
             "HTTP_502: bad gateway"
         );
+    }
+
+    #[test]
+    fn steps_are_worded_as_tools() {
+        use crate::error::{Op, Step};
+        // A tool of the default list, by its name (arguments as JSON).
+        assert_eq!(step_words(&Step::call(Op::SNAPSHOT)), "`snapshot`");
+        assert_eq!(
+            step_words(&Step::call_with(Op::ALERT_ACCEPT, json!({"button": "OK"}))),
+            "`alert_accept` with {\"button\":\"OK\"}"
+        );
+        // An operation outside the default list, through `call`.
+        assert!(super::super::offer::Offer::default()
+            .find("list_recordings")
+            .is_none());
+        assert_eq!(
+            step_words(&Step::call(Op::LIST_RECORDINGS)),
+            "`call` with {\"operation\":\"list_recordings\"}"
+        );
+        // One no tool reaches (the connection keeps its own session): its route.
+        assert_eq!(
+            step_words(&Step::call(Op::CREATE_SESSION)),
+            "POST /api/v1/sessions"
+        );
+        assert_eq!(step_words(&Step::Schema), "`describe`");
     }
 }

@@ -3,7 +3,7 @@
 //! and the content type a name and kind are served with.
 
 use crate::api::wire::runs::ArtifactKind;
-use crate::error::{Error, Result};
+use crate::error::{Error, Op, Result, Step};
 
 /// Longest artifact name.
 pub const MAX_NAME: usize = 120;
@@ -28,8 +28,9 @@ pub fn check_name(name: &str) -> Result<()> {
         "`{}` is not an artifact name",
         name.chars().take(MAX_NAME).collect::<String>()
     ))
-    .with_hint(
-        "an artifact name is letters, digits, `-`, `_` and `.` (not first), as GET /api/v1/runs/{id} lists them",
+    .with_next(
+        "an artifact name is letters, digits, `-`, `_` and `.` (not first), as {0} lists them",
+        [Step::call(Op::GET_RUN)],
     ))
 }
 

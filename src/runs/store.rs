@@ -15,7 +15,7 @@ use super::{dirs, gc, index, names, TraceLine};
 use crate::api::wire::runs::{
     ArtifactEntry, ArtifactKind, GcPlan, GcPolicy, RunDetail, RunList, RunResult, RunSummary,
 };
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 
 /// An artifact saved or reserved in a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -531,7 +531,10 @@ fn artifact_not_found(run: &str, name: &str) -> Error {
         ErrorCode::ArtifactNotFound,
         format!("run `{run}` has no artifact `{name}`"),
     )
-    .with_hint(format!("GET /api/v1/runs/{run} lists its artifacts"))
+    .with_next(
+        "{0} lists its artifacts",
+        [Step::call_with(Op::GET_RUN, serde_json::json!({"id": run}))],
+    )
 }
 
 // They make symlinks or watch other processes: Unix hosts.

@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use crate::api::wire::sessions::SESSION_FIELD;
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, Step};
 
 /// A JSON body axum could not read, as the error the caller gets.
 fn json_rejection(rejection: JsonRejection) -> Error {
@@ -25,8 +25,9 @@ fn json_rejection(rejection: JsonRejection) -> Error {
         }
         JsonRejection::JsonSyntaxError(_) => Error::bad_request(text)
             .with_hint("the body is not valid JSON; check quotes, commas and braces"),
-        JsonRejection::JsonDataError(_) => Error::bad_request(text)
-            .with_hint("see the request schema in GET /openapi.json or /docs"),
+        JsonRejection::JsonDataError(_) => {
+            Error::bad_request(text).with_next("see the request schema in {0}", [Step::Schema])
+        }
         other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => {
             Error::new(ErrorCode::PayloadTooLarge, other.body_text())
                 .with_hint("request bodies are limited to 1 MiB")
@@ -37,8 +38,10 @@ fn json_rejection(rejection: JsonRejection) -> Error {
 
 /// A query axum could not read, as the error the caller gets.
 fn query_rejection(rejection: QueryRejection) -> Error {
-    Error::bad_request(rejection.body_text())
-        .with_hint("see the query parameters of this route in GET /openapi.json or /docs")
+    Error::bad_request(rejection.body_text()).with_next(
+        "see the query parameters of this route in {0}",
+        [Step::Schema],
+    )
 }
 
 /// A raw body axum could not read, as the error the caller gets.

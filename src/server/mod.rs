@@ -157,6 +157,7 @@ pub(crate) fn shutting_down() -> CancellationToken {
 /// The API alone: the operation table's routes with their state, the error envelope for
 /// unknown routes and methods, the body limit. What `/mcp` calls in-process.
 pub(crate) fn api(state: AppState) -> Router {
+    crate::api::next::install();
     bind::router(crate::api::operations(), routes::bindings())
         .fallback(error::route_not_found)
         .method_not_allowed_fallback(error::method_not_allowed)

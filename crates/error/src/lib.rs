@@ -14,10 +14,12 @@
 mod advice;
 #[cfg(feature = "axum")]
 mod http;
+pub mod next;
 mod wire;
 
 #[cfg(feature = "axum")]
 pub use http::RETRY_AFTER_S;
+pub use next::{Next, Op, Step};
 pub use wire::{ErrorBody, ErrorEnvelope};
 
 use serde::Serialize;
@@ -199,8 +201,10 @@ pub struct Error {
     pub code: ErrorCode,
     /// What went wrong, for a person.
     pub message: String,
-    /// What to do next.
+    /// What to do next, in words (for HTTP callers when [`Error::next`] says it).
     pub hint: Option<String>,
+    /// What to do next as a value, when it names operations ([`Error::with_next`]).
+    pub next: Option<Box<Next>>,
     /// Structured context (candidates, observed state, a tool's stderr…).
     pub details: Option<Value>,
 }
@@ -215,13 +219,35 @@ impl Error {
             code,
             message: message.into(),
             hint: None,
+            next: None,
             details: None,
         }
     }
 
-    /// The same error, saying what to do next.
+    /// The same error, saying what to do next in plain words (replacing any earlier advice).
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
+        self.next = None;
+        self
+    }
+
+    /// The same error, saying what to do next with steps that name operations: in `say`,
+    /// `{0}`, `{1}`… stand for `steps`, worded by each front end (the HTTP hint names routes).
+    /// Without steps, `say` is a plain hint.
+    pub fn with_next(
+        mut self,
+        say: impl Into<String>,
+        steps: impl IntoIterator<Item = Step>,
+    ) -> Self {
+        let next = Next {
+            say: say.into(),
+            steps: steps.into_iter().collect(),
+        };
+        if next.steps.is_empty() {
+            return self.with_hint(next.say);
+        }
+        self.hint = Some(next.http());
+        self.next = Some(Box::new(next));
         self
     }
 
@@ -278,5 +304,30 @@ mod tests {
             let internal = matches!(code, ErrorCode::Internal | ErrorCode::Unknown);
             assert_eq!(code.status() == 500, internal, "{code:?}");
         }
+    }
+
+    #[test]
+    fn the_last_advice_wins_and_the_envelope_carries_next() {
+        let stepped = Error::validation("x").with_next("see {0}", [Step::Schema]);
+        assert_eq!(
+            stepped.hint.as_deref(),
+            Some("see GET /openapi.json or /docs")
+        );
+        let body = ErrorBody::from(stepped.clone());
+        assert_eq!(body.next.as_ref(), stepped.next.as_deref());
+        let v = serde_json::to_value(&body).unwrap();
+        assert_eq!(v["next"]["steps"][0]["kind"], "schema");
+        // Plain words after it replace it; no steps is plain words.
+        let plain = stepped.with_hint("do this");
+        assert_eq!((plain.hint.as_deref(), plain.next), (Some("do this"), None));
+        let none = Error::validation("x").with_next("just words", []);
+        assert_eq!(
+            (none.hint.as_deref(), none.next.is_none()),
+            (Some("just words"), true)
+        );
+        assert!(serde_json::to_value(ErrorBody::from(none))
+            .unwrap()
+            .get("next")
+            .is_none());
     }
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::{Error, ErrorCode};
+use crate::{Error, ErrorCode, Next};
 
 /// `{"error": {...}}`: what every failed request answers.
 // Its fields are described by the API schema, where descriptions are kept short on
@@ -25,9 +25,13 @@ pub struct ErrorBody {
     pub message: String,
     /// Whether the same request may succeed if tried again.
     pub retryable: bool,
-    /// What to do next.
+    /// What to do next (naming routes when `next` says it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// What to do next as data, when it names operations: `say` with `{0}`, `{1}`… where
+    /// each of `steps` goes (`call` an operation with `args`; read the `schema`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<Next>,
     /// Structured context (candidates, observed state, the tool's stderr…).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
@@ -46,6 +50,7 @@ impl From<Error> for ErrorBody {
                 hint: Some(
                     "this is a bug in mobilectl; please report it with the server log".into(),
                 ),
+                next: None,
                 details: None,
             };
         }
@@ -58,7 +63,8 @@ impl From<Error> for ErrorBody {
             code: e.code,
             retryable: e.code.retryable(),
             message: e.message,
-            hint: e.hint,
+            hint: e.next.as_deref().map(Next::http).or(e.hint),
+            next: e.next.map(|n| *n),
             details: e.details,
         }
     }

@@ -19,7 +19,7 @@ const NO_FLAGS_MARKER: &str = "__MOBILECTL_NO_PERMISSION_FLAGS__";
 use crate::device::{
     AppInfo, Device, DeviceKind, LaunchOptions, LaunchValue, Launched, PermissionAction,
 };
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 
 /// Time limit of an install.
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(240);
@@ -229,7 +229,7 @@ impl Apps for AdbBackend {
                     ErrorCode::NotFound,
                     format!("`{package}` is not installed or has no launcher activity"),
                 )
-                .with_hint("check GET /api/v1/device/app/list, or pass `activity`")
+                .with_next("check {0}, or pass `activity`", [Step::call(Op::LIST_APPS)])
                 .with_details(serde_json::json!({ "output": text }));
             }
             return Err(err);

@@ -26,7 +26,7 @@ use crate::backend::ScreenOrientation;
 use crate::device::{
     Device, IntentMode, IntentOutcome, IntentSpec, NotificationPost, Orientation, OrientationRead,
 };
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 
 /// Time limit of the settings and clipboard commands.
 const QUICK: Duration = Duration::from_secs(10);
@@ -45,10 +45,11 @@ fn no_clipboard(udid: &str) -> Error {
         ErrorCode::UnsupportedOnPlatform,
         format!("the clipboard of `{udid}` cannot be reached from adb: its OS has no `cmd clipboard` shell commands"),
     )
-    .with_hint(
+    .with_next(
         "Android 10+ lets only the focused app or the keyboard read the clipboard; use a build \
          whose clipboard service takes shell commands (`cmd clipboard set-text`), or type the \
-         text (`type_text`) instead",
+         text ({0}) instead",
+        [Step::call(Op::TYPE_TEXT)],
     )
 }
 
@@ -159,11 +160,12 @@ impl Intents for AdbBackend {
             .await?;
         let output = out.stdout_text().trim().to_string();
         if let Some((code, line)) = am_error(&output) {
+            let (say, steps) = match code {
+                ErrorCode::NotFound => ("no activity takes this intent: check the component or the action and data ({0} lists packages)", vec![Step::call(Op::LIST_APPS)]),
+                _ => ("read am's words in details.output", vec![]),
+            };
             return Err(Error::new(code, format!("am: {line}"))
-                .with_hint(match code {
-                    ErrorCode::NotFound => "no activity takes this intent: check the component or the action and data (`list_apps` lists packages)",
-                    _ => "read am's words in details.output",
-                })
+                .with_next(say, steps)
                 .with_details(json!({ "output": output, "exit_code": out.code })));
         }
         let activity = match intent.mode {

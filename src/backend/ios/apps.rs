@@ -13,7 +13,7 @@ use crate::backend::Apps;
 use crate::backend::{command_failed, unsupported};
 use crate::device::Device;
 use crate::device::{AppInfo, LaunchOptions, Launched, Platform};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::exec::{Output, Tool};
 
 /// Time limit of an install (large apps copy slowly).
@@ -50,11 +50,13 @@ pub fn parse_launch_pid(stdout: &str, bundle_id: &str) -> Option<u32> {
 
 /// What `reset` on an iOS Simulator answers: simctl cannot clear one app's data.
 pub fn reset_unsupported(bundle_id: &str) -> Error {
-    unsupported("clearing one app's data", Platform::Ios.name()).with_hint(format!(
-        "simctl has no per-app data reset: uninstall and reinstall `{bundle_id}` \
-         (POST /api/v1/device/app/install), or wipe the whole simulator with \
-         POST /api/v1/device/erase"
-    ))
+    unsupported("clearing one app's data", Platform::Ios.name()).with_next(
+        format!(
+            "simctl has no per-app data reset: uninstall and reinstall `{bundle_id}` \
+             ({{0}}), or wipe the whole simulator with {{1}}"
+        ),
+        [Step::call(Op::INSTALL_APP), Step::call(Op::ERASE)],
+    )
 }
 
 impl SimctlBackend {
@@ -78,7 +80,10 @@ impl SimctlBackend {
                 ErrorCode::NotFound,
                 format!("`{bundle_id}` is not installed on this simulator"),
             )
-            .with_hint("install it with POST /api/v1/device/app/install, or list apps with GET /api/v1/device/app/list")
+            .with_next(
+                "install it with {0}, or list apps with {1}",
+                [Step::call(Op::INSTALL_APP), Step::call(Op::LIST_APPS)],
+            )
             .with_details(failed.details.unwrap_or_default()),
             _ => failed,
         }

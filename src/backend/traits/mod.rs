@@ -48,7 +48,7 @@ use async_trait::async_trait;
 use super::validate;
 use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
 use crate::device::{Capability, Device, KeyPress, LaunchOptions, Platform, Point};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Next, Op, Result, Step};
 use crate::logs::LogText;
 use crate::ui::CoordinateSpace;
 
@@ -153,14 +153,17 @@ pub fn unsupported(what: &str, on: &str) -> Error {
         ErrorCode::UnsupportedOnPlatform,
         format!("{what} is not supported on {on}"),
     )
-    .with_hint("see GET /api/v1/doctor and the route's description for what each platform offers")
+    .with_next(
+        "see {0} and the operation's description for what each platform offers",
+        [Step::call(Op::DOCTOR)],
+    )
 }
 
 /// The answer for an operation whose concern the device's backend lacks: the one
 /// `501 UNSUPPORTED_ON_PLATFORM` naming the capability, with the backend's hint when it has
 /// one for this device, else the capability's.
 pub fn lacking(backend: &dyn DeviceBackend, device: &Device, capability: Capability) -> Error {
-    let hint = backend
+    let next = backend
         .lacking_hint(capability, device)
         .unwrap_or_else(|| capability.hint());
     Error::new(
@@ -171,7 +174,7 @@ pub fn lacking(backend: &dyn DeviceBackend, device: &Device, capability: Capabil
             backend.name()
         ),
     )
-    .with_hint(hint)
+    .with_next(next.say, next.steps)
     .with_details(serde_json::json!({ "capability": capability, "device": device.udid }))
 }
 
@@ -239,7 +242,7 @@ pub trait DeviceBackend: Send + Sync {
     }
     /// A better hint than the capability's own for `device`, when this backend lacks
     /// `capability` (where it is found instead, what to do on the device itself).
-    fn lacking_hint(&self, _capability: Capability, _device: &Device) -> Option<&'static str> {
+    fn lacking_hint(&self, _capability: Capability, _device: &Device) -> Option<Next> {
         None
     }
 
@@ -488,8 +491,8 @@ mod tests {
         async fn list_devices(&self) -> Result<Vec<Device>> {
             Ok(Vec::new())
         }
-        fn lacking_hint(&self, capability: Capability, _device: &Device) -> Option<&'static str> {
-            (capability == Capability::Files).then_some("bare phones keep no files")
+        fn lacking_hint(&self, capability: Capability, _device: &Device) -> Option<Next> {
+            (capability == Capability::Files).then(|| Next::plain("bare phones keep no files"))
         }
     }
 
@@ -519,7 +522,11 @@ mod tests {
             e.message
         );
         assert!(e.message.contains("bare phones"), "{}", e.message);
-        assert_eq!(e.hint.as_deref(), Some(Capability::Clipboard.hint()));
+        // The capability's own advice, its step (the doctor) a value the front ends word.
+        let next = Capability::Clipboard.hint();
+        assert_eq!(e.hint.as_deref(), Some(next.http().as_str()));
+        assert_eq!(e.next.as_deref(), Some(&next));
+        assert_eq!(next.steps, [Step::call(Op::DOCTOR)]);
         assert_eq!(e.details.unwrap()["capability"], "clipboard");
         // The backend's own hint wins where it has one.
         let e = lacking(bare, &device, Capability::Files);

@@ -15,14 +15,14 @@ use crate::backend::validate;
 use crate::backend::Apps;
 use crate::device::AppInfo;
 use crate::device::{Device, LaunchOptions, Launched};
-use crate::error::{Error, Result};
+use crate::error::{Error, Op, Result, Step};
 
 /// iOS has no per-app data reset.
 pub fn reset_unsupported(bundle_id: &str) -> Error {
-    unsupported("clearing one app's data", "iOS").with_hint(format!(
-        "iOS keeps no per-app data reset: uninstall and reinstall `{bundle_id}` \
-         (POST /api/v1/device/app/install)"
-    ))
+    unsupported("clearing one app's data", "iOS").with_next(
+        format!("iOS keeps no per-app data reset: uninstall and reinstall `{bundle_id}` ({{0}})"),
+        [Step::call(Op::INSTALL_APP)],
+    )
 }
 
 impl WdaBackend {

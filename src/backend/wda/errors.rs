@@ -9,7 +9,7 @@
 use serde_json::{json, Value};
 
 use crate::backend::http_error;
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, Op, Step};
 use crate::exec::HttpError;
 
 /// A failure WDA reported.
@@ -127,44 +127,48 @@ pub fn from_status(err: HttpError) -> Failure {
 /// Seed 001's error translation: WDA's error name → the product's code and what to do.
 /// `invalid session id` is handled before this (the session is recreated and the request
 /// repeated once); it lands here only when the repeat fails the same way.
-pub const TABLE: &[(&str, ErrorCode, &str)] = &[
+pub const TABLE: &[(&str, ErrorCode, &str, &[Op])] = &[
     ("no such alert", ErrorCode::NoAlert,
-     "no alert is open; read the screen with GET /api/v1/device/ui"),
+     "no alert is open; read the screen with {0}", &[Op::SNAPSHOT]),
     ("unexpected alert open", ErrorCode::AlertBlocking,
-     "an alert blocks the screen: answer it with POST /api/v1/device/alert/accept or /dismiss"),
+     "an alert blocks the screen: answer it with {0} or {1}", &[Op::ALERT_ACCEPT, Op::ALERT_DISMISS]),
     ("stale element reference", ErrorCode::StaleReference,
-     "read the screen again with GET /api/v1/device/ui and use its refs"),
+     "read the screen again with {0} and use its refs", &[Op::SNAPSHOT]),
     ("no such element", ErrorCode::ElementNotFound,
-     "read the screen again with GET /api/v1/device/ui"),
+     "read the screen again with {0}", &[Op::SNAPSHOT]),
     ("element not visible", ErrorCode::ElementNotInteractable,
-     "scroll the element into view first"),
+     "scroll the element into view first", &[]),
     ("invalid element state", ErrorCode::ElementNotInteractable,
-     "the element (or the keyboard) cannot take this now: focus a text field, or check it is enabled"),
+     "the element (or the keyboard) cannot take this now: focus a text field, or check it is enabled", &[]),
     ("unknown command", ErrorCode::UnsupportedOnPlatform,
-     "this WebDriverAgent does not offer that command: use a recent appium/WebDriverAgent build"),
+     "this WebDriverAgent does not offer that command: use a recent appium/WebDriverAgent build", &[]),
     ("unknown method", ErrorCode::UnsupportedOnPlatform,
-     "this WebDriverAgent does not offer that command: use a recent appium/WebDriverAgent build"),
+     "this WebDriverAgent does not offer that command: use a recent appium/WebDriverAgent build", &[]),
     ("unsupported operation", ErrorCode::UnsupportedOnPlatform,
-     "WebDriverAgent cannot do this on this device"),
+     "WebDriverAgent cannot do this on this device", &[]),
     ("invalid coordinates", ErrorCode::ValidationFailed,
-     "give a point inside the screen, in points (GET /api/v1/device/ui shows the size)"),
+     "give a point inside the screen, in points ({0} shows the size)", &[Op::SNAPSHOT]),
     ("timeout", ErrorCode::Timeout,
-     "WebDriverAgent gave up waiting; retry, or check the app is not busy"),
+     "WebDriverAgent gave up waiting; retry, or check the app is not busy", &[]),
     ("session not created", ErrorCode::CommandFailed,
-     "WebDriverAgent could not open a session: unlock the phone, check GET /api/v1/doctor, and see WebDriverAgent's log in Xcode"),
+     "WebDriverAgent could not open a session: unlock the phone, check {0}, and see WebDriverAgent's log in Xcode", &[Op::DOCTOR]),
     ("invalid session id", ErrorCode::CommandFailed,
-     "WebDriverAgent dropped the session twice in a row: restart WebDriverAgent, then retry"),
+     "WebDriverAgent dropped the session twice in a row: restart WebDriverAgent, then retry", &[]),
 ];
 
-const OTHER_HINT: &str =
-    "WebDriverAgent's own words are in `message`; GET /api/v1/doctor checks the endpoint";
+const OTHER_HINT: (&str, &[Op]) = (
+    "WebDriverAgent's own words are in `message`; {0} checks the endpoint",
+    &[Op::DOCTOR],
+);
 
 /// A WDA error as the product's error.
 pub fn translate(err: &WdaError, request: &str) -> Error {
-    let (code, hint) = TABLE
+    let (code, (hint, ops)) = TABLE
         .iter()
-        .find(|(name, _, _)| err.is(name))
-        .map_or((ErrorCode::CommandFailed, OTHER_HINT), |(_, c, h)| (*c, *h));
+        .find(|(name, ..)| err.is(name))
+        .map_or((ErrorCode::CommandFailed, OTHER_HINT), |(_, c, h, o)| {
+            (*c, (*h, *o))
+        });
     let first = err
         .message
         .lines()
@@ -179,7 +183,7 @@ pub fn translate(err: &WdaError, request: &str) -> Error {
     };
     let full: String = err.message.chars().take(2000).collect();
     Error::new(code, message)
-        .with_hint(hint)
+        .with_next(hint, ops.iter().map(|o| Step::call(*o)))
         .with_details(json!({
             "wda_error": err.error,
             "wda_message": full,

@@ -32,7 +32,7 @@ use crate::backend::Screen;
 use crate::backend::ScreenOrientation;
 use crate::device::Capability;
 use crate::device::{Device, DeviceKind, DeviceState, Platform};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Next, Op, Result, Step};
 use crate::ui::CoordinateSpace;
 
 /// How long a listing waits for a `/status` it does not have yet.
@@ -267,9 +267,9 @@ impl DeviceBackend for WdaBackend {
     }
 
     /// Where a phone's missing concerns are found instead.
-    fn lacking_hint(&self, capability: Capability, device: &Device) -> Option<&'static str> {
+    fn lacking_hint(&self, capability: Capability, device: &Device) -> Option<Next> {
         let simulator = device.kind == DeviceKind::Simulator;
-        Some(match capability {
+        Some(Next::plain(match capability {
             Capability::Lifecycle if simulator => {
                 "this simulator is driven through WebDriverAgent: boot it with `xcrun simctl boot` \
                  and shut it down with `xcrun simctl shutdown`"
@@ -284,8 +284,11 @@ impl DeviceBackend for WdaBackend {
                  through simctl"
             }
             Capability::Permissions => {
-                "iOS asks when the app first needs the permission: answer that alert with \
-                 POST /api/v1/device/alert/accept or /dismiss; Settings › the app changes it later"
+                return Some(Next::new(
+                    "iOS asks when the app first needs the permission: answer that alert with {0} \
+                     or {1}; Settings › the app changes it later",
+                    [Step::call(Op::ALERT_ACCEPT), Step::call(Op::ALERT_DISMISS)],
+                ))
             }
             Capability::Erase => {
                 "erase an iPhone on the phone itself (Settings › General › Transfer or Reset iPhone)"
@@ -295,7 +298,7 @@ impl DeviceBackend for WdaBackend {
                  phone's screenshots show its real status bar"
             }
             _ => return None,
-        })
+        }))
     }
 
     crate::backend::traits::offers!(

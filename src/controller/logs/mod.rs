@@ -26,7 +26,7 @@ use tokio::sync::watch;
 use super::DeviceController;
 use crate::backend::DeviceBackend;
 use crate::device::{Capability, Device};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::logs::{
     filter, Crash, CrashDetection, CrashStore, DeviceClock, LogEntry, LogFilter, LogRing, Page,
     Processes, RingLimits, RingStats, Since,
@@ -191,8 +191,9 @@ impl DeviceLogs {
                     limit.as_secs()
                 ),
             )
-            .with_hint(
-                "the device may be slow or hung; retry, or check it with GET /api/v1/doctor",
+            .with_next(
+                "the device may be slow or hung; retry, or check it with {0}",
+                [Step::call(Op::DOCTOR)],
             )),
         }
     }
@@ -340,7 +341,10 @@ impl DeviceController {
                 ErrorCode::NotFound,
                 format!("no crash `{id}` on `{}`", device.udid),
             )
-            .with_hint("list the device's crashes with GET /api/v1/logs/crashes")
+            .with_next(
+                "list the device's crashes with {0}",
+                [Step::call(Op::LIST_CRASHES)],
+            )
         })?;
         Ok((logs, crash))
     }

@@ -25,7 +25,7 @@ pub use registry::{check_name, Entered, Gone, Session, SessionRegistry};
 use super::DeviceController;
 use crate::api::wire::sessions::{CreateSession, Lease, SessionEnded, SessionInfo};
 use crate::device::Device;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 
 /// The key of the running request's caller for per-caller state.
 pub(super) fn caller_key() -> String {
@@ -301,8 +301,9 @@ fn no_wanted_device(session: &Session, devices: &[Device]) -> Error {
             session.label()
         ),
     )
-    .with_hint(
-        "GET /api/v1/device/list shows the devices; loosen the match, or boot or connect one",
+    .with_next(
+        "{0} shows the devices; loosen the match, or boot or connect one",
+        [Step::call(Op::LIST_DEVICES)],
     )
     .with_details(json!({ "devices": listed }))
 }

@@ -10,7 +10,7 @@ use axum::Json;
 
 use crate::api::wire::flows::*;
 use crate::api::wire::runs::ArtifactKind;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::flows::run::{Artifacts, Runner};
 use crate::flows::{load, parse};
 use crate::server::bind::{self, Binding};
@@ -238,7 +238,10 @@ pub async fn record_stop(s: AppState, r: RecordStop) -> Result<Json<Recorded>> {
             ErrorCode::NotFound,
             "no recording was started by this caller",
         )
-        .with_hint("POST /api/v1/flows/record/start first (in the same session)")
+        .with_next(
+            "{0} first (in the same session)",
+            [Step::call(Op::FLOW_RECORD_START)],
+        )
     })?;
     Ok(Json(Recorded {
         yaml: crate::flows::record::yaml(r.app_id.as_deref(), &commands),
@@ -285,7 +288,7 @@ mod tests {
             ErrorCode::DeviceOffline,
             "device `emulator-5554` went offline",
         )
-        .with_hint("list devices with GET /api/v1/device/list");
+        .with_next("list devices with {0}", [Step::call(Op::LIST_DEVICES)]);
         let sent = relayed(Err(gone)).await;
         assert_eq!(sent.len(), 2, "{sent:?}");
         assert!(matches!(&sent[0], (0, FlowEvent::Step(s)) if s.title == "tapOn \"LOG IN\""));

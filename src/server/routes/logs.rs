@@ -13,7 +13,7 @@ use base64::Engine;
 
 use crate::api::wire::logs::*;
 use crate::controller::{log_filter, DeviceLogs};
-use crate::error::{Error, Result};
+use crate::error::{Error, Op, Result, Step};
 use crate::image::{self, RenderOptions};
 use crate::logs::{filter, rfc3339, Crash, Cursor, LogEntry, LogFilter, Since};
 use crate::server::bind::{self, Binding};
@@ -274,8 +274,9 @@ pub async fn crash(s: AppState, q: CrashQuery) -> Result<Json<CrashDetail>> {
     let id = q.id.trim();
     if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric()) {
         return Err(
-            Error::validation(format!("`{id}` is not a crash id")).with_hint(
-                "crash ids look like c1a2b3c4d5e6f; list them with GET /api/v1/logs/crashes",
+            Error::validation(format!("`{id}` is not a crash id")).with_next(
+                "crash ids look like c1a2b3c4d5e6f; list them with {0}",
+                [Step::call(Op::LIST_CRASHES)],
             ),
         );
     }

@@ -11,7 +11,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 
 use crate::api::wire::proxy::*;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::proxy::attach::ProxySetup;
 use crate::proxy::filter::{FilterArgs, FlowFilter, Since};
 use crate::proxy::flow::{decoded, Reveal};
@@ -249,8 +249,9 @@ pub async fn get(s: AppState, q: FlowQuery) -> Result<JsonOrBytes<FlowDetail>> {
             ErrorCode::NotFound,
             format!("flow {} is not in the store", q.id),
         )
-        .with_hint(
-            "list the flows: GET /api/v1/proxy/flows (old ones are evicted, or were cleared)",
+        .with_next(
+            "list the flows: {0} (old ones are evicted, or were cleared)",
+            [Step::call(Op::LIST_FLOWS)],
         )
     })?;
     let Some(part) = q.body else {

@@ -8,7 +8,7 @@ use axum::Json;
 
 use crate::api::wire::proxy::*;
 use crate::controller::may_see;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::proxy::conditions::LinkConditions;
 use crate::proxy::rules::spec::MAX_BODY;
 use crate::proxy::rules::MAX_RULES;
@@ -62,8 +62,12 @@ pub async fn delete(s: AppState, q: RuleQuery) -> Result<Json<RuleView>> {
         .into_iter()
         .any(|r| r.id == q.id && !may_see(r.session.as_deref()));
     if theirs {
-        return Err(Error::new(ErrorCode::NotFound, format!("no rule {}", q.id))
-            .with_hint("list the rules this caller may change: GET /api/v1/proxy/rules (a session's rules are its own)"));
+        return Err(
+            Error::new(ErrorCode::NotFound, format!("no rule {}", q.id)).with_next(
+                "list the rules this caller may change: {0} (a session's rules are its own)",
+                [Step::call(Op::LIST_PROXY_RULES)],
+            ),
+        );
     }
     Ok(Json(s.proxy.rules().remove(q.id)?))
 }

@@ -8,7 +8,7 @@ use crate::api::wire::recording::*;
 use crate::controller::may_see;
 use crate::device::recording::parse_size;
 use crate::device::RecordingOptions;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::server::bind::{self, Binding};
 use crate::server::reply::Mp4File;
 use crate::server::AppState;
@@ -55,8 +55,9 @@ fn visible(s: &AppState, id: &str) -> Result<RecordingInfo> {
     let r = s.controller.recording(id)?;
     if !may_see(r.session.as_deref()) {
         return Err(
-            Error::new(ErrorCode::NotFound, format!("no recording `{id}`")).with_hint(
-                "`recordings` lists the ones this caller may read: a session's are its own",
+            Error::new(ErrorCode::NotFound, format!("no recording `{id}`")).with_next(
+                "{0} lists the ones this caller may read: a session's are its own",
+                [Step::call(Op::LIST_RECORDINGS)],
             ),
         );
     }
@@ -71,7 +72,10 @@ pub async fn get(s: AppState, q: RecordingPath) -> Result<Mp4File> {
             ErrorCode::RecordingActive,
             format!("`{}` is {:?}, not finished", q.id, r.state).to_lowercase(),
         )
-        .with_hint("stop it first (`recording_stop`); a failed one has no playable file"));
+        .with_next(
+            "stop it first ({0}); a failed one has no playable file",
+            [Step::call(Op::RECORDING_STOP)],
+        ));
     }
     let file = tokio::fs::File::open(&r.path).await.map_err(|e| {
         Error::new(

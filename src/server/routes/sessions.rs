@@ -5,7 +5,7 @@ use axum::Json;
 
 use crate::api::wire::sessions::*;
 use crate::controller::{current_session, Gone};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::server::bind::{self, Binding};
 use crate::server::AppState;
 
@@ -94,5 +94,5 @@ pub async fn release(s: AppState) -> Result<Json<SessionEnded>> {
 
 fn no_session() -> Error {
     Error::new(ErrorCode::SessionNotFound, "this request is in no session")
-        .with_hint("send `Mobilectl-Session: SECRET`, the secret POST /api/v1/sessions answered; each MCP connection has its own")
+        .with_next("send `Mobilectl-Session: SECRET`, the secret {0} answered; each MCP connection has its own", [Step::call(Op::CREATE_SESSION)])
 }

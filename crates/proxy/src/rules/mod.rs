@@ -20,7 +20,7 @@ use std::sync::{Arc, RwLock};
 use serde_json::json;
 
 use matcher::RequestView;
-use mobilectl_error::{Error, ErrorCode, Result};
+use mobilectl_error::{Error, ErrorCode, Op, Result, Step};
 use spec::{compile, ReadBodyFile, Rule, RuleSpec, RuleView};
 
 /// At most this many rules.
@@ -113,8 +113,9 @@ impl RuleSet {
                     compiled.len()
                 ),
             )
-            .with_hint(
-                "delete rules no longer needed: DELETE /api/v1/proxy/rules/{id}, or all of them",
+            .with_next(
+                "delete rules no longer needed: {0}, or all of them",
+                [Step::call(Op::DELETE_PROXY_RULE)],
             )
             .with_details(json!({ "limit": MAX_RULES })));
         }
@@ -170,7 +171,7 @@ impl RuleSet {
         let snap = self.snapshot();
         let Some(at) = snap.rules.iter().position(|r| r.id == id) else {
             return Err(Error::new(ErrorCode::NotFound, format!("no rule {id}"))
-                .with_hint("list the rules: GET /api/v1/proxy/rules"));
+                .with_next("list the rules: {0}", [Step::call(Op::LIST_PROXY_RULES)]));
         };
         let view = snap.rules[at].view(at);
         let mut w = self.current.write().unwrap_or_else(|e| e.into_inner());

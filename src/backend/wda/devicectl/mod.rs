@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use crate::backend::{command_failed, exec_error, tool_command, tool_missing};
 use crate::device::{AppInfo, LaunchOptions};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::exec::{Tool, Toolbox};
 
 /// Time limit of listings and queries.
@@ -244,7 +244,10 @@ impl Devicectl {
                 ErrorCode::NotFound,
                 format!("`{bundle_id}` is not installed on the device"),
             )
-            .with_hint("list the installed apps with GET /api/v1/device/app/list"));
+            .with_next(
+                "list the installed apps with {0}",
+                [Step::call(Op::LIST_APPS)],
+            ));
         };
         let env = self
             .run(

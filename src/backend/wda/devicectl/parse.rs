@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use crate::device::AppInfo;
-use crate::error::{Error, ErrorCode};
+use crate::error::{Error, ErrorCode, Op, Step};
 
 /// One devicectl answer.
 #[derive(Debug, Clone)]
@@ -112,22 +112,28 @@ impl CoreDeviceError {
     /// device lacks `UNSUPPORTED_ON_PLATFORM`, anything else `COMMAND_FAILED`.
     pub fn to_error(&self, what: &str) -> Error {
         let core = self.domain == "com.apple.dt.CoreDeviceError";
-        let (code, default_hint) = match self.code {
+        let (code, default_hint, ops): (_, _, &[Op]) = match self.code {
             10002 if core => (
                 ErrorCode::NotFound,
-                "install the app first (POST /api/v1/device/app/install), or check the bundle id",
+                "install the app first ({0}), or check the bundle id",
+                &[Op::INSTALL_APP],
             ),
             1001 if core => (
                 ErrorCode::UnsupportedOnPlatform,
                 "this device does not offer that capability",
+                &[],
             ),
             _ => (
                 ErrorCode::CommandFailed,
                 "devicectl's own words are in `message`; `xcrun devicectl list devices` shows whether the device is paired and connected",
+                &[],
             ),
         };
-        Error::new(code, format!("{what} failed: {}", self.words()))
-            .with_hint(self.suggestion().unwrap_or_else(|| default_hint.to_string()))
+        let e = Error::new(code, format!("{what} failed: {}", self.words()));
+        match self.suggestion() {
+            Some(s) => e.with_hint(s),
+            None => e.with_next(default_hint, ops.iter().map(|o| Step::call(*o))),
+        }
             .with_details(json!({
                 "tool": "devicectl",
                 "domain": self.domain,

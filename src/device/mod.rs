@@ -130,6 +130,25 @@ pub struct Device {
     pub capabilities: Vec<Capability>,
 }
 
+#[cfg(test)]
+impl Device {
+    /// An online Android emulator `emulator-5554` ("Pixel") of backend `backend`, for tests.
+    pub(crate) fn test_emulator(backend: &'static str) -> Device {
+        Device {
+            udid: "emulator-5554".into(),
+            name: "Pixel".into(),
+            platform: Platform::Android,
+            kind: DeviceKind::Emulator,
+            state: DeviceState::Online,
+            os_version: None,
+            api_level: None,
+            model: None,
+            backend,
+            capabilities: Vec::new(),
+        }
+    }
+}
+
 /// Whether a backend could list its devices, and why not.
 // Its fields are described by the API schema, where descriptions are kept short on purpose
 // (token budget).

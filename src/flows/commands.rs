@@ -394,7 +394,7 @@ mod tests {
 
     use super::*;
     use crate::api::Input;
-    use crate::device::{Device, DeviceKind, DeviceState, Platform};
+    use crate::device::Device;
     use crate::flows::run::Artifacts;
 
     fn runner() -> Runner {
@@ -402,18 +402,7 @@ mod tests {
             crate::exec::Toolbox::from_env(),
             vec![],
         );
-        let device = Device {
-            udid: "emulator-5554".into(),
-            name: "Pixel".into(),
-            platform: Platform::Android,
-            kind: DeviceKind::Emulator,
-            state: DeviceState::Online,
-            os_version: None,
-            api_level: None,
-            model: None,
-            backend: "android",
-            capabilities: Vec::new(),
-        };
+        let device = Device::test_emulator("android");
         let mut r = Runner::new(
             axum::Router::new(),
             Arc::new(controller),

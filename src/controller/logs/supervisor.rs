@@ -384,7 +384,7 @@ mod tests {
     use std::sync::atomic::AtomicU64;
 
     use super::*;
-    use crate::device::{Device, DeviceKind, DeviceState, Platform};
+    use crate::device::{Device, Platform};
     use crate::error::Error;
     use crate::exec::Command;
     use crate::logs::{LogFormat, LogText, RingLimits};
@@ -469,18 +469,7 @@ mod tests {
     }
 
     fn device() -> Device {
-        Device {
-            udid: "emulator-5554".into(),
-            name: "Pixel".into(),
-            platform: Platform::Android,
-            kind: DeviceKind::Emulator,
-            state: DeviceState::Online,
-            os_version: None,
-            api_level: None,
-            model: None,
-            backend: "silent",
-            capabilities: Vec::new(),
-        }
+        Device::test_emulator("silent")
     }
 
     /// A supervisor on a [`SilentStream`] device, its log read once (the stream begins).

@@ -103,6 +103,10 @@ async fn stdio_mcp_drives_the_demo_login() {
         "{}",
         text_of(&orientation)
     );
+    // A tool left out of the default list still runs when called by its name.
+    assert!(!names.contains(&"get_orientation"));
+    let direct = call(&client, "get_orientation", json!({})).await;
+    assert_eq!(text_of(&direct), text_of(&orientation));
 
     // Look: the compact text tree.
     let snap = call(&client, "snapshot", json!({})).await;

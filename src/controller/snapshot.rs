@@ -71,6 +71,14 @@ impl DeviceController {
         self.dump_locked(device, &on.slot).await
     }
 
+    /// The snapshot kept from the last read when nothing touched the device since (an
+    /// action's own read after it), else a new one.
+    pub async fn kept_or_snapshot(&self, device: &Device) -> Result<Arc<Snapshot>> {
+        let mut on = self.on(device.clone(), false).await?;
+        on.hold().await;
+        self.fresh_or_dump_locked(device, &on.slot).await
+    }
+
     /// The kept snapshot when no action ran since; else a new one. Caller holds the lock.
     pub(super) async fn fresh_or_dump_locked(
         &self,

@@ -13,6 +13,7 @@
 //! failed, says so and the flow stops.
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -71,6 +72,9 @@ pub struct Runner {
     overrun: bool,
     /// Where each step goes as it ends, with its index in the result's steps.
     progress: Option<tokio::sync::mpsc::UnboundedSender<(usize, FlowStep)>>,
+    /// The last operation read the screen after itself (a scroll does): the next read uses
+    /// that read instead of dumping the same screen again.
+    read_after_op: std::sync::atomic::AtomicBool,
 }
 
 /// A step's outcome: its value, or why it failed (the step result's message).
@@ -150,6 +154,7 @@ impl Runner {
             recording: None,
             overrun: false,
             progress: None,
+            read_after_op: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -567,10 +572,11 @@ impl Runner {
     }
 
     pub(super) async fn read(&self) -> R<Arc<crate::controller::Snapshot>> {
-        self.controller
-            .snapshot(&self.device)
-            .await
-            .map_err(|e| e.message)
+        let read = match self.read_after_op.swap(false, Ordering::AcqRel) {
+            true => self.controller.kept_or_snapshot(&self.device).await,
+            false => self.controller.snapshot(&self.device).await,
+        };
+        read.map_err(|e| e.message)
     }
 
     /// Reads until `sel` matches something, for up to `ms`.
@@ -644,6 +650,8 @@ impl Runner {
         let (status, answer) = self.send(&call).await?;
         let ok = (200..300).contains(&status) && answer.get("success") != Some(&Value::Bool(false));
         if ok {
+            self.read_after_op
+                .store(answer.get("fingerprint_after").is_some(), Ordering::Release);
             return Ok(answer);
         }
         let message = answer["error"]["message"]

@@ -105,14 +105,14 @@ pub fn describe(args: Option<&JsonObject>) -> CallToolResult {
             return refused(
                 "VALIDATION_FAILED",
                 &format!("no group `{g}`"),
-                &format!("the groups are {}", groups(ops).join(", ")),
+                &format!("the groups are {}", groups().join(", ")),
             );
         }
     }
     let mut out = String::from(
         "Operations by group (run one with `call`; `describe` with `operation` for its arguments):\n",
     );
-    for g in groups(ops)
+    for g in groups()
         .into_iter()
         .filter(|g| group.is_none_or(|w| w == *g))
     {
@@ -125,14 +125,12 @@ pub fn describe(args: Option<&JsonObject>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(out)])
 }
 
-fn groups(ops: &[Operation]) -> Vec<&'static str> {
-    let mut gs: Vec<&'static str> = Vec::new();
-    for o in ops {
-        if !gs.contains(&o.tag) {
-            gs.push(o.tag);
-        }
-    }
-    gs
+/// The groups, in the documentation's order.
+fn groups() -> Vec<&'static str> {
+    crate::api::openapi::TAGS
+        .iter()
+        .map(|(tag, _)| *tag)
+        .collect()
 }
 
 /// One operation told in full: what it does, its arguments' schema, its errors, how to run it.

@@ -208,23 +208,20 @@ mod tests {
         assert_eq!(
             said(
                 "read the screen again with {0} and use its refs",
-                vec![Step::call(Op::SNAPSHOT)]
+                vec![Step::call(Op::Snapshot)]
             ),
             "read the screen again with `mobilectl snapshot` and use its refs"
         );
         // A required `NAME` not given stays; given, it is the value.
         assert_eq!(
-            said(
-                "choose one with {0}",
-                vec![Step::call(Op::SET_ACTIVE_DEVICE)]
-            ),
+            said("choose one with {0}", vec![Step::call(Op::SetActiveDevice)]),
             "choose one with `mobilectl use UDID`"
         );
         assert_eq!(
             said(
                 "{0}",
                 vec![Step::call_with(
-                    Op::SET_ACTIVE_DEVICE,
+                    Op::SetActiveDevice,
                     json!({"udid": "iPhone 15"})
                 )]
             ),
@@ -235,8 +232,8 @@ mod tests {
             said(
                 "answer it: {0} or {1}",
                 vec![
-                    Step::call_with(Op::ALERT_ACCEPT, json!({"button": "OK"})),
-                    Step::call(Op::ALERT_DISMISS)
+                    Step::call_with(Op::AlertAccept, json!({"button": "OK"})),
+                    Step::call(Op::AlertDismiss)
                 ]
             ),
             "answer it: `mobilectl alert accept --button OK` or `mobilectl alert dismiss`"
@@ -319,7 +316,7 @@ mod tests {
         assert_eq!(
             said(
                 "e.g. {0}",
-                vec![Step::example_of(Op::BOOT, json!({"avd": "Pixel_7_API_34"}))]
+                vec![Step::example_of(Op::Boot, json!({"avd": "Pixel_7_API_34"}))]
             ),
             "e.g. `mobilectl boot --avd Pixel_7_API_34`"
         );

@@ -33,7 +33,7 @@ use std::cell::Cell;
 
 use serde_json::{json, Value};
 
-use crate::error::Step;
+use crate::error::{Op, Step};
 
 /// Turns an operation's JSON answer into text.
 pub type Renderer = fn(&Value) -> String;
@@ -82,14 +82,9 @@ pub fn text_in(voice: Voice, op: &str, answer: &Value) -> String {
 /// An operation to call next, as a value the front end that renders words
 /// ([`in_voice`]): `mobilectl crashes c0123` on the command line; without a voice, as a tool
 /// call reads ([`neutral`]).
-pub(crate) fn call(op: &str, args: &[(&str, &str)]) -> String {
-    let step = Step::Call {
-        op: op.to_string(),
-        args: args
-            .iter()
-            .map(|(k, v)| (k.to_string(), json!(v)))
-            .collect(),
-    };
+pub(crate) fn call(op: Op, args: &[(&str, &str)]) -> String {
+    let args = args.iter().map(|(k, v)| (k.to_string(), json!(v)));
+    let step = Step::call_with(op, Value::Object(args.collect()));
     match VOICE.get() {
         Some(voice) => voice(&step),
         None => neutral(&step),

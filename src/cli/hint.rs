@@ -31,8 +31,11 @@ pub fn to_cli(hint: Option<&str>, next: Option<&Next>) -> Option<String> {
 pub fn step_words(step: &Step) -> String {
     let cli = super::command();
     let said = match step {
-        Step::Call { op, args } => command(&cli, op, args, true),
-        Step::Field { name, value } => flag(&cli, &cli, name, value.as_ref()),
+        Step::Call { op, args } => command(&cli, op, args, true).or_else(|| Some(call(op, args))),
+        Step::Field { op, name, value } => {
+            let at = op.as_deref().map(|op| command_of(&cli, op));
+            flag(&cli, at, name, value.as_ref())
+        }
         Step::Example { op: Some(op), args } => command(&cli, op, args, false),
         Step::Example { op: None, args } => words(&cli, args),
         Step::Schema => Some("mobilectl openapi".to_string()),
@@ -56,24 +59,15 @@ fn command(
 ) -> Option<String> {
     let mut args = args.clone();
     let usage = crate::api::find(op).map(|o| o.cli.usage).unwrap_or("");
-    let mut line = vec!["mobilectl".to_string()];
     if usage.is_empty() {
-        line.push(format!("call {op}"));
-        line.extend(
-            args.iter()
-                .map(|(k, v)| format!("{k}={}", word(&text_of(v)))),
-        );
-        return Some(line.join(" "));
+        return Some(call(op, &args));
     }
-    // The operation's own command, walked down by the usage's words.
-    let mut at = cli;
+    let at = command_of(cli, op);
+    let mut line = vec!["mobilectl".to_string()];
     for u in usage.split_whitespace() {
         let optional = u.starts_with('[');
         let name = u.trim_start_matches('[').trim_end_matches(']');
-        if !name.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
-            if let Some(sub) = at.find_subcommand(name) {
-                at = sub;
-            }
+        if !is_name(name) {
             line.push(u.to_string());
             continue;
         }
@@ -91,9 +85,42 @@ fn command(
         }
     }
     for (k, v) in &args {
-        line.push(flag(cli, at, k, Some(v))?);
+        line.push(flag(cli, Some(at), k, Some(v))?);
     }
     Some(line.join(" "))
+}
+
+/// `mobilectl call OP k=v…`: any operation with any arguments, as the `call` command takes
+/// them.
+fn call(op: &str, args: &Map<String, Value>) -> String {
+    let mut line = vec![format!("mobilectl call {op}")];
+    line.extend(
+        args.iter()
+            .map(|(k, v)| format!("{k}={}", word(&text_of(v)))),
+    );
+    line.join(" ")
+}
+
+/// Whether a word of a usage is a `NAME` (a field's place), not a command's word.
+fn is_name(w: &str) -> bool {
+    w.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+}
+
+/// The command of operation `op`: the command line walked down by its usage's words (as far
+/// as they are commands).
+fn command_of<'c>(cli: &'c Command, op: &str) -> &'c Command {
+    let usage = crate::api::find(op).map(|o| o.cli.usage).unwrap_or("");
+    let mut at = cli;
+    for w in usage
+        .split_whitespace()
+        .take_while(|w| !is_name(w.trim_matches(['[', ']'])))
+    {
+        match at.find_subcommand(w) {
+            Some(sub) => at = sub,
+            None => break,
+        }
+    }
+    at
 }
 
 /// An example's arguments as words: its target's word, then a flag for each other field.
@@ -104,7 +131,7 @@ fn words(cli: &Command, args: &Map<String, Value>) -> Option<String> {
         line.push(take_target(&mut args)?);
     }
     for (k, v) in &args {
-        line.push(flag(cli, cli, k, Some(v))?);
+        line.push(flag(cli, None, k, Some(v))?);
     }
     Some(line.join(" "))
 }
@@ -128,15 +155,18 @@ fn take_target(args: &mut Map<String, Value>) -> Option<String> {
 }
 
 /// The flag that sets the request field `name` (to `value`, when given), as the command line
-/// defines it: an option of the command `at`, else a target's word (`role:ROLE`), else a
-/// global option (`-d` for `udid`), else the first command that has it. `None` when no
-/// command has it, or a switch's value is not `true`.
-fn flag(cli: &Command, at: &Command, name: &str, value: Option<&Value>) -> Option<String> {
-    let arg = match option(at, name) {
+/// defines it: an option of the operation's command `at`, else a target's word
+/// (`role:ROLE`), else a global option (`-d` for `udid`), else (no operation said) the first
+/// command that has it. `None` when none has it, or a switch's value is not `true`.
+fn flag(cli: &Command, at: Option<&Command>, name: &str, value: Option<&Value>) -> Option<String> {
+    let arg = match at.and_then(|c| option(c, name)) {
         Some(a) => a,
         None => match target::field_word(name, value) {
             Some(w) => return Some(w),
-            None => option(cli, name).or_else(|| anywhere(cli, name))?,
+            None => option(cli, name).or_else(|| match at {
+                Some(_) => None,
+                None => anywhere(cli, name),
+            })?,
         },
     };
     let flag = match (arg.get_short(), arg.get_long()) {
@@ -182,7 +212,11 @@ fn text_of(v: &Value) -> String {
 
 /// A word for the shell: quoted when it holds spaces or quotes.
 fn word(v: &str) -> String {
-    if v.is_empty() || v.contains(|c: char| c.is_whitespace() || "\"'$`\\;&|<>()#".contains(c)) {
+    if v.contains('"') && !v.contains('\'') {
+        format!("'{v}'")
+    } else if v.is_empty()
+        || v.contains(|c: char| c.is_whitespace() || "\"'$`\\;&|<>()#{}".contains(c))
+    {
         format!("{v:?}")
     } else {
         v.to_string()

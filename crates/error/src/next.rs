@@ -28,9 +28,13 @@ pub enum Step {
         #[serde(default, skip_serializing_if = "Map::is_empty")]
         args: Map<String, Value>,
     },
-    /// Set the request field `name` (of the request that failed), to `value` when it
-    /// matters: `` `contains: true` ``, `` `udid` ``.
+    /// Set the request field `name` (of operation `op` when the advice knows which; else of
+    /// the request that failed), to `value` when it matters: `` `contains: true` ``,
+    /// `` `udid` ``.
     Field {
+        /// The operation whose field it is, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op: Option<String>,
         /// The field's name as the API spells it.
         name: String,
         /// The value to give it, when the advice names one.
@@ -68,6 +72,7 @@ impl Step {
     /// The request field `name`, no value said: `` `udid` ``.
     pub fn field(name: &str) -> Step {
         Step::Field {
+            op: None,
             name: name.to_string(),
             value: None,
         }
@@ -76,8 +81,18 @@ impl Step {
     /// The request field `name` set to `value`: `` `contains: true` ``.
     pub fn field_is(name: &str, value: impl Into<Value>) -> Step {
         Step::Field {
+            op: None,
             name: name.to_string(),
             value: Some(value.into()),
+        }
+    }
+
+    /// The field `name` of operation `op`, no value said.
+    pub fn field_of(op: Op, name: &str) -> Step {
+        Step::Field {
+            op: Some(op.name().to_string()),
+            name: name.to_string(),
+            value: None,
         }
     }
 
@@ -111,7 +126,9 @@ pub struct Next {
     /// The advice, with `{0}`, `{1}`… where each step goes.
     pub say: String,
     /// The steps, each worded by the front end that shows it: `{"kind": "call", "op": NAME,
-    /// "args": {…}}` (call an operation) or `{"kind": "schema"}` (read the API's schema).
+    /// "args": {…}}` (call an operation), `{"kind": "field", "name": NAME, "value": …}` (set
+    /// a request field; `op` when not the failed request's), `{"kind": "example", "args":
+    /// {…}}` (a request like this; `op` when said) or `{"kind": "schema"}` (read the schema).
     #[schema(value_type = Vec<Object>)]
     pub steps: Vec<Step>,
 }
@@ -195,10 +212,13 @@ pub fn http_words(step: &Step) -> String {
 /// same arguments, say them): `` `udid` ``, `` `contains: true` ``, `{"ref": "e12"}`.
 pub fn json_words(step: &Step) -> Option<String> {
     match step {
-        Step::Field { name, value: None } => Some(format!("`{name}`")),
+        Step::Field {
+            name, value: None, ..
+        } => Some(format!("`{name}`")),
         Step::Field {
             name,
             value: Some(v),
+            ..
         } => Some(format!("`{name}: {v}`")),
         Step::Example { args, .. } => Some(spaced(&Value::Object(args.clone()))),
         Step::Call { .. } | Step::Schema => None,

@@ -132,6 +132,7 @@ ops! {
     ListRuns = "list_runs",
     GetRun = "get_run",
     GetArtifact = "get_artifact",
+    DeleteRun = "delete_run",
     Gc = "gc",
 }
 

@@ -1,6 +1,8 @@
 //! Answers as compact text, one renderer per operation, given with its output type in the
 //! operation table (`crate::api::Operation::told`): what the CLI prints, and what an MCP tool result says to the model (the
-//! answer's JSON rides along there as `structuredContent`). Pure code: JSON in, text out.
+//! answer's JSON rides along there as `structuredContent`). Pure code: JSON in, text out; a
+//! call an answer names (what to do next) is a [`Step`] worded in the voice of the front end
+//! that renders ([`in_voice`]: the CLI's command, MCP's tool), so no front end reads it back.
 //!
 //! - [`act`]: actions (one line each, then what changed) and batches;
 //! - [`verify`]: waits, expectations, waits for a change;

@@ -812,6 +812,12 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             1,
             "RUN_NOT_FOUND",
         ),
+        case(
+            "delete_run",
+            &["runs", "delete", "20200101-000000-abcdef"],
+            1,
+            "RUN_NOT_FOUND",
+        ),
         case("gc", &["gc", "--dry-run"], 0, "gc (dry run): 0 deleted"),
         case("press", &["press", "back"], 0, "ok"),
         case("list_recordings", &["recordings"], 0, " recording · "),

@@ -9,19 +9,8 @@ use axum::Json;
 use crate::api::wire::runs::*;
 use crate::controller::may_see;
 use crate::error::{Error, ErrorCode, Result};
-use crate::server::bind::{self, Binding};
 use crate::server::reply::ArtifactFile;
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::query("list_runs", list_runs),
-        bind::query("get_run", get_run),
-        bind::query("get_artifact", get_artifact),
-        bind::body("gc", gc),
-    ]
-}
 
 /// The newest runs first, at most `limit` (20 unless given, at most 1000).
 pub async fn list_runs(s: AppState, q: RunsQuery) -> Result<Json<RunList>> {
@@ -86,6 +75,23 @@ pub async fn get_artifact(s: AppState, q: ArtifactPath) -> Result<ArtifactFile> 
             .insert(header::CONTENT_DISPOSITION, v);
     }
     Ok(ArtifactFile(response))
+}
+
+/// Deletes one run (not a live one) that this caller may read.
+pub async fn delete_run(s: AppState, q: RunPath) -> Result<Json<RunDeleted>> {
+    let runs = s.controller.runs().clone();
+    let id = q.id.clone();
+    let detail = blocking(move || runs.get(&id)).await?;
+    if !may_see(detail.summary.session_id.as_deref()) {
+        return Err(not_yours(&q.id));
+    }
+    let runs = s.controller.runs().clone();
+    let id = q.id.clone();
+    let freed_bytes = blocking(move || runs.delete(&id)).await?;
+    Ok(Json(RunDeleted {
+        id: q.id,
+        freed_bytes,
+    }))
 }
 
 /// Collects garbage (or plans it, with `dry_run`).

@@ -19,6 +19,7 @@ use crate::api::call::HttpCall;
 use crate::api::wire::runs::ArtifactKind;
 use crate::controller::{DeviceController, Snapshot};
 use crate::device::{Device, Platform};
+use crate::error::Op;
 
 /// Largest answer read from an operation.
 const MAX_ANSWER: usize = 8 * 1024 * 1024;
@@ -49,8 +50,9 @@ impl Host for FlowHost {
         }
     }
 
-    async fn call(&self, name: &str, mut args: Value) -> R<Value> {
-        let op = crate::api::find(name).ok_or_else(|| format!("no operation `{name}`"))?;
+    async fn call(&self, op: Op, mut args: Value) -> R<Value> {
+        let name = op.name();
+        let op = crate::api::entry(op);
         args["udid"] = json!(self.device.udid);
         let Value::Object(args) = args else {
             return Err(format!("{name}: the arguments are not an object"));
@@ -234,8 +236,8 @@ mod tests {
         r
     }
 
-    /// Every row names an operation of the table, and its arguments (with the device) are a
-    /// body that operation takes: a renamed operation or field fails here, not in a user's run.
+    /// Every row's arguments (with the device) are a body its operation takes: a renamed field
+    /// fails here, not in a user's run (a renamed operation does not compile).
     #[test]
     fn each_row_is_an_operation_of_the_table_with_arguments_it_takes() {
         let flow = "appId: com.example.app\n---\n\
@@ -254,40 +256,39 @@ mod tests {
                 .unwrap_or_else(|| panic!("{} is not a row", step.name));
             assert!(!calls.is_empty(), "{}", step.name);
             for c in calls {
-                let op = crate::api::find(c.op).unwrap_or_else(|| panic!("no operation {}", c.op));
-                let Input::Body(body) = op.input else {
-                    panic!("{} takes no body", c.op)
+                let Input::Body(body) = crate::api::entry(c.op).input else {
+                    panic!("{:?} takes no body", c.op)
                 };
                 let mut args = c.args.clone();
                 args["udid"] = json!("emulator-5554");
                 body.check(args.to_string().as_bytes())
-                    .unwrap_or_else(|e| panic!("{}: {args}: {}", c.op, e.message));
+                    .unwrap_or_else(|e| panic!("{:?}: {args}: {}", c.op, e.message));
                 seen.push((c.op, c.args));
             }
         }
-        let ops: Vec<&str> = seen.iter().map(|(op, _)| *op).collect();
+        let ops: Vec<Op> = seen.iter().map(|(op, _)| *op).collect();
         assert_eq!(
             ops[..4],
             [
-                "reset_app",
-                "set_permission",
-                "set_permission",
-                "launch_app"
+                Op::ResetApp,
+                Op::SetPermission,
+                Op::SetPermission,
+                Op::LaunchApp
             ]
         );
         let launch = &seen[3].1;
         assert_eq!(launch["bundle_id"], "com.example.app");
         assert_eq!(launch["relaunch"], true);
         assert_eq!(launch["extras"], json!({"user": "alice", "n": 3}));
-        assert!(seen.contains(&("type_text", json!({"text": "hi alice"}))));
+        assert!(seen.contains(&(Op::TypeText, json!({"text": "hi alice"}))));
         assert_eq!(
-            ops.iter().filter(|o| **o == "press").count(),
+            ops.iter().filter(|o| **o == Op::Press).count(),
             3 + 1 + 1,
             "eraseText: 3, Enter, back"
         );
-        assert!(seen.contains(&("press", json!({"key": "enter"}))));
+        assert!(seen.contains(&(Op::Press, json!({"key": "enter"}))));
         assert!(seen.contains(&(
-            "set_location",
+            Op::SetLocation,
             json!({"latitude": 48.85, "longitude": 2.35})
         )));
     }

@@ -1,7 +1,7 @@
 //! What each Maestro command that holds no steps does (those that do are the runner's,
 //! `super::run`). Most are operation calls whose arguments come from the step alone: those are
-//! rows of [`Runner::operation_calls`], each naming its operation of the product's table and
-//! run by name through the host (`Runner::op`), as the CLI and MCP call them. The rest read the screen first (find where to tap, scroll until something shows, wait
+//! rows of [`Runner::operation_calls`], each naming its operation of the product's table by its
+//! [`Op`] and run through the host (`Runner::op`), as the CLI and MCP call them. The rest read the screen first (find where to tap, scroll until something shows, wait
 //! for an animation to end) or save files, and are methods of their own below.
 
 use std::time::{Duration, Instant};
@@ -13,6 +13,7 @@ use super::run::{Runner, R};
 use super::select::{self, Screen};
 use crate::host::Host;
 use crate::launch::LaunchValue;
+use mobilectl_error::Op;
 
 /// How long a selector is looked for (Maestro's default lookup).
 const FIND_MS: u64 = 7_000;
@@ -25,16 +26,16 @@ const ERASE_DEFAULT: u32 = 50;
 /// Most characters one `eraseText` deletes.
 const ERASE_MAX: u32 = 1000;
 
-/// One call of an operation of the table: its name and its arguments (the device is added).
+/// One call of an operation of the table: which, and its arguments (the device is added).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpCall {
-    /// The operation's name in the table.
-    pub op: &'static str,
+    /// The operation.
+    pub op: Op,
     /// Its arguments, as its input takes them.
     pub args: Value,
 }
 
-fn call(op: &'static str, args: Value) -> OpCall {
+fn call(op: Op, args: Value) -> OpCall {
     OpCall { op, args }
 }
 
@@ -71,7 +72,7 @@ impl<H: Host> Runner<H> {
                 let args = self
                     .swipe_args(*direction, start, end, from, duration_ms)
                     .await?;
-                self.op("swipe", args).await?;
+                self.op(Op::Swipe, args).await?;
             }
             Command::AssertVisible(s) => {
                 let sel = self.fill_sel(s)?;
@@ -123,7 +124,7 @@ impl<H: Host> Runner<H> {
                 let app = self.app(app_id)?;
                 let mut calls = Vec::new();
                 if *clear_state {
-                    calls.push(call("reset_app", json!({ "bundle_id": app })));
+                    calls.push(call(Op::ResetApp, json!({ "bundle_id": app })));
                 }
                 for (permission, action) in permissions {
                     let action = match action.as_str() {
@@ -132,7 +133,7 @@ impl<H: Host> Runner<H> {
                         _ => "reset",
                     };
                     calls.push(call(
-                        "set_permission",
+                        Op::SetPermission,
                         json!({ "bundle_id": app, "permission": permission, "action": action }),
                     ));
                 }
@@ -145,7 +146,7 @@ impl<H: Host> Runner<H> {
                     extras.insert(name.clone(), json!(value));
                 }
                 calls.push(call(
-                    "launch_app",
+                    Op::LaunchApp,
                     json!({
                         "bundle_id": app,
                         "relaunch": *stop_app || *clear_state,
@@ -156,16 +157,18 @@ impl<H: Host> Runner<H> {
                 calls
             }
             Command::StopApp(a) | Command::KillApp(a) => {
-                vec![call("terminate_app", json!({ "bundle_id": self.app(a)? }))]
+                vec![call(Op::TerminateApp, json!({ "bundle_id": self.app(a)? }))]
             }
-            Command::ClearState(a) => vec![call("reset_app", json!({ "bundle_id": self.app(a)? }))],
-            Command::InputText(t) => vec![call("type_text", json!({ "text": self.fill(t)? }))],
+            Command::ClearState(a) => {
+                vec![call(Op::ResetApp, json!({ "bundle_id": self.app(a)? }))]
+            }
+            Command::InputText(t) => vec![call(Op::TypeText, json!({ "text": self.fill(t)? }))],
             Command::PasteText => {
                 let text = self
                     .copied
                     .clone()
                     .ok_or("nothing was copied: `copyTextFrom` first")?;
-                vec![call("type_text", json!({ "text": text }))]
+                vec![call(Op::TypeText, json!({ "text": text }))]
             }
             Command::EraseText(n) => {
                 let n = match n {
@@ -176,17 +179,17 @@ impl<H: Host> Runner<H> {
                         .parse()
                         .map_err(|_| format!("`{n}` is not a number"))?,
                 };
-                let delete = call("press", json!({ "key": "delete" }));
+                let delete = call(Op::Press, json!({ "key": "delete" }));
                 vec![delete; n.min(ERASE_MAX) as usize]
             }
             Command::PressKey(k) => {
                 let key = maestro_key(&self.fill(k)?)?;
-                vec![call("press", json!({ "key": key }))]
+                vec![call(Op::Press, json!({ "key": key }))]
             }
-            Command::Back => vec![call("press", json!({ "key": "back" }))],
-            Command::HideKeyboard => vec![call("hide_keyboard", json!({}))],
-            Command::Scroll => vec![call("scroll", json!({ "direction": "down" }))],
-            Command::OpenLink(l) => vec![call("open_url", json!({ "url": self.fill(l)? }))],
+            Command::Back => vec![call(Op::Press, json!({ "key": "back" }))],
+            Command::HideKeyboard => vec![call(Op::HideKeyboard, json!({}))],
+            Command::Scroll => vec![call(Op::Scroll, json!({ "direction": "down" }))],
+            Command::OpenLink(l) => vec![call(Op::OpenUrl, json!({ "url": self.fill(l)? }))],
             Command::SetLocation {
                 latitude,
                 longitude,
@@ -198,7 +201,7 @@ impl<H: Host> Runner<H> {
                         .map_err(|_| format!("`{v}` is not a number"))
                 };
                 let args = json!({ "latitude": num(latitude)?, "longitude": num(longitude)? });
-                vec![call("set_location", args)]
+                vec![call(Op::SetLocation, args)]
             }
             _ => return Ok(None),
         }))
@@ -209,7 +212,7 @@ impl<H: Host> Runner<H> {
     async fn tap(&self, selector: &Selector, long: bool, retry_if_no_change: bool) -> R<()> {
         let sel = self.fill_sel(selector)?;
         let (x, y) = self.locate(&sel, FIND_MS).await?;
-        let op = if long { "long_press" } else { "tap" };
+        let op = if long { Op::LongPress } else { Op::Tap };
         let before = match retry_if_no_change {
             true => Some(self.read().await?.fingerprint().to_string()),
             false => None,
@@ -244,7 +247,7 @@ impl<H: Host> Runner<H> {
                     sel.describe()
                 ));
             }
-            self.op("scroll", json!({ "direction": direction.wire() }))
+            self.op(Op::Scroll, json!({ "direction": direction.wire() }))
                 .await?;
             scrolls += 1;
         }
@@ -407,14 +410,14 @@ mod tests {
             assert!(!calls.is_empty(), "{}", step.name);
             seen.extend(calls.into_iter().map(|c| (c.op, c.args)));
         }
-        let ops: Vec<&str> = seen.iter().map(|(op, _)| *op).collect();
+        let ops: Vec<Op> = seen.iter().map(|(op, _)| *op).collect();
         assert_eq!(
             ops[..4],
             [
-                "reset_app",
-                "set_permission",
-                "set_permission",
-                "launch_app"
+                Op::ResetApp,
+                Op::SetPermission,
+                Op::SetPermission,
+                Op::LaunchApp
             ]
         );
         assert_eq!(
@@ -425,16 +428,16 @@ mod tests {
         assert_eq!(launch["bundle_id"], "com.example.app");
         assert_eq!(launch["relaunch"], true);
         assert_eq!(launch["extras"], json!({"user": "alice", "n": 3}));
-        assert!(seen.contains(&("type_text", json!({"text": "hi alice"}))));
-        assert!(seen.contains(&("type_text", json!({"text": "copied text"}))));
+        assert!(seen.contains(&(Op::TypeText, json!({"text": "hi alice"}))));
+        assert!(seen.contains(&(Op::TypeText, json!({"text": "copied text"}))));
         assert_eq!(
-            ops.iter().filter(|o| **o == "press").count(),
+            ops.iter().filter(|o| **o == Op::Press).count(),
             3 + 1 + 1,
             "eraseText: 3, Enter, back"
         );
-        assert!(seen.contains(&("press", json!({"key": "enter"}))));
+        assert!(seen.contains(&(Op::Press, json!({"key": "enter"}))));
         assert!(seen.contains(&(
-            "set_location",
+            Op::SetLocation,
             json!({"latitude": 48.85, "longitude": 2.35})
         )));
         assert!(host.ops().is_empty(), "making rows calls nothing");
@@ -475,12 +478,9 @@ mod tests {
         r.deadline = Instant::now() + Duration::from_millis(100);
         let result = r.run(&parsed.flow).await;
         let calls = host.calls.lock().unwrap().clone();
-        assert_eq!(calls[0], ("tap".to_string(), json!({"x": 150, "y": 225})));
-        assert_eq!(calls[1], ("type_text".to_string(), json!({"text": "bob"})));
-        assert_eq!(
-            calls[2],
-            ("type_text".to_string(), json!({"text": "LOG IN"}))
-        );
+        assert_eq!(calls[0], (Op::Tap, json!({"x": 150, "y": 225})));
+        assert_eq!(calls[1], (Op::TypeText, json!({"text": "bob"})));
+        assert_eq!(calls[2], (Op::TypeText, json!({"text": "LOG IN"})));
         let statuses: Vec<_> = result.steps.iter().map(|s| s.status).collect();
         use crate::wire::FlowStepStatus::*;
         assert_eq!(statuses[..5], [Passed, Passed, Passed, Passed, Passed]);

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use mobilectl_error::Op;
 use serde_json::{json, Value};
 
 use crate::host::{Host, R};
@@ -16,7 +17,7 @@ pub(crate) struct Fake {
     /// The screens to read, in turn.
     pub screens: Mutex<VecDeque<Arc<Made>>>,
     /// Each operation called, with its arguments.
-    pub calls: Mutex<Vec<(String, Value)>>,
+    pub calls: Mutex<Vec<(Op, Value)>>,
     /// Each file kept, by name.
     pub kept: Mutex<Vec<(String, Vec<u8>)>>,
 }
@@ -31,9 +32,9 @@ impl Fake {
     }
 
     /// The operations called, by name.
-    pub fn ops(&self) -> Vec<String> {
+    pub fn ops(&self) -> Vec<Op> {
         let calls = self.calls.lock().unwrap();
-        calls.iter().map(|(op, _)| op.clone()).collect()
+        calls.iter().map(|(op, _)| *op).collect()
     }
 
     /// The files kept, by name.
@@ -54,8 +55,8 @@ impl Host for &Fake {
         "android"
     }
 
-    async fn call(&self, op: &str, args: Value) -> R<Value> {
-        self.calls.lock().unwrap().push((op.to_string(), args));
+    async fn call(&self, op: Op, args: Value) -> R<Value> {
+        self.calls.lock().unwrap().push((op, args));
         Ok(json!({}))
     }
 

@@ -1,12 +1,13 @@
 //! What the runner reaches of the product, and nothing else: [`Host`], which the product
-//! implements for one device. Its operations are called by name with JSON arguments, as the
-//! CLI and MCP call them; the screen is read as [`Screen`]; screenshots, recordings and the
+//! implements for one device. Its operations are called by their [`Op`] (the error crate's list
+//! of every operation) with JSON arguments, as the CLI and MCP call them by name; the screen is read as [`Screen`]; screenshots, recordings and the
 //! run's files are the host's to take and keep.
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use mobilectl_error::Op;
 use serde_json::Value;
 
 use crate::select::Screen;
@@ -26,10 +27,10 @@ pub trait Host: Send + Sync {
     /// `android` or `ios` (`${maestro.platform}`, a `when`'s `platform`).
     fn platform(&self) -> &str;
 
-    /// Runs the operation named `op` (a row of the product's table) on the device with `args`
-    /// (an object of its arguments by name, the device left out): its JSON answer when it
+    /// Runs operation `op` (a row of the product's table) on the device with `args` (an
+    /// object of its arguments by name, the device left out): its JSON answer when it
     /// succeeded, else why not.
-    fn call(&self, op: &str, args: Value) -> impl Future<Output = R<Value>> + Send;
+    fn call(&self, op: Op, args: Value) -> impl Future<Output = R<Value>> + Send;
 
     /// Reads the screen; `after_op`: the last operation read the screen after itself (a scroll
     /// does), so its read may be the answer instead of another dump.

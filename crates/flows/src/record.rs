@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Mutex;
 
+use mobilectl_error::Op;
 use serde_json::Value;
 
 use super::model::Selector;
@@ -19,7 +20,7 @@ use super::select::Screen;
 
 /// App operations a recording keeps too, besides every act and verify operation: a session
 /// that starts the app replays from the same start.
-pub const RECORDED_APP_OPS: &[&str] = &["launch_app", "terminate_app", "reset_app", "open_url"];
+pub const RECORDED_APP_OPS: &[Op] = &[Op::LaunchApp, Op::TerminateApp, Op::ResetApp, Op::OpenUrl];
 
 /// Most commands one recording keeps.
 pub const MAX_RECORDED: usize = 10_000;

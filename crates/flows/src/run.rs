@@ -15,6 +15,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mobilectl_error::Op;
 use serde_json::{json, Value};
 
 use super::budget::MAX_STEPS;
@@ -581,10 +582,10 @@ impl<H: Host> Runner<H> {
         }
     }
 
-    /// Runs the operation named `name` (a row of the product's table) on this device with
-    /// `args`, through the host as the CLI and MCP call it: its answer, or why it failed.
-    pub(super) async fn op(&self, name: &str, args: Value) -> R<Value> {
-        let answer = self.host.call(name, args).await?;
+    /// Runs operation `op` (a row of the product's table) on this device with `args`, through
+    /// the host as the CLI and MCP call it: its answer, or why it failed.
+    pub(super) async fn op(&self, op: Op, args: Value) -> R<Value> {
+        let answer = self.host.call(op, args).await?;
         self.read_after_op
             .store(answer.get("fingerprint_after").is_some(), Ordering::Release);
         Ok(answer)
@@ -611,7 +612,7 @@ impl<H: Host> Runner<H> {
         if let Ok(png) = self.host.screenshot().await {
             let _ = self.write("failure.png", &png);
         }
-        if let Ok(tree) = self.op("snapshot", json!({ "format": "text" })).await {
+        if let Ok(tree) = self.op(Op::Snapshot, json!({ "format": "text" })).await {
             let text = match &tree {
                 Value::String(t) => t.clone(),
                 other => other["tree_text"]
@@ -621,7 +622,7 @@ impl<H: Host> Runner<H> {
             };
             let _ = self.write("tree.txt", text.as_bytes());
         }
-        if let Ok(logs) = self.op("tail_logs", json!({ "limit": 200 })).await {
+        if let Ok(logs) = self.op(Op::TailLogs, json!({ "limit": 200 })).await {
             let _ = self.write("log.json", logs.to_string().as_bytes());
         }
         let steps = serde_json::to_vec_pretty(&self.steps).unwrap_or_default();

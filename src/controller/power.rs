@@ -8,8 +8,9 @@ use std::time::Duration;
 use super::reach::Reach;
 use super::{resolve_target, DeviceController};
 use crate::api::wire::devices::{BootRequest, PlatformTools, PowerResult, ShutdownRequest};
+use crate::backend::concern;
 use crate::backend::{unsupported, AfterShutdown};
-use crate::device::{Capability, DeviceState};
+use crate::device::DeviceState;
 use crate::error::{Error, ErrorCode, Result};
 
 /// A named device that is not listed, while some backends could not list theirs: the missing
@@ -56,7 +57,7 @@ impl DeviceController {
                 let device = resolve_target(Some(udid), None, &list.devices)
                     .map_err(|e| unlisted(e, &list.tools))?;
                 self.check_lease(&device)?;
-                self.cap(&device, Capability::Lifecycle, |b| b.lifecycle())?
+                self.cap(&device, concern::Lifecycle)?
                     .boot(&device, wait)
                     .await?;
                 Some(device.udid)
@@ -87,10 +88,7 @@ impl DeviceController {
     /// Shuts down a simulator or an emulator. Physical phones are refused by their backend.
     pub async fn shutdown(&self, req: &ShutdownRequest) -> Result<PowerResult> {
         let on = self.reach(req.udid.as_deref(), Reach::Change).await?;
-        let after = on
-            .cap(Capability::Lifecycle, |b| b.lifecycle())?
-            .shutdown(&on.device)
-            .await?;
+        let after = on.cap(concern::Lifecycle)?.shutdown(&on.device).await?;
         let device = on.into_device();
         if after == AfterShutdown::Gone && self.active().as_deref() == Some(&device.udid) {
             self.clear_active();

@@ -3,7 +3,7 @@
 
 use super::reach::Reach;
 use super::DeviceController;
-use crate::device::Capability;
+use crate::backend::concern;
 use crate::device::{Device, StatusBarOverride};
 use crate::error::{Error, Result};
 
@@ -46,9 +46,7 @@ impl DeviceController {
     /// Erases a simulator's content and settings (a booted one is rebooted).
     pub async fn erase(&self, udid: Option<&str>) -> Result<Device> {
         let on = self.reach(udid, Reach::Change).await?;
-        on.cap(Capability::Erase, |b| b.erase())?
-            .erase(&on.device)
-            .await?;
+        on.cap(concern::Erase)?.erase(&on.device).await?;
         let device = on.into_device();
         Ok(self.find(&device.udid).await.unwrap_or(device))
     }
@@ -63,7 +61,7 @@ impl DeviceController {
             check_status_bar(v)?;
         }
         let on = self.reach(udid, Reach::Act).await?;
-        on.cap(Capability::StatusBar, |b| b.status_bar())?
+        on.cap(concern::StatusBar)?
             .status_bar(&on.device, values)
             .await?;
         Ok(on.into_device())

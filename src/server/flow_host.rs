@@ -1,8 +1,8 @@
 //! The product side of the flows crate's runner: [`FlowHost`], its [`Host`] for one device.
-//! Operations are called by name in-process through the API's router, as the CLI and MCP call
-//! them over HTTP; the screen is the controller's read (`ui::Screen`, which selectors read as
-//! the crate's [`Screen`]); screenshots and recordings are the controller's; a run's files go
-//! into the caller's run (`crate::runs`).
+//! Operations are called by their `Op` in-process through the API's router, as the CLI and
+//! MCP call them over HTTP; the screen is the controller's read (`ui::Screen`, which selectors
+//! read as the crate's [`Screen`]); screenshots and recordings are the controller's; a run's
+//! files go into the caller's run (`crate::runs`).
 
 use std::path::PathBuf;
 use std::sync::Arc;

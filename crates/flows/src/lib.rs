@@ -7,10 +7,11 @@
 //! [`budget`] bounds what one flow, with all its sub-flows and repeats, comes to. [`record`]
 //! turns a caller's operations back into commands.
 //!
-//! The crate names nothing of the product: the runner reaches it only through [`host::Host`]
-//! (run an operation by name, read the screen, take a screenshot, record, keep a file), and
-//! selectors read a screen through [`select::Screen`], which the product's screen read
-//! implements. [`wire`] and [`launch`] are the types the product's API re-exports.
+//! The crate names nothing of the product but its list of operations (the error crate's `Op`):
+//! the runner reaches it only through [`host::Host`] (run an operation with JSON arguments, read
+//! the screen, take a screenshot, record, keep a file), and selectors read a screen through
+//! [`select::Screen`], which the product's screen read implements. [`wire`] and [`launch`] are
+//! the types the product's API re-exports.
 
 // The crate's code never unwraps (tests may: clippy.toml).
 #![warn(clippy::unwrap_used)]

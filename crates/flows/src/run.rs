@@ -1,6 +1,6 @@
 //! Running a parsed flow on one device: each Maestro command mapped onto the product's own
-//! act, verify and app operations, called by name through its [`Host`] ([`Runner::op`]; what
-//! each command does is `super::commands`), and onto screen reads matched with Maestro's
+//! act, verify and app operations, called by their `Op` through its [`Host`] ([`Runner::op`];
+//! what each command does is `super::commands`), and onto screen reads matched with Maestro's
 //! selectors ([`super::select`]). No fixed sleeps: a
 //! selector is looked for on successive reads until found or its timeout; an assertion that
 //! something is gone likewise; `waitForAnimationToEnd` reads until two reads agree. A failed

@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 use super::reach::Reach;
 use crate::backend::concern;
 use crate::device::{Device, MediaKind};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result, Step};
 
 use super::DeviceController;
 
@@ -146,7 +146,10 @@ pub fn resolve_write(root: &Path, p: &str, overwrite: bool) -> Result<PathBuf> {
             format!("`{}` exists and is not a regular file", target.display()),
         )),
         Ok(_) if !overwrite => Err(Error::validation(format!("`{}` exists", target.display()))
-            .with_hint("pass `overwrite: true` to replace it")),
+            .with_next(
+                "pass {0} to replace it",
+                [Step::field_is("overwrite", true)],
+            )),
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::validation(format!(
             "`{}` cannot be written: {e}",
             target.display()

@@ -11,7 +11,8 @@ use crate::api::wire::devices::{BootRequest, PlatformTools, PowerResult, Shutdow
 use crate::backend::concern;
 use crate::backend::{unsupported, AfterShutdown};
 use crate::device::DeviceState;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
+use serde_json::json;
 
 /// A named device that is not listed, while some backends could not list theirs: the missing
 /// tool is the likelier cause, so that is the answer.
@@ -50,7 +51,13 @@ impl DeviceController {
                 return Err(Error::validation(
                     "name exactly one of `udid` (iOS Simulator) or `avd` (Android emulator)",
                 )
-                .with_hint("e.g. {\"udid\": \"iPhone 15\"} or {\"avd\": \"Pixel_7_API_34\"}"))
+                .with_next(
+                    "e.g. {0} or {1}",
+                    [
+                        Step::example_of(Op::Boot, json!({"udid": "iPhone 15"})),
+                        Step::example_of(Op::Boot, json!({"avd": "Pixel_7_API_34"})),
+                    ],
+                ))
             }
             (Some(udid), None) => {
                 let list = self.list().await;

@@ -5,7 +5,9 @@ use super::reach::Reach;
 use super::DeviceController;
 use crate::backend::concern;
 use crate::device::{Device, StatusBarOverride};
-use crate::error::{Error, Result};
+use serde_json::json;
+
+use crate::error::{Error, Op, Result, Step};
 
 fn check_text(field: &str, value: &Option<String>, extra: &[char]) -> Result<()> {
     let Some(v) = value else { return Ok(()) };
@@ -34,8 +36,12 @@ pub fn check_status_bar(v: &StatusBarOverride) -> Result<()> {
     check_text("operator name", &v.operator_name, &['-', '.', '&', '\''])?;
     if *v == StatusBarOverride::default() {
         return Err(
-            Error::validation("give at least one status bar value, or `clear: true`").with_hint(
-                "e.g. {\"time\": \"9:41\", \"battery_level\": 100, \"battery_state\": \"charged\"}",
+            Error::validation("give at least one status bar value, or `clear: true`").with_next(
+                "e.g. {0}",
+                [Step::example_of(
+                    Op::StatusBar,
+                    json!({"time": "9:41", "battery_level": 100, "battery_state": "charged"}),
+                )],
             ),
         );
     }

@@ -14,6 +14,8 @@
 //! - [`exec`]: the runners through which every external command and device request goes.
 //! - [`proxy`]: network capture, a recording HTTP(S) proxy the devices are pointed at (the crate
 //!   `mobilectl-proxy`, which names nothing of this one).
+//! - [`flows`]: Maestro flows, their language and runner (the crate `mobilectl-flows`, which
+//!   names nothing of this one: the server gives its runner a host, `server::flow_host`).
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`logs`]: device logs without I/O: parsers, the bounded ring, filters, crash detection.
@@ -38,7 +40,7 @@ pub mod controller;
 pub mod device;
 pub use mobilectl_error as error;
 pub mod exec;
-pub mod flows;
+pub use mobilectl_flows as flows;
 pub mod host_dirs;
 pub mod image;
 pub mod logs;

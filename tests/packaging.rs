@@ -426,3 +426,39 @@ fn the_dependency_layer_is_a_workspace_cargo_loads() {
         "stubs where the workspace has no target: {stray:?}"
     );
 }
+
+/// The flows interpreter's crate reaches the product only through the trait it defines: it
+/// depends on no part of the product but the error crate, and on no HTTP server or client
+/// (Cargo keeps it from naming the product; this keeps the server's stack out of it).
+#[test]
+fn the_flows_crate_depends_on_no_server() {
+    let metadata = workspace_metadata();
+    let flows = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "mobilectl-flows")
+        .expect("the workspace has mobilectl-flows");
+    let deps: Vec<&str> = flows["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"].is_null())
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert!(deps.contains(&"mobilectl-error"), "{deps:?}");
+    let server = [
+        "axum",
+        "hyper",
+        "hyper-util",
+        "tower",
+        "reqwest",
+        "rmcp",
+        "utoipa-axum",
+    ];
+    let named: Vec<&&str> = deps
+        .iter()
+        .filter(|d| (d.starts_with("mobilectl") && **d != "mobilectl-error") || server.contains(d))
+        .collect();
+    assert!(named.is_empty(), "mobilectl-flows depends on {named:?}");
+}

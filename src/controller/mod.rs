@@ -14,6 +14,7 @@ mod diff;
 mod doctor;
 mod features;
 mod files;
+mod flow_screen;
 mod gestures;
 mod listing;
 mod logs;

@@ -104,7 +104,7 @@ where
         let declared = Arc::new(op.errors.clone());
         let sessions = crate::api::openapi::in_sessions(op);
         let act = matches!(op.tag, "act" | "verify");
-        let recordable = act || crate::flows::record::RECORDED_APP_OPS.contains(&op.name);
+        let recordable = act || crate::flows::record::RECORDED_APP_OPS.contains(&op.op);
         let handler = move |State(s): State<AppState>,
                             headers: HeaderMap,
                             uri: Uri,

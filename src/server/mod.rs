@@ -8,6 +8,7 @@ pub mod bind;
 pub mod budget;
 pub mod demo;
 mod error;
+pub mod flow_host;
 pub mod guarded;
 mod limits;
 pub mod listen;

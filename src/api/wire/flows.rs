@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+/// A run's result and its steps: the flows crate's, whose runner makes them.
+pub use mobilectl_flows::wire::{FlowRunResult, FlowStep, FlowStepStatus};
+
 /// Default and largest time a flow run may take.
 pub const DEFAULT_RUN_MS: u64 = 300_000;
 /// Largest `timeout_ms` a flow run takes; more is refused.
@@ -33,65 +36,6 @@ pub struct FlowRunRequest {
     pub files: BTreeMap<String, String>,
     /// The run stops after this many milliseconds (default 300000, at most 1800000).
     pub timeout_ms: Option<u64>,
-}
-
-/// A step's outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FlowStepStatus {
-    /// It passed.
-    Passed,
-    /// It failed and stopped the flow.
-    Failed,
-    /// It failed but was `optional` (or a retried attempt); the flow went on.
-    Warned,
-    /// A `runFlow` whose `when` did not hold.
-    Skipped,
-}
-
-/// One step run (sub-flow steps follow their `runFlow` one level deeper).
-// Its fields are described by the API schema, where descriptions are kept short on
-// purpose (token budget).
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct FlowStep {
-    /// The command and its main argument, or the step's `label`.
-    pub title: String,
-    pub command: String,
-    pub file: String,
-    pub line: usize,
-    /// 0 for the flow's own steps, 1 inside a `runFlow`/`repeat`/`retry`…
-    pub depth: usize,
-    pub status: FlowStepStatus,
-    pub duration_ms: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-/// What a flow run did.
-// Its fields are described by the API schema, where descriptions are kept short on
-// purpose (token budget).
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct FlowRunResult {
-    /// Every step passed (or was optional or skipped).
-    pub success: bool,
-    /// The flow's `name`, else its file.
-    pub name: String,
-    pub file: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app_id: Option<String>,
-    pub udid: String,
-    pub duration_ms: u64,
-    /// The index in `steps` of the step that failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failed_step: Option<usize>,
-    /// The folder (on the server's machine) with the failed step's screenshot
-    /// (`failure.png`), compact tree (`tree.txt`), recent log (`log.json`) and steps, and
-    /// the flow's `takeScreenshot` files.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub artifacts: Option<String>,
-    pub steps: Vec<FlowStep>,
 }
 
 /// An event of a streamed flow run: each step as it ends (its SSE `id` is its index in the

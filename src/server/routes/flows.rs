@@ -1,7 +1,7 @@
 //! `flow_run`: a Maestro flow posted as YAML text (with its sub-flow files and variables),
 //! parsed and checked whole before the first device command (a refusal is `400 VALIDATION`
 //! naming the file, line and command), then run on one device under one hold of its command
-//! lock ([`crate::flows::run`]). The answer is every step's outcome. `flow_record_start` and
+//! lock ([`crate::flows::run`], through [`FlowHost`]). The answer is every step's outcome. `flow_record_start` and
 //! `flow_record_stop` record the caller's act and verify operations ([`crate::flows::record`]).
 
 use std::time::Duration;
@@ -11,8 +11,9 @@ use axum::Json;
 use crate::api::wire::flows::*;
 use crate::api::wire::runs::ArtifactKind;
 use crate::error::{Error, ErrorCode, Op, Result, Step};
-use crate::flows::run::{Artifacts, Runner};
+use crate::flows::run::Runner;
 use crate::flows::{load, parse};
+use crate::server::flow_host::FlowHost;
 use crate::server::reply::EventStream;
 use crate::server::AppState;
 
@@ -162,17 +163,13 @@ impl CheckedRun {
         device: crate::device::Device,
         progress: Option<tokio::sync::mpsc::UnboundedSender<(usize, FlowStep)>>,
     ) -> Result<FlowRunResult> {
-        let artifacts = Artifacts::Run {
+        let host = FlowHost {
+            api: crate::server::api(self.s.clone()),
+            controller: self.s.controller.clone(),
+            device,
             session: self.session.clone(),
         };
-        let mut runner = Runner::new(
-            crate::server::api(self.s.clone()),
-            self.s.controller.clone(),
-            device,
-            self.env,
-            artifacts,
-            self.timeout,
-        );
+        let mut runner = Runner::new(host, self.env, self.timeout);
         if let Some(p) = progress {
             runner = runner.reporting(p);
         }

@@ -1,8 +1,7 @@
 //! What each Maestro command that holds no steps does (those that do are the runner's,
 //! `super::run`). Most are operation calls whose arguments come from the step alone: those are
-//! rows of [`Runner::operation_calls`], each naming its operation of the table
-//! (`crate::api::operations()`) and run by name through [`Runner::op`], as the CLI and MCP call
-//! them. The rest read the screen first (find where to tap, scroll until something shows, wait
+//! rows of [`Runner::operation_calls`], each naming its operation of the product's table by its
+//! [`Op`] and run through the host (`Runner::op`), as the CLI and MCP call them. The rest read the screen first (find where to tap, scroll until something shows, wait
 //! for an animation to end) or save files, and are methods of their own below.
 
 use std::time::{Duration, Instant};
@@ -11,8 +10,10 @@ use serde_json::{json, Value};
 
 use super::model::*;
 use super::run::{Runner, R};
-use super::select;
-use crate::device::LaunchValue;
+use super::select::{self, Screen};
+use crate::host::Host;
+use crate::launch::LaunchValue;
+use mobilectl_error::Op;
 
 /// How long a selector is looked for (Maestro's default lookup).
 const FIND_MS: u64 = 7_000;
@@ -25,20 +26,20 @@ const ERASE_DEFAULT: u32 = 50;
 /// Most characters one `eraseText` deletes.
 const ERASE_MAX: u32 = 1000;
 
-/// One call of an operation of the table: its name and its arguments (the device is added).
+/// One call of an operation of the table: which, and its arguments (the device is added).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpCall {
-    /// The operation's name in the table.
-    pub op: &'static str,
+    /// The operation.
+    pub op: Op,
     /// Its arguments, as its input takes them.
     pub args: Value,
 }
 
-fn call(op: &'static str, args: Value) -> OpCall {
+fn call(op: Op, args: Value) -> OpCall {
     OpCall { op, args }
 }
 
-impl Runner {
+impl<H: Host> Runner<H> {
     /// Runs a command that holds no steps; `Ok(Some(why))` when it was skipped.
     pub(super) async fn command(&mut self, step: &Step) -> R<Option<String>> {
         if let Some(calls) = self.operation_calls(&step.command)? {
@@ -71,7 +72,7 @@ impl Runner {
                 let args = self
                     .swipe_args(*direction, start, end, from, duration_ms)
                     .await?;
-                self.op("swipe", args).await?;
+                self.op(Op::Swipe, args).await?;
             }
             Command::AssertVisible(s) => {
                 let sel = self.fill_sel(s)?;
@@ -123,7 +124,7 @@ impl Runner {
                 let app = self.app(app_id)?;
                 let mut calls = Vec::new();
                 if *clear_state {
-                    calls.push(call("reset_app", json!({ "bundle_id": app })));
+                    calls.push(call(Op::ResetApp, json!({ "bundle_id": app })));
                 }
                 for (permission, action) in permissions {
                     let action = match action.as_str() {
@@ -132,7 +133,7 @@ impl Runner {
                         _ => "reset",
                     };
                     calls.push(call(
-                        "set_permission",
+                        Op::SetPermission,
                         json!({ "bundle_id": app, "permission": permission, "action": action }),
                     ));
                 }
@@ -145,7 +146,7 @@ impl Runner {
                     extras.insert(name.clone(), json!(value));
                 }
                 calls.push(call(
-                    "launch_app",
+                    Op::LaunchApp,
                     json!({
                         "bundle_id": app,
                         "relaunch": *stop_app || *clear_state,
@@ -156,16 +157,18 @@ impl Runner {
                 calls
             }
             Command::StopApp(a) | Command::KillApp(a) => {
-                vec![call("terminate_app", json!({ "bundle_id": self.app(a)? }))]
+                vec![call(Op::TerminateApp, json!({ "bundle_id": self.app(a)? }))]
             }
-            Command::ClearState(a) => vec![call("reset_app", json!({ "bundle_id": self.app(a)? }))],
-            Command::InputText(t) => vec![call("type_text", json!({ "text": self.fill(t)? }))],
+            Command::ClearState(a) => {
+                vec![call(Op::ResetApp, json!({ "bundle_id": self.app(a)? }))]
+            }
+            Command::InputText(t) => vec![call(Op::TypeText, json!({ "text": self.fill(t)? }))],
             Command::PasteText => {
                 let text = self
                     .copied
                     .clone()
                     .ok_or("nothing was copied: `copyTextFrom` first")?;
-                vec![call("type_text", json!({ "text": text }))]
+                vec![call(Op::TypeText, json!({ "text": text }))]
             }
             Command::EraseText(n) => {
                 let n = match n {
@@ -176,17 +179,17 @@ impl Runner {
                         .parse()
                         .map_err(|_| format!("`{n}` is not a number"))?,
                 };
-                let delete = call("press", json!({ "key": "delete" }));
+                let delete = call(Op::Press, json!({ "key": "delete" }));
                 vec![delete; n.min(ERASE_MAX) as usize]
             }
             Command::PressKey(k) => {
                 let key = maestro_key(&self.fill(k)?)?;
-                vec![call("press", json!({ "key": key }))]
+                vec![call(Op::Press, json!({ "key": key }))]
             }
-            Command::Back => vec![call("press", json!({ "key": "back" }))],
-            Command::HideKeyboard => vec![call("hide_keyboard", json!({}))],
-            Command::Scroll => vec![call("scroll", json!({ "direction": "down" }))],
-            Command::OpenLink(l) => vec![call("open_url", json!({ "url": self.fill(l)? }))],
+            Command::Back => vec![call(Op::Press, json!({ "key": "back" }))],
+            Command::HideKeyboard => vec![call(Op::HideKeyboard, json!({}))],
+            Command::Scroll => vec![call(Op::Scroll, json!({ "direction": "down" }))],
+            Command::OpenLink(l) => vec![call(Op::OpenUrl, json!({ "url": self.fill(l)? }))],
             Command::SetLocation {
                 latitude,
                 longitude,
@@ -198,7 +201,7 @@ impl Runner {
                         .map_err(|_| format!("`{v}` is not a number"))
                 };
                 let args = json!({ "latitude": num(latitude)?, "longitude": num(longitude)? });
-                vec![call("set_location", args)]
+                vec![call(Op::SetLocation, args)]
             }
             _ => return Ok(None),
         }))
@@ -209,14 +212,14 @@ impl Runner {
     async fn tap(&self, selector: &Selector, long: bool, retry_if_no_change: bool) -> R<()> {
         let sel = self.fill_sel(selector)?;
         let (x, y) = self.locate(&sel, FIND_MS).await?;
-        let op = if long { "long_press" } else { "tap" };
+        let op = if long { Op::LongPress } else { Op::Tap };
         let before = match retry_if_no_change {
-            true => Some(self.read().await?.screen.fingerprint.clone()),
+            true => Some(self.read().await?.fingerprint().to_string()),
             false => None,
         };
         self.op(op, json!({ "x": x, "y": y })).await?;
         if let Some(before) = before {
-            if self.read().await?.screen.fingerprint == before {
+            if self.read().await?.fingerprint() == before {
                 self.op(op, json!({ "x": x, "y": y })).await?;
             }
         }
@@ -235,7 +238,7 @@ impl Runner {
         let mut scrolls = 0;
         loop {
             let screen = self.read().await?;
-            if !select::pick(&screen.screen, &sel)?.is_empty() {
+            if !select::pick(&*screen, &sel)?.is_empty() {
                 return Ok(());
             }
             if scrolls >= MAX_SCROLLS || Instant::now() >= until {
@@ -244,7 +247,7 @@ impl Runner {
                     sel.describe()
                 ));
             }
-            self.op("scroll", json!({ "direction": direction.wire() }))
+            self.op(Op::Scroll, json!({ "direction": direction.wire() }))
                 .await?;
             scrolls += 1;
         }
@@ -266,9 +269,9 @@ impl Runner {
         }
         match (start, end, from) {
             (Some(s), Some(e), _) => {
-                let size = self.read().await?.screen.screen;
+                let size = self.read().await?.size();
                 let px = |p: &str| -> R<Value> {
-                    let (x, y) = select::to_pixels(select::point(p)?, (size.w, size.h));
+                    let (x, y) = select::to_pixels(select::point(p)?, size);
                     Ok(json!({ "x": x, "y": y }))
                 };
                 args["from"] = px(&self.fill(s)?)?;
@@ -283,9 +286,9 @@ impl Runner {
             }
             _ => {
                 // Maestro's bare direction: a swipe across the screen from its middle.
-                let size = self.read().await?.screen.screen;
-                args["x"] = json!((size.w / 2.0).round() as i64);
-                args["y"] = json!((size.h / 2.0).round() as i64);
+                let (w, h) = self.read().await?.size();
+                args["x"] = json!((w / 2.0).round() as i64);
+                args["y"] = json!((h / 2.0).round() as i64);
                 args["direction"] = json!(direction.unwrap_or(Direction::Up).wire());
             }
         }
@@ -295,9 +298,9 @@ impl Runner {
     /// `waitForAnimationToEnd`: reads until two reads in a row agree, for up to `ms`.
     async fn until_still(&self, ms: u64) -> R<()> {
         let until = Instant::now() + Duration::from_millis(ms);
-        let mut last = self.read().await?.screen.fingerprint.clone();
+        let mut last = self.read().await?.fingerprint().to_string();
         loop {
-            let now = self.read().await?.screen.fingerprint.clone();
+            let now = self.read().await?.fingerprint().to_string();
             if now == last || Instant::now() >= until {
                 return Ok(());
             }
@@ -308,26 +311,14 @@ impl Runner {
     /// `takeScreenshot`: the screen as `NAME.png` among the artifacts.
     async fn take_screenshot(&self, name: &str) -> R<()> {
         let name = self.fill(name)?;
-        let shot = self
-            .controller
-            .screenshot(Some(&self.device.udid))
-            .await
-            .map_err(|e| e.message)?;
-        self.write(&format!("{}.png", safe_name(&name)), &shot.png)
+        let png = self.host.screenshot().await?;
+        self.write(&format!("{}.png", safe_name(&name)), &png)
     }
 
     /// `startRecording`: a screen recording, saved as `NAME.mp4` when it stops.
     async fn start_recording(&mut self, name: &str) -> R<()> {
         let name = safe_name(&self.fill(name)?);
-        self.controller
-            .recording_start(
-                Some(&self.device.udid),
-                &crate::device::RecordingOptions::default(),
-                None,
-                Some(&name),
-            )
-            .await
-            .map_err(|e| e.message)?;
+        self.host.start_recording(&name).await?;
         self.recording = Some(name);
         Ok(())
     }
@@ -337,17 +328,9 @@ impl Runner {
     async fn copy_text_from(&mut self, s: &Selector) -> R<()> {
         let sel = self.fill_sel(s)?;
         let snap = self.wait_for(&sel, FIND_MS).await?;
-        let i = select::pick(&snap.screen, &sel)?
-            .first()
-            .copied()
-            .ok_or("gone")?;
-        let e = &snap.screen.elements[i];
-        let text = e
-            .text
-            .clone()
-            .or_else(|| e.name.clone())
-            .or_else(|| e.desc.clone())
-            .unwrap_or_default();
+        let i = select::pick(&*snap, &sel)?.first().copied().ok_or("gone")?;
+        let e = snap.node(i);
+        let text = e.text.or(e.name).or(e.desc).unwrap_or_default().to_string();
         self.copied = Some(text);
         Ok(())
     }
@@ -390,25 +373,14 @@ fn safe_name(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-    use crate::api::Input;
-    use crate::device::Device;
-    use crate::flows::run::Artifacts;
+    use crate::fake::Fake;
+    use crate::select::tests::{at, Made};
 
-    fn runner() -> Runner {
-        let controller = crate::controller::DeviceController::with_backends(
-            crate::exec::Toolbox::from_env(),
-            vec![],
-        );
-        let device = Device::test_emulator("android");
+    fn runner(host: &Fake) -> Runner<&Fake> {
         let mut r = Runner::new(
-            axum::Router::new(),
-            Arc::new(controller),
-            device,
+            host,
             vec![("USER".into(), "alice".into())],
-            Artifacts::Folder(std::env::temp_dir()),
             Duration::from_secs(60),
         );
         r.app_id = Some("com.example.app".into());
@@ -416,18 +388,19 @@ mod tests {
         r
     }
 
-    /// Every row names an operation of the table, and its arguments (with the device) are a
-    /// body that operation takes: a renamed operation or field fails here, not in a user's run.
+    /// Each row's operations and arguments, variables filled in (the product checks each
+    /// against its table of operations).
     #[test]
-    fn each_row_is_an_operation_of_the_table_with_arguments_it_takes() {
+    fn rows_name_their_operations_with_arguments_from_the_step() {
         let flow = "appId: com.example.app\n---\n\
             - launchApp:\n    clearState: true\n    permissions: { notifications: allow, camera: deny }\n    arguments:\n      user: ${USER}\n      n: 3\n\
             - stopApp\n- killApp\n- clearState\n- inputText: hi ${USER}\n- pasteText\n\
             - eraseText: 3\n- pressKey: Enter\n- back\n- hideKeyboard\n- scroll\n\
             - openLink: https://example.com\n- setLocation: { latitude: 48.85, longitude: 2.35 }\n";
-        let parsed = crate::flows::load::parse_text(flow, &[("USER".into(), "alice".into())]);
+        let parsed = crate::load::parse_text(flow, &[("USER".into(), "alice".into())]);
         assert!(parsed.refusals.is_empty(), "{:?}", parsed.refusals);
-        let r = runner();
+        let host = Fake::default();
+        let r = runner(&host);
         let mut seen = Vec::new();
         for step in &parsed.flow.steps {
             let calls = r
@@ -435,54 +408,94 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{}: {e}", step.name))
                 .unwrap_or_else(|| panic!("{} is not a row", step.name));
             assert!(!calls.is_empty(), "{}", step.name);
-            for c in calls {
-                let op = crate::api::find(c.op).unwrap_or_else(|| panic!("no operation {}", c.op));
-                let Input::Body(body) = op.input else {
-                    panic!("{} takes no body", c.op)
-                };
-                let mut args = c.args.clone();
-                args["udid"] = json!("emulator-5554");
-                body.check(args.to_string().as_bytes())
-                    .unwrap_or_else(|e| panic!("{}: {args}: {}", c.op, e.message));
-                seen.push((c.op, c.args));
-            }
+            seen.extend(calls.into_iter().map(|c| (c.op, c.args)));
         }
-        let ops: Vec<&str> = seen.iter().map(|(op, _)| *op).collect();
+        let ops: Vec<Op> = seen.iter().map(|(op, _)| *op).collect();
         assert_eq!(
             ops[..4],
             [
-                "reset_app",
-                "set_permission",
-                "set_permission",
-                "launch_app"
+                Op::ResetApp,
+                Op::SetPermission,
+                Op::SetPermission,
+                Op::LaunchApp
             ]
+        );
+        assert_eq!(
+            seen[1].1,
+            json!({"bundle_id": "com.example.app", "permission": "notifications", "action": "grant"})
         );
         let launch = &seen[3].1;
         assert_eq!(launch["bundle_id"], "com.example.app");
         assert_eq!(launch["relaunch"], true);
         assert_eq!(launch["extras"], json!({"user": "alice", "n": 3}));
-        assert!(seen.contains(&("type_text", json!({"text": "hi alice"}))));
-        assert!(seen.contains(&("type_text", json!({"text": "copied text"}))));
+        assert!(seen.contains(&(Op::TypeText, json!({"text": "hi alice"}))));
+        assert!(seen.contains(&(Op::TypeText, json!({"text": "copied text"}))));
         assert_eq!(
-            ops.iter().filter(|o| **o == "press").count(),
+            ops.iter().filter(|o| **o == Op::Press).count(),
             3 + 1 + 1,
             "eraseText: 3, Enter, back"
         );
-        assert!(seen.contains(&("press", json!({"key": "enter"}))));
+        assert!(seen.contains(&(Op::Press, json!({"key": "enter"}))));
         assert!(seen.contains(&(
-            "set_location",
+            Op::SetLocation,
             json!({"latitude": 48.85, "longitude": 2.35})
         )));
+        assert!(host.ops().is_empty(), "making rows calls nothing");
     }
 
     #[test]
     fn commands_that_read_the_screen_are_not_rows() {
         let flow = "appId: a.b\n---\n- tapOn: OK\n- assertVisible: OK\n- swipe: { direction: UP }\n- takeScreenshot: s\n";
-        let parsed = crate::flows::load::parse_text(flow, &[]);
+        let parsed = crate::load::parse_text(flow, &[]);
         assert!(parsed.refusals.is_empty(), "{:?}", parsed.refusals);
-        let r = runner();
+        let host = Fake::default();
+        let r = runner(&host);
         for step in &parsed.flow.steps {
             assert_eq!(r.operation_calls(&step.command), Ok(None), "{}", step.name);
         }
+    }
+
+    /// A run through the host alone: a tap where the selector matched, a row's operation, a
+    /// screenshot kept; then a failed assertion keeps the failure's files and stops the flow.
+    #[tokio::test]
+    async fn a_run_calls_reads_and_keeps_through_its_host() {
+        let screen = Made {
+            nodes: vec![at("LOG IN", Some("com.x:id/login"), 100.0, 200.0)],
+            fingerprint: "a".into(),
+        };
+        let host = Fake::reading(vec![screen]);
+        let flow = "appId: com.x\n---\n- tapOn: LOG IN\n- inputText: ${USER}\n\
+            - takeScreenshot: after/login\n- copyTextFrom: {id: login}\n- inputText: ${maestro.copiedText}\n\
+            - assertVisible: {text: Welcome, optional: true}\n- back\n";
+        let parsed = crate::load::parse_text(flow, &[("USER".into(), "bob".into())]);
+        assert!(parsed.refusals.is_empty(), "{:?}", parsed.refusals);
+        let mut r = Runner::new(
+            &host,
+            vec![("USER".into(), "bob".into())],
+            Duration::from_secs(60),
+        );
+        // The optional assertion looks for 7 s by default: a deadline cuts it short.
+        r.deadline = Instant::now() + Duration::from_millis(100);
+        let result = r.run(&parsed.flow).await;
+        let calls = host.calls.lock().unwrap().clone();
+        assert_eq!(calls[0], (Op::Tap, json!({"x": 150, "y": 225})));
+        assert_eq!(calls[1], (Op::TypeText, json!({"text": "bob"})));
+        assert_eq!(calls[2], (Op::TypeText, json!({"text": "LOG IN"})));
+        let statuses: Vec<_> = result.steps.iter().map(|s| s.status).collect();
+        use crate::wire::FlowStepStatus::*;
+        assert_eq!(statuses[..5], [Passed, Passed, Passed, Passed, Passed]);
+        assert_eq!(statuses[5], Warned, "{:?}", result.steps[5]);
+        assert_eq!(result.udid, "emulator-5554");
+        let kept = host.kept();
+        assert!(kept.contains(&"after_login.png".to_string()), "{kept:?}");
+        // `back` ran after the deadline: failed, and the failure's files kept.
+        assert!(!result.success);
+        assert_eq!(result.failed_step, Some(6), "{:?}", result.steps);
+        // Once, for the failed step.
+        for name in ["failure.png", "tree.txt", "log.json", "steps.json"] {
+            let times = kept.iter().filter(|k| *k == name).count();
+            assert_eq!(times, 1, "{name}: {kept:?}");
+        }
+        assert_eq!(result.artifacts.as_deref(), Some("/runs/artifacts"));
     }
 }

@@ -9,7 +9,7 @@
 use super::budget::Budget;
 use super::model::*;
 use super::yaml::{self, Node, Value};
-use crate::device::LaunchValue;
+use crate::launch::LaunchValue;
 
 /// The commands the runner supports, as Maestro spells them.
 pub const SUPPORTED: &[&str] = &[

@@ -2,7 +2,7 @@
 //! checked, and the selectors they target. Strings may still hold `${NAME}` references; the
 //! runner fills them in from the flow's env just before a step runs.
 
-use crate::device::LaunchValue;
+use crate::launch::LaunchValue;
 
 /// A flow file, parsed whole (sub-flows included, loaded into their `runFlow` steps).
 #[derive(Debug, Clone, Default)]

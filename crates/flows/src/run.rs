@@ -1,66 +1,40 @@
-//! Running a parsed flow on one device: each Maestro command mapped onto the API's own act,
-//! verify and app operations, called by name in-process through the router ([`Runner::op`];
-//! what each command does is `super::commands`), and onto screen reads matched with
-//! Maestro's selectors ([`super::select`]). No fixed sleeps: a
+//! Running a parsed flow on one device: each Maestro command mapped onto the product's own
+//! act, verify and app operations, called by their `Op` through its [`Host`] ([`Runner::op`];
+//! what each command does is `super::commands`), and onto screen reads matched with Maestro's
+//! selectors ([`super::select`]). No fixed sleeps: a
 //! selector is looked for on successive reads until found or its timeout; an assertion that
 //! something is gone likewise; `waitForAnimationToEnd` reads until two reads agree. A failed
 //! step stops the flow (unless `optional`), after its screenshot, compact tree and recent log
-//! are saved as artifacts ([`Artifacts`]): run by the server, those of the caller's run
-//! (`crate::runs`, named uniquely there), else a folder of their own. Steps holding steps
+//! are kept by the host ([`Host::keep`]: the product keeps them with the caller's run). Steps holding steps
 //! (`runFlow`, `repeat`, `retry`) run on an explicit stack of lists, so a flow nested deep
 //! takes no more native stack than a flat one. A run records at most [`MAX_STEPS`] step
 //! results (a `while` that keeps holding, a `times` from a variable): past them one more,
 //! failed, says so and the flow stops.
 
-use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
-use axum::http::{header, Request};
-use axum::Router;
+use mobilectl_error::Op;
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
 use super::budget::MAX_STEPS;
 use super::model::*;
-use super::select;
+use super::select::{self, Screen};
 use super::vars;
-use crate::api::wire::flows::{FlowRunResult, FlowStep, FlowStepStatus};
-use crate::controller::DeviceController;
-use crate::device::Device;
+use crate::host::Host;
+pub use crate::host::R;
+use crate::wire::{FlowRunResult, FlowStep, FlowStepStatus};
 
-/// Largest answer read from an operation.
-const MAX_ANSWER: usize = 8 * 1024 * 1024;
-
-/// Where a flow's files go.
-#[derive(Debug, Clone)]
-pub enum Artifacts {
-    /// A folder of their own (created when first needed).
-    Folder(PathBuf),
-    /// The artifacts of the run of `session` (none: the server's run), in the controller's
-    /// run store.
-    Run {
-        /// The session whose run holds them (none: the server's run).
-        session: Option<String>,
-    },
-}
-
-/// Everything a run needs: the router to call operations through, the device, the variables.
-pub struct Runner {
-    /// The API's router, through which each command calls its operation in-process.
-    pub api: Router,
-    /// The controller, for what the runner reads or saves directly (screen, recordings).
-    pub controller: Arc<DeviceController>,
-    /// The device the flow runs on.
-    pub device: Device,
+/// Everything a run needs: the product (for one device) to call operations through, the
+/// variables.
+pub struct Runner<H: Host> {
+    /// The product, on the device the flow runs on.
+    pub host: H,
     /// The variables, in scope order (later ones win); `runFlow` pushes and pops its own.
     pub env: Vec<(String, String)>,
     /// The flow's `appId`, its `${…}` filled in; commands without their own app use it.
     pub app_id: Option<String>,
-    /// Where a failed step's screenshot, tree and log go.
-    pub artifacts: Artifacts,
     /// When the run's time is up: later steps fail, and no lookup waits past it.
     pub deadline: Instant,
     pub(super) copied: Option<String>,
@@ -76,9 +50,6 @@ pub struct Runner {
     /// that read instead of dumping the same screen again.
     read_after_op: std::sync::atomic::AtomicBool,
 }
-
-/// A step's outcome: its value, or why it failed (the step result's message).
-pub(super) type R<T> = Result<T, String>;
 
 /// A list of steps being run: a flow's own, or those a step holds.
 struct List<'a> {
@@ -130,23 +101,13 @@ enum Next<'a> {
     Ended(bool),
 }
 
-impl Runner {
-    /// A runner of flows on `device`.
-    pub fn new(
-        api: Router,
-        controller: Arc<DeviceController>,
-        device: Device,
-        env: Vec<(String, String)>,
-        artifacts: Artifacts,
-        timeout: Duration,
-    ) -> Runner {
+impl<H: Host> Runner<H> {
+    /// A runner of flows on `host`'s device.
+    pub fn new(host: H, env: Vec<(String, String)>, timeout: Duration) -> Runner<H> {
         Runner {
-            api,
-            controller,
-            device,
+            host,
             env,
             app_id: None,
-            artifacts,
             deadline: Instant::now() + timeout,
             copied: None,
             steps: vec![],
@@ -163,16 +124,13 @@ impl Runner {
     pub fn reporting(
         mut self,
         to: tokio::sync::mpsc::UnboundedSender<(usize, FlowStep)>,
-    ) -> Runner {
+    ) -> Runner<H> {
         self.progress = Some(to);
         self
     }
 
-    fn platform(&self) -> &'static str {
-        match self.device.platform {
-            crate::device::Platform::Android => "android",
-            crate::device::Platform::Ios => "ios",
-        }
+    fn platform(&self) -> &str {
+        self.host.platform()
     }
 
     /// Runs `flow` whole: `onFlowStart`, its steps, and `onFlowComplete` (which runs even after
@@ -209,10 +167,12 @@ impl Runner {
             name: flow.name.clone().unwrap_or_else(|| flow.file.clone()),
             file: flow.file.clone(),
             app_id: self.app_id.clone(),
-            udid: self.device.udid.clone(),
+            udid: self.host.udid().to_string(),
             duration_ms: started.elapsed().as_millis() as u64,
             failed_step,
-            artifacts: self.saved.then(|| self.folder().display().to_string()),
+            artifacts: self
+                .saved
+                .then(|| self.host.kept_in().display().to_string()),
             steps: self.steps,
         }
     }
@@ -558,37 +518,30 @@ impl Runner {
         let snap = self.read().await?;
         if let Some(s) = &c.visible {
             let sel = self.fill_sel(s)?;
-            if select::pick(&snap.screen, &sel)?.is_empty() {
+            if select::pick(&*snap, &sel)?.is_empty() {
                 return Ok(Some(format!("skipped: {} is not visible", sel.describe())));
             }
         }
         if let Some(s) = &c.not_visible {
             let sel = self.fill_sel(s)?;
-            if !select::pick(&snap.screen, &sel)?.is_empty() {
+            if !select::pick(&*snap, &sel)?.is_empty() {
                 return Ok(Some(format!("skipped: {} is visible", sel.describe())));
             }
         }
         Ok(None)
     }
 
-    pub(super) async fn read(&self) -> R<Arc<crate::controller::Snapshot>> {
-        let read = match self.read_after_op.swap(false, Ordering::AcqRel) {
-            true => self.controller.kept_or_snapshot(&self.device).await,
-            false => self.controller.snapshot(&self.device).await,
-        };
-        read.map_err(|e| e.message)
+    pub(super) async fn read(&self) -> R<Arc<H::Screen>> {
+        let after_op = self.read_after_op.swap(false, Ordering::AcqRel);
+        self.host.read(after_op).await
     }
 
     /// Reads until `sel` matches something, for up to `ms`.
-    pub(super) async fn wait_for(
-        &self,
-        sel: &Selector,
-        ms: u64,
-    ) -> R<Arc<crate::controller::Snapshot>> {
+    pub(super) async fn wait_for(&self, sel: &Selector, ms: u64) -> R<Arc<H::Screen>> {
         let until = (Instant::now() + Duration::from_millis(ms)).min(self.deadline);
         loop {
             let snap = self.read().await?;
-            if !select::pick(&snap.screen, sel)?.is_empty() {
+            if !select::pick(&*snap, sel)?.is_empty() {
                 return Ok(snap);
             }
             if Instant::now() >= until {
@@ -607,19 +560,12 @@ impl Runner {
             if !p.percent {
                 return Ok(select::to_pixels(p, (0.0, 0.0)));
             }
-            let size = self.read().await?.screen.screen;
-            return Ok(select::to_pixels(p, (size.w, size.h)));
+            let size = self.read().await?.size();
+            return Ok(select::to_pixels(p, size));
         }
         let snap = self.wait_for(sel, ms).await?;
-        let i = select::pick(&snap.screen, sel)?
-            .first()
-            .copied()
-            .ok_or("gone")?;
-        let b = snap.screen.elements[i].bounds;
-        Ok((
-            (b.x + b.w / 2.0).round() as i64,
-            (b.y + b.h / 2.0).round() as i64,
-        ))
+        let i = select::pick(&*snap, sel)?.first().copied().ok_or("gone")?;
+        Ok(snap.node(i).bounds.center())
     }
 
     /// Reads until nothing matches `sel`, for up to `ms`.
@@ -627,7 +573,7 @@ impl Runner {
         let until = (Instant::now() + Duration::from_millis(ms)).min(self.deadline);
         loop {
             let snap = self.read().await?;
-            if select::pick(&snap.screen, sel)?.is_empty() {
+            if select::pick(&*snap, sel)?.is_empty() {
                 return Ok(());
             }
             if Instant::now() >= until {
@@ -636,127 +582,37 @@ impl Runner {
         }
     }
 
-    /// Runs the operation named `name` (a row of the operation table) on this device with
-    /// `args`, in-process through the router as the CLI and MCP call it over HTTP: its answer,
-    /// or why it failed.
-    pub(super) async fn op(&self, name: &str, mut args: Value) -> R<Value> {
-        let op = crate::api::find(name).ok_or_else(|| format!("no operation `{name}`"))?;
-        args["udid"] = json!(self.device.udid);
-        let Value::Object(args) = args else {
-            return Err(format!("{name}: the arguments are not an object"));
-        };
-        let call = crate::api::call::http_call(op.method, op.path, op.input.kind(), args)
-            .map_err(|e| format!("{name}: {e}"))?;
-        let (status, answer) = self.send(&call).await?;
-        let ok = (200..300).contains(&status) && answer.get("success") != Some(&Value::Bool(false));
-        if ok {
-            self.read_after_op
-                .store(answer.get("fingerprint_after").is_some(), Ordering::Release);
-            return Ok(answer);
-        }
-        let message = answer["error"]["message"]
-            .as_str()
-            .or(answer["details"]["message"].as_str())
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("{name} answered {status}: {answer}"));
-        Err(message)
+    /// Runs operation `op` (a row of the product's table) on this device with `args`, through
+    /// the host as the CLI and MCP call it: its answer, or why it failed.
+    pub(super) async fn op(&self, op: Op, args: Value) -> R<Value> {
+        let answer = self.host.call(op, args).await?;
+        self.read_after_op
+            .store(answer.get("fingerprint_after").is_some(), Ordering::Release);
+        Ok(answer)
     }
 
-    /// Sends one request to the router; its status and JSON answer (a text answer as a
-    /// JSON string).
-    async fn send(&self, call: &crate::api::call::HttpCall) -> R<(u16, Value)> {
-        let mut builder = Request::builder()
-            .method(call.method.as_str())
-            .uri(call.uri())
-            .header(header::HOST, "localhost");
-        if call.body.is_some() {
-            builder = builder.header(header::CONTENT_TYPE, "application/json");
-        }
-        let req = builder
-            .body(
-                call.body
-                    .as_ref()
-                    .map(|b| Body::from(b.to_string()))
-                    .unwrap_or_else(Body::empty),
-            )
-            .map_err(|e| e.to_string())?;
-        let Ok(resp) = Box::pin(self.api.clone().oneshot(req)).await;
-        let status = resp.status().as_u16();
-        let bytes = axum::body::to_bytes(resp.into_body(), MAX_ANSWER)
-            .await
-            .unwrap_or_default();
-        let value = serde_json::from_slice(&bytes)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
-        Ok((status, value))
-    }
-
-    /// Stops the flow's recording and saves it as `NAME.mp4` with the artifacts.
+    /// Stops the flow's recording, which the host keeps with the run's files.
     pub(super) async fn stop_recording(&mut self) -> R<()> {
         let name = self
             .recording
             .take()
             .ok_or("no recording is running: `startRecording` first")?;
-        let done = self
-            .controller
-            .recording_stop(Some(&self.device.udid))
-            .await
-            .map_err(|e| e.message)?;
+        self.host.stop_recording(&name).await?;
         self.saved = true;
-        // In a run, the recording is already one of its artifacts, named after the flow's
-        // name; a folder of the flow's own gets a copy.
-        if let Artifacts::Folder(folder) = &self.artifacts {
-            std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-            let to = folder.join(format!("{name}.mp4"));
-            std::fs::copy(&done.path, &to).map_err(|e| format!("{}: {e}", to.display()))?;
-        }
         Ok(())
     }
 
-    /// The folder the artifacts are in.
-    fn folder(&self) -> PathBuf {
-        match &self.artifacts {
-            Artifacts::Folder(p) => p.clone(),
-            Artifacts::Run { session } => {
-                let who = session.as_deref().map(|s| (s, None));
-                match self.controller.runs().run_of(who) {
-                    Ok(run) => run.dir.join("artifacts"),
-                    Err(_) => self.controller.runs().cache_dir().to_path_buf(),
-                }
-            }
-        }
-    }
-
     pub(super) fn write(&self, name: &str, bytes: &[u8]) -> R<()> {
-        let folder = match &self.artifacts {
-            Artifacts::Folder(p) => p,
-            Artifacts::Run { session } => {
-                use crate::api::wire::runs::ArtifactKind;
-                let kind = match name.rsplit_once('.').map(|(_, e)| e) {
-                    Some("png") => ArtifactKind::Screenshot,
-                    _ if name.starts_with("tree") => ArtifactKind::Tree,
-                    _ if name.starts_with("log") => ArtifactKind::Log,
-                    _ => ArtifactKind::FlowReport,
-                };
-                return self
-                    .controller
-                    .runs()
-                    .save_artifact(session.as_deref(), name, kind, bytes)
-                    .map(|_| ())
-                    .map_err(|e| e.message);
-            }
-        };
-        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-        let path = folder.join(name);
-        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+        self.host.keep(name, bytes)
     }
 
-    /// A failed step's screenshot, compact tree and recent log, into the artifact folder.
+    /// A failed step's screenshot, compact tree and recent log, kept by the host.
     async fn save_artifacts(&mut self) {
         self.saved = true;
-        if let Ok(shot) = self.controller.screenshot(Some(&self.device.udid)).await {
-            let _ = self.write("failure.png", &shot.png);
+        if let Ok(png) = self.host.screenshot().await {
+            let _ = self.write("failure.png", &png);
         }
-        if let Ok(tree) = self.op("snapshot", json!({ "format": "text" })).await {
+        if let Ok(tree) = self.op(Op::Snapshot, json!({ "format": "text" })).await {
             let text = match &tree {
                 Value::String(t) => t.clone(),
                 other => other["tree_text"]
@@ -766,7 +622,7 @@ impl Runner {
             };
             let _ = self.write("tree.txt", text.as_bytes());
         }
-        if let Ok(logs) = self.op("tail_logs", json!({ "limit": 200 })).await {
+        if let Ok(logs) = self.op(Op::TailLogs, json!({ "limit": 200 })).await {
             let _ = self.write("log.json", logs.to_string().as_bytes());
         }
         let steps = serde_json::to_vec_pretty(&self.steps).unwrap_or_default();

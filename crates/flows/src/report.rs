@@ -2,7 +2,7 @@
 //! testcase has a `<failure>` naming its failed step (title, file:line) and why, and its step
 //! lines as `system-out`.
 
-use crate::api::wire::flows::{FlowRunResult, FlowStepStatus};
+use crate::wire::{FlowRunResult, FlowStepStatus};
 
 /// JUnit XML for `runs` (and the flows that could not run: `(file, why)`, as errors).
 pub fn junit(runs: &[FlowRunResult], invalid: &[(String, String)]) -> String {
@@ -91,7 +91,7 @@ fn esc(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::wire::flows::FlowStep;
+    use crate::wire::FlowStep;
 
     #[test]
     fn a_failed_flow_names_its_step() {

@@ -11,15 +11,16 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Mutex;
 
+use mobilectl_error::Op;
 use serde_json::Value;
 
 use super::model::Selector;
 use super::select;
-use crate::ui::Screen;
+use super::select::Screen;
 
 /// App operations a recording keeps too, besides every act and verify operation: a session
 /// that starts the app replays from the same start.
-pub const RECORDED_APP_OPS: &[&str] = &["launch_app", "terminate_app", "reset_app", "open_url"];
+pub const RECORDED_APP_OPS: &[Op] = &[Op::LaunchApp, Op::TerminateApp, Op::ResetApp, Op::OpenUrl];
 
 /// Most commands one recording keeps.
 pub const MAX_RECORDED: usize = 10_000;
@@ -112,7 +113,7 @@ pub async fn capturing<F: Future>(work: F) -> (F::Output, Option<Target>) {
 }
 
 /// Called where a target is resolved to element `node` of `screen`: kept when capturing.
-pub fn note(screen: &Screen, node: usize) {
+pub fn note(screen: &(impl Screen + ?Sized), node: usize) {
     let _ = CAPTURE.try_with(|c| {
         if let Some(t) = target_of(screen, node) {
             *c.borrow_mut() = Some(t);
@@ -126,12 +127,12 @@ fn q(s: &str) -> String {
 }
 
 /// The most stable selector of element `node` of `screen`.
-pub fn target_of(screen: &Screen, node: usize) -> Option<Target> {
-    let e = screen.elements.get(node)?;
-    let password = e.states.password;
+pub fn target_of(screen: &(impl Screen + ?Sized), node: usize) -> Option<Target> {
+    let e = (node < screen.count()).then(|| screen.node(node))?;
+    let password = e.password;
     let unique = |sel: &Selector| select::pick(screen, sel).is_ok_and(|m| m == vec![node]);
     let mut tries: Vec<(Selector, String)> = vec![];
-    if let Some(id) = e.id.as_deref().filter(|i| !i.is_empty()) {
+    if let Some(id) = e.id.filter(|i| !i.is_empty()) {
         let last = id.rsplit('/').next().unwrap_or(id);
         let re = regex::escape(last);
         tries.push((
@@ -142,10 +143,7 @@ pub fn target_of(screen: &Screen, node: usize) -> Option<Target> {
             format!("{{id: {}}}", q(&re)),
         ));
     }
-    for t in [e.text.as_deref(), e.desc.as_deref(), e.name.as_deref()]
-        .into_iter()
-        .flatten()
-    {
+    for t in [e.text, e.desc, e.name].into_iter().flatten() {
         if t.trim().is_empty() || password {
             continue;
         }
@@ -434,7 +432,7 @@ mod tests {
         };
         assert_eq!(app_id.as_deref(), Some("com.x"));
         assert!(!stop_app && *clear_keychain, "{lines}");
-        use crate::device::LaunchValue::*;
+        use crate::launch::LaunchValue::*;
         assert_eq!(
             arguments,
             &[

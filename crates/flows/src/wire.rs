@@ -1,0 +1,64 @@
+//! What a flow run answers: its result and each step's outcome (wire types the product's API
+//! answers with, re-exported there as its own).
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A step's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowStepStatus {
+    /// It passed.
+    Passed,
+    /// It failed and stopped the flow.
+    Failed,
+    /// It failed but was `optional` (or a retried attempt); the flow went on.
+    Warned,
+    /// A `runFlow` whose `when` did not hold.
+    Skipped,
+}
+
+/// One step run (sub-flow steps follow their `runFlow` one level deeper).
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FlowStep {
+    /// The command and its main argument, or the step's `label`.
+    pub title: String,
+    pub command: String,
+    pub file: String,
+    pub line: usize,
+    /// 0 for the flow's own steps, 1 inside a `runFlow`/`repeat`/`retry`…
+    pub depth: usize,
+    pub status: FlowStepStatus,
+    pub duration_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What a flow run did.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FlowRunResult {
+    /// Every step passed (or was optional or skipped).
+    pub success: bool,
+    /// The flow's `name`, else its file.
+    pub name: String,
+    pub file: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_id: Option<String>,
+    pub udid: String,
+    pub duration_ms: u64,
+    /// The index in `steps` of the step that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_step: Option<usize>,
+    /// The folder (on the server's machine) with the failed step's screenshot
+    /// (`failure.png`), compact tree (`tree.txt`), recent log (`log.json`) and steps, and
+    /// the flow's `takeScreenshot` files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<String>,
+    pub steps: Vec<FlowStep>,
+}

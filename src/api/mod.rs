@@ -20,9 +20,17 @@ pub mod wire;
 pub use operation::{CliForm, HttpMethod, Input, Mcp, Operation, Output};
 pub use table::operations;
 
-/// The operation named `name`.
+/// The operation named `name` (a name from outside: a command line, an MCP call, a flow).
 pub fn find(name: &str) -> Option<&'static Operation> {
-    operations().iter().find(|o| o.name == name)
+    crate::error::Op::named(name).map(entry)
+}
+
+/// The table's entry of `op`. (The table lists the operations in the order of `Op`, which a
+/// test of the server's bindings holds it to.)
+pub fn entry(op: crate::error::Op) -> &'static Operation {
+    let entry = &operations()[op as usize];
+    debug_assert_eq!(entry.op, op, "the table is in the order of `Op`");
+    entry
 }
 
 /// The OpenAPI document of the whole API.

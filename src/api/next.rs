@@ -51,10 +51,10 @@ mod tests {
         let next = Next {
             say: "read {0}, answer with {1}, see {2}, list {3}".into(),
             steps: vec![
-                Step::call(Op::SNAPSHOT),
-                Step::call_with(Op::ALERT_ACCEPT, json!({"button": "OK"})),
+                Step::call(Op::Snapshot),
+                Step::call_with(Op::AlertAccept, json!({"button": "OK"})),
                 Step::Schema,
-                Step::call_with(Op::GET_RUN, json!({"id": "r-1"})),
+                Step::call_with(Op::GetRun, json!({"id": "r-1"})),
             ],
         };
         assert_eq!(

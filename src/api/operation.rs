@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use utoipa::{IntoParams, ToSchema};
 
 use super::types::{Body, Params, WireType};
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, Op};
 use crate::render::Renderer;
 
 /// The HTTP methods the API uses.
@@ -116,7 +116,10 @@ pub struct CliForm {
 /// One operation of the API.
 #[derive(Debug, Clone)]
 pub struct Operation {
-    /// Unique snake_case name: the OpenAPI `operationId` and the MCP tool's name.
+    /// Which operation it is: its server handler is bound by this key (`crate::server::routes`).
+    pub op: Op,
+    /// Unique snake_case name: the OpenAPI `operationId` and the MCP tool's name
+    /// (`op.name()`).
     pub name: &'static str,
     /// Its HTTP method.
     pub method: HttpMethod,
@@ -166,7 +169,7 @@ impl Operation {
 
 /// An entry of the table before its output is said.
 pub struct Draft {
-    name: &'static str,
+    op: Op,
     method: HttpMethod,
     path: &'static str,
     tag: &'static str,
@@ -181,13 +184,13 @@ pub struct Draft {
 /// Starts an entry of the table.
 pub fn op(
     method: HttpMethod,
-    name: &'static str,
+    op: Op,
     path: &'static str,
     tag: &'static str,
     summary: &'static str,
 ) -> Draft {
     Draft {
-        name,
+        op,
         method,
         path,
         tag,
@@ -277,7 +280,8 @@ impl Draft {
             _ => Mcp::Tool,
         };
         Operation {
-            name: self.name,
+            op: self.op,
+            name: self.op.name(),
             method: self.method,
             path: self.path,
             tag: self.tag,

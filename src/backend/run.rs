@@ -41,7 +41,7 @@ pub fn exec_error(tool: Tool, err: ExecError) -> Error {
         )
         .with_next(
             "the device may be busy or hung; retry, or check it with {0}",
-            [Step::call(Op::DOCTOR)],
+            [Step::call(Op::Doctor)],
         ),
         ExecError::Busy { argv, why } => {
             Error::new(ErrorCode::Busy, format!("`{argv}` could not start: {why}")).with_hint(
@@ -67,7 +67,7 @@ pub fn http_error(err: HttpError) -> Error {
                 timeout.as_millis()
             ),
         )
-        .with_next("the device may be busy or hung; retry, or check it with {0}", [Step::call(Op::DOCTOR)]),
+        .with_next("the device may be busy or hung; retry, or check it with {0}", [Step::call(Op::Doctor)]),
         HttpError::Unreachable { request, why, .. } => Error::new(
             ErrorCode::DeviceUnreachable,
             format!("`{request}`: {why}"),

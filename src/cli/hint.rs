@@ -312,23 +312,20 @@ mod tests {
         assert_eq!(
             said(
                 "read the screen again with {0} and use its refs",
-                vec![Step::call(Op::SNAPSHOT)]
+                vec![Step::call(Op::Snapshot)]
             ),
             "read the screen again with `mobilectl snapshot` and use its refs"
         );
         // A required `NAME` not given stays; given, it is the value.
         assert_eq!(
-            said(
-                "choose one with {0}",
-                vec![Step::call(Op::SET_ACTIVE_DEVICE)]
-            ),
+            said("choose one with {0}", vec![Step::call(Op::SetActiveDevice)]),
             "choose one with `mobilectl use UDID`"
         );
         assert_eq!(
             said(
                 "{0}",
                 vec![Step::call_with(
-                    Op::SET_ACTIVE_DEVICE,
+                    Op::SetActiveDevice,
                     json!({"udid": "iPhone 15"})
                 )]
             ),
@@ -339,8 +336,8 @@ mod tests {
             said(
                 "answer it: {0} or {1}",
                 vec![
-                    Step::call_with(Op::ALERT_ACCEPT, json!({"button": "OK"})),
-                    Step::call(Op::ALERT_DISMISS)
+                    Step::call_with(Op::AlertAccept, json!({"button": "OK"})),
+                    Step::call(Op::AlertDismiss)
                 ]
             ),
             "answer it: `mobilectl alert accept --button OK` or `mobilectl alert dismiss`"

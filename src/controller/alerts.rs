@@ -105,7 +105,7 @@ impl DeviceController {
                     return Err(
                         Error::new(ErrorCode::NoAlert, "no alert is on screen").with_next(
                             "read the screen with {0}; the alert may have closed already",
-                            [Step::call(Op::SNAPSHOT)],
+                            [Step::call(Op::Snapshot)],
                         ),
                     )
                 }
@@ -123,7 +123,7 @@ impl DeviceController {
             )
             .with_next(
                 "name the button: {0}",
-                [Step::call_with(Op::ALERT_ACCEPT, json!({"button": "…"}))],
+                [Step::call_with(Op::AlertAccept, json!({"button": "…"}))],
             )
             .with_details(json!({ "buttons": labels, "alert": alert })));
         };

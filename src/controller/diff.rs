@@ -391,7 +391,7 @@ fn previous_baseline(session: &super::DeviceSlot) -> Result<Resolved> {
         )
         .with_next(
             "take a screenshot before acting ({0}), act, then diff with {\"previous\": true}",
-            [Step::call(Op::SCREENSHOT)],
+            [Step::call(Op::Screenshot)],
         )
     })?;
     Ok(Resolved {

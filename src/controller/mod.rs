@@ -371,7 +371,7 @@ pub fn require_ready(device: &Device) -> Result<()> {
             "accept the USB debugging prompt on the phone, then retry",
             vec![],
         ),
-        DeviceState::Shutdown => ("boot it with {0}", vec![Step::call(Op::BOOT)]),
+        DeviceState::Shutdown => ("boot it with {0}", vec![Step::call(Op::Boot)]),
         _ => (
             "reconnect the device (adb reconnect), or wait for it to finish booting",
             vec![],

@@ -290,7 +290,7 @@ impl DeviceController {
             .find(|r| r.id == id)
             .ok_or_else(|| {
                 Error::new(ErrorCode::NotFound, format!("no recording `{id}`"))
-                    .with_next("{0} lists them", [Step::call(Op::LIST_RECORDINGS)])
+                    .with_next("{0} lists them", [Step::call(Op::ListRecordings)])
             })
     }
 
@@ -302,7 +302,7 @@ impl DeviceController {
                 ErrorCode::RecordingActive,
                 format!("`{id}` is still recording"),
             )
-            .with_next("stop it first ({0})", [Step::call(Op::RECORDING_STOP)]));
+            .with_next("stop it first ({0})", [Step::call(Op::RecordingStop)]));
         }
         match std::fs::remove_file(&r.path) {
             Ok(()) => {}

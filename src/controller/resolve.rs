@@ -34,7 +34,7 @@ pub fn resolve_target(
                 )
                 .with_next(
                     "reconnect it, or choose another with {0}",
-                    [Step::call(Op::SET_ACTIVE_DEVICE)],
+                    [Step::call(Op::SetActiveDevice)],
                 )
                 .with_details(json!({ "devices": devices.iter().map(brief).collect::<Vec<_>>() }))
             });
@@ -47,13 +47,13 @@ pub fn resolve_target(
                 "connect an Android device (adb devices), boot a simulator ({0}), or try `mobilectl serve --demo`"
             } else {
                 "boot one of the listed devices ({0}), or authorise the phone"
-            }, [Step::call(Op::BOOT)])
+            }, [Step::call(Op::Boot)])
             .with_details(json!({ "devices": devices.iter().map(brief).collect::<Vec<_>>() }))),
         many => Err(Error::new(
             ErrorCode::AmbiguousDevice,
             format!("{} devices are ready and none is chosen", many.len()),
         )
-        .with_next("pass `udid`, or choose one with {0}", [Step::call(Op::SET_ACTIVE_DEVICE)])
+        .with_next("pass `udid`, or choose one with {0}", [Step::call(Op::SetActiveDevice)])
         .with_details(json!({ "candidates": many.iter().map(|d| brief(d)).collect::<Vec<_>>() }))),
     }
 }
@@ -67,7 +67,7 @@ fn find_named(wanted: &str, devices: &[Device]) -> Result<Device> {
         [only] => Ok((*only).clone()),
         [] => Err(
             Error::new(ErrorCode::NoDevice, format!("no device `{wanted}`"))
-                .with_next("list devices with {0}", [Step::call(Op::LIST_DEVICES)])
+                .with_next("list devices with {0}", [Step::call(Op::ListDevices)])
                 .with_details(json!({ "devices": devices.iter().map(brief).collect::<Vec<_>>() })),
         ),
         many => Err(Error::new(

@@ -95,7 +95,7 @@ pub fn select_error(err: SelectError, selector: &Selector) -> Error {
             Error::new(ErrorCode::ElementNotFound, err.to_string())
                 .with_next(
                     "check {0}; try `contains: true`, or scroll-to",
-                    [Step::call(Op::SNAPSHOT)],
+                    [Step::call(Op::Snapshot)],
                 )
                 .with_details(json!({ "selector": selector }))
         }
@@ -111,7 +111,7 @@ pub fn select_error(err: SelectError, selector: &Selector) -> Error {
 fn stale(message: String) -> Error {
     Error::new(ErrorCode::StaleReference, message).with_next(
         "read the screen again with {0} and use its refs",
-        [Step::call(Op::SNAPSHOT)],
+        [Step::call(Op::Snapshot)],
     )
 }
 
@@ -157,7 +157,7 @@ pub fn check_reachable(resolved: &Resolved) -> Result<()> {
             )
             .with_next(
                 "answer it first: {0} or {1}, or tap one of its buttons",
-                [Step::call(Op::ALERT_ACCEPT), Step::call(Op::ALERT_DISMISS)],
+                [Step::call(Op::AlertAccept), Step::call(Op::AlertDismiss)],
             )
             .with_details(json!({ "alert": alert })));
         }
@@ -170,7 +170,7 @@ pub fn check_reachable(resolved: &Resolved) -> Result<()> {
                 ErrorCode::ElementObscured,
                 "the target lies under the on-screen keyboard",
             )
-            .with_next("hide the keyboard ({0}) or scroll the element into view first; press keys with {1}", [Step::call(Op::HIDE_KEYBOARD), Step::call(Op::PRESS)])
+            .with_next("hide the keyboard ({0}) or scroll the element into view first; press keys with {1}", [Step::call(Op::HideKeyboard), Step::call(Op::Press)])
             .with_details(json!({ "keyboard": kb, "point": { "x": x, "y": y } })));
         }
     }
@@ -201,7 +201,7 @@ pub fn check_on_screen(p: Point, size: crate::ui::Size) -> Result<()> {
             format!(
             "give a point with 0 ≤ x < {w} and 0 ≤ y < {h} ({{0}} reads the screen and its size)"
         ),
-            [Step::call(Op::SNAPSHOT)],
+            [Step::call(Op::Snapshot)],
         )
         .with_details(json!({ "point": point, "screen": { "w": w, "h": h } })))
 }
@@ -306,7 +306,7 @@ impl DeviceController {
             )
             .with_next(
                 "use a ref listed by the latest {0}",
-                [Step::call(Op::SNAPSHOT)],
+                [Step::call(Op::Snapshot)],
             ));
         };
         if session.fresh().is_some_and(|f| Arc::ptr_eq(&f, &base)) {

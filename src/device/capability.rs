@@ -166,7 +166,7 @@ impl Capability {
             Intents => {
                 return Next::new(
                     "intents are Android's; on iOS open a URL ({0}) instead",
-                    [Step::call(Op::OPEN_URL)],
+                    [Step::call(Op::OpenUrl)],
                 )
             }
             Erase | StatusBar => "iOS Simulators are erased and have their status bar overridden (xcrun simctl)",
@@ -176,7 +176,7 @@ impl Capability {
             _ => {
                 return Next::new(
                     "see {0}: each backend lists its `capabilities`",
-                    [Step::call(Op::DOCTOR)],
+                    [Step::call(Op::Doctor)],
                 )
             }
         })

@@ -578,11 +578,11 @@ mod tests {
                 );
             }
         }
-        let tap = input_schema(crate::api::find("tap").unwrap(), &components);
+        let tap = input_schema(crate::api::entry(crate::error::Op::Tap), &components);
         for p in ["ref", "x", "y", "selector", "grid", "udid"] {
             assert!(tap["properties"].get(p).is_some(), "tap lacks {p}: {tap:?}");
         }
-        let wait = input_schema(crate::api::find("wait").unwrap(), &components);
+        let wait = input_schema(crate::api::entry(crate::error::Op::Wait), &components);
         assert_eq!(wait["required"], json!(["selector", "condition"]));
         assert!(wait["properties"]["selector"]["properties"]["text"].is_object());
     }

@@ -393,7 +393,7 @@ mod tests {
         }
         assert_eq!(
             find("tap").unwrap().tool.description.as_deref(),
-            Some(crate::api::find("tap").unwrap().summary)
+            Some(crate::api::entry(crate::error::Op::Tap).summary)
         );
     }
 
@@ -590,9 +590,9 @@ mod tests {
     fn steps_are_worded_as_tools() {
         use crate::error::{Op, Step};
         // A tool of the default list, by its name (arguments as JSON).
-        assert_eq!(step_words(&Step::call(Op::SNAPSHOT)), "`snapshot`");
+        assert_eq!(step_words(&Step::call(Op::Snapshot)), "`snapshot`");
         assert_eq!(
-            step_words(&Step::call_with(Op::ALERT_ACCEPT, json!({"button": "OK"}))),
+            step_words(&Step::call_with(Op::AlertAccept, json!({"button": "OK"}))),
             "`alert_accept` with {\"button\":\"OK\"}"
         );
         // An operation outside the default list, through `call`.
@@ -600,12 +600,12 @@ mod tests {
             .find("list_recordings")
             .is_none());
         assert_eq!(
-            step_words(&Step::call(Op::LIST_RECORDINGS)),
+            step_words(&Step::call(Op::ListRecordings)),
             "`call` with {\"operation\":\"list_recordings\"}"
         );
         // One no tool reaches (the connection keeps its own session): its route.
         assert_eq!(
-            step_words(&Step::call(Op::CREATE_SESSION)),
+            step_words(&Step::call(Op::CreateSession)),
             "POST /api/v1/sessions"
         );
         assert_eq!(step_words(&Step::Schema), "`describe`");

@@ -30,7 +30,7 @@ pub fn check_name(name: &str) -> Result<()> {
     ))
     .with_next(
         "an artifact name is letters, digits, `-`, `_` and `.` (not first), as {0} lists them",
-        [Step::call(Op::GET_RUN)],
+        [Step::call(Op::GetRun)],
     ))
 }
 

@@ -533,7 +533,7 @@ fn artifact_not_found(run: &str, name: &str) -> Error {
     )
     .with_next(
         "{0} lists its artifacts",
-        [Step::call_with(Op::GET_RUN, serde_json::json!({"id": run}))],
+        [Step::call_with(Op::GetRun, serde_json::json!({"id": run}))],
     )
 }
 

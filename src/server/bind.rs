@@ -1,6 +1,7 @@
-//! The HTTP binding of the operation table: a handler bound to an operation by name
-//! ([`body`], [`query`], [`plain`] make a [`Binding`]), and the router made from the table and
-//! the bindings ([`router`]). Here are the extractors, strict bodies, the JSON content-type
+//! The HTTP binding of the operation table: a handler made into a [`Binding`] by the shape of
+//! its input ([`body`], [`query`], [`plain`]), and the router made from the table, each entry
+//! with the binding its [`Op`](crate::error::Op) has (`crate::server::routes::binding`, an
+//! exhaustive match) ([`router`]). Here are the extractors, strict bodies, the JSON content-type
 //! rule, `Server-Timing`, `304 Not Modified`, and the check that an operation answers only the
 //! error codes it declares, and the trace line of every operation in its run ([`traced`]).
 //! Each binding carries the input and output types of its handler, so
@@ -27,15 +28,13 @@ use crate::api::types::{Body, Params};
 use crate::api::wire::sessions::{SESSION_FIELD, SESSION_HEADER};
 use crate::api::{HttpMethod, Input, Operation, Output};
 use crate::controller::within;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result};
 
 /// Makes the route of an operation from its table entry.
 type MakeRoute = Box<dyn FnOnce(&Operation) -> MethodRouter<AppState>>;
 
-/// A handler bound to the operation named `name`, with its input and output as its types say.
+/// A handler made ready to serve an operation, with its input and output as its types say.
 pub struct Binding {
-    /// The operation's name in the table (`tap`, `list_devices`…).
-    pub name: &'static str,
     /// The input the handler takes, from its argument's type.
     pub input: Input,
     /// The output the handler answers, from its return type.
@@ -43,18 +42,11 @@ pub struct Binding {
     route: MakeRoute,
 }
 
-/// Every operation as an axum route, each with its binding (two operations on one path share
-/// it by method). An operation without a binding is a bug the unit test catches; here it panics
-/// at startup rather than answer 404 later.
-pub fn router(ops: &[Operation], bindings: Vec<Binding>) -> Router<AppState> {
-    let mut bindings: Vec<Option<Binding>> = bindings.into_iter().map(Some).collect();
+/// Every operation as an axum route, each with the binding of its [`Op`] (two operations on one
+/// path share it by method).
+pub fn router(ops: &[Operation], binding: fn(Op) -> Binding) -> Router<AppState> {
     ops.iter().fold(Router::new(), |r, op| {
-        let binding = bindings
-            .iter_mut()
-            .find(|b| b.as_ref().is_some_and(|b| b.name == op.name))
-            .and_then(Option::take)
-            .unwrap_or_else(|| panic!("operation `{}` has no handler bound", op.name));
-        let route = (binding.route)(op);
+        let route = (binding(op.op).route)(op);
         // The route's own limit wins over the router's default (set by an outer layer).
         let route = match op.body_limit {
             Some(n) => route.layer(axum::extract::DefaultBodyLimit::max(n)),
@@ -99,7 +91,7 @@ fn checked<R>(name: &'static str, declared: &[ErrorCode], r: Result<R>) -> Resul
 }
 
 /// A handler taking a JSON body of type `I`; unknown fields are refused, naming them.
-pub fn body<I, R, F, Fut>(name: &'static str, f: F) -> Binding
+pub fn body<I, R, F, Fut>(f: F) -> Binding
 where
     I: DeserializeOwned + ToSchema + Send + 'static,
     R: Reply,
@@ -107,6 +99,7 @@ where
     Fut: Future<Output = Result<R>> + Send + 'static,
 {
     let route: MakeRoute = Box::new(move |op: &Operation| {
+        let name = op.name;
         let shape = Arc::new(Shape::of::<I>());
         let declared = Arc::new(op.errors.clone());
         let sessions = crate::api::openapi::in_sessions(op);
@@ -150,7 +143,6 @@ where
         on(filter(op.method), handler)
     });
     Binding {
-        name,
         input: Input::Body(Body::of::<I>()),
         output: R::output(),
         route,
@@ -183,7 +175,7 @@ async fn recorded(
 }
 
 /// A handler taking query (and path) parameters of type `I`.
-pub fn query<I, R, F, Fut>(name: &'static str, f: F) -> Binding
+pub fn query<I, R, F, Fut>(f: F) -> Binding
 where
     I: DeserializeOwned + IntoParams + Send + 'static,
     R: Reply,
@@ -191,6 +183,7 @@ where
     Fut: Future<Output = Result<R>> + Send + 'static,
 {
     let route: MakeRoute = Box::new(move |op: &Operation| {
+        let name = op.name;
         let declared = Arc::new(op.errors.clone());
         let sessions = crate::api::openapi::in_sessions(op);
         let handler = move |State(s): State<AppState>,
@@ -213,7 +206,6 @@ where
         on(filter(op.method), handler)
     });
     Binding {
-        name,
         input: Input::Query(Params::of::<I>()),
         output: R::output(),
         route,
@@ -221,13 +213,14 @@ where
 }
 
 /// A handler without input.
-pub fn plain<R, F, Fut>(name: &'static str, f: F) -> Binding
+pub fn plain<R, F, Fut>(f: F) -> Binding
 where
     R: Reply,
     F: Fn(AppState) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Result<R>> + Send + 'static,
 {
     let route: MakeRoute = Box::new(move |op: &Operation| {
+        let name = op.name;
         let declared = Arc::new(op.errors.clone());
         let sessions = crate::api::openapi::in_sessions(op);
         let handler = move |State(s): State<AppState>, headers: HeaderMap, uri: Uri| {
@@ -245,7 +238,6 @@ where
         on(filter(op.method), handler)
     });
     Binding {
-        name,
         input: Input::None,
         output: R::output(),
         route,
@@ -379,25 +371,22 @@ pub(super) fn require_json(headers: &HeaderMap) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use crate::api::operations;
+    use crate::error::Op;
 
     #[test]
-    fn every_operation_has_one_binding_that_agrees_with_the_table() {
+    fn every_operation_has_one_entry_and_a_binding_that_agrees_with_it() {
         let ops = operations();
-        let mut bound: BTreeMap<&str, usize> = BTreeMap::new();
-        for b in super::super::routes::bindings() {
-            *bound.entry(b.name).or_default() += 1;
-            let op = ops
-                .iter()
-                .find(|o| o.name == b.name)
-                .unwrap_or_else(|| panic!("binding `{}` names no operation", b.name));
-            assert_eq!(b.input, op.input, "`{}`: the handler's input", b.name);
-            assert_eq!(b.output, op.output, "`{}`: the handler's output", b.name);
-        }
+        let keys: Vec<Op> = ops.iter().map(|o| o.op).collect();
+        assert_eq!(
+            keys,
+            Op::ALL,
+            "one entry per operation, in the order of `Op`"
+        );
         for op in ops {
-            assert_eq!(bound.get(op.name), Some(&1), "`{}`: bindings", op.name);
+            let b = super::super::routes::binding(op.op);
+            assert_eq!(b.input, op.input, "`{}`: the handler's input", op.name);
+            assert_eq!(b.output, op.output, "`{}`: the handler's output", op.name);
         }
     }
 }

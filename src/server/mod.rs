@@ -158,7 +158,7 @@ pub(crate) fn shutting_down() -> CancellationToken {
 /// unknown routes and methods, the body limit. What `/mcp` calls in-process.
 pub(crate) fn api(state: AppState) -> Router {
     crate::api::next::install();
-    bind::router(crate::api::operations(), routes::bindings())
+    bind::router(crate::api::operations(), routes::binding)
         .fallback(error::route_not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .with_state(state)

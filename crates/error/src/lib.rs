@@ -15,11 +15,13 @@ mod advice;
 #[cfg(feature = "axum")]
 mod http;
 pub mod next;
+mod op;
 mod wire;
 
 #[cfg(feature = "axum")]
 pub use http::RETRY_AFTER_S;
-pub use next::{Next, Op, Step};
+pub use next::{Next, Step};
+pub use op::Op;
 pub use wire::{ErrorBody, ErrorEnvelope};
 
 use serde::Serialize;

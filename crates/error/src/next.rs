@@ -2,8 +2,7 @@
 //! operation with these arguments; read the API's schema), so that each front end words the
 //! steps its own way — the HTTP `hint` names routes (`GET /api/v1/device/ui`), the CLI its
 //! commands, MCP its tools — and none parses a sentence back. An operation is named by an
-//! [`Op`], whose values are the list below (a test of the product checks each against its
-//! table of operations).
+//! [`Op`](crate::Op).
 
 use std::sync::OnceLock;
 
@@ -11,59 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-/// An operation of the product's table, by its name (the OpenAPI `operationId`, the MCP tool).
-/// Only the names listed here exist, so a hint cannot name an operation that is not known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Op(&'static str);
-
-macro_rules! ops {
-    ($($c:ident = $n:literal,)*) => {
-        impl Op {
-            $(
-                #[allow(missing_docs)]
-                pub const $c: Op = Op($n);
-            )*
-            /// Every operation a hint may name.
-            pub const ALL: &'static [Op] = &[$(Op::$c),*];
-        }
-    };
-}
-
-ops! {
-    SNAPSHOT = "snapshot",
-    SCREENSHOT = "screenshot",
-    LIST_DEVICES = "list_devices",
-    SET_ACTIVE_DEVICE = "set_active_device",
-    BOOT = "boot",
-    DOCTOR = "doctor",
-    ALERT_ACCEPT = "alert_accept",
-    ALERT_DISMISS = "alert_dismiss",
-    HIDE_KEYBOARD = "hide_keyboard",
-    PRESS = "press",
-    LIST_APPS = "list_apps",
-    INSTALL_APP = "install_app",
-    ERASE = "erase",
-    OPEN_URL = "open_url",
-    TYPE_TEXT = "type_text",
-    LIST_CRASHES = "list_crashes",
-    CREATE_SESSION = "create_session",
-    LIST_SESSIONS = "list_sessions",
-    END_SESSION = "end_session",
-    FLOW_RECORD_START = "flow_record_start",
-    GET_RUN = "get_run",
-    LIST_PROXY_RULES = "list_proxy_rules",
-    DELETE_PROXY_RULE = "delete_proxy_rule",
-    LIST_FLOWS = "list_flows",
-    RECORDING_STOP = "recording_stop",
-    LIST_RECORDINGS = "list_recordings",
-}
-
-impl Op {
-    /// The operation's name.
-    pub fn name(self) -> &'static str {
-        self.0
-    }
-}
+use crate::Op;
 
 /// One thing to do next. (Described in the API schema by [`Next::steps`]'s description: an
 /// inline `oneOf` of objects trips OpenAPI client generators.)
@@ -96,7 +43,7 @@ impl Step {
             _ => Map::new(),
         };
         Step::Call {
-            op: op.0.to_string(),
+            op: op.name().to_string(),
             args,
         }
     }
@@ -196,7 +143,7 @@ mod tests {
     fn steps_fill_their_places_and_other_braces_stay() {
         let next = Next {
             say: "read {0}, then {1}; e.g. {\"ref\": \"e1\"} or {9}".into(),
-            steps: vec![Step::call(Op::SNAPSHOT), Step::Schema],
+            steps: vec![Step::call(Op::Snapshot), Step::Schema],
         };
         let said = next.render(|s| match s {
             Step::Call { op, .. } => format!("<{op}>"),
@@ -210,26 +157,18 @@ mod tests {
 
     #[test]
     fn a_step_travels_as_json() {
-        let step = Step::call_with(Op::ALERT_ACCEPT, json!({"button": "Allow"}));
+        let step = Step::call_with(Op::AlertAccept, json!({"button": "Allow"}));
         let v = serde_json::to_value(&step).unwrap();
         assert_eq!(
             v,
             json!({"kind": "call", "op": "alert_accept", "args": {"button": "Allow"}})
         );
         assert_eq!(serde_json::from_value::<Step>(v).unwrap(), step);
-        let bare = serde_json::to_value(Step::call(Op::SNAPSHOT)).unwrap();
+        let bare = serde_json::to_value(Step::call(Op::Snapshot)).unwrap();
         assert_eq!(bare, json!({"kind": "call", "op": "snapshot"}));
         assert_eq!(
             serde_json::to_value(Step::Schema).unwrap(),
             json!({"kind": "schema"})
         );
-    }
-
-    #[test]
-    fn op_names_are_unique() {
-        let mut seen = std::collections::HashSet::new();
-        for op in Op::ALL {
-            assert!(seen.insert(op.name()), "{op:?}");
-        }
     }
 }

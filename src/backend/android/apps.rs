@@ -229,7 +229,7 @@ impl Apps for AdbBackend {
                     ErrorCode::NotFound,
                     format!("`{package}` is not installed or has no launcher activity"),
                 )
-                .with_next("check {0}, or pass `activity`", [Step::call(Op::LIST_APPS)])
+                .with_next("check {0}, or pass `activity`", [Step::call(Op::ListApps)])
                 .with_details(serde_json::json!({ "output": text }));
             }
             return Err(err);

@@ -49,7 +49,7 @@ fn no_clipboard(udid: &str) -> Error {
         "Android 10+ lets only the focused app or the keyboard read the clipboard; use a build \
          whose clipboard service takes shell commands (`cmd clipboard set-text`), or type the \
          text ({0}) instead",
-        [Step::call(Op::TYPE_TEXT)],
+        [Step::call(Op::TypeText)],
     )
 }
 
@@ -161,7 +161,7 @@ impl Intents for AdbBackend {
         let output = out.stdout_text().trim().to_string();
         if let Some((code, line)) = am_error(&output) {
             let (say, steps) = match code {
-                ErrorCode::NotFound => ("no activity takes this intent: check the component or the action and data ({0} lists packages)", vec![Step::call(Op::LIST_APPS)]),
+                ErrorCode::NotFound => ("no activity takes this intent: check the component or the action and data ({0} lists packages)", vec![Step::call(Op::ListApps)]),
                 _ => ("read am's words in details.output", vec![]),
             };
             return Err(Error::new(code, format!("am: {line}"))

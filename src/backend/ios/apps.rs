@@ -55,7 +55,7 @@ pub fn reset_unsupported(bundle_id: &str) -> Error {
             "simctl has no per-app data reset: uninstall and reinstall `{bundle_id}` \
              ({{0}}), or wipe the whole simulator with {{1}}"
         ),
-        [Step::call(Op::INSTALL_APP), Step::call(Op::ERASE)],
+        [Step::call(Op::InstallApp), Step::call(Op::Erase)],
     )
 }
 
@@ -82,7 +82,7 @@ impl SimctlBackend {
             )
             .with_next(
                 "install it with {0}, or list apps with {1}",
-                [Step::call(Op::INSTALL_APP), Step::call(Op::LIST_APPS)],
+                [Step::call(Op::InstallApp), Step::call(Op::ListApps)],
             )
             .with_details(failed.details.unwrap_or_default()),
             _ => failed,

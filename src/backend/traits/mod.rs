@@ -155,7 +155,7 @@ pub fn unsupported(what: &str, on: &str) -> Error {
     )
     .with_next(
         "see {0} and the operation's description for what each platform offers",
-        [Step::call(Op::DOCTOR)],
+        [Step::call(Op::Doctor)],
     )
 }
 
@@ -526,7 +526,7 @@ mod tests {
         let next = Capability::Clipboard.hint();
         assert_eq!(e.hint.as_deref(), Some(next.http().as_str()));
         assert_eq!(e.next.as_deref(), Some(&next));
-        assert_eq!(next.steps, [Step::call(Op::DOCTOR)]);
+        assert_eq!(next.steps, [Step::call(Op::Doctor)]);
         assert_eq!(e.details.unwrap()["capability"], "clipboard");
         // The backend's own hint wins where it has one.
         let e = lacking(bare, &device, Capability::Files);

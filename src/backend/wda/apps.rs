@@ -21,7 +21,7 @@ use crate::error::{Error, Op, Result, Step};
 pub fn reset_unsupported(bundle_id: &str) -> Error {
     unsupported("clearing one app's data", "iOS").with_next(
         format!("iOS keeps no per-app data reset: uninstall and reinstall `{bundle_id}` ({{0}})"),
-        [Step::call(Op::INSTALL_APP)],
+        [Step::call(Op::InstallApp)],
     )
 }
 

@@ -129,13 +129,13 @@ pub fn from_status(err: HttpError) -> Failure {
 /// repeated once); it lands here only when the repeat fails the same way.
 pub const TABLE: &[(&str, ErrorCode, &str, &[Op])] = &[
     ("no such alert", ErrorCode::NoAlert,
-     "no alert is open; read the screen with {0}", &[Op::SNAPSHOT]),
+     "no alert is open; read the screen with {0}", &[Op::Snapshot]),
     ("unexpected alert open", ErrorCode::AlertBlocking,
-     "an alert blocks the screen: answer it with {0} or {1}", &[Op::ALERT_ACCEPT, Op::ALERT_DISMISS]),
+     "an alert blocks the screen: answer it with {0} or {1}", &[Op::AlertAccept, Op::AlertDismiss]),
     ("stale element reference", ErrorCode::StaleReference,
-     "read the screen again with {0} and use its refs", &[Op::SNAPSHOT]),
+     "read the screen again with {0} and use its refs", &[Op::Snapshot]),
     ("no such element", ErrorCode::ElementNotFound,
-     "read the screen again with {0}", &[Op::SNAPSHOT]),
+     "read the screen again with {0}", &[Op::Snapshot]),
     ("element not visible", ErrorCode::ElementNotInteractable,
      "scroll the element into view first", &[]),
     ("invalid element state", ErrorCode::ElementNotInteractable,
@@ -147,18 +147,18 @@ pub const TABLE: &[(&str, ErrorCode, &str, &[Op])] = &[
     ("unsupported operation", ErrorCode::UnsupportedOnPlatform,
      "WebDriverAgent cannot do this on this device", &[]),
     ("invalid coordinates", ErrorCode::ValidationFailed,
-     "give a point inside the screen, in points ({0} shows the size)", &[Op::SNAPSHOT]),
+     "give a point inside the screen, in points ({0} shows the size)", &[Op::Snapshot]),
     ("timeout", ErrorCode::Timeout,
      "WebDriverAgent gave up waiting; retry, or check the app is not busy", &[]),
     ("session not created", ErrorCode::CommandFailed,
-     "WebDriverAgent could not open a session: unlock the phone, check {0}, and see WebDriverAgent's log in Xcode", &[Op::DOCTOR]),
+     "WebDriverAgent could not open a session: unlock the phone, check {0}, and see WebDriverAgent's log in Xcode", &[Op::Doctor]),
     ("invalid session id", ErrorCode::CommandFailed,
      "WebDriverAgent dropped the session twice in a row: restart WebDriverAgent, then retry", &[]),
 ];
 
 const OTHER_HINT: (&str, &[Op]) = (
     "WebDriverAgent's own words are in `message`; {0} checks the endpoint",
-    &[Op::DOCTOR],
+    &[Op::Doctor],
 );
 
 /// A WDA error as the product's error.

@@ -287,7 +287,7 @@ impl DeviceBackend for WdaBackend {
                 return Some(Next::new(
                     "iOS asks when the app first needs the permission: answer that alert with {0} \
                      or {1}; Settings › the app changes it later",
-                    [Step::call(Op::ALERT_ACCEPT), Step::call(Op::ALERT_DISMISS)],
+                    [Step::call(Op::AlertAccept), Step::call(Op::AlertDismiss)],
                 ))
             }
             Capability::Erase => {

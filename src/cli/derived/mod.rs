@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn a_new_entry_is_a_command_without_cli_code() {
-        let mut op = crate::api::find("find").unwrap().clone();
+        let mut op = crate::api::entry(crate::error::Op::Find).clone();
         op.cli.usage = "look-up QUERY";
         let form = Form::of(&op).unwrap();
         let group = Group(vec![&form]);
@@ -259,8 +259,8 @@ mod tests {
         assert_eq!(e, Ok("tail_logs"), "both forms take them");
         // A flag of a form whose positional is missing says so.
         let (mut plain, mut with_query) = (
-            crate::api::find("health").unwrap().clone(),
-            crate::api::find("find").unwrap().clone(),
+            crate::api::entry(crate::error::Op::Health).clone(),
+            crate::api::entry(crate::error::Op::Find).clone(),
         );
         (plain.cli.usage, with_query.cli.usage) = ("look", "look QUERY");
         let forms = [Form::of(&plain).unwrap(), Form::of(&with_query).unwrap()];

@@ -193,7 +193,7 @@ impl DeviceLogs {
             )
             .with_next(
                 "the device may be slow or hung; retry, or check it with {0}",
-                [Step::call(Op::DOCTOR)],
+                [Step::call(Op::Doctor)],
             )),
         }
     }
@@ -343,7 +343,7 @@ impl DeviceController {
             )
             .with_next(
                 "list the device's crashes with {0}",
-                [Step::call(Op::LIST_CRASHES)],
+                [Step::call(Op::ListCrashes)],
             )
         })?;
         Ok((logs, crash))

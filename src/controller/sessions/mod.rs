@@ -303,7 +303,7 @@ fn no_wanted_device(session: &Session, devices: &[Device]) -> Error {
     )
     .with_next(
         "{0} shows the devices; loosen the match, or boot or connect one",
-        [Step::call(Op::LIST_DEVICES)],
+        [Step::call(Op::ListDevices)],
     )
     .with_details(json!({ "devices": listed }))
 }

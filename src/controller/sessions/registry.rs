@@ -377,25 +377,25 @@ impl Inner {
                 ErrorCode::SessionExpired,
                 format!("session `{}` expired at {} (idle past its TTL); its lease was released", label(g), rfc3339(g.when)),
             )
-            .with_next(format!("start a new session with {{0}} (a longer ttl_s keeps it alive while idle; a session that leases nothing lives idle at most {} s)", UNLEASED_IDLE.as_secs()), [Step::call(Op::CREATE_SESSION)])
+            .with_next(format!("start a new session with {{0}} (a longer ttl_s keeps it alive while idle; a session that leases nothing lives idle at most {} s)", UNLEASED_IDLE.as_secs()), [Step::call(Op::CreateSession)])
             .with_details(details(g)),
             Some(g) if g.why == Gone::Evicted => Error::new(
                 ErrorCode::SessionExpired,
                 format!("session `{}` was evicted at {}: it held no device and had been idle the longest when all {MAX_LIVE} places were taken", label(g), rfc3339(g.when)),
             )
-            .with_next("start a new session with {0}; a session holding a device is never evicted", [Step::call(Op::CREATE_SESSION)])
+            .with_next("start a new session with {0}; a session holding a device is never evicted", [Step::call(Op::CreateSession)])
             .with_details(details(g)),
             Some(g) => Error::new(
                 ErrorCode::SessionNotFound,
                 format!("session `{}` was ended at {}", label(g), rfc3339(g.when)),
             )
-            .with_next("start a new session with {0}", [Step::call(Op::CREATE_SESSION)])
+            .with_next("start a new session with {0}", [Step::call(Op::CreateSession)])
             .with_details(details(g)),
             None if credential => Error::new(ErrorCode::SessionNotFound, "no live session has the secret this request sent")
-                .with_next("send the `secret` that {0} answered (a restarted server forgets its sessions: start a new one)", [Step::call(Op::CREATE_SESSION)])
+                .with_next("send the `secret` that {0} answered (a restarted server forgets its sessions: start a new one)", [Step::call(Op::CreateSession)])
                 .with_details(json!({ REQUEST_SESSION: true })),
             None => Error::new(ErrorCode::SessionNotFound, format!("no session `{key}`"))
-                .with_next("list the live ones with {0}, or start one with {1}", [Step::call(Op::LIST_SESSIONS), Step::call(Op::CREATE_SESSION)]),
+                .with_next("list the live ones with {0}, or start one with {1}", [Step::call(Op::ListSessions), Step::call(Op::CreateSession)]),
         }
     }
 
@@ -487,7 +487,7 @@ impl SessionRegistry {
                     ErrorCode::SessionNameTaken,
                     format!("a live session is named `{n}`"),
                 )
-                .with_next("choose another name; its holder ends it with its secret ({0} with `Mobilectl-Session: SECRET`)", [Step::call_with(Op::END_SESSION, json!({"id": "NAME"}))])
+                .with_next("choose another name; its holder ends it with its secret ({0} with `Mobilectl-Session: SECRET`)", [Step::call_with(Op::EndSession, json!({"id": "NAME"}))])
                 .with_details(json!({ "session": holder.id })));
             }
         }
@@ -497,7 +497,7 @@ impl SessionRegistry {
                 ErrorCode::Busy,
                 format!("{MAX_LIVE} sessions are live and each holds a device, waits for one or runs a request"),
             )
-            .with_next("end sessions you no longer use ({0} with its secret), or retry shortly", [Step::call(Op::END_SESSION)]));
+            .with_next("end sessions you no longer use ({0} with its secret), or retry shortly", [Step::call(Op::EndSession)]));
         }
         let session = Arc::new(Session {
             id: new_id(),

@@ -8,24 +8,8 @@ use crate::api::wire::act::*;
 use crate::controller::Observe;
 use crate::device::KeyPress;
 use crate::error::{Error, Result};
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
 use crate::ui::select::Selector;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::body("tap", tap),
-        bind::body("tap_element", tap_element),
-        bind::body("long_press", long_press),
-        bind::body("swipe", swipe),
-        bind::body("scroll", scroll),
-        bind::body("scroll_to", scroll_to),
-        bind::body("type_text", type_text),
-        bind::body("press", press),
-        bind::body("hide_keyboard", hide_keyboard),
-    ]
-}
 
 /// Taps a ref, a point (`x`, `y`) or the element a selector finds.
 pub async fn tap(s: AppState, r: TapRequest) -> Result<Json<ActionResult>> {

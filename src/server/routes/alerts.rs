@@ -6,16 +6,7 @@ use crate::api::wire::act::ActionResult;
 use crate::api::wire::verify::*;
 use crate::device::AlertChoice;
 use crate::error::Result;
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::body("alert_accept", accept),
-        bind::body("alert_dismiss", dismiss),
-    ]
-}
 
 fn choice(default: AlertChoice, r: AlertRequest) -> (Option<String>, AlertChoice) {
     match r.button {

@@ -5,20 +5,7 @@ use axum::Json;
 use crate::api::wire::apps::*;
 use crate::device::LaunchOptions;
 use crate::error::Result;
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::body("install_app", install),
-        bind::body("launch_app", launch),
-        bind::body("terminate_app", terminate),
-        bind::body("reset_app", reset),
-        bind::query("list_apps", list),
-        bind::body("open_url", open_url),
-    ]
-}
 
 /// Installs an app (Android `adb install -r`; iOS `simctl install`).
 pub async fn install(s: AppState, r: InstallRequest) -> Result<Json<AppDone>> {

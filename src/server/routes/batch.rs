@@ -19,13 +19,7 @@ use crate::api::wire::batch::*;
 use crate::api::wire::error::{ErrorBody, ErrorEnvelope};
 use crate::api::{HttpMethod, Input, Operation};
 use crate::error::{Error, ErrorCode, Result};
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![bind::body("batch", batch)]
-}
 
 /// The tags of the operations a batch may run.
 const STEP_TAGS: &[&str] = &["act", "verify"];

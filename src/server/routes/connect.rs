@@ -5,13 +5,7 @@ use axum::Json;
 
 use crate::api::wire::devices::{ConnectRequest, ConnectResult};
 use crate::error::Result;
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// The handler of `connect_device`.
-pub fn bindings() -> Vec<Binding> {
-    vec![bind::body("connect_device", connect)]
-}
 
 /// Connects adb to `host:port` (loopback, or a block the server allows) and answers the
 /// device as listed.

@@ -4,20 +4,7 @@ use axum::Json;
 
 use crate::api::wire::devices::*;
 use crate::error::Result;
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::query("list_devices", list),
-        bind::query("get_device", get_device),
-        bind::plain("get_active_device", get_active),
-        bind::body("set_active_device", put_active),
-        bind::body("boot", boot),
-        bind::body("shutdown", shutdown),
-    ]
-}
 
 /// Lists Android devices (adb) and iOS Simulators (simctl). A missing tool is not an error:
 /// that platform is absent and `tools` says why.

@@ -7,26 +7,7 @@ use crate::api::wire::inspect::DeviceQuery;
 use crate::api::wire::system::SettingDone;
 use crate::device::IntentParts;
 use crate::error::{Error, Result};
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::query("get_clipboard", get_clipboard),
-        bind::body("set_clipboard", set_clipboard),
-        bind::query("get_orientation", get_orientation),
-        bind::body("set_orientation", set_orientation),
-        bind::body("send_intent", send_intent),
-        bind::body("push_file", push_file),
-        bind::body("pull_file", pull_file),
-        bind::body("post_notification", post_notification),
-        bind::query("list_notifications", list_notifications),
-        bind::body("biometric", biometric),
-        bind::body("add_media", add_media),
-        bind::body("multi_touch", multi_touch),
-    ]
-}
 
 /// The clipboard's text.
 pub async fn get_clipboard(s: AppState, q: DeviceQuery) -> Result<Json<ClipboardView>> {

@@ -13,19 +13,8 @@ use crate::api::wire::runs::ArtifactKind;
 use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::flows::run::{Artifacts, Runner};
 use crate::flows::{load, parse};
-use crate::server::bind::{self, Binding};
 use crate::server::reply::EventStream;
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::body("flow_run", flow_run),
-        bind::body("flow_run_stream", flow_run_stream),
-        bind::body("flow_record_start", record_start),
-        bind::body("flow_record_stop", record_stop),
-    ]
-}
 
 /// Runs a flow; see the module's doc.
 pub async fn flow_run(s: AppState, r: FlowRunRequest) -> Result<Json<FlowRunResult>> {
@@ -240,7 +229,7 @@ pub async fn record_stop(s: AppState, r: RecordStop) -> Result<Json<Recorded>> {
         )
         .with_next(
             "{0} first (in the same session)",
-            [Step::call(Op::FLOW_RECORD_START)],
+            [Step::call(Op::FlowRecordStart)],
         )
     })?;
     Ok(Json(Recorded {
@@ -288,7 +277,7 @@ mod tests {
             ErrorCode::DeviceOffline,
             "device `emulator-5554` went offline",
         )
-        .with_next("list devices with {0}", [Step::call(Op::LIST_DEVICES)]);
+        .with_next("list devices with {0}", [Step::call(Op::ListDevices)]);
         let sent = relayed(Err(gone)).await;
         assert_eq!(sent.len(), 2, "{sent:?}");
         assert!(matches!(&sent[0], (0, FlowEvent::Step(s)) if s.title == "tapOn \"LOG IN\""));

@@ -16,20 +16,8 @@ use crate::controller::{log_filter, DeviceLogs};
 use crate::error::{Error, Op, Result, Step};
 use crate::image::{self, RenderOptions};
 use crate::logs::{filter, rfc3339, Crash, Cursor, LogEntry, LogFilter, Since};
-use crate::server::bind::{self, Binding};
 use crate::server::reply::EventStream;
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::query("tail_logs", tail),
-        bind::query("stream_logs", stream),
-        bind::query("list_crashes", crashes),
-        bind::query("get_crash", crash),
-        bind::query("debug_bundle", bundle),
-    ]
-}
 
 /// Entries a stream reads from the ring at a time (what a slow reader can hold).
 const STREAM_BATCH: usize = 256;
@@ -276,7 +264,7 @@ pub async fn crash(s: AppState, q: CrashQuery) -> Result<Json<CrashDetail>> {
         return Err(
             Error::validation(format!("`{id}` is not a crash id")).with_next(
                 "crash ids look like c1a2b3c4d5e6f; list them with {0}",
-                [Step::call(Op::LIST_CRASHES)],
+                [Step::call(Op::ListCrashes)],
             ),
         );
     }

@@ -1,6 +1,6 @@
 //! The handlers, one module per resource. Each is a plain async function of the state and its
-//! input, bound by name to its operation of the table (`crate::api`) in its module's
-//! `bindings()`; [`bindings`] collects them all.
+//! input; [`binding`] gives each operation ([`Op`]) its handler, in one exhaustive match, so
+//! an operation without a handler does not compile.
 
 pub mod actions;
 pub mod alerts;
@@ -23,7 +23,8 @@ pub mod system;
 pub mod ui;
 pub mod verify;
 
-use super::bind::Binding;
+use super::bind::{body, plain, query, Binding};
+use crate::error::Op;
 use crate::error::{Error, Result};
 
 /// A listing's `limit`: `default` when not given, at most `max` (and whether the asked number
@@ -38,33 +39,105 @@ pub(crate) fn limit(asked: Option<u32>, default: usize, max: usize) -> Result<(u
     }
 }
 
-/// Every handler, bound to its operation.
-pub fn bindings() -> Vec<Binding> {
-    [
-        service::bindings(),
-        devices::bindings(),
-        sessions::bindings(),
-        connect::bindings(),
-        simulator::bindings(),
-        apps::bindings(),
-        ui::bindings(),
-        screenshot::bindings(),
-        recording::bindings(),
-        actions::bindings(),
-        batch::bindings(),
-        flows::bindings(),
-        verify::bindings(),
-        alerts::bindings(),
-        system::bindings(),
-        features::bindings(),
-        proxy::bindings(),
-        proxy_rules::bindings(),
-        logs::bindings(),
-        runs::bindings(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+/// The handler of each operation, made into its binding by the shape of its input.
+pub fn binding(op: Op) -> Binding {
+    match op {
+        Op::Health => plain(service::health),
+        Op::Doctor => plain(service::doctor),
+        Op::ListDevices => query(devices::list),
+        Op::GetDevice => query(devices::get_device),
+        Op::GetActiveDevice => plain(devices::get_active),
+        Op::SetActiveDevice => body(devices::put_active),
+        Op::Boot => body(devices::boot),
+        Op::Shutdown => body(devices::shutdown),
+        Op::CreateSession => body(sessions::create),
+        Op::ListSessions => plain(sessions::list),
+        Op::GetSession => query(sessions::get),
+        Op::EndSession => query(sessions::end),
+        Op::SessionInfo => plain(sessions::mine),
+        Op::ReleaseDevice => plain(sessions::release),
+        Op::ConnectDevice => body(connect::connect),
+        Op::Erase => body(simulator::erase),
+        Op::InstallApp => body(apps::install),
+        Op::LaunchApp => body(apps::launch),
+        Op::TerminateApp => body(apps::terminate),
+        Op::ResetApp => body(apps::reset),
+        Op::ListApps => query(apps::list),
+        Op::OpenUrl => body(apps::open_url),
+        Op::Snapshot => query(ui::ui),
+        Op::ScreenSummary => query(ui::screen_summary),
+        Op::Find => query(ui::find),
+        Op::Screenshot => query(screenshot::screenshot),
+        Op::ScreenshotAnnotated => query(screenshot::annotated),
+        Op::ScreenshotDiff => body(screenshot::diff),
+        Op::RecordingStart => body(recording::start),
+        Op::RecordingStop => body(recording::stop),
+        Op::ListRecordings => plain(recording::list),
+        Op::GetRecording => query(recording::get),
+        Op::DeleteRecording => query(recording::delete),
+        Op::Tap => body(actions::tap),
+        Op::TapElement => body(actions::tap_element),
+        Op::LongPress => body(actions::long_press),
+        Op::Swipe => body(actions::swipe),
+        Op::Scroll => body(actions::scroll),
+        Op::ScrollTo => body(actions::scroll_to),
+        Op::TypeText => body(actions::type_text),
+        Op::Press => body(actions::press),
+        Op::HideKeyboard => body(actions::hide_keyboard),
+        Op::MultiTouch => body(features::multi_touch),
+        Op::Batch => body(batch::batch),
+        Op::FlowRun => body(flows::flow_run),
+        Op::FlowRunStream => body(flows::flow_run_stream),
+        Op::FlowRecordStart => body(flows::record_start),
+        Op::FlowRecordStop => body(flows::record_stop),
+        Op::Wait => body(verify::wait),
+        Op::Expect => body(verify::expect),
+        Op::WaitForChange => body(verify::wait_for_change),
+        Op::AlertAccept => body(alerts::accept),
+        Op::AlertDismiss => body(alerts::dismiss),
+        Op::SetLocation => body(system::location),
+        Op::SetPermission => body(system::permission),
+        Op::StatusBar => body(simulator::status_bar),
+        Op::GetClipboard => query(features::get_clipboard),
+        Op::SetClipboard => body(features::set_clipboard),
+        Op::GetOrientation => query(features::get_orientation),
+        Op::SetOrientation => body(features::set_orientation),
+        Op::SendIntent => body(features::send_intent),
+        Op::PushFile => body(features::push_file),
+        Op::PullFile => body(features::pull_file),
+        Op::AddMedia => body(features::add_media),
+        Op::PostNotification => body(features::post_notification),
+        Op::ListNotifications => query(features::list_notifications),
+        Op::Biometric => body(features::biometric),
+        Op::ProxyStart => body(proxy::start),
+        Op::ProxyStop => body(proxy::stop),
+        Op::ProxyStatus => plain(proxy::status),
+        Op::ProxyCa => plain(proxy::ca_pem),
+        Op::ProxyAttach => body(proxy::attach),
+        Op::ProxyDetach => body(proxy::detach),
+        Op::ListFlows => query(proxy::list),
+        Op::GetFlow => query(proxy::get),
+        Op::StreamFlows => query(proxy::stream),
+        Op::GetFlowSummary => query(proxy::summary),
+        Op::ClearFlows => plain(proxy::clear),
+        Op::ExportHar => plain(proxy_rules::har),
+        Op::AddProxyRule => body(proxy_rules::add),
+        Op::ListProxyRules => plain(proxy_rules::list),
+        Op::DeleteProxyRule => query(proxy_rules::delete),
+        Op::ClearProxyRules => plain(proxy_rules::clear),
+        Op::ProxyRulesFromHar => body(proxy_rules::from_har),
+        Op::SetProxyConditions => body(proxy_rules::set_conditions),
+        Op::ClearProxyConditions => plain(proxy_rules::clear_conditions),
+        Op::TailLogs => query(logs::tail),
+        Op::StreamLogs => query(logs::stream),
+        Op::ListCrashes => query(logs::crashes),
+        Op::GetCrash => query(logs::crash),
+        Op::DebugBundle => query(logs::bundle),
+        Op::ListRuns => query(runs::list_runs),
+        Op::GetRun => query(runs::get_run),
+        Op::GetArtifact => query(runs::get_artifact),
+        Op::Gc => body(runs::gc),
+    }
 }
 
 #[cfg(test)]

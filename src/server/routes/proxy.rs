@@ -15,26 +15,8 @@ use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::proxy::attach::ProxySetup;
 use crate::proxy::filter::{FilterArgs, FlowFilter, Since};
 use crate::proxy::flow::{decoded, Reveal};
-use crate::server::bind::{self, Binding};
 use crate::server::reply::{EventStream, JsonOrBytes, Pem};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::body("proxy_start", start),
-        bind::body("proxy_stop", stop),
-        bind::plain("proxy_status", status),
-        bind::plain("proxy_ca", ca_pem),
-        bind::body("proxy_attach", attach),
-        bind::body("proxy_detach", detach),
-        bind::query("list_flows", list),
-        bind::query("get_flow", get),
-        bind::query("stream_flows", stream),
-        bind::query("get_flow_summary", summary),
-        bind::plain("clear_flows", clear),
-    ]
-}
 
 /// How long each device may take to detach when the proxy stops or the server shuts down.
 pub const DETACH_LIMIT: Duration = Duration::from_secs(10);
@@ -251,7 +233,7 @@ pub async fn get(s: AppState, q: FlowQuery) -> Result<JsonOrBytes<FlowDetail>> {
         )
         .with_next(
             "list the flows: {0} (old ones are evicted, or were cleared)",
-            [Step::call(Op::LIST_FLOWS)],
+            [Step::call(Op::ListFlows)],
         )
     })?;
     let Some(part) = q.body else {

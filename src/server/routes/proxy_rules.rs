@@ -12,22 +12,7 @@ use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::proxy::conditions::LinkConditions;
 use crate::proxy::rules::spec::MAX_BODY;
 use crate::proxy::rules::MAX_RULES;
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::plain("export_har", har),
-        bind::body("add_proxy_rule", add),
-        bind::plain("list_proxy_rules", list),
-        bind::query("delete_proxy_rule", delete),
-        bind::plain("clear_proxy_rules", clear),
-        bind::body("proxy_rules_from_har", from_har),
-        bind::body("set_proxy_conditions", set_conditions),
-        bind::plain("clear_proxy_conditions", clear_conditions),
-    ]
-}
 
 /// Adds a rule at the end of the list.
 /// In a session, the rule belongs to it and ends with it.
@@ -65,7 +50,7 @@ pub async fn delete(s: AppState, q: RuleQuery) -> Result<Json<RuleView>> {
         return Err(
             Error::new(ErrorCode::NotFound, format!("no rule {}", q.id)).with_next(
                 "list the rules this caller may change: {0} (a session's rules are its own)",
-                [Step::call(Op::LIST_PROXY_RULES)],
+                [Step::call(Op::ListProxyRules)],
             ),
         );
     }

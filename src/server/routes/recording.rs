@@ -9,20 +9,8 @@ use crate::controller::may_see;
 use crate::device::recording::parse_size;
 use crate::device::RecordingOptions;
 use crate::error::{Error, ErrorCode, Op, Result, Step};
-use crate::server::bind::{self, Binding};
 use crate::server::reply::Mp4File;
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::body("recording_start", start),
-        bind::body("recording_stop", stop),
-        bind::plain("list_recordings", list),
-        bind::query("get_recording", get),
-        bind::query("delete_recording", delete),
-    ]
-}
 
 /// Starts recording the device's screen.
 pub async fn start(s: AppState, r: RecordingStart) -> Result<Json<RecordingInfo>> {
@@ -57,7 +45,7 @@ fn visible(s: &AppState, id: &str) -> Result<RecordingInfo> {
         return Err(
             Error::new(ErrorCode::NotFound, format!("no recording `{id}`")).with_next(
                 "{0} lists the ones this caller may read: a session's are its own",
-                [Step::call(Op::LIST_RECORDINGS)],
+                [Step::call(Op::ListRecordings)],
             ),
         );
     }
@@ -74,7 +62,7 @@ pub async fn get(s: AppState, q: RecordingPath) -> Result<Mp4File> {
         )
         .with_next(
             "stop it first ({0}); a failed one has no playable file",
-            [Step::call(Op::RECORDING_STOP)],
+            [Step::call(Op::RecordingStop)],
         ));
     }
     let file = tokio::fs::File::open(&r.path).await.map_err(|e| {

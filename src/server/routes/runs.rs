@@ -9,19 +9,8 @@ use axum::Json;
 use crate::api::wire::runs::*;
 use crate::controller::may_see;
 use crate::error::{Error, ErrorCode, Result};
-use crate::server::bind::{self, Binding};
 use crate::server::reply::ArtifactFile;
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::query("list_runs", list_runs),
-        bind::query("get_run", get_run),
-        bind::query("get_artifact", get_artifact),
-        bind::body("gc", gc),
-    ]
-}
 
 /// The newest runs first, at most `limit` (20 unless given, at most 1000).
 pub async fn list_runs(s: AppState, q: RunsQuery) -> Result<Json<RunList>> {

@@ -9,19 +9,9 @@ use crate::api::wire::inspect::*;
 use crate::controller::Shot;
 use crate::error::{Error, ErrorCode, Result};
 use crate::image::{self, GridSpec, ImageError, RefBox, RenderOptions, Rendered};
-use crate::server::bind::{self, Binding};
 use crate::server::reply::{tag, Image, Tagged};
 use crate::server::AppState;
 use crate::ui::ViewOptions;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::query("screenshot", screenshot),
-        bind::query("screenshot_annotated", annotated),
-        bind::body("screenshot_diff", diff),
-    ]
-}
 
 /// The encoding both screenshot queries ask for (`format`, `quality`, `scale`, `max_size`),
 /// refused when out of range.

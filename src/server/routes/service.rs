@@ -5,13 +5,7 @@ use axum::Json;
 
 use crate::api::wire::service::*;
 use crate::error::Result;
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![bind::plain("health", health), bind::plain("doctor", doctor)]
-}
 
 /// Liveness and versions.
 pub async fn health(_: AppState) -> Result<Json<Health>> {

@@ -6,20 +6,7 @@ use axum::Json;
 use crate::api::wire::sessions::*;
 use crate::controller::{current_session, Gone};
 use crate::error::{Error, ErrorCode, Op, Result, Step};
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::body("create_session", create),
-        bind::plain("list_sessions", list),
-        bind::query("get_session", get),
-        bind::query("end_session", end),
-        bind::plain("session_info", mine),
-        bind::plain("release_device", release),
-    ]
-}
 
 /// Starts a session and leases its device (now, or at its first device operation if lazy).
 pub async fn create(s: AppState, body: CreateSession) -> Result<Json<SessionInfo>> {
@@ -94,5 +81,5 @@ pub async fn release(s: AppState) -> Result<Json<SessionEnded>> {
 
 fn no_session() -> Error {
     Error::new(ErrorCode::SessionNotFound, "this request is in no session")
-        .with_next("send `Mobilectl-Session: SECRET`, the secret {0} answered; each MCP connection has its own", [Step::call(Op::CREATE_SESSION)])
+        .with_next("send `Mobilectl-Session: SECRET`, the secret {0} answered; each MCP connection has its own", [Step::call(Op::CreateSession)])
 }

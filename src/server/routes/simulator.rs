@@ -6,16 +6,7 @@ use axum::Json;
 use crate::api::wire::devices::*;
 use crate::api::wire::system::SettingDone;
 use crate::error::Result;
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::body("erase", erase),
-        bind::body("status_bar", status_bar),
-    ]
-}
 
 /// Erases all content and settings of an iOS Simulator (`simctl erase`). A booted simulator
 /// is shut down, erased and booted again. Android: 501.

@@ -4,16 +4,7 @@ use axum::Json;
 
 use crate::api::wire::system::*;
 use crate::error::{Error, Result};
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::body("set_location", location),
-        bind::body("set_permission", permission),
-    ]
-}
 
 /// Sets the simulated GPS location (iOS Simulators; Android emulators), or clears it.
 pub async fn location(s: AppState, r: LocationRequest) -> Result<Json<SettingDone>> {

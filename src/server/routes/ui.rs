@@ -7,20 +7,10 @@ use axum::Json;
 use crate::api::wire::inspect::*;
 use crate::controller::Snapshot;
 use crate::error::{Error, Result};
-use crate::server::bind::{self, Binding};
 use crate::server::reply::{JsonOrText, Tagged};
 use crate::server::AppState;
 use crate::ui::summary::summarize;
 use crate::ui::{CoordinateSpace, ViewOptions};
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::query("snapshot", ui),
-        bind::query("screen_summary", screen_summary),
-        bind::query("find", find),
-    ]
-}
 
 fn view(snapshot: &Snapshot, opts: &ViewOptions) -> SnapshotView {
     let screen = snapshot.view(opts);

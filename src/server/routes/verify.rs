@@ -7,17 +7,7 @@ use crate::controller::Polling;
 use crate::error::Result;
 
 use crate::api::wire::verify::*;
-use crate::server::bind::{self, Binding};
 use crate::server::AppState;
-
-/// This module's handlers, bound to their operations by name.
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        bind::body("wait", wait),
-        bind::body("expect", expect),
-        bind::body("wait_for_change", wait_for_change),
-    ]
-}
 
 /// Polls the screen until the selector meets the condition; a timeout is an answer
 /// (`status: timeout` with what was observed), not an error.

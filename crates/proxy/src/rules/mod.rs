@@ -115,7 +115,7 @@ impl RuleSet {
             )
             .with_next(
                 "delete rules no longer needed: {0}, or all of them",
-                [Step::call(Op::DELETE_PROXY_RULE)],
+                [Step::call(Op::DeleteProxyRule)],
             )
             .with_details(json!({ "limit": MAX_RULES })));
         }
@@ -171,7 +171,7 @@ impl RuleSet {
         let snap = self.snapshot();
         let Some(at) = snap.rules.iter().position(|r| r.id == id) else {
             return Err(Error::new(ErrorCode::NotFound, format!("no rule {id}"))
-                .with_next("list the rules: {0}", [Step::call(Op::LIST_PROXY_RULES)]));
+                .with_next("list the rules: {0}", [Step::call(Op::ListProxyRules)]));
         };
         let view = snap.rules[at].view(at);
         let mut w = self.current.write().unwrap_or_else(|e| e.into_inner());

@@ -246,7 +246,7 @@ impl Devicectl {
             )
             .with_next(
                 "list the installed apps with {0}",
-                [Step::call(Op::LIST_APPS)],
+                [Step::call(Op::ListApps)],
             ));
         };
         let env = self

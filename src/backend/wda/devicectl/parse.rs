@@ -116,7 +116,7 @@ impl CoreDeviceError {
             10002 if core => (
                 ErrorCode::NotFound,
                 "install the app first ({0}), or check the bundle id",
-                &[Op::INSTALL_APP],
+                &[Op::InstallApp],
             ),
             1001 if core => (
                 ErrorCode::UnsupportedOnPlatform,

@@ -3,6 +3,7 @@
 //! answer's JSON rides along there as `structuredContent`). Pure code: JSON in, text out.
 //!
 //! - [`act`]: actions (one line each, then what changed) and batches;
+//! - [`audit`]: the accessibility audit, a summary line then one line a finding;
 //! - [`verify`]: waits, expectations, waits for a change;
 //! - [`inspect`]: the snapshot, its tree under a short header;
 //! - [`devices`]: devices, apps, outcomes, the doctor, the summary, find;
@@ -16,6 +17,7 @@
 //! - [`errors`]: the candidates an error names.
 
 pub mod act;
+pub mod audit;
 pub mod devices;
 pub mod errors;
 pub mod features;

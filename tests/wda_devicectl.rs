@@ -492,6 +492,10 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             ),
         ),
         (
+            "audit",
+            p("/api/v1/device/ui/audit", json!({"annotate": true})),
+        ),
+        (
             "tap",
             p(
                 "/api/v1/device/ui/tap",

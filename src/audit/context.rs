@@ -100,9 +100,12 @@ impl<'a> Context<'a> {
     }
 
     /// The name a screen reader speaks: the element's label, else the name its line of the
-    /// compact text prints (a row takes its children's text).
+    /// compact text prints (a row takes its children's text), else an empty field's hint.
     pub fn spoken(&self, i: usize) -> Option<String> {
-        self.screen.name_of(i).filter(|s| !s.trim().is_empty())
+        self.screen
+            .name_of(i)
+            .or_else(|| self.el(i).hint.clone())
+            .filter(|s| !s.trim().is_empty())
     }
 
     /// Whether `a` is `d` or one of its ancestors.

@@ -142,11 +142,13 @@ enum Kind {
     Icon,
 }
 
-/// Text a user reads: an element showing text of its own, with no labelled child (whose
-/// bounds would mix several texts).
+/// Text a user reads: an element showing text of its own (an empty field: its hint), with no
+/// labelled child (whose bounds would mix several texts).
 fn is_text(cx: &Context<'_>, i: usize) -> bool {
     let e = cx.el(i);
-    if cx.labelled_below[i] || e.states.password || matches!(e.role, Role::Image | Role::Switch) {
+    // A password's text is masked dots; its hint, when empty, is text.
+    let masked = e.states.password && e.text.is_some();
+    if cx.labelled_below[i] || masked || matches!(e.role, Role::Image | Role::Switch) {
         return false;
     }
     if cx.ios() {
@@ -156,7 +158,12 @@ fn is_text(cx: &Context<'_>, i: usize) -> bool {
         ) && e.label().is_some()
             && e.children.is_empty()
     } else {
-        e.text.as_deref().is_some_and(|t| !t.trim().is_empty())
+        // An empty field shows its hint, which is text to read too.
+        let shown = e
+            .text
+            .as_deref()
+            .or(e.hint.as_deref().filter(|_| e.states.editable));
+        shown.is_some_and(|t| !t.trim().is_empty())
     }
 }
 
@@ -193,6 +200,13 @@ pub(super) fn measure(
     let x1 = clamp((b.right() * map.sx).round(), img.width());
     let y0 = clamp((b.y * map.sy).round(), img.height());
     let y1 = clamp((b.bottom() * map.sy).round(), img.height());
+    if x1 <= x0 + 5 || y1 <= y0 + 5 {
+        return None;
+    }
+    // A margin where a box's outline is, left out: an outline would be the most frequent
+    // colour after the background in a field or a button and hide its text's colour.
+    let (ix, iy) = (((x1 - x0) / 33).max(2), ((y1 - y0) / 33).max(2));
+    let (x0, x1, y0, y1) = (x0 + ix, x1 - ix, y0 + iy, y1 - iy);
     if x1 <= x0 + 1 || y1 <= y0 + 1 {
         return None;
     }
@@ -219,6 +233,8 @@ pub(super) fn measure(
         let l = contrast::luminance(c);
         (l - fl).abs() < (l - bl).abs()
     };
+    // Inside the margin, too: an outline runs down every row and would make any text look as
+    // tall as its box.
     let (mut best, mut run) = (0usize, 0usize);
     for y in rows() {
         if row(y).any(inky) {

@@ -256,6 +256,36 @@ fn a_pale_icon_fails_non_text_contrast_and_a_dark_one_passes() {
     assert_eq!(f[0].measured.as_ref().unwrap().needed, 3.0);
 }
 
+#[test]
+fn the_demos_real_screenshot_shows_its_hints_below_4_5() {
+    // The virtual device draws hints #757575 on fields #f5f5f5: 4.23:1 by the WCAG formula
+    // (luminances 0.178 and 0.913), small text. Everything else is black on white or on
+    // #bbdefb; the two short controls are 38.1 and 30.5 dp high at 420 dpi.
+    let s = analyse(&read("virtual_device/demo_login.xml"));
+    let png = std::fs::read(format!(
+        "{}/fixtures/virtual_device/demo_login.png",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let img = picture::decode(&png).unwrap();
+    let a = run(&s, Some(420.0), Some(&img));
+    let t = of(&a, Rule::TextContrast);
+    let names: Vec<_> = t.iter().map(|f| f.name.as_deref().unwrap()).collect();
+    assert_eq!(names, ["Username", "Password"], "{t:?}");
+    assert_eq!(t[0].measured.as_ref().unwrap().value, 4.23);
+    assert!(
+        t[0].detail.starts_with("4.23:1, #757575 on #f5f5f5"),
+        "{}",
+        t[0].detail
+    );
+    let small: Vec<_> = of(&a, Rule::TouchTarget)
+        .iter()
+        .map(|f| f.measured.as_ref().unwrap().value)
+        .collect();
+    assert_eq!(small, [38.1, 30.5]);
+    assert_eq!(a.findings.len(), 4, "{:?}", a.findings);
+}
+
 // ---- bad input ----
 
 #[test]

@@ -22,6 +22,11 @@ pub trait Screen: Send + Sync {
     async fn screen_geometry(&self, _device: &Device) -> Option<ScreenGeometry> {
         None
     }
+    /// The screen's density in dots per inch (Android's `wm density`), for sizes in dp. The
+    /// default: unknown (iOS trees are in points already).
+    async fn density(&self, _device: &Device) -> Option<f64> {
+        None
+    }
 }
 
 /// Screen recordings.

@@ -26,15 +26,25 @@ pub struct Swatch {
 
 /// WCAG 2 relative luminance of an sRGB colour (0 for black, 1 for white).
 pub fn luminance(c: Rgb) -> f64 {
-    let lin = |v: u8| {
-        let s = f64::from(v) / 255.0;
-        if s <= 0.03928 {
-            s / 12.92
-        } else {
-            ((s + 0.055) / 1.055).powf(2.4)
-        }
-    };
-    0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2])
+    let lin = linear();
+    0.2126 * lin[usize::from(c[0])]
+        + 0.7152 * lin[usize::from(c[1])]
+        + 0.0722 * lin[usize::from(c[2])]
+}
+
+/// sRGB channel values made linear, computed once (the ink scan looks up every sampled pixel).
+fn linear() -> &'static [f64; 256] {
+    static LUT: std::sync::OnceLock<[f64; 256]> = std::sync::OnceLock::new();
+    LUT.get_or_init(|| {
+        std::array::from_fn(|v| {
+            let s = v as f64 / 255.0;
+            if s <= 0.03928 {
+                s / 12.92
+            } else {
+                ((s + 0.055) / 1.055).powf(2.4)
+            }
+        })
+    })
 }
 
 /// WCAG contrast ratio of two luminances: (lighter + 0.05) / (darker + 0.05).

@@ -58,31 +58,63 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Finding>, skipped: &mut Vec<
         }
     }
     found.sort_unstable();
-    for (top, under) in found {
+    // One finding per control on top, naming those it covers (an overlay covers many).
+    let mut k = 0;
+    while k < found.len() {
+        let top = found[k].0;
+        let under: Vec<usize> = found[k..]
+            .iter()
+            .take_while(|(t, _)| *t == top)
+            .map(|&(_, u)| u)
+            .collect();
+        k += under.len();
         let e = cx.el(top);
-        let u = cx.el(under);
-        let share = e.bounds.intersection(&u.bounds).map_or(0.0, |c| c.area())
-            / e.bounds.area().min(u.bounds.area());
-        let other = cx
-            .screen
-            .ref_owner(under)
-            .and_then(|o| cx.el(o).r#ref.clone())
-            .unwrap_or_else(|| "?".into());
+        let first = cx.el(under[0]);
+        let share = e
+            .bounds
+            .intersection(&first.bounds)
+            .map_or(0.0, |c| c.area())
+            / e.bounds.area().min(first.bounds.area());
+        let refs: Vec<String> = under
+            .iter()
+            .take(5)
+            .map(|&u| {
+                cx.screen
+                    .ref_owner(u)
+                    .and_then(|o| cx.el(o).r#ref.clone())
+                    .unwrap_or_else(|| "?".into())
+            })
+            .collect();
+        let more = if under.len() > 5 {
+            format!(" and {} more", under.len() - 5)
+        } else {
+            String::new()
+        };
+        let detail = if under.len() == 1 {
+            format!(
+                "overlaps {} ({} \"{}\") over {:.0}% of the smaller",
+                refs[0],
+                first.role.as_str(),
+                cx.spoken(under[0]).unwrap_or_default(),
+                share * 100.0
+            )
+        } else {
+            format!(
+                "overlaps {} controls: {}{more}",
+                under.len(),
+                refs.join(" ")
+            )
+        };
         out.push(cx.finding(
             Rule::OverlappingTargets,
             Severity::Warning,
             top,
             Some(Measure {
-                value: (share * 100.0).round(),
+                value: under.len() as f64,
                 needed: 0.0,
-                unit: "% overlap".into(),
+                unit: "controls".into(),
             }),
-            format!(
-                "overlaps {other} ({} \"{}\") over {:.0}% of the smaller",
-                u.role.as_str(),
-                cx.spoken(under).unwrap_or_default(),
-                share * 100.0
-            ),
+            detail,
             "Move or resize one of them so each tap reaches one control.",
         ));
     }

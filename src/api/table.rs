@@ -388,8 +388,9 @@ fn inspect() -> Vec<Operation> {
                        rule, severity, ref, role, name, bounds, measured against needed, WCAG criterion, fix, \
                        and a `key` of its element's identity (not its ref). `baseline` (an earlier answer) keeps \
                        only new findings; `fail_on` answers `fails`. `annotate: true` adds `image`, the screen \
-                       with each finding's box (base64 PNG). Offline: `mobilectl audit --from-file DUMP \
-                       [--screenshot PNG]`.")
+                       with each finding's box (base64 PNG). Through WebDriverAgent (iOS 17+) Apple's own \
+                       audit is merged in, its findings `engine: apple`. Offline: `mobilectl audit \
+                       --from-file DUMP [--screenshot PNG]`.")
             .errors(DEVICE)
             .errors(&[ValidationFailed])
             .body_limit(BASELINE_BODY_LIMIT)

@@ -10,9 +10,11 @@
 //! - `overlap`: clickable elements whose bounds overlap;
 //! - `pixels`: text and non-text contrast measured from the screenshot ([`contrast`]).
 //!
+//! [`apple`] merges Apple's own audit (through WebDriverAgent) into the same findings.
 //! [`baseline`] keeps the findings new against a saved audit; [`sarif`] and [`junit`] write
 //! them for code scanning and CI; [`picture`] draws them on the screenshot.
 
+pub mod apple;
 pub mod baseline;
 mod context;
 pub mod contrast;

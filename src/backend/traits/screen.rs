@@ -27,6 +27,11 @@ pub trait Screen: Send + Sync {
     async fn density(&self, _device: &Device) -> Option<f64> {
         None
     }
+    /// The platform's own accessibility audit (Apple's, through WebDriverAgent): its issues
+    /// as the platform answers them. The default: none (`None`).
+    async fn platform_audit(&self, _device: &Device) -> Option<Result<serde_json::Value>> {
+        None
+    }
 }
 
 /// Screen recordings.

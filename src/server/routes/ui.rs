@@ -128,12 +128,13 @@ pub async fn audit(
         ),
         None => None,
     };
-    let (shot, device_density) = s.controller.audit_shot(r.udid.as_deref()).await?;
+    let (shot, device_density, platform) = s.controller.audit_shot(r.udid.as_deref()).await?;
     let density = r.density.or(device_density);
     let Some(snapshot) = shot.snapshot.clone() else {
         return Err(Error::internal("an audit's shot carries its snapshot"));
     };
     let annotate = r.annotate;
+    let read = snapshot.clone();
     let png = shot.png;
     let work = tokio::task::spawn_blocking(move || -> std::result::Result<_, AuditError> {
         let pixels = a11y::picture::decode(&png)?;
@@ -152,6 +153,14 @@ pub async fn audit(
             other => Error::new(crate::error::ErrorCode::CommandFailed, other.to_string())
                 .with_hint("read the screen again: it may have turned or changed between the dump and the screenshot"),
         })?;
+    match platform {
+        Some(Ok(issues)) => a11y::apple::merge(&mut found, &read.screen, &issues),
+        Some(Err(e)) => found.skipped.push(format!(
+            "apple-audit: WebDriverAgent's audit failed: {}",
+            e.message
+        )),
+        None => {}
+    }
     let baseline = before.map(|b| {
         let now = found.findings.len();
         found = a11y::baseline::new_findings(&found, &b);

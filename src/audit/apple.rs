@@ -101,6 +101,8 @@ pub fn merge(audit: &mut Audit, screen: &Screen, issues: &Value) {
         });
     }
     context::number_keys(&mut audit.findings);
-    audit.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    audit
+        .findings
+        .sort_by_key(|f| std::cmp::Reverse(f.severity));
     audit.counts = Counts::of(&audit.findings);
 }

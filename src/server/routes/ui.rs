@@ -133,19 +133,47 @@ pub async fn audit(
     let Some(snapshot) = shot.snapshot.clone() else {
         return Err(Error::internal("an audit's shot carries its snapshot"));
     };
-    let annotate = r.annotate;
-    let read = snapshot.clone();
-    let png = shot.png;
+    let (annotate, png) = (r.annotate, shot.png);
+    // Decoding, measuring and drawing are CPU work: on a blocking thread, within the bound on
+    // concurrent image work.
+    let _slot = crate::image::WORK_SLOTS
+        .acquire()
+        .await
+        .map_err(|e| Error::internal(e.to_string()))?;
     let work = tokio::task::spawn_blocking(move || -> std::result::Result<_, AuditError> {
         let pixels = a11y::picture::decode(&png)?;
-        let found = a11y::audit(&a11y::Input {
+        let mut found = a11y::audit(&a11y::Input {
             screen: &snapshot.screen,
             screenshot: Some(&pixels),
             density,
         })?;
-        Ok((found, pixels))
+        match platform {
+            Some(Ok(issues)) => a11y::apple::merge(&mut found, &snapshot.screen, &issues),
+            Some(Err(e)) => found.skipped.push(format!(
+                "apple-audit: WebDriverAgent's audit failed: {}",
+                e.message
+            )),
+            None => {}
+        }
+        let baseline = before.map(|b| {
+            let now = found.findings.len();
+            found = a11y::baseline::new_findings(&found, &b);
+            AuditBaseline {
+                known: b.findings.len(),
+                unchanged: now - found.findings.len(),
+            }
+        });
+        let image = match annotate {
+            true => {
+                use base64::Engine as _;
+                let drawn = a11y::picture::png(&a11y::picture::annotate(&found, &pixels)?)?;
+                Some(base64::engine::general_purpose::STANDARD.encode(drawn))
+            }
+            false => None,
+        };
+        Ok((found, baseline, image))
     });
-    let (mut found, pixels) = work
+    let (found, baseline, image) = work
         .await
         .map_err(|e| Error::internal(format!("the audit stopped: {e}")))?
         .map_err(|e| match e {
@@ -153,31 +181,6 @@ pub async fn audit(
             other => Error::new(crate::error::ErrorCode::CommandFailed, other.to_string())
                 .with_hint("read the screen again: it may have turned or changed between the dump and the screenshot"),
         })?;
-    match platform {
-        Some(Ok(issues)) => a11y::apple::merge(&mut found, &read.screen, &issues),
-        Some(Err(e)) => found.skipped.push(format!(
-            "apple-audit: WebDriverAgent's audit failed: {}",
-            e.message
-        )),
-        None => {}
-    }
-    let baseline = before.map(|b| {
-        let now = found.findings.len();
-        found = a11y::baseline::new_findings(&found, &b);
-        AuditBaseline {
-            known: b.findings.len(),
-            unchanged: now - found.findings.len(),
-        }
-    });
-    let image = if annotate {
-        use base64::Engine as _;
-        let drawn = a11y::picture::annotate(&found, &pixels)
-            .and_then(|p| a11y::picture::png(&p))
-            .map_err(|e| Error::internal(e.to_string()))?;
-        Some(base64::engine::general_purpose::STANDARD.encode(drawn))
-    } else {
-        None
-    };
     Ok(Json(AuditResult {
         snapshot_id: shot
             .snapshot

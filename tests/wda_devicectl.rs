@@ -832,6 +832,10 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             "get_artifact",
             get("/api/v1/runs/20200101-000000-abcdef/artifacts/x.png"),
         ),
+        (
+            "delete_run",
+            send_json("DELETE", "/api/v1/runs/20200101-000000-abcdef", ""),
+        ),
         ("gc", p("/api/v1/gc", json!({"dry_run": true}))),
     ]
 }

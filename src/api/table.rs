@@ -150,9 +150,7 @@ fn devices() -> Vec<Operation> {
 /// The sessions operations.
 fn sessions() -> Vec<Operation> {
     vec![
-        op(
-            Post,
-            Op::CreateSession, "/api/v1/sessions", "sessions", "Start a session that leases a device (udid or match).")
+        op(Post, Op::CreateSession, "/api/v1/sessions", "sessions", "Start a session that leases a device (udid or match).")
             .cli("session start", &["session", "start", "--name", "ci-1", "--platform", "android"])
             .describe("The answer's `secret` is the session's only credential, given to its creator alone: \
                        requests with `Mobilectl-Session: SECRET` (or `session` in the query or body) go \
@@ -168,43 +166,31 @@ fn sessions() -> Vec<Operation> {
             .body::<CreateSession>()
             .json::<SessionInfo>(render::sessions::session)
             .managed_by_connection(),
-        op(
-            Get,
-            Op::ListSessions, "/api/v1/sessions", "sessions", "The live sessions and the devices they lease.")
+        op(Get, Op::ListSessions, "/api/v1/sessions", "sessions", "The live sessions and the devices they lease.")
             .cli("sessions", &["sessions"])
             .json::<SessionList>(render::sessions::list),
-        op(
-            Get,
-            Op::GetSession, "/api/v1/sessions/{id}", "sessions", "One session (by id or name).")
+        op(Get, Op::GetSession, "/api/v1/sessions/{id}", "sessions", "One session (by id or name).")
             .cli("session show ID", &["session", "show", "ci-1"])
             .query::<SessionPath>()
             .json::<SessionInfo>(render::sessions::session),
-        op(
-            Delete,
-            Op::EndSession, "/api/v1/sessions/{id}", "sessions", "End a session and release its lease.")
+        op(Delete, Op::EndSession, "/api/v1/sessions/{id}", "sessions", "End a session and release its lease.")
             .cli("session end ID", &["session", "end", "ci-1"])
             .describe("Only its holder: the request is in the session (`Mobilectl-Session: SECRET`), or the \
                        path is its secret; else 403 SESSION_FORBIDDEN.")
             .query::<SessionPath>()
             .json::<SessionEnded>(render::sessions::ended)
             .managed_by_connection(),
-        op(
-            Get,
-            Op::SessionInfo, "/api/v1/session", "sessions", "This caller's session: its device, lease expiry, defaults.")
+        op(Get, Op::SessionInfo, "/api/v1/session", "sessions", "This caller's session: its device, lease expiry, defaults.")
             .cli("session info", &["session", "info"])
             .describe("The session the request is in (`Mobilectl-Session`); each MCP connection is one.")
             .json::<SessionInfo>(render::sessions::session)
             .core(),
-        op(
-            Post,
-            Op::ReleaseDevice, "/api/v1/session/release", "sessions", "Give back this session's device lease (the session goes on).")
+        op(Post, Op::ReleaseDevice, "/api/v1/session/release", "sessions", "Give back this session's device lease (the session goes on).")
             .cli("session release", &["session", "release"])
             .describe("The next device operation of the session leases a device again.")
             .json::<SessionEnded>(render::sessions::ended)
             .core(),
-        op(
-            Post,
-            Op::ConnectDevice, "/api/v1/device/connect", "devices", "Connect adb to an Android device over the network (host, port).")
+        op(Post, Op::ConnectDevice, "/api/v1/device/connect", "devices", "Connect adb to an Android device over the network (host, port).")
             .cli("connect HOST:PORT", &["connect", "192.168.1.20:5555"])
             .describe("The only way the server makes adb reach out: a `udid` never does. Loopback addresses \
                        only, unless the server allows more (`--adb-connect-allow CIDR`): else 403 \
@@ -213,9 +199,7 @@ fn sessions() -> Vec<Operation> {
             .errors(&[Forbidden, NotFound, DeviceUnreachable, DeviceOffline, ToolMissing, Timeout, CommandFailed, Busy, UnsupportedOnPlatform])
             .body::<ConnectRequest>()
             .json::<ConnectResult>(render::devices::connected),
-        op(
-            Post,
-            Op::Erase, "/api/v1/device/erase", "devices", "Erase an iOS Simulator's content and settings.")
+        op(Post, Op::Erase, "/api/v1/device/erase", "devices", "Erase an iOS Simulator's content and settings.")
             .cli("erase [UDID]", &["erase", "iPhone 15"])
             .describe("A booted simulator is shut down, erased and booted again. Android: 501.")
             .errors(DEVICE)
@@ -309,34 +293,26 @@ fn apps() -> Vec<Operation> {
 /// The inspect operations.
 fn inspect() -> Vec<Operation> {
     vec![
-        op(
-            Get,
-            Op::Snapshot, "/api/v1/device/ui", "inspect", "Read the screen: elements with refs e1..eN (JSON, or compact text with format=text).")
+        op(Get, Op::Snapshot, "/api/v1/device/ui", "inspect", "Read the screen: elements with refs e1..eN (JSON, or compact text with format=text).")
             .cli("snapshot", &["snapshot", "-i"])
             .errors(DEVICE)
             .query::<UiQuery>()
             .json_or_text::<SnapshotView>(render::inspect::snapshot)
             .core(),
-        op(
-            Get,
-            Op::ScreenSummary, "/api/v1/device/screen-summary", "inspect", "What is on screen, in brief.")
+        op(Get, Op::ScreenSummary, "/api/v1/device/screen-summary", "inspect", "What is on screen, in brief.")
             .cli("summary", &["summary"])
             .describe("Title, counts by role, interactive elements, alert, keyboard, focused field, scroll containers.")
             .errors(DEVICE)
             .query::<DeviceQuery>()
             .json::<SummaryView>(render::devices::summary)
             .core(),
-        op(
-            Get,
-            Op::Find, "/api/v1/device/ui/find", "inspect", "Find elements by free text, best match first.")
+        op(Get, Op::Find, "/api/v1/device/ui/find", "inspect", "Find elements by free text, best match first.")
             .cli("find QUERY", &["find", "log in"])
             .errors(DEVICE)
             .query::<FindQuery>()
             .json::<FindResult>(render::devices::matches)
             .core(),
-        op(
-            Get,
-            Op::Screenshot, "/api/v1/device/screenshot", "inspect", "The screen as PNG or JPEG, optionally scaled.")
+        op(Get, Op::Screenshot, "/api/v1/device/screenshot", "inspect", "The screen as PNG or JPEG, optionally scaled.")
             .cli("screenshot", &["screenshot", "-o", "s.png"])
             .describe("Headers: `x-original-size`, `x-image-size`, `x-scale`, `x-coordinate-space` (pixels on \
                        Android, points on iOS) and `x-tap-per-image-pixel` (multiply an image pixel \
@@ -345,9 +321,7 @@ fn inspect() -> Vec<Operation> {
             .query::<ScreenshotQuery>()
             .image()
             .core(),
-        op(
-            Get,
-            Op::ScreenshotAnnotated, "/api/v1/device/screenshot/annotated", "inspect", "The screen with each ref's box and tag drawn on it.")
+        op(Get, Op::ScreenshotAnnotated, "/api/v1/device/screenshot/annotated", "inspect", "The screen with each ref's box and tag drawn on it.")
             .cli("screenshot --annotate", &["screenshot", "--annotate"])
             .describe("The refs are those of the snapshot taken at the same moment, which becomes the \
                        device's latest (`x-snapshot-id`). `grid=true` overlays lettered columns and \
@@ -356,9 +330,7 @@ fn inspect() -> Vec<Operation> {
             .query::<AnnotatedQuery>()
             .image()
             .core(),
-        op(
-            Post,
-            Op::ScreenshotDiff, "/api/v1/device/screenshot/diff", "inspect", "Compare the screen with a baseline: changed regions and share.")
+        op(Post, Op::ScreenshotDiff, "/api/v1/device/screenshot/diff", "inspect", "Compare the screen with a baseline: changed regions and share.")
             .cli("screenshot diff", &["screenshot", "diff", "--previous"])
             .describe("`baseline`: `{\"previous\": true}` (the screenshot taken before the last action: every \
                        screenshot the server takes for this caller is kept, the diff's own too), `{\"png\": \
@@ -402,9 +374,7 @@ fn inspect() -> Vec<Operation> {
 /// The recordings operations.
 fn recordings() -> Vec<Operation> {
     vec![
-        op(
-            Post,
-            Op::RecordingStart, "/api/v1/device/recording/start", "recordings", "Start recording the screen to MP4 (stops by itself at max_s).")
+        op(Post, Op::RecordingStart, "/api/v1/device/recording/start", "recordings", "Start recording the screen to MP4 (stops by itself at max_s).")
             .cli("record start", &["record", "start", "--max-s", "60"])
             .describe("One recording per device: a second start answers 409 RECORDING_ACTIVE. It stops by \
                        itself at `max_s` (default 300, at most 1800), when the session that started it \
@@ -416,9 +386,7 @@ fn recordings() -> Vec<Operation> {
             .errors(&[RecordingActive])
             .body::<RecordingStart>()
             .json::<RecordingInfo>(render::recordings::recording),
-        op(
-            Post,
-            Op::RecordingStop, "/api/v1/device/recording/stop", "recordings", "Stop the recording; answers the MP4's path, duration and size.")
+        op(Post, Op::RecordingStop, "/api/v1/device/recording/stop", "recordings", "Stop the recording; answers the MP4's path, duration and size.")
             .cli("record stop", &["record", "stop"])
             .describe("The file is finalised and read back before the answer. A recording that stopped \
                        by itself (`max_s`) is answered once by the next stop; otherwise a stop without a \
@@ -427,23 +395,17 @@ fn recordings() -> Vec<Operation> {
             .errors(&[NotRecording])
             .body::<RecordingStop>()
             .json::<RecordingInfo>(render::recordings::recording),
-        op(
-            Get,
-            Op::ListRecordings, "/api/v1/recordings", "recordings", "The recordings of this server, newest first.")
+        op(Get, Op::ListRecordings, "/api/v1/recordings", "recordings", "The recordings of this server, newest first.")
             .cli("recordings", &["recordings"])
             .json::<RecordingList>(render::recordings::list),
-        op(
-            Get,
-            Op::GetRecording, "/api/v1/recordings/{id}", "recordings", "A finished recording's MP4.")
+        op(Get, Op::GetRecording, "/api/v1/recordings/{id}", "recordings", "A finished recording's MP4.")
             .cli("recording get ID", &["recording", "get", "rec-20261125-010203-0a1b2c3d", "-o", "run.mp4"])
             .errors(NAMED)
             .errors(&[RecordingActive])
             .query::<RecordingPath>()
             .file(&["video/mp4"])
             .document(),
-        op(
-            Delete,
-            Op::DeleteRecording, "/api/v1/recordings/{id}", "recordings", "Delete a finished recording and its file.")
+        op(Delete, Op::DeleteRecording, "/api/v1/recordings/{id}", "recordings", "Delete a finished recording and its file.")
             .cli("recording delete ID", &["recording", "delete", "rec-20261125-010203-0a1b2c3d"])
             .errors(NAMED)
             .errors(&[RecordingActive])
@@ -455,61 +417,47 @@ fn recordings() -> Vec<Operation> {
 /// The act operations.
 fn act() -> Vec<Operation> {
     vec![
-        op(
-            Post,
-            Op::Tap, "/api/v1/device/ui/tap", "act", "Tap a ref, a point (x, y), a selector's element or a grid cell.")
+        op(Post, Op::Tap, "/api/v1/device/ui/tap", "act", "Tap a ref, a point (x, y), a selector's element or a grid cell.")
             .cli("tap TARGET", &["tap", "@e1"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<TapRequest>()
             .json::<ActionResult>(render::act::action)
             .core(),
-        op(
-            Post,
-            Op::TapElement, "/api/v1/device/ui/tap-element", "act", "Tap the element with a label, identifier and/or type.")
+        op(Post, Op::TapElement, "/api/v1/device/ui/tap-element", "act", "Tap the element with a label, identifier and/or type.")
             .cli("tap-element LABEL", &["tap-element", "LOG IN"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<TapElementRequest>()
             .json::<ActionResult>(render::act::action),
-        op(
-            Post,
-            Op::LongPress, "/api/v1/device/ui/long-press", "act", "Long-press a ref, a point or a selector's element.")
+        op(Post, Op::LongPress, "/api/v1/device/ui/long-press", "act", "Long-press a ref, a point or a selector's element.")
             .cli("long-press TARGET", &["long-press", "10,20"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<LongPressRequest>()
             .json::<ActionResult>(render::act::action)
             .core(),
-        op(
-            Post,
-            Op::Swipe, "/api/v1/device/ui/swipe", "act", "Swipe from a point to a point, or across a target in a direction.")
+        op(Post, Op::Swipe, "/api/v1/device/ui/swipe", "act", "Swipe from a point to a point, or across a target in a direction.")
             .cli("swipe FROM TO", &["swipe", "1,2", "3,4"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<SwipeRequest>()
             .json::<ActionResult>(render::act::action)
             .core(),
-        op(
-            Post,
-            Op::Scroll, "/api/v1/device/ui/scroll", "act", "Scroll a container once (default: the biggest scrollable one).")
+        op(Post, Op::Scroll, "/api/v1/device/ui/scroll", "act", "Scroll a container once (default: the biggest scrollable one).")
             .cli("scroll", &["scroll"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<ScrollRequest>()
             .json::<ActionResult>(render::act::action)
             .core(),
-        op(
-            Post,
-            Op::ScrollTo, "/api/v1/device/ui/scroll-to", "act", "Scroll until a selector's element is in view.")
+        op(Post, Op::ScrollTo, "/api/v1/device/ui/scroll-to", "act", "Scroll until a selector's element is in view.")
             .cli("scroll-to SELECTOR", &["scroll-to", "text:Order"])
             .errors(DEVICE)
             .errors(TARGET)
             .body::<ScrollToRequest>()
             .json::<ActionResult>(render::act::action),
-        op(
-            Post,
-            Op::TypeText, "/api/v1/device/ui/type", "act", "Type text into the focused field or a target; reads the field back.")
+        op(Post, Op::TypeText, "/api/v1/device/ui/type", "act", "Type text into the focused field or a target; reads the field back.")
             .cli("type TARGET TEXT", &["type", "@e1", "hi"])
             .errors(DEVICE)
             .errors(TARGET)
@@ -517,27 +465,21 @@ fn act() -> Vec<Operation> {
             .body::<TypeOptions>()
             .json::<ActionResult>(render::act::action)
             .core(),
-        op(
-            Post,
-            Op::Press, "/api/v1/device/ui/press", "act", "Press a key: back, home, enter, delete, tab, volume_up… or an Android key code.")
+        op(Post, Op::Press, "/api/v1/device/ui/press", "act", "Press a key: back, home, enter, delete, tab, volume_up… or an Android key code.")
             .cli("press KEY", &["press", "back"])
             .errors(DEVICE)
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<PressRequest>()
             .json::<ActionResult>(render::act::action)
             .core(),
-        op(
-            Post,
-            Op::HideKeyboard, "/api/v1/device/ui/hide-keyboard", "act", "Hide the on-screen keyboard if it is up.")
+        op(Post, Op::HideKeyboard, "/api/v1/device/ui/hide-keyboard", "act", "Hide the on-screen keyboard if it is up.")
             .cli("hide-keyboard", &["hide-keyboard"])
             .errors(DEVICE)
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<DeviceBody>()
             .json::<ActionResult>(render::act::action)
             .core(),
-        op(
-            Post,
-            Op::MultiTouch, "/api/v1/device/ui/multi-touch", "act", "Pinch (scale) or rotate (degrees) with two fingers around a target.")
+        op(Post, Op::MultiTouch, "/api/v1/device/ui/multi-touch", "act", "Pinch (scale) or rotate (degrees) with two fingers around a target.")
             .cli("multi-touch GESTURE", &["multi-touch", "pinch", "--scale", "2", "--x", "200", "--y", "400"])
             .describe("iPhone (WebDriverAgent): two simultaneous W3C touch pointers. Android and iOS \
                        Simulators: 501 (their tools inject one touch at a time; two swipes in a row \
@@ -546,9 +488,7 @@ fn act() -> Vec<Operation> {
             .errors(TARGET)
             .body::<MultiTouchRequest>()
             .json::<ActionResult>(render::act::action),
-        op(
-            Post,
-            Op::Batch, "/api/v1/device/batch", "act", "Run act and verify steps in order under one hold of the device; stop at a failure.")
+        op(Post, Op::Batch, "/api/v1/device/batch", "act", "Run act and verify steps in order under one hold of the device; stop at a failure.")
             .cli("batch FILE", &["batch", "--step", "tap @e1", "--step", "wait text:OK"])
             .describe("Each step is `{op, body}`: an act or verify operation and its body as its own route takes \
                        it (without `udid`). All steps are checked before the first runs; each answers what \
@@ -562,9 +502,7 @@ fn act() -> Vec<Operation> {
 /// The flows operations.
 fn flows() -> Vec<Operation> {
     vec![
-        op(
-            Post,
-            Op::FlowRun, "/api/v1/flows/run", "flows", "Run a Maestro flow (YAML text, env) on a device; every step's outcome.")
+        op(Post, Op::FlowRun, "/api/v1/flows/run", "flows", "Run a Maestro flow (YAML text, env) on a device; every step's outcome.")
             .cli("flow run FILE --json", &["flow", "run", "login.yaml", "--env", "USER=bob", "--junit", "report.xml", "--json"])
             .describe("The flow is parsed and checked whole (sub-flows from `files`, `${NAME}` from `env`) before \
                        any device command: a command this runner does not support, JavaScript, an unset variable \
@@ -575,9 +513,7 @@ fn flows() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<FlowRunRequest>()
             .json::<FlowRunResult>(render::maestro::run),
-        op(
-            Post,
-            Op::FlowRunStream, "/api/v1/flows/run/stream", "flows", "Run a Maestro flow, answering each step as it ends, then the result (Server-Sent Events).")
+        op(Post, Op::FlowRunStream, "/api/v1/flows/run/stream", "flows", "Run a Maestro flow, answering each step as it ends, then the result (Server-Sent Events).")
             .cli("flow run FILE", &["flow", "run", "login.yaml"])
             .describe("What `flow_run` does, told as it goes: a `step` event as each step ends (its `id` its \
                        index in the result's `steps`; a `runFlow`, `repeat` or `retry` ends after the steps \
@@ -588,9 +524,7 @@ fn flows() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<FlowRunRequest>()
             .events::<FlowEvent>(render::maestro::event),
-        op(
-            Post,
-            Op::FlowRecordStart, "/api/v1/flows/record/start", "flows", "Record this caller's acts and verifies as a Maestro flow.")
+        op(Post, Op::FlowRecordStart, "/api/v1/flows/record/start", "flows", "Record this caller's acts and verifies as a Maestro flow.")
             .cli("flow record start", &["flow", "record", "start"])
             .describe("Per session (or per session-less caller). Each successful act or verify operation \
                        becomes Maestro commands; a ref becomes the most stable selector matching only its \
@@ -598,9 +532,7 @@ fn flows() -> Vec<Operation> {
                        a password field records `${PASSWORD}`; a wait becomes `extendedWaitUntil`.")
             .body::<RecordStart>()
             .json::<RecordStarted>(render::maestro::record_started),
-        op(
-            Post,
-            Op::FlowRecordStop, "/api/v1/flows/record/stop", "flows", "Stop recording; the Maestro flow of what was done.")
+        op(Post, Op::FlowRecordStop, "/api/v1/flows/record/stop", "flows", "Stop recording; the Maestro flow of what was done.")
             .cli("flow record stop", &["flow", "record", "stop", "-o", "flow.yaml"])
             .errors(&[NotFound])
             .body::<RecordStop>()
@@ -611,17 +543,13 @@ fn flows() -> Vec<Operation> {
 /// The verify operations.
 fn verify() -> Vec<Operation> {
     vec![
-        op(
-            Post,
-            Op::Wait, "/api/v1/device/ui/wait", "verify", "Wait until a selector's element meets a condition (a timeout is an answer).")
+        op(Post, Op::Wait, "/api/v1/device/ui/wait", "verify", "Wait until a selector's element meets a condition (a timeout is an answer).")
             .cli("wait SELECTOR", &["wait", "text:OK"])
             .errors(DEVICE)
             .body::<WaitRequest>()
             .json::<WaitResult>(render::verify::wait)
             .core(),
-        op(
-            Post,
-            Op::Expect, "/api/v1/device/ui/expect", "verify", "Judge the screen: element visible or not, text, app, activity, fingerprint, screenshot.")
+        op(Post, Op::Expect, "/api/v1/device/ui/expect", "verify", "Judge the screen: element visible or not, text, app, activity, fingerprint, screenshot.")
             .cli("expect", &["expect", "app", "com.example"])
             .describe("One read of the screen, except `screen_matches`: a visual diff against `baseline` (as \
                        screenshot_diff takes it), `success` when at most `tolerance` (default 0.001) of the \
@@ -633,26 +561,20 @@ fn verify() -> Vec<Operation> {
             .body::<ExpectRequest>()
             .json::<ExpectResult>(render::verify::expect)
             .core(),
-        op(
-            Post,
-            Op::WaitForChange, "/api/v1/device/ui/wait-for-change", "verify", "Wait until the screen differs from a fingerprint, then confirm it settled.")
+        op(Post, Op::WaitForChange, "/api/v1/device/ui/wait-for-change", "verify", "Wait until the screen differs from a fingerprint, then confirm it settled.")
             .cli("wait-for-change [FINGERPRINT]", &["wait-for-change"])
             .errors(DEVICE)
             .body::<WaitForChangeRequest>()
             .json::<ChangeResult>(render::verify::change)
             .core(),
-        op(
-            Post,
-            Op::AlertAccept, "/api/v1/device/alert/accept", "verify", "Accept the alert on screen (Allow, OK…) or tap its `button`.")
+        op(Post, Op::AlertAccept, "/api/v1/device/alert/accept", "verify", "Accept the alert on screen (Allow, OK…) or tap its `button`.")
             .cli("alert accept", &["alert", "accept"])
             .errors(DEVICE)
             .errors(&[NoAlert, ElementNotFound])
             .body::<AlertRequest>()
             .json::<ActionResult>(render::act::action)
             .core(),
-        op(
-            Post,
-            Op::AlertDismiss, "/api/v1/device/alert/dismiss", "verify", "Dismiss the alert on screen (Don't allow, Cancel…) or tap its `button`.")
+        op(Post, Op::AlertDismiss, "/api/v1/device/alert/dismiss", "verify", "Dismiss the alert on screen (Don't allow, Cancel…) or tap its `button`.")
             .cli("alert dismiss", &["alert", "dismiss"])
             .errors(DEVICE)
             .errors(&[NoAlert, ElementNotFound])
@@ -711,36 +633,28 @@ fn system() -> Vec<Operation> {
 /// The device features: location, permissions, clipboard, files, notifications…
 fn device_features() -> Vec<Operation> {
     vec![
-        op(
-            Get,
-            Op::GetClipboard, "/api/v1/device/clipboard", "system", "Read the clipboard.")
+        op(Get, Op::GetClipboard, "/api/v1/device/clipboard", "system", "Read the clipboard.")
             .cli("clipboard get", &["clipboard", "get"])
             .describe("iOS Simulator: `simctl pbpaste`; iPhone: WDA `/wda/getPasteboard`. Android: `cmd clipboard get-text` where the OS \
                        has it (else 501: Android 10+ restricts clipboard reads to the focused app).")
             .errors(DEVICE)
             .query::<DeviceQuery>()
             .json::<ClipboardView>(render::features::clipboard),
-        op(
-            Put,
-            Op::SetClipboard, "/api/v1/device/clipboard", "system", "Set the clipboard's text.")
+        op(Put, Op::SetClipboard, "/api/v1/device/clipboard", "system", "Set the clipboard's text.")
             .cli("clipboard set TEXT", &["clipboard", "set", "hello"])
             .describe("iOS Simulator: `simctl pbcopy`; iPhone: WDA `/wda/setPasteboard`. Android: `cmd clipboard set-text` where the OS has \
                        it, else 501. At most 64 KiB.")
             .errors(DEVICE)
             .body::<ClipboardSet>()
             .json::<SettingDone>(render::devices::done),
-        op(
-            Get,
-            Op::GetOrientation, "/api/v1/device/orientation", "system", "Read the screen orientation.")
+        op(Get, Op::GetOrientation, "/api/v1/device/orientation", "system", "Read the screen orientation.")
             .cli("orientation get", &["orientation", "get"])
             .describe("Android: the UI dump's rotation, and whether auto-rotate is on. iPhone: WDA \
                        `/orientation`. iOS Simulator: 501.")
             .errors(DEVICE)
             .query::<DeviceQuery>()
             .json::<OrientationView>(render::features::orientation),
-        op(
-            Put,
-            Op::SetOrientation, "/api/v1/device/orientation", "system", "Rotate the screen, or restore auto-rotate.")
+        op(Put, Op::SetOrientation, "/api/v1/device/orientation", "system", "Rotate the screen, or restore auto-rotate.")
             .cli("orientation set [ORIENTATION]", &["orientation", "set", "landscape"])
             .describe("Android: auto-rotate is locked and `user_rotation` set; `restore: true` turns \
                        auto-rotate back on. Snapshots and coordinates follow the turned screen: take a \
@@ -749,9 +663,7 @@ fn device_features() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<OrientationRequest>()
             .json::<SettingDone>(render::devices::done),
-        op(
-            Post,
-            Op::SendIntent, "/api/v1/device/intent", "system", "Send an Android intent: start an activity or broadcast.")
+        op(Post, Op::SendIntent, "/api/v1/device/intent", "system", "Send an Android intent: start an activity or broadcast.")
             .cli("intent", &["intent", "--action", "android.intent.action.VIEW", "--data", "https://example.com"])
             .describe("`am start -W` (mode `start`) or `am broadcast`, every value quoted for the device \
                        shell and typed extras checked against their types first. The answer carries \
@@ -760,9 +672,7 @@ fn device_features() -> Vec<Operation> {
             .errors(&[NotFound])
             .body::<IntentRequest>()
             .json::<IntentDone>(render::features::intent),
-        op(
-            Post,
-            Op::PushFile, "/api/v1/device/files/push", "system", "Push a file (under the files root) to the device.")
+        op(Post, Op::PushFile, "/api/v1/device/files/push", "system", "Push a file (under the files root) to the device.")
             .cli("files push LOCAL_PATH DEVICE_PATH", &["files", "push", "a.txt", "/sdcard/Download/a.txt"])
             .describe("Local paths stay under the server's `--files-root` (default its working directory; \
                        symlinks resolved first: 403 FORBIDDEN outside), at most 1 GiB. The device path \
@@ -773,9 +683,7 @@ fn device_features() -> Vec<Operation> {
             .errors(&[Forbidden, NotFound])
             .body::<FilePush>()
             .json::<FileDone>(render::features::file),
-        op(
-            Post,
-            Op::PullFile, "/api/v1/device/files/pull", "system", "Pull a device file into the files root.")
+        op(Post, Op::PullFile, "/api/v1/device/files/pull", "system", "Pull a device file into the files root.")
             .cli("files pull DEVICE_PATH LOCAL_PATH", &["files", "pull", "/sdcard/Download/a.txt", "b.txt"])
             .describe("As push: under `--files-root`, at most 1 GiB, an existing file kept unless \
                        `overwrite`. Android: adb pull. iOS Simulator: from the data container of \
@@ -784,9 +692,7 @@ fn device_features() -> Vec<Operation> {
             .errors(&[Forbidden, NotFound])
             .body::<FilePull>()
             .json::<FileDone>(render::features::file),
-        op(
-            Post,
-            Op::AddMedia, "/api/v1/device/media", "system", "Add a photo or video from the files root to the gallery.")
+        op(Post, Op::AddMedia, "/api/v1/device/media", "system", "Add a photo or video from the files root to the gallery.")
             .cli("media add LOCAL_PATH", &["media", "add", "photo.jpg"])
             .describe("iOS Simulator: `simctl addmedia`. Android: pushed to /sdcard/Pictures (videos: \
                        /sdcard/Movies) and announced to the media scanner. Paths as for `push_file`.")
@@ -794,9 +700,7 @@ fn device_features() -> Vec<Operation> {
             .errors(&[Forbidden, NotFound])
             .body::<MediaRequest>()
             .json::<MediaDone>(render::features::media),
-        op(
-            Post,
-            Op::PostNotification, "/api/v1/device/notification", "system", "Post a notification (Android) or push one to an app (Simulator).")
+        op(Post, Op::PostNotification, "/api/v1/device/notification", "system", "Post a notification (Android) or push one to an app (Simulator).")
             .cli("notify", &["notify", "--title", "Hi", "--body", "Hello"])
             .describe("Android: `cmd notification post` as the shell. iOS Simulator: `simctl push` of \
                        `payload` (an APNs JSON object with `aps`, at most 4 KB) or of one made from \
@@ -804,17 +708,13 @@ fn device_features() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<NotificationRequest>()
             .json::<SettingDone>(render::devices::done),
-        op(
-            Get,
-            Op::ListNotifications, "/api/v1/device/notifications", "system", "The notifications in the shade.")
+        op(Get, Op::ListNotifications, "/api/v1/device/notifications", "system", "The notifications in the shade.")
             .cli("notifications", &["notifications"])
             .describe("Android: the shade is opened, read through the UI tree and closed again. iOS: 501.")
             .errors(DEVICE)
             .query::<DeviceQuery>()
             .json::<NotificationList>(render::features::notifications),
-        op(
-            Post,
-            Op::Biometric, "/api/v1/device/biometric", "system", "Simulate Face ID / Touch ID / fingerprint: enroll, unenroll, match, nonmatch.")
+        op(Post, Op::Biometric, "/api/v1/device/biometric", "system", "Simulate Face ID / Touch ID / fingerprint: enroll, unenroll, match, nonmatch.")
             .cli("biometric ACTION", &["biometric", "match"])
             .describe("iOS Simulator: BiometricKit notifications (`simctl spawn … notifyutil`). Android \
                        emulator: the console's `finger touch` (match: finger 1, nonmatch: 2; enrolling \
@@ -828,9 +728,7 @@ fn device_features() -> Vec<Operation> {
 /// The network operations.
 fn network() -> Vec<Operation> {
     vec![
-        op(
-            Post,
-            Op::ProxyStart, "/api/v1/proxy/start", "network", "Start the recording proxy.")
+        op(Post, Op::ProxyStart, "/api/v1/proxy/start", "network", "Start the recording proxy.")
             .cli("proxy start", &["proxy", "start"])
             .describe("Listens on 127.0.0.1 at the server's `--proxy-port` unless `port` is given (0: \
                        any free port). `passthrough`: more hosts tunnelled without decryption. \
@@ -838,30 +736,22 @@ fn network() -> Vec<Operation> {
             .errors(&[PortInUse, Unknown])
             .body::<ProxyStartRequest>()
             .json::<ProxyStatus>(render::flows::status),
-        op(
-            Post,
-            Op::ProxyStop, "/api/v1/proxy/stop", "network", "Stop the proxy (detaches devices first).")
+        op(Post, Op::ProxyStop, "/api/v1/proxy/stop", "network", "Stop the proxy (detaches devices first).")
             .cli("proxy stop", &["proxy", "stop"])
             .describe("Refused (`DEVICE_LEASED`, nothing changed) while a device attached to it is \
                        leased by another session than the caller's.")
             .errors(&[DeviceLeased])
             .body::<ProxyStopRequest>()
             .json::<ProxyStatus>(render::flows::status),
-        op(
-            Get,
-            Op::ProxyStatus, "/api/v1/proxy/status", "network", "Proxy state: address, CA, devices.")
+        op(Get, Op::ProxyStatus, "/api/v1/proxy/status", "network", "Proxy state: address, CA, devices.")
             .cli("proxy status", &["proxy", "status"])
             .json::<ProxyStatus>(render::flows::status),
-        op(
-            Get,
-            Op::ProxyCa, "/api/v1/proxy/ca.pem", "network", "The proxy CA certificate (PEM).")
+        op(Get, Op::ProxyCa, "/api/v1/proxy/ca.pem", "network", "The proxy CA certificate (PEM).")
             .cli("proxy ca", &["proxy", "ca", "-o", "ca.pem"])
             .describe("Made once and kept in the state directory; its private key is never served.")
             .errors(&[Unknown])
             .file(&["application/x-pem-file"]),
-        op(
-            Post,
-            Op::ProxyAttach, "/api/v1/proxy/attach", "network", "Route a device's traffic through the proxy.")
+        op(Post, Op::ProxyAttach, "/api/v1/proxy/attach", "network", "Route a device's traffic through the proxy.")
             .cli("proxy attach [UDID]", &["proxy", "attach"])
             .describe("Android: `adb reverse tcp:P tcp:P` and `settings put global http_proxy \
                        127.0.0.1:P` (the previous value is restored on detach). iOS Simulator: the \
@@ -871,16 +761,12 @@ fn network() -> Vec<Operation> {
             .errors(&[PortInUse, Unknown])
             .body::<ProxyDeviceRequest>()
             .json::<ProxyAttachResult>(render::flows::attached),
-        op(
-            Post,
-            Op::ProxyDetach, "/api/v1/proxy/detach", "network", "Undo proxy_attach.")
+        op(Post, Op::ProxyDetach, "/api/v1/proxy/detach", "network", "Undo proxy_attach.")
             .cli("proxy detach [UDID]", &["proxy", "detach"])
             .errors(DEVICE)
             .body::<ProxyDeviceRequest>()
             .json::<ProxyDetachResult>(render::flows::detached),
-        op(
-            Get,
-            Op::ListFlows, "/api/v1/proxy/flows", "network", "Recorded network requests, filtered.")
+        op(Get, Op::ListFlows, "/api/v1/proxy/flows", "network", "Recorded network requests, filtered.")
             .cli("proxy flows", &["proxy", "flows", "--status", "4xx"])
             .describe("Oldest first. `host`: that host or a domain with its subdomains; `status`: `404` \
                        or a class `4xx`; `failed`: no answer, 4xx or 5xx; `contains`: text in \
@@ -889,9 +775,7 @@ fn network() -> Vec<Operation> {
                        with it: the first `limit` after it, then go on with `since=next_cursor`.")
             .query::<FlowsQuery>()
             .json::<FlowList>(render::flows::list),
-        op(
-            Get,
-            Op::GetFlow, "/api/v1/proxy/flows/{id}", "network", "One request: headers, bodies, timing.")
+        op(Get, Op::GetFlow, "/api/v1/proxy/flows/{id}", "network", "One request: headers, bodies, timing.")
             .cli("proxy flow ID", &["proxy", "flow", "12"])
             .describe("Secret headers (Authorization, Cookie, Set-Cookie, Proxy-Authorization) are \
                        redacted unless `reveal=true` on a loopback server. `body=request|response` \
@@ -899,29 +783,21 @@ fn network() -> Vec<Operation> {
             .errors(&[NotFound, Forbidden])
             .query::<FlowQuery>()
             .json_or_bytes::<FlowDetail>(render::flows::flow),
-        op(
-            Get,
-            Op::StreamFlows, "/api/v1/proxy/flows/stream", "network", "New requests as Server-Sent Events.")
+        op(Get, Op::StreamFlows, "/api/v1/proxy/flows/stream", "network", "New requests as Server-Sent Events.")
             .cli("proxy flows --follow", &["proxy", "flows", "--follow"])
             .describe("The filters of list_flows; with `since`, the matching flows after it first; \
                        `limit`: end after that many.")
             .query::<FlowsQuery>()
             .events::<FlowLine>(render::flows::line),
-        op(
-            Get,
-            Op::GetFlowSummary, "/api/v1/proxy/summary", "network", "Network summary: hosts, failures, slowest.")
+        op(Get, Op::GetFlowSummary, "/api/v1/proxy/summary", "network", "Network summary: hosts, failures, slowest.")
             .cli("proxy summary", &["proxy", "summary"])
             .describe("`since` and `host` as for list_flows.")
             .query::<SummaryQuery>()
             .json::<FlowSummary>(render::flows::summary),
-        op(
-            Delete,
-            Op::ClearFlows, "/api/v1/proxy/flows", "network", "Forget recorded requests.")
+        op(Delete, Op::ClearFlows, "/api/v1/proxy/flows", "network", "Forget recorded requests.")
             .cli("proxy clear", &["proxy", "clear"])
             .json::<Cleared>(render::flows::cleared),
-        op(
-            Get,
-            Op::ExportHar, "/api/v1/proxy/flows.har", "network", "Recorded requests as HAR 1.2 (devtools, Charles, Proxyman).")
+        op(Get, Op::ExportHar, "/api/v1/proxy/flows.har", "network", "Recorded requests as HAR 1.2 (devtools, Charles, Proxyman).")
             .cli("proxy har", &["proxy", "har"])
             .describe("Every flow in the store, oldest first (tunnels left out). Secrets are redacted \
                        as in every view; bodies decoded, as text or base64. `_flowId`, `_ruleId` and \
@@ -929,9 +805,7 @@ fn network() -> Vec<Operation> {
                        and get_flow read flows.")
             .json::<Har>(render::rules::har)
             .document(),
-        op(
-            Post,
-            Op::AddProxyRule, "/api/v1/proxy/rules", "network", "Mock, delay, throttle, fail or rewrite requests.")
+        op(Post, Op::AddProxyRule, "/api/v1/proxy/rules", "network", "Mock, delay, throttle, fail or rewrite requests.")
             .cli("proxy mock", &["proxy", "mock", "--path", "/api/login", "--status", "500", "--body", "down"])
             .describe("Match on `method`, `host` (`*.example.com`), `path` (prefix) | `path_glob` | \
                        `path_regex`, `query` (a value `*`: any), `header` (`name` or `name: value`), `json_field` \
@@ -948,26 +822,18 @@ fn network() -> Vec<Operation> {
             .errors(&[Forbidden, NotFound])
             .body::<RuleSpec>()
             .json::<RuleView>(render::rules::rule),
-        op(
-            Get,
-            Op::ListProxyRules, "/api/v1/proxy/rules", "network", "List proxy rules.")
+        op(Get, Op::ListProxyRules, "/api/v1/proxy/rules", "network", "List proxy rules.")
             .cli("proxy rules", &["proxy", "rules"])
             .json::<RuleList>(render::rules::list),
-        op(
-            Delete,
-            Op::DeleteProxyRule, "/api/v1/proxy/rules/{id}", "network", "Remove one proxy rule.")
+        op(Delete, Op::DeleteProxyRule, "/api/v1/proxy/rules/{id}", "network", "Remove one proxy rule.")
             .cli("proxy unmock ID", &["proxy", "unmock", "3"])
             .errors(&[NotFound])
             .query::<RuleQuery>()
             .json::<RuleView>(render::rules::rule),
-        op(
-            Delete,
-            Op::ClearProxyRules, "/api/v1/proxy/rules", "network", "Remove all proxy rules.")
+        op(Delete, Op::ClearProxyRules, "/api/v1/proxy/rules", "network", "Remove all proxy rules.")
             .cli("proxy unmock-all", &["proxy", "unmock-all"])
             .json::<Cleared>(render::rules::cleared),
-        op(
-            Post,
-            Op::ProxyRulesFromHar, "/api/v1/proxy/rules/from-har", "network", "Replay a HAR: its answers become respond rules.")
+        op(Post, Op::ProxyRulesFromHar, "/api/v1/proxy/rules/from-har", "network", "Replay a HAR: its answers become respond rules.")
             .cli("proxy replay-har", &["proxy", "replay-har", "--har", "{\"log\":{\"entries\":[]}}"])
             .describe("Entries with an answer (to `host` and its subdomains when given) become \
                        respond rules matching their method, host, exact path and query. Repeats of \
@@ -976,9 +842,7 @@ fn network() -> Vec<Operation> {
             .body::<RulesFromHarRequest>()
             .json::<RulesAdded>(render::rules::added)
             .document(),
-        op(
-            Post,
-            Op::SetProxyConditions, "/api/v1/proxy/conditions", "network", "Slow or cut the device link.")
+        op(Post, Op::SetProxyConditions, "/api/v1/proxy/conditions", "network", "Slow or cut the device link.")
             .cli("proxy conditions", &["proxy", "conditions", "--profile", "3g"])
             .describe("A `profile`, and/or explicit `latency_ms`, `jitter_ms`, `down_kbps`, \
                        `up_kbps`, `loss_percent` (overriding the profile's). `offline` closes every \
@@ -986,9 +850,7 @@ fn network() -> Vec<Operation> {
                        every request before the rules; shown in proxy status.")
             .body::<ConditionsRequest>()
             .json::<ConditionsState>(render::rules::conditions),
-        op(
-            Delete,
-            Op::ClearProxyConditions, "/api/v1/proxy/conditions", "network", "Clear link conditions.")
+        op(Delete, Op::ClearProxyConditions, "/api/v1/proxy/conditions", "network", "Clear link conditions.")
             .cli("proxy conditions-clear", &["proxy", "conditions-clear"])
             .json::<ConditionsState>(render::rules::conditions),
     ]
@@ -997,18 +859,14 @@ fn network() -> Vec<Operation> {
 /// The logs operations.
 fn logs() -> Vec<Operation> {
     vec![
-        op(
-            Get,
-            Op::TailLogs, "/api/v1/logs", "logs", "The device log's newest entries, or those after `since`.")
+        op(Get, Op::TailLogs, "/api/v1/logs", "logs", "The device log's newest entries, or those after `since`.")
             .cli("logs", &["logs", "--level", "W"])
             .describe("Filters: `level` (minimum), `tag`, `app`, `contains`, `regex`. The answer's \
                        `cursor`, passed as `since`, reads on from there.")
             .errors(DEVICE)
             .query::<LogsQuery>()
             .json::<LogPage>(render::logs::page),
-        op(
-            Get,
-            Op::StreamLogs, "/api/v1/logs/stream", "logs", "Follow the device log as Server-Sent Events.")
+        op(Get, Op::StreamLogs, "/api/v1/logs/stream", "logs", "Follow the device log as Server-Sent Events.")
             .cli("logs --follow", &["logs", "-f", "--app", "com.example"])
             .describe("The filters of GET /api/v1/logs. Each entry is an `entry` event whose `id` \
                        resumes the stream (`Last-Event-ID`) without gaps or repeats; a reader that \
@@ -1017,24 +875,18 @@ fn logs() -> Vec<Operation> {
             .errors(DEVICE)
             .query::<LogsQuery>()
             .events::<LogEvent>(render::logs::event),
-        op(
-            Get,
-            Op::ListCrashes, "/api/v1/logs/crashes", "logs", "Crashes and ANRs, newest first.")
+        op(Get, Op::ListCrashes, "/api/v1/logs/crashes", "logs", "Crashes and ANRs, newest first.")
             .cli("crashes", &["crashes", "--since", "1h"])
             .errors(DEVICE)
             .query::<CrashesQuery>()
             .json::<CrashList>(render::logs::crashes),
-        op(
-            Get,
-            Op::GetCrash, "/api/v1/logs/crashes/{id}", "logs", "One crash or ANR with its full text.")
+        op(Get, Op::GetCrash, "/api/v1/logs/crashes/{id}", "logs", "One crash or ANR with its full text.")
             .cli("crashes ID", &["crashes", "c0123456789ab"])
             .errors(DEVICE)
             .errors(NAMED)
             .query::<CrashQuery>()
             .json::<CrashDetail>(render::logs::crash),
-        op(
-            Get,
-            Op::DebugBundle, "/api/v1/debug/bundle", "logs", "Screen, screenshot, app errors and crashes in one answer.")
+        op(Get, Op::DebugBundle, "/api/v1/debug/bundle", "logs", "Screen, screenshot, app errors and crashes in one answer.")
             .cli("debug-bundle", &["debug-bundle", "-o", "/tmp/bundle"])
             .errors(DEVICE)
             .describe("When something went wrong: the device, the foreground app, the compact tree, a \
@@ -1048,9 +900,7 @@ fn logs() -> Vec<Operation> {
 /// The runs operations.
 fn runs() -> Vec<Operation> {
     vec![
-        op(
-            Get,
-            Op::ListRuns, "/api/v1/runs", "runs", "Runs (each session's, the server's), newest first.")
+        op(Get, Op::ListRuns, "/api/v1/runs", "runs", "Runs (each session's, the server's), newest first.")
             .cli("runs", &["runs"])
             .describe("Each session has a run in the cache directory (`MOBILECTL_CACHE_DIR`, else \
                        `$XDG_CACHE_HOME/mobilectl`, else the platform's: `~/.cache/mobilectl`, \
@@ -1062,16 +912,12 @@ fn runs() -> Vec<Operation> {
                        operation failed in it. `total` says how many there are beyond `limit`.")
             .query::<RunsQuery>()
             .json::<RunList>(render::runs::list),
-        op(
-            Get,
-            Op::GetRun, "/api/v1/runs/{id}", "runs", "One run: its result and its artifacts.")
+        op(Get, Op::GetRun, "/api/v1/runs/{id}", "runs", "One run: its result and its artifacts.")
             .cli("runs show ID", &["runs", "show", "20260101-120000-ab12cd"])
             .errors(&[RunNotFound])
             .query::<RunPath>()
             .json::<RunDetail>(render::runs::run),
-        op(
-            Get,
-            Op::GetArtifact, "/api/v1/runs/{id}/artifacts/{name}", "runs", "One artifact's bytes, in its content type.")
+        op(Get, Op::GetArtifact, "/api/v1/runs/{id}/artifacts/{name}", "runs", "One artifact's bytes, in its content type.")
             .cli("runs artifact ID NAME", &["runs", "artifact", "20260101-120000-ab12cd", "failure-tap.png", "-o", "f.png"])
             .describe("`name` is looked up in the run's index (as get_run lists it), never used as \
                        a path: a name no artifact can have is 400 VALIDATION_FAILED, an unknown one \
@@ -1080,9 +926,15 @@ fn runs() -> Vec<Operation> {
             .query::<ArtifactPath>()
             .file(ARTIFACT_TYPES)
             .document(),
-        op(
-            Post,
-            Op::Gc, "/api/v1/gc", "runs", "Delete old runs by the GC policy (dry_run: only plan).")
+        op(Delete, Op::DeleteRun, "/api/v1/runs/{id}", "runs", "Delete one run and its artifacts (not a live one).")
+            .cli("runs delete ID", &["runs", "delete", "20260101-120000-ab12cd"])
+            .describe("A live run (a live session's, the server's, or one a recording is writing) is \
+                       409 RUN_LIVE. A session's run is its own: another caller gets 404 \
+                       RUN_NOT_FOUND, as for reading it.")
+            .errors(&[RunNotFound, RunLive])
+            .query::<RunPath>()
+            .json::<RunDeleted>(render::runs::deleted),
+        op(Post, Op::Gc, "/api/v1/gc", "runs", "Delete old runs by the GC policy (dry_run: only plan).")
             .cli("gc", &["gc", "--dry-run"])
             .describe("Keeps the newest `MOBILECTL_GC_KEEP_LAST` runs (20), failed runs (and runs \
                        without result.json) for `MOBILECTL_GC_KEEP_FAILURE_DAYS` (7), then deletes \

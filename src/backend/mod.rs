@@ -21,11 +21,11 @@ pub mod wda;
 
 pub use registry::BackendConfig;
 pub use traits::{
-    lacking, tap_button, unsupported, unsupported_logs, Acted, AfterAction, AfterShutdown, Alerts,
-    Apps, Biometrics, Clipboard, Connect, DeviceBackend, Erase, Files, Input, InputStep, Intents,
-    Lifecycle, Location, Logs, Media, MultiTouchInput, NetworkCapture, NotificationShade,
-    Notifications, Permissions, Recording, Screen, ScreenGeometry, ScreenOrientation, StatusBar,
-    TypeJob, TypedWith, UiSource,
+    concern, lacking, tap_button, unsupported, unsupported_logs, Acted, AfterAction, AfterShutdown,
+    Alerts, Apps, Biometrics, Clipboard, Concern, Connect, DeviceBackend, Erase, Files, Input,
+    InputStep, Intents, Lifecycle, Location, Logs, Media, MultiTouchInput, NetworkCapture,
+    NotificationShade, Notifications, Permissions, Recording, Screen, ScreenGeometry,
+    ScreenOrientation, StatusBar, TypeJob, TypedWith, UiSource,
 };
 
 pub use run::{command_failed, exec_error, http_error, run_tool, tool_command, tool_missing};

@@ -372,16 +372,16 @@ pub struct ModifierArgs {
     /// Match text/label as a substring.
     #[arg(long)]
     pub contains: bool,
-    /// Match case-insensitively.
-    #[arg(long)]
-    pub ignore_case: bool,
+    /// Match case-insensitively (the selector's `case_insensitive`).
+    #[arg(long = "ignore-case")]
+    pub case_insensitive: bool,
 }
 
 impl ModifierArgs {
     pub(super) fn get(self) -> Modifiers {
         Modifiers {
             contains: self.contains,
-            case_insensitive: self.ignore_case,
+            case_insensitive: self.case_insensitive,
             index: self.index,
         }
     }

@@ -40,8 +40,8 @@ pub fn answer(a: &Answer, json: bool) -> i32 {
                 if let (Some(t), true) = (r.timing_ms, v.get("action_type").is_some()) {
                     v["timing_ms"] = serde_json::json!(t.round() as u64);
                 }
-                let text = crate::render::text(op, &v);
-                println!("{}", super::hint::calls(&text).trim_end());
+                let text = crate::render::text_in(super::hint::step_words, op, &v);
+                println!("{}", text.trim_end());
             }
             outcome(&r.value)
         }
@@ -53,7 +53,7 @@ pub fn answer(a: &Answer, json: bool) -> i32 {
 pub fn event(op: &str, data: &str, json: bool) {
     use std::io::Write;
     let line = match serde_json::from_str::<Value>(data) {
-        Ok(v) if !json => super::hint::calls(&crate::render::text(op, &v)),
+        Ok(v) if !json => crate::render::text_in(super::hint::step_words, op, &v),
         _ => data.to_string(),
     };
     let mut out = std::io::stdout().lock();

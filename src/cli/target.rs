@@ -229,6 +229,57 @@ impl Target {
     }
 }
 
+/// The selector fields a target word names (`text:VALUE`…), as [`parse`] reads them.
+const KINDS: [&str; 4] = ["text", "label", "id", "role"];
+
+/// The target word of a request's `ref`, `x`+`y` or `selector` fields (or of a selector's
+/// own fields given alone), as [`parse`] reads it back: `@e12`, `120,540`, `text:"Sign in"`,
+/// `text~:Sign` (with `contains`). `None` when `args` name no target, or one that one word
+/// cannot say (two selector fields).
+pub fn word_of(args: &Map<String, Value>) -> Option<String> {
+    if let Some(r) = args.get("ref").and_then(Value::as_str) {
+        return Some(format!("@{}", r.trim_start_matches('@')));
+    }
+    if let (Some(x), Some(y)) = (args.get("x"), args.get("y")) {
+        return (x.is_number() && y.is_number()).then(|| format!("{x},{y}"));
+    }
+    let sel = match args.get("selector") {
+        Some(Value::Object(s)) => s,
+        Some(_) => return None,
+        None => args,
+    };
+    let mut named = KINDS.iter().filter(|k| sel.contains_key(**k));
+    let (Some(kind), None) = (named.next(), named.next()) else {
+        return None;
+    };
+    let tilde = if sel.get("contains") == Some(&Value::Bool(true)) {
+        "~"
+    } else {
+        ""
+    };
+    Some(format!("{kind}{tilde}:{}", quoted(sel[*kind].as_str()?)))
+}
+
+/// The word of a selector field named in advice (`role` → `role:ROLE`, `text` with a value →
+/// `text:"Sign in"`); `None` for another field.
+pub fn field_word(name: &str, value: Option<&Value>) -> Option<String> {
+    KINDS.contains(&name).then_some(())?;
+    let value = match value {
+        Some(v) => quoted(v.as_str()?),
+        None => name.to_ascii_uppercase(),
+    };
+    Some(format!("{name}:{value}"))
+}
+
+/// A value after `kind:`, in double quotes when it holds a space ([`unquote`] removes them).
+fn quoted(v: &str) -> String {
+    if v.contains(char::is_whitespace) {
+        format!("{v:?}")
+    } else {
+        v.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,5 +425,39 @@ mod tests {
             Value::Object(p("id:x").unwrap().fields()),
             json!({"selector": {"id": "x"}})
         );
+    }
+
+    #[test]
+    fn targets_are_worded_as_they_are_read() {
+        let word = |v: Value| word_of(v.as_object().unwrap()).unwrap();
+        for (args, said) in [
+            (json!({"ref": "e12"}), "@e12"),
+            (json!({"x": 120, "y": 540}), "120,540"),
+            (json!({"selector": {"text": "Sign in"}}), "text:\"Sign in\""),
+            (json!({"id": "login_button"}), "id:login_button"),
+            (
+                json!({"selector": {"label": "Clo", "contains": true}}),
+                "label~:Clo",
+            ),
+        ] {
+            assert_eq!(word(args.clone()), said);
+            // Read back, the word is the same target.
+            let t = parse(said, Modifiers::default()).unwrap();
+            let back = Value::Object(t.fields());
+            let sel = args.get("selector").cloned().unwrap_or(args.clone());
+            match t {
+                Target::Selector(_) => assert_eq!(back["selector"], sel),
+                Target::Ref(_) => assert_eq!(back, args),
+                Target::Point(x, y) => {
+                    assert_eq!(Some((x, y)), args["x"].as_f64().zip(args["y"].as_f64()))
+                }
+            }
+        }
+        assert_eq!(
+            word_of(json!({"text": "a", "id": "b"}).as_object().unwrap()),
+            None
+        );
+        assert_eq!(field_word("role", None).as_deref(), Some("role:ROLE"));
+        assert_eq!(field_word("index", None), None);
     }
 }

@@ -18,8 +18,8 @@ use super::snapshot::Snapshot;
 use super::target::{check_on_screen, check_reachable, Resolved};
 use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget, Direction, Target};
+use crate::backend::concern;
 use crate::backend::{Acted, InputStep};
-use crate::device::Capability;
 use crate::device::{Device, KeyPress, Point};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::diff::diff;
@@ -177,7 +177,7 @@ impl DeviceController {
         observe: Observe,
     ) -> Result<Acted> {
         let backend = self.backend(&action.device)?;
-        let input = self.cap(&action.device, Capability::Input, |b| b.input())?;
+        let input = self.cap(&action.device, concern::Input)?;
         if !observe.read {
             let acted = input.act(&action.device, step).await?;
             action.session.touch();
@@ -190,7 +190,7 @@ impl DeviceController {
         // same round trip.
         let tail = action.log_mark.tail_read();
         let started = Instant::now();
-        let screen = self.cap(&action.device, Capability::Screen, |b| b.screen())?;
+        let screen = self.cap(&action.device, concern::Screen)?;
         let done = input
             .act_then_read(
                 &action.device,
@@ -384,7 +384,7 @@ impl DeviceController {
             .await?;
         let was_up = snapshot.screen.keyboard.is_some();
         if was_up {
-            self.cap(&action.device, Capability::Input, |b| b.input())?
+            self.cap(&action.device, concern::Input)?
                 .hide_keyboard(&action.device)
                 .await?;
         }

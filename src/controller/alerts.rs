@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget};
+use crate::backend::concern;
 use crate::device::AlertChoice;
-use crate::device::Capability;
 use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::ui::AlertButton;
 
@@ -94,7 +94,7 @@ impl DeviceController {
         let snapshot = self
             .fresh_or_dump_locked(&action.device, &action.session)
             .await?;
-        let alerts = self.cap(&action.device, Capability::Alerts, |b| b.alerts())?;
+        let alerts = self.cap(&action.device, concern::Alerts)?;
         // The tree shows app and system alerts alike; a device that can say so itself is
         // asked when it shows none.
         let (alert, native) = match snapshot.screen.alert.clone() {

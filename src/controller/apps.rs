@@ -5,9 +5,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::reach::Reach;
+use crate::backend::concern;
 use crate::backend::{validate, Apps};
 use crate::device::{
-    AppInfo, Capability, Device, LaunchOptions, LaunchValue, Launched, PermissionAction, MAX_EXTRAS,
+    AppInfo, Device, LaunchOptions, LaunchValue, Launched, PermissionAction, MAX_EXTRAS,
 };
 use crate::error::{Error, ErrorCode, Result};
 
@@ -52,7 +53,7 @@ impl DeviceController {
     /// (`.apk`, `.app`).
     pub async fn install_app(&self, udid: Option<&str>, path: &Path) -> Result<Device> {
         let on = self.reach(udid, Reach::Act).await?;
-        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        let apps = on.cap(concern::Apps)?;
         check_install_path(apps, path)?;
         apps.install_app(&on.device, path).await?;
         Ok(on.into_device())
@@ -69,7 +70,7 @@ impl DeviceController {
         let on = self.reach(udid, Reach::Act).await?;
         on.backend.check_app_id(bundle_id)?;
         on.backend.check_launch(opts)?;
-        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        let apps = on.cap(concern::Apps)?;
         let device = on.into_device();
         if opts.clear_keychain {
             apps.reset_keychain(&device).await?;
@@ -88,7 +89,7 @@ impl DeviceController {
     pub async fn terminate_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {
         let on = self.reach(udid, Reach::Act).await?;
         on.backend.check_app_id(bundle_id)?;
-        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        let apps = on.cap(concern::Apps)?;
         apps.terminate_app(&on.device, bundle_id).await?;
         Ok(on.into_device())
     }
@@ -97,7 +98,7 @@ impl DeviceController {
     pub async fn reset_app(&self, udid: Option<&str>, bundle_id: &str) -> Result<Device> {
         let on = self.reach(udid, Reach::Act).await?;
         on.backend.check_app_id(bundle_id)?;
-        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        let apps = on.cap(concern::Apps)?;
         apps.reset_app(&on.device, bundle_id).await?;
         Ok(on.into_device())
     }
@@ -105,7 +106,7 @@ impl DeviceController {
     /// The apps installed on the device.
     pub async fn list_apps(&self, udid: Option<&str>) -> Result<(Device, Vec<AppInfo>)> {
         let on = self.reach(udid, Reach::Read).await?;
-        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        let apps = on.cap(concern::Apps)?;
         let list = apps.list_apps(&on.device).await?;
         Ok((on.into_device(), list))
     }
@@ -115,7 +116,7 @@ impl DeviceController {
     pub async fn open_url(&self, udid: Option<&str>, url: &str, allow_any: bool) -> Result<Device> {
         validate::open_url(url, allow_any)?;
         let on = self.reach(udid, Reach::Act).await?;
-        let apps = on.cap(Capability::Apps, |b| b.apps())?;
+        let apps = on.cap(concern::Apps)?;
         apps.open_url(&on.device, url).await?;
         Ok(on.into_device())
     }
@@ -131,11 +132,11 @@ impl DeviceController {
                         "latitude must be in -90..90 and longitude in -180..180",
                     ));
                 }
-                let location = on.cap(Capability::Location, |b| b.location())?;
+                let location = on.cap(concern::Location)?;
                 location.set_location(device, lat, lon).await?
             }
             None => {
-                let location = on.cap(Capability::Location, |b| b.location())?;
+                let location = on.cap(concern::Location)?;
                 location.clear_location(device).await?
             }
         }
@@ -162,7 +163,7 @@ impl DeviceController {
             return Err(Error::validation(format!("`{permission}` is not a permission name"))
                 .with_hint("Android: android.permission.CAMERA; iOS: camera, photos, location, contacts, microphone…"));
         }
-        let permissions = on.cap(Capability::Permissions, |b| b.permissions())?;
+        let permissions = on.cap(concern::Permissions)?;
         let note = permissions
             .permission(&on.device, bundle_id, permission, action)
             .await?;

@@ -390,8 +390,11 @@ fn previous_baseline(session: &super::DeviceSlot) -> Result<Resolved> {
              yet: there is no previous screen to compare with",
         )
         .with_next(
-            "take a screenshot before acting ({0}), act, then diff with {\"previous\": true}",
-            [Step::call(Op::Screenshot)],
+            "take a screenshot before acting ({0}), act, then diff ({1})",
+            [
+                Step::call(Op::Screenshot),
+                Step::call_with(Op::ScreenshotDiff, json!({"baseline": {"previous": true}})),
+            ],
         )
     })?;
     Ok(Resolved {

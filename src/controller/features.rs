@@ -4,6 +4,7 @@
 //! device, runs under the device's command lock, and marks the kept snapshot stale after a
 //! change that can move the screen (rotation, intents).
 
+use crate::backend::concern;
 use crate::device::{
     check_intent, Device, IntentOutcome, IntentParts, Orientation, OrientationRead,
 };
@@ -11,7 +12,6 @@ use crate::error::{Error, ErrorCode, Result};
 
 use super::reach::Reach;
 use super::DeviceController;
-use crate::device::Capability;
 
 /// Longest clipboard text accepted.
 pub const MAX_CLIPBOARD: usize = 64 * 1024;
@@ -28,7 +28,7 @@ impl DeviceController {
     /// The clipboard's text.
     pub async fn clipboard_get(&self, udid: Option<&str>) -> Result<(Device, String)> {
         let on = self.reach_held(udid, Reach::Read).await?;
-        let clipboard = on.cap(Capability::Clipboard, |b| b.clipboard())?;
+        let clipboard = on.cap(concern::Clipboard)?;
         let text = clipboard.get_clipboard(&on.device).await?;
         Ok((on.into_device(), text))
     }
@@ -45,7 +45,7 @@ impl DeviceController {
             return Err(Error::validation("`text` contains a NUL character"));
         }
         let on = self.reach_held(udid, Reach::Act).await?;
-        let clipboard = on.cap(Capability::Clipboard, |b| b.clipboard())?;
+        let clipboard = on.cap(concern::Clipboard)?;
         clipboard.set_clipboard(&on.device, text).await?;
         Ok(on.into_device())
     }
@@ -58,7 +58,7 @@ impl DeviceController {
             orientation,
             auto_rotate,
         } = on
-            .cap(Capability::Orientation, |b| b.orientation())?
+            .cap(concern::ScreenOrientation)?
             .get_orientation(&on.device)
             .await?;
         let orientation = match orientation {
@@ -92,7 +92,7 @@ impl DeviceController {
         to: Option<Orientation>,
     ) -> Result<Device> {
         let on = self.reach_held(udid, Reach::Act).await?;
-        let orientation = on.cap(Capability::Orientation, |b| b.orientation())?;
+        let orientation = on.cap(concern::ScreenOrientation)?;
         let result = orientation.set_orientation(&on.device, to).await;
         on.slot.touch();
         result.map(|()| on.into_device())
@@ -107,7 +107,7 @@ impl DeviceController {
         finger: Option<u8>,
     ) -> Result<Device> {
         let on = self.reach_held(udid, Reach::Act).await?;
-        on.cap(Capability::Biometrics, |b| b.biometrics())?
+        on.cap(concern::Biometrics)?
             .biometric(&on.device, action, kind, finger)
             .await?;
         on.slot.touch();
@@ -122,7 +122,7 @@ impl DeviceController {
     ) -> Result<(Device, IntentOutcome)> {
         let spec = check_intent(parts)?;
         let on = self.reach_held(udid, Reach::Act).await?;
-        let intents = on.cap(Capability::Intents, |b| b.intents())?;
+        let intents = on.cap(concern::Intents)?;
         let result = intents.send_intent(&on.device, &spec).await;
         on.slot.touch();
         result.map(|outcome| (on.into_device(), outcome))

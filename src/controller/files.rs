@@ -11,9 +11,9 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::reach::Reach;
-use crate::device::Capability;
+use crate::backend::concern;
 use crate::device::{Device, MediaKind};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result, Step};
 
 use super::DeviceController;
 
@@ -146,7 +146,10 @@ pub fn resolve_write(root: &Path, p: &str, overwrite: bool) -> Result<PathBuf> {
             format!("`{}` exists and is not a regular file", target.display()),
         )),
         Ok(_) if !overwrite => Err(Error::validation(format!("`{}` exists", target.display()))
-            .with_hint("pass `overwrite: true` to replace it")),
+            .with_next(
+                "pass {0} to replace it",
+                [Step::field_is("overwrite", true)],
+            )),
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::validation(format!(
             "`{}` cannot be written: {e}",
             target.display()
@@ -257,7 +260,7 @@ impl DeviceController {
     pub async fn add_media(&self, udid: Option<&str>, local: &Path) -> Result<(Device, String)> {
         check_media(local)?;
         let on = self.reach_held(udid, Reach::Act).await?;
-        let media = on.cap(Capability::Media, |b| b.media())?;
+        let media = on.cap(concern::Media)?;
         let at = media.add_media(&on.device, local).await?;
         Ok((on.into_device(), at))
     }
@@ -272,7 +275,7 @@ impl DeviceController {
     ) -> Result<Device> {
         check_device_path(device_path)?;
         let on = self.reach_held(udid, Reach::Act).await?;
-        on.cap(Capability::Files, |b| b.files())?
+        on.cap(concern::Files)?
             .push_file(&on.device, local, device_path, bundle_id)
             .await?;
         Ok(on.into_device())
@@ -289,7 +292,7 @@ impl DeviceController {
         check_device_path(device_path)?;
         let on = self.reach_held(udid, Reach::Read).await?;
         let bytes = on
-            .cap(Capability::Files, |b| b.files())?
+            .cap(concern::Files)?
             .pull_file(&on.device, device_path, bundle_id, local, MAX_FILE)
             .await?;
         Ok((on.into_device(), bytes))

@@ -6,7 +6,7 @@
 
 use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget, Target};
-use crate::device::Capability;
+use crate::backend::concern;
 use crate::device::{check_multi_touch, MultiTouch};
 use crate::error::Result;
 
@@ -32,7 +32,7 @@ impl DeviceController {
             (_, Some(degrees)) => MultiTouch::Rotate { degrees, radius },
             _ => MultiTouch::Pinch { scale: 1.0, radius },
         };
-        self.cap(&action.device, Capability::MultiTouch, |b| b.multi_touch())?
+        self.cap(&action.device, concern::MultiTouchInput)?
             .multi_touch(&action.device, resolved.point(), gesture)
             .await?;
         let target = ActionTarget::of(target, &resolved);

@@ -6,7 +6,7 @@
 
 use super::reach::Reach;
 use super::DeviceController;
-use crate::device::Capability;
+use crate::backend::concern;
 use crate::device::{check_notification, Device, ShownNotification};
 use crate::error::Result;
 use crate::ui::Element;
@@ -68,7 +68,7 @@ impl DeviceController {
     ) -> Result<Device> {
         let post = check_notification(bundle_id, title, body, payload)?;
         let on = self.reach_held(udid, Reach::Act).await?;
-        on.cap(Capability::Notifications, |b| b.notifications())?
+        on.cap(concern::Notifications)?
             .post_notification(&on.device, &post)
             .await?;
         on.slot.touch();
@@ -81,7 +81,7 @@ impl DeviceController {
         udid: Option<&str>,
     ) -> Result<(Device, Vec<ShownNotification>)> {
         let on = self.reach_held(udid, Reach::Act).await?;
-        let shade = on.cap(Capability::NotificationShade, |b| b.notification_shade())?;
+        let shade = on.cap(concern::NotificationShade)?;
         shade.notification_shade(&on.device, true).await?;
         on.slot.touch();
         let read = self.dump_locked(&on.device, &on.slot).await;

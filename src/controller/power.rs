@@ -8,9 +8,11 @@ use std::time::Duration;
 use super::reach::Reach;
 use super::{resolve_target, DeviceController};
 use crate::api::wire::devices::{BootRequest, PlatformTools, PowerResult, ShutdownRequest};
+use crate::backend::concern;
 use crate::backend::{unsupported, AfterShutdown};
-use crate::device::{Capability, DeviceState};
-use crate::error::{Error, ErrorCode, Result};
+use crate::device::DeviceState;
+use crate::error::{Error, ErrorCode, Op, Result, Step};
+use serde_json::json;
 
 /// A named device that is not listed, while some backends could not list theirs: the missing
 /// tool is the likelier cause, so that is the answer.
@@ -49,14 +51,20 @@ impl DeviceController {
                 return Err(Error::validation(
                     "name exactly one of `udid` (iOS Simulator) or `avd` (Android emulator)",
                 )
-                .with_hint("e.g. {\"udid\": \"iPhone 15\"} or {\"avd\": \"Pixel_7_API_34\"}"))
+                .with_next(
+                    "e.g. {0} or {1}",
+                    [
+                        Step::example_of(Op::Boot, json!({"udid": "iPhone 15"})),
+                        Step::example_of(Op::Boot, json!({"avd": "Pixel_7_API_34"})),
+                    ],
+                ))
             }
             (Some(udid), None) => {
                 let list = self.list().await;
                 let device = resolve_target(Some(udid), None, &list.devices)
                     .map_err(|e| unlisted(e, &list.tools))?;
                 self.check_lease(&device)?;
-                self.cap(&device, Capability::Lifecycle, |b| b.lifecycle())?
+                self.cap(&device, concern::Lifecycle)?
                     .boot(&device, wait)
                     .await?;
                 Some(device.udid)
@@ -87,10 +95,7 @@ impl DeviceController {
     /// Shuts down a simulator or an emulator. Physical phones are refused by their backend.
     pub async fn shutdown(&self, req: &ShutdownRequest) -> Result<PowerResult> {
         let on = self.reach(req.udid.as_deref(), Reach::Change).await?;
-        let after = on
-            .cap(Capability::Lifecycle, |b| b.lifecycle())?
-            .shutdown(&on.device)
-            .await?;
+        let after = on.cap(concern::Lifecycle)?.shutdown(&on.device).await?;
         let device = on.into_device();
         if after == AfterShutdown::Gone && self.active().as_deref() == Some(&device.udid) {
             self.clear_active();

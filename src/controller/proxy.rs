@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use super::proxy_store::{Record, Store};
 use super::DeviceController;
 use crate::api::wire::proxy::{AttachedDevice, RepairedDevice, StaleAttachment};
-use crate::device::Capability;
+use crate::backend::concern;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proxy::attach::{ProxyAttached, ProxyDetached, ProxySetup};
@@ -108,7 +108,7 @@ impl DeviceController {
                 });
             }
         }
-        let capture = self.cap(&device, Capability::NetworkCapture, |b| b.network_capture())?;
+        let capture = self.cap(&device, concern::NetworkCapture)?;
         let stale = locked(&self.proxy_attachments.stale).remove(&device.udid);
         // What to restore, known before the device changes: the first attach's, a dead
         // server's record's, or the device's setting now.
@@ -209,7 +209,7 @@ impl DeviceController {
             },
         };
         let detached = self
-            .cap(&device, Capability::NetworkCapture, |b| b.network_capture())?
+            .cap(&device, concern::NetworkCapture)?
             .detach_proxy(&device, &attached)
             .await?;
         self.proxy_attachments.lock().remove(&device.udid);
@@ -257,11 +257,9 @@ impl DeviceController {
         let all: Vec<Attachment> = self.proxy_attachments.lock().values().cloned().collect();
         let undo = all.iter().map(|a| async move {
             let detach = async {
-                self.cap(&a.device, Capability::NetworkCapture, |b| {
-                    b.network_capture()
-                })?
-                .detach_proxy(&a.device, &a.attached)
-                .await
+                self.cap(&a.device, concern::NetworkCapture)?
+                    .detach_proxy(&a.device, &a.attached)
+                    .await
             };
             let r = tokio::time::timeout(limit, detach)
                 .await
@@ -360,7 +358,7 @@ impl DeviceController {
             .collect();
         for (r, device) in due {
             let undone = async {
-                self.cap(&device, Capability::NetworkCapture, |b| b.network_capture())?
+                self.cap(&device, concern::NetworkCapture)?
                     .detach_proxy(&device, &stale_attached(&r))
                     .await
             };

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use super::slot::{DeviceSlot, Hold};
 use super::DeviceController;
-use crate::backend::{lacking, DeviceBackend};
-use crate::device::{Capability, Device};
+use crate::backend::{lacking, Concern, DeviceBackend};
+use crate::device::Device;
 use crate::error::Result;
 
 /// How an operation resolves its device.
@@ -38,14 +38,11 @@ pub(crate) struct OnDevice<'a> {
 }
 
 impl<'a> OnDevice<'a> {
-    /// One concern of the backend, or the `501` naming it: `get` is the backend's accessor
-    /// (`|b| b.apps()`).
-    pub fn cap<T: ?Sized>(
-        &self,
-        capability: Capability,
-        get: impl FnOnce(&'a dyn DeviceBackend) -> Option<&'a T>,
-    ) -> Result<&'a T> {
-        get(self.backend).ok_or_else(|| lacking(self.backend, &self.device, capability))
+    /// One concern of the backend (`on.cap(concern::Apps)`), or the `501` naming its capability.
+    pub fn cap<C: Concern>(&self, concern: C) -> Result<&'a C::Dyn<'a>> {
+        concern
+            .of(self.backend)
+            .ok_or_else(|| lacking(self.backend, &self.device, C::CAPABILITY))
     }
 
     /// Takes the command lock now, when it was not taken with the device.
@@ -109,13 +106,10 @@ impl DeviceController {
 
     /// One concern of `device`'s backend, or the `501` naming it, for operations that need
     /// neither the slot nor the lock.
-    pub(crate) fn cap<'a, T: ?Sized>(
-        &'a self,
-        device: &Device,
-        capability: Capability,
-        get: impl FnOnce(&'a dyn DeviceBackend) -> Option<&'a T>,
-    ) -> Result<&'a T> {
+    pub(crate) fn cap<C: Concern>(&self, device: &Device, concern: C) -> Result<&C::Dyn<'_>> {
         let backend = self.backend(device)?;
-        get(backend).ok_or_else(|| lacking(backend, device, capability))
+        concern
+            .of(backend)
+            .ok_or_else(|| lacking(backend, device, C::CAPABILITY))
     }
 }

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use super::reach::Reach;
 use crate::api::wire::recording::{RecordingInfo, RecordingState, StoppedBy};
+use crate::backend::concern;
 use crate::device::recording::{DEFAULT_MAX_S, MAX_MAX_S};
-use crate::device::Capability;
 use crate::device::{RecordingOptions, ScreenRecorder};
 use crate::error::{Error, ErrorCode, Op, Result, Step};
 
@@ -197,7 +197,7 @@ impl DeviceController {
                     format!("`{}` is already being recorded", device.udid),
                 ));
             }
-            let started = match on.cap(Capability::Recording, |b| b.recording()) {
+            let started = match on.cap(concern::Recording) {
                 Ok(r) => r.start_recording(&device, options, &dest).await,
                 Err(e) => Err(e),
             };

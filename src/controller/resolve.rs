@@ -53,7 +53,7 @@ pub fn resolve_target(
             ErrorCode::AmbiguousDevice,
             format!("{} devices are ready and none is chosen", many.len()),
         )
-        .with_next("pass `udid`, or choose one with {0}", [Step::call(Op::SetActiveDevice)])
+        .with_next("pass {0}, or choose one with {1}", [Step::field("udid"), Step::call(Op::SetActiveDevice)])
         .with_details(json!({ "candidates": many.iter().map(|d| brief(d)).collect::<Vec<_>>() }))),
     }
 }

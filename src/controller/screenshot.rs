@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::reach::Reach;
 use super::snapshot::Snapshot;
 use super::DeviceController;
-use crate::device::Capability;
+use crate::backend::concern;
 use crate::device::Device;
 use crate::error::Result;
 use crate::ui::CoordinateSpace;
@@ -48,7 +48,7 @@ impl DeviceController {
         let on = self.reach_held(udid, Reach::Read).await?;
         let (device, session) = (&on.device, &on.slot);
         let space = on.backend.coordinate_space();
-        let screen = on.cap(Capability::Screen, |b| b.screen())?;
+        let screen = on.cap(concern::Screen)?;
         let png = screen.screenshot_png(device).await?;
         session.keep_shot(std::sync::Arc::new(png.clone()));
         // A device that says its scale spares the UI read.
@@ -106,7 +106,7 @@ impl DeviceController {
     pub async fn annotated_shot(&self, udid: Option<&str>) -> Result<Shot> {
         let on = self.reach_held(udid, Reach::Read).await?;
         let snapshot = self.dump_locked(&on.device, &on.slot).await?;
-        let screen = on.cap(Capability::Screen, |b| b.screen())?;
+        let screen = on.cap(concern::Screen)?;
         let png = screen.screenshot_png(&on.device).await?;
         on.slot.keep_shot(std::sync::Arc::new(png.clone()));
         let space = on.backend.coordinate_space();

@@ -10,7 +10,7 @@ use super::target::select_error;
 use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget, Direction, Target};
 use crate::backend::InputStep;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result, Step};
 use crate::ui::select::{self, Selector};
 use crate::ui::{Rect, Screen};
 
@@ -124,7 +124,10 @@ impl DeviceController {
                     format!("not found within {max_scrolls} scroll(s)")
                 };
                 return Err(Error::new(ErrorCode::ElementNotFound, why)
-                    .with_hint("try the other direction, a looser selector (`contains: true`), or more `max_scrolls`")
+                    .with_next(
+                        "try the other direction, a looser selector ({0}), or more {1}",
+                        [Step::field_is("contains", true), Step::field("max_scrolls")],
+                    )
                     .with_details(json!({ "scrolls": scrolls, "selector": selector, "end_reached": end_reached })));
             }
             previous_fingerprint = Some(snapshot.screen.fingerprint.clone());

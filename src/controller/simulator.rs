@@ -3,9 +3,11 @@
 
 use super::reach::Reach;
 use super::DeviceController;
-use crate::device::Capability;
+use crate::backend::concern;
 use crate::device::{Device, StatusBarOverride};
-use crate::error::{Error, Result};
+use serde_json::json;
+
+use crate::error::{Error, Op, Result, Step};
 
 fn check_text(field: &str, value: &Option<String>, extra: &[char]) -> Result<()> {
     let Some(v) = value else { return Ok(()) };
@@ -34,8 +36,12 @@ pub fn check_status_bar(v: &StatusBarOverride) -> Result<()> {
     check_text("operator name", &v.operator_name, &['-', '.', '&', '\''])?;
     if *v == StatusBarOverride::default() {
         return Err(
-            Error::validation("give at least one status bar value, or `clear: true`").with_hint(
-                "e.g. {\"time\": \"9:41\", \"battery_level\": 100, \"battery_state\": \"charged\"}",
+            Error::validation("give at least one status bar value, or `clear: true`").with_next(
+                "e.g. {0}",
+                [Step::example_of(
+                    Op::StatusBar,
+                    json!({"time": "9:41", "battery_level": 100, "battery_state": "charged"}),
+                )],
             ),
         );
     }
@@ -46,9 +52,7 @@ impl DeviceController {
     /// Erases a simulator's content and settings (a booted one is rebooted).
     pub async fn erase(&self, udid: Option<&str>) -> Result<Device> {
         let on = self.reach(udid, Reach::Change).await?;
-        on.cap(Capability::Erase, |b| b.erase())?
-            .erase(&on.device)
-            .await?;
+        on.cap(concern::Erase)?.erase(&on.device).await?;
         let device = on.into_device();
         Ok(self.find(&device.udid).await.unwrap_or(device))
     }
@@ -63,7 +67,7 @@ impl DeviceController {
             check_status_bar(v)?;
         }
         let on = self.reach(udid, Reach::Act).await?;
-        on.cap(Capability::StatusBar, |b| b.status_bar())?
+        on.cap(concern::StatusBar)?
             .status_bar(&on.device, values)
             .await?;
         Ok(on.into_device())

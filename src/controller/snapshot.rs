@@ -10,8 +10,8 @@ use serde_json::json;
 
 use super::slot::DeviceSlot;
 use super::DeviceController;
+use crate::backend::concern;
 use crate::backend::UiSource;
-use crate::device::Capability;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::{self, ViewOptions};
@@ -98,10 +98,7 @@ impl DeviceController {
         session: &DeviceSlot,
     ) -> Result<Arc<Snapshot>> {
         let started = Instant::now();
-        let source = self
-            .cap(device, Capability::Screen, |b| b.screen())?
-            .dump_ui(device)
-            .await?;
+        let source = self.cap(device, concern::Screen)?.dump_ui(device).await?;
         self.keep(device, session, source, started.elapsed()).await
     }
 

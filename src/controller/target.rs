@@ -89,13 +89,18 @@ fn clip(r: &Rect, screen: &Rect) -> Rect {
 /// Turns a selector failure into the API's error.
 pub fn select_error(err: SelectError, selector: &Selector) -> Error {
     match err {
-        SelectError::EmptySelector => Error::validation(err.to_string())
-            .with_hint("e.g. {\"text\": \"Sign in\"} or {\"id\": \"login_button\"}"),
+        SelectError::EmptySelector => Error::validation(err.to_string()).with_next(
+            "e.g. {0} or {1}",
+            [
+                Step::example(json!({"text": "Sign in"})),
+                Step::example(json!({"id": "login_button"})),
+            ],
+        ),
         SelectError::NotFound | SelectError::IndexOutOfRange { .. } => {
             Error::new(ErrorCode::ElementNotFound, err.to_string())
                 .with_next(
-                    "check {0}; try `contains: true`, or scroll-to",
-                    [Step::call(Op::Snapshot)],
+                    "check {0}; try {1}, or scroll-to",
+                    [Step::call(Op::Snapshot), Step::field_is("contains", true)],
                 )
                 .with_details(json!({ "selector": selector }))
         }
@@ -103,7 +108,10 @@ pub fn select_error(err: SelectError, selector: &Selector) -> Error {
             ErrorCode::AmbiguousTarget,
             format!("{} elements match the selector", candidates.len()),
         )
-        .with_hint("act on one candidate's ref, or add `index`, `role` or `id` to the selector")
+        .with_next(
+            "act on one candidate's ref, or add {0}, {1} or {2} to the selector",
+            [Step::field("index"), Step::field("role"), Step::field("id")],
+        )
         .with_details(json!({ "candidates": candidates, "selector": selector })),
     }
 }
@@ -225,7 +233,14 @@ impl DeviceController {
             return Err(Error::validation(
                 "give exactly one target: `ref`, `x`+`y`, `selector` or `grid`",
             )
-            .with_hint("e.g. {\"ref\": \"e12\"} or {\"x\": 120, \"y\": 540} or {\"selector\": {\"text\": \"Sign in\"}}"));
+            .with_next(
+                "e.g. {0} or {1} or {2}",
+                [
+                    Step::example(json!({"ref": "e12"})),
+                    Step::example(json!({"x": 120, "y": 540})),
+                    Step::example(json!({"selector": {"text": "Sign in"}})),
+                ],
+            ));
         }
         if let Some(r) = &target.r#ref {
             return self

@@ -11,7 +11,7 @@ use super::actions::Observe;
 use super::DeviceController;
 use crate::api::wire::act::{ActionResult, ActionTarget, TypeOptions};
 use crate::backend::{InputStep, TypeJob};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result, Step};
 use crate::ui::Screen;
 
 /// The most characters one `type` takes; longer text is refused before anything runs (on
@@ -61,7 +61,7 @@ impl DeviceController {
     pub async fn type_text(&self, req: &TypeOptions) -> Result<ActionResult> {
         if req.text.is_empty() && !req.clear {
             return Err(Error::validation("`text` is empty")
-                .with_hint("pass `clear: true` to empty a field"));
+                .with_next("pass {0} to empty a field", [Step::field_is("clear", true)]));
         }
         let chars = req.text.chars().count();
         if chars > MAX_TYPE_CHARS {
@@ -69,7 +69,10 @@ impl DeviceController {
                 ErrorCode::PayloadTooLarge,
                 format!("`text` has {chars} characters; one type takes at most {MAX_TYPE_CHARS}"),
             )
-            .with_hint("type long text in several calls (`clear` only on the first)")
+            .with_next(
+                "type long text in several calls ({0} only on the first)",
+                [Step::field("clear")],
+            )
             .with_details(json!({ "limit": MAX_TYPE_CHARS, "chars": chars })));
         }
         if let Some(c) = untypable(&req.text) {

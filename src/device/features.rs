@@ -4,10 +4,10 @@
 //! a device (see `crate::backend`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Value};
 use utoipa::ToSchema;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Op, Result, Step};
 
 /// What a file added to a device's gallery is, told by its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,7 +275,13 @@ pub fn check_multi_touch(pinch: bool, scale: Option<f64>, degrees: Option<f64>) 
         ))),
         _ => Err(
             Error::validation("a pinch takes `scale`, a rotation `degrees` (only that one)")
-                .with_hint("e.g. {\"gesture\": \"pinch\", \"scale\": 2, \"ref\": \"e3\"}"),
+                .with_next(
+                    "e.g. {0}",
+                    [Step::example_of(
+                        Op::MultiTouch,
+                        json!({"gesture": "pinch", "scale": 2, "ref": "e3"}),
+                    )],
+                ),
         ),
     }
 }
@@ -353,8 +359,13 @@ pub fn check_notification(
     }
     if title.is_none() && body.is_none() && payload.is_none() {
         return Err(
-            Error::validation("give `title` and `body`, or an APNs `payload`")
-                .with_hint("e.g. {\"title\": \"Hello\", \"body\": \"It works\"}"),
+            Error::validation("give `title` and `body`, or an APNs `payload`").with_next(
+                "e.g. {0}",
+                [Step::example_of(
+                    Op::PostNotification,
+                    json!({"title": "Hello", "body": "It works"}),
+                )],
+            ),
         );
     }
     if payload.is_some() && (title.is_some() || body.is_some()) {
@@ -366,7 +377,13 @@ pub fn check_notification(
         Some(p) => {
             if !p.get("aps").is_some_and(Value::is_object) {
                 return Err(Error::validation("the APNs `payload` has no `aps` object")
-                    .with_hint("e.g. {\"aps\": {\"alert\": {\"title\": \"Hi\", \"body\": \"…\"}}}"));
+                    .with_next(
+                        "e.g. {0}",
+                        [Step::example_of(
+                            Op::PostNotification,
+                            json!({"payload": {"aps": {"alert": {"title": "Hi", "body": "…"}}}}),
+                        )],
+                    ));
             }
             Value::Object(p.clone()).to_string()
         }
@@ -508,8 +525,12 @@ pub fn check_intent(p: &IntentParts<'_>) -> Result<IntentSpec> {
         return Err(Error::validation(
             "an intent needs at least one of `action`, `data`, `component`, `package`",
         )
-        .with_hint(
-            "e.g. {\"action\": \"android.intent.action.VIEW\", \"data\": \"https://example.com\"}",
+        .with_next(
+            "e.g. {0}",
+            [Step::example_of(
+                Op::SendIntent,
+                json!({"action": "android.intent.action.VIEW", "data": "https://example.com"}),
+            )],
         ));
     }
     if let Some(a) = p.action {

@@ -6,7 +6,7 @@ use regex::Regex;
 
 use super::entry::{Level, LogEntry};
 use super::ring::Cursor;
-use crate::error::{Error, Result};
+use crate::error::{Error, Op, Result, Step};
 
 /// Entries one answer carries by default.
 pub const DEFAULT_LIMIT: usize = 100;
@@ -69,16 +69,30 @@ pub fn regex(s: &str) -> Result<Regex> {
             "`regex` is {} characters long; at most {MAX_REGEX_LEN} are taken",
             s.len()
         ))
-        .with_hint("shorten the expression, or use `contains` for a plain substring"));
+        .with_next(
+            "shorten the expression, or use {0} for a plain substring",
+            [Step::field_of(Op::TailLogs, "contains")],
+        ));
     }
     regex::RegexBuilder::new(s)
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(REGEX_SIZE_LIMIT)
         .build()
         .map_err(|e| {
-            let first = e.to_string().lines().last().unwrap_or_default().trim().to_string();
-            Error::validation(format!("`regex` is not a valid regular expression: {first}"))
-                .with_hint("Rust regex syntax (no look-around); `(?i)` for case-insensitive; or use `contains`")
+            let first = e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            Error::validation(format!(
+                "`regex` is not a valid regular expression: {first}"
+            ))
+            .with_next(
+                "Rust regex syntax (no look-around); `(?i)` for case-insensitive; or use {0}",
+                [Step::field_of(Op::TailLogs, "contains")],
+            )
         })
 }
 
@@ -122,7 +136,10 @@ pub fn since(s: &str, now_ms: i64, epoch: Option<u32>) -> Result<Since> {
             return Err(Error::validation(format!(
                 "cursor `{s}` belongs to another log stream (another device, or before a server restart)"
             ))
-            .with_hint("read again without `since` (or with a time) to get a fresh cursor"));
+            .with_next(
+                "read again without {0} (or with a time) to get a fresh cursor",
+                [Step::field_of(Op::TailLogs, "since")],
+            ));
         }
         return Ok(Since::Cursor(c));
     }

@@ -262,7 +262,7 @@ fn respond(op: Option<&str>, answer: &ApiAnswer) -> CallToolResult {
     if ctype == "application/json" {
         if let Ok(v) = serde_json::from_str::<Value>(&text) {
             let said = match op.and_then(crate::render::renderer) {
-                Some(render) => render(&v),
+                Some(render) => crate::render::in_voice(step_words, || render(&v)),
                 None => v.to_string(),
             };
             let mut r = CallToolResult::success(vec![ContentBlock::text(said)]);
@@ -318,7 +318,8 @@ pub fn error_text(answer: &ApiAnswer) -> String {
 
 /// A step in MCP terms: an operation by its tool when the default list offers it, else as
 /// `call` with its name (an operation no tool reaches, as a session the connection manages
-/// itself, by its route); the schema as `describe`.
+/// itself, by its route); a field or an example as the tool's arguments write it
+/// (`` `contains: true` ``, `{"ref": "e12"}`); the schema as `describe`.
 pub fn step_words(step: &Step) -> String {
     match step {
         Step::Call { op, args } => {
@@ -341,6 +342,7 @@ pub fn step_words(step: &Step) -> String {
             }
         }
         Step::Schema => format!("`{}`", super::catalog::DESCRIBE),
+        other => crate::error::next::json_words(other).unwrap_or_default(),
     }
 }
 
@@ -609,5 +611,39 @@ mod tests {
             "POST /api/v1/sessions"
         );
         assert_eq!(step_words(&Step::Schema), "`describe`");
+        // A field and an example as the tool's arguments write them.
+        assert_eq!(
+            step_words(&Step::field_is("contains", true)),
+            "`contains: true`"
+        );
+        assert_eq!(step_words(&Step::field("udid")), "`udid`");
+        assert_eq!(
+            step_words(&Step::example(json!({"selector": {"text": "Sign in"}}))),
+            r#"{"selector": {"text": "Sign in"}}"#
+        );
+        assert_eq!(
+            step_words(&Step::example_of(Op::Boot, json!({"avd": "Pixel_7"}))),
+            r#"{"avd": "Pixel_7"}"#
+        );
+    }
+
+    #[test]
+    fn an_answer_names_its_calls_as_tools() {
+        let crashed = json!({"action_type": "tap", "success": false, "target": {"ref": "e3"},
+            "failure_code": "APP_CRASHED", "details": {"crash": {"id": "c0123"}}});
+        let r = result(
+            "tap",
+            &answer(200, "application/json", crashed.to_string().as_bytes()),
+        );
+        let said = &r.content[0].as_text().unwrap().text;
+        let offered = super::super::offer::Offer::default()
+            .find("get_crash")
+            .is_some();
+        let call = if offered {
+            "`get_crash` with {\"id\":\"c0123\"}"
+        } else {
+            "`call` with {\"arguments\":{\"id\":\"c0123\"},\"operation\":\"get_crash\"}"
+        };
+        assert_eq!(*said, format!("tap e3 FAILED APP_CRASHED ({call})"));
     }
 }

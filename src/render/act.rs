@@ -28,7 +28,10 @@ pub fn action(v: &Value) -> String {
             line += &format!(" {c}");
         }
         if let Some(id) = v["details"]["crash"]["id"].as_str() {
-            line += &format!(" ({})", super::call("get_crash", &[("id", id)]));
+            line += &format!(
+                " ({})",
+                super::call(crate::error::Op::GetCrash, &[("id", id)])
+            );
         }
     }
     // What typing left in the field, when it was read back.

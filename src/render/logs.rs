@@ -63,7 +63,7 @@ pub fn page(v: &Value) -> String {
     if v["more"] == true {
         lines.push(format!(
             "-- more: {}",
-            super::call("tail_logs", &[("since", s(&v["cursor"]))])
+            super::call(crate::error::Op::TailLogs, &[("since", s(&v["cursor"]))])
         ));
     }
     lines.join("\n")

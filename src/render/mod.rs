@@ -1,6 +1,8 @@
 //! Answers as compact text, one renderer per operation, given with its output type in the
 //! operation table (`crate::api::Operation::told`): what the CLI prints, and what an MCP tool result says to the model (the
-//! answer's JSON rides along there as `structuredContent`). Pure code: JSON in, text out.
+//! answer's JSON rides along there as `structuredContent`). Pure code: JSON in, text out; a
+//! call an answer names (what to do next) is a [`Step`] worded in the voice of the front end
+//! that renders ([`in_voice`]: the CLI's command, MCP's tool), so no front end reads it back.
 //!
 //! - [`act`]: actions (one line each, then what changed) and batches;
 //! - [`audit`]: the accessibility audit, a summary line then one line a finding;
@@ -31,7 +33,11 @@ pub mod runs;
 pub mod sessions;
 pub mod verify;
 
-use serde_json::Value;
+use std::cell::Cell;
+
+use serde_json::{json, Value};
+
+use crate::error::{Op, Step};
 
 /// Turns an operation's JSON answer into text.
 pub type Renderer = fn(&Value) -> String;
@@ -50,12 +56,53 @@ pub fn text(op: &str, answer: &Value) -> String {
     }
 }
 
-/// An operation to call next, as a tool call reads: `` `get_crash id=c0123` ``. The MCP text
-/// says it so; the CLI prints it as its command (`mobilectl crashes c0123`).
-pub(crate) fn call(op: &str, args: &[(&str, &str)]) -> String {
+/// How a front end words a call an answer names ([`call`]): the CLI as its command line, MCP
+/// as its tool. The same wording as its error hints' steps.
+pub type Voice = fn(&Step) -> String;
+
+thread_local! {
+    /// The voice the renderers on this thread speak in ([`in_voice`]); none: [`neutral`].
+    static VOICE: Cell<Option<Voice>> = const { Cell::new(None) };
+}
+
+/// What `f` renders, its calls worded by `voice` (renderers are plain synchronous functions,
+/// so the voice is theirs for the call and no longer).
+pub fn in_voice<T>(voice: Voice, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Voice>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            VOICE.set(self.0);
+        }
+    }
+    let _restore = Restore(VOICE.replace(Some(voice)));
+    f()
+}
+
+/// `op`'s answer as text, its calls worded by `voice`.
+pub fn text_in(voice: Voice, op: &str, answer: &Value) -> String {
+    in_voice(voice, || text(op, answer))
+}
+
+/// An operation to call next, as a value the front end that renders words
+/// ([`in_voice`]): `mobilectl crashes c0123` on the command line; without a voice, as a tool
+/// call reads ([`neutral`]).
+pub(crate) fn call(op: Op, args: &[(&str, &str)]) -> String {
+    let args = args.iter().map(|(k, v)| (k.to_string(), json!(v)));
+    let step = Step::call_with(op, Value::Object(args.collect()));
+    match VOICE.get() {
+        Some(voice) => voice(&step),
+        None => neutral(&step),
+    }
+}
+
+/// A call as a tool call reads: `` `get_crash id=c0123` ``.
+fn neutral(step: &Step) -> String {
+    let Step::Call { op, args } = step else {
+        return String::new();
+    };
     let mut out = format!("`{op}");
     for (k, v) in args {
-        out += &format!(" {k}={v}");
+        out += &format!(" {k}={}", v.as_str().unwrap_or_default());
     }
     out + "`"
 }

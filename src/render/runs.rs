@@ -97,6 +97,11 @@ pub fn run(v: &Value) -> String {
     out.join("\n")
 }
 
+/// `delete_run`: the run and the bytes freed.
+pub fn deleted(v: &Value) -> String {
+    format!("deleted run {} ({})", s(&v["id"]), size(&v["freed_bytes"]))
+}
+
 /// `gc`: what was (or would be) deleted, then the totals.
 pub fn gc(v: &Value) -> String {
     let dry = v["dry_run"].as_bool() == Some(true);

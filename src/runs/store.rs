@@ -290,6 +290,27 @@ impl RunStore {
         l.server.as_ref().is_some_and(|r| r.id == id) || l.sessions.values().any(|r| r.id == id)
     }
 
+    /// Deletes the run `id` with its artifacts, answering the bytes it held. A live run (a live
+    /// session's, the server's, or held by a recording) is refused: GC's own rule.
+    pub fn delete(&self, id: &str) -> Result<u64> {
+        let dir = self.run_dir(id)?;
+        // One deletion at a time with GC, which also deletes runs.
+        let _one = self.0.collecting.lock().unwrap_or_else(|p| p.into_inner());
+        if self.is_live(id) {
+            return Err(
+                Error::new(ErrorCode::RunLive, format!("run `{id}` is live")).with_next(
+                    "end its session first ({0}); the server's own run ends when the server stops",
+                    [Step::call(Op::EndSession)],
+                ),
+            );
+        }
+        let bytes = gc::size_of(&dir);
+        std::fs::remove_dir_all(&dir)
+            .map_err(|e| Error::internal(format!("cannot delete {}: {e}", dir.display())))?;
+        self.live().ended.retain(|(_, run)| run.id != id);
+        Ok(bytes)
+    }
+
     /// Collects garbage with the store's policy.
     pub fn gc(&self, dry_run: bool) -> GcPlan {
         self.gc_with(self.0.policy, dry_run)

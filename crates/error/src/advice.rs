@@ -60,6 +60,7 @@ impl ErrorCode {
             Forbidden => "the server's setup refuses it; the message names the option that allows it",
             RunNotFound => "list the runs (`list_runs`); old ones are deleted by GC (MOBILECTL_GC_* say how long they stay)",
             ArtifactNotFound => "use a name that `get_run` lists for that run",
+            RunLive => "end its session first (`end_session`); the server's own run ends when the server stops",
             Unknown => "retry; report it with the message if it repeats",
             Internal => "a mobilectl bug: report it with the server's log",
         }

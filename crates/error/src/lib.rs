@@ -172,6 +172,9 @@ error_codes! {
     RunNotFound = ("RUN_NOT_FOUND", 404, false),
     /// The run has no artifact of that name.
     ArtifactNotFound = ("ARTIFACT_NOT_FOUND", 404, false),
+    /// The run is live (a live session's, the server's, or held by a recording) and cannot be
+    /// deleted.
+    RunLive = ("RUN_LIVE", 409, false),
     /// A failure that fits no other code.
     Unknown = ("UNKNOWN", 500, false),
     /// Something failed inside mobilectl; details are logged, never returned.

@@ -1,8 +1,10 @@
 //! What to do next, as a value: advice whose `{0}`, `{1}`… stand for its [`Step`]s (call an
-//! operation with these arguments; read the API's schema), so that each front end words the
-//! steps its own way — the HTTP `hint` names routes (`GET /api/v1/device/ui`), the CLI its
-//! commands, MCP its tools — and none parses a sentence back. An operation is named by an
-//! [`Op`](crate::Op).
+//! operation with these arguments; set a request field; send a request like this example;
+//! read the API's schema), so that each front end words the steps its own way — the HTTP
+//! `hint` names routes (`GET /api/v1/device/ui`) and writes fields and examples as JSON
+//! (`` `contains: true` ``, `{"ref": "e12"}`), the CLI its commands, flags and target words
+//! (`--contains`, `@e12`), MCP its tools and their arguments — and none parses a sentence
+//! back. An operation is named by an [`Op`](crate::Op).
 
 use std::sync::OnceLock;
 
@@ -26,6 +28,28 @@ pub enum Step {
         #[serde(default, skip_serializing_if = "Map::is_empty")]
         args: Map<String, Value>,
     },
+    /// Set the request field `name` (of operation `op` when the advice knows which; else of
+    /// the request that failed), to `value` when it matters: `` `contains: true` ``,
+    /// `` `udid` ``.
+    Field {
+        /// The operation whose field it is, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op: Option<String>,
+        /// The field's name as the API spells it.
+        name: String,
+        /// The value to give it, when the advice names one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<Value>,
+    },
+    /// A request like this one: `args` are an example of the arguments (of operation `op`,
+    /// when the advice knows which; else of the request that failed).
+    Example {
+        /// The operation the example calls, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op: Option<String>,
+        /// The example's arguments (path, query or body fields by name).
+        args: Map<String, Value>,
+    },
     /// Read the API's schema (each operation's arguments).
     Schema,
 }
@@ -38,14 +62,61 @@ impl Step {
 
     /// Call `op` with `args` (a JSON object; anything else is no arguments).
     pub fn call_with(op: Op, args: Value) -> Step {
-        let args = match args {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
+        let args = object(args);
         Step::Call {
             op: op.name().to_string(),
             args,
         }
+    }
+
+    /// The request field `name`, no value said: `` `udid` ``.
+    pub fn field(name: &str) -> Step {
+        Step::Field {
+            op: None,
+            name: name.to_string(),
+            value: None,
+        }
+    }
+
+    /// The request field `name` set to `value`: `` `contains: true` ``.
+    pub fn field_is(name: &str, value: impl Into<Value>) -> Step {
+        Step::Field {
+            op: None,
+            name: name.to_string(),
+            value: Some(value.into()),
+        }
+    }
+
+    /// The field `name` of operation `op`, no value said.
+    pub fn field_of(op: Op, name: &str) -> Step {
+        Step::Field {
+            op: Some(op.name().to_string()),
+            name: name.to_string(),
+            value: None,
+        }
+    }
+
+    /// An example of the failed request's arguments (a JSON object; anything else is none).
+    pub fn example(args: Value) -> Step {
+        Step::Example {
+            op: None,
+            args: object(args),
+        }
+    }
+
+    /// An example of a request of `op`, with arguments `args` (a JSON object).
+    pub fn example_of(op: Op, args: Value) -> Step {
+        Step::Example {
+            op: Some(op.name().to_string()),
+            args: object(args),
+        }
+    }
+}
+
+fn object(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
     }
 }
 
@@ -55,7 +126,9 @@ pub struct Next {
     /// The advice, with `{0}`, `{1}`… where each step goes.
     pub say: String,
     /// The steps, each worded by the front end that shows it: `{"kind": "call", "op": NAME,
-    /// "args": {…}}` (call an operation) or `{"kind": "schema"}` (read the API's schema).
+    /// "args": {…}}` (call an operation), `{"kind": "field", "name": NAME, "value": …}` (set
+    /// a request field; `op` when not the failed request's), `{"kind": "example", "args":
+    /// {…}}` (a request like this; `op` when said) or `{"kind": "schema"}` (read the schema).
     #[schema(value_type = Vec<Object>)]
     pub steps: Vec<Step>,
 }
@@ -122,8 +195,8 @@ pub fn name_routes(f: RouteNamer) {
     let _ = ROUTES.set(f);
 }
 
-/// A step in HTTP terms: an operation's route (its other arguments as the JSON to send), the
-/// schema's route.
+/// A step in HTTP terms: an operation's route (its other arguments as the JSON to send), a
+/// field and an example as JSON ([`json_words`]), the schema's route.
 pub fn http_words(step: &Step) -> String {
     match step {
         Step::Call { op, args } => match ROUTES.get().and_then(|f| f(op, args)) {
@@ -131,6 +204,42 @@ pub fn http_words(step: &Step) -> String {
             None => format!("`{op}`"),
         },
         Step::Schema => "GET /openapi.json or /docs".to_string(),
+        other => json_words(other).unwrap_or_default(),
+    }
+}
+
+/// A field or an example as a JSON request writes it (how HTTP and MCP, whose tools take the
+/// same arguments, say them): `` `udid` ``, `` `contains: true` ``, `{"ref": "e12"}`.
+pub fn json_words(step: &Step) -> Option<String> {
+    match step {
+        Step::Field {
+            name, value: None, ..
+        } => Some(format!("`{name}`")),
+        Step::Field {
+            name,
+            value: Some(v),
+            ..
+        } => Some(format!("`{name}: {v}`")),
+        Step::Example { args, .. } => Some(spaced(&Value::Object(args.clone()))),
+        Step::Call { .. } | Step::Schema => None,
+    }
+}
+
+/// JSON as a sentence writes it: a space after each `:` and `,` of an object.
+fn spaced(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let fields: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{}: {}", Value::String(k.clone()), spaced(v)))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(spaced).collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => other.to_string(),
     }
 }
 
@@ -147,7 +256,7 @@ mod tests {
         };
         let said = next.render(|s| match s {
             Step::Call { op, .. } => format!("<{op}>"),
-            Step::Schema => "<schema>".into(),
+            _ => "<schema>".into(),
         });
         assert_eq!(
             said,
@@ -169,6 +278,28 @@ mod tests {
         assert_eq!(
             serde_json::to_value(Step::Schema).unwrap(),
             json!({"kind": "schema"})
+        );
+    }
+
+    #[test]
+    fn fields_and_examples_are_said_as_json_requests_write_them() {
+        let said = |s: Step| http_words(&s);
+        assert_eq!(said(Step::field("udid")), "`udid`");
+        assert_eq!(said(Step::field_is("contains", true)), "`contains: true`");
+        assert_eq!(
+            said(Step::example(
+                json!({"selector": {"text": "Sign in"}, "x": [1, 2]})
+            )),
+            r#"{"selector": {"text": "Sign in"}, "x": [1, 2]}"#
+        );
+        let v = serde_json::to_value(Step::example_of(Op::Boot, json!({"avd": "P"}))).unwrap();
+        assert_eq!(
+            v,
+            json!({"kind": "example", "op": "boot", "args": {"avd": "P"}})
+        );
+        assert_eq!(
+            serde_json::to_value(Step::field("udid")).unwrap(),
+            json!({"kind": "field", "name": "udid"})
         );
     }
 }

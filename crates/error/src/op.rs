@@ -133,6 +133,7 @@ ops! {
     ListRuns = "list_runs",
     GetRun = "get_run",
     GetArtifact = "get_artifact",
+    DeleteRun = "delete_run",
     Gc = "gc",
 }
 

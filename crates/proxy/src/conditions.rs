@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
-use mobilectl_error::{Error, Result};
+use mobilectl_error::{Error, Op, Result, Step};
 
 /// A named link profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -117,8 +117,12 @@ impl LinkConditions {
             && c.up_kbps.is_none()
             && c.loss_percent == 0.0;
         if nothing {
-            return Err(Error::validation("these conditions change nothing")
-                .with_hint("give a `profile` (offline, 2g, 3g, lte, wifi-lossy) or values; DELETE clears them"));
+            return Err(
+                Error::validation("these conditions change nothing").with_next(
+                    "give a {0} (offline, 2g, 3g, lte, wifi-lossy) or values; DELETE clears them",
+                    [Step::field_of(Op::SetProxyConditions, "profile")],
+                ),
+            );
         }
         Ok(c)
     }

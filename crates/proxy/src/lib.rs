@@ -40,7 +40,7 @@ use tokio_util::sync::CancellationToken;
 use utoipa::ToSchema;
 
 use ca::Ca;
-use mobilectl_error::{Error, ErrorCode, Result};
+use mobilectl_error::{Error, ErrorCode, Op, Result, Step};
 use store::{FlowStore, StoreLimits};
 
 /// The port `serve` listens on for the proxy unless told otherwise.
@@ -284,7 +284,10 @@ impl ProxyService {
             .map_err(|e| {
                 if e.kind() == std::io::ErrorKind::AddrInUse {
                     Error::new(ErrorCode::PortInUse, format!("port {port} is taken"))
-                        .with_hint("stop what listens there, or start the proxy with another `port` (0: any free one)")
+                        .with_next(
+                            "stop what listens there, or start the proxy with another {0} (0: any free one)",
+                            [Step::field_of(Op::ProxyStart, "port")],
+                        )
                 } else {
                     Error::new(ErrorCode::Unknown, format!("cannot listen on 127.0.0.1:{port}: {e}"))
                 }

@@ -254,6 +254,54 @@ struct StreamEntry {
 static NEXT_LOCAL_ID: AtomicU32 = AtomicU32::new(1);
 static NEXT_CONN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
+/// The host opens a stream to a service (`shell:…`, `sync:`…): refused (CLSE) when the device
+/// has no such service, else answered OKAY and served by its own task.
+fn open_service(
+    dev: &Arc<Device>,
+    p: &Packet,
+    streams: &mut HashMap<u32, StreamEntry>,
+    out_tx: &mpsc::UnboundedSender<Packet>,
+    max: usize,
+    opener: &Opener,
+) {
+    let remote = p.arg0;
+    let local = NEXT_LOCAL_ID.fetch_add(1, Ordering::Relaxed);
+    let end = p.data.iter().position(|&b| b == 0).unwrap_or(p.data.len());
+    let service = String::from_utf8_lossy(&p.data[..end]).into_owned();
+    if !super::services::is_known(&service) {
+        let _ = out_tx.send(Packet::new(A_CLSE, 0, remote, Vec::new()));
+        return;
+    }
+    let (data_tx, data_rx) = mpsc::unbounded_channel();
+    let okay = Arc::new(Semaphore::new(1));
+    streams.insert(
+        local,
+        StreamEntry {
+            remote,
+            data: data_tx,
+            okay: okay.clone(),
+            pending: None,
+        },
+    );
+    let _ = out_tx.send(Packet::new(A_OKAY, local, remote, Vec::new()));
+    let w = StreamWriter {
+        local,
+        remote,
+        out: out_tx.clone(),
+        okay,
+        max,
+        opener: opener.clone(),
+    };
+    let r = StreamReader {
+        rx: data_rx,
+        buf: Vec::new(),
+    };
+    let dev = dev.clone();
+    tokio::spawn(async move {
+        super::services::run(dev, service, w, r).await;
+    });
+}
+
 /// Serves one TCP connection from an adb server until it closes, the device drops its
 /// connections, or the device shuts down.
 pub(crate) async fn serve_connection(dev: Arc<Device>, sock: TcpStream) {
@@ -341,26 +389,7 @@ pub(crate) async fn serve_connection(dev: Arc<Device>, sock: TcpStream) {
                         // and never answers CNXN (adb lists it as `unauthorized`).
                         dev.journal.auth_refused(&auth::key_comment(&p.data));
                     }
-                    A_OPEN if connected => {
-                        let remote = p.arg0;
-                        let local = NEXT_LOCAL_ID.fetch_add(1, Ordering::Relaxed);
-                        let end = p.data.iter().position(|&b| b == 0).unwrap_or(p.data.len());
-                        let service = String::from_utf8_lossy(&p.data[..end]).into_owned();
-                        if !super::services::is_known(&service) {
-                            let _ = out_tx.send(Packet::new(A_CLSE, 0, remote, Vec::new()));
-                            continue;
-                        }
-                        let (data_tx, data_rx) = mpsc::unbounded_channel();
-                        let okay = Arc::new(Semaphore::new(1));
-                        streams.insert(local, StreamEntry { remote, data: data_tx, okay: okay.clone(), pending: None });
-                        let _ = out_tx.send(Packet::new(A_OKAY, local, remote, Vec::new()));
-                        let w = StreamWriter { local, remote, out: out_tx.clone(), okay, max, opener: opener.clone() };
-                        let r = StreamReader { rx: data_rx, buf: Vec::new() };
-                        let dev2 = dev.clone();
-                        tokio::spawn(async move {
-                            super::services::run(dev2, service, w, r).await;
-                        });
-                    }
+                    A_OPEN if connected => open_service(&dev, &p, &mut streams, &out_tx, max, &opener),
                     A_OKAY if connected => {
                         if let Some(s) = streams.get_mut(&p.arg1) {
                             if let Some((reply, reader)) = s.pending.take() {

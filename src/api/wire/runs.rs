@@ -236,3 +236,12 @@ pub struct GcPlan {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
 }
+
+/// A run deleted by `delete_run`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunDeleted {
+    /// The run's id.
+    pub id: String,
+    /// Bytes its folder held.
+    pub freed_bytes: u64,
+}

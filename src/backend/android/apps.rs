@@ -229,7 +229,13 @@ impl Apps for AdbBackend {
                     ErrorCode::NotFound,
                     format!("`{package}` is not installed or has no launcher activity"),
                 )
-                .with_next("check {0}, or pass `activity`", [Step::call(Op::ListApps)])
+                .with_next(
+                    "check {0}, or pass {1}",
+                    [
+                        Step::call(Op::ListApps),
+                        Step::field_of(Op::LaunchApp, "activity"),
+                    ],
+                )
                 .with_details(serde_json::json!({ "output": text }));
             }
             return Err(err);

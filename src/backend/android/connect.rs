@@ -16,7 +16,7 @@ use serde_json::json;
 use super::devices::is_network_serial;
 use super::{AdbBackend, QUICK_TIMEOUT};
 use crate::backend::Connect;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 
 /// An address block, `192.168.1.0/24` or `fd00::/8` (a bare address is one host).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,10 +110,15 @@ pub fn check_host(host: &str) -> Result<()> {
     if !name.is_empty() && name.len() <= 253 && name.split('.').all(label_ok) {
         return Ok(());
     }
-    Err(Error::validation(format!(
-        "`{host}` is neither an IP address nor a hostname"
-    ))
-    .with_hint("give `host` as an address (192.168.1.20, ::1) or a name (pixel.local), and `port` apart"))
+    Err(
+        Error::validation(format!("`{host}` is neither an IP address nor a hostname")).with_next(
+            "give {0} as an address (192.168.1.20, ::1) or a name (pixel.local), and {1} apart",
+            [
+                Step::field_of(Op::ConnectDevice, "host"),
+                Step::field_of(Op::ConnectDevice, "port"),
+            ],
+        ),
+    )
 }
 
 /// `HOST:PORT` as adb writes it (IPv6 in brackets).

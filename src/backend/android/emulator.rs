@@ -13,7 +13,7 @@ use crate::backend::{command_failed, exec_error, tool_command};
 use crate::device::Device;
 use crate::device::DeviceKind;
 use crate::device::DeviceState;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::exec::Tool;
 
 /// AVD names as the AVD manager allows them.
@@ -94,8 +94,10 @@ impl Lifecycle for AdbBackend {
     /// A listed Android device is running already; emulators start from their AVD.
     async fn boot(&self, _device: &Device, _wait: Option<Duration>) -> Result<()> {
         Err(
-            crate::backend::unsupported("booting a listed device", "Android")
-                .with_hint("Android emulators are booted by AVD name: {\"avd\": \"…\"}"),
+            crate::backend::unsupported("booting a listed device", "Android").with_next(
+                "Android emulators are booted by AVD name: {0}",
+                [Step::example_of(Op::Boot, json!({"avd": "…"}))],
+            ),
         )
     }
 

@@ -23,7 +23,7 @@ use super::shell::quote;
 use super::AdbBackend;
 use crate::backend::{Files, Recording};
 use crate::device::{Device, RecordingOptions, ScreenRecorder};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::exec::StreamChild;
 
 /// The longest file `screenrecord` writes on most Android versions.
@@ -55,7 +55,13 @@ impl AdbBackend {
                 ErrorCode::CommandFailed,
                 "`wm size` did not give the screen's size",
             )
-            .with_hint("give `size` instead of `scale`")
+            .with_next(
+                "give {0} instead of {1}",
+                [
+                    Step::field_of(Op::RecordingStart, "size"),
+                    Step::field_of(Op::RecordingStart, "scale"),
+                ],
+            )
         })
     }
 }
@@ -116,7 +122,10 @@ async fn chain(
                     format!("{}{}", String::from_utf8_lossy(&said), end.stderr).trim()
                 ),
             )
-            .with_hint("check `adb shell screenrecord --help` on the device; `size` must be one its encoder takes");
+            .with_next(
+                "check `adb shell screenrecord --help` on the device; {0} must be one its encoder takes",
+                [Step::field_of(Op::RecordingStart, "size")],
+            );
             return fail(started, written, e);
         }
         let now = std::time::Instant::now();

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use super::{SimctlBackend, QUICK_TIMEOUT};
 use crate::backend::Files;
 use crate::device::Device;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result, Step};
+use serde_json::json;
 
 /// The container path `simctl get_app_container` printed.
 pub fn container_path(stdout: &str) -> Option<PathBuf> {
@@ -47,8 +48,11 @@ impl SimctlBackend {
             return Err(Error::validation(
                 "a Simulator's files are in an app's container: give `bundle_id`",
             )
-            .with_hint(
-                "e.g. {\"bundle_id\": \"com.example.app\", \"device_path\": \"/Documents/a.txt\"}",
+            .with_next(
+                "e.g. {0}",
+                [Step::example(
+                    json!({"bundle_id": "com.example.app", "device_path": "/Documents/a.txt"}),
+                )],
             ));
         };
         crate::backend::validate::ios_bundle_id(bundle)?;

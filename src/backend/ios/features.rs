@@ -13,8 +13,9 @@ use crate::backend::Media;
 use crate::backend::Notifications;
 use crate::device::Device;
 use crate::device::NotificationPost;
-use crate::error::{Error, Result};
+use crate::error::{Error, Op, Result, Step};
 use crate::exec::Tool;
+use serde_json::json;
 
 /// The BiometricKit notifications of a Simulator for `action` (posted with `notifyutil`
 /// inside it): enrolment is `com.apple.BiometricKit.enrollmentChanged` set to 1 or 0 then
@@ -85,8 +86,12 @@ impl Notifications for SimctlBackend {
         let udid = device.udid.as_str();
         let Some(bundle) = n.bundle_id.as_deref() else {
             return Err(
-                Error::validation("a Simulator push needs the app's `bundle_id`").with_hint(
-                    "e.g. {\"bundle_id\": \"com.example.app\", \"title\": \"Hi\", \"body\": \"…\"}",
+                Error::validation("a Simulator push needs the app's `bundle_id`").with_next(
+                    "e.g. {0}",
+                    [Step::example_of(
+                        Op::PostNotification,
+                        json!({"bundle_id": "com.example.app", "title": "Hi", "body": "…"}),
+                    )],
                 ),
             );
         };

@@ -337,36 +337,76 @@ pub trait DeviceBackend: Send + Sync {
     }
 }
 
-impl dyn DeviceBackend + '_ {
-    /// Whether this backend has `capability`.
-    pub fn has(&self, capability: Capability) -> bool {
-        use Capability as C;
-        match capability {
-            C::Lifecycle => self.lifecycle().is_some(),
-            C::Connect => self.connect().is_some(),
-            C::Apps => self.apps().is_some(),
-            C::Screen => self.screen().is_some(),
-            C::Recording => self.recording().is_some(),
-            C::Input => self.input().is_some(),
-            C::MultiTouch => self.multi_touch().is_some(),
-            C::Alerts => self.alerts().is_some(),
-            C::Location => self.location().is_some(),
-            C::Permissions => self.permissions().is_some(),
-            C::Clipboard => self.clipboard().is_some(),
-            C::Orientation => self.orientation().is_some(),
-            C::Files => self.files().is_some(),
-            C::Notifications => self.notifications().is_some(),
-            C::NotificationShade => self.notification_shade().is_some(),
-            C::Media => self.media().is_some(),
-            C::Biometrics => self.biometrics().is_some(),
-            C::Intents => self.intents().is_some(),
-            C::Erase => self.erase().is_some(),
-            C::StatusBar => self.status_bar().is_some(),
-            C::NetworkCapture => self.network_capture().is_some(),
-            C::Logs => self.logs().is_some(),
-        }
-    }
+/// A concern a backend may have, tied to its [`Capability`] and its accessor: an operation asks
+/// for the concern (`on.cap(concern::Apps)`), and the capability a `501` names comes with it.
+pub trait Concern: Copy {
+    /// The concern's trait object (`dyn Apps`).
+    type Dyn<'a>: ?Sized + 'a;
+    /// The capability this concern is.
+    const CAPABILITY: Capability;
+    /// The backend's accessor for it.
+    fn of<'a>(self, backend: &'a dyn DeviceBackend) -> Option<&'a Self::Dyn<'a>>;
+}
 
+/// Each concern with its accessor and capability, once: the values of [`concern`] and
+/// [`DeviceBackend::has`]'s match are made from this list.
+macro_rules! concerns {
+    ($($concern:ident: $accessor:ident = $capability:ident,)*) => {
+        /// The concerns, as values an operation asks a backend for (`on.cap(concern::Apps)`).
+        pub mod concern {
+            use super::{Capability, Concern, DeviceBackend};
+            $(
+                #[doc = concat!("The `", stringify!($accessor), "` concern ([`super::", stringify!($concern), "`]).")]
+                #[derive(Debug, Clone, Copy)]
+                pub struct $concern;
+
+                impl Concern for $concern {
+                    type Dyn<'a> = dyn super::$concern + 'a;
+                    const CAPABILITY: Capability = Capability::$capability;
+                    fn of<'a>(self, backend: &'a dyn DeviceBackend) -> Option<&'a Self::Dyn<'a>> {
+                        backend.$accessor()
+                    }
+                }
+            )*
+        }
+
+        impl dyn DeviceBackend + '_ {
+            /// Whether this backend has `capability`.
+            pub fn has(&self, capability: Capability) -> bool {
+                match capability {
+                    $(Capability::$capability => self.$accessor().is_some(),)*
+                }
+            }
+        }
+    };
+}
+
+concerns! {
+    Lifecycle: lifecycle = Lifecycle,
+    Connect: connect = Connect,
+    Apps: apps = Apps,
+    Screen: screen = Screen,
+    Recording: recording = Recording,
+    Input: input = Input,
+    MultiTouchInput: multi_touch = MultiTouch,
+    Alerts: alerts = Alerts,
+    Location: location = Location,
+    Permissions: permissions = Permissions,
+    Clipboard: clipboard = Clipboard,
+    ScreenOrientation: orientation = Orientation,
+    Files: files = Files,
+    Notifications: notifications = Notifications,
+    NotificationShade: notification_shade = NotificationShade,
+    Media: media = Media,
+    Biometrics: biometrics = Biometrics,
+    Intents: intents = Intents,
+    Erase: erase = Erase,
+    StatusBar: status_bar = StatusBar,
+    NetworkCapture: network_capture = NetworkCapture,
+    Logs: logs = Logs,
+}
+
+impl dyn DeviceBackend + '_ {
     /// The capabilities this backend has, in [`Capability::ALL`]'s order: read from the
     /// accessors, no device command.
     pub fn capabilities(&self) -> Vec<Capability> {

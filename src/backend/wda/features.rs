@@ -17,7 +17,7 @@ use crate::backend::Location;
 use crate::backend::MultiTouchInput;
 use crate::backend::ScreenOrientation;
 use crate::device::{Device, Orientation, OrientationRead};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Op, Result, Step};
 
 /// WDA's name of an orientation.
 pub fn wda_orientation(o: Orientation) -> &'static str {
@@ -176,8 +176,12 @@ impl ScreenOrientation for WdaBackend {
                 ErrorCode::UnsupportedOnPlatform,
                 "WebDriverAgent cannot turn an iPhone's auto-rotate back on",
             )
-            .with_hint(
-                "set {\"orientation\": \"portrait\"}; the rotation lock is in Control Centre",
+            .with_next(
+                "set {0}; the rotation lock is in Control Centre",
+                [Step::example_of(
+                    Op::SetOrientation,
+                    json!({"orientation": "portrait"}),
+                )],
             ));
         };
         let body = json!({ "orientation": wda_orientation(o) });

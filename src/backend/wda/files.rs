@@ -13,13 +13,17 @@ use crate::backend::Files;
 
 use super::WdaBackend;
 use crate::device::Device;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result, Step};
+use serde_json::json;
 
 fn need_bundle(bundle_id: Option<&str>) -> Result<&str> {
     let bundle = bundle_id.ok_or_else(|| {
         Error::validation("an iPhone's files are in an app's data container: give `bundle_id`")
-            .with_hint(
-                "e.g. {\"bundle_id\": \"com.example.app\", \"device_path\": \"/Documents/a.txt\"}",
+            .with_next(
+                "e.g. {0}",
+                [Step::example(
+                    json!({"bundle_id": "com.example.app", "device_path": "/Documents/a.txt"}),
+                )],
             )
     })?;
     crate::backend::validate::ios_bundle_id(bundle)?;

@@ -140,7 +140,7 @@ impl Form {
 }
 
 /// The argument id of a field (apart from the global options' ids).
-pub(super) fn id(field: &str) -> String {
+pub(crate) fn id(field: &str) -> String {
     format!("field:{field}")
 }
 

@@ -18,6 +18,7 @@ use clap::{ArgMatches, Command};
 use super::call::Fields;
 use super::plan::Request;
 use crate::api::Operation;
+pub(crate) use form::id as field_id;
 pub use form::Form;
 use group::Group;
 

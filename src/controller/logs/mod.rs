@@ -24,6 +24,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::DeviceController;
+use crate::backend::concern;
 use crate::backend::DeviceBackend;
 use crate::device::{Capability, Device};
 use crate::error::{Error, ErrorCode, Op, Result, Step};
@@ -315,7 +316,7 @@ impl DeviceController {
         let logs = self.device_logs(device).await?;
         if logs.detection == CrashDetection::Reports {
             for c in self
-                .cap(device, Capability::Logs, |b| b.logs())?
+                .cap(device, concern::Logs)?
                 .crash_reports(device, since_ms)
                 .await?
             {
@@ -374,7 +375,7 @@ impl DeviceController {
         let mut read = crate::logs::LogRead::new(clock);
         read.after_ms = Some(t);
         read.app = Some(app.to_string());
-        let Ok(source) = self.cap(device, Capability::Logs, |b| b.logs()) else {
+        let Ok(source) = self.cap(device, concern::Logs) else {
             return page;
         };
         let Ok(text) = source.log_read(device, &read).await else {

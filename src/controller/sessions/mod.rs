@@ -224,7 +224,10 @@ impl DeviceController {
                         session.label()
                     ),
                 )
-                .with_hint("leave `udid` out (requests in a session go to its device), or start another session for that device")
+                .with_next(
+                    "leave {0} out (requests in a session go to its device), or start another session for that device",
+                    [Step::field("udid")],
+                )
                 .with_details(json!({ "session": session.id, "udid": held })));
             }
         }

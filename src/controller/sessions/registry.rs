@@ -474,8 +474,15 @@ impl SessionRegistry {
         }
         let udid = req.udid.clone().filter(|u| !u.is_empty());
         if udid.is_some() && req.r#match.is_some() {
-            return Err(Error::validation("give `udid` or `match`, not both")
-                .with_hint("`udid` names one device; `match` takes the first free one that fits"));
+            return Err(
+                Error::validation("give `udid` or `match`, not both").with_next(
+                    "{0} names one device; {1} takes the first free one that fits",
+                    [
+                        Step::field_of(Op::CreateSession, "udid"),
+                        Step::field_of(Op::CreateSession, "match"),
+                    ],
+                ),
+            );
         }
         if let Some(m) = &req.r#match {
             matching::check(m)?;

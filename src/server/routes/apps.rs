@@ -96,6 +96,9 @@ fn app_or_default(given: &str) -> Result<String> {
         .and_then(|s| s.app.clone())
         .ok_or_else(|| {
             crate::error::Error::validation("`bundle_id` is missing")
-                .with_hint("name the app (`com.example.app`), or start the session with `app` to make it the default")
+                .with_next(
+                    "name the app (`com.example.app`), or start the session with {0} to make it the default",
+                    [crate::error::Step::field_of(crate::error::Op::CreateSession, "app")],
+                )
         })
 }

@@ -87,7 +87,10 @@ fn filters(q: &LogsQuery) -> Result<(LogFilter, Option<&str>)> {
             return Err(Error::validation(format!(
                 "`Last-Event-ID` {id:?} is not an event id of this stream"
             ))
-            .with_hint("reconnect without it to read what comes next, or give `since`"));
+            .with_next(
+                "reconnect without it to read what comes next, or give {0}",
+                [Step::field_of(Op::StreamLogs, "since")],
+            ));
         }
     }
     let start = resume.or(q.since.as_deref());

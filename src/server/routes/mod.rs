@@ -137,6 +137,7 @@ pub fn binding(op: Op) -> Binding {
         Op::ListRuns => query(runs::list_runs),
         Op::GetRun => query(runs::get_run),
         Op::GetArtifact => query(runs::get_artifact),
+        Op::DeleteRun => query(runs::delete_run),
         Op::Gc => body(runs::gc),
     }
 }

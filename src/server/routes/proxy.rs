@@ -220,7 +220,10 @@ pub async fn get(s: AppState, q: FlowQuery) -> Result<JsonOrBytes<FlowDetail>> {
                 ErrorCode::Forbidden,
                 "secret header values are shown only by a server bound to loopback",
             )
-            .with_hint("ask without `reveal`, or run the server on 127.0.0.1"));
+            .with_next(
+                "ask without {0}, or run the server on 127.0.0.1",
+                [Step::field_of(Op::GetFlow, "reveal")],
+            ));
         }
         Reveal::Shown
     } else {

@@ -77,6 +77,23 @@ pub async fn get_artifact(s: AppState, q: ArtifactPath) -> Result<ArtifactFile> 
     Ok(ArtifactFile(response))
 }
 
+/// Deletes one run (not a live one) that this caller may read.
+pub async fn delete_run(s: AppState, q: RunPath) -> Result<Json<RunDeleted>> {
+    let runs = s.controller.runs().clone();
+    let id = q.id.clone();
+    let detail = blocking(move || runs.get(&id)).await?;
+    if !may_see(detail.summary.session_id.as_deref()) {
+        return Err(not_yours(&q.id));
+    }
+    let runs = s.controller.runs().clone();
+    let id = q.id.clone();
+    let freed_bytes = blocking(move || runs.delete(&id)).await?;
+    Ok(Json(RunDeleted {
+        id: q.id,
+        freed_bytes,
+    }))
+}
+
 /// Collects garbage (or plans it, with `dry_run`).
 pub async fn gc(s: AppState, r: GcRequest) -> Result<Json<GcPlan>> {
     let runs = s.controller.runs().clone();

@@ -3,8 +3,9 @@
 use axum::Json;
 
 use crate::api::wire::system::*;
-use crate::error::{Error, Result};
+use crate::error::{Error, Op, Result, Step};
 use crate::server::AppState;
+use serde_json::json;
 
 /// Sets the simulated GPS location (iOS Simulators; Android emulators), or clears it.
 pub async fn location(s: AppState, r: LocationRequest) -> Result<Json<SettingDone>> {
@@ -13,8 +14,13 @@ pub async fn location(s: AppState, r: LocationRequest) -> Result<Json<SettingDon
         (false, Some(lat), Some(lon)) => Some((lat, lon)),
         _ => {
             return Err(
-                Error::validation("give `latitude` and `longitude`, or `clear: true`")
-                    .with_hint("e.g. {\"latitude\": 48.8584, \"longitude\": 2.2945}"),
+                Error::validation("give `latitude` and `longitude`, or `clear: true`").with_next(
+                    "e.g. {0}",
+                    [Step::example_of(
+                        Op::SetLocation,
+                        json!({"latitude": 48.8584, "longitude": 2.2945}),
+                    )],
+                ),
             )
         }
     };

@@ -83,7 +83,7 @@ impl DeviceController {
     ) -> Result<(Shot, Option<f64>, PlatformAudit)> {
         let on = self.reach_held(udid, Reach::Read).await?;
         let snapshot = self.dump_locked(&on.device, &on.slot).await?;
-        let screen = on.cap(Capability::Screen, |b| b.screen())?;
+        let screen = on.cap(concern::Screen)?;
         let png = screen.screenshot_png(&on.device).await?;
         let density = screen.density(&on.device).await;
         let platform = screen.platform_audit(&on.device).await;

@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod audit;
 pub mod backend;
 pub mod cli;
 pub mod client;

@@ -518,6 +518,82 @@ fn clients_started_together_start_one_server() {
 }
 
 #[test]
+fn audit_from_file_runs_offline_in_every_format() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let dump = root.join("virtual_device/demo_login.xml");
+    let png = root.join("virtual_device/demo_login.png");
+    let (dump, png) = (dump.to_str().unwrap(), png.to_str().unwrap());
+    let dead = format!("http://127.0.0.1:{}", free_port());
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("audit.json");
+    let drawn = dir.path().join("audit.png");
+    let base = [
+        "audit",
+        "--from-file",
+        dump,
+        "--screenshot",
+        png,
+        "--density",
+        "420",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend_from_slice(extra);
+        cli_at(&dead, &a)
+    };
+    // Text: the summary line first; two hint contrast errors fail --fail-on error.
+    let text = with(&["--fail-on", "error"]);
+    assert_exit(&text, 1);
+    let out = stdout(&text);
+    assert!(out.starts_with("4 findings: 2 errors, 2 warnings"), "{out}");
+    // JSON, saved as a baseline: against itself nothing is new, and --fail-on passes.
+    let json = with(&["--format", "json"]);
+    assert_exit(&json, 0);
+    std::fs::write(&saved, stdout(&json)).unwrap();
+    let again = with(&["--baseline", saved.to_str().unwrap(), "--fail-on", "info"]);
+    assert_exit(&again, 0);
+    assert!(
+        stdout(&again).starts_with("no new findings"),
+        "{}",
+        stdout(&again)
+    );
+    // SARIF 2.1.0 and JUnit.
+    let sarif = with(&["--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&sarif)).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    assert_eq!(v["runs"][0]["results"].as_array().unwrap().len(), 4);
+    let junit = with(&["--format", "junit", "--fail-on", "warning"]);
+    assert!(
+        stdout(&junit).contains("failures=\"2\""),
+        "{}",
+        stdout(&junit)
+    );
+    // The picture is the screenshot's size, with the findings drawn.
+    let annotated = with(&["--annotate", drawn.to_str().unwrap()]);
+    assert_exit(&annotated, 0);
+    let bytes = std::fs::read(&drawn).unwrap();
+    assert_eq!(&bytes[16..24], &std::fs::read(png).unwrap()[16..24]);
+    // A screenshot of another screen is a clear error.
+    let other = root.join("android_uiautomator/herald_naf_attr_800x1216_cjk.xml");
+    let wrong = cli_at(
+        &dead,
+        &[
+            "audit",
+            "--from-file",
+            other.to_str().unwrap(),
+            "--screenshot",
+            png,
+        ],
+    );
+    assert_exit(&wrong, 1);
+    assert!(
+        stderr(&wrong).contains("not the same screen"),
+        "{}",
+        stderr(&wrong)
+    );
+}
+
+#[test]
 fn snapshot_from_file_renders_offline() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let xml = root.join("android_uiautomator/fdroid_app_list.xml");
@@ -676,6 +752,13 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             &["screenshot", "diff", "--previous"],
             0,
             "changed 0.00% · 0 regions (px) · baseline previous",
+        ),
+        // The demo's hints are #757575 on #f5f5f5 (4.23:1): errors, so --fail-on error exits 1.
+        case(
+            "audit",
+            &["audit", "--fail-on", "error"],
+            1,
+            "text-contrast e1 textbox \"Username\" · 4.23:1",
         ),
         case(
             "expect",

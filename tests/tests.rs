@@ -16,6 +16,7 @@ mod android_routes;
 mod android_screenshots;
 mod android_typing;
 mod android_verify;
+mod audit_screens;
 mod batch;
 mod cli;
 mod device_features;

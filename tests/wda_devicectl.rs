@@ -414,6 +414,72 @@ async fn a_simulator_given_to_wda_is_listed_once_as_a_simulator_driven_through_w
     says(&body, "hint", "xcrun simctl boot");
 }
 
+#[tokio::test]
+async fn apples_audit_through_wda_is_merged_into_the_findings_marked_apple() {
+    let fake = FakeWda::start(SETTINGS, STATUS_IOS14).await;
+    let fakes = FakeTools::new();
+    let xcrun = fake_xcrun(&fakes);
+    let app = app_with(
+        toolbox(&[(Tool::Xcrun, &xcrun)]),
+        &[format!("{PHONE}={}", fake.url())],
+    );
+    // WDA's answer in the shape its own code gives (see the fixture's manifest line).
+    fake.once_fixture(
+        "POST",
+        "/wda/performAccessibilityAudit",
+        200,
+        "ios_wda_source/wda_accessibility_audit_shape_settings.json",
+    );
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/ui/audit", json!({"udid": PHONE})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let findings = body["findings"].as_array().unwrap();
+    let apple: Vec<&Value> = findings.iter().filter(|f| f["engine"] == "apple").collect();
+    assert_eq!(apple.len(), 3, "{body}");
+    // The hit region issue is tied to the screen's Dictate button: its ref, its frame.
+    let hit = apple
+        .iter()
+        .find(|f| f["detail"].as_str().unwrap().starts_with("HitRegion"))
+        .unwrap();
+    assert_eq!(hit["name"], "Dictate");
+    assert_eq!(hit["wcag"], "2.5.8");
+    assert_eq!(hit["bounds"], json!({"x": 335, "y": 811, "w": 18, "h": 22}));
+    let dictate_ref = hit["ref"].as_str().unwrap();
+    // mobilectl's own rule finds the same button too small, with the same ref.
+    assert!(findings.iter().any(|f| f["engine"] == "mobilectl"
+        && f["rule"] == "touch-target"
+        && f["ref"] == dictate_ref));
+    // An issue naming no element has no ref.
+    let contrast = apple
+        .iter()
+        .find(|f| f["detail"].as_str().unwrap().starts_with("Contrast"))
+        .unwrap();
+    assert!(contrast["ref"].is_null());
+    assert_eq!(contrast["severity"], "error");
+    assert!(fake
+        .routes_since(0)
+        .iter()
+        .any(|r| r.ends_with("/wda/performAccessibilityAudit")));
+    // A WDA without the route (before iOS 17 or old): mobilectl's findings, and why Apple's
+    // are missing.
+    let (status, body) = call(
+        &app,
+        post("/api/v1/device/ui/audit", json!({"udid": PHONE})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["engine"] == "mobilectl"));
+    let skipped = body["skipped"].to_string();
+    assert!(skipped.contains("apple-audit"), "{body}");
+}
+
 /// A request for every operation, sent to a WDA device with devicectl.
 fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
     let bundle = app_bundle(dir, "Verifier.app");
@@ -490,6 +556,10 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
                 "/api/v1/device/screenshot/diff",
                 json!({"baseline": {"previous": true}}),
             ),
+        ),
+        (
+            "audit",
+            p("/api/v1/device/ui/audit", json!({"annotate": true})),
         ),
         (
             "tap",

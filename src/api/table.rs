@@ -12,8 +12,8 @@
 use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
-    act::*, apps::*, batch::*, devices::*, diff::*, features::*, flows::*, inspect::*, logs::*,
-    proxy::*, recording::*, runs::*, service::*, sessions::*, system::*, verify::*,
+    act::*, apps::*, audit::*, batch::*, devices::*, diff::*, features::*, flows::*, inspect::*,
+    logs::*, proxy::*, recording::*, runs::*, service::*, sessions::*, system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 use crate::error::Op;
@@ -348,6 +348,26 @@ fn inspect() -> Vec<Operation> {
             .body_limit(BASELINE_BODY_LIMIT)
             .body::<DiffRequest>()
             .json::<DiffResult>(render::inspect::diff),
+        op(
+            Post,
+            Op::Audit, "/api/v1/device/ui/audit", "inspect", "Audit the screen's accessibility: unnamed controls, small targets, low contrast, with refs.")
+            .cli("audit", &["audit", "--fail-on", "error"])
+            .describe("Rules over the screen's tree and its screenshot's pixels (Google's Accessibility Test \
+                       Framework and WCAG 2.2): `unnamed-control`, `touch-target` (48×48 dp on Android from \
+                       `density`, default the device's `wm density`; 44×44 pt on iOS), `text-contrast` (4.5:1, \
+                       3:1 large), `non-text-contrast` (3:1), `duplicate-name`, `name-repeats-role`, \
+                       `field-labelled-by-description`, `overlapping-targets`, `vague-link-text`. Each finding: \
+                       rule, severity, ref, role, name, bounds, measured against needed, WCAG criterion, fix, \
+                       and a `key` of its element's identity (not its ref). `baseline` (an earlier answer) keeps \
+                       only new findings; `fail_on` answers `fails`. `annotate: true` adds `image`, the screen \
+                       with each finding's box (base64 PNG). Through WebDriverAgent (iOS 17+) Apple's own \
+                       audit is merged in, its findings `engine: apple`. Offline: `mobilectl audit \
+                       --from-file DUMP [--screenshot PNG]`.")
+            .errors(DEVICE)
+            .errors(&[ValidationFailed])
+            .body_limit(BASELINE_BODY_LIMIT)
+            .body::<AuditRequest>()
+            .json::<AuditResult>(render::audit::audit),
     ]
 }
 

@@ -52,6 +52,9 @@ pub enum ClientCommand {
     /// Sessions: start one that leases a device, end it (`--session NAME` runs in it).
     #[command(subcommand)]
     Session(super::session::SessionCommand),
+    /// Audit the screen's accessibility (unnamed controls, small targets, contrast…), or a
+    /// saved dump and screenshot offline with --from-file.
+    Audit(super::audit::AuditArgs),
     /// Read the screen as the compact tree (`--json`: the full snapshot), or render a saved
     /// dump offline with --from-file.
     Snapshot(super::offline::SnapshotArgs),

@@ -3,6 +3,7 @@
 //! ([`derived`]), those with a grammar of their own written by hand ([`commands`]), and any
 //! operation by name ([`call`]); `snapshot --from-file` and `completions` work offline.
 
+pub mod audit;
 pub mod batch;
 pub mod call;
 pub mod commands;
@@ -246,6 +247,27 @@ pub fn run(cli: Cli) -> i32 {
             0
         }
         Command::Client(ClientCommand::Flow(f)) => flow::run(f, &cli.global),
+        Command::Client(ClientCommand::Audit(a)) => match a.from_file.clone() {
+            Some(dump) => audit::run_offline(&dump, &a, cli.global.json),
+            None => {
+                let json = cli.global.json;
+                let req = audit::body(&a)
+                    .map_err(crate::client::ClientError::usage)
+                    .map(|b| {
+                        let mut r = plan::Request::new("audit", b);
+                        if let Some(u) = &cli.global.udid {
+                            r.args.insert("udid".into(), serde_json::json!(u));
+                        }
+                        r
+                    });
+                run_request_with(cli.global, req, move |answer, _| match answer {
+                    plan::Answer::Json { reply, .. } => {
+                        audit::finish(&reply.value, &a, json, "device")
+                    }
+                    other => output::answer(other, json),
+                })
+            }
+        },
         Command::Client(ClientCommand::Snapshot(s)) if s.from_file.is_some() => {
             let path = s.from_file.clone().unwrap_or_default();
             offline::run(&path, &s, cli.global.json)
@@ -290,6 +312,15 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, i32> {
 
 /// Sends a planned request (or prints why it could not be planned); returns the exit code.
 fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientError>) -> i32 {
+    run_request_with(g, req, output::answer)
+}
+
+/// [`run_request`] printing a successful answer with `print` (which answers the exit code).
+fn run_request_with(
+    g: GlobalArgs,
+    req: Result<plan::Request, crate::client::ClientError>,
+    print: impl FnOnce(&plan::Answer, bool) -> i32,
+) -> i32 {
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(code) => return code,
@@ -302,7 +333,7 @@ fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientEr
         if let Some(hub) = session::grid_of(&req, &g.session) {
             let result = session::through_grid(&hub, req, &g).await;
             return match result {
-                Ok(a) => output::answer(&a, g.json),
+                Ok(a) => print(&a, g.json),
                 Err(e) => output::error(&e, g.json),
             };
         }
@@ -312,7 +343,7 @@ fn run_request(g: GlobalArgs, req: Result<plan::Request, crate::client::ClientEr
             Err(e) => Err(e),
         };
         match result {
-            Ok(a) => output::answer(&a, g.json),
+            Ok(a) => print(&a, g.json),
             Err(e) => output::error(&e, g.json),
         }
     })

@@ -344,6 +344,7 @@ pub fn plan(
         // The JSON, told by the snapshot's renderer as MCP tells it (`--json`: the JSON);
         // `--format text` asks for the server's own text, whose header also names the device
         // and the fingerprint.
+        ClientCommand::Audit(a) => call("audit", super::audit::body(&a).map_err(usage)?).on(udid),
         ClientCommand::Snapshot(s) => call(
             "snapshot",
             json!({ "format": s.format.as_deref().filter(|_| !json_out).unwrap_or("json"),

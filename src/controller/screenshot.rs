@@ -74,6 +74,34 @@ impl DeviceController {
         })
     }
 
+    /// What an audit reads (and Apple's own audit of the same screen where WebDriverAgent runs
+    /// it): a new snapshot and a screenshot back to back under the device's
+    /// command lock, and the screen's density when the backend can tell it (Android).
+    pub async fn audit_shot(
+        &self,
+        udid: Option<&str>,
+    ) -> Result<(Shot, Option<f64>, PlatformAudit)> {
+        let on = self.reach_held(udid, Reach::Read).await?;
+        let snapshot = self.dump_locked(&on.device, &on.slot).await?;
+        let screen = on.cap(concern::Screen)?;
+        let png = screen.screenshot_png(&on.device).await?;
+        let density = screen.density(&on.device).await;
+        let platform = screen.platform_audit(&on.device).await;
+        on.slot.keep_shot(std::sync::Arc::new(png.clone()));
+        let space = on.backend.coordinate_space();
+        Ok((
+            Shot {
+                px_per_tap: px_per_tap(space, &png, Some(&snapshot)),
+                coordinate_space: space,
+                png,
+                device: on.into_device(),
+                snapshot: Some(snapshot),
+            },
+            density,
+            platform,
+        ))
+    }
+
     /// A new snapshot and a screenshot taken back to back under the device's command lock.
     pub async fn annotated_shot(&self, udid: Option<&str>) -> Result<Shot> {
         let on = self.reach_held(udid, Reach::Read).await?;
@@ -91,3 +119,7 @@ impl DeviceController {
         })
     }
 }
+
+/// The platform's own audit of the screen: `None` where there is none, else its issues (or why
+/// it could not run).
+pub type PlatformAudit = Option<Result<serde_json::Value>>;

@@ -5,6 +5,7 @@
 //! that renders ([`in_voice`]: the CLI's command, MCP's tool), so no front end reads it back.
 //!
 //! - [`act`]: actions (one line each, then what changed) and batches;
+//! - [`audit`]: the accessibility audit, a summary line then one line a finding;
 //! - [`verify`]: waits, expectations, waits for a change;
 //! - [`inspect`]: the snapshot, its tree under a short header;
 //! - [`devices`]: devices, apps, outcomes, the doctor, the summary, find;
@@ -18,6 +19,7 @@
 //! - [`errors`]: the candidates an error names.
 
 pub mod act;
+pub mod audit;
 pub mod devices;
 pub mod errors;
 pub mod features;

@@ -333,6 +333,9 @@ pub struct Element {
     /// Android `content-desc`; iOS accessibility label when it differs from `name`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub desc: Option<String>,
+    /// Android `hint`: what an empty field shows and a screen reader speaks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
     /// Android resource-id, iOS accessibilityIdentifier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,

@@ -66,6 +66,7 @@ ops! {
     Screenshot = "screenshot",
     ScreenshotAnnotated = "screenshot_annotated",
     ScreenshotDiff = "screenshot_diff",
+    Audit = "audit",
     RecordingStart = "recording_start",
     RecordingStop = "recording_stop",
     ListRecordings = "list_recordings",

@@ -149,6 +149,7 @@ const DEMO_FILES: &[(&str, &str)] = &[
     ("permission.xml", include_str!("demo/permission.xml")),
     ("list.xml", include_str!("demo/list.xml")),
     ("detail.xml", include_str!("demo/detail.xml")),
+    ("a11y.xml", include_str!("demo/a11y.xml")),
 ];
 
 impl App {

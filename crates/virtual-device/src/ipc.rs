@@ -9,7 +9,7 @@
 //!   until the client closes its end.
 //!
 //! Control commands (`mobilectl virtual-device control --socket S …`): `latency MS`,
-//! `fail-dumps N`, `drop`, `offline on|off`, `state` (JSON: screen, foreground, running,
+//! `fail-dumps N`, `screen NAME`, `drop`, `offline on|off`, `state` (JSON: screen, foreground, running,
 //! focused, keyboard, package, activity, fail_dumps_left), `journal` (its path), `flood N`
 //! (every `logcat` following the log prints N more lines at full speed), `anr-timeout MS`
 //! (how long input may wait for a blocked main thread before the ANR), `freeze-ms MS` (how
@@ -179,6 +179,10 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
             _ => AppletResult::fail(2, "screenrecord-limit needs seconds (1 or more)\n"),
         },
         ["state"] => AppletResult::ok(format!("{}\n", dev.state_json())),
+        ["screen", name] => match dev.state().show_screen(name) {
+            true => AppletResult::ok("ok\n"),
+            false => AppletResult::fail(2, "no such screen in the app\n"),
+        },
         ["journal"] => AppletResult::ok(format!("{}\n", dev.journal.path().display())),
         ["flood", n] => match n.parse::<u64>() {
             Ok(n) => {

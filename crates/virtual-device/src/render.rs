@@ -4,7 +4,8 @@
 //!
 //! Colours are fixed so tests can probe pixels: clickable nodes are filled [`BUTTON_FILL`],
 //! text fields [`FIELD_FILL`], the keyboard window [`KEYBOARD_FILL`], the status bar
-//! [`STATUS_FILL`]; outlines are grey, text is black (hints grey).
+//! [`STATUS_FILL`]; outlines are grey, text is black (hints grey) unless a node gives its own
+//! `text-color`.
 
 use ab_glyph::FontRef;
 use draw::{draw_text, fill_rect, outline_rect, Rect};
@@ -22,6 +23,14 @@ const OUTLINE: Rgba<u8> = Rgba([158, 158, 158, 255]);
 const TEXT: Rgba<u8> = Rgba([0, 0, 0, 255]);
 const HINT: Rgba<u8> = Rgba([117, 117, 117, 255]);
 const STATUS_TEXT: Rgba<u8> = Rgba([255, 255, 255, 255]);
+
+/// A node's own text colour (`text-color="#rrggbb"`, the demo's accessibility screen's way to
+/// draw faint text), when it has one.
+fn hex(v: &str) -> Option<Rgba<u8>> {
+    let h = v.strip_prefix('#').filter(|h| h.len() == 6)?;
+    let c = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).ok();
+    Some(Rgba([c(0)?, c(2)?, c(4)?, 255]))
+}
 
 pub fn draw(h: &Hierarchy, width: u32, height: u32) -> RgbaImage {
     let mut img = RgbaImage::from_pixel(width.max(1), height.max(1), BACKGROUND);
@@ -59,7 +68,7 @@ pub fn draw(h: &Hierarchy, width: u32, height: u32) -> RgbaImage {
         let colour = if n.get("package") == "com.android.systemui" {
             STATUS_TEXT
         } else {
-            colour
+            hex(n.get("text-color")).unwrap_or(colour)
         };
         let size = (((b.y2 - b.y1) as f32) * 0.5).clamp(12.0, 48.0);
         draw_text(

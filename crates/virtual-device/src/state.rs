@@ -280,6 +280,17 @@ impl DeviceState {
         self.app.spec.screens.get(&self.screen)
     }
 
+    /// Shows the app's screen `name` in front (the `screen NAME` control, for tests of
+    /// screens no tap leads to); false when the app has no such screen.
+    pub fn show_screen(&mut self, name: &str) -> bool {
+        if !self.app.spec.screens.contains_key(name) {
+            return false;
+        }
+        self.foreground = true;
+        self.go(name);
+        true
+    }
+
     fn go(&mut self, to: &str) {
         self.unfocus();
         match to {

@@ -7,6 +7,7 @@
 
 pub mod act;
 pub mod apps;
+pub mod audit;
 pub mod batch;
 pub mod capabilities;
 pub mod devices;

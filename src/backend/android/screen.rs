@@ -93,6 +93,15 @@ pub fn classify_dump(output: &str) -> DumpOutcome {
 
 #[async_trait]
 impl Screen for AdbBackend {
+    /// `wm density`: the override when there is one, else the physical density.
+    async fn density(&self, device: &Device) -> Option<f64> {
+        let out = self
+            .shell(&device.udid, "wm density", super::QUICK_TIMEOUT)
+            .await
+            .ok()?;
+        parse_wm_density(&out.stdout_text())
+    }
+
     async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
         let out = self
             .exec_out(&device.udid, "screencap -p", SCREENCAP_TIMEOUT)
@@ -204,5 +213,32 @@ mod tests {
             parse_focus(mtk).as_deref(),
             Some("com.mediatek.camera/.CameraLauncher")
         );
+    }
+}
+
+/// `Physical density: 420` (and `Override density: 480`, which wins).
+pub fn parse_wm_density(text: &str) -> Option<f64> {
+    let value = |prefix: &str| {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(prefix))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|d| *d > 0.0)
+    };
+    value("Override density:").or_else(|| value("Physical density:"))
+}
+
+#[cfg(test)]
+mod density_tests {
+    #[test]
+    fn the_override_density_wins() {
+        assert_eq!(
+            super::parse_wm_density("Physical density: 420\n"),
+            Some(420.0)
+        );
+        assert_eq!(
+            super::parse_wm_density("Physical density: 420\nOverride density: 480\n"),
+            Some(480.0)
+        );
+        assert_eq!(super::parse_wm_density("wm: error"), None);
     }
 }

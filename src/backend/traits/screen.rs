@@ -22,6 +22,16 @@ pub trait Screen: Send + Sync {
     async fn screen_geometry(&self, _device: &Device) -> Option<ScreenGeometry> {
         None
     }
+    /// The screen's density in dots per inch (Android's `wm density`), for sizes in dp. The
+    /// default: unknown (iOS trees are in points already).
+    async fn density(&self, _device: &Device) -> Option<f64> {
+        None
+    }
+    /// The platform's own accessibility audit (Apple's, through WebDriverAgent): its issues
+    /// as the platform answers them. The default: none (`None`).
+    async fn platform_audit(&self, _device: &Device) -> Option<Result<serde_json::Value>> {
+        None
+    }
 }
 
 /// Screen recordings.

@@ -10,6 +10,9 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::client::COMMAND_TIMEOUT;
+
+/// Time limit of Apple's audit (seconds on a phone).
+const AUDIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 use super::endpoint::Endpoint;
 use super::errors::{self, Failure};
 use super::{status, WdaBackend};
@@ -50,6 +53,21 @@ impl WdaBackend {
 
 #[async_trait]
 impl Screen for WdaBackend {
+    /// `POST /session/:id/wda/performAccessibilityAudit` (XCUITest's audit, iOS 17+): the
+    /// issues of the app in front, every audit type.
+    async fn platform_audit(&self, device: &Device) -> Option<Result<Value>> {
+        let answer = self
+            .session_call(
+                device,
+                Method::POST,
+                "/wda/performAccessibilityAudit",
+                Some(&json!({})),
+                AUDIT_TIMEOUT,
+            )
+            .await;
+        Some(answer.map(|a| a["value"].clone()))
+    }
+
     /// `GET /screenshot`: a base64 PNG in `value`.
     async fn screenshot_png(&self, device: &Device) -> Result<Vec<u8>> {
         let ep = self.endpoint(device)?;

@@ -70,6 +70,7 @@ pub fn binding(op: Op) -> Binding {
         Op::Screenshot => query(screenshot::screenshot),
         Op::ScreenshotAnnotated => query(screenshot::annotated),
         Op::ScreenshotDiff => body(screenshot::diff),
+        Op::Audit => body(ui::audit),
         Op::RecordingStart => body(recording::start),
         Op::RecordingStop => body(recording::stop),
         Op::ListRecordings => plain(recording::list),

@@ -85,6 +85,7 @@ fn open(doc: &str, tree: &mut Tree, e: &BytesStart<'_>, at: Place) -> Option<usi
             b"text" => el.text = Some(unescape(raw).to_string()).filter(|t| !t.is_empty()),
             b"content-desc" => el.desc = non_empty(unescape(raw)),
             b"resource-id" => el.id = non_empty(unescape(raw)),
+            b"hint" => el.hint = non_empty(unescape(raw)),
             b"class" => class = non_empty(unescape(raw)),
             b"package" => el.package = non_empty(unescape(raw)),
             b"bounds" => el.bounds = android_bounds(raw).unwrap_or_default(),

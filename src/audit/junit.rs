@@ -3,21 +3,7 @@
 
 use super::{Audit, Rule, Severity};
 
-fn escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => {}
-            c => o.push(c),
-        }
-    }
-    o
-}
+use crate::flows::report::xml_text as escape;
 
 /// The audit as a JUnit test suite; a rule's case fails when it has a finding at or above
 /// `fail_on`.

@@ -17,21 +17,21 @@ pub fn junit(runs: &[FlowRunResult], invalid: &[(String, String)]) -> String {
     for r in runs {
         out += &format!(
             "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">\n",
-            esc(&r.file),
-            esc(&r.name),
+            xml_text(&r.file),
+            xml_text(&r.name),
             r.duration_ms as f64 / 1000.0
         );
         if let Some(step) = r.failed_step.and_then(|i| r.steps.get(i)) {
             let why = step.error.clone().unwrap_or_default();
             out += &format!(
                 "      <failure message=\"{}\" type=\"{}\">step {}: {} ({}:{}): {}</failure>\n",
-                esc(&format!("{}: {why}", step.title)),
-                esc(&step.command),
+                xml_text(&format!("{}: {why}", step.title)),
+                xml_text(&step.command),
                 r.failed_step.unwrap_or(0) + 1,
-                esc(&step.title),
-                esc(&step.file),
+                xml_text(&step.title),
+                xml_text(&step.file),
                 step.line,
-                esc(&why)
+                xml_text(&why)
             );
         }
         let lines: Vec<String> = r
@@ -56,22 +56,23 @@ pub fn junit(runs: &[FlowRunResult], invalid: &[(String, String)]) -> String {
         if let Some(a) = &r.artifacts {
             sysout += &format!("\nartifacts: {a}");
         }
-        out += &format!("      <system-out>{}</system-out>\n", esc(&sysout));
+        out += &format!("      <system-out>{}</system-out>\n", xml_text(&sysout));
         out += "    </testcase>\n";
     }
     for (file, why) in invalid {
         out += &format!(
             "    <testcase classname=\"{f}\" name=\"{f}\" time=\"0\">\n      <error message=\"{w}\" type=\"invalid\">{w}</error>\n    </testcase>\n",
-            f = esc(file),
-            w = esc(why)
+            f = xml_text(file),
+            w = xml_text(why)
         );
     }
     out += "  </testsuite>\n</testsuites>\n";
     out
 }
 
-/// XML text escaping (and control characters dropped: XML 1.0 cannot hold them).
-fn esc(s: &str) -> String {
+/// XML text escaping (and control characters dropped: XML 1.0 cannot hold them), for JUnit
+/// reports (the product's audit writes its own with it too).
+pub fn xml_text(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

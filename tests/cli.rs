@@ -728,6 +728,9 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     let v: serde_json::Value =
         serde_json::from_str(&stdout(&s.cli(&["--json", "snapshot"]))).unwrap();
     let login_fp = v["fingerprint"].as_str().unwrap().to_string();
+    let saved_audit = dir.path().join("login-audit.json");
+    std::fs::write(&saved_audit, stdout(&s.cli(&["audit", "--format", "json"]))).unwrap();
+    let saved_audit = saved_audit.to_str().unwrap();
 
     let cases = vec![
         case("health", &["health"], 0, "ok · mobilectl"),
@@ -759,6 +762,19 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             &["audit", "--fail-on", "error"],
             1,
             "text-contrast e1 textbox \"Username\" · 4.23:1",
+        ),
+        // The same, as an expectation; against the screen's own saved audit nothing is new.
+        case(
+            "expect",
+            &["expect", "accessible"],
+            1,
+            "expect FAILED ACCESSIBILITY_FINDINGS · 2 findings at or above error: text-contrast @e1 textbox \"Username\"",
+        ),
+        case(
+            "expect",
+            &["expect", "accessible", "--baseline", saved_audit, "--fail-on", "info"],
+            0,
+            "expect ok",
         ),
         case(
             "expect",

@@ -549,12 +549,15 @@ fn verify() -> Vec<Operation> {
             .body::<WaitRequest>()
             .json::<WaitResult>(render::verify::wait)
             .core(),
-        op(Post, Op::Expect, "/api/v1/device/ui/expect", "verify", "Judge the screen: element visible or not, text, app, activity, fingerprint, screenshot.")
+        op(Post, Op::Expect, "/api/v1/device/ui/expect", "verify", "Judge the screen: element visible or not, text, app, activity, fingerprint, screenshot, accessibility.")
             .cli("expect", &["expect", "app", "com.example"])
             .describe("One read of the screen, except `screen_matches`: a visual diff against `baseline` (as \
                        screenshot_diff takes it), `success` when at most `tolerance` (default 0.001) of the \
                        compared pixels changed, else `failure_code: SCREEN_MISMATCH` with the share and the \
-                       regions in `observed`; with `timeout_ms` it compares again every 300 ms until it matches.")
+                       regions in `observed`; with `timeout_ms` it compares again every 300 ms until it matches. \
+                       `accessible`: the audit's rules (as `audit`), `success` when no finding is at or above \
+                       `fail_on` (default error) or, with `audit_baseline` (an earlier audit's answer), none \
+                       is new; else `failure_code: ACCESSIBILITY_FINDINGS` with the findings in `observed`.")
             .errors(DEVICE)
             .errors(&[BaselineUnusable, NotFound, RunNotFound, ArtifactNotFound])
             .body_limit(BASELINE_BODY_LIMIT)

@@ -60,7 +60,8 @@ fn fail(msg: String, code: i32) -> i32 {
     code
 }
 
-fn read_baseline(path: &Path) -> Result<Value, String> {
+/// A saved audit file's JSON, or why it is not one.
+pub(super) fn read_baseline(path: &Path) -> Result<Value, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| {

@@ -291,6 +291,16 @@ pub enum ExpectCommand {
     },
     /// The screen looks like a baseline: at most --tolerance of its pixels changed.
     Matches(MatchesArgs),
+    /// An accessibility audit finds nothing at or above --fail-on (default error); with
+    /// --baseline, nothing new against that saved audit.
+    Accessible {
+        /// A saved audit (the JSON of `audit --format json`).
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<std::path::PathBuf>,
+        /// The lowest severity that fails: info, warning, error.
+        #[arg(long, value_name = "SEVERITY", value_parser = ["info", "warning", "error"])]
+        fail_on: Option<String>,
+    },
 }
 
 /// The baseline of a comparison (exactly one) and what it leaves out: `screenshot diff` and

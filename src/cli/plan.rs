@@ -501,6 +501,14 @@ fn expectation(e: ExpectCommand) -> Result<Value, ClientError> {
         ExpectCommand::Screen { fingerprint } => {
             json!({ "kind": "screen", "fingerprint": fingerprint })
         }
+        ExpectCommand::Accessible { baseline, fail_on } => {
+            let baseline = baseline
+                .as_deref()
+                .map(super::audit::read_baseline)
+                .transpose()
+                .map_err(|e| ClientError::local(1, "IO", e, None))?;
+            json!({ "kind": "accessible", "audit_baseline": baseline, "fail_on": fail_on })
+        }
         ExpectCommand::Matches(a) => merged(
             a.baseline.fields()?,
             json!({ "kind": "screen_matches", "tolerance": a.tolerance,

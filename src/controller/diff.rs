@@ -311,12 +311,17 @@ impl DeviceController {
     }
 
     /// Judges an expectation: `screen_matches` by diffs (again every 300 ms until it holds or
-    /// `timeout_ms` passes), the others on one read of the screen.
+    /// `timeout_ms` passes), `accessible` by an audit, the others on one read of the screen.
     pub async fn expect(
         &self,
         udid: Option<&str>,
         expectation: &Expectation,
     ) -> Result<ExpectResult> {
+        if let Expectation::Accessible { baseline, fail_on } = expectation {
+            return self
+                .expect_accessible(udid, baseline.clone(), *fail_on)
+                .await;
+        }
         let Expectation::ScreenMatches {
             baseline,
             tolerance,

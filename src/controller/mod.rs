@@ -9,6 +9,7 @@
 mod actions;
 mod alerts;
 mod apps;
+mod audit;
 mod batch;
 mod diff;
 mod doctor;
@@ -36,6 +37,7 @@ mod typing;
 mod verify;
 
 pub use actions::Observe;
+pub use audit::{saved_audit, AuditAsk};
 pub use diff::{
     read_baseline_file, DiffSpec, FALLBACK_STATUS_BAR_PIXELS, FALLBACK_STATUS_BAR_POINTS,
 };

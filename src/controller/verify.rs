@@ -204,11 +204,12 @@ pub fn expect_on(snapshot: &Snapshot, expectation: &Expectation) -> ExpectResult
                 json!({ "app": now }),
             )
         }
-        // Judged on screenshots, not on a read: `DeviceController::expect`.
-        Expectation::ScreenMatches { .. } => (
+        // Judged on screenshots (an audit reads both), not on a read alone:
+        // `DeviceController::expect`.
+        Expectation::ScreenMatches { .. } | Expectation::Accessible { .. } => (
             false,
             ErrorCode::Internal,
-            json!({ "note": "screen_matches compares screenshots: DeviceController::expect judges it" }),
+            json!({ "note": "DeviceController::expect judges this kind on screenshots" }),
         ),
         Expectation::ForegroundActivity { activity } => {
             let now = snapshot.activity.clone();

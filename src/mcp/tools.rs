@@ -72,10 +72,18 @@ const PRESENTATION: &[Presentation] = &[
         description: None,
         defaults: &[],
         structured: true,
-        // The screenshot comparison's fields: the default list shows the element, text and
-        // app checks in full.
-        brief_omits: &["baseline", "mask", "mask_status_bar", "tolerance", "timeout_ms"],
-        brief_note: Some(" (`describe` tells screen_matches' fields)"),
+        // The screenshot comparison's and the audit's fields: the default list shows the
+        // element, text and app checks in full.
+        brief_omits: &[
+            "baseline",
+            "mask",
+            "mask_status_bar",
+            "tolerance",
+            "timeout_ms",
+            "audit_baseline",
+            "fail_on",
+        ],
+        brief_note: Some(" (`describe` tells screen_matches' and accessible's fields)"),
     },
 ];
 

@@ -59,6 +59,9 @@ fn observed(o: &Value) -> String {
             o["tolerance"].as_f64().unwrap_or(0.0) * 100.0
         );
     }
+    if let Some(n) = o["failing"].as_u64() {
+        return findings(o, n);
+    }
     let fields: Vec<String> = o
         .as_object()
         .into_iter()
@@ -70,6 +73,30 @@ fn observed(o: &Value) -> String {
         })
         .collect();
     fields.join(", ")
+}
+
+/// An accessibility expectation's findings at or above its level: `2 findings at or above
+/// error: unnamed-control @e4 button, text-contrast @e7 text "Sign in"`, and how many a
+/// baseline already had.
+fn findings(o: &Value, n: u64) -> String {
+    let plural = if n == 1 { "" } else { "s" };
+    let mut line = format!("{n} finding{plural} at or above {}", s(&o["fail_on"]));
+    let listed: Vec<String> = o["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| format!("{} {}", s(&f["rule"]), element(f)))
+        .collect();
+    if !listed.is_empty() {
+        line += &format!(": {}", listed.join(", "));
+        if (listed.len() as u64) < n {
+            line += &format!(" and {} more", n - listed.len() as u64);
+        }
+    }
+    if let Some(known) = o["baseline"]["unchanged"].as_u64() {
+        line += &format!(" ({known} unchanged against the baseline)");
+    }
+    line
 }
 
 /// An element as verification saw it: `@e3 button "Allow"`, its text when it differs from its
@@ -114,6 +141,27 @@ pub fn change(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_accessibility_expectation_names_its_failing_findings() {
+        let failed = json!({"success": false, "failure_code": "ACCESSIBILITY_FINDINGS",
+            "observed": {"fail_on": "error", "failing": 2, "counts": {"error": 2},
+                "findings": [
+                    {"rule": "unnamed-control", "severity": "error", "ref": "e4", "role": "button"},
+                    {"rule": "text-contrast", "severity": "error", "ref": "e7", "role": "text",
+                     "name": "Sign in"}],
+                "baseline": {"known": 3, "unchanged": 3}}});
+        assert_eq!(
+            expect(&failed),
+            "expect FAILED ACCESSIBILITY_FINDINGS · 2 findings at or above error: \
+             unnamed-control @e4 button, text-contrast @e7 text \"Sign in\" \
+             (3 unchanged against the baseline)"
+        );
+        let capped = json!({"success": false, "failure_code": "ACCESSIBILITY_FINDINGS",
+            "observed": {"fail_on": "warning", "failing": 12, "findings": [
+                {"rule": "touch-target", "ref": "e1", "role": "button", "name": "x"}]}});
+        assert!(expect(&capped).ends_with("touch-target @e1 button \"x\" and 11 more"));
+    }
 
     #[test]
     fn what_a_failed_verification_saw_reads_as_words() {

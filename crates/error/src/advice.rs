@@ -49,6 +49,7 @@ impl ErrorCode {
             AppNotResponding => "wait and retry, or terminate and relaunch the app; `list_crashes` has the ANR",
             NavigationNoChange => "the action had no visible effect: snapshot, check the target, retry",
             ScreenMismatch => "read the changed share and regions in `observed`; wait (`timeout_ms`) or act until it matches, or raise `tolerance`",
+            AccessibilityFindings => "read the findings in `observed` (or `audit` the screen for each one's fix); fix them, or expect against the last accepted audit (`audit_baseline`)",
             BaselineUnusable => "send a PNG screenshot of this screen (same aspect ratio), or use `{\"previous\": true}`",
             UnsupportedText => "type simpler text, or install the ADB Keyboard IME on Android",
             NotFound => "check the name (app id, file, flow, crash id) against its listing",

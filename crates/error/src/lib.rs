@@ -128,6 +128,9 @@ error_codes! {
     NavigationNoChange = ("NAVIGATION_NO_CHANGE", 409, true),
     /// (An outcome) The screen differs from the baseline by more than the tolerance.
     ScreenMismatch = ("SCREEN_MISMATCH", 409, true),
+    /// (An outcome) The screen has accessibility findings at or above the severity asked
+    /// (against a saved audit: new ones).
+    AccessibilityFindings = ("ACCESSIBILITY_FINDINGS", 409, false),
     /// A visual diff's baseline cannot be compared: not a PNG, too large, or of another shape
     /// than the screen.
     BaselineUnusable = ("BASELINE_UNUSABLE", 422, false),

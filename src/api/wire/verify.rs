@@ -5,6 +5,8 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::diff::{check_masks, Area, Baseline, DEFAULT_TOLERANCE};
+use crate::audit::{Audit, Severity};
+use crate::controller::saved_audit;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::select::Selector;
 pub use crate::ui::Observed;
@@ -47,6 +49,9 @@ pub enum ExpectKind {
     ForegroundActivity,
     /// The screen looks like `baseline`: at most `tolerance` of its pixels changed.
     ScreenMatches,
+    /// An accessibility audit finds nothing at or above `fail_on` (default error); with
+    /// `audit_baseline`, nothing it did not have.
+    Accessible,
 }
 
 /// Assert something about the screen now: `kind` plus the fields that kind names.
@@ -79,6 +84,11 @@ pub struct ExpectRequest {
     /// For `screen_matches`: retry until it matches.
     #[schema(maximum = 120000)]
     pub timeout_ms: Option<u64>,
+    /// For `accessible`: a saved audit.
+    #[schema(value_type = Option<Object>)]
+    pub audit_baseline: Option<Value>,
+    /// For `accessible` (default error).
+    pub fail_on: Option<Severity>,
 }
 
 impl ExpectRequest {
@@ -92,10 +102,12 @@ impl ExpectRequest {
             ForegroundApp => &["app"],
             ForegroundActivity => &["activity"],
             ScreenMatches => &["baseline"],
+            Accessible => &[],
         };
         // Fields a kind may take without needing them.
         let may: &[&str] = match self.kind {
             ScreenMatches => &["tolerance", "mask", "mask_status_bar", "timeout_ms"],
+            Accessible => &["audit_baseline", "fail_on"],
             _ => &[],
         };
         let given = [
@@ -109,6 +121,8 @@ impl ExpectRequest {
             ("mask", self.mask.is_some()),
             ("mask_status_bar", self.mask_status_bar.is_some()),
             ("timeout_ms", self.timeout_ms.is_some()),
+            ("audit_baseline", self.audit_baseline.is_some()),
+            ("fail_on", self.fail_on.is_some()),
         ];
         for (field, present) in given {
             if may.contains(&field) {
@@ -143,6 +157,14 @@ impl ExpectRequest {
             },
             ForegroundActivity => Expectation::ForegroundActivity {
                 activity: self.activity.unwrap_or_default(),
+            },
+            Accessible => Expectation::Accessible {
+                baseline: self
+                    .audit_baseline
+                    .as_ref()
+                    .map(|v| saved_audit(v, "audit_baseline"))
+                    .transpose()?,
+                fail_on: self.fail_on.unwrap_or(Severity::Error),
             },
             ScreenMatches => {
                 let tolerance = self.tolerance.unwrap_or(DEFAULT_TOLERANCE);
@@ -302,6 +324,11 @@ pub enum Expectation {
         mask_status_bar: bool,
         #[serde(default)]
         timeout_ms: u64,
+    },
+    /// An accessibility audit finds nothing at or above `fail_on` (new against `baseline`).
+    Accessible {
+        baseline: Option<Audit>,
+        fail_on: Severity,
     },
 }
 

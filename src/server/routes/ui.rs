@@ -116,81 +116,16 @@ pub async fn audit(
     s: AppState,
     r: crate::api::wire::audit::AuditRequest,
 ) -> Result<Json<crate::api::wire::audit::AuditResult>> {
-    use crate::api::wire::audit::{AuditBaseline, AuditResult};
-    use crate::audit::{self as a11y, AuditError};
-    let before = match &r.baseline {
-        Some(v) => Some(
-            serde_json::from_value::<a11y::Audit>(v.clone()).map_err(|e| {
-                Error::validation(format!("`baseline` is not a saved audit: {e}")).with_hint(
-                    "send the JSON an earlier audit answered (its `findings` with their `key`s)",
-                )
-            })?,
-        ),
-        None => None,
-    };
-    let (shot, device_density, platform) = s.controller.audit_shot(r.udid.as_deref()).await?;
-    let density = r.density.or(device_density);
-    let Some(snapshot) = shot.snapshot.clone() else {
-        return Err(Error::internal("an audit's shot carries its snapshot"));
-    };
-    let (annotate, png) = (r.annotate, shot.png);
-    // Decoding, measuring and drawing are CPU work: on a blocking thread, within the bound on
-    // concurrent image work.
-    let _slot = crate::image::WORK_SLOTS
-        .acquire()
-        .await
-        .map_err(|e| Error::internal(e.to_string()))?;
-    let work = tokio::task::spawn_blocking(move || -> std::result::Result<_, AuditError> {
-        let pixels = a11y::picture::decode(&png)?;
-        let mut found = a11y::audit(&a11y::Input {
-            screen: &snapshot.screen,
-            screenshot: Some(&pixels),
-            density,
-        })?;
-        match platform {
-            Some(Ok(issues)) => a11y::apple::merge(&mut found, &snapshot.screen, &issues),
-            Some(Err(e)) => found.skipped.push(format!(
-                "apple-audit: WebDriverAgent's audit failed: {}",
-                e.message
-            )),
-            None => {}
-        }
-        let baseline = before.map(|b| {
-            let now = found.findings.len();
-            found = a11y::baseline::new_findings(&found, &b);
-            AuditBaseline {
-                known: b.findings.len(),
-                unchanged: now - found.findings.len(),
-            }
-        });
-        let image = match annotate {
-            true => {
-                use base64::Engine as _;
-                let drawn = a11y::picture::png(&a11y::picture::annotate(&found, &pixels)?)?;
-                Some(base64::engine::general_purpose::STANDARD.encode(drawn))
-            }
-            false => None,
-        };
-        Ok((found, baseline, image))
-    });
-    let (found, baseline, image) = work
-        .await
-        .map_err(|e| Error::internal(format!("the audit stopped: {e}")))?
-        .map_err(|e| match e {
-            AuditError::Density(_) => Error::validation(e.to_string()),
-            other => Error::new(crate::error::ErrorCode::CommandFailed, other.to_string())
-                .with_hint("read the screen again: it may have turned or changed between the dump and the screenshot"),
-        })?;
-    Ok(Json(AuditResult {
-        snapshot_id: shot
-            .snapshot
+    use crate::controller::{saved_audit, AuditAsk};
+    let ask = AuditAsk {
+        density: r.density,
+        baseline: r
+            .baseline
             .as_ref()
-            .map(|s| s.id.clone())
-            .unwrap_or_default(),
-        device: shot.device,
-        fails: r.fail_on.map(|l| found.fails(l)),
-        audit: found,
-        baseline,
-        image,
-    }))
+            .map(|v| saved_audit(v, "baseline"))
+            .transpose()?,
+        fail_on: r.fail_on,
+        annotate: r.annotate,
+    };
+    Ok(Json(s.controller.audit(r.udid.as_deref(), ask).await?))
 }

@@ -4,7 +4,7 @@
 //! only the findings that are new. `expect` with `kind: accessible` is this audit judged at a
 //! severity.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::DeviceController;
 use crate::api::wire::audit::{AuditBaseline, AuditResult};
@@ -23,14 +23,6 @@ pub struct AuditAsk {
     pub fail_on: Option<Severity>,
     /// Draw the findings on the screenshot.
     pub annotate: bool,
-}
-
-/// A saved audit (an earlier answer, as JSON), or why it is not one.
-pub fn saved_audit(v: &Value, field: &str) -> Result<Audit> {
-    serde_json::from_value::<Audit>(v.clone()).map_err(|e| {
-        Error::validation(format!("`{field}` is not a saved audit: {e}"))
-            .with_hint("send the JSON an earlier audit answered (its `findings` with their `key`s)")
-    })
 }
 
 /// How many of the failing findings an expectation's `observed` lists.

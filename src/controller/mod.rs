@@ -37,7 +37,7 @@ mod typing;
 mod verify;
 
 pub use actions::Observe;
-pub use audit::{saved_audit, AuditAsk};
+pub use audit::AuditAsk;
 pub use diff::{
     read_baseline_file, DiffSpec, FALLBACK_STATUS_BAR_PIXELS, FALLBACK_STATUS_BAR_POINTS,
 };

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use crate::audit::{Audit, Severity};
 use crate::device::Device;
+use crate::error::{Error, Result};
 
 /// Audit the screen now.
 // Its fields are described by the API schema, where descriptions are kept short on
@@ -57,4 +58,12 @@ pub struct AuditResult {
     /// With `annotate`: base64 PNG.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+}
+
+/// A saved audit (an earlier answer, as JSON), or why it is not one.
+pub fn saved_audit(v: &serde_json::Value, field: &str) -> Result<Audit> {
+    serde_json::from_value::<Audit>(v.clone()).map_err(|e| {
+        Error::validation(format!("`{field}` is not a saved audit: {e}"))
+            .with_hint("send the JSON an earlier audit answered (its `findings` with their `key`s)")
+    })
 }

@@ -4,9 +4,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::audit::saved_audit;
 use super::diff::{check_masks, Area, Baseline, DEFAULT_TOLERANCE};
 use crate::audit::{Audit, Severity};
-use crate::controller::saved_audit;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ui::select::Selector;
 pub use crate::ui::Observed;

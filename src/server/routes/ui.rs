@@ -116,7 +116,8 @@ pub async fn audit(
     s: AppState,
     r: crate::api::wire::audit::AuditRequest,
 ) -> Result<Json<crate::api::wire::audit::AuditResult>> {
-    use crate::controller::{saved_audit, AuditAsk};
+    use crate::api::wire::audit::saved_audit;
+    use crate::controller::AuditAsk;
     let ask = AuditAsk {
         density: r.density,
         baseline: r

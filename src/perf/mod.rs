@@ -209,7 +209,7 @@ pub struct StartupMeasure {
 /// `clk_tck` ticks a second (`sysconf(_SC_CLK_TCK)`, 100 on Android). `None` for a window
 /// that is not positive.
 pub fn cpu_percent(ticks: u64, seconds: f64, clk_tck: u32) -> Option<f64> {
-    if !(seconds > 0.0) || clk_tck == 0 {
+    if seconds.is_nan() || seconds <= 0.0 || clk_tck == 0 {
         return None;
     }
     Some(ticks as f64 / (seconds * f64::from(clk_tck)) * 100.0)

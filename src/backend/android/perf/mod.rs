@@ -66,6 +66,14 @@ pub fn leading_u64(s: &str) -> Option<u64> {
     s[..end].parse().ok()
 }
 
+/// A recorded output of `fixtures/` (tests).
+#[cfg(test)]
+pub(crate) fn fixture(rel: &str) -> String {
+    let path = format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"));
+    String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}")))
+        .into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,12 +103,4 @@ mod tests {
         );
         assert_eq!(no_process("Applications Graphics Acceleration Info:"), None);
     }
-}
-
-/// A recorded output of `fixtures/` (tests).
-#[cfg(test)]
-pub(crate) fn fixture(rel: &str) -> String {
-    let path = format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"));
-    String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}")))
-        .into_owned()
 }

@@ -176,10 +176,10 @@ pub fn read_sample(out: &str, package: &str) -> Result<Sample> {
 /// `None` when either lacks its ticks or uptime, or the process changed between them.
 pub fn cpu_between(before: &Sample, after: &Sample, clk_tck: u32) -> Option<CpuReading> {
     let seconds = after.uptime_s? - before.uptime_s?;
-    if !(seconds > 0.0) {
+    if seconds.is_nan() || seconds <= 0.0 {
         return None;
     }
-    let elapsed = std::time::Duration::from_secs_f64(seconds);
+    let elapsed = std::time::Duration::try_from_secs_f64(seconds).ok()?;
     process_cpu(
         before.process.as_ref()?,
         after.process.as_ref()?,

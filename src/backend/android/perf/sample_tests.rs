@@ -83,6 +83,13 @@ fn cpu_between_two_samples_on_the_device_clock() {
     let cpu = cpu_between(&a, &b, 100).unwrap();
     assert_eq!((cpu.percent, cpu.window_ms), (50.0, 2500));
     assert_eq!(cpu_between(&b, &a, 100), None);
+    // A clock gone wild (an uptime of 1e300 s) gives no reading rather than a panic.
+    let wild = read_sample(
+        &printed("21455", "1e300 1", &later, &tasks, "", ""),
+        "com.x.y",
+    )
+    .unwrap();
+    assert_eq!(cpu_between(&a, &wild, 100), None);
     // Unrecognised dumpsys sections are `None`, not zeros.
     assert_eq!((a.memory, a.gfxinfo), (None, None));
 }
@@ -148,8 +155,9 @@ fn the_script_checks_the_package_and_reads_what_is_asked() {
     );
 }
 
-/// The script run by the host's `sh` with `pidof` and `dumpsys` stand-ins: `pidof` names this
-/// test's own process, whose `/proc` lines are real.
+/// The script run by the host's `sh` (and `mksh`) with `pidof` and `dumpsys` stand-ins: `pidof`
+/// names this test's own process (and one more, as several processes may share a name), whose
+/// `/proc` lines are real.
 #[cfg(target_os = "linux")]
 #[test]
 fn the_script_runs_and_its_output_reads_back() {
@@ -182,21 +190,65 @@ fn the_script_runs_and_its_output_reads_back() {
         dir.path().display(),
         std::env::var("PATH").unwrap()
     );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &script])
-        .env("PATH", path)
-        .output()
-        .unwrap();
-    let out = String::from_utf8(out.stdout).unwrap();
-    let s = read_sample(&out, "com.adnan.lumisky").unwrap();
-    assert!(s.complete);
-    assert_eq!(s.pid, me);
-    assert_eq!(s.process.as_ref().unwrap().id, me);
-    assert!(
-        s.threads.unwrap() >= 1 && s.tasks.iter().any(|t| t.id == me),
-        "{out}"
-    );
-    assert!(s.uptime_s.unwrap() > 0.0);
-    assert_eq!(s.memory.unwrap().pss_total_kib, Some(311_291));
-    assert_eq!(s.gfxinfo.unwrap().summary.unwrap().frames, 218);
+    // `sh` always; `mksh`, Android's own shell, where the host has it.
+    let mut ran = 0;
+    for shell in ["sh", "mksh"] {
+        let run = std::process::Command::new(shell)
+            .args(["-c", &script])
+            .env("PATH", &path)
+            .output();
+        let Ok(out) = run else { continue };
+        ran += 1;
+        let out = String::from_utf8(out.stdout).unwrap();
+        let s = read_sample(&out, "com.adnan.lumisky").unwrap();
+        assert!(s.complete, "{shell}: {out}");
+        assert_eq!((s.pid, s.process.as_ref().unwrap().id), (me, me), "{shell}");
+        assert!(
+            s.threads.unwrap() >= 1 && s.tasks.iter().any(|t| t.id == me),
+            "{out}"
+        );
+        assert!(s.uptime_s.unwrap() > 0.0);
+        assert_eq!(s.memory.unwrap().pss_total_kib, Some(311_291));
+        assert_eq!(s.gfxinfo.unwrap().summary.unwrap().frames, 218);
+    }
+    assert!(ran >= 1);
+}
+
+proptest::proptest! {
+    /// No output makes a reader panic: each gives a value or a typed error.
+    #[test]
+    fn readers_never_panic(text in "(?s).{0,400}", pick in 0usize..6) {
+        use crate::backend::android::perf::{cpuinfo, gfxinfo, launch, meminfo, procstat};
+        let pkg = "com.x.y";
+        match pick {
+            0 => drop(read_sample(&text, pkg)),
+            1 => drop(gfxinfo::parse_gfxinfo(&text, pkg).map(|g| g.frame_stats(16.67))),
+            2 => drop(meminfo::parse_meminfo(&text, pkg)),
+            3 => drop(launch::parse_am_start(&text)),
+            4 => drop(procstat::parse_task_stats(&text)),
+            _ => drop((cpuinfo::cpuinfo_line(&text, pkg), cpuinfo::parse_top_line(&text))),
+        }
+    }
+
+    /// Real outputs cut anywhere, alone and inside a sample, read without panic.
+    #[test]
+    fn cut_fixtures_never_panic(at in 0.0f64..1.0, which in 0usize..4) {
+        use crate::backend::android::perf::{gfxinfo, meminfo};
+        let rel = [
+            "android_misc/dumpsys_meminfo_pkg_miui.txt",
+            "android_perf/gfxinfo_framestats_profiledata_android6_androidviewclient.txt",
+            "android_perf/meminfo_android4.3_droidmonitor.txt",
+            "android_perf/gfxinfo_reactnativefeed_android10_skia_profile_ms_flashlight.txt",
+        ][which];
+        let text = fixture(rel);
+        let mut cut = (text.len() as f64 * at) as usize;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let part = &text[..cut];
+        drop(gfxinfo::parse_gfxinfo(part, "com.x.y").map(|g| g.frame_stats(16.67)));
+        drop(meminfo::parse_meminfo(part, "com.x.y"));
+        let spliced = format!("{}\n{part}\n{}", marker("PID"), marker("GFXINFO"));
+        drop(read_sample(&spliced, "com.x.y"));
+    }
 }

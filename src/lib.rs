@@ -19,6 +19,8 @@
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`logs`]: device logs without I/O: parsers, the bounded ring, filters, crash detection.
+//! - [`perf`]: an app's performance in platform-free terms (memory, CPU, frames, start-up) and
+//!   the arithmetic platforms share (pure code, no I/O).
 //! - [`media`]: MP4 facts and joining a recording's segments.
 //! - [`client`]: the HTTP client the CLI and the MCP stdio bridge share (autostart, exit codes).
 //! - [`cli`]: the thin command line that calls the server over HTTP (and, with the `demo` feature,
@@ -47,6 +49,7 @@ pub mod image;
 pub mod logs;
 pub mod mcp;
 pub mod media;
+pub mod perf;
 pub use mobilectl_proxy as proxy;
 pub mod render;
 pub mod runs;

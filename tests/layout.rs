@@ -35,7 +35,7 @@ const WALLS: &[(&str, &[&str])] = &[
 ];
 
 /// Folders that name nothing of the crate but themselves.
-const ALONE: &[&str] = &["ui", "image"];
+const ALONE: &[&str] = &["ui", "image", "perf"];
 
 /// The top-level modules of the crate that `code` names: `crate::x…`, and each item of
 /// `crate::{x, y::z}`.

@@ -34,6 +34,7 @@ mod mcp;
 mod openapi_drift;
 mod operations;
 mod packaging;
+mod perf_fixtures;
 mod proxy;
 mod proxy_attach;
 mod proxy_rules;

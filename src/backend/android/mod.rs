@@ -13,6 +13,7 @@ mod features;
 mod files;
 pub mod input;
 mod logs;
+pub mod perf;
 mod proxy;
 pub mod record;
 pub mod screen;

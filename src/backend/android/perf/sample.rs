@@ -12,11 +12,57 @@ use crate::error::{ErrorCode, Result};
 use crate::perf::{CpuReading, MemoryReading};
 
 /// The sections of a sample, in the order the script prints them.
-const SECTIONS: [&str; 6] = ["PID", "UPTIME", "STAT", "TASKS", "MEMINFO", "GFXINFO"];
-const END: &str = "END";
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    /// `pidof PKG`.
+    Pid,
+    /// `/proc/uptime`: the device's clock for the CPU window.
+    Uptime,
+    /// `/proc/PID/stat`.
+    Stat,
+    /// `/proc/PID/task/*/stat`.
+    Tasks,
+    /// `dumpsys meminfo PKG`.
+    Meminfo,
+    /// `dumpsys gfxinfo PKG framestats`.
+    Gfxinfo,
+}
 
-fn marker(section: &str) -> String {
-    format!("__MOBILECTL_PERF_{section}__")
+impl Section {
+    /// Every section, in the script's order.
+    pub const ALL: [Section; 6] = [
+        Section::Pid,
+        Section::Uptime,
+        Section::Stat,
+        Section::Tasks,
+        Section::Meminfo,
+        Section::Gfxinfo,
+    ];
+
+    fn word(self) -> &'static str {
+        match self {
+            Section::Pid => "PID",
+            Section::Uptime => "UPTIME",
+            Section::Stat => "STAT",
+            Section::Tasks => "TASKS",
+            Section::Meminfo => "MEMINFO",
+            Section::Gfxinfo => "GFXINFO",
+        }
+    }
+
+    /// The line the script prints before the section.
+    pub fn marker(self) -> String {
+        marker_line(self.word())
+    }
+}
+
+/// The line the script prints after its last section.
+fn end_marker() -> String {
+    marker_line("END")
+}
+
+fn marker_line(word: &str) -> String {
+    format!("__MOBILECTL_PERF_{word}__")
 }
 
 /// What a sample reads beyond the pid, uptime and CPU ticks (enough for a CPU window's first
@@ -40,40 +86,41 @@ pub fn sample_script(package: &str, parts: SampleParts) -> Result<String> {
          echo {up}; cat /proc/uptime; \
          echo {stat}; [ -n \"$p\" ] && cat /proc/$p/stat 2>/dev/null; \
          echo; echo {tasks}; [ -n \"$p\" ] && cat /proc/$p/task/*/stat 2>/dev/null; ",
-        pid = marker("PID"),
-        up = marker("UPTIME"),
-        stat = marker("STAT"),
-        tasks = marker("TASKS"),
+        pid = Section::Pid.marker(),
+        up = Section::Uptime.marker(),
+        stat = Section::Stat.marker(),
+        tasks = Section::Tasks.marker(),
     );
     if parts.memory {
-        s += &format!("echo; echo {}; dumpsys meminfo {pkg}; ", marker("MEMINFO"));
+        s += &format!(
+            "echo; echo {}; dumpsys meminfo {pkg}; ",
+            Section::Meminfo.marker()
+        );
     }
     if parts.frames {
         let reset = if parts.reset_frames { " reset" } else { "" };
         s += &format!(
             "echo; echo {}; dumpsys gfxinfo {pkg} framestats{reset}; ",
-            marker("GFXINFO")
+            Section::Gfxinfo.marker()
         );
     }
-    s += &format!("echo; echo {}", marker(END));
+    s += &format!("echo; echo {}", end_marker());
     Ok(s)
 }
 
 /// The output of [`sample_script`], cut into its sections (`None`: not printed).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SampleText<'a> {
-    /// The section texts, in the order of `SECTIONS`.
+    /// The section texts, in the order of [`Section::ALL`].
     pub sections: [Option<&'a str>; 6],
     /// Whether the end marker was printed (else the output was cut short).
     pub complete: bool,
 }
 
 impl<'a> SampleText<'a> {
-    /// The text of `section` (`"PID"`, `"UPTIME"`, `"STAT"`, `"TASKS"`, `"MEMINFO"`,
-    /// `"GFXINFO"`).
-    pub fn section(&self, section: &str) -> Option<&'a str> {
-        let i = SECTIONS.iter().position(|s| *s == section)?;
-        self.sections[i]
+    /// The text of `section`, when the script printed it.
+    pub fn section(&self, section: Section) -> Option<&'a str> {
+        self.sections[section as usize]
     }
 }
 
@@ -85,8 +132,8 @@ pub fn split_sample(out: &str) -> Result<SampleText<'_>> {
     let mut offset = 0;
     for line in out.split_inclusive('\n') {
         let name = line.trim();
-        let found = SECTIONS.iter().position(|s| marker(s) == name);
-        if found.is_some() || name == marker(END) {
+        let found = Section::ALL.iter().position(|s| s.marker() == name);
+        if found.is_some() || name == end_marker() {
             if let Some((i, start)) = open.take() {
                 text.sections[i] = Some(&out[start..offset]);
             }
@@ -131,26 +178,32 @@ pub struct Sample {
 /// or dumpsys found none) is `NOT_FOUND`; a section not printed or not recognised is `None`.
 pub fn read_sample(out: &str, package: &str) -> Result<Sample> {
     let text = split_sample(out)?;
-    let meminfo = match text.section("MEMINFO").map(|t| parse_meminfo(t, package)) {
+    let meminfo = match text
+        .section(Section::Meminfo)
+        .map(|t| parse_meminfo(t, package))
+    {
         Some(Err(e)) if e.code == ErrorCode::NotFound => return Err(e),
         other => other.and_then(Result::ok),
     };
-    let gfxinfo = match text.section("GFXINFO").map(|t| parse_gfxinfo(t, package)) {
+    let gfxinfo = match text
+        .section(Section::Gfxinfo)
+        .map(|t| parse_gfxinfo(t, package))
+    {
         Some(Err(e)) if e.code == ErrorCode::NotFound => return Err(e),
         other => other.and_then(Result::ok),
     };
     // Without `pidof` (Android before 6) the pid is dumpsys's.
     let pid = text
-        .section("PID")
+        .section(Section::Pid)
         .and_then(leading_u64)
         .or_else(|| meminfo.as_ref()?.pid.map(u64::from))
         .and_then(|p| u32::try_from(p).ok())
         .ok_or_else(|| not_running(package))?;
     let process = text
-        .section("STAT")
+        .section(Section::Stat)
         .and_then(|t| t.lines().find_map(parse_stat_line));
     let tasks = text
-        .section("TASKS")
+        .section(Section::Tasks)
         .map(parse_task_stats)
         .unwrap_or_default();
     let threads = match tasks.len() {
@@ -160,7 +213,7 @@ pub fn read_sample(out: &str, package: &str) -> Result<Sample> {
     Ok(Sample {
         pid,
         uptime_s: text
-            .section("UPTIME")
+            .section(Section::Uptime)
             .and_then(|t| t.split_whitespace().next())
             .and_then(number),
         process,

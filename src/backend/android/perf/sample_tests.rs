@@ -12,13 +12,13 @@ const TASKS: &str = "android_perf/proc_pid_task_stat_rn_app_sample1_flashlight.t
 fn printed(pid: &str, uptime: &str, stat: &str, tasks: &str, meminfo: &str, gfx: &str) -> String {
     format!(
         "{}\n{pid}\n{}\n{uptime}\n{}\n{stat}\n{}\n{tasks}\n{}\n{meminfo}\n{}\n{gfx}\n{}\n",
-        marker("PID"),
-        marker("UPTIME"),
-        marker("STAT"),
-        marker("TASKS"),
-        marker("MEMINFO"),
-        marker("GFXINFO"),
-        marker("END"),
+        Section::Pid.marker(),
+        Section::Uptime.marker(),
+        Section::Stat.marker(),
+        Section::Tasks.marker(),
+        Section::Meminfo.marker(),
+        Section::Gfxinfo.marker(),
+        end_marker(),
     )
 }
 
@@ -41,9 +41,9 @@ fn a_sample_of_real_outputs() {
     );
     let text = split_sample(&out).unwrap();
     assert!(text.complete);
-    assert_eq!(text.section("PID").map(str::trim), Some("21455"));
+    assert_eq!(text.section(Section::Pid).map(str::trim), Some("21455"));
     assert!(text
-        .section("GFXINFO")
+        .section(Section::Gfxinfo)
         .unwrap()
         .contains("---PROFILEDATA---"));
     let s = read_sample(&out, "com.adnan.lumisky").unwrap();
@@ -248,7 +248,7 @@ proptest::proptest! {
         let part = &text[..cut];
         drop(gfxinfo::parse_gfxinfo(part, "com.x.y").map(|g| g.frame_stats(16.67)));
         drop(meminfo::parse_meminfo(part, "com.x.y"));
-        let spliced = format!("{}\n{part}\n{}", marker("PID"), marker("GFXINFO"));
+        let spliced = format!("{}\n{part}\n{}", Section::Pid.marker(), Section::Gfxinfo.marker());
         drop(read_sample(&spliced, "com.x.y"));
     }
 }

@@ -91,6 +91,55 @@ fn checked<R>(name: &'static str, declared: &[ErrorCode], r: Result<R>) -> Resul
 }
 
 /// A handler taking a JSON body of type `I`; unknown fields are refused, naming them.
+/// An operation's own part of a request once its input is read: its handler called, and its
+/// answer made a response. What every request goes through besides (the session, the trace,
+/// recording, `Server-Timing`) is the same code for every operation, compiled once
+/// ([`serve_body`], [`serve_query`], [`serve_plain`]), not once per handler's types.
+type Call = Box<dyn FnOnce(AppState) -> BoxedReply + Send>;
+type BoxedReply = std::pin::Pin<Box<dyn Future<Output = Result<Response>> + Send>>;
+
+/// The [`Call`] of handler `f` with `input`.
+fn call_of<I, R, F, Fut>(f: F, input: I) -> Call
+where
+    I: Send + 'static,
+    R: Reply,
+    F: Fn(AppState, I) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<R>> + Send + 'static,
+{
+    Box::new(move |s: AppState| -> BoxedReply {
+        Box::pin(async move { f(s, input).await.map(IntoResponse::into_response) })
+    })
+}
+
+/// What a route knows of its operation from the table.
+struct Route {
+    name: &'static str,
+    declared: Vec<ErrorCode>,
+    /// Whether it takes a session (`Mobilectl-Session`, or `session` in query or body).
+    sessions: bool,
+    /// An action or a verification: traced as one, and recorded.
+    act: bool,
+    /// Recorded while a recording runs.
+    recordable: bool,
+}
+
+impl Route {
+    fn of(op: &Operation) -> Arc<Route> {
+        let act = matches!(op.tag, "act" | "verify");
+        Arc::new(Route {
+            name: op.name,
+            declared: op.errors.clone(),
+            sessions: crate::api::openapi::in_sessions(op),
+            act,
+            recordable: act || crate::flows::record::RECORDED_APP_OPS.contains(&op.op),
+        })
+    }
+}
+
+/// Reads an operation's JSON body into its input, ready to call.
+type ReadBody = Arc<dyn Fn(&Bytes) -> Result<Call> + Send + Sync>;
+
+/// A handler taking a JSON body of type `I`.
 pub fn body<I, R, F, Fut>(f: F) -> Binding
 where
     I: DeserializeOwned + ToSchema + Send + 'static,
@@ -98,59 +147,68 @@ where
     F: Fn(AppState, I) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Result<R>> + Send + 'static,
 {
-    let route: MakeRoute = Box::new(move |op: &Operation| {
-        let name = op.name;
-        let shape = Arc::new(Shape::of::<I>());
-        let declared = Arc::new(op.errors.clone());
-        let sessions = crate::api::openapi::in_sessions(op);
-        let act = matches!(op.tag, "act" | "verify");
-        let recordable = act || crate::flows::record::RECORDED_APP_OPS.contains(&op.op);
-        let handler = move |State(s): State<AppState>,
-                            headers: HeaderMap,
-                            uri: Uri,
-                            ApiBytes(body): ApiBytes| {
-            let f = f.clone();
-            let shape = shape.clone();
-            let declared = declared.clone();
-            timed(async move {
-                require_json(&headers)?;
-                let (body, in_body) = session_in_body(body)?;
-                let input: I = StrictJson::parse(&body, &shape)?;
-                let key = session_key(&headers, &uri).or(in_body).filter(|_| sessions);
-                let call = traced::Call::of_body(name, act, &body);
-                let work = async {
-                    let caller = crate::controller::current_session()
-                        .map(|c| c.id.clone())
-                        .unwrap_or_default();
-                    if !(recordable && s.controller.recordings.active(&caller)) {
-                        return checked(name, &declared, Box::pin(f(s.clone(), input)).await)
-                            .map(IntoResponse::into_response);
-                    }
-                    let (r, target) =
-                        Box::pin(crate::flows::record::capturing(f(s.clone(), input))).await;
-                    let response = checked(name, &declared, r)?.into_response();
-                    Ok(recorded(&s, &caller, name, &body, target, response).await)
-                };
-                let work = async {
-                    match act {
-                        true => traced::traced_act(&s, call, work).await,
-                        false => traced::traced(&s, call, work).await,
-                    }
-                };
-                in_session(&s, key, s.options.is_admin(&headers), work).await
-            })
-        };
-        on(filter(op.method), handler)
+    let shape = Shape::of::<I>();
+    let read: ReadBody = Arc::new(move |body: &Bytes| {
+        let input: I = StrictJson::parse(body, &shape)?;
+        Ok(call_of(f.clone(), input))
     });
     Binding {
         input: Input::Body(Body::of::<I>()),
         output: R::output(),
-        route,
+        route: Box::new(move |op: &Operation| {
+            let route = Route::of(op);
+            let handler = move |State(s): State<AppState>,
+                                headers: HeaderMap,
+                                uri: Uri,
+                                ApiBytes(body): ApiBytes| {
+                serve_body(s, headers, uri, body, route.clone(), read.clone())
+            };
+            on(filter(op.method), handler)
+        }),
     }
 }
 
-/// Records a successful act or verify operation of a caller being recorded (its request and
-/// its JSON answer, read and put back), and answers the same response.
+/// A request with a JSON body: its media type and strict parse, then its session, trace and
+/// (while a recording runs) its record.
+async fn serve_body(
+    s: AppState,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Bytes,
+    route: Arc<Route>,
+    read: ReadBody,
+) -> Response {
+    timed(async move {
+        require_json(&headers)?;
+        let (body, in_body) = session_in_body(body)?;
+        let call = read(&body)?;
+        let key = session_key(&headers, &uri)
+            .or(in_body)
+            .filter(|_| route.sessions);
+        let (name, act) = (route.name, route.act);
+        let trace = traced::Call::of_body(name, act, &body);
+        let work = async {
+            let caller = crate::controller::current_session()
+                .map(|c| c.id.clone())
+                .unwrap_or_default();
+            if !(route.recordable && s.controller.recordings.active(&caller)) {
+                return checked(name, &route.declared, call(s.clone()).await);
+            }
+            let (r, target) = Box::pin(crate::flows::record::capturing(call(s.clone()))).await;
+            let response = checked(name, &route.declared, r)?;
+            Ok(recorded(&s, &caller, name, &body, target, response).await)
+        };
+        let work = async {
+            match act {
+                true => traced::traced_act(&s, trace, work).await,
+                false => traced::traced(&s, trace, work).await,
+            }
+        };
+        in_session(&s, key, s.options.is_admin(&headers), work).await
+    })
+    .await
+}
+
 async fn recorded(
     s: &AppState,
     caller: &str,
@@ -182,35 +240,46 @@ where
     F: Fn(AppState, I) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Result<R>> + Send + 'static,
 {
-    let route: MakeRoute = Box::new(move |op: &Operation| {
-        let name = op.name;
-        let declared = Arc::new(op.errors.clone());
-        let sessions = crate::api::openapi::in_sessions(op);
-        let handler = move |State(s): State<AppState>,
-                            headers: HeaderMap,
-                            uri: Uri,
-                            ApiQuery(q): ApiQuery<I>| {
-            let f = f.clone();
-            let declared = declared.clone();
-            timed(async move {
-                let key = session_key(&headers, &uri).filter(|_| sessions);
-                let call = traced::Call::of_query(name, uri.query());
-                let work = traced::traced(&s, call, async {
-                    checked(name, &declared, f(s.clone(), q).await)
-                });
-                let admin = s.options.is_admin(&headers);
-                let response = in_session(&s, key, admin, work).await?.into_response();
-                Ok::<_, Error>(not_modified(&headers, response))
-            })
-        };
-        on(filter(op.method), handler)
-    });
     Binding {
         input: Input::Query(Params::of::<I>()),
         output: R::output(),
-        route,
+        route: Box::new(move |op: &Operation| {
+            let route = Route::of(op);
+            let handler = move |State(s): State<AppState>,
+                                headers: HeaderMap,
+                                uri: Uri,
+                                ApiQuery(q): ApiQuery<I>| {
+                serve_query(s, headers, uri, route.clone(), call_of(f.clone(), q))
+            };
+            on(filter(op.method), handler)
+        }),
     }
 }
+
+/// A request with query (and path) parameters, already read: its session and trace, and a
+/// `304 Not Modified` when the caller has the answer.
+async fn serve_query(
+    s: AppState,
+    headers: HeaderMap,
+    uri: Uri,
+    route: Arc<Route>,
+    call: Call,
+) -> Response {
+    timed(async move {
+        let key = session_key(&headers, &uri).filter(|_| route.sessions);
+        let trace = traced::Call::of_query(route.name, uri.query());
+        let work = traced::traced(&s, trace, async {
+            checked(route.name, &route.declared, call(s.clone()).await)
+        });
+        let admin = s.options.is_admin(&headers);
+        let response = in_session(&s, key, admin, work).await?;
+        Ok::<_, Error>(not_modified(&headers, response))
+    })
+    .await
+}
+
+/// Calls a handler without input.
+type Run = Arc<dyn Fn(AppState) -> BoxedReply + Send + Sync>;
 
 /// A handler without input.
 pub fn plain<R, F, Fut>(f: F) -> Binding
@@ -219,29 +288,40 @@ where
     F: Fn(AppState) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Result<R>> + Send + 'static,
 {
-    let route: MakeRoute = Box::new(move |op: &Operation| {
-        let name = op.name;
-        let declared = Arc::new(op.errors.clone());
-        let sessions = crate::api::openapi::in_sessions(op);
-        let handler = move |State(s): State<AppState>, headers: HeaderMap, uri: Uri| {
-            let f = f.clone();
-            let declared = declared.clone();
-            timed(async move {
-                let key = session_key(&headers, &uri).filter(|_| sessions);
-                let call = traced::Call::of_query(name, uri.query());
-                let work = traced::traced(&s, call, async {
-                    checked(name, &declared, f(s.clone()).await)
-                });
-                in_session(&s, key, s.options.is_admin(&headers), work).await
-            })
-        };
-        on(filter(op.method), handler)
+    let run: Run = Arc::new(move |s: AppState| -> BoxedReply {
+        let answer = f(s);
+        Box::pin(async move { answer.await.map(IntoResponse::into_response) })
     });
     Binding {
         input: Input::None,
         output: R::output(),
-        route,
+        route: Box::new(move |op: &Operation| {
+            let route = Route::of(op);
+            let handler = move |State(s): State<AppState>, headers: HeaderMap, uri: Uri| {
+                serve_plain(s, headers, uri, route.clone(), run.clone())
+            };
+            on(filter(op.method), handler)
+        }),
     }
+}
+
+/// A request without input: its session and trace.
+async fn serve_plain(
+    s: AppState,
+    headers: HeaderMap,
+    uri: Uri,
+    route: Arc<Route>,
+    run: Run,
+) -> Response {
+    timed(async move {
+        let key = session_key(&headers, &uri).filter(|_| route.sessions);
+        let trace = traced::Call::of_query(route.name, uri.query());
+        let work = traced::traced(&s, trace, async {
+            checked(route.name, &route.declared, run(s.clone()).await)
+        });
+        in_session(&s, key, s.options.is_admin(&headers), work).await
+    })
+    .await
 }
 
 /// The session a request names: the `Mobilectl-Session` header, else the `session` query

@@ -92,8 +92,29 @@ async fn app_routes() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(body["launch_time_ms"], 312);
     assert_eq!(body["activity"], "com.mobilectl.demo/.LoginActivity");
+    // The start as Android measured it: the demo app runs from the device's start, so Android
+    // brings it back, a hot start with its own times.
+    assert_eq!(body["startup"]["launch_state"], "HOT", "{body}");
+    assert_eq!(body["launch_time_ms"], 48);
+    assert_eq!(body["startup"]["total_time_ms"], 48);
+    assert_eq!(body["startup"]["wait_time_ms"], 53);
+    assert_eq!(body["startup"]["complete"], true);
+    // Relaunched: stopped first, so a cold start.
+    let (_, relaunched) = call(
+        &app,
+        post(
+            "/api/v1/device/app/launch",
+            json!({ "bundle_id": "com.mobilectl.demo", "relaunch": true }),
+        ),
+    )
+    .await;
+    assert_eq!(
+        relaunched["startup"]["launch_state"], "COLD",
+        "{relaunched}"
+    );
+    assert_eq!(relaunched["launch_time_ms"], 312);
+    assert_eq!(relaunched["startup"]["wait_time_ms"], 318);
     assert!(ran(
         &h,
         &[

@@ -74,6 +74,10 @@ pub struct Launched {
     /// Launch time as reported by the platform (Android `am start -W` TotalTime), else the
     /// wall time of the launch command.
     pub launch_time_ms: u64,
+    /// The start as the platform measured it (Android `am start -W`: launch state, TotalTime,
+    /// WaitTime).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub startup: Option<crate::perf::StartupMeasure>,
 }
 
 #[cfg(test)]

@@ -135,6 +135,9 @@ pub fn done(v: &Value) -> String {
     }
     if let Some(t) = v["launch_time_ms"].as_u64() {
         line += &format!(" · launched in {t} ms");
+        if let Some(state) = v["startup"]["launch_state"].as_str() {
+            line += &format!(" ({} start)", state.to_ascii_lowercase());
+        }
     }
     if let Some(d) = v["device"]["udid"].as_str() {
         line += &format!(" · {d}");

@@ -125,6 +125,22 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_launch_says_its_time_and_the_kind_of_start_android_measured() {
+        let cold = json!({"success": true, "bundle_id": "com.app", "launch_time_ms": 312,
+            "startup": {"launch_state": "COLD", "total_time_ms": 312, "complete": true},
+            "device": {"udid": "emulator-5554"}});
+        assert_eq!(
+            devices::done(&cold),
+            "ok · com.app · launched in 312 ms (cold start) · emulator-5554"
+        );
+        let timed_here = json!({"success": true, "bundle_id": "com.app", "launch_time_ms": 90});
+        assert_eq!(
+            devices::done(&timed_here),
+            "ok · com.app · launched in 90 ms"
+        );
+    }
+
+    #[test]
     fn every_json_answer_and_stream_is_told_and_files_are_not() {
         // The table's builder takes the renderer with a JSON output type; this checks the
         // lookup by name finds it.

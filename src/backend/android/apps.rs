@@ -1,5 +1,5 @@
 //! Android apps and system settings over adb: install, launch (launcher activity resolved on
-//! the device, launch time from `am start -W`), force-stop, `pm clear`, user packages,
+//! the device, the start as `am start -W` measured it), force-stop, `pm clear`, user packages,
 //! VIEW intents, runtime permissions and the emulator's GPS.
 
 use async_trait::async_trait;
@@ -77,15 +77,6 @@ fn tool_refused(what: &str, line: &str, text: &str) -> Error {
         ErrorCode::CommandFailed
     };
     Error::new(code, format!("{what}: {line}")).with_details(serde_json::json!({ "output": text }))
-}
-
-/// Parses `TotalTime: 123` (or `WaitTime`) from `am start -W`.
-pub fn parse_launch_time(text: &str) -> Option<u64> {
-    ["TotalTime:", "WaitTime:"].iter().find_map(|key| {
-        text.lines()
-            .find_map(|l| l.trim().strip_prefix(key))
-            .and_then(|v| v.trim().parse().ok())
-    })
 }
 
 impl AdbBackend {
@@ -240,15 +231,19 @@ impl Apps for AdbBackend {
             }
             return Err(err);
         }
-        let activity = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("Activity:"))
-            .map(|a| a.trim().to_string());
+        // No error line (checked above): what Android measured, when it printed it.
+        let startup = super::perf::launch::parse_am_start(&text)
+            .ok()
+            .filter(|m| m.total_time_ms.is_some() || m.wait_time_ms.is_some());
         Ok(Launched {
             bundle_id: package.to_string(),
-            activity,
+            activity: startup.as_ref().and_then(|m| m.activity.clone()),
             pid: None,
-            launch_time_ms: parse_launch_time(&text).unwrap_or(0),
+            launch_time_ms: startup
+                .as_ref()
+                .and_then(|m| m.total_time_ms.or(m.wait_time_ms))
+                .unwrap_or(0),
+            startup,
         })
     }
 
@@ -369,17 +364,6 @@ mod tests {
             " --es 'user' 'it'\\''s $(id)' --ez 'on' 'true' --ei 'n' '-3' --el 'big' '9000000000' --ed 'x' '1.5'"
         );
         assert_eq!(extra_flags(&[]), "");
-    }
-
-    #[test]
-    fn launch_time_from_recorded_am_start() {
-        let text = include_str!("../../../fixtures/android_misc/am_start_output.txt");
-        let expected = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("TotalTime:"))
-            .map(|v| v.trim().parse::<u64>().unwrap());
-        assert_eq!(parse_launch_time(text), expected);
-        assert_eq!(parse_launch_time("Status: ok\nTotalTime: 412\n"), Some(412));
     }
 
     #[test]

@@ -129,6 +129,7 @@ impl Apps for SimctlBackend {
             activity: None,
             pid: parse_launch_pid(&out.stdout_text(), bundle_id),
             launch_time_ms: out.duration.as_millis() as u64,
+            startup: None,
         })
     }
 

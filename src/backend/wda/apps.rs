@@ -90,6 +90,7 @@ impl Apps for WdaBackend {
             activity: None,
             pid,
             launch_time_ms: 0,
+            startup: None,
         })
     }
 

@@ -163,9 +163,15 @@ fn start(st: &mut DeviceState, rest: &[String]) -> AppletResult {
     let comp = st.focused_component();
     let mut out = format!("Starting: Intent {{ {described} }}\n");
     if wait {
+        // A cold start makes the process and draws the first frame; a hot one brings the
+        // running activity back (Android 10+ prints which).
+        let (state, total, wait) = if cold {
+            ("COLD", 312, 318)
+        } else {
+            ("HOT", 48, 53)
+        };
         out.push_str(&format!(
-            "Status: ok\nLaunchState: {}\nActivity: {comp}\nTotalTime: 312\nWaitTime: 318\nComplete\n",
-            if cold { "COLD" } else { "HOT" }
+            "Status: ok\nLaunchState: {state}\nActivity: {comp}\nTotalTime: {total}\nWaitTime: {wait}\nComplete\n"
         ));
     }
     AppletResult::ok(out)

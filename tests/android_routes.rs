@@ -115,6 +115,50 @@ async fn app_routes() {
     );
     assert_eq!(relaunched["launch_time_ms"], 312);
     assert_eq!(relaunched["startup"]["wait_time_ms"], 318);
+    // Repeated: every start's time and their median, as Android measured them.
+    let (status, repeated) = call(
+        &app,
+        post(
+            "/api/v1/device/app/launch",
+            json!({ "bundle_id": "com.mobilectl.demo", "relaunch": true, "repeat": 3 }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{repeated}");
+    assert_eq!(
+        repeated["starts"]["times_ms"],
+        json!([312, 312, 312]),
+        "{repeated}"
+    );
+    assert_eq!(repeated["starts"]["median_ms"], 312);
+    assert_eq!(repeated["starts"]["measured_by"], "platform");
+    let (_, hot) = call(
+        &app,
+        post(
+            "/api/v1/device/app/launch",
+            json!({ "bundle_id": "com.mobilectl.demo", "repeat": 2 }),
+        ),
+    )
+    .await;
+    assert_eq!(hot["starts"]["times_ms"], json!([48, 48]), "{hot}");
+    for bad in [0, 21] {
+        let (status, err) = call(
+            &app,
+            post(
+                "/api/v1/device/app/launch",
+                json!({ "bundle_id": "com.mobilectl.demo", "repeat": bad }),
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+        assert!(
+            err["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`repeat` is 1 to 20"),
+            "{err}"
+        );
+    }
     assert!(ran(
         &h,
         &[

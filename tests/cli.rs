@@ -949,6 +949,19 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             "ok",
         ),
         case(
+            "launch_app",
+            &[
+                "app",
+                "launch",
+                "com.mobilectl.demo",
+                "--relaunch",
+                "--repeat",
+                "2",
+            ],
+            0,
+            "launched in 312 ms (cold start) · 2 starts: median 312 ms (312–312 ms)",
+        ),
+        case(
             "terminate_app",
             &["app", "terminate", "com.mobilectl.demo"],
             0,

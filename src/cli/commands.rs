@@ -239,6 +239,10 @@ pub enum AppCommand {
         /// iOS Simulator: reset the keychain first.
         #[arg(long)]
         clear_keychain: bool,
+        /// Start it N times (1-20) and say each start's time and their median (with
+        /// --relaunch, cold starts).
+        #[arg(long, value_name = "N")]
+        repeat: Option<u32>,
         /// iOS launch arguments (after `--`).
         #[arg(last = true)]
         arguments: Vec<String>,

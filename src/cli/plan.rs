@@ -461,6 +461,7 @@ fn plan_app(a: AppCommand) -> Request {
             activity,
             extras,
             clear_keychain,
+            repeat,
             arguments,
         } => {
             let extras: Map<String, Value> = extras
@@ -471,7 +472,7 @@ fn plan_app(a: AppCommand) -> Request {
                 "launch_app",
                 json!({ "bundle_id": bundle_id, "relaunch": relaunch, "activity": activity,
                     "extras": (!extras.is_empty()).then_some(extras),
-                    "clear_keychain": clear_keychain.then_some(true),
+                    "clear_keychain": clear_keychain.then_some(true), "repeat": repeat,
                     "arguments": (!arguments.is_empty()).then_some(arguments) }),
             )
         }

@@ -139,6 +139,16 @@ pub fn done(v: &Value) -> String {
             line += &format!(" ({} start)", state.to_ascii_lowercase());
         }
     }
+    let starts = &v["starts"];
+    if let (Some(n), Some(median)) = (
+        starts["times_ms"].as_array().map(Vec::len),
+        starts["median_ms"].as_u64(),
+    ) {
+        line += &format!(
+            " · {n} starts: median {median} ms ({}–{} ms)",
+            starts["min_ms"], starts["max_ms"]
+        );
+    }
     if let Some(d) = v["device"]["udid"].as_str() {
         line += &format!(" · {d}");
     }

@@ -133,6 +133,13 @@ mod tests {
             devices::done(&cold),
             "ok · com.app · launched in 312 ms (cold start) · emulator-5554"
         );
+        let repeated = json!({"success": true, "bundle_id": "com.app", "launch_time_ms": 330,
+            "starts": {"times_ms": [312, 330, 301], "median_ms": 312, "min_ms": 301,
+                "max_ms": 330, "measured_by": "platform"}});
+        assert_eq!(
+            devices::done(&repeated),
+            "ok · com.app · launched in 330 ms · 3 starts: median 312 ms (301–330 ms)"
+        );
         let timed_here = json!({"success": true, "bundle_id": "com.app", "launch_time_ms": 90});
         assert_eq!(
             devices::done(&timed_here),

@@ -60,6 +60,63 @@ pub struct LaunchRequest {
     pub clear_keychain: bool,
     /// Android: activity to start instead of the launcher activity.
     pub activity: Option<String>,
+    /// Start it this many times (1-20) and answer each start's time and their median in
+    /// `starts` (with `relaunch`, each a cold start).
+    #[schema(minimum = 1, maximum = 20)]
+    pub repeat: Option<u32>,
+}
+
+/// The most starts one launch request measures.
+pub const MAX_REPEAT: u32 = 20;
+
+/// Who measured a start: the platform (Android `am start -W`), or mobilectl (the launch
+/// command's wall time, where the platform says nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MeasuredBy {
+    /// The platform's own figure.
+    Platform,
+    /// The launch command's wall time.
+    Mobilectl,
+}
+
+/// The starts of a repeated launch.
+// Its fields are described by the API schema, where descriptions are kept short on purpose
+// (token budget).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Starts {
+    /// Each start's time, ms, in order.
+    pub times_ms: Vec<u64>,
+    pub median_ms: u64,
+    pub min_ms: u64,
+    pub max_ms: u64,
+    pub measured_by: MeasuredBy,
+}
+
+impl Starts {
+    /// The summary of `runs` (at least one).
+    pub fn of(runs: &[Launched]) -> Starts {
+        let times_ms: Vec<u64> = runs.iter().map(|r| r.launch_time_ms).collect();
+        let mut sorted = times_ms.clone();
+        sorted.sort_unstable();
+        // The lower median of an even count: a time one of the starts took.
+        let median_ms = sorted
+            .get(sorted.len().saturating_sub(1) / 2)
+            .copied()
+            .unwrap_or(0);
+        let measured_by = match runs.iter().all(|r| r.startup.is_some()) {
+            true => MeasuredBy::Platform,
+            false => MeasuredBy::Mobilectl,
+        };
+        Starts {
+            median_ms,
+            min_ms: sorted.first().copied().unwrap_or(0),
+            max_ms: sorted.last().copied().unwrap_or(0),
+            times_ms,
+            measured_by,
+        }
+    }
 }
 
 /// Open a URL (web or app scheme) on the device.
@@ -89,6 +146,9 @@ pub struct LaunchDone {
     pub device: Device,
     #[serde(flatten)]
     pub launched: Launched,
+    /// With `repeat`: every start's time and their median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub starts: Option<Starts>,
     /// `APP_CRASHED` or `APP_NOT_RESPONDING`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_code: Option<crate::error::ErrorCode>,

@@ -4,7 +4,7 @@ use axum::Json;
 
 use crate::api::wire::apps::*;
 use crate::device::LaunchOptions;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::server::AppState;
 
 /// Installs an app (Android `adb install -r`; iOS `simctl install`).
@@ -26,14 +26,35 @@ pub async fn launch(s: AppState, r: LaunchRequest) -> Result<Json<LaunchDone>> {
         clear_keychain: r.clear_keychain,
         activity: r.activity,
     };
-    let (device, launched, crash) = s
-        .controller
-        .launch_app(r.udid.as_deref(), &app_or_default(&r.bundle_id)?, &opts)
-        .await?;
+    let repeat = r.repeat.unwrap_or(1);
+    if !(1..=MAX_REPEAT).contains(&repeat) {
+        return Err(
+            Error::validation(format!("`repeat` is 1 to {MAX_REPEAT}; got {repeat}"))
+                .with_hint("for example 5, with `relaunch: true` for cold starts"),
+        );
+    }
+    let bundle_id = app_or_default(&r.bundle_id)?;
+    let mut runs = Vec::new();
+    let (device, crash) = loop {
+        let (device, launched, crash) = s
+            .controller
+            .launch_app(r.udid.as_deref(), &bundle_id, &opts)
+            .await?;
+        runs.push(launched);
+        // A start that crashed ends the series: the next would measure another thing.
+        if crash.is_some() || runs.len() as u32 == repeat {
+            break (device, crash);
+        }
+    };
+    let starts = r.repeat.is_some().then(|| Starts::of(&runs));
+    let launched = runs
+        .pop()
+        .ok_or_else(|| Error::internal("a launch made no start"))?;
     Ok(Json(LaunchDone {
         success: crash.is_none(),
         device,
         launched,
+        starts,
         failure_code: crash.as_ref().map(crate::controller::crash_code),
         crash: crash.as_ref().map(crate::controller::crash_brief),
     }))

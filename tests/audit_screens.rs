@@ -142,6 +142,14 @@ async fn expect_accessible_holds_against_a_baseline_and_fails_on_a_new_finding()
         );
     }
 
+    // The hint says what the kind takes.
+    let (_, err) = call(&app, expect(json!({"kind": "accessible", "mask": []}))).await;
+    let hint = err["error"]["hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.contains("no other field; optional: audit_baseline, fail_on"),
+        "{err}"
+    );
+
     // In a batch, the failing expectation stops it.
     let batch = json!({"steps": [
         {"op": "expect", "body": {"kind": "accessible", "audit_baseline": audit}},

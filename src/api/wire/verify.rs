@@ -133,7 +133,7 @@ impl ExpectRequest {
                 let verb = if present { "does not take" } else { "needs" };
                 return Err(
                     Error::validation(format!("`kind: {kind}` {verb} `{field}`"))
-                        .with_hint(format!("`{kind}` takes: {}", needs.join(", "))),
+                        .with_hint(takes(&kind, needs, may)),
                 );
             }
         }
@@ -193,6 +193,20 @@ impl ExpectRequest {
             }
         })
     }
+}
+
+/// What an expectation kind takes, for a hint: `"screen_matches"` takes baseline; optional:
+/// tolerance, mask….
+fn takes(kind: &Value, needs: &[&str], may: &[&str]) -> String {
+    let mut said = format!("`{kind}` takes");
+    match needs {
+        [] => said += " no other field",
+        _ => said += &format!(": {}", needs.join(", ")),
+    }
+    if !may.is_empty() {
+        said += &format!("; optional: {}", may.join(", "));
+    }
+    said
 }
 
 /// The longest `screen_matches` may compare again.

@@ -878,6 +878,13 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         case("get_crash", &["crashes", "c000000000000"], 1, "NOT_FOUND"),
         case("debug_bundle", &["debug-bundle", "-o", bundle], 0, "saved"),
         case(
+            "perf",
+            &["perf", "--app", "com.mobilectl.demo", "--window-ms", "100"],
+            0,
+            "com.mobilectl.demo (pid ",
+        ),
+        case("perf", &["perf", "--app", "com.example.absent"], 1, "NOT_FOUND"),
+        case(
             "recording_start",
             &["record", "start", "--max-s", "60"],
             0,

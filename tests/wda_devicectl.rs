@@ -729,6 +729,8 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
         ("list_crashes", get("/api/v1/logs/crashes")),
         ("get_crash", get("/api/v1/logs/crashes/c0123456789ab")),
         ("debug_bundle", get("/api/v1/debug/bundle")),
+        // App performance: neither WebDriverAgent nor devicectl reads it.
+        ("perf", get("/api/v1/device/perf?app=com.example.app")),
         // Screen recording: not over WebDriverAgent.
         (
             "recording_start",
@@ -918,6 +920,7 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "stream_logs",
             "list_crashes",
             "get_crash",
+            "perf",
             "recording_start",
             "proxy_attach",
             "proxy_detach"

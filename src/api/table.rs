@@ -13,7 +13,7 @@ use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
     act::*, apps::*, audit::*, batch::*, devices::*, diff::*, features::*, flows::*, inspect::*,
-    logs::*, proxy::*, recording::*, runs::*, service::*, sessions::*, system::*, verify::*,
+    logs::*, perf::*, proxy::*, recording::*, runs::*, service::*, sessions::*, system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 use crate::error::Op;
@@ -40,6 +40,7 @@ fn table() -> Vec<Operation> {
         device_features(),
         network(),
         logs(),
+        perf(),
         runs(),
     ]
     .concat()
@@ -897,6 +898,24 @@ fn logs() -> Vec<Operation> {
                        the crashes since `since`. Parts that cannot be read are listed in `problems`.")
             .query::<BundleQuery>()
             .json::<DebugBundle>(render::logs::bundle),
+    ]
+}
+
+/// The app performance operations.
+fn perf() -> Vec<Operation> {
+    vec![
+        op(Get, Op::Perf, "/api/v1/device/perf", "perf", "An app's CPU, memory, threads and frames now.")
+            .cli("perf", &["perf", "--app", "com.example"])
+            .describe("CPU is the app's share of one core over `window_ms` (default 500) between two \
+                       samples, never a lifetime average; memory, threads and frames (Android: since \
+                       gfxinfo's last reset) are read at the window's end. Android reads on the device \
+                       (`/proc`, `dumpsys`, one round trip a sample); an iOS Simulator's app is a \
+                       process of the Mac and is read there. `missing` names what the platform gave \
+                       no figure for; an app that is not running is `NOT_FOUND`.")
+            .errors(DEVICE)
+            .errors(NAMED)
+            .query::<PerfQuery>()
+            .json::<PerfNow>(render::perf::now),
     ]
 }
 

@@ -24,7 +24,7 @@ pub use traits::{
     concern, lacking, tap_button, unsupported, unsupported_logs, Acted, AfterAction, AfterShutdown,
     Alerts, Apps, Biometrics, Clipboard, Concern, Connect, DeviceBackend, Erase, Files, Input,
     InputStep, Intents, Lifecycle, Location, Logs, Media, MultiTouchInput, NetworkCapture,
-    NotificationShade, Notifications, Permissions, Recording, Screen, ScreenGeometry,
+    NotificationShade, Notifications, Perf, Permissions, Recording, Screen, ScreenGeometry,
     ScreenOrientation, StatusBar, TypeJob, TypedWith, UiSource,
 };
 

@@ -20,6 +20,7 @@ mod gestures;
 mod listing;
 mod logs;
 mod notifications;
+mod perf;
 mod power;
 mod proxy;
 mod proxy_store;
@@ -38,6 +39,7 @@ mod verify;
 
 pub use actions::Observe;
 pub use audit::AuditAsk;
+pub use perf::cpu_window;
 pub use diff::{
     read_baseline_file, DiffSpec, FALLBACK_STATUS_BAR_PIXELS, FALLBACK_STATUS_BAR_POINTS,
 };

@@ -57,11 +57,13 @@ pub enum Capability {
     NetworkCapture,
     /// The device's log and crashes.
     Logs,
+    /// An app's CPU, memory, threads and frames.
+    Perf,
 }
 
 impl Capability {
     /// Every capability, in the order they are listed.
-    pub const ALL: [Capability; 22] = [
+    pub const ALL: [Capability; 23] = [
         Capability::Lifecycle,
         Capability::Connect,
         Capability::Apps,
@@ -84,6 +86,7 @@ impl Capability {
         Capability::StatusBar,
         Capability::NetworkCapture,
         Capability::Logs,
+        Capability::Perf,
     ];
 
     /// Its wire name (`multi_touch`).
@@ -112,6 +115,7 @@ impl Capability {
             StatusBar => "status_bar",
             NetworkCapture => "network_capture",
             Logs => "logs",
+            Perf => "perf",
         }
     }
 
@@ -142,6 +146,7 @@ impl Capability {
             StatusBar => "overriding the status bar",
             NetworkCapture => "network capture",
             Logs => "reading the device's logs and crashes",
+            Perf => "reading an app's performance",
         }
     }
 
@@ -173,6 +178,9 @@ impl Capability {
             NetworkCapture => "network capture points Android devices (adb) and iOS Simulators (the Mac's proxy) at the recording proxy",
             Logs => "logs are read from Android devices (adb logcat) and iOS Simulators (simctl log stream); \
                  physical iPhones are not supported yet: use Console.app or `idevicesyslog`",
+            Perf => "an app's CPU, memory and frames are read on Android devices (adb: /proc, dumpsys) and \
+                 on iOS Simulators (the app's process on the Mac); on a physical iPhone use Xcode's \
+                 Instruments or its debug gauges",
             _ => {
                 return Next::new(
                     "see {0}: each backend lists its `capabilities`",

@@ -6,6 +6,12 @@
 //! A figure the platform did not print is `None` (old Androids lack a 50th percentile, an App
 //! Summary, …): it is never filled in with a guess.
 
+mod reading;
+mod sample;
+
+pub use reading::{PerfReading, ReadingCost};
+pub use sample::{cpu_between, MeasuredOn, PerfSample, SampleAsk};
+
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -17,6 +23,9 @@ pub enum MemorySource {
     AppSummary,
     /// The per-category table (older Androids, or a summary cut off): PSS of its rows.
     Table,
+    /// The operating system's own figures for the process (resident set, footprint): an iOS
+    /// Simulator's app, a process of the Mac, read there.
+    Process,
 }
 
 /// One reading of an app's memory, in KiB.
@@ -40,8 +49,39 @@ pub struct MemoryReading {
     /// Thread stacks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stack_kib: Option<u64>,
+    /// Resident set size: the process's pages in RAM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resident_kib: Option<u64>,
+    /// The physical footprint the system charges the app for (what iOS's memory limit counts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub footprint_kib: Option<u64>,
     /// Which part of the platform's report the figures come from.
     pub source: MemorySource,
+}
+
+impl MemoryReading {
+    /// A reading from `source` with no figure yet.
+    pub fn new(source: MemorySource) -> Self {
+        MemoryReading {
+            pss_total_kib: None,
+            java_heap_kib: None,
+            native_heap_kib: None,
+            graphics_kib: None,
+            code_kib: None,
+            stack_kib: None,
+            resident_kib: None,
+            footprint_kib: None,
+            source,
+        }
+    }
+
+    /// The figure that stands for the app's whole memory: PSS on Android, the footprint or
+    /// else the resident set elsewhere.
+    pub fn total_kib(&self) -> Option<u64> {
+        self.pss_total_kib
+            .or(self.footprint_kib)
+            .or(self.resident_kib)
+    }
 }
 
 /// Where frame statistics come from.

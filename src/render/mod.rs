@@ -16,6 +16,7 @@
 //! - [`recordings`]: screen recordings.
 //! - [`maestro`]: a Maestro flow run, step by step.
 //! - [`runs`]: runs, their artifacts, GC's plan.
+//! - [`perf`]: an app's performance.
 //! - [`errors`]: the candidates an error names.
 
 pub mod act;
@@ -27,6 +28,7 @@ pub mod flows;
 pub mod inspect;
 pub mod logs;
 pub mod maestro;
+pub mod perf;
 pub mod recordings;
 pub mod rules;
 pub mod runs;

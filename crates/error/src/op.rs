@@ -130,6 +130,7 @@ ops! {
     ListCrashes = "list_crashes",
     GetCrash = "get_crash",
     DebugBundle = "debug_bundle",
+    Perf = "perf",
     ListRuns = "list_runs",
     GetRun = "get_run",
     GetArtifact = "get_artifact",

@@ -17,6 +17,7 @@ pub mod features;
 pub mod flows;
 pub mod inspect;
 pub mod logs;
+pub mod perf;
 pub mod proxy;
 pub mod recording;
 pub mod runs;

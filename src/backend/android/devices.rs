@@ -29,6 +29,7 @@ use crate::backend::Logs;
 use crate::backend::Media;
 use crate::backend::NetworkCapture;
 use crate::backend::NotificationShade;
+use crate::backend::Perf;
 use crate::backend::Notifications;
 use crate::backend::Permissions;
 use crate::backend::Recording;
@@ -318,6 +319,7 @@ impl DeviceBackend for AdbBackend {
         intents: Intents,
         network_capture: NetworkCapture,
         logs: Logs,
+        perf: Perf,
     );
 }
 

@@ -29,6 +29,7 @@ mod capture;
 mod input;
 mod lifecycle;
 mod logs;
+mod perf;
 mod screen;
 mod system;
 
@@ -37,6 +38,7 @@ pub use capture::NetworkCapture;
 pub use input::{tap_button, Alerts, Input, MultiTouchInput};
 pub use lifecycle::{Connect, Lifecycle};
 pub use logs::Logs;
+pub use perf::Perf;
 pub use screen::{Recording, Screen};
 pub use system::{
     Biometrics, Clipboard, Erase, Files, Intents, Location, Media, NotificationShade,
@@ -335,6 +337,10 @@ pub trait DeviceBackend: Send + Sync {
     fn logs(&self) -> Option<&dyn Logs> {
         None
     }
+    /// An app's CPU, memory, threads and frames.
+    fn perf(&self) -> Option<&dyn Perf> {
+        None
+    }
 }
 
 /// A concern a backend may have, tied to its [`Capability`] and its accessor: an operation asks
@@ -404,6 +410,7 @@ concerns! {
     StatusBar: status_bar = StatusBar,
     NetworkCapture: network_capture = NetworkCapture,
     Logs: logs = Logs,
+    Perf: perf = Perf,
 }
 
 impl dyn DeviceBackend + '_ {

@@ -297,6 +297,11 @@ impl DeviceBackend for WdaBackend {
                 "status bar overrides exist for simulators only (xcrun simctl status_bar); a \
                  phone's screenshots show its real status bar"
             }
+            Capability::Perf => {
+                "WebDriverAgent and devicectl give no app CPU, memory or frames: profile the app \
+                 with Xcode's Instruments (Time Profiler, Allocations, Animation Hitches) or its \
+                 debug gauges; on an iOS Simulator mobilectl reads the app's process on the Mac"
+            }
             _ => return None,
         }))
     }

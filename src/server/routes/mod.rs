@@ -11,6 +11,7 @@ pub mod devices;
 pub mod features;
 pub mod flows;
 pub mod logs;
+pub mod perf;
 pub mod proxy;
 pub mod proxy_rules;
 pub mod recording;
@@ -134,6 +135,7 @@ pub fn binding(op: Op) -> Binding {
         Op::ListCrashes => query(logs::crashes),
         Op::GetCrash => query(logs::crash),
         Op::DebugBundle => query(logs::bundle),
+        Op::Perf => query(perf::now),
         Op::ListRuns => query(runs::list_runs),
         Op::GetRun => query(runs::get_run),
         Op::GetArtifact => query(runs::get_artifact),

@@ -57,15 +57,7 @@ pub fn parse_meminfo(text: &str, package: &str) -> Result<Meminfo> {
 /// The App Summary's PSS column, when printed.
 fn app_summary(block: &str) -> Option<MemoryReading> {
     let at = block.find("App Summary")?;
-    let mut m = MemoryReading {
-        pss_total_kib: None,
-        java_heap_kib: None,
-        native_heap_kib: None,
-        graphics_kib: None,
-        code_kib: None,
-        stack_kib: None,
-        source: MemorySource::AppSummary,
-    };
+    let mut m = MemoryReading::new(MemorySource::AppSummary);
     for line in block[at..].lines().skip(1).map(str::trim) {
         if line == "Objects" || line == "SQL" {
             break;
@@ -106,9 +98,7 @@ fn table(block: &str) -> MemoryReading {
         java_heap_kib: row(&["Dalvik Heap", "Dalvik"]),
         native_heap_kib: row(&["Native Heap", "Native"]),
         graphics_kib: (!graphics.is_empty()).then(|| graphics.iter().sum()),
-        code_kib: None,
-        stack_kib: None,
-        source: MemorySource::Table,
+        ..MemoryReading::new(MemorySource::Table)
     }
 }
 

@@ -10,6 +10,7 @@ pub mod launch;
 pub mod meminfo;
 pub mod procstat;
 pub mod sample;
+mod sampler;
 
 use crate::error::{Error, ErrorCode, Op, Step};
 

@@ -9,7 +9,7 @@ use super::procstat::{parse_stat_line, parse_task_stats, process_cpu, TaskStat};
 use super::{leading_u64, not_running, number, unrecognised};
 use crate::backend::validate;
 use crate::error::{ErrorCode, Result};
-use crate::perf::{CpuReading, MemoryReading};
+use crate::perf::{CpuReading, MemoryReading, SampleAsk};
 
 /// The sections of a sample, in the order the script prints them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,21 +65,9 @@ fn marker_line(word: &str) -> String {
     format!("__MOBILECTL_PERF_{word}__")
 }
 
-/// What a sample reads beyond the pid, uptime and CPU ticks (enough for a CPU window's first
-/// end).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SampleParts {
-    /// `dumpsys meminfo PKG`.
-    pub memory: bool,
-    /// `dumpsys gfxinfo PKG framestats`.
-    pub frames: bool,
-    /// Reset the frame stats after reading them (`… framestats reset`), to start a window.
-    pub reset_frames: bool,
-}
-
 /// The one `sh` command line of a sample of `package`, which must be a valid Android package
 /// name (it is checked before it reaches the script).
-pub fn sample_script(package: &str, parts: SampleParts) -> Result<String> {
+pub fn sample_script(package: &str, parts: SampleAsk) -> Result<String> {
     let pkg = validate::android_package(package)?;
     let mut s = format!(
         "p=$(pidof {pkg} 2>/dev/null); p=${{p%% *}}; echo {pid}; echo \"$p\"; \

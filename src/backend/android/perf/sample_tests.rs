@@ -137,12 +137,12 @@ fn the_script_checks_the_package_and_reads_what_is_asked() {
         "com.x y",
         "com.x\nreboot",
     ] {
-        let e = sample_script(bad, SampleParts::default()).unwrap_err();
+        let e = sample_script(bad, SampleAsk::default()).unwrap_err();
         assert_eq!(e.code, ErrorCode::ValidationFailed, "{bad:?}");
     }
-    let cpu_only = sample_script("com.example.app", SampleParts::default()).unwrap();
+    let cpu_only = sample_script("com.example.app", SampleAsk::default()).unwrap();
     assert!(cpu_only.contains("pidof com.example.app") && !cpu_only.contains("dumpsys"));
-    let all = SampleParts {
+    let all = SampleAsk {
         memory: true,
         frames: true,
         reset_frames: true,
@@ -179,7 +179,7 @@ fn the_script_runs_and_its_output_reads_back() {
             fx("android_misc/dumpsys_gfxinfo_miui.txt")
         ),
     );
-    let all = SampleParts {
+    let all = SampleAsk {
         memory: true,
         frames: true,
         reset_frames: false,

@@ -1,0 +1,133 @@
+//! App performance as text: a reading in one line (CPU, memory, threads, frames), what the
+//! platform did not give said once at the end.
+
+use serde_json::Value;
+
+use super::s;
+
+/// `perf`: `com.example (pid 4242): CPU 12.5% of a core over 500 ms · 45.2 MB PSS (Java
+/// 10.1 MB, native 8.3 MB, graphics 4 MB) · 23 threads · 120 frames, 8.3% janky, p50 8 ms,
+/// p90 14 ms, p99 30 ms`.
+pub fn now(v: &Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(cpu) = v.get("cpu") {
+        parts.push(format!(
+            "CPU {}% of a core over {} ms",
+            num(&cpu["percent"]),
+            num(&cpu["window_ms"])
+        ));
+    }
+    if let Some(m) = v.get("memory") {
+        parts.push(memory(m));
+    }
+    if let Some(t) = v.get("threads").and_then(Value::as_u64) {
+        parts.push(format!("{t} threads"));
+    }
+    if let Some(f) = v.get("frames") {
+        parts.push(frames(f));
+    }
+    if let Some(missing) = v.get("missing").and_then(Value::as_array) {
+        let names: Vec<&str> = missing.iter().filter_map(Value::as_str).collect();
+        parts.push(format!("no {} on this platform", names.join(", ")));
+    }
+    format!(
+        "{} (pid {}): {}",
+        s(&v["app"]),
+        num(&v["pid"]),
+        parts.join(" · ")
+    )
+}
+
+/// `45.2 MB PSS (Java 10.1 MB, native 8.3 MB, graphics 4 MB)`, or the resident set and
+/// footprint where those are the figures.
+fn memory(m: &Value) -> String {
+    let kib = |k: &str| m.get(k).and_then(Value::as_u64);
+    let head = match (kib("pss_total_kib"), kib("footprint_kib"), kib("resident_kib")) {
+        (Some(p), _, _) => format!("{} PSS", mb(p)),
+        (None, Some(f), _) => format!("{} footprint", mb(f)),
+        (None, None, Some(r)) => format!("{} resident", mb(r)),
+        _ => "memory not given".into(),
+    };
+    let parts: Vec<String> = [
+        ("Java", "java_heap_kib"),
+        ("native", "native_heap_kib"),
+        ("graphics", "graphics_kib"),
+    ]
+    .iter()
+    .filter_map(|(name, key)| kib(key).map(|v| format!("{name} {}", mb(v))))
+    .chain(
+        kib("pss_total_kib")
+            .or(kib("footprint_kib"))
+            .and(kib("resident_kib"))
+            .map(|r| format!("resident {}", mb(r))),
+    )
+    .collect();
+    match parts.is_empty() {
+        true => head,
+        false => format!("{head} ({})", parts.join(", ")),
+    }
+}
+
+/// `120 frames, 8.3% janky, p50 8 ms, p90 14 ms, p99 30 ms`.
+fn frames(f: &Value) -> String {
+    let mut out = format!("{} frames", num(&f["frames"]));
+    if let Some(j) = f.get("janky_percent") {
+        out += &format!(", {}% janky", num(j));
+    }
+    for p in ["p50", "p90", "p99"] {
+        if let Some(ms) = f.get(format!("{p}_ms")) {
+            out += &format!(", {p} {} ms", num(ms));
+        }
+    }
+    out
+}
+
+/// KiB as MB with one decimal (`45.2 MB`).
+fn mb(kib: u64) -> String {
+    format!("{:.1} MB", kib as f64 / 1024.0)
+}
+
+/// A JSON number as written (`12.5`, `500`), or `?`.
+fn num(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.to_string(),
+        _ => "?".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_reading_is_one_line() {
+        let v = json!({"udid": "emulator-5554", "app": "com.example", "pid": 4242,
+            "cpu": {"percent": 12.5, "window_ms": 500},
+            "memory": {"pss_total_kib": 46285, "java_heap_kib": 10342, "native_heap_kib": 8499,
+                "graphics_kib": 4096, "source": "app_summary"},
+            "threads": 23,
+            "frames": {"frames": 120, "janky_percent": 8.33, "p50_ms": 8, "p90_ms": 14,
+                "p99_ms": 30, "source": "summary"},
+            "measured_on": "device", "cost": {"samples": 2, "took_ms": 640}});
+        assert_eq!(
+            now(&v),
+            "com.example (pid 4242): CPU 12.5% of a core over 500 ms · 45.2 MB PSS (Java 10.1 MB, \
+             native 8.3 MB, graphics 4.0 MB) · 23 threads · 120 frames, 8.33% janky, p50 8 ms, \
+             p90 14 ms, p99 30 ms"
+        );
+    }
+
+    #[test]
+    fn a_host_reading_says_what_it_lacks() {
+        let v = json!({"app": "com.example.ios", "pid": 901,
+            "cpu": {"percent": 99.1, "window_ms": 500},
+            "memory": {"resident_kib": 204800, "footprint_kib": 153600, "source": "process"},
+            "missing": ["threads", "frames"], "measured_on": "host"});
+        assert_eq!(
+            now(&v),
+            "com.example.ios (pid 901): CPU 99.1% of a core over 500 ms · 150.0 MB footprint \
+             (resident 200.0 MB) · no threads, frames on this platform"
+        );
+    }
+}

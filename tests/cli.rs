@@ -885,6 +885,26 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         ),
         case("perf", &["perf", "--app", "com.example.absent"], 1, "NOT_FOUND"),
         case(
+            "perf_start",
+            &["perf", "start", "--app", "com.mobilectl.demo", "--interval-ms", "1"],
+            2,
+            "VALIDATION_FAILED",
+        ),
+        case(
+            "perf_start",
+            &["perf", "start", "--app", "com.mobilectl.demo", "--interval-ms", "100"],
+            0,
+            "sampling every 100 ms",
+        ),
+        case(
+            "perf_start",
+            &["perf", "start", "--app", "com.mobilectl.demo"],
+            1,
+            "PERF_WINDOW_ACTIVE",
+        ),
+        case("perf_stop", &["perf", "stop"], 0, " samples over "),
+        case("perf_stop", &["perf", "stop"], 1, "NO_PERF_WINDOW"),
+        case(
             "recording_start",
             &["record", "start", "--max-s", "60"],
             0,

@@ -731,6 +731,14 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
         ("debug_bundle", get("/api/v1/debug/bundle")),
         // App performance: neither WebDriverAgent nor devicectl reads it.
         ("perf", get("/api/v1/device/perf?app=com.example.app")),
+        (
+            "perf_start",
+            p(
+                "/api/v1/device/perf/start",
+                json!({"app": "com.example.app"}),
+            ),
+        ),
+        ("perf_stop", p("/api/v1/device/perf/stop", json!({}))),
         // Screen recording: not over WebDriverAgent.
         (
             "recording_start",
@@ -887,7 +895,7 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
         // Nothing recorded under that id, or nothing recording: an answer too.
         if (op.starts_with("get_") || op.starts_with("delete_"))
             && ["NOT_FOUND", "RUN_NOT_FOUND"].contains(&error_code(&body).as_str())
-            || error_code(&body) == "NOT_RECORDING"
+            || ["NOT_RECORDING", "NO_PERF_WINDOW"].contains(&error_code(&body).as_str())
         {
             continue;
         }
@@ -921,6 +929,7 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "list_crashes",
             "get_crash",
             "perf",
+            "perf_start",
             "recording_start",
             "proxy_attach",
             "proxy_detach"

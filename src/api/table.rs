@@ -13,7 +13,8 @@ use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
     act::*, apps::*, audit::*, batch::*, devices::*, diff::*, features::*, flows::*, inspect::*,
-    logs::*, perf::*, proxy::*, recording::*, runs::*, service::*, sessions::*, system::*, verify::*,
+    logs::*, perf::*, proxy::*, recording::*, runs::*, service::*, sessions::*, system::*,
+    verify::*,
 };
 use crate::error::ErrorCode::*;
 use crate::error::Op;
@@ -916,6 +917,30 @@ fn perf() -> Vec<Operation> {
             .errors(NAMED)
             .query::<PerfQuery>()
             .json::<PerfNow>(render::perf::now),
+        op(Post, Op::PerfStart, "/api/v1/device/perf/start", "perf", "Sample an app every interval_ms into a window (stops by itself at max_s).")
+            .cli("perf start", &["perf", "start", "--app", "com.example"])
+            .describe("One window per device: a second start answers 409 PERF_WINDOW_ACTIVE. The app must \
+                       be running (its first sample is taken before the answer). Each sample reads what \
+                       `perf` reads over its own interval (Android resets gfxinfo's counters each time, so \
+                       a reading's frames while a window runs are that interval's). It stops at `max_s` \
+                       (default 600, at most 3600), when its session ends and when the server shuts down; \
+                       a long window keeps at most 2000 points, merging neighbours, never dropping one.")
+            .errors(DEVICE)
+            .errors(NAMED)
+            .errors(&[PerfWindowActive])
+            .body::<PerfStart>()
+            .json::<PerfWindow>(render::perf::window),
+        op(Post, Op::PerfStop, "/api/v1/device/perf/stop", "perf", "Stop the window; answers its summary and saves its series and plots.")
+            .cli("perf stop", &["perf", "stop"])
+            .describe("The summary gives min, median, max, first, last and delta of CPU, memory and \
+                       threads, and the frames drawn and janky. The series (JSON) and a plot of CPU, memory \
+                       and frame time against time (SVG, PNG) are saved among the run's artifacts \
+                       (`get_artifact`). A window that stopped by itself is answered once by the next stop; \
+                       otherwise a stop without a window answers 409 NO_PERF_WINDOW.")
+            .errors(DEVICE)
+            .errors(&[NoPerfWindow])
+            .body::<PerfStop>()
+            .json::<PerfWindow>(render::perf::window),
     ]
 }
 

@@ -39,11 +39,11 @@ mod verify;
 
 pub use actions::Observe;
 pub use audit::AuditAsk;
-pub use perf::cpu_window;
 pub use diff::{
     read_baseline_file, DiffSpec, FALLBACK_STATUS_BAR_PIXELS, FALLBACK_STATUS_BAR_POINTS,
 };
 pub use listing::KNOWN_TTL;
+pub use perf::cpu_window;
 pub use target::Resolved;
 pub use typing::MAX_TYPE_CHARS;
 pub use verify::{expect_on, Polling};
@@ -109,6 +109,8 @@ pub struct DeviceController {
     logs: LogHub,
     /// Screen recordings, running and finished (see [`recording`]).
     screen_recordings: Arc<recording::ScreenRecordings>,
+    /// Performance windows, running and finished (see [`perf`]).
+    perf_windows: Arc<perf::PerfWindows>,
     /// The runs: each session's, the server's, their traces and artifacts (`crate::runs`).
     runs: crate::runs::RunStore,
 }
@@ -144,6 +146,7 @@ impl DeviceController {
             proxy_attachments: ProxyAttachments::default(),
             logs: LogHub::default(),
             screen_recordings: Default::default(),
+            perf_windows: Default::default(),
             runs: crate::runs::RunStore::temporary(),
         }
     }
@@ -200,6 +203,7 @@ impl DeviceController {
             .retain(|(caller, _), _| caller.is_empty() || live.contains(caller));
         self.recordings.retain_live(|caller| live.contains(caller));
         self.stop_recordings_of_ended_sessions(&live);
+        self.stop_perf_windows_of_ended_sessions(&live);
         self.runs.end_sessions_except(|id| live.contains(id));
     }
 

@@ -6,8 +6,10 @@
 //! A figure the platform did not print is `None` (old Androids lack a 50th percentile, an App
 //! Summary, …): it is never filled in with a guess.
 
+pub mod plot;
 mod reading;
 mod sample;
+pub mod series;
 
 pub use reading::{PerfReading, ReadingCost};
 pub use sample::{cpu_between, MeasuredOn, PerfSample, SampleAsk};

@@ -1,5 +1,6 @@
 //! App performance as text: a reading in one line (CPU, memory, threads, frames), what the
-//! platform did not give said once at the end.
+//! platform did not give said once at the end; a window's start in one line, its end as the
+//! summary's figures and where its files are.
 
 use serde_json::Value;
 
@@ -42,7 +43,11 @@ pub fn now(v: &Value) -> String {
 /// footprint where those are the figures.
 fn memory(m: &Value) -> String {
     let kib = |k: &str| m.get(k).and_then(Value::as_u64);
-    let head = match (kib("pss_total_kib"), kib("footprint_kib"), kib("resident_kib")) {
+    let head = match (
+        kib("pss_total_kib"),
+        kib("footprint_kib"),
+        kib("resident_kib"),
+    ) {
         (Some(p), _, _) => format!("{} PSS", mb(p)),
         (None, Some(f), _) => format!("{} footprint", mb(f)),
         (None, None, Some(r)) => format!("{} resident", mb(r)),
@@ -82,6 +87,69 @@ fn frames(f: &Value) -> String {
     out
 }
 
+/// `perf_start` and `perf_stop`: a window sampling, or what it measured.
+pub fn window(v: &Value) -> String {
+    let head = format!("{} · {} on {}", s(&v["id"]), s(&v["app"]), s(&v["udid"]));
+    let Some(sum) = v.get("summary") else {
+        return format!(
+            "{head} · sampling every {} ms · stops by itself after {} s",
+            num(&v["interval_ms"]),
+            num(&v["max_s"])
+        );
+    };
+    let seconds = sum["duration_ms"].as_u64().unwrap_or(0) as f64 / 1000.0;
+    let mut lines = vec![format!(
+        "{head} · {} samples over {seconds:.1} s · stopped by {}",
+        num(&sum["samples"]),
+        s(&v["stopped_by"]).replace('_', " ")
+    )];
+    if let Some(c) = sum.get("cpu_percent") {
+        lines.push(format!(
+            "CPU median {}% of a core ({}–{}%)",
+            num(&c["median"]),
+            num(&c["min"]),
+            num(&c["max"])
+        ));
+    }
+    if let Some(m) = sum.get("memory_kib") {
+        let kib = |k: &str| m[k].as_f64().unwrap_or(0.0) as u64;
+        let delta = m["delta"].as_f64().unwrap_or(0.0);
+        let sign = if delta < 0.0 { "-" } else { "+" };
+        lines.push(format!(
+            "memory {} → {} ({sign}{}), peak {}",
+            mb(kib("first")),
+            mb(kib("last")),
+            mb(delta.abs() as u64),
+            mb(kib("max"))
+        ));
+    }
+    if let Some(f) = sum.get("frames") {
+        let mut line = format!(
+            "{} frames, {}% janky",
+            num(&f["frames"]),
+            num(&f["janky_percent"])
+        );
+        if let Some(p) = f.get("worst_p90_ms") {
+            line += &format!(", worst interval p90 {} ms", num(p));
+        }
+        lines.push(line);
+    }
+    if let Some(n) = v["failed_samples"].as_u64().filter(|n| *n > 0) {
+        lines.push(format!("{n} samples failed: {}", s(&v["last_error"])));
+    }
+    match v.get("files") {
+        Some(f) => lines.push(format!(
+            "files in run {}: {}, {}, {}",
+            s(&v["run"]),
+            s(&f["png"]),
+            s(&f["svg"]),
+            s(&f["series"])
+        )),
+        None => lines.push(format!("files not saved: {}", s(&v["error"]))),
+    }
+    lines.join("\n")
+}
+
 /// KiB as MB with one decimal (`45.2 MB`).
 fn mb(kib: u64) -> String {
     format!("{:.1} MB", kib as f64 / 1024.0)
@@ -115,6 +183,35 @@ mod tests {
             "com.example (pid 4242): CPU 12.5% of a core over 500 ms · 45.2 MB PSS (Java 10.1 MB, \
              native 8.3 MB, graphics 4.0 MB) · 23 threads · 120 frames, 8.33% janky, p50 8 ms, \
              p90 14 ms, p99 30 ms"
+        );
+    }
+
+    #[test]
+    fn a_window_says_its_start_then_its_figures_and_files() {
+        let started = json!({"id": "perf-1", "app": "com.example", "udid": "emulator-5554",
+            "state": "sampling", "interval_ms": 500, "max_s": 600, "failed_samples": 0});
+        assert_eq!(
+            window(&started),
+            "perf-1 · com.example on emulator-5554 · sampling every 500 ms · stops by itself after 600 s"
+        );
+        let stopped = json!({"id": "perf-1", "app": "com.example", "udid": "emulator-5554",
+            "state": "finished", "run": "20261127-210000-abcdef", "stopped_by": "max_s",
+            "failed_samples": 1, "last_error": "`com.example` is not running",
+            "summary": {"samples": 24, "duration_ms": 12000, "points": 24, "samples_per_point": 1,
+                "cpu_percent": {"min": 3, "median": 12.5, "max": 80, "first": 3, "last": 10, "delta": 7},
+                "memory_kib": {"min": 46285, "median": 48000, "max": 54000, "first": 46285,
+                    "last": 53350, "delta": 7065},
+                "frames": {"frames": 1234, "janky_frames": 100, "janky_percent": 8.1,
+                    "worst_p90_ms": 24}},
+            "files": {"png": "perf-1.png", "svg": "perf-1.svg", "series": "perf-1.json"}});
+        assert_eq!(
+            window(&stopped),
+            "perf-1 · com.example on emulator-5554 · 24 samples over 12.0 s · stopped by max s\n\
+             CPU median 12.5% of a core (3–80%)\n\
+             memory 45.2 MB → 52.1 MB (+6.9 MB), peak 52.7 MB\n\
+             1234 frames, 8.1% janky, worst interval p90 24 ms\n\
+             1 samples failed: `com.example` is not running\n\
+             files in run 20261127-210000-abcdef: perf-1.png, perf-1.svg, perf-1.json"
         );
     }
 

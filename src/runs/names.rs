@@ -80,6 +80,7 @@ pub fn content_type(name: &str, kind: ArtifactKind) -> &'static str {
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     match ext.as_deref() {
         Some("png") => "image/png",
+        Some("svg") => "image/svg+xml",
         Some("jpg" | "jpeg") => "image/jpeg",
         Some("mp4") => "video/mp4",
         Some("json") => "application/json",

@@ -115,6 +115,7 @@ pub async fn run(settings: Settings) -> Result<(), StartError> {
     let cleanup = async move {
         tokio::join!(
             recordings.stop_all_recordings(),
+            recordings.stop_all_perf_windows(),
             super::routes::proxy::on_shutdown(state)
         );
     };

@@ -37,6 +37,8 @@ impl ErrorCode {
             SessionNameTaken => "use the live session of that name, end it, or choose another name",
             RecordingActive => "stop it first (`recording_stop`), or keep it: it ends by itself at `max_s`",
             NotRecording => "start one with `recording_start`; `recordings` lists the finished ones",
+            PerfWindowActive => "stop it first (`perf_stop`), or keep it: it ends by itself at `max_s`",
+            NoPerfWindow => "start one with `perf_start`; `perf` reads the app once",
             ElementNotInteractable => "wait until it is enabled, or act on another element",
             ElementObscured => "hide the keyboard or close what covers it, then retry",
             AlertBlocking => "answer the alert first (`alert_accept` / `alert_dismiss`)",

@@ -171,6 +171,10 @@ error_codes! {
     RecordingActive = ("RECORDING_ACTIVE", 409, false),
     /// No recording of the device runs (stop without a start).
     NotRecording = ("NOT_RECORDING", 409, false),
+    /// The app on the device is already being sampled into a window (one per device).
+    PerfWindowActive = ("PERF_WINDOW_ACTIVE", 409, false),
+    /// No performance window runs on the device (stop without a start).
+    NoPerfWindow = ("NO_PERF_WINDOW", 409, false),
     /// The run named does not exist (never did, or garbage collection deleted it).
     RunNotFound = ("RUN_NOT_FOUND", 404, false),
     /// The run has no artifact of that name.

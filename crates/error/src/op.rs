@@ -131,6 +131,8 @@ ops! {
     GetCrash = "get_crash",
     DebugBundle = "debug_bundle",
     Perf = "perf",
+    PerfStart = "perf_start",
+    PerfStop = "perf_stop",
     ListRuns = "list_runs",
     GetRun = "get_run",
     GetArtifact = "get_artifact",

@@ -22,6 +22,8 @@ pub enum ArtifactKind {
     Diff,
     /// A log excerpt.
     Log,
+    /// A performance window's series and plots.
+    Perf,
     /// Anything else.
     Other,
 }

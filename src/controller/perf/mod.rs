@@ -8,6 +8,10 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::perf::{PerfReading, ReadingCost, SampleAsk};
 
+mod window;
+
+pub use window::PerfWindows;
+
 use super::reach::Reach;
 use super::DeviceController;
 

@@ -136,6 +136,8 @@ pub fn binding(op: Op) -> Binding {
         Op::GetCrash => query(logs::crash),
         Op::DebugBundle => query(logs::bundle),
         Op::Perf => query(perf::now),
+        Op::PerfStart => body(perf::start),
+        Op::PerfStop => body(perf::stop),
         Op::ListRuns => query(runs::list_runs),
         Op::GetRun => query(runs::get_run),
         Op::GetArtifact => query(runs::get_artifact),

@@ -1,8 +1,9 @@
-//! App performance: a reading now. The query is checked whole before the device is asked.
+//! App performance: a reading now, and windows that sample an app over time. Each input is
+//! checked whole before the device is asked.
 
 use axum::Json;
 
-use crate::api::wire::perf::{PerfNow, PerfQuery};
+use crate::api::wire::perf::{PerfNow, PerfQuery, PerfStart, PerfStop, PerfWindow};
 use crate::controller::cpu_window;
 use crate::error::Result;
 use crate::server::AppState;
@@ -18,4 +19,14 @@ pub async fn now(s: AppState, q: PerfQuery) -> Result<Json<PerfNow>> {
         udid: device.udid,
         reading,
     }))
+}
+
+/// Starts sampling an app into a window.
+pub async fn start(s: AppState, r: PerfStart) -> Result<Json<PerfWindow>> {
+    Ok(Json(s.controller.perf_start(&r).await?))
+}
+
+/// Stops the device's window: its summary and files.
+pub async fn stop(s: AppState, r: PerfStop) -> Result<Json<PerfWindow>> {
+    Ok(Json(s.controller.perf_stop(r.udid.as_deref()).await?))
 }

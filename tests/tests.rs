@@ -35,6 +35,7 @@ mod openapi_drift;
 mod operations;
 mod packaging;
 mod perf_fixtures;
+mod perf_window;
 mod proxy;
 mod proxy_attach;
 mod proxy_rules;

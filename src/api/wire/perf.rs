@@ -15,8 +15,9 @@ use crate::perf::PerfReading;
 pub struct PerfQuery {
     /// The device (default: the active one).
     pub udid: Option<String>,
-    /// The app: Android package or iOS bundle id. It must be running.
-    pub app: String,
+    /// The app: Android package or iOS bundle id (default: the session's app). It must be
+    /// running.
+    pub app: Option<String>,
     /// The CPU window between the two samples, ms: 100 to 10000, default 500.
     pub window_ms: Option<u64>,
 }
@@ -39,8 +40,9 @@ pub struct PerfNow {
 #[serde(deny_unknown_fields)]
 pub struct PerfStart {
     pub udid: Option<String>,
-    /// The app: Android package or iOS bundle id. It must be running.
-    pub app: String,
+    /// The app: Android package or iOS bundle id (default: the session's app). It must be
+    /// running.
+    pub app: Option<String>,
     /// ms between samples: 100 to 60000, default 500.
     pub interval_ms: Option<u64>,
     /// Longest window, s (default 600, at most 3600); it stops by itself then.

@@ -45,8 +45,10 @@ const EACH_SAMPLE: SampleAsk = SampleAsk {
 pub struct PerfWindows {
     /// The running one of each device, by udid.
     live: Mutex<HashMap<String, Arc<Live>>>,
-    /// Finished ones, oldest first, with whether a stop has answered them.
-    done: Mutex<VecDeque<(PerfWindow, bool)>>,
+    /// Finished ones, oldest first.
+    done: Mutex<VecDeque<PerfWindow>>,
+    /// Ids of the windows a stop has answered (each is answered once).
+    answered: Mutex<std::collections::HashSet<String>>,
 }
 
 /// A running window.
@@ -101,11 +103,16 @@ impl PerfWindows {
         lock(&self.live).get(udid).cloned()
     }
 
-    /// Stops `live` (the first stopper sends, every one waits) and answers it finished.
-    async fn finish(&self, live: &Live, by: StoppedBy) -> PerfWindow {
+    /// Tells `live`'s loop to stop, once: the first stopper's reason is the window's.
+    fn signal(live: &Live, by: StoppedBy) {
         if let Some(stop) = lock(&live.stop).take() {
             let _ = stop.send(by);
         }
+    }
+
+    /// Stops `live` (the first stopper's reason wins) and answers it finished, its files saved.
+    async fn finish(&self, live: &Live, by: StoppedBy) -> PerfWindow {
+        Self::signal(live, by);
         let mut outcome = live.outcome.clone();
         let done = match outcome.wait_for(Option::is_some).await {
             Ok(done) => done.clone(),
@@ -116,13 +123,20 @@ impl PerfWindows {
     }
 
     /// Files a finished window: out of the live ones, into the finished list.
-    fn file(&self, udid: &str, window: PerfWindow, answered: bool) {
+    fn file(&self, udid: &str, window: PerfWindow) {
         lock(&self.live).remove(udid);
         let mut done = lock(&self.done);
-        done.push_back((window, answered));
+        done.push_back(window);
         while done.len() > KEEP_FINISHED {
-            done.pop_front();
+            if let Some(old) = done.pop_front() {
+                lock(&self.answered).remove(&old.id);
+            }
         }
+    }
+
+    /// Whether `window` is answered to a stop now for the first time.
+    fn answer(&self, window: &PerfWindow) -> bool {
+        lock(&self.answered).insert(window.id.clone())
     }
 
     /// Stops the windows `pick` chooses, in parallel; answers how many.
@@ -142,8 +156,12 @@ impl DeviceController {
     /// must be running: its first sample is taken before this answers.
     pub async fn perf_start(&self, req: &PerfStart) -> Result<PerfWindow> {
         let (interval, max_s) = check(req)?;
+        let app = req
+            .app
+            .as_deref()
+            .ok_or_else(|| Error::validation("`app` is missing"))?;
         let on = self.reach(req.udid.as_deref(), Reach::Read).await?;
-        on.backend.check_app_id(&req.app)?;
+        on.backend.check_app_id(app)?;
         let perf = on.cap(concern::Perf)?;
         let device = on.into_device();
         let windows = &self.perf_windows;
@@ -155,7 +173,7 @@ impl DeviceController {
             .with_details(serde_json::json!({ "window": l.info })));
         }
         // The first sample: the app runs, and the frame counters start from here.
-        let first = perf.perf_sample(&device, &req.app, EACH_SAMPLE).await?;
+        let first = perf.perf_sample(&device, app, EACH_SAMPLE).await?;
         let backend = self.backend_arc(&device)?;
         let id = new_id();
         let session = super::super::current_session().map(|s| s.id.clone());
@@ -167,7 +185,7 @@ impl DeviceController {
         let info = PerfWindow {
             id: id.clone(),
             udid: device.udid.clone(),
-            app: req.app.clone(),
+            app: app.to_string(),
             state: PerfWindowState::Sampling,
             interval_ms: interval.as_millis() as u64,
             max_s,
@@ -212,10 +230,9 @@ impl DeviceController {
         tokio::spawn(async move {
             let udid = sampler.device.udid.clone();
             let window = sampler.run(first, stop_rx).await;
-            let answered = window.stopped_by == Some(StoppedBy::Request);
             let _ = done_tx.send(Some(window.clone()));
             if let Some(w) = weak.upgrade() {
-                w.file(&udid, window, answered);
+                w.file(&udid, window);
             }
         });
         Ok(info)
@@ -227,17 +244,17 @@ impl DeviceController {
         let device = self.resolve_to_act(udid).await?;
         let windows = &self.perf_windows;
         if let Some(l) = windows.live_of(&device.udid) {
-            return Ok(windows.finish(&l, StoppedBy::Request).await);
+            let window = windows.finish(&l, StoppedBy::Request).await;
+            windows.answer(&window);
+            return Ok(window);
         }
-        let mut done = lock(&windows.done);
-        if let Some((w, answered)) = done
-            .iter_mut()
+        let last = lock(&windows.done)
+            .iter()
             .rev()
-            .find(|(w, _)| w.udid == device.udid)
-            .filter(|(_, answered)| !*answered)
-        {
-            *answered = true;
-            return Ok(w.clone());
+            .find(|w| w.udid == device.udid)
+            .cloned();
+        if let Some(w) = last.filter(|w| windows.answer(w)) {
+            return Ok(w);
         }
         Err(Error::new(
             ErrorCode::NoPerfWindow,
@@ -252,30 +269,22 @@ impl DeviceController {
             .await
     }
 
-    /// Stops the windows whose session is no longer live.
+    /// Stops the windows whose session is no longer live: told now, so that a stop asked
+    /// after the session's end answers the window as the session's end left it.
     pub(in crate::controller) fn stop_perf_windows_of_ended_sessions(
         &self,
         live: &std::collections::HashSet<String>,
     ) {
-        let ended = |w: &PerfWindow| w.session.as_ref().is_some_and(|s| !live.contains(s));
-        if !lock(&self.perf_windows.live)
-            .values()
-            .any(|l| ended(&l.info))
-        {
-            return;
+        for window in lock(&self.perf_windows.live).values() {
+            if window
+                .info
+                .session
+                .as_ref()
+                .is_some_and(|s| !live.contains(s))
+            {
+                PerfWindows::signal(window, StoppedBy::SessionEnd);
+            }
         }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let windows = self.perf_windows.clone();
-        let live = live.clone();
-        runtime.spawn(async move {
-            windows
-                .stop_where(StoppedBy::SessionEnd, |w| {
-                    w.session.as_ref().is_some_and(|s| !live.contains(s))
-                })
-                .await;
-        });
     }
 }
 

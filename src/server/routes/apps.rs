@@ -110,16 +110,5 @@ pub async fn open_url(s: AppState, r: OpenUrlRequest) -> Result<Json<AppDone>> {
 
 /// The app a request names, else its session's default app.
 fn app_or_default(given: &str) -> Result<String> {
-    if !given.is_empty() {
-        return Ok(given.to_string());
-    }
-    crate::controller::current_session()
-        .and_then(|s| s.app.clone())
-        .ok_or_else(|| {
-            crate::error::Error::validation("`bundle_id` is missing")
-                .with_next(
-                    "name the app (`com.example.app`), or start the session with {0} to make it the default",
-                    [crate::error::Step::field_of(crate::error::Op::CreateSession, "app")],
-                )
-        })
+    super::app_or_session(Some(given), "bundle_id")
 }

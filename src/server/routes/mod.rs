@@ -28,6 +28,22 @@ use super::bind::{body, plain, query, Binding};
 use crate::error::Op;
 use crate::error::{Error, Result};
 
+/// The app a request names in `field`, else its session's default app.
+pub(crate) fn app_or_session(given: Option<&str>, field: &str) -> Result<String> {
+    if let Some(app) = given.filter(|a| !a.is_empty()) {
+        return Ok(app.to_string());
+    }
+    crate::controller::current_session()
+        .and_then(|s| s.app.clone())
+        .ok_or_else(|| {
+            Error::validation(format!("`{field}` is missing"))
+                .with_next(
+                    "name the app (`com.example.app`), or start the session with {0} to make it the default",
+                    [crate::error::Step::field_of(Op::CreateSession, "app")],
+                )
+        })
+}
+
 /// A listing's `limit`: `default` when not given, at most `max` (and whether the asked number
 /// was lowered to it); 0 is refused.
 pub(crate) fn limit(asked: Option<u32>, default: usize, max: usize) -> Result<(usize, bool)> {

@@ -11,9 +11,10 @@ use crate::server::AppState;
 /// An app's CPU over a window, and its memory, threads and frames at the window's end.
 pub async fn now(s: AppState, q: PerfQuery) -> Result<Json<PerfNow>> {
     let window = cpu_window(q.window_ms)?;
+    let app = super::app_or_session(q.app.as_deref(), "app")?;
     let (device, reading) = s
         .controller
-        .perf_now(q.udid.as_deref(), &q.app, window)
+        .perf_now(q.udid.as_deref(), &app, window)
         .await?;
     Ok(Json(PerfNow {
         udid: device.udid,
@@ -22,7 +23,8 @@ pub async fn now(s: AppState, q: PerfQuery) -> Result<Json<PerfNow>> {
 }
 
 /// Starts sampling an app into a window.
-pub async fn start(s: AppState, r: PerfStart) -> Result<Json<PerfWindow>> {
+pub async fn start(s: AppState, mut r: PerfStart) -> Result<Json<PerfWindow>> {
+    r.app = Some(super::app_or_session(r.app.as_deref(), "app")?);
     Ok(Json(s.controller.perf_start(&r).await?))
 }
 

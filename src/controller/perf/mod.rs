@@ -8,6 +8,8 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::perf::{PerfReading, ReadingCost, SampleAsk};
 
+mod files;
+mod sampler;
 mod window;
 
 pub use window::PerfWindows;

@@ -8,21 +8,19 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::{oneshot, watch};
 
 use super::super::reach::Reach;
 use super::super::DeviceController;
-use crate::api::wire::perf::{PerfFiles, PerfStart, PerfWindow, PerfWindowState};
+use super::files::Reserved;
+use super::sampler::Sampler;
+use crate::api::wire::perf::{PerfStart, PerfWindow, PerfWindowState};
 use crate::api::wire::recording::StoppedBy;
-use crate::api::wire::runs::ArtifactKind;
-use crate::backend::{concern, DeviceBackend};
-use crate::device::Device;
+use crate::backend::concern;
 use crate::error::{Error, ErrorCode, Result};
-use crate::perf::series::{Series, Tick, DEFAULT_CAP};
-use crate::perf::{cpu_between, PerfSample, SampleAsk};
-use crate::runs::{ArtifactRef, RunHold, RunStore};
+use crate::perf::SampleAsk;
 
 /// The interval between samples when none is asked, and its bounds, ms.
 pub const DEFAULT_INTERVAL_MS: u64 = 500;
@@ -34,7 +32,7 @@ const MAX_MAX_S: u32 = 3_600;
 const KEEP_FINISHED: usize = 100;
 
 /// What a window samples each interval.
-const EACH_SAMPLE: SampleAsk = SampleAsk {
+pub(super) const EACH_SAMPLE: SampleAsk = SampleAsk {
     memory: true,
     frames: true,
     reset_frames: true,
@@ -283,170 +281,6 @@ impl DeviceController {
                 .is_some_and(|s| !live.contains(s))
             {
                 PerfWindows::signal(window, StoppedBy::SessionEnd);
-            }
-        }
-    }
-}
-
-/// A window's sampling loop and what it needs.
-struct Sampler {
-    backend: Arc<dyn DeviceBackend>,
-    device: Device,
-    info: PerfWindow,
-    interval: Duration,
-    limit: Duration,
-    runs: RunStore,
-    files: Reserved,
-}
-
-impl Sampler {
-    /// Samples every interval until stopped or at the limit, then saves the files.
-    async fn run(self, first: PerfSample, mut stop: oneshot::Receiver<StoppedBy>) -> PerfWindow {
-        let started = Instant::now();
-        let mut series = Series::new(DEFAULT_CAP);
-        let mut info = self.info.clone();
-        let mut last = Some(first);
-        let mut ticker = tokio::time::interval_at((started + self.interval).into(), self.interval);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let deadline = tokio::time::sleep_until((started + self.limit).into());
-        tokio::pin!(deadline);
-        let by = loop {
-            tokio::select! {
-                by = &mut stop => break by.unwrap_or(StoppedBy::Shutdown),
-                () = &mut deadline => break StoppedBy::MaxS,
-                _ = ticker.tick() => {}
-            }
-            let Some(perf) = self.backend.perf() else {
-                break StoppedBy::Shutdown;
-            };
-            match perf.perf_sample(&self.device, &info.app, EACH_SAMPLE).await {
-                Ok(now) => {
-                    series.push(&tick(last.as_ref(), &now, started.elapsed()));
-                    last = Some(now);
-                }
-                Err(e) => {
-                    info.failed_samples += 1;
-                    info.last_error = Some(e.message);
-                    // CPU is not measured across a gap.
-                    last = None;
-                }
-            }
-        };
-        info.stopped_by = Some(by);
-        info.summary = Some(series.summary());
-        let (runs, files, snapshot) = (self.runs.clone(), self.files, info.clone());
-        let saved =
-            tokio::task::spawn_blocking(move || files.save(&runs, &snapshot, &series)).await;
-        match saved {
-            Ok(Ok(files)) => {
-                info.state = PerfWindowState::Finished;
-                info.files = Some(files);
-            }
-            Ok(Err(e)) => {
-                info.state = PerfWindowState::Failed;
-                info.error = Some(e.message);
-            }
-            Err(e) => {
-                info.state = PerfWindowState::Failed;
-                info.error = Some(format!("saving the window: {e}"));
-            }
-        }
-        tracing::info!(id = %info.id, udid = %info.udid, by = ?by, samples = info.summary.as_ref().map(|s| s.samples), "perf window stopped");
-        info
-    }
-}
-
-/// What one sample measured over the interval since the previous one (`None`: a gap).
-fn tick(previous: Option<&PerfSample>, now: &PerfSample, at: Duration) -> Tick {
-    Tick {
-        t_ms: at.as_millis() as u64,
-        cpu_percent: previous
-            .and_then(|p| cpu_between(p, now))
-            .map(|c| c.percent),
-        memory_kib: now.memory.as_ref().and_then(|m| m.total_kib()),
-        threads: now.threads,
-        frames: now.frames.as_ref().map(|f| f.frames),
-        janky_frames: now.frames.as_ref().and_then(|f| f.janky_frames),
-        frame_p90_ms: now.frames.as_ref().and_then(|f| f.p90_ms),
-    }
-}
-
-/// The window's three files, reserved in its run when it starts (so the run is held while it
-/// samples, and a window whose session ended still saves into that session's run).
-struct Reserved {
-    series: ArtifactRef,
-    svg: ArtifactRef,
-    png: ArtifactRef,
-    _hold: RunHold,
-}
-
-impl Reserved {
-    fn make(runs: &RunStore, session: Option<&str>, name: &str) -> Result<Reserved> {
-        let reserve = |ext: &str| {
-            runs.reserve_artifact(session, &format!("{name}.{ext}"), ArtifactKind::Perf)
-        };
-        let (series, hold) = reserve("json")?;
-        let mut made = vec![series];
-        for ext in ["svg", "png"] {
-            match reserve(ext) {
-                Ok((a, _)) => made.push(a),
-                Err(e) => {
-                    made.iter().for_each(|a| runs.discard_artifact(a));
-                    return Err(e);
-                }
-            }
-        }
-        let [series, svg, png] = <[ArtifactRef; 3]>::try_from(made)
-            .map_err(|_| Error::internal("three artifacts were reserved"))?;
-        Ok(Reserved {
-            series,
-            svg,
-            png,
-            _hold: hold,
-        })
-    }
-
-    fn run(&self) -> &str {
-        &self.series.run
-    }
-
-    fn discard(self, runs: &RunStore) {
-        for a in [&self.series, &self.svg, &self.png] {
-            runs.discard_artifact(a);
-        }
-    }
-
-    /// Writes the series and summary (JSON) and the plot (SVG, PNG), and commits them.
-    fn save(self, runs: &RunStore, info: &PerfWindow, series: &Series) -> Result<PerfFiles> {
-        let written = (|| {
-            let json = serde_json::to_vec_pretty(&serde_json::json!({
-                "window": info,
-                "points": series.points(),
-            }))
-            .map_err(|e| Error::internal(format!("the series: {e}")))?;
-            let title = format!("{} on {} · {}", info.app, info.udid, info.started_at);
-            let svg = crate::perf::plot::svg(series.points(), &title)?;
-            let png = crate::perf::plot::png(series.points(), &title)?;
-            for (a, bytes) in [
-                (&self.series, json.as_slice()),
-                (&self.svg, svg.as_bytes()),
-                (&self.png, png.as_slice()),
-            ] {
-                std::fs::write(&a.path, bytes)
-                    .map_err(|e| Error::internal(format!("{}: {e}", a.path.display())))?;
-                runs.commit_artifact(a)?;
-            }
-            Ok(())
-        })();
-        match written {
-            Ok(()) => Ok(PerfFiles {
-                series: self.series.name.clone(),
-                svg: self.svg.name.clone(),
-                png: self.png.name.clone(),
-            }),
-            Err(e) => {
-                self.discard(runs);
-                Err(e)
             }
         }
     }

@@ -13,7 +13,8 @@ use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
     act::*, apps::*, audit::*, batch::*, devices::*, diff::*, features::*, flows::*, inspect::*,
-    logs::*, perf::*, proxy::*, recording::*, runs::*, service::*, sessions::*, system::*, verify::*,
+    logs::*, perf::*, proxy::*, recording::*, runs::*, service::*, sessions::*, system::*,
+    verify::*,
 };
 use crate::error::ErrorCode::*;
 use crate::error::Op;

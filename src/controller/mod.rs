@@ -39,11 +39,11 @@ mod verify;
 
 pub use actions::Observe;
 pub use audit::AuditAsk;
-pub use perf::cpu_window;
 pub use diff::{
     read_baseline_file, DiffSpec, FALLBACK_STATUS_BAR_PIXELS, FALLBACK_STATUS_BAR_POINTS,
 };
 pub use listing::KNOWN_TTL;
+pub use perf::cpu_window;
 pub use target::Resolved;
 pub use typing::MAX_TYPE_CHARS;
 pub use verify::{expect_on, Polling};

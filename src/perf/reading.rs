@@ -105,7 +105,12 @@ mod tests {
         assert_eq!(r.memory.and_then(|m| m.pss_total_kib), Some(51_200));
         assert_eq!((r.pid, r.threads, r.missing.len()), (42, Some(12), 0));
 
-        let restarted = PerfReading::of("com.example", &sample(41, 10.0, 2.0), sample(42, 10.5, 0.1), cost);
+        let restarted = PerfReading::of(
+            "com.example",
+            &sample(41, 10.0, 2.0),
+            sample(42, 10.5, 0.1),
+            cost,
+        );
         assert_eq!(restarted.cpu, None);
         assert_eq!(restarted.missing, ["cpu", "memory", "frames"]);
     }

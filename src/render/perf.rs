@@ -42,7 +42,11 @@ pub fn now(v: &Value) -> String {
 /// footprint where those are the figures.
 fn memory(m: &Value) -> String {
     let kib = |k: &str| m.get(k).and_then(Value::as_u64);
-    let head = match (kib("pss_total_kib"), kib("footprint_kib"), kib("resident_kib")) {
+    let head = match (
+        kib("pss_total_kib"),
+        kib("footprint_kib"),
+        kib("resident_kib"),
+    ) {
         (Some(p), _, _) => format!("{} PSS", mb(p)),
         (None, Some(f), _) => format!("{} footprint", mb(f)),
         (None, None, Some(r)) => format!("{} resident", mb(r)),

@@ -25,6 +25,7 @@ mod flows;
 mod grid;
 mod http_api;
 mod ios_e2e;
+mod ios_perf;
 mod ios_simctl;
 mod ios_ui_backend;
 mod layout;

@@ -11,6 +11,7 @@
 pub mod android;
 pub mod doctor;
 pub mod host;
+pub mod host_process;
 pub mod ios;
 pub mod polled;
 pub mod registry;
@@ -21,11 +22,11 @@ pub mod wda;
 
 pub use registry::BackendConfig;
 pub use traits::{
-    concern, lacking, tap_button, unsupported, unsupported_logs, Acted, AfterAction, AfterShutdown,
-    Alerts, Apps, Biometrics, Clipboard, Concern, Connect, DeviceBackend, Erase, Files, Input,
-    InputStep, Intents, Lifecycle, Location, Logs, Media, MultiTouchInput, NetworkCapture,
-    NotificationShade, Notifications, Perf, Permissions, Recording, Screen, ScreenGeometry,
-    ScreenOrientation, StatusBar, TypeJob, TypedWith, UiSource,
+    concern, lacking, not_running, tap_button, unrecognised, unsupported, unsupported_logs, Acted,
+    AfterAction, AfterShutdown, Alerts, Apps, Biometrics, Clipboard, Concern, Connect,
+    DeviceBackend, Erase, Files, Input, InputStep, Intents, Lifecycle, Location, Logs, Media,
+    MultiTouchInput, NetworkCapture, NotificationShade, Notifications, Perf, Permissions,
+    Recording, Screen, ScreenGeometry, ScreenOrientation, StatusBar, TypeJob, TypedWith, UiSource,
 };
 
 pub use run::{command_failed, exec_error, http_error, run_tool, tool_command, tool_missing};

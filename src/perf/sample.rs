@@ -74,7 +74,7 @@ pub fn cpu_between(before: &PerfSample, after: &PerfSample) -> Option<CpuReading
     }
     let seconds = after.clock_s? - before.clock_s?;
     let used = after.cpu_time_s? - before.cpu_time_s?;
-    if !(seconds > 0.0) || !(used >= 0.0) {
+    if seconds.is_nan() || used.is_nan() || seconds <= 0.0 || used < 0.0 {
         return None;
     }
     Some(CpuReading {

@@ -1,7 +1,8 @@
 //! The iOS Simulator backend: `xcrun simctl` for devices, apps, screenshots and system settings;
-//! AXe (preferred) or idb for the UI. Taps are in points. Each concern lives in its own module;
-//! this one holds the backend type, its simctl runner and its core trait ([`DeviceBackend`]:
-//! identity, listing, checks, and which concerns it has).
+//! AXe (preferred) or idb for the UI; an app's performance read on the Mac, where its process
+//! runs. Taps are in points. Each concern lives in its own module; this one holds the backend
+//! type, its simctl runner and its core trait ([`DeviceBackend`]: identity, listing, checks, and
+//! which concerns it has).
 
 use crate::backend::Alerts;
 use crate::backend::Apps;
@@ -16,6 +17,7 @@ use crate::backend::Logs;
 use crate::backend::Media;
 use crate::backend::NetworkCapture;
 use crate::backend::Notifications;
+use crate::backend::Perf;
 use crate::backend::Permissions;
 use crate::backend::Recording;
 use crate::backend::Screen;
@@ -26,8 +28,10 @@ mod container;
 mod devices;
 mod features;
 mod keys;
+mod launchctl;
 mod listapps;
 mod logs;
+mod perf;
 mod proxy;
 mod record;
 mod scale;
@@ -194,5 +198,6 @@ impl DeviceBackend for SimctlBackend {
         status_bar: StatusBar,
         network_capture: NetworkCapture,
         logs: Logs,
+        perf: Perf,
     );
 }

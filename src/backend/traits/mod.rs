@@ -38,7 +38,7 @@ pub use capture::NetworkCapture;
 pub use input::{tap_button, Alerts, Input, MultiTouchInput};
 pub use lifecycle::{Connect, Lifecycle};
 pub use logs::Logs;
-pub use perf::Perf;
+pub use perf::{not_running, unrecognised, Perf};
 pub use screen::{Recording, Screen};
 pub use system::{
     Biometrics, Clipboard, Erase, Files, Intents, Location, Media, NotificationShade,

@@ -12,35 +12,10 @@ pub mod procstat;
 pub mod sample;
 mod sampler;
 
-use crate::error::{Error, ErrorCode, Op, Step};
+pub use crate::backend::{not_running, unrecognised};
 
 /// What dumpsys prints for a package without a running process.
 pub const NO_PROCESS: &str = "No process found for:";
-
-/// The answer for an app whose process is not running: `404 NOT_FOUND`, pointing at a launch
-/// (a reading of zeros would pass for an idle app).
-pub fn not_running(package: &str) -> Error {
-    Error::new(
-        ErrorCode::NotFound,
-        format!("`{package}` is not running: it has no process to measure"),
-    )
-    .with_next(
-        "start it with {0}, then read again",
-        [Step::call(Op::LaunchApp)],
-    )
-    .with_details(serde_json::json!({ "app": package }))
-}
-
-/// The answer for output a reader does not recognise: `502 COMMAND_FAILED`, its start in the
-/// details.
-pub fn unrecognised(what: &str, text: &str) -> Error {
-    let head: String = text.chars().take(300).collect();
-    Error::new(
-        ErrorCode::CommandFailed,
-        format!("the output of {what} was not recognised"),
-    )
-    .with_details(serde_json::json!({ "output": head }))
-}
 
 /// The package named by a `No process found for: PKG` line, if `text` has one.
 pub fn no_process(text: &str) -> Option<&str> {
@@ -93,11 +68,7 @@ mod tests {
     }
 
     #[test]
-    fn not_running_points_at_a_launch() {
-        let e = not_running("com.example.app");
-        assert_eq!(e.code, ErrorCode::NotFound);
-        assert!(e.message.contains("com.example.app"), "{}", e.message);
-        assert!(e.hint.is_some());
+    fn a_no_process_line_names_the_package() {
         assert_eq!(
             no_process("No process found for: com.x.y\n"),
             Some("com.x.y")

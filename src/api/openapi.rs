@@ -62,6 +62,10 @@ pub const TAGS: &[(&str, &str)] = &[
         "The device's log, crashes and ANRs, and a debug bundle of everything at once.",
     ),
     (
+        "perf",
+        "An app's performance: CPU, memory, threads and frames now, and windows sampled over time with plots.",
+    ),
+    (
         "sessions",
         "Sessions and device leases: many callers on one server, none acting on another's device.",
     ),

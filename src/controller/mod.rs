@@ -110,7 +110,7 @@ pub struct DeviceController {
     /// Screen recordings, running and finished (see [`recording`]).
     screen_recordings: Arc<recording::ScreenRecordings>,
     /// Performance windows, running and finished (see [`perf`]).
-    perf_windows: Arc<perf::PerfWindows>,
+    perf: Arc<perf::PerfState>,
     /// The runs: each session's, the server's, their traces and artifacts (`crate::runs`).
     runs: crate::runs::RunStore,
 }
@@ -146,7 +146,7 @@ impl DeviceController {
             proxy_attachments: ProxyAttachments::default(),
             logs: LogHub::default(),
             screen_recordings: Default::default(),
-            perf_windows: Default::default(),
+            perf: Default::default(),
             runs: crate::runs::RunStore::temporary(),
         }
     }

@@ -109,6 +109,14 @@ pub fn bundle(v: &Value) -> String {
         lines.push(format!("-- {} failed or mocked requests", flows.len()));
         lines.extend(flows.iter().map(super::flows::line));
     }
+    if let Some(reading) = v["perf"].get("reading") {
+        lines.push(format!("-- performance at {}", s(&reading["taken_at"])));
+        lines.push(super::perf::now(reading));
+    }
+    if let Some(window) = v["perf"].get("window") {
+        lines.push("-- performance window".to_string());
+        lines.push(super::perf::window(window));
+    }
     for p in v["problems"].as_array().into_iter().flatten() {
         lines.push(format!("-- not read: {}", s(p)));
     }

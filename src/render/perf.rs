@@ -98,10 +98,14 @@ pub fn window(v: &Value) -> String {
         );
     };
     let seconds = sum["duration_ms"].as_u64().unwrap_or(0) as f64 / 1000.0;
+    let sampling = v["state"] == "sampling";
+    let how = match sampling {
+        true => format!("so far, sampling every {} ms", num(&v["interval_ms"])),
+        false => format!("stopped by {}", s(&v["stopped_by"]).replace('_', " ")),
+    };
     let mut lines = vec![format!(
-        "{head} · {} samples over {seconds:.1} s · stopped by {}",
-        num(&sum["samples"]),
-        s(&v["stopped_by"]).replace('_', " ")
+        "{head} · {} samples over {seconds:.1} s · {how}",
+        num(&sum["samples"])
     )];
     if let Some(c) = sum.get("cpu_percent") {
         lines.push(format!(
@@ -138,6 +142,7 @@ pub fn window(v: &Value) -> String {
         lines.push(format!("{n} samples failed: {}", s(&v["last_error"])));
     }
     match v.get("files") {
+        _ if sampling => {}
         Some(f) => lines.push(format!(
             "files in run {}: {}, {}, {}",
             s(&v["run"]),

@@ -224,6 +224,9 @@ pub struct DebugBundle {
     /// first): what the app's network did meanwhile.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub network: Vec<crate::proxy::flow::FlowLine>,
+    /// The app's last performance reading and window, when there were any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub perf: Option<crate::api::wire::perf::BundlePerf>,
     /// Parts that could not be read, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,

@@ -27,6 +27,8 @@ pub struct PerfQuery {
 pub struct PerfNow {
     /// The device.
     pub udid: String,
+    /// When it was taken (RFC 3339).
+    pub taken_at: String,
     /// The reading.
     #[serde(flatten)]
     pub reading: PerfReading,
@@ -120,4 +122,15 @@ pub struct PerfWindow {
     /// Why its files were not saved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// An app's performance as a debug bundle holds it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BundlePerf {
+    /// The device's last reading (`perf`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reading: Option<PerfNow>,
+    /// The window that runs (its summary so far), or else the last that ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<PerfWindow>,
 }

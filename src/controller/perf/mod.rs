@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::api::wire::perf::PerfNow;
 use crate::backend::concern;
-use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::perf::{PerfReading, ReadingCost, SampleAsk};
 
@@ -12,7 +12,7 @@ mod files;
 mod sampler;
 mod window;
 
-pub use window::PerfWindows;
+pub use window::PerfState;
 
 use super::reach::Reach;
 use super::DeviceController;
@@ -43,7 +43,7 @@ impl DeviceController {
         udid: Option<&str>,
         app: &str,
         window: Duration,
-    ) -> Result<(Device, PerfReading)> {
+    ) -> Result<PerfNow> {
         let on = self.reach(udid, Reach::Read).await?;
         on.backend.check_app_id(app)?;
         let perf = on.cap(concern::Perf)?;
@@ -55,7 +55,12 @@ impl DeviceController {
             samples: 2,
             took_ms: started.elapsed().as_millis() as u64,
         };
-        let reading = PerfReading::of(app, &first, second, cost);
-        Ok((on.into_device(), reading))
+        let now = PerfNow {
+            udid: on.device.udid.clone(),
+            taken_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            reading: PerfReading::of(app, &first, second, cost),
+        };
+        self.keep_reading(&now);
+        Ok(now)
     }
 }

@@ -12,7 +12,7 @@ use crate::api::wire::perf::{PerfWindow, PerfWindowState};
 use crate::api::wire::recording::StoppedBy;
 use crate::backend::DeviceBackend;
 use crate::device::Device;
-use crate::perf::series::{Series, Tick, DEFAULT_CAP};
+use crate::perf::series::{Series, Tick};
 use crate::perf::{cpu_between, PerfSample};
 use crate::runs::RunStore;
 
@@ -25,6 +25,8 @@ pub(super) struct Sampler {
     pub limit: Duration,
     pub runs: RunStore,
     pub files: Reserved,
+    /// The series, shared with whoever reads the window while it runs.
+    pub series: Arc<std::sync::Mutex<Series>>,
 }
 
 impl Sampler {
@@ -35,7 +37,6 @@ impl Sampler {
         mut stop: oneshot::Receiver<StoppedBy>,
     ) -> PerfWindow {
         let started = Instant::now();
-        let mut series = Series::new(DEFAULT_CAP);
         let mut info = self.info.clone();
         let mut last = Some(first);
         let mut ticker = tokio::time::interval_at((started + self.interval).into(), self.interval);
@@ -53,7 +54,8 @@ impl Sampler {
             };
             match perf.perf_sample(&self.device, &info.app, EACH_SAMPLE).await {
                 Ok(now) => {
-                    series.push(&tick(last.as_ref(), &now, started.elapsed()));
+                    let tick = tick(last.as_ref(), &now, started.elapsed());
+                    lock(&self.series).push(&tick);
                     last = Some(now);
                 }
                 Err(e) => {
@@ -65,6 +67,7 @@ impl Sampler {
             }
         };
         info.stopped_by = Some(by);
+        let series = lock(&self.series).clone();
         info.summary = Some(series.summary());
         let (runs, files, snapshot) = (self.runs.clone(), self.files, info.clone());
         let saved =
@@ -86,6 +89,10 @@ impl Sampler {
         tracing::info!(id = %info.id, udid = %info.udid, by = ?by, samples = info.summary.as_ref().map(|s| s.samples), "perf window stopped");
         info
     }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// What one sample measured over the interval since the previous one (`None`: a gap).

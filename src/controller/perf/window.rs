@@ -16,10 +16,12 @@ use super::super::reach::Reach;
 use super::super::DeviceController;
 use super::files::Reserved;
 use super::sampler::Sampler;
+use crate::api::wire::perf::PerfNow;
 use crate::api::wire::perf::{PerfStart, PerfWindow, PerfWindowState};
 use crate::api::wire::recording::StoppedBy;
 use crate::backend::concern;
 use crate::error::{Error, ErrorCode, Result};
+use crate::perf::series::{Series, DEFAULT_CAP};
 use crate::perf::SampleAsk;
 
 /// The interval between samples when none is asked, and its bounds, ms.
@@ -38,9 +40,11 @@ pub(super) const EACH_SAMPLE: SampleAsk = SampleAsk {
     reset_frames: true,
 };
 
-/// The windows of one server.
+/// The performance windows of one server, and the last reading of each device.
 #[derive(Default)]
-pub struct PerfWindows {
+pub struct PerfState {
+    /// The last reading of each device, by udid (for the debug bundle).
+    readings: Mutex<HashMap<String, PerfNow>>,
     /// The running one of each device, by udid.
     live: Mutex<HashMap<String, Arc<Live>>>,
     /// Finished ones, oldest first.
@@ -52,6 +56,8 @@ pub struct PerfWindows {
 /// A running window.
 struct Live {
     info: PerfWindow,
+    /// Its series so far (shared with its loop).
+    series: Arc<Mutex<Series>>,
     /// Stops the sampling loop (taken by the first stopper).
     stop: Mutex<Option<oneshot::Sender<StoppedBy>>>,
     /// The finished window, once its files are saved.
@@ -96,7 +102,7 @@ fn new_id() -> String {
     )
 }
 
-impl PerfWindows {
+impl PerfState {
     fn live_of(&self, udid: &str) -> Option<Arc<Live>> {
         lock(&self.live).get(udid).cloned()
     }
@@ -162,7 +168,7 @@ impl DeviceController {
         on.backend.check_app_id(app)?;
         let perf = on.cap(concern::Perf)?;
         let device = on.into_device();
-        let windows = &self.perf_windows;
+        let windows = &self.perf;
         if let Some(l) = windows.live_of(&device.udid) {
             return Err(Error::new(
                 ErrorCode::PerfWindowActive,
@@ -199,8 +205,10 @@ impl DeviceController {
         };
         let (stop_tx, stop_rx) = oneshot::channel();
         let (done_tx, done_rx) = watch::channel(None);
+        let series = Arc::new(Mutex::new(Series::new(DEFAULT_CAP)));
         let live = Arc::new(Live {
             info: info.clone(),
+            series: series.clone(),
             stop: Mutex::new(Some(stop_tx)),
             outcome: done_rx,
         });
@@ -223,8 +231,9 @@ impl DeviceController {
             limit: Duration::from_secs(u64::from(max_s)),
             runs: self.runs().clone(),
             files,
+            series,
         };
-        let weak: Weak<PerfWindows> = Arc::downgrade(windows);
+        let weak: Weak<PerfState> = Arc::downgrade(windows);
         tokio::spawn(async move {
             let udid = sampler.device.udid.clone();
             let window = sampler.run(first, stop_rx).await;
@@ -240,7 +249,7 @@ impl DeviceController {
     /// itself since (at `max_s`, with its session) is answered once, as it ended.
     pub async fn perf_stop(&self, udid: Option<&str>) -> Result<PerfWindow> {
         let device = self.resolve_to_act(udid).await?;
-        let windows = &self.perf_windows;
+        let windows = &self.perf;
         if let Some(l) = windows.live_of(&device.udid) {
             let window = windows.finish(&l, StoppedBy::Request).await;
             windows.answer(&window);
@@ -262,9 +271,32 @@ impl DeviceController {
 
     /// Stops every window (the server is shutting down); each saves its files.
     pub async fn stop_all_perf_windows(&self) -> usize {
-        self.perf_windows
-            .stop_where(StoppedBy::Shutdown, |_| true)
-            .await
+        self.perf.stop_where(StoppedBy::Shutdown, |_| true).await
+    }
+
+    /// The device's performance as a debug bundle tells it: the last reading, and the window
+    /// that runs (its summary so far) or else the last that ran.
+    pub fn perf_of(&self, udid: &str) -> (Option<PerfNow>, Option<PerfWindow>) {
+        let state = &self.perf;
+        let reading = lock(&state.readings).get(udid).cloned();
+        let window = match state.live_of(udid) {
+            Some(l) => {
+                let mut info = l.info.clone();
+                info.summary = Some(lock(&l.series).summary());
+                Some(info)
+            }
+            None => lock(&state.done)
+                .iter()
+                .rev()
+                .find(|w| w.udid == udid)
+                .cloned(),
+        };
+        (reading, window)
+    }
+
+    /// Keeps `reading` as the device's last.
+    pub(super) fn keep_reading(&self, reading: &PerfNow) {
+        lock(&self.perf.readings).insert(reading.udid.clone(), reading.clone());
     }
 
     /// Stops the windows whose session is no longer live: told now, so that a stop asked
@@ -273,14 +305,14 @@ impl DeviceController {
         &self,
         live: &std::collections::HashSet<String>,
     ) {
-        for window in lock(&self.perf_windows.live).values() {
+        for window in lock(&self.perf.live).values() {
             if window
                 .info
                 .session
                 .as_ref()
                 .is_some_and(|s| !live.contains(s))
             {
-                PerfWindows::signal(window, StoppedBy::SessionEnd);
+                PerfState::signal(window, StoppedBy::SessionEnd);
             }
         }
     }

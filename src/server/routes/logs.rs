@@ -337,6 +337,10 @@ pub async fn bundle(s: AppState, q: BundleQuery) -> Result<Json<DebugBundle>> {
         None => (Vec::new(), Vec::new()),
     };
     let snap = b.snapshot.as_ref();
+    let perf = match s.controller.perf_of(&b.device.udid) {
+        (None, None) => None,
+        (reading, window) => Some(crate::api::wire::perf::BundlePerf { reading, window }),
+    };
     let mut bundle = DebugBundle {
         device: b.device.clone(),
         taken_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
@@ -349,6 +353,7 @@ pub async fn bundle(s: AppState, q: BundleQuery) -> Result<Json<DebugBundle>> {
         logs,
         crashes,
         network: network_since(&s, since_ms),
+        perf,
         problems,
         lease: s
             .controller

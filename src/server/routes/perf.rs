@@ -12,14 +12,11 @@ use crate::server::AppState;
 pub async fn now(s: AppState, q: PerfQuery) -> Result<Json<PerfNow>> {
     let window = cpu_window(q.window_ms)?;
     let app = super::app_or_session(q.app.as_deref(), "app")?;
-    let (device, reading) = s
-        .controller
-        .perf_now(q.udid.as_deref(), &app, window)
-        .await?;
-    Ok(Json(PerfNow {
-        udid: device.udid,
-        reading,
-    }))
+    Ok(Json(
+        s.controller
+            .perf_now(q.udid.as_deref(), &app, window)
+            .await?,
+    ))
 }
 
 /// Starts sampling an app into a window.

@@ -12,6 +12,7 @@ mod adb_connect;
 mod android_e2e;
 mod android_faults;
 mod android_logs;
+mod android_perf_device;
 mod android_routes;
 mod android_screenshots;
 mod android_typing;

@@ -14,7 +14,8 @@
 //! (every `logcat` following the log prints N more lines at full speed), `anr-timeout MS`
 //! (how long input may wait for a blocked main thread before the ANR), `freeze-ms MS` (how
 //! long the app's main thread blocks on `@freeze`), `crash-on-launch on|off` (the app throws
-//! in `onCreate` whenever it is started), `log-buffers main,system` (the buffers the device
+//! in `onCreate` whenever it is started), `app-pid N` (the pid the app's next start takes,
+//! later starts the ones after it), `log-buffers main,system` (the buffers the device
 //! has, as on an old device without `crash`), `screenrecord-limit S` (the longest
 //! `screenrecord` allowed per file; 180 by default).
 //!
@@ -205,6 +206,12 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
             }
             Err(_) => AppletResult::fail(2, "freeze-ms needs milliseconds\n"),
         },
+        ["app-pid", pid] => match pid.parse() {
+            Ok(pid) if !applets::system_ids().contains(&pid) && dev.state().set_next_app_pid(pid) => {
+                AppletResult::ok("ok\n")
+            }
+            _ => AppletResult::fail(2, "app-pid needs a pid no device process holds\n"),
+        },
         ["crash-on-launch", on] if matches!(on, "on" | "off") => {
             dev.state().process.crash_on_launch = on == "on";
             AppletResult::ok("ok\n")
@@ -221,7 +228,7 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
         }
         _ => AppletResult::fail(
             2,
-            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal | flood N | anr-timeout MS | freeze-ms MS | crash-on-launch on|off | log-buffers LIST\n",
+            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal | flood N | anr-timeout MS | freeze-ms MS | crash-on-launch on|off | app-pid N | log-buffers LIST\n",
         ),
     }
 }

@@ -9,10 +9,12 @@
 //!   really tunnel: a connection to the device's port reaches the host's through adb).
 //! - [`sandbox`]: temp device root, restricted `PATH` of stand-ins, path mapping.
 //! - `applets`: `input`, `uiautomator`, `screencap`, `am`, `pm`, `monkey`, `cmd`,
-//!   `dumpsys`, `wm`, `getprop`, `settings`, `logcat`, … plus passed-through utilities.
+//!   `dumpsys` (`meminfo` and `gfxinfo` too), `wm`, `getprop`, `settings`, `logcat`, `cat` of
+//!   the device's own `/proc`, … plus passed-through utilities.
 //! - [`app`]: the scripted app (screens = uiautomator dumps, transitions); [`state`]: what
 //!   taps, keys and typing do to it, plus packages, settings and the app's process (pids,
-//!   crashes, ANRs); [`log`]: the log buffers `logcat` reads and follows.
+//!   crashes, ANRs, and the CPU, frames and memory its work costs); [`log`]: the log buffers
+//!   `logcat` reads and follows.
 //! - `render`: PNG / raw screenshots. [`journal`]: JSON lines of everything run.
 //! - [`faults`]: latency, failing dumps, dropped connections, offline.
 //! - `ipc`: the Unix socket for applets and run-time control from other processes.

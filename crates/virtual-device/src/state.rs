@@ -8,9 +8,12 @@
 //! first, a tap on a key of the keyboard window types that letter; tapping a checkable node
 //! toggles `checked`; password fields dump bullets. Typed text survives navigation and is reset
 //! by `am force-stop`/`pm clear`. Away from the app (HOME, force-stop) the screen is a
-//! launcher with one icon (tap it to launch the app).
+//! launcher with one icon (tap it to launch the app). What the app does also costs it CPU
+//! time, frames and memory ([`perf`]).
 
+pub mod frames;
 mod lifecycle;
+pub mod perf;
 mod rotation;
 mod shade;
 
@@ -20,7 +23,9 @@ use super::app::{App, ScreenSpec, Transition};
 use super::log::{Buffer, DeviceLog};
 use super::uixml::{Hierarchy, Node, Rect};
 
-pub use lifecycle::{Process, SYSTEM_SERVER_PID};
+pub use lifecycle::{
+    Process, IME_PID, INIT_PID, LAUNCHER_PID, SYSTEM_SERVER_PID, SYSTEM_SERVER_TID, ZYGOTE_PID,
+};
 pub use shade::Posted;
 
 pub const LAUNCHER_PKG: &str = "com.android.launcher3";
@@ -56,6 +61,10 @@ pub struct DeviceState {
     pub process: Process,
     /// A transition waiting for its API call (made without the state's lock).
     pub pending_http: Option<(crate::app::HttpStep, String)>,
+    /// The device clock (uptime).
+    clock: perf::Clock,
+    /// The app process's CPU, frames and memory (its last run's once it ended).
+    pub perf: perf::AppPerf,
 }
 
 pub fn now_ms() -> u64 {
@@ -101,6 +110,8 @@ impl DeviceState {
             media: Vec::new(),
             process: Process::default(),
             pending_http: None,
+            clock: perf::Clock::default(),
+            perf: perf::AppPerf::new(0, 0, ""),
         };
         s.boot();
         s.start_process();
@@ -296,7 +307,10 @@ impl DeviceState {
         match to {
             "@home" => self.foreground = false,
             "@back" => match self.history.pop() {
-                Some(prev) => self.screen = prev,
+                Some(prev) => {
+                    self.screen = prev;
+                    self.note(perf::Work::Screen(self.screen.clone()));
+                }
                 None => self.foreground = false,
             },
             name if self.app.spec.screens.contains_key(name) => {
@@ -308,6 +322,7 @@ impl DeviceState {
                     "ActivityTaskManager",
                     &format!("Displayed {comp}: +120ms"),
                 );
+                self.note(perf::Work::Screen(name.to_string()));
                 self.screen_shown();
             }
             _ => {}
@@ -440,6 +455,7 @@ impl DeviceState {
         if self.input_blocked() {
             return;
         }
+        self.note(perf::Work::Tap);
         if self.keyboard_visible() && self.keyboard_rect().contains(x, y) {
             // A key of the on-screen keyboard types its letter.
             let h = self.portrait();
@@ -505,6 +521,7 @@ impl DeviceState {
         if self.input_blocked() {
             return true;
         }
+        self.note(perf::Work::Type(text.chars().count()));
         let entry = self
             .typed
             .entry((self.screen.clone(), path.clone()))
@@ -527,6 +544,7 @@ impl DeviceState {
         match name {
             "DEL" => {
                 if let Some(path) = self.focused.clone() {
+                    self.note(perf::Work::Key);
                     let current = self
                         .portrait()
                         .node(&path)
@@ -576,7 +594,9 @@ impl DeviceState {
     /// Brings the app to the front: a given screen name, else where it was (or its initial
     /// screen when it was not running). With `crash_on_launch` a start ends in a crash.
     pub fn launch(&mut self, screen: Option<&str>) {
-        if !self.running {
+        if self.running {
+            self.note(perf::Work::HotStart);
+        } else {
             self.running = true;
             self.screen = self.app.spec.initial.clone();
             self.history.clear();

@@ -1,4 +1,5 @@
-//! `input`: tap, swipe (a zero-distance swipe of ≥ 500 ms is a long press), text (`%s` → space;
+//! `input`: tap, swipe (a zero-distance swipe of ≥ 500 ms is a long press; others scroll a
+//! list under them, see [`crate::state::perf`]), text (`%s` → space;
 //! non-ASCII fails as on devices without an IME), keyevent (names or numbers, `--longpress`),
 //! press, draganddrop. An optional source (`touchscreen`, `keyboard`, …) may come first.
 
@@ -92,6 +93,8 @@ fn run_locked(dev: &Device, args: &[String]) -> AppletResult {
                 let duration: i32 = rest.get(4).and_then(|d| d.parse().ok()).unwrap_or(300);
                 if p[0] == p[2] && p[1] == p[3] {
                     st.tap(p[0], p[1], duration >= 500);
+                } else {
+                    st.swipe((p[0], p[1]), (p[2], p[3]), duration.max(0) as u64);
                 }
                 AppletResult::ok("")
             }

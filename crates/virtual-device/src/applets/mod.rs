@@ -1,19 +1,25 @@
 //! Stand-in programs, run in the device process on behalf of an applet client (see
 //! [`super::sandbox`]). Each gets the argv mksh produced, the client's working directory and
 //! (for `pm`/`cmd package install -S N`) N bytes of its stdin, and answers with output and an
-//! exit code — or, for passed-through utilities, with the host program to `exec`.
+//! exit code — or, for passed-through utilities, with the host program to `exec` (`cat` of
+//! the device's own `/proc` files is answered: [`procfs`]).
 
 mod am;
 mod coreutils;
+mod gfxinfo;
 mod input;
 mod intent;
 mod logcat;
+mod meminfo;
+mod proc_table;
+mod procfs;
 mod procs;
 pub mod screenrecord;
 mod system;
 mod ui;
 
 pub use logcat::{follow as follow_log, Options as LogcatOptions};
+pub use proc_table::system_ids;
 
 use std::path::PathBuf;
 
@@ -100,6 +106,8 @@ pub fn run(dev: &Device, argv: &[String], stdin: Vec<u8>) -> AppletResult {
         "ime" => AppletResult::ok(""),
         "stat" => coreutils::stat(dev, args),
         "date" => coreutils::date(args),
+        // The device's own `/proc` files; any other `cat` is the host's.
+        "cat" if procfs::takes(args) => procfs::cat(dev, args),
         n if UTILITIES.contains(&n) => match dev.sandbox.real_program(n) {
             Some(program) => {
                 let translated: Result<Vec<String>, &String> = args

@@ -1,4 +1,5 @@
-//! System stand-ins: `dumpsys` (window, activity [activities|top], input_method, display),
+//! System stand-ins: `dumpsys` (window, activity [activities|top], input_method, display;
+//! meminfo and gfxinfo in [`super::meminfo`] and [`super::gfxinfo`]),
 //! `wm size|density`, `getprop`/`setprop`, `settings get|put|delete|list`.
 
 use super::AppletResult;
@@ -102,6 +103,11 @@ pub fn settings(dev: &Device, args: &[String]) -> AppletResult {
 }
 
 pub fn dumpsys(dev: &Device, args: &[String]) -> AppletResult {
+    match args.first().map(String::as_str) {
+        Some("meminfo") => return super::meminfo::dumpsys(dev, &args[1..]),
+        Some("gfxinfo") => return super::gfxinfo::dumpsys(dev, &args[1..]),
+        _ => {}
+    }
     let st = dev.state();
     let comp = st.focused_component();
     let short = comp.replacen(

@@ -1,8 +1,9 @@
-//! The app's process as Android runs it: a new pid at each start (logged by ActivityManager),
-//! an uncaught exception that kills it (`FATAL EXCEPTION` in the crash buffer, the launcher in
-//! front), and a blocked main thread: input is not handled while it is blocked, and input
-//! left waiting longer than the ANR timeout makes ActivityManager declare an ANR
-//! (`ANR in <package>`, with the reason), as InputDispatcher does after 5 s.
+//! The app's process as Android runs it: a new pid at each start (logged by ActivityManager;
+//! the control `app-pid N` chooses the next), an uncaught exception that kills it (`FATAL
+//! EXCEPTION` in the crash buffer, the launcher in front), and a blocked main thread: input is
+//! not handled while it is blocked, and input left waiting longer than the ANR timeout makes
+//! ActivityManager declare an ANR (`ANR in <package>`, with the reason), as InputDispatcher
+//! does after 5 s.
 
 use super::DeviceState;
 use crate::log::Buffer;
@@ -90,12 +91,35 @@ impl DeviceState {
             "ActivityManager",
             &format!("Start proc {pid}:{package}/u0a123 for top-activity {{{component}}}"),
         );
+        let now = self.clock.uptime_ns();
+        self.perf = super::perf::AppPerf::new(now, pid, &package);
+        self.perf
+            .work(now, super::perf::Work::ColdStart(self.screen.clone()));
+    }
+
+    /// The pid the app's next start takes (later starts take the ones after it); false for
+    /// a pid the device's own processes hold.
+    pub fn set_next_app_pid(&mut self, pid: u32) -> bool {
+        let taken = [
+            INIT_PID,
+            ZYGOTE_PID,
+            SYSTEM_SERVER_PID,
+            LAUNCHER_PID,
+            IME_PID,
+        ];
+        if pid < 2 || taken.contains(&pid) || (self.running && pid == self.process.pid) {
+            return false;
+        }
+        self.process.next_pid = pid;
+        true
     }
 
     /// The process ends (force-stop, crash): nothing of it is blocked any more.
     pub(super) fn end_process(&mut self) {
         self.process.blocked_until = None;
         self.process.input_waiting_since = None;
+        let uptime = self.clock.uptime_ns();
+        self.perf.unblock(uptime);
     }
 
     /// The processes `ps` lists: (pid, name).
@@ -191,6 +215,8 @@ impl DeviceState {
         self.process.blocked_until = Some(now + self.process.freeze_ms);
         self.process.input_waiting_since = Some(now);
         self.process.anr_declared = false;
+        let uptime = self.clock.uptime_ns();
+        self.perf.block(uptime);
     }
 
     /// Input for the app while its main thread is blocked is not handled; the first such
@@ -222,6 +248,8 @@ impl DeviceState {
             let blocked_for = now.saturating_sub(until) + self.process.freeze_ms;
             self.process.blocked_until = None;
             self.process.input_waiting_since = None;
+            let uptime = self.clock.uptime_ns();
+            self.perf.unblock(uptime);
             let frames = blocked_for / 16;
             self.app_log(
                 'I',

@@ -126,10 +126,13 @@ fn parse_summary(text: &str) -> Option<FrameStats> {
             .and_then(|(_, r)| r.split_once('%'))
             .and_then(|(p, _)| number(p));
     }
-    s.p50_ms = millis(text, "50th percentile:");
-    s.p90_ms = millis(text, "90th percentile:");
-    s.p95_ms = millis(text, "95th percentile:");
-    s.p99_ms = millis(text, "99th percentile:");
+    // Without a frame Android prints 4950 ms (its last bucket) at every percentile: no figure.
+    if frames > 0 {
+        s.p50_ms = millis(text, "50th percentile:");
+        s.p90_ms = millis(text, "90th percentile:");
+        s.p95_ms = millis(text, "95th percentile:");
+        s.p99_ms = millis(text, "99th percentile:");
+    }
     s.missed_vsync = count(text, "Number Missed Vsync:");
     s.high_input_latency = count(text, "Number High input latency:");
     s.slow_ui_thread = count(text, "Number Slow UI thread:");

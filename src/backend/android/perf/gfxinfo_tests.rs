@@ -47,6 +47,21 @@ fn android9_summary() {
     assert!(g.frames.is_empty() && g.profile_ms.is_empty());
 }
 
+/// After a reset (or before a first frame) Android prints its last bucket, 4950 ms, at every
+/// percentile: those are no frame times.
+#[test]
+fn no_frames_have_no_percentiles() {
+    let text = "** Graphics info for pid 4301 [com.x.y] **\n\nStats since: 25000000000ns\n\
+                Total frames rendered: 0\nJanky frames: 0 (0.00%)\n\
+                Janky frames (legacy): 0 (0.00%)\n50th percentile: 4950ms\n\
+                90th percentile: 4950ms\n95th percentile: 4950ms\n99th percentile: 4950ms\n\
+                Number Missed Vsync: 0\n";
+    let s = parse_gfxinfo(text, "com.x.y").unwrap().summary.unwrap();
+    assert_eq!((s.frames, s.janky_frames), (0, Some(0)));
+    assert_eq!((s.p50_ms, s.p99_ms), (None, None));
+    assert!(missing(&s).contains(&"p50_ms"), "{:?}", s.missing);
+}
+
 #[test]
 fn android12_janky_is_not_the_legacy_count() {
     let g = read(

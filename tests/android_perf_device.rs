@@ -5,10 +5,9 @@
 //! memory; `reset` clears the frames; an idle app's ticks stay nearly flat.
 
 use mobilectl::backend::android::perf::procstat::CLK_TCK;
-use mobilectl::backend::android::perf::sample::{
-    cpu_between, read_sample, sample_script, Sample, SampleParts,
-};
+use mobilectl::backend::android::perf::sample::{cpu_between, read_sample, sample_script, Sample};
 use mobilectl::error::ErrorCode;
+use mobilectl::perf::SampleAsk;
 use virtual_device::testing::VdHarness;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mobilectl");
@@ -18,14 +17,14 @@ fn start() -> VdHarness {
     VdHarness::start(BIN, &[]).expect("virtual device + adb")
 }
 
-const ALL: SampleParts = SampleParts {
+const ALL: SampleAsk = SampleAsk {
     memory: true,
     frames: true,
     reset_frames: false,
 };
 
 /// One sample of `pkg`, as the product takes it.
-fn sample(vd: &VdHarness, pkg: &str, parts: SampleParts) -> mobilectl::error::Result<Sample> {
+fn sample(vd: &VdHarness, pkg: &str, parts: SampleAsk) -> mobilectl::error::Result<Sample> {
     let script = sample_script(pkg, parts).unwrap();
     let out = vd.adb(&["shell", &script]);
     assert!(out.success(), "{}{}", out.stdout_text(), out.stderr_text());
@@ -60,7 +59,7 @@ fn scroll(vd: &VdHarness) {
 fn a_sample_of_the_demo_app_moves_with_what_it_does() {
     let vd = start();
     vd.control(&["screen", "list"]).unwrap();
-    let reset = SampleParts {
+    let reset = SampleAsk {
         reset_frames: true,
         ..ALL
     };
@@ -130,7 +129,7 @@ fn a_sample_of_the_demo_app_moves_with_what_it_does() {
 fn an_app_without_a_process_is_not_found() {
     let vd = start();
     assert!(vd.adb(&["shell", "am", "force-stop", PKG]).success());
-    for parts in [ALL, SampleParts::default()] {
+    for parts in [ALL, SampleAsk::default()] {
         for pkg in [PKG, "com.example.absent"] {
             let e = sample(&vd, pkg, parts).unwrap_err();
             assert_eq!(e.code, ErrorCode::NotFound, "{pkg}: {e:?}");
@@ -160,7 +159,7 @@ fn the_threads_of_a_pid_the_host_also_has_are_the_devices() {
         .arg("60")
         .spawn()
         .unwrap();
-    let first = sample(&vd, PKG, SampleParts::default()).unwrap();
+    let first = sample(&vd, PKG, SampleAsk::default()).unwrap();
     for host_pid in [sleeper.id(), std::process::id()] {
         if vd.control(&["app-pid", &host_pid.to_string()]).is_err() {
             continue; // A pid of the device's own processes.
@@ -174,7 +173,7 @@ fn the_threads_of_a_pid_the_host_also_has_are_the_devices() {
             &format!("{PKG}/.LoginActivity"),
         ]);
         assert!(out.success(), "{}", out.stdout_text());
-        let s = sample(&vd, PKG, SampleParts::default()).unwrap();
+        let s = sample(&vd, PKG, SampleAsk::default()).unwrap();
         assert_eq!(s.pid, host_pid);
         let names: Vec<&str> = s.tasks.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names.len(), first.tasks.len(), "{names:?}");

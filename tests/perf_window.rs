@@ -292,3 +292,86 @@ async fn a_window_over_work_shows_what_the_work_cost_and_saves_its_plots() {
         .contains("sandbox"));
     assert!(String::from_utf8(svg).unwrap().contains("Frame time"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_with_measure_answers_what_it_cost_the_app() {
+    let h = start_device();
+    let app = app_for(&h);
+    // Nothing read yet (a key press reads nothing): the app in front is not known, so there
+    // is nothing to measure.
+    let (status, v) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/press",
+            json!({"key": "volume_up", "measure": true}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&v).as_str()),
+        (StatusCode::BAD_REQUEST, "VALIDATION_FAILED"),
+        "{v}"
+    );
+    assert!(
+        v["error"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("read the screen"),
+        "{v}"
+    );
+
+    log_in(&app).await;
+    let (status, v) = call(
+        &app,
+        post(
+            "/api/v1/device/ui/scroll",
+            json!({"direction": "down", "measure": true, "observe": true}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let perf = &v["perf"];
+    assert_eq!(perf["app"], DEMO, "{v}");
+    assert!(perf["frames"].as_u64().unwrap() > 0, "{v}");
+    assert!(perf["longest_frame_ms"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(perf["cpu"]["window_ms"].as_u64().is_some(), "{v}");
+    // An action without `measure` carries no cost.
+    let (_, v) = call(
+        &app,
+        post("/api/v1/device/ui/scroll", json!({"direction": "up"})),
+    )
+    .await;
+    assert!(v.get("perf").is_none(), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launch_is_cold_or_warm_as_asked() {
+    let h = start_device();
+    let app = app_for(&h);
+    let launch = |body: Value| post("/api/v1/device/app/launch", body);
+    let (status, cold) = call(&app, launch(json!({"bundle_id": DEMO, "cold": true}))).await;
+    assert_eq!(status, StatusCode::OK, "{cold}");
+    assert_eq!(cold["startup"]["launch_state"], "COLD", "{cold}");
+    let (status, warm) = call(
+        &app,
+        launch(json!({"bundle_id": DEMO, "cold": false, "repeat": 2})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{warm}");
+    assert_ne!(warm["startup"]["launch_state"], "COLD", "{warm}");
+    assert_eq!(
+        warm["starts"]["times_ms"].as_array().unwrap().len(),
+        2,
+        "{warm}"
+    );
+    let (status, v) = call(
+        &app,
+        launch(json!({"bundle_id": DEMO, "cold": false, "relaunch": true})),
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&v).as_str()),
+        (StatusCode::BAD_REQUEST, "VALIDATION_FAILED"),
+        "{v}"
+    );
+}

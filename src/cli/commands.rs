@@ -156,6 +156,9 @@ pub enum ClientCommand {
         /// Skip reading the field back.
         #[arg(long)]
         no_verify: bool,
+        /// Measure what typing cost the app in front: frames and CPU.
+        #[arg(long)]
+        measure: bool,
         /// Modifiers of the target (--index, --contains, --ignore-case).
         #[command(flatten)]
         m: ModifierArgs,
@@ -375,6 +378,9 @@ pub struct ObserveArgs {
     /// With --observe: milliseconds to let the screen settle before the read.
     #[arg(long, requires = "observe")]
     pub settle_ms: Option<u64>,
+    /// Measure what the action cost the app in front: frames, janky frames, longest frame, CPU.
+    #[arg(long)]
+    pub measure: bool,
 }
 
 /// Selector modifiers.

@@ -135,7 +135,11 @@ pub enum Answer {
 impl ObserveArgs {
     /// `observe` and, when given, `settle_ms`.
     fn fields(&self) -> Value {
-        json!({ "observe": self.observe, "settle_ms": self.settle_ms })
+        let mut f = json!({ "observe": self.observe, "settle_ms": self.settle_ms });
+        if self.measure {
+            f["measure"] = json!(true);
+        }
+        f
     }
 }
 
@@ -402,11 +406,15 @@ pub fn plan(
             clear,
             submit,
             no_verify,
+            measure,
             m,
         } => {
             let (text, tg) = target::text_and_target(&words, m.get()).map_err(usage)?;
-            let b = json!({ "text": text, "clear": clear, "submit": submit,
+            let mut b = json!({ "text": text, "clear": clear, "submit": submit,
                 "verify": !no_verify });
+            if measure {
+                b["measure"] = json!(true);
+            }
             call("type_text", with_target(tg, b)).on(udid)
         }
         ClientCommand::Press { key, o } => {

@@ -47,12 +47,15 @@ pub struct Observe {
     pub read: bool,
     /// Milliseconds to wait before that read, at most `MAX_SETTLE_MS` (none: the backend's).
     pub settle_ms: Option<u64>,
+    /// Sample the app just before the action and just after it (and its read): what the
+    /// action cost it, answered in the receipt's `perf`.
+    pub measure: bool,
 }
 
 impl Observe {
     /// An observation as a request asks it; `settle_ms` beyond [`MAX_SETTLE_MS`], or without
     /// `observe`, is refused.
-    pub fn checked(read: bool, settle_ms: Option<u64>) -> Result<Observe> {
+    pub fn checked(read: bool, settle_ms: Option<u64>, measure: bool) -> Result<Observe> {
         match settle_ms {
             Some(ms) if ms > MAX_SETTLE_MS => Err(Error::validation(format!(
                 "`settle_ms` is at most {MAX_SETTLE_MS}"
@@ -60,7 +63,11 @@ impl Observe {
             Some(_) if !read => Err(Error::validation(
                 "`settle_ms` is the wait before the read of `observe: true`; set `observe` too",
             )),
-            _ => Ok(Observe { read, settle_ms }),
+            _ => Ok(Observe {
+                read,
+                settle_ms,
+                measure,
+            }),
         }
     }
 
@@ -68,6 +75,7 @@ impl Observe {
     pub const NONE: Observe = Observe {
         read: false,
         settle_ms: None,
+        measure: false,
     };
 }
 
@@ -89,6 +97,8 @@ pub(super) struct Action {
     /// The read after the action was the action's own (a scroll's, to tell whether anything
     /// moved), not asked with `observe`: its snapshot and changes are not answered.
     read_unasked: bool,
+    /// What the action cost the app, when measured.
+    cost: Option<crate::perf::ActionCost>,
 }
 
 impl Action {
@@ -121,6 +131,7 @@ impl DeviceController {
             log_mark,
             log_tail: None,
             read_unasked: false,
+            cost: None,
         })
     }
 
@@ -171,6 +182,24 @@ impl DeviceController {
     /// Runs the input step; with `observe`, reads the screen after it (in the same round trip
     /// where the backend can), which becomes the device's latest snapshot.
     pub(super) async fn perform(
+        &self,
+        action: &mut Action,
+        step: &InputStep<'_>,
+        observe: Observe,
+    ) -> Result<Acted> {
+        let measured = match observe.measure {
+            true => Some(self.measure_before(action).await?),
+            false => None,
+        };
+        let acted = self.perform_step(action, step, observe).await?;
+        if let Some(before) = measured {
+            action.cost = Some(self.measure_after(action, before).await);
+        }
+        Ok(acted)
+    }
+
+    /// The input step, and with `observe` the read after it.
+    async fn perform_step(
         &self,
         action: &mut Action,
         step: &InputStep<'_>,
@@ -282,6 +311,7 @@ impl DeviceController {
             failure_code: None,
             retryable: None,
             udid: action.device.udid,
+            perf: action.cost,
             details,
         }
     }

@@ -71,6 +71,7 @@ impl DeviceController {
         let read = Observe {
             read: true,
             settle_ms: observe.settle_ms,
+            measure: observe.measure,
         };
         self.perform(&mut action, &step, read).await?;
         let after = action.latest().map(|s| s.screen.fingerprint.clone());
@@ -140,6 +141,7 @@ impl DeviceController {
             let read = Observe {
                 read: true,
                 settle_ms: None,
+                measure: false,
             };
             self.perform(&mut action, &step, read).await?;
             scrolls += 1;

@@ -142,6 +142,7 @@ impl DeviceController {
         let read = Observe {
             read: read_back,
             settle_ms: Some(0),
+            measure: req.measure,
         };
         let acted = self
             .perform(&mut action, &InputStep::Type(job), read)

@@ -6,11 +6,13 @@
 //! A figure the platform did not print is `None` (old Androids lack a 50th percentile, an App
 //! Summary, …): it is never filled in with a guess.
 
+mod cost;
 pub mod plot;
 mod reading;
 mod sample;
 pub mod series;
 
+pub use cost::ActionCost;
 pub use reading::{PerfReading, ReadingCost};
 pub use sample::{cpu_between, MeasuredOn, PerfSample, SampleAsk};
 
@@ -141,6 +143,10 @@ pub struct FrameStats {
     /// Frames that missed their deadline (Android 9+).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline_missed: Option<u64>,
+    /// The longest frame, ms, where per-frame timings were printed (Android `framestats`: its
+    /// last 120 frames or fewer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub longest_ms: Option<f64>,
     /// Where the figures come from.
     pub source: FrameSource,
     /// The figures this platform version did not print (field names), so absent ones read as
@@ -166,6 +172,7 @@ impl FrameStats {
             slow_bitmap_uploads: None,
             slow_draw: None,
             deadline_missed: None,
+            longest_ms: None,
             source,
             missing: Vec::new(),
         }

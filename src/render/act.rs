@@ -49,6 +49,9 @@ pub fn action(v: &Value) -> String {
     if let Some(t) = v["timing_ms"].as_u64() {
         line += &format!(" · {t} ms");
     }
+    if let Some(p) = v.get("perf") {
+        line += &super::perf::cost(p);
+    }
     if let Some(c) = v.get("changes") {
         line += &screen_change(c);
         line += &changes(c);

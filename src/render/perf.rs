@@ -155,6 +155,32 @@ pub fn window(v: &Value) -> String {
     lines.join("\n")
 }
 
+/// What an action cost the app, on the action's line: ` · 42 frames, 9.52% janky, longest
+/// 31 ms, CPU 38% of a core`.
+pub fn cost(p: &Value) -> String {
+    if let Some(e) = p["error"].as_str() {
+        return format!(" · not measured after it: {e}");
+    }
+    let mut parts = Vec::new();
+    if let Some(f) = p.get("frames") {
+        let mut frames = format!("{} frames", num(f));
+        if let Some(j) = p.get("janky_percent") {
+            frames += &format!(", {}% janky", num(j));
+        }
+        parts.push(frames);
+    }
+    if let Some(l) = p.get("longest_frame_ms") {
+        parts.push(format!("longest {} ms", num(l)));
+    }
+    if let Some(c) = p.get("cpu") {
+        parts.push(format!("CPU {}% of a core", num(&c["percent"])));
+    }
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!(" · {}", parts.join(", ")),
+    }
+}
+
 /// KiB as MB with one decimal (`45.2 MB`).
 fn mb(kib: u64) -> String {
     format!("{:.1} MB", kib as f64 / 1024.0)
@@ -217,6 +243,21 @@ mod tests {
              1234 frames, 8.1% janky, worst interval p90 24 ms\n\
              1 samples failed: `com.example` is not running\n\
              files in run 20261127-210000-abcdef: perf-1.png, perf-1.svg, perf-1.json"
+        );
+    }
+
+    #[test]
+    fn an_actions_cost_rides_on_its_line() {
+        let p = json!({"app": "a.b", "frames": 42, "janky_frames": 4, "janky_percent": 9.52,
+            "longest_frame_ms": 31.5, "cpu": {"percent": 38, "window_ms": 420}});
+        assert_eq!(
+            cost(&p),
+            " · 42 frames, 9.52% janky, longest 31.5 ms, CPU 38% of a core"
+        );
+        let failed = json!({"app": "a.b", "error": "`a.b` is not running"});
+        assert_eq!(
+            cost(&failed),
+            " · not measured after it: `a.b` is not running"
         );
     }
 

@@ -23,6 +23,10 @@ pub struct ObserveOptions {
     /// With `observe`: milliseconds to let the screen settle before the read (default: 0 on
     /// Android, whose dump waits for the UI to be idle; 300 elsewhere; at most 5000).
     pub settle_ms: Option<u64>,
+    /// Measure what the action cost the foreground app (frames, janky frames, longest frame,
+    /// CPU) from just before it to just after it and its read: answered in `perf`.
+    #[serde(default)]
+    pub measure: bool,
 }
 
 /// Tap an element or a point.
@@ -185,6 +189,9 @@ pub struct ActionResult {
     /// The device acted on (`GET /api/v1/device/list` describes it). How long the action
     /// took is in the `Server-Timing` header (`total;dur=…`).
     pub udid: String,
+    /// With `measure`: what the action cost the app.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub perf: Option<crate::perf::ActionCost>,
     /// Action-specific facts (typing method and read-back, scrolls done…).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
@@ -293,6 +300,9 @@ pub struct TypeOptions {
     /// Read the field back and report whether it holds the text (default true; costs a read).
     #[serde(default = "yes")]
     pub verify: bool,
+    /// Measure what typing cost the foreground app (frames, CPU): answered in `perf`.
+    #[serde(default)]
+    pub measure: bool,
 }
 
 fn yes() -> bool {

@@ -60,6 +60,9 @@ pub struct LaunchRequest {
     pub clear_keychain: bool,
     /// Android: activity to start instead of the launcher activity.
     pub activity: Option<String>,
+    /// `true`: stop the app first, so the start is cold (as `relaunch`); `false`: start it
+    /// once first if it does not run, so the measured start finds it running (warm or hot).
+    pub cold: Option<bool>,
     /// Start it this many times (1-20) and answer each start's time and their median in
     /// `starts` (with `relaunch`, each a cold start).
     #[schema(minimum = 1, maximum = 20)]

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::perf::{PerfReading, ReadingCost, SampleAsk};
 
 mod files;
+mod measure;
 mod sampler;
 mod window;
 

@@ -250,17 +250,16 @@ impl DeviceController {
     pub async fn perf_stop(&self, udid: Option<&str>) -> Result<PerfWindow> {
         let device = self.resolve_to_act(udid).await?;
         let windows = &self.perf;
-        if let Some(l) = windows.live_of(&device.udid) {
-            let window = windows.finish(&l, StoppedBy::Request).await;
-            windows.answer(&window);
-            return Ok(window);
-        }
-        let last = lock(&windows.done)
-            .iter()
-            .rev()
-            .find(|w| w.udid == device.udid)
-            .cloned();
-        if let Some(w) = last.filter(|w| windows.answer(w)) {
+        let window = match windows.live_of(&device.udid) {
+            Some(l) => Some(windows.finish(&l, StoppedBy::Request).await),
+            None => lock(&windows.done)
+                .iter()
+                .rev()
+                .find(|w| w.udid == device.udid)
+                .cloned(),
+        };
+        // Each window is answered to one stop (a second, even racing, finds none).
+        if let Some(w) = window.filter(|w| windows.answer(w)) {
             return Ok(w);
         }
         Err(Error::new(

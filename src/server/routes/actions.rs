@@ -18,7 +18,7 @@ pub async fn tap(s: AppState, r: TapRequest) -> Result<Json<ActionResult>> {
             .tap(
                 r.udid.as_deref(),
                 &r.target,
-                Observe::checked(r.after.observe, r.after.settle_ms)?,
+                Observe::checked(r.after.observe, r.after.settle_ms, r.after.measure)?,
             )
             .await?,
     ))
@@ -48,7 +48,7 @@ pub async fn tap_element(s: AppState, r: TapElementRequest) -> Result<Json<Actio
             .tap(
                 r.udid.as_deref(),
                 &target,
-                Observe::checked(r.after.observe, r.after.settle_ms)?,
+                Observe::checked(r.after.observe, r.after.settle_ms, r.after.measure)?,
             )
             .await?,
     ))
@@ -63,7 +63,7 @@ pub async fn long_press(s: AppState, r: LongPressRequest) -> Result<Json<ActionR
                 r.udid.as_deref(),
                 &r.target,
                 ms,
-                Observe::checked(r.after.observe, r.after.settle_ms)?,
+                Observe::checked(r.after.observe, r.after.settle_ms, r.after.measure)?,
             )
             .await?,
     ))
@@ -94,7 +94,7 @@ pub async fn swipe(s: AppState, r: SwipeRequest) -> Result<Json<ActionResult>> {
                 from_to,
                 along,
                 ms,
-                Observe::checked(r.after.observe, r.after.settle_ms)?,
+                Observe::checked(r.after.observe, r.after.settle_ms, r.after.measure)?,
             )
             .await?,
     ))
@@ -109,7 +109,7 @@ pub async fn scroll(s: AppState, r: ScrollRequest) -> Result<Json<ActionResult>>
                 r.udid.as_deref(),
                 &r.target,
                 direction,
-                Observe::checked(r.after.observe, r.after.settle_ms)?,
+                Observe::checked(r.after.observe, r.after.settle_ms, r.after.measure)?,
             )
             .await?,
     ))
@@ -145,7 +145,7 @@ pub async fn press(s: AppState, r: PressRequest) -> Result<Json<ActionResult>> {
             .press(
                 r.udid.as_deref(),
                 key,
-                Observe::checked(r.after.observe, r.after.settle_ms)?,
+                Observe::checked(r.after.observe, r.after.settle_ms, r.after.measure)?,
             )
             .await?,
     ))

@@ -19,10 +19,16 @@ pub async fn install(s: AppState, r: InstallRequest) -> Result<Json<AppDone>> {
 
 /// Launches an app and reports its launch time.
 pub async fn launch(s: AppState, r: LaunchRequest) -> Result<Json<LaunchDone>> {
+    if r.cold == Some(false) && r.relaunch {
+        return Err(Error::validation(
+            "`cold: false` measures a start of the running app; `relaunch` stops it first",
+        )
+        .with_hint("leave out one of them; `cold: true` is `relaunch`"));
+    }
     let opts = LaunchOptions {
         arguments: r.arguments,
         extras: r.extras.into_iter().collect(),
-        relaunch: r.relaunch,
+        relaunch: r.relaunch || r.cold == Some(true),
         clear_keychain: r.clear_keychain,
         activity: r.activity,
     };
@@ -34,6 +40,24 @@ pub async fn launch(s: AppState, r: LaunchRequest) -> Result<Json<LaunchDone>> {
         );
     }
     let bundle_id = app_or_default(&r.bundle_id)?;
+    if r.cold == Some(false) {
+        // Started once, unmeasured: the starts measured below find it running. A start that
+        // crashed is the answer.
+        let (device, launched, crash) = s
+            .controller
+            .launch_app(r.udid.as_deref(), &bundle_id, &opts)
+            .await?;
+        if let Some(crash) = crash {
+            return Ok(Json(LaunchDone {
+                success: false,
+                device,
+                launched,
+                starts: None,
+                failure_code: Some(crate::controller::crash_code(&crash)),
+                crash: Some(crate::controller::crash_brief(&crash)),
+            }));
+        }
+    }
     let mut runs = Vec::new();
     let (device, crash) = loop {
         let (device, launched, crash) = s

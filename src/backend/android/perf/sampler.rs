@@ -42,10 +42,15 @@ pub fn platform_free(sample: Sample) -> PerfSample {
             .map(|p| p.ticks() as f64 / f64::from(CLK_TCK)),
         threads: sample.threads,
         memory: sample.memory,
-        frames: sample
-            .gfxinfo
-            .as_ref()
-            .and_then(|g| g.frame_stats(FRAME_BUDGET_MS)),
+        frames: sample.gfxinfo.as_ref().and_then(|g| {
+            let mut stats = g.frame_stats(FRAME_BUDGET_MS)?;
+            stats.longest_ms = g
+                .frames
+                .iter()
+                .map(|f| crate::perf::round2(f.duration_ms()))
+                .max_by(f64::total_cmp);
+            Some(stats)
+        }),
         measured_on: MeasuredOn::Device,
     }
 }

@@ -7,7 +7,7 @@ fn tick(i: u64) -> Tick {
         memory_kib: Some(50_000 + i),
         threads: Some(20),
         frames: Some(6),
-        janky_frames: Some(u64::from(i % 3 == 0)),
+        janky_frames: Some(u64::from(i.is_multiple_of(3))),
         frame_p90_ms: Some(if i == 7_777 { 250.0 } else { 12.0 }),
     }
 }

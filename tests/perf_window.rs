@@ -5,7 +5,7 @@
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
-use crate::common::android::{app_for, start_device};
+use crate::common::android::{app_for, log_in, start_device};
 use crate::common::{call, error_code, get, get_raw, post, send_json};
 
 const DEMO: &str = "com.mobilectl.demo";
@@ -164,31 +164,6 @@ async fn a_window_left_running_ends_with_its_session() {
         (StatusCode::CONFLICT, "NO_PERF_WINDOW"),
         "{v}"
     );
-}
-
-/// The demo's list screen, reached by logging in.
-async fn log_in(app: &axum::Router) {
-    for (path, body) in [
-        (
-            "/api/v1/device/ui/type",
-            json!({"selector": {"id": "username"}, "text": "alice"}),
-        ),
-        (
-            "/api/v1/device/ui/type",
-            json!({"selector": {"id": "password"}, "text": "pw"}),
-        ),
-        (
-            "/api/v1/device/ui/tap",
-            json!({"selector": {"text": "LOG IN"}}),
-        ),
-        (
-            "/api/v1/device/ui/tap",
-            json!({"selector": {"text": "Allow"}}),
-        ),
-    ] {
-        let (status, v) = call(app, post(path, body)).await;
-        assert_eq!(status, StatusCode::OK, "{path}: {v}");
-    }
 }
 
 async fn reading(app: &axum::Router) -> Value {

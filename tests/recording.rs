@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
-use crate::common::android::{app_for, argvs_with, start_device};
+use crate::common::android::{app_for, argvs_with, log_in, start_device};
 use crate::common::demo_server::DemoServer;
 use crate::common::{
     app_with_config, call, error_code, fake_xcrun_with, get, get_raw, loopback_policy, post,
@@ -70,31 +70,6 @@ async fn stop(app: &axum::Router) -> Value {
     let (status, v) = call(app, post("/api/v1/device/recording/stop", json!({}))).await;
     assert_eq!(status, StatusCode::OK, "{v}");
     v
-}
-
-/// The demo's login by selectors: username, password, LOG IN, then Allow on the dialog.
-async fn log_in(app: &axum::Router) {
-    for (path, body) in [
-        (
-            "/api/v1/device/ui/type",
-            json!({"selector": {"id": "username"}, "text": "alice"}),
-        ),
-        (
-            "/api/v1/device/ui/type",
-            json!({"selector": {"id": "password"}, "text": "pw"}),
-        ),
-        (
-            "/api/v1/device/ui/tap",
-            json!({"selector": {"text": "LOG IN"}}),
-        ),
-        (
-            "/api/v1/device/ui/tap",
-            json!({"selector": {"text": "Allow"}}),
-        ),
-    ] {
-        let (status, v) = call(app, post(path, body)).await;
-        assert_eq!(status, StatusCode::OK, "{path}: {v}");
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -110,3 +110,28 @@ fn is_log_supervisor(service: &str) -> bool {
         || command.contains("ps -A -o PID,NAME")
         || command.contains("date '+%Y %z %s.%N'")
 }
+
+/// The demo's login by selectors: username, password, LOG IN, then Allow on the dialog.
+pub async fn log_in(app: &axum::Router) {
+    for (path, body) in [
+        (
+            "/api/v1/device/ui/type",
+            serde_json::json!({"selector": {"id": "username"}, "text": "alice"}),
+        ),
+        (
+            "/api/v1/device/ui/type",
+            serde_json::json!({"selector": {"id": "password"}, "text": "pw"}),
+        ),
+        (
+            "/api/v1/device/ui/tap",
+            serde_json::json!({"selector": {"text": "LOG IN"}}),
+        ),
+        (
+            "/api/v1/device/ui/tap",
+            serde_json::json!({"selector": {"text": "Allow"}}),
+        ),
+    ] {
+        let (status, v) = super::call(app, super::post(path, body)).await;
+        assert_eq!(status, axum::http::StatusCode::OK, "{path}: {v}");
+    }
+}

@@ -477,7 +477,8 @@ mod tests {
                 Biometrics,
                 Intents,
                 NetworkCapture,
-                Logs
+                Logs,
+                Perf
             ]
         );
         assert_eq!(
@@ -499,7 +500,8 @@ mod tests {
                 Erase,
                 StatusBar,
                 NetworkCapture,
-                Logs
+                Logs,
+                Perf
             ]
         );
         assert_eq!(

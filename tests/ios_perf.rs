@@ -191,8 +191,11 @@ mod measured {
             body["memory"]["resident_kib"],
             GROWN_MIB * 1024
         );
+        // On a loaded machine the loop gets what the scheduler leaves it (17 % of a core was
+        // seen with the whole suite running on two cores): enough that an idle reading of ~0
+        // could not pass for it.
         assert!(
-            measured_percent > 30.0,
+            measured_percent > 5.0,
             "the loop barely ran: {measured_percent}%"
         );
         assert!(

@@ -9,7 +9,7 @@
 //! items of an array of objects, descriptions longer than [`MAX_DESCRIPTION`] characters (a
 //! field's name says most of it; a cut sentence costs tokens and says less), , the `required` of
 //! nested objects, and the fields the instructions explain once for every tool ([`SAID_ONCE`]:
-//! the device, a ref's snapshot, the settle time). A tool may leave more fields to `describe`
+//! the device, a ref's snapshot, the settle time, measuring). A tool may leave more fields to `describe`
 //! (`super::tools`' presentation overrides).
 
 use serde_json::{json, Map, Value};
@@ -22,7 +22,7 @@ const MAX_NESTED_FIELDS: usize = 2;
 const MAX_DESCRIPTION: usize = 40;
 
 /// Fields the instructions explain once for every tool, left out of brief schemas.
-const SAID_ONCE: &[&str] = &["udid", "snapshot_id", "settle_ms"];
+const SAID_ONCE: &[&str] = &["udid", "snapshot_id", "settle_ms", "measure"];
 
 /// The brief form of a compact input schema, without the fields `omit` names too.
 pub fn brief(schema: &Map<String, Value>, omit: &[&str]) -> Map<String, Value> {

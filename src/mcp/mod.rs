@@ -48,7 +48,8 @@ Android, points on iOS; a screenshot's tap_per_image_pixel turns image positions
 selector {text, label, id, role (button, textbox, text, image, checkbox, switch, cell, tab, \
 link…), contains, case_insensitive, index}, matched on a fresh read; grid (\"C5\", a cell of \
 `screenshot_annotated` with grid=true). observe: true reads the screen after the action \
-too and answers what changed (settle_ms: wait before that read).
+too and answers what changed (settle_ms: wait before that read); measure: true adds the \
+app's frames and CPU.
 3. Refs belong to their snapshot. After the screen changes (navigation, typing, scrolling, a \
 dialog) take a new snapshot; an old ref answers STALE_REFERENCE.
 4. Verify, do not assume: `wait` for an element, `expect` to judge the screen once, \

@@ -22,6 +22,7 @@ const EXPLAINED_ONCE: &[&str] = &[
     "selector",
     "observe",
     "settle_ms",
+    "measure",
     "from",
     "to",
 ];

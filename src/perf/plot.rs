@@ -6,7 +6,18 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::series::SeriesPoint;
-use crate::error::{Error, Result};
+
+/// Why a plot was not drawn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlotError(pub String);
+
+impl std::fmt::Display for PlotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "drawing the plot: {}", self.0)
+    }
+}
+
+type Result<T> = std::result::Result<T, PlotError>;
 
 /// The picture's size, px.
 const SIZE: (u32, u32) = (1000, 720);
@@ -48,7 +59,7 @@ fn font() -> Result<()> {
         plotters::style::register_font(FAMILY, FontStyle::Normal, dejavu::sans::regular()).is_ok()
     });
     ok.then_some(())
-        .ok_or_else(|| Error::internal("the embedded plot font did not load"))
+        .ok_or_else(|| PlotError("the embedded font did not load".into()))
 }
 
 /// The series as an SVG document, titled `title`.
@@ -73,16 +84,16 @@ pub fn png(points: &[SeriesPoint], title: &str) -> Result<Vec<u8>> {
         root.present().map_err(plot_error)?;
     }
     let picture = image::RgbImage::from_raw(SIZE.0, SIZE.1, rgb)
-        .ok_or_else(|| Error::internal("the plot's buffer has the wrong size"))?;
+        .ok_or_else(|| PlotError("its buffer has the wrong size".into()))?;
     let mut png = std::io::Cursor::new(Vec::new());
     picture
         .write_to(&mut png, image::ImageFormat::Png)
-        .map_err(|e| Error::internal(format!("encoding the plot: {e}")))?;
+        .map_err(|e| PlotError(format!("encoding it: {e}")))?;
     Ok(png.into_inner())
 }
 
-fn plot_error(e: impl std::fmt::Display) -> Error {
-    Error::internal(format!("drawing the plot: {e}"))
+fn plot_error(e: impl std::fmt::Display) -> PlotError {
+    PlotError(e.to_string())
 }
 
 type Drawn<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;

@@ -61,8 +61,9 @@ impl Reserved {
             }))
             .map_err(|e| Error::internal(format!("the series: {e}")))?;
             let title = format!("{} on {} · {}", info.app, info.udid, info.started_at);
-            let svg = crate::perf::plot::svg(series.points(), &title)?;
-            let png = crate::perf::plot::png(series.points(), &title)?;
+            let plot_error = |e: crate::perf::plot::PlotError| Error::internal(e.to_string());
+            let svg = crate::perf::plot::svg(series.points(), &title).map_err(plot_error)?;
+            let png = crate::perf::plot::png(series.points(), &title).map_err(plot_error)?;
             for (a, bytes) in [
                 (&self.series, json.as_slice()),
                 (&self.svg, svg.as_bytes()),

@@ -989,6 +989,18 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             "launched in 312 ms (cold start) · 2 starts: median 312 ms (312–312 ms)",
         ),
         case(
+            "launch_app",
+            &["app", "launch", "com.mobilectl.demo", "--warm", "--measure"],
+            0,
+            " frames, ",
+        ),
+        case(
+            "launch_app",
+            &["app", "launch", "com.mobilectl.demo", "--warm", "--relaunch"],
+            2,
+            "cannot be used with",
+        ),
+        case(
             "terminate_app",
             &["app", "terminate", "com.mobilectl.demo"],
             0,

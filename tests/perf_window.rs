@@ -350,3 +350,28 @@ async fn a_launch_is_cold_or_warm_as_asked() {
         "{v}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_measured_launch_says_what_the_start_cost() {
+    let h = start_device();
+    let app = app_for(&h);
+    let launch = |body: Value| post("/api/v1/device/app/launch", body);
+    // Cold: the new process's frames, and its CPU time over the start.
+    let (status, cold) = call(
+        &app,
+        launch(json!({"bundle_id": DEMO, "cold": true, "measure": true})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{cold}");
+    assert_eq!(cold["startup"]["launch_state"], "COLD", "{cold}");
+    assert!(cold["perf"]["frames"].as_u64().unwrap() > 0, "{cold}");
+    assert!(
+        cold["perf"]["cpu"]["percent"].as_f64().unwrap() > 0.0,
+        "{cold}"
+    );
+    // Hot: the running process, between the samples around the start.
+    let (status, hot) = call(&app, launch(json!({"bundle_id": DEMO, "measure": true}))).await;
+    assert_eq!(status, StatusCode::OK, "{hot}");
+    assert_eq!(hot["perf"]["app"], DEMO, "{hot}");
+    assert!(hot["perf"].get("error").is_none(), "{hot}");
+}

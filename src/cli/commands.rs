@@ -246,6 +246,15 @@ pub enum AppCommand {
         /// --relaunch, cold starts).
         #[arg(long, value_name = "N")]
         repeat: Option<u32>,
+        /// A cold start: stop the app first (as --relaunch).
+        #[arg(long, conflicts_with = "warm")]
+        cold: bool,
+        /// A warm start: start the app once first, unmeasured, if it does not run.
+        #[arg(long, conflicts_with = "relaunch")]
+        warm: bool,
+        /// Also say what the start cost the app: frames and CPU.
+        #[arg(long)]
+        measure: bool,
         /// iOS launch arguments (after `--`).
         #[arg(last = true)]
         arguments: Vec<String>,

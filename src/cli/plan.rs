@@ -470,6 +470,9 @@ fn plan_app(a: AppCommand) -> Request {
             extras,
             clear_keychain,
             repeat,
+            cold,
+            warm,
+            measure,
             arguments,
         } => {
             let extras: Map<String, Value> = extras
@@ -481,6 +484,8 @@ fn plan_app(a: AppCommand) -> Request {
                 json!({ "bundle_id": bundle_id, "relaunch": relaunch, "activity": activity,
                     "extras": (!extras.is_empty()).then_some(extras),
                     "clear_keychain": clear_keychain.then_some(true), "repeat": repeat,
+                    "cold": cold.then_some(true).or(warm.then_some(false)),
+                    "measure": measure.then_some(true),
                     "arguments": (!arguments.is_empty()).then_some(arguments) }),
             )
         }

@@ -47,6 +47,32 @@ impl ActionCost {
         }
     }
 
+    /// The cost of an app's start: as [`Self::between`] when the process that ran before it
+    /// still runs (a warm or hot start); else the new process's frames, and its CPU time over
+    /// `elapsed` since the start was asked (all of it was used within that time).
+    pub fn of_start(
+        app: &str,
+        before: Option<&PerfSample>,
+        after: &PerfSample,
+        elapsed: std::time::Duration,
+    ) -> Self {
+        if let Some(b) = before.filter(|b| b.pid == after.pid) {
+            return Self::between(app, b, after);
+        }
+        let seconds = elapsed.as_secs_f64();
+        let cpu = after
+            .cpu_time_s
+            .filter(|_| seconds > 0.0)
+            .map(|used| CpuReading {
+                percent: super::round2(used / seconds * 100.0),
+                window_ms: elapsed.as_millis() as u64,
+            });
+        ActionCost {
+            cpu,
+            ..Self::between(app, after, after)
+        }
+    }
+
     /// No figures: the sample after the action failed with `error`.
     pub fn unread(app: &str, error: String) -> Self {
         ActionCost {
@@ -99,5 +125,27 @@ mod tests {
         f.longest_ms = None;
         let c = ActionCost::between("a.b", &sample(1.0, 0.5, None), &sample(1.4, 0.6, Some(f)));
         assert_eq!(c.longest_frame_ms, Some(48.0));
+    }
+
+    #[test]
+    fn a_cold_start_counts_the_new_process_from_its_start() {
+        let f = FrameStats::new(12, FrameSource::Summary);
+        let mut new = sample(50.0, 0.3, Some(f));
+        new.pid = 10;
+        let elapsed = std::time::Duration::from_millis(600);
+        // No process before, or another one: the new process's CPU time over the start.
+        for before in [None, Some(sample(40.0, 9.0, None))] {
+            let c = ActionCost::of_start("a.b", before.as_ref(), &new, elapsed);
+            assert_eq!(c.frames, Some(12));
+            assert_eq!(c.cpu.map(|c| (c.percent, c.window_ms)), Some((50.0, 600)));
+        }
+        // The same process (a hot start): between the two samples.
+        let c = ActionCost::of_start(
+            "a.b",
+            Some(&sample(49.0, 0.1, None)),
+            &sample(50.0, 0.3, None),
+            elapsed,
+        );
+        assert_eq!(c.cpu.map(|c| c.percent), Some(20.0));
     }
 }

@@ -149,6 +149,9 @@ pub fn done(v: &Value) -> String {
             starts["min_ms"], starts["max_ms"]
         );
     }
+    if let Some(p) = v.get("perf") {
+        line += &super::perf::cost(p);
+    }
     if let Some(d) = v["device"]["udid"].as_str() {
         line += &format!(" · {d}");
     }

@@ -63,6 +63,10 @@ pub struct LaunchRequest {
     /// `true`: stop the app first, so the start is cold (as `relaunch`); `false`: start it
     /// once first if it does not run, so the measured start finds it running (warm or hot).
     pub cold: Option<bool>,
+    /// Also answer what the start cost the app in `perf`: its frames and CPU from the start
+    /// to just after it (a cold start: the new process's).
+    #[serde(default)]
+    pub measure: bool,
     /// Start it this many times (1-20) and answer each start's time and their median in
     /// `starts` (with `relaunch`, each a cold start).
     #[schema(minimum = 1, maximum = 20)]
@@ -159,6 +163,9 @@ pub struct LaunchDone {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub crash: Option<serde_json::Value>,
+    /// With `measure`: what the (last) start cost the app: frames, CPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub perf: Option<crate::perf::ActionCost>,
 }
 
 /// Query of the app list.

@@ -2,8 +2,11 @@
 //! which resets its frame counters, and one just after it (and its read); the receipt's
 //! `perf` is what lies between.
 
+use std::time::Duration;
+
 use crate::backend::concern;
-use crate::error::{Error, Result};
+use crate::device::Device;
+use crate::error::{Error, ErrorCode, Result};
 use crate::perf::{ActionCost, PerfSample, SampleAsk};
 
 use super::super::actions::Action;
@@ -63,6 +66,40 @@ impl DeviceController {
         match after {
             Ok(after) => ActionCost::between(&m.app, &m.before, &after),
             Err(e) => ActionCost::unread(&m.app, e.message),
+        }
+    }
+
+    /// Samples `app` before a start (its frame counters reset): `None` when it does not run
+    /// (the start will be cold).
+    pub async fn measure_before_start(
+        &self,
+        udid: Option<&str>,
+        app: &str,
+    ) -> Result<Option<PerfSample>> {
+        let device = self.resolve_ready(udid).await?;
+        let perf = self.cap(&device, concern::Perf)?;
+        match perf.perf_sample(&device, app, BEFORE).await {
+            Ok(s) => Ok(Some(s)),
+            Err(e) if e.code == ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// What the start of `app` on `device`, asked `elapsed` ago, cost it.
+    pub async fn measure_after_start(
+        &self,
+        device: &Device,
+        app: &str,
+        before: Option<&PerfSample>,
+        elapsed: Duration,
+    ) -> ActionCost {
+        let after = match self.cap(device, concern::Perf) {
+            Ok(perf) => perf.perf_sample(device, app, AFTER).await,
+            Err(e) => Err(e),
+        };
+        match after {
+            Ok(after) => ActionCost::of_start(app, before, &after, elapsed),
+            Err(e) => ActionCost::unread(app, e.message),
         }
     }
 }

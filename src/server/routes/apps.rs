@@ -55,15 +55,33 @@ pub async fn launch(s: AppState, r: LaunchRequest) -> Result<Json<LaunchDone>> {
                 starts: None,
                 failure_code: Some(crate::controller::crash_code(&crash)),
                 crash: Some(crate::controller::crash_brief(&crash)),
+                perf: None,
             }));
         }
     }
     let mut runs = Vec::new();
+    let mut perf = None;
     let (device, crash) = loop {
+        let before = match r.measure {
+            true => {
+                s.controller
+                    .measure_before_start(r.udid.as_deref(), &bundle_id)
+                    .await?
+            }
+            false => None,
+        };
+        let asked = std::time::Instant::now();
         let (device, launched, crash) = s
             .controller
             .launch_app(r.udid.as_deref(), &bundle_id, &opts)
             .await?;
+        if r.measure {
+            perf = Some(
+                s.controller
+                    .measure_after_start(&device, &bundle_id, before.as_ref(), asked.elapsed())
+                    .await,
+            );
+        }
         runs.push(launched);
         // A start that crashed ends the series: the next would measure another thing.
         if crash.is_some() || runs.len() as u32 == repeat {
@@ -81,6 +99,7 @@ pub async fn launch(s: AppState, r: LaunchRequest) -> Result<Json<LaunchDone>> {
         starts,
         failure_code: crash.as_ref().map(crate::controller::crash_code),
         crash: crash.as_ref().map(crate::controller::crash_brief),
+        perf,
     }))
 }
 

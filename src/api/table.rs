@@ -422,6 +422,7 @@ fn act() -> Vec<Operation> {
         op(Post, Op::Tap, "/api/v1/device/ui/tap", "act", "Tap a ref, a point (x, y), a selector's element or a grid cell.")
             .cli("tap TARGET", &["tap", "@e1"])
             .errors(DEVICE)
+            .errors(NAMED) // `measure`: the app does not run
             .errors(TARGET)
             .body::<TapRequest>()
             .json::<ActionResult>(render::act::action)
@@ -435,6 +436,7 @@ fn act() -> Vec<Operation> {
         op(Post, Op::LongPress, "/api/v1/device/ui/long-press", "act", "Long-press a ref, a point or a selector's element.")
             .cli("long-press TARGET", &["long-press", "10,20"])
             .errors(DEVICE)
+            .errors(NAMED) // `measure`: the app does not run
             .errors(TARGET)
             .body::<LongPressRequest>()
             .json::<ActionResult>(render::act::action)
@@ -442,6 +444,7 @@ fn act() -> Vec<Operation> {
         op(Post, Op::Swipe, "/api/v1/device/ui/swipe", "act", "Swipe from a point to a point, or across a target in a direction.")
             .cli("swipe FROM TO", &["swipe", "1,2", "3,4"])
             .errors(DEVICE)
+            .errors(NAMED) // `measure`: the app does not run
             .errors(TARGET)
             .body::<SwipeRequest>()
             .json::<ActionResult>(render::act::action)
@@ -449,6 +452,7 @@ fn act() -> Vec<Operation> {
         op(Post, Op::Scroll, "/api/v1/device/ui/scroll", "act", "Scroll a container once (default: the biggest scrollable one).")
             .cli("scroll", &["scroll"])
             .errors(DEVICE)
+            .errors(NAMED) // `measure`: the app does not run
             .errors(TARGET)
             .body::<ScrollRequest>()
             .json::<ActionResult>(render::act::action)
@@ -462,6 +466,7 @@ fn act() -> Vec<Operation> {
         op(Post, Op::TypeText, "/api/v1/device/ui/type", "act", "Type text into the focused field or a target; reads the field back.")
             .cli("type TARGET TEXT", &["type", "@e1", "hi"])
             .errors(DEVICE)
+            .errors(NAMED) // `measure`: the app does not run
             .errors(TARGET)
             .errors(&[UnsupportedText])
             .body::<TypeOptions>()
@@ -470,6 +475,7 @@ fn act() -> Vec<Operation> {
         op(Post, Op::Press, "/api/v1/device/ui/press", "act", "Press a key: back, home, enter, delete, tab, volume_up… or an Android key code.")
             .cli("press KEY", &["press", "back"])
             .errors(DEVICE)
+            .errors(NAMED) // `measure`: the app does not run
             .errors(&[AlertBlocking, ElementNotInteractable])
             .body::<PressRequest>()
             .json::<ActionResult>(render::act::action)

@@ -164,7 +164,7 @@ impl DeviceController {
             .app
             .as_deref()
             .ok_or_else(|| Error::validation("`app` is missing"))?;
-        let on = self.reach(req.udid.as_deref(), Reach::Read).await?;
+        let on = self.reach(req.udid.as_deref(), Reach::Act).await?;
         on.backend.check_app_id(app)?;
         let perf = on.cap(concern::Perf)?;
         let device = on.into_device();

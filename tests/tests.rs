@@ -28,6 +28,7 @@ mod http_api;
 mod ios_e2e;
 mod ios_perf;
 mod ios_simctl;
+mod ios_startup;
 mod ios_ui_backend;
 mod layout;
 mod listen;

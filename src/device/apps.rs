@@ -34,6 +34,9 @@ pub struct LaunchOptions {
     pub clear_keychain: bool,
     /// Android: the activity to start (default: the launcher activity).
     pub activity: Option<String>,
+    /// Where the platform measures no start (iOS Simulators): wait for the app's first screen
+    /// and time the start to it (asked with `measure` or `repeat`; it costs UI reads).
+    pub time_first_screen: bool,
 }
 
 impl LaunchOptions {
@@ -71,11 +74,12 @@ pub struct Launched {
     /// Process id when the tool reports it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
-    /// Launch time as reported by the platform (Android `am start -W` TotalTime), else the
-    /// wall time of the launch command.
+    /// Launch time as the platform measured it (Android `am start -W` TotalTime), or as
+    /// mobilectl did (an iOS Simulator: to the app's first screen), else the wall time of the
+    /// launch command.
     pub launch_time_ms: u64,
-    /// The start as the platform measured it (Android `am start -W`: launch state, TotalTime,
-    /// WaitTime).
+    /// The start as measured: by the platform (Android `am start -W`: launch state, TotalTime,
+    /// WaitTime) or by mobilectl (an iOS Simulator: the first screen in the UI tree).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub startup: Option<crate::perf::StartupMeasure>,
 }

@@ -226,10 +226,32 @@ pub enum LaunchState {
     Relaunch,
 }
 
-/// What the platform measured of an app start.
+/// Who measured a start: the platform (Android `am start -W`), mobilectl (an iOS Simulator:
+/// from the launch call to the app's first screen in the UI tree), or nothing but the launch
+/// command's own time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MeasuredBy {
+    /// The platform's own figure (Android `am start -W`).
+    #[default]
+    Platform,
+    /// mobilectl, from the launch call to the app's first screen seen in the UI tree (an iOS
+    /// Simulator).
+    Mobilectl,
+    /// Nothing saw the first screen: the launch command's own time.
+    LaunchCommand,
+}
+
+/// What the platform (Android `am start -W`), or mobilectl watching the UI tree (an iOS
+/// Simulator), measured of an app start.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct StartupMeasure {
-    /// The platform's status word (`ok`, `timeout`, …).
+    /// `platform` (Android) or `mobilectl` (an iOS Simulator: the first screen seen in the UI
+    /// tree).
+    #[serde(default)]
+    pub measured_by: MeasuredBy,
+    /// The status word: the platform's (`ok`, `timeout`, …); mobilectl's `ok`, `timeout` (no
+    /// first screen in time) or `failed` (the UI could not be read).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
     /// Cold, warm or hot, when the platform says (Android 10+).
@@ -238,20 +260,41 @@ pub struct StartupMeasure {
     /// The activity that came up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub activity: Option<String>,
-    /// Time to draw the first frame of the whole start, ms (Android `TotalTime`).
+    /// Time to draw the first frame of the whole start, ms (Android `TotalTime`); mobilectl:
+    /// from the launch call to the end of the UI read that first showed the app's screen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_time_ms: Option<u64>,
-    /// Time the start command waited, ms (Android `WaitTime`).
+    /// Time the start command waited, ms (Android `WaitTime`; iOS: `simctl launch`'s own).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wait_time_ms: Option<u64>,
+    /// mobilectl: the first screen came after this, ms: the start of the last UI read that
+    /// showed the UI without it (0 when none did). `total_time_ms` minus this is the precision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub earliest_ms: Option<u64>,
+    /// mobilectl: how many times it read the UI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads: Option<u32>,
     /// Time of the last activity started, ms (Android `ThisTime`, up to Android 9).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub this_time_ms: Option<u64>,
-    /// A warning the platform printed (e.g. the task was only brought to the front).
+    /// A warning the platform printed (e.g. the task was only brought to the front); mobilectl:
+    /// what it saw instead of the first screen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
-    /// Whether the platform said the start completed.
+    /// Whether the platform said the start completed; mobilectl: whether it saw the first
+    /// screen.
     pub complete: bool,
+}
+
+impl StartupMeasure {
+    /// Who measured this start's time, when it has one: the platform's figure, or mobilectl's
+    /// first screen (`None` when mobilectl did not see it).
+    pub fn timed_by(&self) -> Option<MeasuredBy> {
+        match self.measured_by {
+            MeasuredBy::Mobilectl if !(self.complete && self.total_time_ms.is_some()) => None,
+            by => Some(by),
+        }
+    }
 }
 
 /// CPU share, in percent of one core, of `ticks` clock ticks used over `seconds` with

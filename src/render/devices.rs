@@ -133,10 +133,29 @@ pub fn done(v: &Value) -> String {
     if let Some(b) = v["bundle_id"].as_str() {
         line += &format!(" · {b}");
     }
-    if let Some(t) = v["launch_time_ms"].as_u64() {
+    let startup = &v["startup"];
+    let first_screen = match startup["measured_by"] == "mobilectl" {
+        true => startup["total_time_ms"]
+            .as_u64()
+            .filter(|_| startup["complete"] == true),
+        false => None,
+    };
+    if let Some(t) = first_screen {
+        line += &format!(" · first screen after {t} ms (measured by mobilectl");
+        if let Some(earliest) = startup["earliest_ms"].as_u64() {
+            line += &format!(", not before {earliest} ms");
+        }
+        line += ")";
+    } else if let Some(t) = v["launch_time_ms"].as_u64() {
         line += &format!(" · launched in {t} ms");
-        if let Some(state) = v["startup"]["launch_state"].as_str() {
+        if let Some(state) = startup["launch_state"].as_str() {
             line += &format!(" ({} start)", state.to_ascii_lowercase());
+        }
+        if startup["measured_by"] == "mobilectl" {
+            let why = startup["warning"]
+                .as_str()
+                .unwrap_or("no first screen seen");
+            line += &format!(" · {why}");
         }
     }
     let starts = &v["starts"];
@@ -144,8 +163,14 @@ pub fn done(v: &Value) -> String {
         starts["times_ms"].as_array().map(Vec::len),
         starts["median_ms"].as_u64(),
     ) {
+        let plural = if n == 1 { "" } else { "s" };
+        let (what, by) = match starts["measured_by"].as_str() {
+            Some("mobilectl") => (" to the first screen", ""),
+            Some("launch_command") => ("", ", the launch command's own time"),
+            _ => ("", ""),
+        };
         line += &format!(
-            " · {n} starts: median {median} ms ({}–{} ms)",
+            " · {n} start{plural}{what}: median {median} ms ({}–{} ms{by})",
             starts["min_ms"], starts["max_ms"]
         );
     }

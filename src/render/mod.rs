@@ -150,6 +150,32 @@ mod tests {
     }
 
     #[test]
+    fn a_simulator_launch_says_its_first_screen_and_who_measured_it() {
+        let shown = json!({"success": true, "bundle_id": "com.app", "launch_time_ms": 812,
+            "startup": {"measured_by": "mobilectl", "status": "ok", "total_time_ms": 812,
+                "wait_time_ms": 230, "earliest_ms": 640, "reads": 4, "complete": true},
+            "starts": {"times_ms": [812, 790, 840], "median_ms": 812, "min_ms": 790,
+                "max_ms": 840, "measured_by": "mobilectl"}});
+        assert_eq!(
+            devices::done(&shown),
+            "ok · com.app · first screen after 812 ms (measured by mobilectl, not before \
+             640 ms) · 3 starts to the first screen: median 812 ms (790–840 ms)"
+        );
+        let never = json!({"success": true, "bundle_id": "com.app", "launch_time_ms": 230,
+            "startup": {"measured_by": "mobilectl", "status": "timeout", "wait_time_ms": 230,
+                "earliest_ms": 14900, "reads": 40, "complete": false,
+                "warning": "no first screen within 15000 ms; last seen: `Tuist` in front"},
+            "starts": {"times_ms": [230], "median_ms": 230, "min_ms": 230, "max_ms": 230,
+                "measured_by": "launch_command"}});
+        assert_eq!(
+            devices::done(&never),
+            "ok · com.app · launched in 230 ms · no first screen within 15000 ms; last seen: \
+             `Tuist` in front · 1 start: median 230 ms (230–230 ms, the launch \
+             command's own time)"
+        );
+    }
+
+    #[test]
     fn every_json_answer_and_stream_is_told_and_files_are_not() {
         // The table's builder takes the renderer with a JSON output type; this checks the
         // lookup by name finds it.

@@ -76,16 +76,7 @@ pub struct LaunchRequest {
 /// The most starts one launch request measures.
 pub const MAX_REPEAT: u32 = 20;
 
-/// Who measured a start: the platform (Android `am start -W`), or mobilectl (the launch
-/// command's wall time, where the platform says nothing).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MeasuredBy {
-    /// The platform's own figure.
-    Platform,
-    /// The launch command's wall time.
-    Mobilectl,
-}
+pub use crate::perf::MeasuredBy;
 
 /// The starts of a repeated launch.
 // Its fields are described by the API schema, where descriptions are kept short on purpose
@@ -98,13 +89,34 @@ pub struct Starts {
     pub median_ms: u64,
     pub min_ms: u64,
     pub max_ms: u64,
+    /// `platform` (Android), `mobilectl` (an iOS Simulator: each start to its first screen),
+    /// or `launch_command` (not every start was measured so: each time is the launch
+    /// command's own).
     pub measured_by: MeasuredBy,
 }
 
 impl Starts {
-    /// The summary of `runs` (at least one).
+    /// The summary of `runs` (at least one). Their times are compared only when one measurer
+    /// timed them all (the platform, or mobilectl seeing each first screen); otherwise each
+    /// time is its launch command's own (`launch_command`).
     pub fn of(runs: &[Launched]) -> Starts {
-        let times_ms: Vec<u64> = runs.iter().map(|r| r.launch_time_ms).collect();
+        let timed_by = |r: &Launched| r.startup.as_ref().and_then(|m| m.timed_by());
+        let first = runs.first().and_then(timed_by);
+        let alike = first.is_some() && runs.iter().all(|r| timed_by(r) == first);
+        let (measured_by, times_ms): (MeasuredBy, Vec<u64>) = match first {
+            Some(by) if alike => (by, runs.iter().map(|r| r.launch_time_ms).collect()),
+            _ => (
+                MeasuredBy::LaunchCommand,
+                runs.iter()
+                    .map(|r| {
+                        r.startup
+                            .as_ref()
+                            .and_then(|m| m.wait_time_ms)
+                            .unwrap_or(r.launch_time_ms)
+                    })
+                    .collect(),
+            ),
+        };
         let mut sorted = times_ms.clone();
         sorted.sort_unstable();
         // The lower median of an even count: a time one of the starts took.
@@ -112,10 +124,6 @@ impl Starts {
             .get(sorted.len().saturating_sub(1) / 2)
             .copied()
             .unwrap_or(0);
-        let measured_by = match runs.iter().all(|r| r.startup.is_some()) {
-            true => MeasuredBy::Platform,
-            false => MeasuredBy::Mobilectl,
-        };
         Starts {
             median_ms,
             min_ms: sorted.first().copied().unwrap_or(0),
@@ -181,4 +189,69 @@ pub struct AppListQuery {
 pub struct AppList {
     pub device: Device,
     pub apps: Vec<AppInfo>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::perf::StartupMeasure;
+
+    fn start(ms: u64, startup: Option<StartupMeasure>) -> Launched {
+        Launched {
+            bundle_id: "com.app".into(),
+            activity: None,
+            pid: None,
+            launch_time_ms: ms,
+            startup,
+        }
+    }
+
+    fn measure(by: MeasuredBy, total: Option<u64>, wait: u64) -> StartupMeasure {
+        StartupMeasure {
+            measured_by: by,
+            status: None,
+            launch_state: None,
+            activity: None,
+            total_time_ms: total,
+            wait_time_ms: Some(wait),
+            this_time_ms: None,
+            earliest_ms: None,
+            reads: None,
+            warning: None,
+            complete: total.is_some(),
+        }
+    }
+
+    #[test]
+    fn starts_timed_alike_keep_their_measure_and_a_mix_falls_back_to_the_command() {
+        let seen = |t, w| start(t, Some(measure(MeasuredBy::Mobilectl, Some(t), w)));
+        let s = Starts::of(&[
+            seen(812, 230),
+            seen(790, 210),
+            seen(840, 250),
+            seen(700, 200),
+        ]);
+        assert_eq!(s.measured_by, MeasuredBy::Mobilectl);
+        assert_eq!(s.times_ms, [812, 790, 840, 700]);
+        // The lower median of an even count.
+        assert_eq!((s.median_ms, s.min_ms, s.max_ms), (790, 700, 840));
+        // One first screen not seen: every time is its launch command's own.
+        let never = start(260, Some(measure(MeasuredBy::Mobilectl, None, 260)));
+        let s = Starts::of(&[seen(812, 230), never, seen(790, 210)]);
+        assert_eq!(s.measured_by, MeasuredBy::LaunchCommand);
+        assert_eq!(s.times_ms, [230, 260, 210]);
+        assert_eq!(s.median_ms, 230);
+        // Android's own figures; and starts nobody measured.
+        let android = |t| start(t, Some(measure(MeasuredBy::Platform, Some(t), t + 9)));
+        let s = Starts::of(&[android(312), android(301)]);
+        assert_eq!(
+            (s.measured_by, s.times_ms),
+            (MeasuredBy::Platform, vec![312, 301])
+        );
+        let s = Starts::of(&[start(90, None), start(95, None)]);
+        assert_eq!(
+            (s.measured_by, s.times_ms),
+            (MeasuredBy::LaunchCommand, vec![90, 95])
+        );
+    }
 }

@@ -1,12 +1,13 @@
 //! Apps on a simulator through simctl: `install` (an `.app` folder), `launch` (arguments,
-//! relaunch; the pid parsed from `BUNDLE: PID`), `terminate`, `listapps`, `openurl`. There is no
+//! relaunch; the pid parsed from `BUNDLE: PID`; timed to the app's first screen when a UI tool
+//! can watch for it, see [`super::startup`]), `terminate`, `listapps`, `openurl`. There is no
 //! per-app data reset on a simulator, so `reset` answers 501 with what to do instead.
 
 use async_trait::async_trait;
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{listapps::parse_listapps, SimctlBackend, QUICK_TIMEOUT};
 use crate::backend::Apps;
@@ -118,18 +119,35 @@ impl Apps for SimctlBackend {
         args.extend([udid, bundle_id]);
         let argv = opts.ios_argv();
         args.extend(argv.iter().map(String::as_str));
+        let watch = match opts.time_first_screen {
+            true => self.first_screen_watch(udid, bundle_id).await,
+            false => None,
+        };
+        let started = Instant::now();
         let out = self
             .run(self.simctl()?.args(args).timeout(LAUNCH_TIMEOUT))
             .await?;
         if !out.success() {
             return Err(self.launch_failure(udid, bundle_id, &out).await);
         }
+        let pid = parse_launch_pid(&out.stdout_text(), bundle_id);
+        let startup = match &watch {
+            Some(watch) => {
+                self.await_first_screen(udid, watch, pid, started, out.duration)
+                    .await
+            }
+            None => None,
+        };
+        // The first screen when it was seen, else the launch command's own time.
+        let first_screen = startup
+            .as_ref()
+            .and_then(|m| m.timed_by().and(m.total_time_ms));
         Ok(Launched {
             bundle_id: bundle_id.to_string(),
             activity: None,
-            pid: parse_launch_pid(&out.stdout_text(), bundle_id),
-            launch_time_ms: out.duration.as_millis() as u64,
-            startup: None,
+            pid,
+            launch_time_ms: first_screen.unwrap_or(out.duration.as_millis() as u64),
+            startup,
         })
     }
 

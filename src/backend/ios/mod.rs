@@ -1,6 +1,6 @@
 //! The iOS Simulator backend: `xcrun simctl` for devices, apps, screenshots and system settings;
 //! AXe (preferred) or idb for the UI; an app's performance read on the Mac, where its process
-//! runs. Taps are in points. Each concern lives in its own module; this one holds the backend
+//! runs; a launch timed to the app's first screen in the UI tree. Taps are in points. Each concern lives in its own module; this one holds the backend
 //! type, its simctl runner and its core trait ([`DeviceBackend`]: identity, listing, checks, and
 //! which concerns it has).
 
@@ -27,6 +27,7 @@ mod apps;
 mod container;
 mod devices;
 mod features;
+mod first_screen;
 mod keys;
 mod launchctl;
 mod listapps;
@@ -36,6 +37,7 @@ mod proxy;
 mod record;
 mod scale;
 mod screen;
+mod startup;
 mod system;
 mod typing;
 mod ui;
@@ -45,6 +47,7 @@ pub use keys::{hid_usage, ios_key, not_on_ios, IosKey};
 pub use listapps::parse_listapps;
 pub use proxy::mac_proxy_commands;
 pub use scale::{pixels_to_points, points_to_pixels, screen_scale};
+pub use startup::{FIRST_SCREEN_LIMIT, POLL_INTERVAL};
 pub use typing::is_hid_typeable;
 pub use ui::{AxeSelector, UiTool};
 
@@ -72,6 +75,8 @@ pub struct SimctlBackend {
     tools: Toolbox,
     /// The simulators, kept and refreshed in the background (simctl has no device stream).
     listing: crate::backend::polled::PolledListing,
+    /// How long a launch waits for the app's first screen.
+    first_screen_limit: Duration,
 }
 
 impl SimctlBackend {
@@ -83,7 +88,14 @@ impl SimctlBackend {
         SimctlBackend {
             tools,
             listing: Default::default(),
+            first_screen_limit: FIRST_SCREEN_LIMIT,
         }
+    }
+
+    /// The same backend, waiting at most `limit` for a launched app's first screen.
+    pub fn with_first_screen_limit(mut self, limit: Duration) -> Self {
+        self.first_screen_limit = limit;
+        self
     }
 
     /// A listing of the simulators, as a future that owns what it needs.

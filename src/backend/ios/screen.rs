@@ -13,10 +13,28 @@ use crate::backend::Screen;
 use crate::backend::UiSource;
 use crate::device::Device;
 use crate::error::{Error, ErrorCode, Result};
+use crate::exec::Command;
 use crate::image::png_dimensions;
 
 /// Time limit of a screenshot.
 pub const SCREENSHOT_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl SimctlBackend {
+    /// The command that prints the whole UI tree: `axe describe-ui`, `idb ui describe-all
+    /// --json`.
+    pub(super) fn describe_command(
+        &self,
+        tool: UiTool,
+        udid: &str,
+        timeout: Duration,
+    ) -> Result<Command> {
+        let args: &[&str] = match tool {
+            UiTool::Axe => &["describe-ui", "--udid", udid],
+            UiTool::Idb => &["describe-all", "--json", "--udid", udid],
+        };
+        Ok(self.ui_command(tool)?.args(args).timeout(timeout))
+    }
+}
 
 #[async_trait]
 impl Screen for SimctlBackend {
@@ -57,11 +75,7 @@ impl Screen for SimctlBackend {
     async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
         let udid = device.udid.as_str();
         let tool = self.ui_tool()?;
-        let args: &[&str] = match tool {
-            UiTool::Axe => &["describe-ui", "--udid", udid],
-            UiTool::Idb => &["describe-all", "--json", "--udid", udid],
-        };
-        let cmd = self.ui_command(tool)?.args(args).timeout(UI_TIMEOUT);
+        let cmd = self.describe_command(tool, udid, UI_TIMEOUT)?;
         let out = self.ui_run(tool, cmd, "reading the UI").await?;
         let text = out.stdout_text();
         if text.trim().is_empty() {

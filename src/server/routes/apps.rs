@@ -29,6 +29,7 @@ pub async fn launch(s: AppState, r: LaunchRequest) -> Result<Json<LaunchDone>> {
         arguments: r.arguments,
         extras: r.extras.into_iter().collect(),
         relaunch: r.relaunch || r.cold == Some(true),
+        time_first_screen: r.measure || r.repeat.is_some(),
         clear_keychain: r.clear_keychain,
         activity: r.activity,
     };

@@ -3,7 +3,7 @@
 
 use super::leading_u64;
 use crate::error::{Error, ErrorCode, Op, Result, Step};
-use crate::perf::{LaunchState, StartupMeasure};
+use crate::perf::{LaunchState, MeasuredBy, StartupMeasure};
 
 /// Reads the output of `am start -W`. An `Error:` line (the activity was not started) is an
 /// error: `NOT_FOUND` when the app or activity does not exist, else `COMMAND_FAILED`.
@@ -23,12 +23,15 @@ pub fn parse_am_start(text: &str) -> Result<StartupMeasure> {
     };
     let ms = |key: &str| value(key).and_then(leading_u64);
     Ok(StartupMeasure {
+        measured_by: MeasuredBy::Platform,
         status: value("Status").map(str::to_string),
         launch_state: value("LaunchState").and_then(launch_state),
         activity: value("Activity").map(str::to_string),
         total_time_ms: ms("TotalTime"),
         wait_time_ms: ms("WaitTime"),
         this_time_ms: ms("ThisTime"),
+        earliest_ms: None,
+        reads: None,
         warning: value("Warning").map(str::to_string),
         complete: text.lines().any(|l| l.trim() == "Complete"),
     })

@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use common::*;
 use mobilectl::backend::ios::{SimctlBackend, POLL_INTERVAL};
 use mobilectl::backend::Apps;
-use mobilectl::device::{Device, DeviceKind, DeviceState, LaunchOptions, Platform};
+use mobilectl::device::{Device, LaunchOptions};
 use mobilectl::exec::Tool;
 use serde_json::{json, Value};
 
@@ -105,6 +105,17 @@ fn timed() -> LaunchOptions {
     }
 }
 
+/// A server on the fakes whose UI reads show the home screen three times, then Contacts (idb,
+/// flat).
+fn home_then_contacts(fakes: &Fakes) -> axum::Router {
+    let xcrun = fakes.xcrun(None);
+    let idb = fakes.ui("idb", 3, IDB_HOME, Some(IDB_CONTACTS));
+    app_with(
+        toolbox(&[(Tool::Xcrun, &xcrun), (Tool::Idb, &idb)]),
+        loopback_policy(),
+    )
+}
+
 fn launch_calls(fakes: &Fakes) -> usize {
     calls_except_list(&fakes.tools, "xcrun")
         .iter()
@@ -115,13 +126,7 @@ fn launch_calls(fakes: &Fakes) -> usize {
 #[tokio::test]
 async fn the_first_screen_is_timed_from_the_launch_to_the_read_that_shows_the_app() {
     let fakes = Fakes::new();
-    let xcrun = fakes.xcrun(None);
-    // Three reads of the home screen, then Contacts (idb, flat).
-    let idb = fakes.ui("idb", 3, IDB_HOME, Some(IDB_CONTACTS));
-    let app = app_with(
-        toolbox(&[(Tool::Xcrun, &xcrun), (Tool::Idb, &idb)]),
-        loopback_policy(),
-    );
+    let app = home_then_contacts(&fakes);
     let (status, body) = call(
         &app,
         post(
@@ -215,18 +220,7 @@ async fn repeated_starts_each_wait_for_the_first_screen_and_answer_their_median(
 }
 
 fn device() -> Device {
-    Device {
-        udid: UDID.into(),
-        name: "iPhone 15 Pro".into(),
-        platform: Platform::Ios,
-        kind: DeviceKind::Simulator,
-        state: DeviceState::Booted,
-        os_version: Some("iOS 17.5".into()),
-        api_level: None,
-        model: None,
-        backend: SimctlBackend::ID,
-        capabilities: Vec::new(),
-    }
+    booted_simulator(UDID)
 }
 
 #[tokio::test]
@@ -307,12 +301,7 @@ async fn another_apps_process_and_name_are_not_the_launched_app() {
 #[tokio::test]
 async fn a_launch_not_asked_to_measure_reads_no_screen() {
     let fakes = Fakes::new();
-    let xcrun = fakes.xcrun(None);
-    let idb = fakes.ui("idb", 3, IDB_HOME, Some(IDB_CONTACTS));
-    let app = app_with(
-        toolbox(&[(Tool::Xcrun, &xcrun), (Tool::Idb, &idb)]),
-        loopback_policy(),
-    );
+    let app = home_then_contacts(&fakes);
     let (status, body) = call(
         &app,
         post("/api/v1/device/app/launch", json!({"bundle_id": CONTACTS})),

@@ -12,7 +12,7 @@ use mobilectl::backend::ios::{
     pixels_to_points, points_to_pixels, screen_scale, AxeSelector, SimctlBackend,
 };
 use mobilectl::backend::{Input, Screen};
-use mobilectl::device::{Device, DeviceKind, DeviceState, KeyPress, Platform};
+use mobilectl::device::{Device, KeyPress};
 use mobilectl::device::{Key, Point};
 use mobilectl::error::ErrorCode;
 use mobilectl::exec::Tool;
@@ -22,18 +22,7 @@ const AXE_TREE: &str = "ios_axe/axe_describe_ui_tuist_app_trimmed_393x852.json";
 const IDB_TREE: &str = "ios_idb/idb_describe_all_json_springboard_home_iphone_430x932_ios18.4.json";
 
 fn device() -> Device {
-    Device {
-        udid: UDID.into(),
-        name: "iPhone 15 Pro".into(),
-        platform: Platform::Ios,
-        kind: DeviceKind::Simulator,
-        state: DeviceState::Booted,
-        os_version: Some("iOS 17.5".into()),
-        api_level: None,
-        model: None,
-        backend: SimctlBackend::ID,
-        capabilities: Vec::new(),
-    }
+    booted_simulator(UDID)
 }
 
 /// A fake UI tool that saves its stdin to `<name>.stdin` and runs `script`.

@@ -317,3 +317,20 @@ pub fn calls_except_list(tools: &FakeTools, name: &str) -> Vec<Vec<String>> {
         .filter(|c| c.get(1).map(String::as_str) != Some("list"))
         .collect()
 }
+
+/// A booted iPhone 15 Pro Simulator (iOS 17.5) of the simctl backend, as its listing gives it.
+pub fn booted_simulator(udid: &str) -> mobilectl::device::Device {
+    use mobilectl::device::{Device, DeviceKind, DeviceState, Platform};
+    Device {
+        udid: udid.into(),
+        name: "iPhone 15 Pro".into(),
+        platform: Platform::Ios,
+        kind: DeviceKind::Simulator,
+        state: DeviceState::Booted,
+        os_version: Some("iOS 17.5".into()),
+        api_level: None,
+        model: None,
+        backend: mobilectl::backend::ios::SimctlBackend::ID,
+        capabilities: Vec::new(),
+    }
+}

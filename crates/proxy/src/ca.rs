@@ -12,8 +12,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use hudsucker::certificate_authority::CertificateAuthority;
-use hudsucker::hyper::http::uri::Authority;
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
     Issuer, KeyPair, KeyUsagePurpose, SanType, SerialNumber,
@@ -36,7 +34,7 @@ const CACHE_HOSTS: usize = 1024;
 
 /// The crypto provider of every TLS configuration the proxy makes.
 pub fn provider() -> Arc<CryptoProvider> {
-    Arc::new(rustls::crypto::aws_lc_rs::default_provider())
+    Arc::new(rustls::crypto::ring::default_provider())
 }
 
 /// The certificate authority of the proxy. Its `Debug` shows the certificate's fingerprint only.
@@ -358,38 +356,6 @@ impl LeafIssuer {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<ServerConfig>>> {
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-impl CertificateAuthority for LeafIssuer {
-    async fn gen_server_config(&self, authority: &Authority) -> Arc<ServerConfig> {
-        match self.server_config(authority.host()) {
-            Ok(c) => c,
-            Err(e) => {
-                // The handshake then fails and the client sees it; the flow records it.
-                tracing::warn!(host = authority.host(), error = %e, "cannot issue a certificate");
-                Arc::new(
-                    ServerConfig::builder_with_provider(provider())
-                        .with_safe_default_protocol_versions()
-                        .expect("the provider's default protocol versions")
-                        .with_no_client_auth()
-                        .with_cert_resolver(Arc::new(NoCert)),
-                )
-            }
-        }
-    }
-}
-
-/// Presents no certificate (the handshake fails).
-#[derive(Debug)]
-struct NoCert;
-
-impl rustls::server::ResolvesServerCert for NoCert {
-    fn resolve(
-        &self,
-        _hello: rustls::server::ClientHello<'_>,
-    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
-        None
     }
 }
 

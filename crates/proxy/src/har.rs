@@ -239,7 +239,7 @@ fn entry(f: &Flow) -> HarEntry {
             status: f.status.unwrap_or(0),
             status_text: f
                 .status
-                .and_then(|s| hudsucker::hyper::StatusCode::from_u16(s).ok())
+                .and_then(|s| hyper::StatusCode::from_u16(s).ok())
                 .and_then(|s| s.canonical_reason())
                 .unwrap_or("")
                 .into(),
@@ -360,7 +360,7 @@ pub fn rules_from(har: &Value, host: Option<&str>) -> Result<Vec<RuleSpec>> {
             .pointer("/request/url")
             .and_then(Value::as_str)
             .ok_or_else(|| at("no request.url"))?;
-        let uri: hudsucker::hyper::Uri = url.parse().map_err(|_| at("request.url is not a URL"))?;
+        let uri: hyper::Uri = url.parse().map_err(|_| at("request.url is not a URL"))?;
         let Some(h) = uri.host().map(str::to_ascii_lowercase) else {
             return Err(at("request.url has no host"));
         };

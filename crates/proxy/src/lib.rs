@@ -1,5 +1,5 @@
-//! Network capture: a recording HTTP(S) proxy inside `mobilectl serve`, built on hudsucker
-//! (hyper, rustls). A server-wide service, not a device's: it listens on the host's loopback
+//! Network capture: a recording HTTP(S) proxy inside `mobilectl serve`, built on hyper and
+//! rustls. A server-wide service, not a device's: it listens on the host's loopback
 //! only (never an open relay), starts on demand, decrypts HTTPS with a CA of its own
 //! ([`ca`]), tunnels passthrough hosts untouched, and records every exchange ([`record`])
 //! into a bounded store ([`store`]) that the API lists, filters ([`filter`]), summarises
@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod attach;
+mod body;
 pub mod ca;
 pub mod conditions;
 pub mod decode;
@@ -20,6 +21,7 @@ pub mod filter;
 pub mod flow;
 pub mod guard;
 pub mod har;
+mod listen;
 mod record;
 pub mod rules;
 pub mod store;
@@ -317,21 +319,11 @@ impl ProxyService {
             )
             .with_rules(self.rules.clone(), self.conditions.clone()),
         );
-        // hudsucker wants a CA of its own; it is not used (the recorder answers CONNECT).
-        let issuer = ca::LeafIssuer::new(ca)?;
-        let proxy = hudsucker::Proxy::builder()
-            .with_listener(listener)
-            .with_ca(issuer)
-            .with_http_connector(connector)
-            .with_http_handler(record::Recorder::new(shared.clone()))
-            .with_graceful_shutdown(stop.clone().cancelled_owned())
-            .build()
-            .map_err(|e| Error::internal(format!("the proxy: {e}")))?;
-        let task = tokio::spawn(async move {
-            if let Err(e) = proxy.start().await {
-                tracing::error!(error = %e, "the recording proxy stopped");
-            }
-        });
+        let task = tokio::spawn(listen::serve(
+            listener,
+            record::Recorder::new(shared.clone()),
+            stop.clone(),
+        ));
         tracing::info!(%address, "recording proxy listening");
         *run = Some(Running {
             address,

@@ -1,9 +1,9 @@
-//! The recording handler hudsucker calls for every request it receives (plain HTTP, and HTTPS
-//! it decrypted with the proxy's CA): it forwards the request itself with a timed client, tees
+//! The recording handler [`super::listen`] calls for every request it receives (plain HTTP, and
+//! HTTPS it decrypted with the proxy's CA): it forwards the request itself with a timed client, tees
 //! both bodies ([`super::tee`]), and stores the exchange when the response body has ended —
 //! or the failure when there was no answer (refused, DNS, TLS, timeout, blocked).
 //!
-//! Every request is answered here (hudsucker only listens and parses), and every upstream
+//! Every request is answered here (the listener only parses), and every upstream
 //! connection goes through the [`Connector`], whose [`super::guard`] refuses this host's own
 //! services: a refused request is answered `403` and recorded with `error.kind: blocked` and
 //! the reason. `CONNECT` tunnels and protocol switches are [`super::tunnel`]'s.
@@ -13,14 +13,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use http_body_util::combinators::BoxBody;
-use hudsucker::hyper::header::{HeaderMap, HeaderValue};
-use hudsucker::hyper::{Method, Request, Response, StatusCode};
-use hudsucker::{Body, HttpContext, HttpHandler, RequestOrResponse};
+use hyper::header::{HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use tokio_util::sync::CancellationToken;
 
+use super::body::Body;
 use super::ca::LeafIssuer;
 use super::conditions::ConditionsSlot;
 use super::flow::{ms, Captured, Failure, FailureKind, Flow, Header, Message, Timing};
@@ -223,7 +222,7 @@ pub(super) fn kind_name(k: FailureKind) -> String {
         .unwrap_or_default()
 }
 
-/// The handler hudsucker clones for every request (and for every request inside an
+/// The handler the listener clones for every connection (and for every request inside an
 /// intercepted tunnel, from the clone that saw its `CONNECT`).
 #[derive(Clone)]
 pub struct Recorder {
@@ -240,7 +239,7 @@ impl Recorder {
     }
 
     /// Handles one request the app sent: a `CONNECT`, or a request to forward.
-    async fn handle(&self, req: Request<Body>) -> Response<Body> {
+    pub(super) async fn handle(&self, req: Request<Body>) -> Response<Body> {
         if req.method() == Method::CONNECT {
             return self.connect(req).await;
         }
@@ -267,7 +266,7 @@ impl Recorder {
         let app_upgrade = req
             .headers()
             .contains_key("upgrade")
-            .then(|| hudsucker::hyper::upgrade::on(&mut req));
+            .then(|| hyper::upgrade::on(&mut req));
         let started_at = Utc::now();
         let started = Instant::now();
         let uri = req.uri().clone();
@@ -296,7 +295,7 @@ impl Recorder {
             }
             parts.headers.remove(*h);
         }
-        parts.version = hudsucker::hyper::Version::HTTP_11;
+        parts.version = hyper::Version::HTTP_11;
         let (draft, parts, body, plan, guard) = match self.shape(draft, parts, body, guard).await {
             Shaped::Answered(r) => return r,
             Shaped::Forward(f) => (f.draft, f.parts, f.body, f.plan, f.guard),
@@ -387,18 +386,6 @@ impl Recorder {
         let body = Tee::new(incoming, kept, s.body_cap)
             .idle_limit(s.timeout)
             .on_end(finish);
-        Response::from_parts(parts, Body::from(BoxBody::new(body)))
-    }
-}
-
-impl HttpHandler for Recorder {
-    async fn handle_request(
-        &mut self,
-        _ctx: &HttpContext,
-        req: Request<Body>,
-    ) -> RequestOrResponse {
-        // Every request is answered here: hudsucker's own forwarding (and its raw tunnels)
-        // would reach destinations the guard has not seen.
-        self.handle(req).await.into()
+        Response::from_parts(parts, Body::new(body))
     }
 }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use hudsucker::hyper::body::{Body, Bytes, Frame, SizeHint};
+use hyper::body::{Body, Bytes, Frame, SizeHint};
 
 use super::flow::Captured;
 
@@ -19,7 +19,7 @@ use super::flow::Captured;
 pub enum End {
     Complete,
     /// The stream failed (the error's words are classified by the caller).
-    Failed(hudsucker::Error),
+    Failed(std::io::Error),
     /// No frame within the idle limit.
     Stalled(Duration),
     /// Dropped before its end (the app went away).
@@ -81,10 +81,10 @@ impl<B: Body> Tee<B> {
 impl<B> Body for Tee<B>
 where
     B: Body<Data = Bytes> + Unpin,
-    B::Error: Into<hudsucker::Error>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     type Data = Bytes;
-    type Error = hudsucker::Error;
+    type Error = std::io::Error;
 
     fn poll_frame(
         self: Pin<&mut Self>,
@@ -102,10 +102,10 @@ where
                 Poll::Ready(Some(Ok(frame)))
             }
             Poll::Ready(Some(Err(e))) => {
-                let e: hudsucker::Error = e.into();
+                let e = crate::body::io_error(e);
                 // The error goes on to hyper; the record gets its words.
                 let words = std::io::Error::other(describe(&e));
-                this.end(End::Failed(hudsucker::Error::Io(words)));
+                this.end(End::Failed(words));
                 Poll::Ready(Some(Err(e)))
             }
             Poll::Ready(None) => {
@@ -119,10 +119,10 @@ where
                 let limit = *limit;
                 if sleep.as_mut().poll(cx).is_ready() {
                     this.end(End::Stalled(limit));
-                    return Poll::Ready(Some(Err(hudsucker::Error::Io(std::io::Error::new(
+                    return Poll::Ready(Some(Err(std::io::Error::new(
                         std::io::ErrorKind::TimedOut,
                         format!("no data for {limit:?}"),
-                    )))));
+                    ))));
                 }
                 Poll::Pending
             }
@@ -180,7 +180,7 @@ mod tests {
         let k = kept();
         let (tx, rx) = std::sync::mpsc::channel();
         let full = Full::new(Bytes::from(data.clone()))
-            .map_err(|never| -> hudsucker::Error { match never {} });
+            .map_err(|never| -> std::io::Error { match never {} });
         let body =
             Tee::new(full, k.clone(), 100).on_end(move |e| tx.send(format!("{e:?}")).unwrap());
         let out = body.collect().await.unwrap().to_bytes();
@@ -195,7 +195,7 @@ mod tests {
     #[tokio::test]
     async fn a_stalled_body_is_cut_and_a_dropped_one_said_so() {
         let (tx_frames, rx_frames) =
-            tokio::sync::mpsc::channel::<Result<Frame<Bytes>, hudsucker::Error>>(1);
+            tokio::sync::mpsc::channel::<Result<Frame<Bytes>, std::io::Error>>(1);
         let stream = tokio_stream_from(rx_frames);
         let (tx, rx) = std::sync::mpsc::channel();
         let mut body = Tee::new(StreamBody::new(stream), kept(), 10)
@@ -214,7 +214,7 @@ mod tests {
 
         let (tx, rx) = std::sync::mpsc::channel();
         let (_keep_open, frames) =
-            tokio::sync::mpsc::channel::<Result<Frame<Bytes>, hudsucker::Error>>(1);
+            tokio::sync::mpsc::channel::<Result<Frame<Bytes>, std::io::Error>>(1);
         let body = Tee::new(StreamBody::new(tokio_stream_from(frames)), kept(), 10)
             .on_end(move |e| tx.send(format!("{e:?}")).unwrap());
         drop(body);

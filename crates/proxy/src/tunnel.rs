@@ -11,11 +11,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::body::Body;
 use chrono::Utc;
-use hudsucker::hyper::body::Incoming;
-use hudsucker::hyper::http::uri::{Authority, Scheme};
-use hudsucker::hyper::{Request, Response, StatusCode, Uri};
-use hudsucker::Body;
+use hyper::body::Incoming;
+use hyper::http::uri::{Authority, Scheme};
+use hyper::{Request, Response, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::io::AsyncReadExt;
 
@@ -65,7 +65,7 @@ impl Recorder {
                 return failure_answer(kind, msg);
             }
         };
-        let upgrade = hudsucker::hyper::upgrade::on(&mut req);
+        let upgrade = hyper::upgrade::on(&mut req);
         let passthrough = s.is_passthrough(&host);
         tokio::spawn(opened(
             s.clone(),
@@ -86,7 +86,7 @@ const TLS_START: [u8; 2] = [0x16, 0x03];
 async fn opened(
     shared: Arc<Shared>,
     draft: Draft,
-    upgrade: hudsucker::hyper::upgrade::OnUpgrade,
+    upgrade: hyper::upgrade::OnUpgrade,
     authority: Authority,
     addrs: Vec<SocketAddr>,
     passthrough: bool,
@@ -158,7 +158,7 @@ async fn opened(
         shared: shared.clone(),
         tunnel: Some(watch),
     };
-    let service = hudsucker::hyper::service::service_fn(move |req: Request<Incoming>| {
+    let service = hyper::service::service_fn(move |req: Request<Incoming>| {
         let r = recorder.clone();
         let authority = authority.clone();
         async move {
@@ -177,7 +177,7 @@ async fn opened(
             Ok::<_, std::convert::Infallible>(answer)
         }
     });
-    let conn = hudsucker::hyper::server::conn::http1::Builder::new()
+    let conn = hyper::server::conn::http1::Builder::new()
         .preserve_header_case(true)
         .title_case_headers(true)
         .serve_connection(TokioIo::new(tls), service)
@@ -195,11 +195,11 @@ pub(super) fn relay_upgrade(
     guard: InFlight,
     draft: Draft,
     mut resp: Response<Incoming>,
-    app: hudsucker::hyper::upgrade::OnUpgrade,
+    app: hyper::upgrade::OnUpgrade,
     connect: Option<f64>,
     tls: Option<f64>,
 ) -> Response<Body> {
-    let host_side = hudsucker::hyper::upgrade::on(&mut resp);
+    let host_side = hyper::upgrade::on(&mut resp);
     let (parts, _) = resp.into_parts();
     let headers = headers_of(&parts.headers);
     tokio::spawn(async move {

@@ -84,7 +84,7 @@ impl TestCa {
             .expect("params");
         let cert = p.signed_by(&key, &self.issuer).expect("cert");
         let mut c = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::aws_lc_rs::default_provider(),
+            rustls::crypto::ring::default_provider(),
         ))
         .with_safe_default_protocol_versions()
         .expect("versions")

@@ -7,13 +7,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use http_body_util::combinators::BoxBody;
+use crate::body::Body;
 use http_body_util::BodyExt;
-use hudsucker::hyper::body::Bytes;
-use hudsucker::hyper::header::HeaderValue;
-use hudsucker::hyper::http::request::Parts;
-use hudsucker::hyper::Response;
-use hudsucker::Body;
+use hyper::body::Bytes;
+use hyper::header::HeaderValue;
+use hyper::http::request::Parts;
+use hyper::Response;
 use serde_json::Value;
 
 use super::body::{Broken, Cut, Throttled};
@@ -75,28 +74,20 @@ fn forward(draft: Draft, parts: Parts, body: Body, plan: Plan, guard: InFlight) 
     })
 }
 
-/// `body` as a hudsucker body, boxed.
-fn boxed<B>(body: B) -> Body
-where
-    B: hudsucker::hyper::body::Body<Data = Bytes, Error = hudsucker::Error> + Send + Sync + 'static,
-{
-    Body::from(BoxBody::new(body))
-}
-
 impl Plan {
     /// The request body as it goes upstream: recorded, then paced.
     pub(crate) fn request_body(&self, body: Body, draft: &Draft, cap: usize) -> Body {
         let tee = Tee::new(body, draft.request_body.clone(), cap);
         match self.up {
-            Some(r) => boxed(Throttled::new(tee, r)),
-            None => boxed(tee),
+            Some(r) => Body::new(Throttled::new(tee, r)),
+            None => Body::new(tee),
         }
     }
 
     /// The answer's body as the app gets it, before the recording: cut, then paced.
     pub fn response_body(&self, body: Body) -> Body {
         let body = match self.cut {
-            Some(n) => boxed(Cut::new(
+            Some(n) => Body::new(Cut::new(
                 body,
                 n,
                 format!(
@@ -107,7 +98,7 @@ impl Plan {
             None => body,
         };
         match self.down {
-            Some(r) => boxed(Throttled::new(body, r)),
+            Some(r) => Body::new(Throttled::new(body, r)),
             None => body,
         }
     }
@@ -116,7 +107,7 @@ impl Plan {
     /// `json_patch` (bounded; a body that is not JSON goes on unchanged).
     pub async fn rewrite_response(
         &self,
-        parts: &mut hudsucker::hyper::http::response::Parts,
+        parts: &mut hyper::http::response::Parts,
         body: Body,
         timeout: Duration,
     ) -> Body {
@@ -147,7 +138,7 @@ impl Plan {
         let bytes = match tokio::time::timeout(timeout, limited.collect()).await {
             Ok(Ok(c)) => c.to_bytes(),
             // Cut short or too big: the app sees the failure as it would have.
-            _ => return boxed(Broken(Some("the answer to patch failed".into()))),
+            _ => return Body::new(Broken(Some("the answer to patch failed".into()))),
         };
         let patched = patch_json(&bytes, r).unwrap_or(bytes);
         parts.headers.remove("transfer-encoding");
@@ -225,7 +216,10 @@ async fn read_json(parts: &Parts, body: Body, timeout: Duration) -> (Option<Valu
             (serde_json::from_slice(&bytes).ok(), Body::from(bytes))
         }
         // The app's body failed or stalled: forwarding an empty one fails as it should.
-        _ => (None, boxed(Broken(Some("the request body failed".into())))),
+        _ => (
+            None,
+            Body::new(Broken(Some("the request body failed".into()))),
+        ),
     }
 }
 
@@ -293,7 +287,7 @@ impl Recorder {
                 let c = Canned {
                     status: *status,
                     headers: vec![(
-                        hudsucker::hyper::header::CONTENT_TYPE,
+                        hyper::header::CONTENT_TYPE,
                         HeaderValue::from_static("text/plain; charset=utf-8"),
                     )],
                     body: Bytes::from(format!(
@@ -383,7 +377,7 @@ impl Recorder {
         match plan.down {
             Some(rate) => {
                 let (parts, body) = r.into_parts();
-                Response::from_parts(parts, boxed(Throttled::new(body, rate)))
+                Response::from_parts(parts, Body::new(Throttled::new(body, rate)))
             }
             None => r,
         }
@@ -395,7 +389,7 @@ impl Recorder {
         flow.rule_id = plan.rule_id;
         flow.mocked = true;
         self.shared.store.push(flow);
-        Response::new(boxed(Broken(Some(why))))
+        Response::new(Body::new(Broken(Some(why))))
     }
 
     /// Holds the request without answering for `hold` (or until the proxy stops), then closes
@@ -413,7 +407,7 @@ impl Recorder {
         }
         let why = record.why.clone();
         drop(record);
-        Response::new(boxed(Broken(Some(why))))
+        Response::new(Body::new(Broken(Some(why))))
     }
 }
 

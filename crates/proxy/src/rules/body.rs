@@ -7,15 +7,12 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use hudsucker::hyper::body::{Body, Bytes, Frame, SizeHint};
+use hyper::body::{Body, Bytes, Frame, SizeHint};
 use tokio::time::{Instant, Sleep};
 
 /// An error a shaped body ends with.
-fn failure(words: String) -> hudsucker::Error {
-    hudsucker::Error::Io(std::io::Error::new(
-        std::io::ErrorKind::ConnectionReset,
-        words,
-    ))
+fn failure(words: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::ConnectionReset, words)
 }
 
 /// A body paced to `rate` bytes per second (from its first frame; a burst of 1/50 s).
@@ -49,10 +46,10 @@ impl<B> Throttled<B> {
 impl<B> Body for Throttled<B>
 where
     B: Body<Data = Bytes> + Unpin,
-    B::Error: Into<hudsucker::Error>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     type Data = Bytes;
-    type Error = hudsucker::Error;
+    type Error = std::io::Error;
 
     fn poll_frame(
         self: Pin<&mut Self>,
@@ -98,7 +95,9 @@ where
                     Ok(data) => this.pending = Some(data),
                     Err(frame) => return Poll::Ready(Some(Ok(frame))),
                 },
-                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(e.into()))),
+                Poll::Ready(Some(Err(e))) => {
+                    return Poll::Ready(Some(Err(crate::body::io_error(e))))
+                }
                 Poll::Ready(None) => return Poll::Ready(None),
                 Poll::Pending => return Poll::Pending,
             }
@@ -144,10 +143,10 @@ impl<B> Cut<B> {
 impl<B> Body for Cut<B>
 where
     B: Body<Data = Bytes> + Unpin,
-    B::Error: Into<hudsucker::Error>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     type Data = Bytes;
-    type Error = hudsucker::Error;
+    type Error = std::io::Error;
 
     fn poll_frame(
         self: Pin<&mut Self>,
@@ -176,7 +175,7 @@ where
                 }
                 Err(frame) => Poll::Ready(Some(Ok(frame))),
             },
-            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e.into()))),
+            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(crate::body::io_error(e)))),
             // Shorter than the cut: it ends as it came.
             Poll::Ready(None) => Poll::Ready(None),
             Poll::Pending => Poll::Pending,
@@ -194,7 +193,7 @@ pub struct Broken(pub Option<String>);
 
 impl Body for Broken {
     type Data = Bytes;
-    type Error = hudsucker::Error;
+    type Error = std::io::Error;
 
     fn poll_frame(
         self: Pin<&mut Self>,
@@ -213,8 +212,8 @@ mod tests {
     use super::*;
     use http_body_util::{BodyExt, Full};
 
-    fn full(n: usize) -> impl Body<Data = Bytes, Error = hudsucker::Error> + Unpin {
-        Full::new(Bytes::from(vec![1u8; n])).map_err(|never| -> hudsucker::Error { match never {} })
+    fn full(n: usize) -> impl Body<Data = Bytes, Error = std::io::Error> + Unpin {
+        Full::new(Bytes::from(vec![1u8; n])).map_err(|never| -> std::io::Error { match never {} })
     }
 
     #[tokio::test(start_paused = true)]

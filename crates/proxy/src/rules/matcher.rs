@@ -17,7 +17,7 @@ pub struct RequestView<'a> {
     /// The URL's query, without the `?`; `None` when there is none.
     pub query: Option<&'a str>,
     /// The request's headers.
-    pub headers: &'a hudsucker::hyper::HeaderMap,
+    pub headers: &'a hyper::HeaderMap,
     /// The request body parsed as JSON, when a rule needs it and it is JSON.
     pub json: Option<&'a Value>,
 }
@@ -163,7 +163,7 @@ pub fn pointer(field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hudsucker::hyper::HeaderMap;
+    use hyper::HeaderMap;
     use serde_json::json;
 
     fn view<'a>(

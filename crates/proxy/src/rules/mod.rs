@@ -211,7 +211,7 @@ impl RuleSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hudsucker::hyper::HeaderMap;
+    use hyper::HeaderMap;
 
     fn spec(v: serde_json::Value) -> RuleSpec {
         serde_json::from_value(v).unwrap()

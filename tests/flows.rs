@@ -71,7 +71,6 @@ fn bad_input_is_refused_quickly_before_any_device_command() {
             "- repeat: {times: 1000000, commands: [back]}\n",
             "more than 1000",
         ),
-        ("- inputText: ${PASSWORD}\n", "`${PASSWORD}` is not set"),
         ("- runFlow: sub.yaml\n", "cannot run sub-flow files"),
     ];
     for (text, want) in cases {
@@ -82,6 +81,10 @@ fn bad_input_is_refused_quickly_before_any_device_command() {
             p.refusals
         );
     }
+    // A variable nothing sets is a warning, not a refusal: it may be given when the flow runs.
+    let p = load::parse_text("- inputText: ${PASSWORD}\n", &[]);
+    assert!(p.refusals.is_empty(), "{:?}", p.refusals);
+    assert!(p.warnings[0].message.contains("`${PASSWORD}` is not set"));
     let big = format!("- inputText: \"{}\"\n", "x".repeat(10 * 1024 * 1024));
     let p = load::parse_text(&big, &[]);
     assert!(
@@ -113,7 +116,7 @@ fn bad_input_is_refused_quickly_before_any_device_command() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(parse::SUPPORTED.len(), 28);
+    assert_eq!(parse::SUPPORTED.len(), 33);
 }
 
 /// The demo's login, as a Maestro flow.
@@ -250,6 +253,12 @@ const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
 - assertVisible: "LOG IN"
 - tapOn:
     id: "username"
+- inputRandomText:
+    length: 6
+- inputRandomNumber: {length: 4}
+- inputRandomEmail
+- inputRandomPersonName
+- eraseText: 120
 - inputText: "alicex"
 - eraseText: 1
 - copyTextFrom:
@@ -292,6 +301,8 @@ const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
     longitude: 13.40
     optional: true
 - stopRecording
+- setOrientation: LANDSCAPE_LEFT
+- setOrientation: PORTRAIT
 - openLink: https://example.com
 - stopApp
 - killApp
@@ -338,11 +349,51 @@ async fn every_supported_command_runs_on_the_demo() {
         "{inputs:?}"
     );
     assert!(inputs.iter().any(|a| a[1] == "swipe"), "{inputs:?}");
+    // The made-up values, each typed as its kind (a name's two words typed apart, a space
+    // key between them).
+    let typed: Vec<&str> = inputs
+        .iter()
+        .filter(|a| a.len() == 3 && a[1] == "text")
+        .map(|a| a[2].as_str())
+        .collect();
+    type Fits = fn(&str) -> bool;
+    let shapes: [(&str, Fits); 3] = [
+        ("text", |t| {
+            t.len() == 6
+                && t.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        }),
+        ("number", |t| {
+            t.len() == 4 && t.bytes().all(|b| b.is_ascii_digit())
+        }),
+        ("email", |t| t.ends_with("@example.com")),
+    ];
+    for (kind, fits) in shapes {
+        assert!(
+            typed.iter().any(|t| fits(t)),
+            "no random {kind} typed: {typed:?}"
+        );
+    }
+    let name = |t: &str| t.starts_with(char::is_uppercase) && t.chars().all(char::is_alphabetic);
+    assert!(
+        typed.windows(2).any(|w| name(w[0]) && name(w[1])),
+        "no random person name typed: {typed:?}"
+    );
     assert_eq!(argvs_with(&h, "screenrecord").len(), 1);
     let dir = std::path::PathBuf::from(r["artifacts"].as_str().expect("artifacts"));
     assert!(dir.join("dialog.png").is_file() && dir.join("every.mp4").is_file());
     let state = h.state();
     assert_eq!(state["last_url"], "https://example.com", "{state}");
+    // Turned to landscape and back: the rotation the device holds is upright again.
+    assert_eq!(state["rotation"], 0, "{state}");
+    let rotations = argvs_with(&h, "settings");
+    assert!(
+        rotations
+            .iter()
+            .any(|a| a.iter().any(|w| w == "user_rotation")
+                && a.last().map(String::as_str) == Some("1")),
+        "{rotations:?}"
+    );
     assert_eq!(state["running"], false, "{state}");
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -967,5 +1018,78 @@ async fn a_flow_nested_as_deep_as_allowed_runs_on_a_workers_stack() {
     assert!(
         steps[..wrappers].iter().all(|s| s["status"] == "passed"),
         "{r}"
+    );
+}
+
+/// A variable nothing sets does not refuse the flow (CI may give it): the steps before it
+/// run, and the step that needs it fails, naming the variable and how to give it.
+#[tokio::test]
+async fn an_unset_variable_fails_only_the_step_that_needs_it() {
+    use crate::common::android::*;
+    use crate::common::*;
+    let h = start_device();
+    let app = app_for(&h);
+    let yaml = "appId: com.mobilectl.demo\n---\n- waitForAnimationToEnd\n- tapOn: {id: \"username\"}\n- inputText: ${NOBODY_SET_THIS}\n- back\n";
+    let body = serde_json::json!({"yaml": yaml, "file": "unset.yaml"});
+    let (status, r) = call(&app, post("/api/v1/flows/run", body)).await;
+    assert_eq!(status.as_u16(), 200, "{r}");
+    assert_eq!(r["success"], false, "{r}");
+    let steps = r["steps"].as_array().expect("steps");
+    let status_of: Vec<&str> = steps
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(status_of[..3], ["passed", "passed", "failed"], "{r}");
+    let error = steps[2]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("`${NOBODY_SET_THIS}` is not set")
+            && error.contains("--env NOBODY_SET_THIS="),
+        "{error}"
+    );
+    assert!(argvs_with(&h, "input").iter().all(|a| a[1] != "text"));
+    // Given at run time, the same flow passes that step.
+    let body =
+        serde_json::json!({"yaml": yaml, "file": "unset.yaml", "env": {"NOBODY_SET_THIS": "bob"}});
+    let r = run_green(&app, &body).await;
+    assert_eq!(r["steps"].as_array().map(Vec::len), Some(4), "{r}");
+}
+
+/// `flow check` warns of a variable nothing sets and still passes the file (exit 0); a
+/// `MAESTRO_` variable of the shell sets it, as Maestro reads them.
+#[test]
+fn flow_check_warns_of_unset_variables_and_reads_maestro_host_variables() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let flow = tmp.path().join("login.yaml");
+    std::fs::write(&flow, "appId: x\n---\n- inputText: ${MAESTRO_USER}\n").expect("write");
+    let check = |host: Option<&str>| {
+        let mut cmd = std::process::Command::new(crate::common::demo_server::BIN);
+        cmd.args(["flow", "check"])
+            .arg(&flow)
+            .env_remove("MAESTRO_USER");
+        if let Some(v) = host {
+            cmd.env("MAESTRO_USER", v);
+        }
+        let out = cmd.output().expect("mobilectl runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, text) = check(None);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("warning: ")
+            && text.contains("login.yaml:3: `inputText`: `${MAESTRO_USER}` is not set"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1/1 files runnable (1 with warnings)"),
+        "{text}"
+    );
+    let (code, text) = check(Some("alice"));
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("(0 with warnings)") && !text.contains("warning: "),
+        "{text}"
     );
 }

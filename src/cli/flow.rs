@@ -194,7 +194,8 @@ fn record(r: RecordCommand, g: &super::GlobalArgs) -> i32 {
 }
 
 fn check(a: &CheckArgs, json: bool) -> i32 {
-    let report = match crate::flows::check::check(&a.path, &a.env) {
+    let env = crate::flows::vars::with_host(&a.env, std::env::vars());
+    let report = match crate::flows::check::check(&a.path, &env) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mobilectl: {e}");
@@ -302,11 +303,17 @@ pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
         true => a.path.clone(),
         false => crate::flows::load::workspace_of(&a.path),
     };
+    let env = crate::flows::vars::with_host(&a.env, std::env::vars());
     let mut bundles = vec![];
     let mut invalid = vec![];
     for f in &files {
-        match crate::flows::load::bundle(f, &root, &a.env) {
-            Ok(b) => bundles.push(b),
+        match crate::flows::load::bundle(f, &root, &env) {
+            Ok(b) => {
+                for w in &b.warnings {
+                    eprintln!("warning: {w}");
+                }
+                bundles.push(b)
+            }
             Err(refusals) => {
                 for r in &refusals {
                     eprintln!("invalid: {r}");
@@ -331,7 +338,7 @@ pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
             for b in bundles {
                 let mut body = serde_json::json!({
                     "yaml": b.text, "file": b.file, "files": b.files,
-                    "env": a.env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+                    "env": env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
                 });
                 if let Some(t) = a.timeout_ms {
                     body["timeout_ms"] = t.into();

@@ -19,6 +19,8 @@ pub struct FileCheck {
     pub steps: usize,
     /// Every refusal, first one first: `file:line: `command`: why`.
     pub refusals: Vec<String>,
+    /// What may fail only when it runs, in the same form (a variable nothing here sets).
+    pub warnings: Vec<String>,
 }
 
 /// A check of one or more files.
@@ -51,20 +53,26 @@ impl CheckReport {
     pub fn text(&self) -> String {
         let mut out = String::new();
         for f in &self.files {
+            let more = |n: usize| match n {
+                0 | 1 => String::new(),
+                n => format!(" (+{} more)", n - 1),
+            };
             match f.refusals.first() {
-                None => out += &format!("ok    {} ({} steps)\n", f.file, f.steps),
+                None => {
+                    out += &format!("ok    {} ({} steps)\n", f.file, f.steps);
+                    if let Some(w) = f.warnings.first() {
+                        out += &format!("      warning: {w}{}\n", more(f.warnings.len()));
+                    }
+                }
                 Some(r) => {
-                    let more = match f.refusals.len() {
-                        1 => String::new(),
-                        n => format!(" (+{} more)", n - 1),
-                    };
-                    out += &format!("FAIL  {}\n      {r}{more}\n", f.file);
+                    out += &format!("FAIL  {}\n      {r}{}\n", f.file, more(f.refusals.len()));
                 }
             }
         }
         let runnable = self.files.iter().filter(|f| f.runnable).count();
+        let warned = self.files.iter().filter(|f| !f.warnings.is_empty()).count();
         out += &format!(
-            "{runnable}/{} files runnable; {}/{} commands supported ({:.1} %)\n",
+            "{runnable}/{} files runnable ({warned} with warnings); {}/{} commands supported ({:.1} %)\n",
             self.files.len(),
             self.supported,
             self.commands,
@@ -98,6 +106,7 @@ pub fn check(path: &Path, env: &[(String, String)]) -> Result<CheckReport, Strin
             runnable: parsed.refusals.is_empty(),
             steps: parsed.flow.steps.len(),
             refusals: parsed.refusals.iter().map(ToString::to_string).collect(),
+            warnings: parsed.warnings.iter().map(ToString::to_string).collect(),
         });
     }
     Ok(report)
@@ -145,12 +154,19 @@ mod tests {
             "{:?}",
             by("escape.yaml")
         );
+        // A variable nothing sets is a warning: CI may give it when the flow runs.
         let env = by("env.yaml");
-        assert_eq!(env.refusals.len(), 1, "{env:?}");
-        assert!(env.refusals[0].contains("`${WHO}` is not set"), "{env:?}");
+        assert!(env.runnable && env.refusals.is_empty(), "{env:?}");
+        assert_eq!(env.warnings.len(), 1, "{env:?}");
+        assert!(env.warnings[0].contains("`${WHO}` is not set"), "{env:?}");
+        assert!(
+            env.warnings[0].contains("env.yaml:3: `inputText`"),
+            "{env:?}"
+        );
+        assert!(r.text().contains("warning: "), "{}", r.text());
         assert!(by("good.yaml").runnable, "{:?}", by("good.yaml"));
         let r = check(&d.join("env.yaml"), &[("WHO".into(), "me".into())]).expect("check");
-        assert!(r.ok(), "{}", r.text());
+        assert!(r.ok() && r.files[0].warnings.is_empty(), "{}", r.text());
         let r = check(&d.join("escape.yaml"), &[]).expect("check");
         assert!(
             r.text().contains("outside the flow's folder"),

@@ -39,6 +39,22 @@ fn call(op: Op, args: Value) -> OpCall {
     OpCall { op, args }
 }
 
+/// The product's orientation for one of Maestro's `setOrientation` values.
+pub(crate) fn maestro_orientation(o: &str) -> Result<&'static str, String> {
+    Ok(match o.trim() {
+        "PORTRAIT" => "portrait",
+        "LANDSCAPE_LEFT" => "landscape",
+        "LANDSCAPE_RIGHT" => "landscape_reverse",
+        "UPSIDE_DOWN" => "portrait_reverse",
+        other => {
+            return Err(format!(
+                "`{other}` is not an orientation: PORTRAIT, LANDSCAPE_LEFT, LANDSCAPE_RIGHT or \
+                 UPSIDE_DOWN"
+            ))
+        }
+    })
+}
+
 impl<H: Host> Runner<H> {
     /// Runs a command that holds no steps; `Ok(Some(why))` when it was skipped.
     pub(super) async fn command(&mut self, step: &Step) -> R<Option<String>> {
@@ -169,6 +185,30 @@ impl<H: Host> Runner<H> {
                     .clone()
                     .ok_or("nothing was copied: `copyTextFrom` first")?;
                 vec![call(Op::TypeText, json!({ "text": text }))]
+            }
+            Command::InputRandom { kind, length } => {
+                let length = match length {
+                    None => crate::random::DEFAULT_LENGTH,
+                    Some(l) => {
+                        let l = self.fill(l)?;
+                        l.trim()
+                            .parse::<usize>()
+                            .ok()
+                            .filter(|n| (1..=crate::random::MAX_LENGTH).contains(n))
+                            .ok_or_else(|| {
+                                format!("`length` is 1 to {}, not `{l}`", crate::random::MAX_LENGTH)
+                            })?
+                    }
+                };
+                let text = crate::random::value(*kind, length);
+                vec![call(Op::TypeText, json!({ "text": text }))]
+            }
+            Command::SetOrientation(o) => {
+                let orientation = maestro_orientation(&self.fill(o)?)?;
+                vec![call(
+                    Op::SetOrientation,
+                    json!({ "orientation": orientation }),
+                )]
             }
             Command::EraseText(n) => {
                 let n = match n {

@@ -28,6 +28,7 @@ pub mod launch;
 pub mod load;
 pub mod model;
 pub mod parse;
+pub mod random;
 pub mod record;
 pub mod report;
 pub mod run;

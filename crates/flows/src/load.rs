@@ -1,7 +1,8 @@
 //! Flow files on disk: reading a file or a folder of flows, sub-flows resolved against the
 //! file naming them and kept inside the top flow's folder, and the checks a whole flow passes
-//! before it runs: no refusal, and every `${NAME}` it uses set (by `--env`, the flow's `env`,
-//! a `runFlow`'s `env`, or Maestro itself).
+//! before it runs: no refusal. A `${NAME}` that nothing sets (`--env`, the flow's `env`, a
+//! `runFlow`'s `env`, Maestro itself) is a warning: the step that needs it fails when it runs,
+//! naming the variable.
 
 use std::path::{Path, PathBuf};
 
@@ -163,7 +164,7 @@ pub fn workspace_of(file: &Path) -> PathBuf {
 }
 
 /// A flow file ready to post: its path relative to `root`, its text, and the sub-flow files
-/// it runs by path relative to `root`; or its refusals.
+/// it runs by path relative to `root`, with its warnings; or its refusals.
 pub struct Bundle {
     /// The flow file's path relative to `root`.
     pub file: String,
@@ -171,6 +172,8 @@ pub struct Bundle {
     pub text: String,
     /// The sub-flow files it runs: their texts, by path relative to `root`.
     pub files: std::collections::BTreeMap<String, String>,
+    /// What may fail when it runs ([`Parsed::warnings`]).
+    pub warnings: Vec<Refusal>,
 }
 
 /// Checks a flow file as [`parse_file`] does and gathers what posting it needs.
@@ -213,6 +216,7 @@ pub fn bundle(path: &Path, root: &Path, env: &[(String, String)]) -> Result<Bund
         file: rel(path)?,
         text: read(path).map_err(fail)?,
         files,
+        warnings: parsed.warnings,
     })
 }
 
@@ -290,7 +294,7 @@ fn failed(file: &str, message: String) -> Parsed {
     }
 }
 
-/// Refuses every use of a variable that nothing sets.
+/// Warns of every use of a variable that nothing sets.
 fn check_env(parsed: &mut Parsed, given: &[(String, String)]) {
     let mut scope: Vec<String> = given.iter().map(|(k, _)| k.clone()).collect();
     scope.extend(parsed.flow.env.iter().map(|(k, _)| k.clone()));
@@ -299,7 +303,7 @@ fn check_env(parsed: &mut Parsed, given: &[(String, String)]) {
     for steps in [&flow.on_start, &flow.steps, &flow.on_complete] {
         unset(steps, &mut scope, &mut out);
     }
-    parsed.refusals.extend(out);
+    parsed.warnings.extend(out);
 }
 
 fn unset(steps: &[Step], scope: &mut Vec<String>, out: &mut Vec<Refusal>) {

@@ -238,6 +238,18 @@ pub enum Command {
     CopyTextFrom(Selector),
     /// `pasteText`: types the text `copyTextFrom` kept.
     PasteText,
+    /// `inputRandomText`, `inputRandomNumber`, `inputRandomEmail`, `inputRandomPersonName`:
+    /// types a value made up when the step runs (the receipt shows it).
+    InputRandom {
+        /// What kind of value.
+        kind: RandomKind,
+        /// Its length in characters (text and numbers; none: 8), as written (it may hold
+        /// `${…}`).
+        length: Option<String>,
+    },
+    /// `setOrientation`: turns the screen (Maestro's `PORTRAIT`, `LANDSCAPE_LEFT`,
+    /// `LANDSCAPE_RIGHT`, `UPSIDE_DOWN`; it may hold `${…}`).
+    SetOrientation(String),
     /// `runFlow`: a sub-flow's steps (from a file or inline `commands`), maybe conditional.
     RunFlow {
         /// Runs only when this holds (none: always); otherwise the step is skipped.
@@ -334,4 +346,17 @@ impl Selector {
         }
         parts.join(" ")
     }
+}
+
+/// What an `inputRandom…` command types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RandomKind {
+    /// Lower-case letters and digits.
+    Text,
+    /// Digits, the first not 0.
+    Number,
+    /// An address at `example.com` (a domain reserved for examples: mail never goes out).
+    Email,
+    /// A first and a last name.
+    PersonName,
 }

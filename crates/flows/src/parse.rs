@@ -38,6 +38,11 @@ pub const SUPPORTED: &[&str] = &[
     "setLocation",
     "copyTextFrom",
     "pasteText",
+    "inputRandomText",
+    "inputRandomNumber",
+    "inputRandomEmail",
+    "inputRandomPersonName",
+    "setOrientation",
     "runFlow",
     "repeat",
     "retry",
@@ -57,10 +62,6 @@ const REFUSED: &[(&str, &str)] = &[
         "AI assertions need Maestro's cloud",
     ),
     ("extractTextWithAI", "AI commands need Maestro's cloud"),
-    ("inputRandomText", "random input is not supported"),
-    ("inputRandomNumber", "random input is not supported"),
-    ("inputRandomEmail", "random input is not supported"),
-    ("inputRandomPersonName", "random input is not supported"),
     ("doubleTapOn", "double taps are not supported yet"),
     ("travel", "travel is not supported"),
     ("addMedia", "adding media is not supported"),
@@ -70,7 +71,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("setAirplaneMode", "airplane mode is not supported"),
     ("toggleAirplaneMode", "airplane mode is not supported"),
-    ("setOrientation", "orientation is not supported"),
 ];
 
 /// Largest `repeat.times` (and `retry.maxRetries` is at most 3, as in Maestro).
@@ -140,6 +140,9 @@ pub struct Parsed {
     pub flow: Flow,
     /// Everything refused, in the order met.
     pub refusals: Vec<Refusal>,
+    /// What may fail only when the flow runs, in the order met: a `${NAME}` that nothing in
+    /// the flow or its options sets (CI may give it at run time, as `maestro test -e` does).
+    pub warnings: Vec<Refusal>,
     /// Every command met: its name, whether it is supported (with these arguments), and its
     /// file (sub-flows' commands are met once per `runFlow` naming them): the corpus share.
     pub commands: Vec<(String, bool, String)>,
@@ -531,6 +534,43 @@ impl P<'_> {
             "hideKeyboard" => Command::HideKeyboard,
             "scroll" => Command::Scroll,
             "pasteText" => Command::PasteText,
+            "inputRandomText" | "inputRandomNumber" => {
+                let length = match a {
+                    None => None,
+                    Some(a) => {
+                        allowed(a, &["length"])?;
+                        Some(scalar(a.get("length").unwrap_or(a)).ok_or("`length` is a number")?)
+                    }
+                };
+                let kind = match name {
+                    "inputRandomText" => RandomKind::Text,
+                    _ => RandomKind::Number,
+                };
+                Command::InputRandom { kind, length }
+            }
+            "inputRandomEmail" | "inputRandomPersonName" => {
+                if a.is_some() {
+                    return Err("takes no arguments".into());
+                }
+                let kind = match name {
+                    "inputRandomEmail" => RandomKind::Email,
+                    _ => RandomKind::PersonName,
+                };
+                Command::InputRandom { kind, length: None }
+            }
+            "setOrientation" => {
+                let a = a.ok_or(
+                    "needs an orientation (PORTRAIT, LANDSCAPE_LEFT, LANDSCAPE_RIGHT, UPSIDE_DOWN)",
+                )?;
+                if a.map().is_some() {
+                    allowed(a, &["orientation"])?;
+                }
+                let o = scalar(a.get("orientation").unwrap_or(a)).ok_or("needs an orientation")?;
+                if !o.contains("${") {
+                    crate::commands::maestro_orientation(&o)?;
+                }
+                Command::SetOrientation(o)
+            }
             "stopRecording" => Command::StopRecording,
             "waitForAnimationToEnd" => Command::WaitForAnimationToEnd {
                 timeout_ms: match a {
@@ -1049,6 +1089,11 @@ mod tests {
 - setLocation: {latitude: 52.5, longitude: 13.4}
 - copyTextFrom: {id: code}
 - pasteText
+- inputRandomText: {length: 12}
+- inputRandomNumber
+- inputRandomEmail
+- inputRandomPersonName
+- setOrientation: LANDSCAPE_LEFT
 - runFlow: {when: {visible: Ok, platform: Android}, commands: [back]}
 - repeat: {times: 3, commands: [scroll]}
 - retry: {maxRetries: 2, commands: [back]}
@@ -1072,6 +1117,20 @@ mod tests {
         assert!(parse("- startRecording\n").refusals[0]
             .to_string()
             .contains("needs a file name"));
+        for (bad, why) in [
+            (
+                "- setOrientation: SIDEWAYS\n",
+                "`SIDEWAYS` is not an orientation",
+            ),
+            ("- inputRandomEmail: {length: 3}\n", "takes no arguments"),
+            ("- inputRandomText: {size: 3}\n", "size"),
+        ] {
+            let r = parse(bad).refusals;
+            assert!(
+                r.len() == 1 && r[0].to_string().contains(why),
+                "{bad}: {r:?}"
+            );
+        }
     }
 
     #[test]

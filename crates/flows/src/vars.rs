@@ -56,6 +56,21 @@ pub fn fill(text: &str, env: &[(String, String)], platform: &str) -> Result<Stri
     Ok(out)
 }
 
+/// The variables a flow sees: the host's whose names start with `MAESTRO_` (as Maestro reads
+/// them, names kept whole), then those `given` (`--env`), which win.
+pub fn with_host(
+    given: &[(String, String)],
+    host: impl IntoIterator<Item = (String, String)>,
+) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = host
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("MAESTRO_") && !given.iter().any(|(g, _)| g == k))
+        .collect();
+    out.sort();
+    out.extend(given.iter().cloned());
+    out
+}
+
 /// The message for a variable nobody set.
 pub fn unset(name: &str) -> String {
     format!("`${{{name}}}` is not set: give it with --env {name}=… (or `env` in the request), or in the flow's `env`")
@@ -64,6 +79,29 @@ pub fn unset(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn maestro_host_variables_come_first_and_given_ones_win() {
+        let host = [
+            ("MAESTRO_USER", "host"),
+            ("HOME", "/root"),
+            ("MAESTRO_PIN", "1"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let given = vec![("MAESTRO_USER".to_string(), "given".to_string())];
+        let env = with_host(&given, host);
+        assert_eq!(
+            env,
+            vec![
+                ("MAESTRO_PIN".to_string(), "1".to_string()),
+                ("MAESTRO_USER".to_string(), "given".to_string()),
+            ]
+        );
+        assert_eq!(
+            fill("${MAESTRO_USER}/${MAESTRO_PIN}", &env, "android").unwrap(),
+            "given/1"
+        );
+    }
 
     #[test]
     fn references_and_fill() {

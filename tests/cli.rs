@@ -1627,3 +1627,127 @@ fn call_answers_as_the_http_route() {
         mobilectl::api::operations().len()
     );
 }
+
+/// `flow test DIR`: a suite as Maestro runs one. The workspace `config.yaml` selects the flows
+/// (globs, tags) and orders them; each runs on the demo through the server; one JUnit report,
+/// a JSON index, and the exit code of the worst outcome. With `continueOnFailure: false` the
+/// flows after a failure are not run.
+#[test]
+fn a_suite_runs_the_flows_its_config_selects_in_order_with_one_report() {
+    let s = Server::start(true, &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |dir: &Path, rel: &str, text: &str| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    let suite = tmp.path().join("suite");
+    let login = "appId: com.mobilectl.demo\nname: login\ntags: [smoke]\n---\n- launchApp: {clearState: true}\n- assertVisible: \"LOG IN\"\n";
+    let missing = "appId: com.mobilectl.demo\ntags: [smoke]\n---\n- extendedWaitUntil: {visible: \"Nope\", timeout: 300}\n";
+    write(
+        &suite,
+        "config.yaml",
+        "flows:\n  - '**'\nexcludeTags: [wip]\nexecutionOrder:\n  flowsOrder: [login]\n",
+    );
+    write(&suite, "a_missing.yaml", missing);
+    write(&suite, "z_login.yaml", login);
+    write(&suite, "wip/draft.yaml", "tags: [wip]\n---\n- back\n");
+    write(&suite, "more/invalid.yaml", "- frobnicate\n");
+    let (junit, report) = (tmp.path().join("suite.xml"), tmp.path().join("suite.json"));
+    let out = s.cli(&[
+        "flow",
+        "test",
+        suite.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_exit(&out, 2);
+    assert!(
+        stdout(&out).contains("1 passed, 1 failed, 1 invalid, 0 not run (1 left out by tags)"),
+        "{}",
+        stdout(&out)
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let by: Vec<(&str, &str)> = r["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap(), f["status"].as_str().unwrap()))
+        .collect();
+    // `flowsOrder` first, then the rest by path; the draft left out by its tag.
+    assert_eq!(
+        by,
+        [
+            ("z_login.yaml", "passed"),
+            ("a_missing.yaml", "failed"),
+            ("more/invalid.yaml", "invalid")
+        ],
+        "{r}"
+    );
+    assert_eq!(r["left_out"], serde_json::json!(["wip/draft.yaml"]), "{r}");
+    assert_eq!(r["flows"][0]["tags"], serde_json::json!(["smoke"]));
+    assert!(r["flows"][1]["artifacts"].is_string(), "{r}");
+    assert!(
+        r["flows"][2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("unknown command"),
+        "{r}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<testcase ").count(), 3, "{xml}");
+
+    // Tags from the command line narrow it: the smoke flows only (exit 1: one fails).
+    let out = s.cli(&[
+        "flow",
+        "test",
+        suite.to_str().unwrap(),
+        "--include-tags",
+        "smoke",
+    ]);
+    assert_exit(&out, 1);
+    assert!(
+        stdout(&out).contains("1 passed, 1 failed, 0 invalid"),
+        "{}",
+        stdout(&out)
+    );
+
+    // A suite that stops at its first failure leaves the rest not run.
+    let stop = tmp.path().join("stop");
+    write(
+        &stop,
+        "config.yml",
+        "executionOrder:\n  continueOnFailure: false\n  flowsOrder: [a_missing, login]\n",
+    );
+    write(&stop, "a_missing.yaml", missing);
+    write(&stop, "z_login.yaml", login);
+    let out = s.cli(&[
+        "flow",
+        "test",
+        stop.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_exit(&out, 1);
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["flows"][1]["status"], "not_run", "{r}");
+    assert_eq!(
+        (r["failed"].as_u64(), r["not_run"].as_u64()),
+        (Some(1), Some(1)),
+        "{r}"
+    );
+
+    // A suite that is wrong is refused before anything runs.
+    write(&stop, "config.yml", "flows: ['../**']\n");
+    let out = s.cli(&["flow", "test", stop.to_str().unwrap()]);
+    assert_exit(&out, 2);
+    assert!(
+        stderr(&out).contains("reaches outside the suite's folder"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -17,6 +17,9 @@ pub enum FlowCommand {
     Check(CheckArgs),
     /// Run Maestro flows on a device: exit 0 all passed, 1 a step failed, 2 a flow is invalid.
     Run(RunArgs),
+    /// Run a suite: the flows of a folder its `config.yaml` selects (globs, tags, order), one
+    /// JUnit report; exit 0 all passed, 1 a flow failed, 2 a flow is invalid.
+    Test(super::flow_suite::TestArgs),
     /// Record this caller's acts and verifies as a flow: `flow record start`, then
     /// `flow record stop -o flow.yaml`.
     #[command(subcommand)]
@@ -95,11 +98,11 @@ pub fn plan(
             "flow_record_stop",
             serde_json::json!({ "app_id": app_id }),
         )),
-        FlowCommand::Check(_) | FlowCommand::Export { .. } => {
+        FlowCommand::Check(_) | FlowCommand::Export { .. } | FlowCommand::Test(_) => {
             Err(crate::client::ClientError::local(
                 exit::USAGE,
                 "VALIDATION",
-                "`flow check` and `flow export` run offline, without the server",
+                "`flow check` and `flow export` run offline, and `flow test` is one run per flow: none is one request",
                 None,
             ))
         }
@@ -111,6 +114,7 @@ pub fn run(cmd: FlowCommand, g: &super::GlobalArgs) -> i32 {
     match cmd {
         FlowCommand::Check(a) => check(&a, g.json),
         FlowCommand::Run(a) => run_flows(&a, g),
+        FlowCommand::Test(a) => super::flow_suite::run(&a, g),
         FlowCommand::Record(r) => record(r, g),
         FlowCommand::Export {
             batch,
@@ -291,7 +295,6 @@ async fn run_one(
 
 /// Runs each flow through the server; 0 all passed, 1 a step failed, 2 a flow is invalid.
 pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
-    use crate::api::wire::flows::FlowRunResult;
     let files = match crate::flows::load::flow_files(&a.path) {
         Ok(f) => f,
         Err(e) => {
@@ -303,11 +306,57 @@ pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
         true => a.path.clone(),
         false => crate::flows::load::workspace_of(&a.path),
     };
-    let env = crate::flows::vars::with_host(&a.env, std::env::vars());
+    let options = RunOptions {
+        env: crate::flows::vars::with_host(&a.env, std::env::vars()),
+        timeout_ms: a.timeout_ms,
+        junit: a.junit.clone(),
+        stop_at_failure: false,
+    };
+    run_files(&files, &root, &options, g).code
+}
+
+/// How [`run_files`] runs flows.
+pub struct RunOptions {
+    /// The variables every flow is given (`--env`, and the shell's `MAESTRO_` ones).
+    pub env: Vec<(String, String)>,
+    /// Each flow stops after this long.
+    pub timeout_ms: Option<u64>,
+    /// Where the JUnit report goes.
+    pub junit: Option<PathBuf>,
+    /// After a flow that failed or is invalid, run no more.
+    pub stop_at_failure: bool,
+}
+
+/// What [`run_files`] ran: each flow's result, the invalid ones with their first refusal,
+/// those not run (a failure stopped the run), and the exit code.
+pub struct Ran {
+    /// The results of the flows that ran, in order.
+    pub runs: Vec<crate::api::wire::flows::FlowRunResult>,
+    /// Each invalid flow, with why.
+    pub invalid: Vec<(String, String)>,
+    /// The flows left after a failure stopped the run.
+    pub not_run: Vec<String>,
+    /// 0 all passed, 1 a step failed (or the server failed), 2 a flow is invalid.
+    pub code: i32,
+}
+
+/// Checks each of `files` (sub-flows inside `root`), then runs those that can run through the
+/// server, in order; writes the JUnit report when asked.
+pub fn run_files(
+    files: &[PathBuf],
+    root: &std::path::Path,
+    o: &RunOptions,
+    g: &super::GlobalArgs,
+) -> Ran {
+    let mut ran = Ran {
+        runs: vec![],
+        invalid: vec![],
+        not_run: vec![],
+        code: exit::OK,
+    };
     let mut bundles = vec![];
-    let mut invalid = vec![];
-    for f in &files {
-        match crate::flows::load::bundle(f, &root, &env) {
+    for f in files {
+        match crate::flows::load::bundle(f, root, &o.env) {
             Ok(b) => {
                 for w in &b.warnings {
                     eprintln!("warning: {w}");
@@ -322,63 +371,82 @@ pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
                     .first()
                     .map(ToString::to_string)
                     .unwrap_or_default();
-                invalid.push((f.display().to_string(), first));
+                ran.invalid.push((f.display().to_string(), first));
             }
         }
     }
+    if o.stop_at_failure && !ran.invalid.is_empty() {
+        ran.not_run = bundles.iter().map(|b| b.file.clone()).collect();
+        bundles.clear();
+    }
     let rt = match super::runtime() {
         Ok(rt) => rt,
-        Err(code) => return code,
+        Err(code) => {
+            ran.code = code;
+            return ran;
+        }
     };
-    let mut runs: Vec<FlowRunResult> = vec![];
-    let mut code = exit::OK;
     if !bundles.is_empty() {
         let outcome = rt.block_on(async {
             let c = crate::client::Client::connect(&g.connect_options(g.session.clone())).await?;
-            for b in bundles {
+            let env: std::collections::BTreeMap<_, _> = o.env.iter().cloned().collect();
+            let mut left = bundles.into_iter();
+            while let Some(b) = left.next() {
                 let mut body = serde_json::json!({
-                    "yaml": b.text, "file": b.file, "files": b.files,
-                    "env": env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+                    "yaml": b.text, "file": b.file, "files": b.files, "env": env,
                 });
-                if let Some(t) = a.timeout_ms {
+                if let Some(t) = o.timeout_ms {
                     body["timeout_ms"] = t.into();
                 }
                 if let Some(u) = &g.udid {
                     body["udid"] = u.clone().into();
                 }
-                match run_one(&c, body, g.json).await {
-                    Ok(Some(r)) => runs.push(r),
-                    Ok(None) => code = exit::FAILED,
+                let passed = match run_one(&c, body, g.json).await {
+                    Ok(Some(r)) => {
+                        let passed = r.success;
+                        ran.runs.push(r);
+                        passed
+                    }
+                    Ok(None) => {
+                        ran.code = exit::FAILED;
+                        false
+                    }
                     Err(e) => {
                         if e.exit == exit::USAGE {
-                            invalid.push((b.file.clone(), e.message.clone()));
+                            ran.invalid.push((b.file.clone(), e.message.clone()));
                         }
                         super::output::error(&e, g.json);
                         if e.exit != exit::USAGE {
                             return Err(e);
                         }
+                        false
                     }
+                };
+                if !passed && o.stop_at_failure {
+                    ran.not_run = left.map(|b| b.file).collect();
+                    break;
                 }
             }
             Ok::<(), crate::client::ClientError>(())
         });
         if let Err(e) = outcome {
-            code = e.exit;
+            ran.code = e.exit;
         }
     }
-    if let Some(path) = &a.junit {
-        let xml = crate::flows::report::junit(&runs, &invalid);
+    if let Some(path) = &o.junit {
+        let xml = crate::flows::report::junit(&ran.runs, &ran.invalid);
         if let Err(e) = std::fs::write(path, xml) {
             eprintln!("mobilectl: cannot write {}: {e}", path.display());
-            return exit::FAILED;
+            ran.code = exit::FAILED;
+            return ran;
         }
     }
-    if code != exit::OK {
-        return code;
+    if ran.code == exit::OK {
+        ran.code = match (ran.invalid.is_empty(), ran.runs.iter().all(|r| r.success)) {
+            (false, _) => exit::USAGE,
+            (true, false) => exit::FAILED,
+            (true, true) => exit::OK,
+        };
     }
-    match (invalid.is_empty(), runs.iter().all(|r| r.success)) {
-        (false, _) => exit::USAGE,
-        (true, false) => exit::FAILED,
-        (true, true) => exit::OK,
-    }
+    ran
 }

@@ -33,6 +33,7 @@ pub mod record;
 pub mod report;
 pub mod run;
 pub mod select;
+pub mod suite;
 pub mod vars;
 pub mod wire;
 pub mod yaml;

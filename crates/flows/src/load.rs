@@ -146,7 +146,7 @@ pub fn flow_files(path: &Path) -> Result<Vec<PathBuf>, String> {
     }
 }
 
-fn is_flow_name(p: &Path) -> bool {
+pub(crate) fn is_flow_name(p: &Path) -> bool {
     let ext = p.extension().and_then(|e| e.to_str()).unwrap_or_default();
     let stem = p.file_stem().and_then(|e| e.to_str()).unwrap_or_default();
     matches!(ext, "yaml" | "yml") && !stem.ends_with("config")

@@ -15,6 +15,8 @@ pub struct Flow {
     pub name: Option<String>,
     /// The header's `env`: default variables, in file order; the caller's values win.
     pub env: Vec<(String, String)>,
+    /// The header's `tags`: what a suite selects flows by (`includeTags`, `excludeTags`).
+    pub tags: Vec<String>,
     /// The header's `onFlowStart`: steps run before `steps`.
     pub on_start: Vec<Step>,
     /// The header's `onFlowComplete`: steps run after `steps`, even when one failed.

@@ -263,9 +263,13 @@ impl P<'_> {
                     Ok(env) => flow.env = env,
                     Err(e) => self.refuse(file, v.line, "", format!("`env`: {e}")),
                 },
+                "tags" => match string_list(v) {
+                    Ok(tags) => flow.tags = tags,
+                    Err(e) => self.refuse(file, v.line, "", format!("`tags`: {e}")),
+                },
                 "onFlowStart" => flow.on_start = self.commands(file, v, depth),
                 "onFlowComplete" => flow.on_complete = self.commands(file, v, depth),
-                "tags" | "jsEngine" | "properties" | "url" | "executionOrder" | "androidWebViewHierarchy" => {}
+                "jsEngine" | "properties" | "url" | "executionOrder" | "androidWebViewHierarchy" => {}
                 other => self.refuse(file, k.line, "", format!("unknown header key `{other}` (known: appId, name, env, tags, onFlowStart, onFlowComplete)")),
             }
         }
@@ -714,6 +718,22 @@ fn allowed(a: &Node, keys: &[&str]) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// A list of strings (a single string is a list of one), as `tags` and a suite's globs are.
+pub(crate) fn string_list(n: &Node) -> R<Vec<String>> {
+    if n.is_null() {
+        return Ok(vec![]);
+    }
+    match n.seq() {
+        Some(items) => items
+            .iter()
+            .map(|i| scalar(i).ok_or_else(|| format!("a list of strings, not of {}", i.kind())))
+            .collect(),
+        None => scalar(n)
+            .map(|s| vec![s])
+            .ok_or_else(|| format!("a list of strings, not {}", n.kind())),
+    }
 }
 
 fn string_map(n: &Node) -> R<Vec<(String, String)>> {

@@ -120,6 +120,7 @@ impl<H: Host> Runner<H> {
             Command::StartRecording(name) => self.start_recording(name).await?,
             Command::StopRecording => self.stop_recording().await?,
             Command::CopyTextFrom(s) => self.copy_text_from(s).await?,
+            Command::Travel { points, speed } => self.travel(points, speed).await?,
             _ => return Err(format!("`{}` holds steps: the runner runs it", step.name)),
         }
         Ok(None)
@@ -363,6 +364,32 @@ impl<H: Host> Runner<H> {
         Ok(())
     }
 
+    /// `travel`: each stop of the journey set in turn, after its wait; refused before the first
+    /// when the journey would outlast the run.
+    async fn travel(&self, points: &[String], speed: &str) -> R<()> {
+        let speed = crate::travel::speed(&self.fill(speed)?)?;
+        let points = points
+            .iter()
+            .map(|p| crate::travel::point(&self.fill(p)?))
+            .collect::<R<Vec<_>>>()?;
+        let stops = crate::travel::stops(&points, speed);
+        let takes = crate::travel::duration(&stops);
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if takes > left {
+            return Err(format!(
+                "the journey takes {:.1} s at {speed} m/s, more than the {:.1} s the run has left",
+                takes.as_secs_f64(),
+                left.as_secs_f64()
+            ));
+        }
+        for (wait, at) in stops {
+            tokio::time::sleep(wait).await;
+            let args = json!({ "latitude": at.latitude, "longitude": at.longitude });
+            self.op(Op::SetLocation, args).await?;
+        }
+        Ok(())
+    }
+
     /// `copyTextFrom`: the element's text (else its name, else its description), kept for
     /// `pasteText` and `${maestro.copiedText}`.
     async fn copy_text_from(&mut self, s: &Selector) -> R<()> {
@@ -537,5 +564,40 @@ mod tests {
             assert_eq!(times, 1, "{name}: {kept:?}");
         }
         assert_eq!(result.artifacts.as_deref(), Some("/runs/artifacts"));
+    }
+
+    /// `travel` sets each stop after its wait (on the test clock, paused), and a journey that
+    /// would outlast the run fails before the first stop.
+    #[tokio::test(start_paused = true)]
+    async fn travel_sets_each_stop_after_its_wait() {
+        let host = Fake::default();
+        let flow = "appId: com.x\n---\n- travel:\n    points: [\"0.0,0.0\", \"${LAT},0.0\"]\n    speed: ${SPEED}\n";
+        let env = vec![
+            ("LAT".into(), "0.1".into()),
+            ("SPEED".into(), "2000".into()),
+        ];
+        let parsed = crate::load::parse_text(flow, &env);
+        assert!(parsed.refusals.is_empty(), "{:?}", parsed.refusals);
+        let r = Runner::new(&host, env.clone(), Duration::from_secs(60));
+        let started = tokio::time::Instant::now();
+        let result = r.run(&parsed.flow).await;
+        assert!(result.success, "{:?}", result.steps);
+        // 11.1 km at 2 km/s: 5.56 s, in six stops after the first.
+        let took = started.elapsed().as_secs_f64();
+        assert!((took - 5.56).abs() < 0.01, "{took}");
+        let calls = host.calls.lock().unwrap().clone();
+        assert_eq!(calls.len(), 7, "{calls:?}");
+        assert!(calls.iter().all(|(op, _)| *op == Op::SetLocation));
+        assert_eq!(calls[0].1, json!({"latitude": 0.0, "longitude": 0.0}));
+        assert_eq!(calls[6].1, json!({"latitude": 0.1, "longitude": 0.0}));
+
+        let host = Fake::default();
+        let slow = vec![("LAT".into(), "0.1".into()), ("SPEED".into(), "1".into())];
+        let r = Runner::new(&host, slow, Duration::from_secs(60));
+        let result = r.run(&parsed.flow).await;
+        assert!(!result.success);
+        let error = result.steps[0].error.clone().unwrap_or_default();
+        assert!(error.contains("more than the"), "{error}");
+        assert!(!host.ops().contains(&Op::SetLocation), "{:?}", host.ops());
     }
 }

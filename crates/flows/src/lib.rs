@@ -34,6 +34,7 @@ pub mod report;
 pub mod run;
 pub mod select;
 pub mod suite;
+pub mod travel;
 pub mod vars;
 pub mod wire;
 pub mod yaml;

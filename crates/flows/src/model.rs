@@ -236,6 +236,14 @@ pub enum Command {
         /// Degrees east, as written (it may hold `${…}`).
         longitude: String,
     },
+    /// `travel`: the location moved along `points` (`"lat, lon"`) at `speed` meters per
+    /// second, as written (they may hold `${…}`).
+    Travel {
+        /// The journey's points, in order.
+        points: Vec<String>,
+        /// Its speed, in meters per second.
+        speed: String,
+    },
     /// `copyTextFrom`: keeps the element's text (or name, or description) for `pasteText`.
     CopyTextFrom(Selector),
     /// `pasteText`: types the text `copyTextFrom` kept.

@@ -36,6 +36,7 @@ pub const SUPPORTED: &[&str] = &[
     "startRecording",
     "stopRecording",
     "setLocation",
+    "travel",
     "copyTextFrom",
     "pasteText",
     "inputRandomText",
@@ -63,7 +64,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("extractTextWithAI", "AI commands need Maestro's cloud"),
     ("doubleTapOn", "double taps are not supported yet"),
-    ("travel", "travel is not supported"),
     ("addMedia", "adding media is not supported"),
     (
         "clearKeychain",
@@ -607,6 +607,25 @@ impl P<'_> {
             "takeScreenshot" => Command::TakeScreenshot(file_name(a)?),
             "startRecording" => Command::StartRecording(file_name(a)?),
             "setLocation" => set_location(a.ok_or("needs `latitude` and `longitude`")?)?,
+            "travel" => {
+                let a = a.ok_or("needs `points` and `speed`")?;
+                allowed(a, &["points", "speed"])?;
+                let points = string_list(a.get("points").ok_or("needs `points`")?)?;
+                if points.is_empty() {
+                    return Err("needs at least one point".into());
+                }
+                let speed = a
+                    .get("speed")
+                    .and_then(scalar)
+                    .ok_or("needs `speed` (meters per second)")?;
+                for p in points.iter().filter(|p| !p.contains("${")) {
+                    crate::travel::point(p)?;
+                }
+                if !speed.contains("${") {
+                    crate::travel::speed(&speed)?;
+                }
+                Command::Travel { points, speed }
+            }
             other => return Err(format!("`{other}` has no parser")),
         })
     }
@@ -1107,6 +1126,7 @@ mod tests {
 - stopRecording
 - startRecording: again
 - setLocation: {latitude: 52.5, longitude: 13.4}
+- travel: {points: ["0.0,0.0", "0.1,0.0"], speed: 7900}
 - copyTextFrom: {id: code}
 - pasteText
 - inputRandomText: {length: 12}
@@ -1144,6 +1164,9 @@ mod tests {
             ),
             ("- inputRandomEmail: {length: 3}\n", "takes no arguments"),
             ("- inputRandomText: {size: 3}\n", "size"),
+            ("- travel: {points: [\"0,0\"]}\n", "needs `speed`"),
+            ("- travel: {points: [\"95,0\"], speed: 3}\n", "latitude is"),
+            ("- travel: {points: [], speed: 3}\n", "at least one point"),
         ] {
             let r = parse(bad).refusals;
             assert!(

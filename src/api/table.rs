@@ -513,8 +513,9 @@ fn flows() -> Vec<Operation> {
         op(Post, Op::FlowRun, "/api/v1/flows/run", "flows", "Run a Maestro flow (YAML text, env) on a device; every step's outcome.")
             .cli("flow run FILE --json", &["flow", "run", "login.yaml", "--env", "USER=bob", "--junit", "report.xml", "--json"])
             .describe("The flow is parsed and checked whole (sub-flows from `files`, `${NAME}` from `env`) before \
-                       any device command: a command this runner does not support, JavaScript, an unset variable \
-                       or a `runFlow` cycle answers 400 VALIDATION with the file, line and command. Then it runs \
+                       any device command: a command this runner does not support, JavaScript or a `runFlow` \
+                       cycle answers 400 VALIDATION with the file, line and command (a variable nothing sets \
+                       fails only the step that needs it, naming it). Then it runs \
                        under one hold of the device: selectors are Maestro's (regex on text, id, label), waits read \
                        the screen until they hold, and a failed step stops the run (unless `optional`) after its \
                        screenshot, tree and log are saved in `artifacts`. `success: false` is an answer, not an error.")

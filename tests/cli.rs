@@ -710,6 +710,11 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
         "name: noop\n---\n- runFlow: {when: {platform: iOS}, commands: [back]}\n- waitForAnimationToEnd\n",
     )
     .unwrap();
+    // A suite of that one flow, for `flow test`.
+    let suite = dir.path().join("suite");
+    std::fs::create_dir(&suite).unwrap();
+    std::fs::copy(&flow, suite.join("noop.yaml")).unwrap();
+    let suite = suite.to_str().unwrap();
     let flow = flow.to_str().unwrap();
     let junit = dir.path().join("junit.xml");
     let junit = junit.to_str().unwrap();
@@ -1315,6 +1320,12 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             &["flow", "run", flow, "--json"],
             0,
             "\"success\":true",
+        ),
+        case(
+            "flow_test",
+            &["flow", "test", suite, "--json"],
+            0,
+            "\"passed\":1",
         ),
         case(
             "flow_record_start",

@@ -1098,3 +1098,118 @@ fn flow_check_warns_of_unset_variables_and_reads_maestro_host_variables() {
         "{text}"
     );
 }
+
+/// `POST /api/v1/flows/test`: a posted folder runs as a suite on the demo. Its `config.yaml`
+/// selects and orders the flows; a refused flow is `invalid` and the suite goes on, or stops
+/// with `continueOnFailure: false`; the suite's reports join the caller's run; a suite that
+/// is wrong is a 400 before any device command.
+#[tokio::test]
+async fn a_posted_suite_runs_as_its_config_says() {
+    use crate::common::android::*;
+    use crate::common::*;
+    let h = start_device();
+    let app = app_for(&h);
+    let passing = "appId: com.mobilectl.demo\ntags: [smoke]\n---\n- assertVisible: \"LOG IN\"\n";
+    let failing = "tags: [smoke]\n---\n- extendedWaitUntil: {visible: \"Nope\", timeout: 200}\n";
+    let mut files = serde_json::json!({
+        "config.yaml": "flows: ['**']\nexcludeTags: [wip]\nexecutionOrder: {flowsOrder: [second]}\n",
+        "first.yaml": failing,
+        "second.yaml": passing,
+        "wip/draft.yaml": "tags: [wip]\n---\n- back\n",
+        "more/bad.yaml": "- frobnicate\n",
+        "shared/sub.yaml": "- waitForAnimationToEnd\n",
+        "uses_sub.yaml": "- runFlow: shared/sub.yaml\n",
+    });
+    let (status, r) = call(
+        &app,
+        post("/api/v1/flows/test", serde_json::json!({"files": files})),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{r}");
+    let by: Vec<(&str, &str)> = r["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap(), f["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        by,
+        [
+            ("second.yaml", "passed"),
+            ("first.yaml", "failed"),
+            ("more/bad.yaml", "invalid"),
+            ("shared/sub.yaml", "passed"),
+            ("uses_sub.yaml", "passed"),
+        ],
+        "{r}"
+    );
+    assert_eq!(r["success"], false);
+    assert_eq!(r["left_out"], serde_json::json!(["wip/draft.yaml"]));
+    assert!(
+        r["flows"][1]["error"].as_str().unwrap().contains("Nope"),
+        "{r}"
+    );
+    let artifacts = std::path::PathBuf::from(r["flows"][1]["artifacts"].as_str().unwrap());
+    let junit =
+        std::fs::read_to_string(artifacts.join("suite.junit.xml")).expect("the suite's JUnit");
+    assert_eq!(junit.matches("<testcase ").count(), 5, "{junit}");
+    assert!(junit.contains("failures=\"1\" errors=\"1\""), "{junit}");
+    let _ = std::fs::remove_dir_all(artifacts);
+
+    // Stopping at the first failure: the rest are not run.
+    files["config.yaml"] = "executionOrder: {continueOnFailure: false}\n".into();
+    let body = serde_json::json!({"files": files, "include_tags": ["smoke"]});
+    let (_, r) = call(&app, post("/api/v1/flows/test", body)).await;
+    let statuses: Vec<&str> = r["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["failed", "not_run"], "{r}");
+
+    // Wrong suites: a 400 with the reason, nothing run.
+    let before = argvs_with(&h, "uiautomator").len();
+    for (body, says) in [
+        (
+            serde_json::json!({"files": {"config.yaml": "flows: ['../*']\n", "a.yaml": "- back\n"}}),
+            "outside the suite's folder",
+        ),
+        (
+            serde_json::json!({"files": {"a.yaml": "tags: [x]\n---\n- back\n"}, "include_tags": ["y"]}),
+            "no flow to run",
+        ),
+        (
+            serde_json::json!({"files": {"a.yaml": "- back\n"}, "timeout_ms": 0}),
+            "`timeout_ms` is 1 to",
+        ),
+    ] {
+        let (status, r) = call(&app, post("/api/v1/flows/test", body)).await;
+        assert_eq!(status.as_u16(), 400, "{r}");
+        assert!(
+            r["error"]["message"].as_str().unwrap().contains(says),
+            "{says}: {r}"
+        );
+    }
+    let many: serde_json::Map<String, serde_json::Value> = (0..2001)
+        .map(|i| (format!("f{i}.yaml"), serde_json::Value::from("- back\n")))
+        .collect();
+    let (status, r) = call(
+        &app,
+        post("/api/v1/flows/test", serde_json::json!({"files": many})),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 400, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most 2000 files"),
+        "{r}"
+    );
+    assert_eq!(
+        argvs_with(&h, "uiautomator").len(),
+        before,
+        "a refused suite read the screen"
+    );
+}

@@ -533,6 +533,18 @@ fn flows() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<FlowRunRequest>()
             .events::<FlowEvent>(render::maestro::event),
+        op(Post, Op::FlowTest, "/api/v1/flows/test", "flows", "Run a suite: the flows a folder's config.yaml selects (globs, tags, order), each flow's outcome.")
+            .cli("flow test DIR --json", &["flow", "test", ".maestro", "--include-tags", "smoke", "--json"])
+            .describe("`files` holds the folder: its flows, their sub-flows and its workspace `config.yaml`, \
+                       whose `flows` globs (default `*`), `includeTags`/`excludeTags` (with `include_tags`/\
+                       `exclude_tags`) and `executionOrder` (`flowsOrder` first; `continueOnFailure`, default \
+                       true) select and order the flows, as `maestro test` does. Each flow is checked and run as \
+                       `flow_run` runs it, under its own hold of the device; a refused flow is `invalid` and the \
+                       suite goes on. A suite that selects nothing, or a glob that leaves the folder, is 400. \
+                       The suite's JUnit and JSON reports join the caller's run; `success: false` is an answer.")
+            .errors(DEVICE)
+            .body::<FlowTestRequest>()
+            .json::<SuiteResult>(render::maestro::suite),
         op(Post, Op::FlowRecordStart, "/api/v1/flows/record/start", "flows", "Record this caller's acts and verifies as a Maestro flow.")
             .cli("flow record start", &["flow", "record", "start"])
             .describe("Per session (or per session-less caller). Each successful act or verify operation \

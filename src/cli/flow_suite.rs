@@ -8,7 +8,6 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use serde::Serialize;
 
 use crate::client::exit;
 use crate::flows::suite;
@@ -39,46 +38,11 @@ pub struct TestArgs {
     pub timeout_ms: Option<u64>,
 }
 
-/// The suite's JSON index (`--report`).
-#[derive(Debug, Serialize)]
-pub struct SuiteReport {
-    /// Every flow selected passed.
-    pub success: bool,
-    /// Counts of the flows by outcome.
-    pub passed: usize,
-    /// Flows with a failed step.
-    pub failed: usize,
-    /// Flows refused before they ran.
-    pub invalid: usize,
-    /// Flows not run: a failure stopped the suite (`continueOnFailure: false`).
-    pub not_run: usize,
-    /// Each flow selected, in the order run.
-    pub flows: Vec<SuiteFlow>,
-    /// Flow files the globs matched and the tags left out.
-    pub left_out: Vec<String>,
-}
-
-/// One flow of the index.
-#[derive(Debug, Serialize)]
-pub struct SuiteFlow {
-    /// Its file.
-    pub file: String,
-    /// Its name (the header's, else the file's).
-    pub name: String,
-    /// Its tags.
-    pub tags: Vec<String>,
-    /// `passed`, `failed`, `invalid` or `not_run`.
-    pub status: &'static str,
-    /// How long it ran.
-    pub duration_ms: Option<u64>,
-    /// The folder (on the server's machine) with its artifacts.
-    pub artifacts: Option<String>,
-    /// Why it failed or was refused.
-    pub error: Option<String>,
-}
-
 /// Runs `flow test`; returns the exit code.
 pub fn run(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
+    if g.json {
+        return run_on_server(a, g);
+    }
     let plan = match suite::config_of(&a.dir)
         .and_then(|c| suite::plan(&a.dir, &c, &a.include_tags, &a.exclude_tags))
     {
@@ -88,7 +52,7 @@ pub fn run(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
             return exit::USAGE;
         }
     };
-    let files: Vec<PathBuf> = plan.flows.iter().map(|f| f.file.clone()).collect();
+    let files: Vec<PathBuf> = plan.flows.iter().map(|f| a.dir.join(&f.file)).collect();
     let options = super::flow::RunOptions {
         env: crate::flows::vars::with_host(&a.env, std::env::vars()),
         timeout_ms: a.timeout_ms,
@@ -96,8 +60,8 @@ pub fn run(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
         stop_at_failure: !plan.continue_on_failure,
     };
     let ran = super::flow::run_files(&files, &a.dir, &options, g);
-    let report = index(&plan, &ran, &a.dir);
-    if !g.json {
+    let report = suite::result(&plan, outcomes(&plan, &ran, &a.dir));
+    {
         println!(
             "suite {}: {} passed, {} failed, {} invalid, {} not run ({} left out by tags)",
             a.dir.display(),
@@ -118,55 +82,86 @@ pub fn run(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
     ran.code
 }
 
-/// The index of a suite's run: each planned flow matched to its result by file.
-fn index(plan: &suite::Plan, ran: &super::flow::Ran, dir: &std::path::Path) -> SuiteReport {
-    let rel = |p: &std::path::Path| {
-        let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        let real = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-        real.strip_prefix(&root)
-            .map(|r| r.display().to_string())
-            .unwrap_or_else(|_| p.display().to_string())
-    };
-    let flows: Vec<SuiteFlow> = plan
-        .flows
+/// Each planned flow's outcome, found among what ran by its file.
+fn outcomes(
+    plan: &suite::Plan,
+    ran: &super::flow::Ran,
+    dir: &std::path::Path,
+) -> Vec<suite::Outcome> {
+    plan.flows
         .iter()
         .map(|f| {
-            let file = rel(&f.file);
-            let shown = f.file.display().to_string();
-            let mut flow = SuiteFlow {
-                file: file.clone(),
-                name: f.name.clone(),
-                tags: f.tags.clone(),
-                status: "not_run",
-                duration_ms: None,
-                artifacts: None,
-                error: None,
-            };
-            if let Some(r) = ran.runs.iter().find(|r| r.file == file) {
-                flow.status = if r.success { "passed" } else { "failed" };
-                flow.duration_ms = Some(r.duration_ms);
-                flow.artifacts = r.artifacts.clone();
-                flow.error = r
-                    .failed_step
-                    .and_then(|i| r.steps.get(i))
-                    .and_then(|s| s.error.clone());
-            } else if let Some((_, why)) =
-                ran.invalid.iter().find(|(f, _)| *f == shown || *f == file)
+            let shown = dir.join(&f.file).display().to_string();
+            if let Some(r) = ran.runs.iter().find(|r| r.file == f.file) {
+                suite::Outcome::Ran(r.clone())
+            } else if let Some((_, why)) = ran
+                .invalid
+                .iter()
+                .find(|(p, _)| *p == shown || *p == f.file)
             {
-                flow.status = "invalid";
-                flow.error = Some(why.clone());
+                suite::Outcome::Invalid(why.clone())
+            } else {
+                suite::Outcome::NotRun
             }
-            flow
         })
-        .collect();
-    let count = |s: &str| flows.iter().filter(|f| f.status == s).count();
-    SuiteReport {
-        success: flows.iter().all(|f| f.status == "passed"),
-        passed: count("passed"),
-        failed: count("failed"),
-        invalid: count("invalid"),
-        not_run: count("not_run"),
-        left_out: plan.left_out.iter().map(|f| rel(&f.file)).collect(),
-        flows,
+        .collect()
+}
+
+/// `flow test --json`: the folder posted whole to the server's `flow_test`, its result printed
+/// as JSON (and written as `--report` and `--junit`).
+fn run_on_server(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
+    let files = match suite::folder_files(&a.dir) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("mobilectl: {e}");
+            return exit::USAGE;
+        }
+    };
+    let env: std::collections::BTreeMap<_, _> =
+        crate::flows::vars::with_host(&a.env, std::env::vars())
+            .into_iter()
+            .collect();
+    let body = serde_json::json!({
+        "files": files, "env": env, "include_tags": a.include_tags,
+        "exclude_tags": a.exclude_tags, "timeout_ms": a.timeout_ms, "udid": g.udid,
+    });
+    let rt = match super::runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let answer = rt.block_on(async {
+        let c = crate::client::Client::connect(&g.connect_options(g.session.clone())).await?;
+        let req = super::plan::Request::new("flow_test", body);
+        super::plan::execute(&c, req, true).await
+    });
+    let value = match answer {
+        Ok(super::plan::Answer::Json { reply, .. }) => reply.value,
+        Ok(_) => return exit::FAILED,
+        Err(e) => return super::output::error(&e, true),
+    };
+    println!("{value}");
+    let Ok(result) = serde_json::from_value::<crate::api::wire::flows::SuiteResult>(value) else {
+        eprintln!("mobilectl: a suite result I cannot read");
+        return exit::FAILED;
+    };
+    let writes = [
+        (
+            &a.report,
+            serde_json::to_string_pretty(&result).unwrap_or_default(),
+        ),
+        (&a.junit, crate::flows::report::suite_junit(&result)),
+    ];
+    for (path, text) in writes {
+        if let Some(path) = path {
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("mobilectl: cannot write {}: {e}", path.display());
+                return exit::FAILED;
+            }
+        }
+    }
+    match (result.invalid, result.success) {
+        (1.., _) => exit::USAGE,
+        (0, false) => exit::FAILED,
+        (0, true) => exit::OK,
     }
 }

@@ -17,6 +17,46 @@ pub fn run(v: &Value) -> String {
     lines.join("\n")
 }
 
+/// `flow_test`: a line per flow (status, duration, file, why), then the counts.
+pub fn suite(v: &Value) -> String {
+    let mut lines: Vec<String> = v["flows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            let mark = match s(&f["status"]) {
+                "passed" => "ok     ",
+                "failed" => "FAIL   ",
+                "invalid" => "INVALID",
+                _ => "not run",
+            };
+            let ms = f["duration_ms"]
+                .as_u64()
+                .map(|d| format!(" {d} ms"))
+                .unwrap_or_default();
+            let why = f["error"]
+                .as_str()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default();
+            format!("{mark} {}{ms}{why}", s(&f["file"]))
+        })
+        .collect();
+    lines.push(format!(
+        "suite {}: {} passed, {} failed, {} invalid, {} not run ({} left out by tags)",
+        if v["success"] == true {
+            "passed"
+        } else {
+            "FAILED"
+        },
+        v["passed"],
+        v["failed"],
+        v["invalid"],
+        v["not_run"],
+        v["left_out"].as_array().map_or(0, Vec::len)
+    ));
+    lines.join("\n")
+}
+
 /// `flow_run_stream`: a step as it ends (`{"step": …}`), the verdict (`{"result": …}`), or
 /// why the run could not go on (`{"error": …}`, the error envelope).
 pub fn event(v: &Value) -> String {

@@ -85,6 +85,7 @@ ops! {
     Batch = "batch",
     FlowRun = "flow_run",
     FlowRunStream = "flow_run_stream",
+    FlowTest = "flow_test",
     FlowRecordStart = "flow_record_start",
     FlowRecordStop = "flow_record_stop",
     Wait = "wait",

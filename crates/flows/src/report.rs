@@ -2,7 +2,7 @@
 //! testcase has a `<failure>` naming its failed step (title, file:line) and why, and its step
 //! lines as `system-out`.
 
-use crate::wire::{FlowRunResult, FlowStepStatus};
+use crate::wire::{FlowRunResult, FlowStepStatus, SuiteFlowStatus, SuiteResult};
 
 /// JUnit XML for `runs` (and the flows that could not run: `(file, why)`, as errors).
 pub fn junit(runs: &[FlowRunResult], invalid: &[(String, String)]) -> String {
@@ -65,6 +65,51 @@ pub fn junit(runs: &[FlowRunResult], invalid: &[(String, String)]) -> String {
             f = xml_text(file),
             w = xml_text(why)
         );
+    }
+    out += "  </testsuite>\n</testsuites>\n";
+    out
+}
+
+/// JUnit XML for a suite's result: a testcase per flow selected, a failure with why, an
+/// invalid flow as an error, a flow not run as skipped.
+pub fn suite_junit(r: &SuiteResult) -> String {
+    let secs: f64 = r.flows.iter().filter_map(|f| f.duration_ms).sum::<u64>() as f64 / 1000.0;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out += &format!(
+        "<testsuites>\n  <testsuite name=\"mobilectl suite\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{secs:.3}\">\n",
+        r.flows.len(),
+        r.failed,
+        r.invalid,
+        r.not_run
+    );
+    for f in &r.flows {
+        out += &format!(
+            "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">\n",
+            xml_text(&f.file),
+            xml_text(&f.name),
+            f.duration_ms.unwrap_or(0) as f64 / 1000.0
+        );
+        let why = xml_text(f.error.as_deref().unwrap_or_default());
+        match f.status {
+            SuiteFlowStatus::Passed => {}
+            SuiteFlowStatus::Failed => {
+                out +=
+                    &format!("      <failure message=\"{why}\" type=\"failed\">{why}</failure>\n")
+            }
+            SuiteFlowStatus::Invalid => {
+                out += &format!("      <error message=\"{why}\" type=\"invalid\">{why}</error>\n")
+            }
+            SuiteFlowStatus::NotRun => {
+                out += "      <skipped message=\"an earlier flow failed\"/>\n"
+            }
+        }
+        if let Some(a) = &f.artifacts {
+            out += &format!(
+                "      <system-out>artifacts: {}</system-out>\n",
+                xml_text(a)
+            );
+        }
+        out += "    </testcase>\n";
     }
     out += "  </testsuite>\n</testsuites>\n";
     out

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::load;
+use super::wire::{FlowRunResult, SuiteFlow, SuiteFlowStatus, SuiteResult};
 use super::yaml::{self, Node};
 
 /// Most flow files a suite runs.
@@ -48,8 +49,8 @@ impl Default for Config {
 /// One flow of a suite: its file, its name (the header's, else the file's stem), its tags.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Planned {
-    /// The flow file.
-    pub file: PathBuf,
+    /// The flow file, relative to the suite's folder (`/` between folders).
+    pub file: String,
     /// What reports and `flowsOrder` call it.
     pub name: String,
     /// Its header's `tags`.
@@ -131,15 +132,79 @@ pub fn plan(
     include: &[String],
     exclude: &[String],
 ) -> Result<Plan, String> {
-    let globs = globs(&config.flows)?;
-    let mut matched = vec![];
-    for file in files_under(dir)? {
-        let rel = file.strip_prefix(dir).unwrap_or(&file);
-        let rel = rel.to_string_lossy().replace('\\', "/");
-        if globs.is_match(&rel) {
-            matched.push(file);
+    let paths = files_under(dir)?
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(dir).unwrap_or(f);
+            rel.to_string_lossy().replace('\\', "/")
+        })
+        .collect();
+    select(
+        paths,
+        |rel| load::read(&dir.join(rel)).ok(),
+        config,
+        include,
+        exclude,
+    )
+    .map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// A suite's folder as [`plan_posted`] takes it: its flow files and its `config.yaml`, by path
+/// relative to it (bounded as [`plan`] is; each file at most a flow's size).
+pub fn folder_files(dir: &Path) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for f in files_under(dir)? {
+        let rel = f.strip_prefix(dir).unwrap_or(&f);
+        out.insert(rel.to_string_lossy().replace('\\', "/"), load::read(&f)?);
+    }
+    for name in ["config.yaml", "config.yml"] {
+        let path = dir.join(name);
+        if path.is_file() {
+            out.insert(name.to_string(), load::read(&path)?);
         }
     }
+    Ok(out)
+}
+
+/// The flows of a posted suite: its files by path relative to its folder (a `config.yaml`
+/// among them is the workspace config, not a flow).
+pub fn plan_posted(
+    files: &std::collections::BTreeMap<String, String>,
+    include: &[String],
+    exclude: &[String],
+) -> Result<Plan, String> {
+    let config = match ["config.yaml", "config.yml"]
+        .iter()
+        .find_map(|name| files.get(*name))
+    {
+        Some(text) => parse_config(text).map_err(|e| format!("config.yaml: {e}"))?,
+        None => Config::default(),
+    };
+    let mut paths: Vec<String> = files
+        .keys()
+        .filter(|k| load::is_flow_name(Path::new(k)))
+        .cloned()
+        .collect();
+    paths.sort();
+    select(
+        paths,
+        |rel| files.get(rel).cloned(),
+        &config,
+        include,
+        exclude,
+    )
+}
+
+/// Selects and orders `paths` (relative, sorted), reading a flow's header with `text_of`.
+fn select(
+    paths: Vec<String>,
+    text_of: impl Fn(&str) -> Option<String>,
+    config: &Config,
+    include: &[String],
+    exclude: &[String],
+) -> Result<Plan, String> {
+    let globs = globs(&config.flows)?;
+    let matched: Vec<String> = paths.into_iter().filter(|p| globs.is_match(p)).collect();
     if matched.len() > MAX_FLOWS {
         return Err(format!(
             "the globs {:?} match {} flow files; a suite runs at most {MAX_FLOWS}",
@@ -152,7 +217,7 @@ pub fn plan(
     let exclude: Vec<&String> = config.exclude_tags.iter().chain(exclude).collect();
     let (mut flows, mut left_out) = (vec![], vec![]);
     for file in matched {
-        let planned = header_of(&file);
+        let planned = header_of(&file, text_of(&file).as_deref());
         let wanted = include.is_empty() || planned.tags.iter().any(|t| include.contains(&t));
         let unwanted = planned.tags.iter().any(|t| exclude.contains(&t));
         match wanted && !unwanted {
@@ -162,9 +227,7 @@ pub fn plan(
     }
     if flows.is_empty() {
         return Err(format!(
-            "no flow of {} to run: the globs {:?} matched {found} flow files, and the tags left \
-             out {}",
-            dir.display(),
+            "no flow to run: the globs {:?} matched {found} flow files, and the tags left out {}",
             config.flows,
             left_out.len()
         ));
@@ -185,6 +248,67 @@ pub fn plan(
         left_out,
         continue_on_failure: config.continue_on_failure,
     })
+}
+
+/// How one planned flow ended, for [`result`].
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// It ran: its result.
+    Ran(FlowRunResult),
+    /// It was refused: why.
+    Invalid(String),
+    /// An earlier failure stopped the suite.
+    NotRun,
+}
+
+/// The suite's result: each planned flow with its outcome (`outcomes` in the plan's order).
+pub fn result(plan: &Plan, outcomes: Vec<Outcome>) -> SuiteResult {
+    let mut outcomes = outcomes.into_iter();
+    let flows: Vec<SuiteFlow> = plan
+        .flows
+        .iter()
+        .map(|f| {
+            let mut flow = SuiteFlow {
+                file: f.file.clone(),
+                name: f.name.clone(),
+                tags: f.tags.clone(),
+                status: SuiteFlowStatus::NotRun,
+                duration_ms: None,
+                artifacts: None,
+                error: None,
+            };
+            match outcomes.next().unwrap_or(Outcome::NotRun) {
+                Outcome::Ran(r) => {
+                    flow.status = match r.success {
+                        true => SuiteFlowStatus::Passed,
+                        false => SuiteFlowStatus::Failed,
+                    };
+                    flow.duration_ms = Some(r.duration_ms);
+                    flow.error = r
+                        .failed_step
+                        .and_then(|i| r.steps.get(i))
+                        .and_then(|s| s.error.clone());
+                    flow.artifacts = r.artifacts;
+                }
+                Outcome::Invalid(why) => {
+                    flow.status = SuiteFlowStatus::Invalid;
+                    flow.error = Some(why);
+                }
+                Outcome::NotRun => {}
+            }
+            flow
+        })
+        .collect();
+    let count = |s: SuiteFlowStatus| flows.iter().filter(|f| f.status == s).count();
+    SuiteResult {
+        success: flows.iter().all(|f| f.status == SuiteFlowStatus::Passed),
+        passed: count(SuiteFlowStatus::Passed),
+        failed: count(SuiteFlowStatus::Failed),
+        invalid: count(SuiteFlowStatus::Invalid),
+        not_run: count(SuiteFlowStatus::NotRun),
+        left_out: plan.left_out.iter().map(|f| f.file.clone()).collect(),
+        flows,
+    }
 }
 
 fn globs(patterns: &[String]) -> Result<GlobSet, String> {
@@ -240,14 +364,13 @@ fn files_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// A flow file's name and tags, from its header alone (a file that does not parse is still
 /// planned: its run reports why).
-fn header_of(file: &Path) -> Planned {
-    let stem = file
+fn header_of(file: &str, text: Option<&str>) -> Planned {
+    let stem = Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let header = load::read(file)
-        .ok()
-        .and_then(|text| yaml::parse(&text).ok())
+    let header = text
+        .and_then(|text| yaml::parse(text).ok())
         .filter(|docs| docs.len() > 1)
         .and_then(|docs| docs.into_iter().next());
     let name = header
@@ -262,7 +385,7 @@ fn header_of(file: &Path) -> Planned {
         .and_then(|t| super::parse::string_list(t).ok())
         .unwrap_or_default();
     Planned {
-        file: file.to_path_buf(),
+        file: file.to_string(),
         name,
         tags,
     }
@@ -346,6 +469,31 @@ mod tests {
         assert!(e.contains("no flow"), "{e}");
         let e = plan(&d.join("a.yaml"), &Config::default(), &[], &[]).expect_err("a file");
         assert!(e.contains("is not a folder"), "{e}");
+    }
+
+    #[test]
+    fn a_posted_suite_plans_as_its_folder_would() {
+        let files: std::collections::BTreeMap<String, String> = [
+            ("config.yaml", "flows: ['**']\nexcludeTags: [util]\n"),
+            ("login.yaml", "name: Login\ntags: [smoke]\n---\n- back\n"),
+            ("helpers/util.yaml", "tags: [util]\n---\n- back\n"),
+            ("tests/cart.yml", "- back\n"),
+            ("notes.txt", "not a flow"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let p = plan_posted(&files, &[], &[]).expect("plan");
+        assert_eq!(names(&p), ["Login", "cart"]);
+        assert_eq!(p.flows[1].file, "tests/cart.yml");
+        assert_eq!(p.left_out[0].file, "helpers/util.yaml");
+        let mut bad = files.clone();
+        bad.insert("config.yaml".into(), "flows: ['../*']\n".into());
+        let e = plan_posted(&bad, &[], &[]).expect_err("escape");
+        assert!(
+            e.starts_with("config.yaml: ") && e.contains("outside"),
+            "{e}"
+        );
     }
 
     #[test]

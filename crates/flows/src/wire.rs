@@ -62,3 +62,56 @@ pub struct FlowRunResult {
     pub artifacts: Option<String>,
     pub steps: Vec<FlowStep>,
 }
+
+/// How a suite's flow ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SuiteFlowStatus {
+    /// Every step passed.
+    Passed,
+    /// A step failed.
+    Failed,
+    /// Refused before it ran (a command, JavaScript, a missing sub-flow…).
+    Invalid,
+    /// Not run: an earlier failure stopped the suite (`continueOnFailure: false`).
+    NotRun,
+}
+
+/// One flow of a suite run.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SuiteFlow {
+    /// Its path in the suite's folder.
+    pub file: String,
+    /// The header's `name`, else the file's.
+    pub name: String,
+    pub tags: Vec<String>,
+    pub status: SuiteFlowStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Its run's files (on the server's machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<String>,
+    /// Why it failed or was refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What a suite run did: each flow selected, in the order run, and the files its tags left out.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SuiteResult {
+    /// Every flow selected passed.
+    pub success: bool,
+    pub passed: usize,
+    pub failed: usize,
+    pub invalid: usize,
+    pub not_run: usize,
+    pub flows: Vec<SuiteFlow>,
+    /// Flow files the globs matched and the tags left out.
+    pub left_out: Vec<String>,
+}

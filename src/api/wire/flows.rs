@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// A run's result and its steps: the flows crate's, whose runner makes them.
-pub use mobilectl_flows::wire::{FlowRunResult, FlowStep, FlowStepStatus};
+pub use mobilectl_flows::wire::{
+    FlowRunResult, FlowStep, FlowStepStatus, SuiteFlow, SuiteFlowStatus, SuiteResult,
+};
 
 /// Default and largest time a flow run may take.
 pub const DEFAULT_RUN_MS: u64 = 300_000;
@@ -35,6 +37,33 @@ pub struct FlowRunRequest {
     #[serde(default)]
     pub files: BTreeMap<String, String>,
     /// The run stops after this many milliseconds (default 300000, at most 1800000).
+    pub timeout_ms: Option<u64>,
+}
+
+/// Most files a posted suite holds (its flows, their sub-flows and its `config.yaml`).
+pub const MAX_SUITE_FILES: usize = 2000;
+
+/// A suite to run on one device: a folder's flows, selected and ordered by its `config.yaml`.
+// Its fields are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowTestRequest {
+    pub udid: Option<String>,
+    /// The folder's files by path relative to it: flows, sub-flows, and `config.yaml`
+    /// (globs, tags, order); at most 2000.
+    pub files: BTreeMap<String, String>,
+    /// Run only flows with one of these tags (with the config's `includeTags`).
+    #[serde(default)]
+    pub include_tags: Vec<String>,
+    /// Leave out flows with one of these tags (with the config's `excludeTags`).
+    #[serde(default)]
+    pub exclude_tags: Vec<String>,
+    /// Variables for `${NAME}` references, for every flow.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Each flow stops after this many milliseconds (default 300000, at most 1800000).
     pub timeout_ms: Option<u64>,
 }
 

@@ -28,6 +28,76 @@ pub async fn flow_run(s: AppState, r: FlowRunRequest) -> Result<Json<FlowRunResu
     Ok(Json(result))
 }
 
+/// Runs a suite: the flows its `config.yaml` selects ([`crate::flows::suite`]), each checked
+/// and run in turn as [`flow_run`] runs one; a refused flow is `invalid` and the suite goes on
+/// (unless `continueOnFailure: false`). Its JUnit and JSON reports join the caller's run.
+pub async fn flow_test(s: AppState, r: FlowTestRequest) -> Result<Json<SuiteResult>> {
+    use crate::flows::suite::{self, Outcome};
+    if r.files.len() > MAX_SUITE_FILES {
+        return Err(Error::validation(format!(
+            "a suite holds at most {MAX_SUITE_FILES} files, not {}",
+            r.files.len()
+        ))
+        .with_hint("run the suite's own folder, or split it"));
+    }
+    let timeout = run_timeout(r.timeout_ms)?;
+    let plan = suite::plan_posted(&r.files, &r.include_tags, &r.exclude_tags).map_err(|e| {
+        Error::validation(format!("the suite cannot run: {e}"))
+            .with_hint("`mobilectl flow check DIR` checks every flow; `flows` globs are relative to the folder")
+    })?;
+    let env: Vec<(String, String)> = r.env.into_iter().collect();
+    let mut outcomes = Vec::with_capacity(plan.flows.len());
+    let mut stopped = false;
+    for f in &plan.flows {
+        if stopped {
+            outcomes.push(Outcome::NotRun);
+            continue;
+        }
+        let text = r.files.get(&f.file).map(String::as_str).unwrap_or_default();
+        let outcome = match check_flow(
+            &s,
+            r.udid.clone(),
+            &f.file,
+            text,
+            &r.files,
+            env.clone(),
+            timeout,
+        ) {
+            Err(e) => Outcome::Invalid(e.message),
+            Ok(run) => {
+                let udid = run.udid.clone();
+                let result = s
+                    .controller
+                    .holding_device(udid.as_deref(), |device, _| run.go(device, None))
+                    .await?;
+                Outcome::Ran(result)
+            }
+        };
+        stopped = !plan.continue_on_failure && !matches!(&outcome, Outcome::Ran(r) if r.success);
+        outcomes.push(outcome);
+    }
+    let result = suite::result(&plan, outcomes);
+    save_suite_reports(&s, &result);
+    Ok(Json(result))
+}
+
+/// The suite's reports (its result as JSON, and as JUnit XML) into the caller's run.
+fn save_suite_reports(s: &AppState, result: &SuiteResult) {
+    let runs = s.controller.runs();
+    let session = crate::controller::current_session().map(|c| c.id.clone());
+    let session = session.as_deref();
+    if let Ok(json) = serde_json::to_vec_pretty(result) {
+        let _ = runs.save_artifact(session, "suite.json", ArtifactKind::FlowReport, &json);
+    }
+    let xml = crate::flows::report::suite_junit(result);
+    let _ = runs.save_artifact(
+        session,
+        "suite.junit.xml",
+        ArtifactKind::FlowReport,
+        xml.as_bytes(),
+    );
+}
+
 /// Runs a flow as [`flow_run`] does, answering each step as it ends and then the result, as
 /// Server-Sent Events. The flow is checked and its device resolved before the stream starts
 /// (their errors are plain answers); a client that goes away stops the run.
@@ -124,15 +194,34 @@ struct CheckedRun {
 /// Checks a request whole (its timeout, the flow and its sub-flows, its variables) before
 /// any device command: a refusal is `400 VALIDATION` naming the file, line and command.
 fn checked(s: &AppState, r: FlowRunRequest) -> Result<CheckedRun> {
-    let timeout = r.timeout_ms.unwrap_or(DEFAULT_RUN_MS);
-    if timeout == 0 || timeout > MAX_RUN_MS {
-        return Err(Error::validation(format!(
-            "`timeout_ms` is 1 to {MAX_RUN_MS}"
-        )));
-    }
+    let timeout = run_timeout(r.timeout_ms)?;
     let env: Vec<(String, String)> = r.env.into_iter().collect();
     let file = r.file.unwrap_or_else(|| "flow.yaml".to_string());
-    let parsed = load::parse_posted(&file, &r.yaml, &r.files, &env);
+    check_flow(s, r.udid, &file, &r.yaml, &r.files, env, timeout)
+}
+
+/// A run's time limit: `timeout_ms`, 1 to [`MAX_RUN_MS`] (default [`DEFAULT_RUN_MS`]).
+fn run_timeout(timeout_ms: Option<u64>) -> Result<Duration> {
+    match timeout_ms.unwrap_or(DEFAULT_RUN_MS) {
+        t @ 1..=MAX_RUN_MS => Ok(Duration::from_millis(t)),
+        _ => Err(Error::validation(format!(
+            "`timeout_ms` is 1 to {MAX_RUN_MS}"
+        ))),
+    }
+}
+
+/// Checks one flow (`file`, its text, its sub-flows in `files`) whole before any device
+/// command.
+fn check_flow(
+    s: &AppState,
+    udid: Option<String>,
+    file: &str,
+    yaml: &str,
+    files: &std::collections::BTreeMap<String, String>,
+    env: Vec<(String, String)>,
+    timeout: Duration,
+) -> Result<CheckedRun> {
+    let parsed = load::parse_posted(file, yaml, files, &env);
     if let Some(first) = parsed.refusals.first() {
         let more = match parsed.refusals.len() {
             1 => String::new(),
@@ -147,10 +236,10 @@ fn checked(s: &AppState, r: FlowRunRequest) -> Result<CheckedRun> {
     }
     Ok(CheckedRun {
         s: s.clone(),
-        udid: r.udid,
+        udid,
         flow: parsed.flow,
         env,
-        timeout: Duration::from_millis(timeout),
+        timeout,
         session: crate::controller::current_session().map(|c| c.id.clone()),
     })
 }

@@ -106,6 +106,7 @@ pub fn binding(op: Op) -> Binding {
         Op::Batch => body(batch::batch),
         Op::FlowRun => body(flows::flow_run),
         Op::FlowRunStream => body(flows::flow_run_stream),
+        Op::FlowTest => body(flows::flow_test),
         Op::FlowRecordStart => body(flows::record_start),
         Op::FlowRecordStop => body(flows::record_stop),
         Op::Wait => body(verify::wait),

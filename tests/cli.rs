@@ -1762,3 +1762,86 @@ fn a_suite_runs_the_flows_its_config_selects_in_order_with_one_report() {
         stderr(&out)
     );
 }
+
+/// `flow test --shards 2`: the suite split between two demo devices, each leased by a session
+/// of its own, and one merged report that says which device ran each flow; `--shard-all` runs
+/// every flow on both. More shards than free devices is refused, and leaves no lease behind.
+#[test]
+fn a_suite_shards_across_two_devices_with_one_merged_report() {
+    let server = common::demo_server::DemoServer::start_with(None, 2);
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    std::fs::create_dir(&suite).unwrap();
+    for name in ["a", "b", "c", "d"] {
+        std::fs::write(
+            suite.join(format!("{name}.yaml")),
+            "appId: com.mobilectl.demo\n---\n- launchApp: {clearState: true}\n- assertVisible: \"LOG IN\"\n",
+        )
+        .unwrap();
+    }
+    let (junit, report) = (tmp.path().join("suite.xml"), tmp.path().join("suite.json"));
+    let run = |extra: &[&str]| {
+        let o = Command::new(BIN)
+            .args(["--url", &server.url, "--no-autostart", "flow", "test"])
+            .arg(&suite)
+            .args([
+                "--junit",
+                junit.to_str().unwrap(),
+                "--report",
+                report.to_str().unwrap(),
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        let r: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(&report).unwrap_or_else(|_| "null".into()),
+        )
+        .unwrap();
+        (o, r)
+    };
+    let devices_of = |r: &serde_json::Value| {
+        let mut by: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for f in r["flows"].as_array().unwrap() {
+            assert_eq!(f["status"], "passed", "{f}");
+            by.entry(f["udid"].as_str().unwrap().to_string())
+                .or_default()
+                .push(f["file"].as_str().unwrap().to_string());
+        }
+        by
+    };
+    let (o, r) = run(&["--shards", "2"]);
+    assert_exit(&o, 0);
+    let by = devices_of(&r);
+    assert_eq!(by.len(), 2, "{r}");
+    let mut files: Vec<String> = by.values().flatten().cloned().collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["a.yaml", "b.yaml", "c.yaml", "d.yaml"],
+        "each flow once: {r}"
+    );
+    assert!(by.values().all(|f| f.len() == 2), "{by:?}");
+    assert!(
+        stdout(&o).contains("suite ") && stdout(&o).contains("4 passed"),
+        "{}",
+        stdout(&o)
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<testcase ").count(), 4, "{xml}");
+
+    let (o, r) = run(&["--shards", "2", "--shard-all"]);
+    assert_exit(&o, 0);
+    let by = devices_of(&r);
+    assert!(by.len() == 2 && by.values().all(|f| f.len() == 4), "{by:?}");
+
+    let (o, _) = run(&["--shards", "3"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("shard 3 of 3 found no free device"),
+        "{}",
+        stderr(&o)
+    );
+    // The two leases made for it were given back.
+    let (o, _) = run(&["--shards", "2"]);
+    assert_exit(&o, 0);
+}

@@ -246,21 +246,32 @@ fn run_op(json: bool) -> &'static str {
 }
 
 /// Runs one flow: streamed, each step's line printed as it ends, then the verdict; or with
-/// `--json`, its whole result printed as JSON. The result, or none if the answer could not be
-/// read.
+/// `--json`, its whole result printed as JSON; or, with a `label` (a shard of a suite), whole,
+/// told in one line when it ends. The result, or none if the answer could not be read.
 async fn run_one(
     c: &crate::client::Client,
     body: serde_json::Value,
     json: bool,
+    label: Option<&str>,
 ) -> Result<Option<crate::api::wire::flows::FlowRunResult>, crate::client::ClientError> {
     use crate::api::wire::flows::{FlowEvent, FlowRunResult};
-    let req = super::plan::Request::new(run_op(json), body);
-    if json {
+    let req = super::plan::Request::new(run_op(json || label.is_some()), body);
+    if json || label.is_some() {
         let super::plan::Answer::Json { reply, .. } = super::plan::execute(c, req, true).await?
         else {
             return Ok(None);
         };
-        println!("{}", reply.value);
+        match label {
+            Some(label) => println!(
+                "[{label}] {}",
+                crate::render::maestro::run(&reply.value)
+                    .lines()
+                    .rev()
+                    .find(|l| l.starts_with("flow "))
+                    .unwrap_or_default()
+            ),
+            None => println!("{}", reply.value),
+        }
         return Ok(serde_json::from_value::<FlowRunResult>(reply.value)
             .map_err(|e| eprintln!("mobilectl: an answer I cannot read: {e}"))
             .ok());
@@ -311,6 +322,7 @@ pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
         timeout_ms: a.timeout_ms,
         junit: a.junit.clone(),
         stop_at_failure: false,
+        label: None,
     };
     run_files(&files, &root, &options, g).code
 }
@@ -325,6 +337,8 @@ pub struct RunOptions {
     pub junit: Option<PathBuf>,
     /// After a flow that failed or is invalid, run no more.
     pub stop_at_failure: bool,
+    /// A shard's name: each flow runs whole and is told in one line under it.
+    pub label: Option<String>,
 }
 
 /// What [`run_files`] ran: each flow's result, the invalid ones with their first refusal,
@@ -401,7 +415,7 @@ pub fn run_files(
                 if let Some(u) = &g.udid {
                     body["udid"] = u.clone().into();
                 }
-                let passed = match run_one(&c, body, g.json).await {
+                let passed = match run_one(&c, body, g.json, o.label.as_deref()).await {
                     Ok(Some(r)) => {
                         let passed = r.success;
                         ran.runs.push(r);

@@ -36,11 +36,22 @@ pub struct TestArgs {
     /// Stop each flow after this long.
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,
+    /// Run on this many devices at once, each under a session lease of its own (the first
+    /// free devices the server has).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u8).range(1..=MAX_SHARDS as i64))]
+    pub shards: u8,
+    /// With `--shards`: every flow on every device, instead of the flows split between them.
+    #[arg(long, requires = "shards")]
+    pub shard_all: bool,
 }
+
+/// Most devices one suite runs on at once.
+pub const MAX_SHARDS: u8 = 16;
 
 /// Runs `flow test`; returns the exit code.
 pub fn run(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
-    if g.json {
+    if g.json && a.shards == 1 {
         return run_on_server(a, g);
     }
     let plan = match suite::config_of(&a.dir)
@@ -52,38 +63,62 @@ pub fn run(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
             return exit::USAGE;
         }
     };
+    if a.shards > 1 {
+        return super::flow_shards::run(a, g, &plan);
+    }
     let files: Vec<PathBuf> = plan.flows.iter().map(|f| a.dir.join(&f.file)).collect();
     let options = super::flow::RunOptions {
         env: crate::flows::vars::with_host(&a.env, std::env::vars()),
         timeout_ms: a.timeout_ms,
         junit: a.junit.clone(),
         stop_at_failure: !plan.continue_on_failure,
+        label: None,
     };
     let ran = super::flow::run_files(&files, &a.dir, &options, g);
     let report = suite::result(&plan, outcomes(&plan, &ran, &a.dir));
-    {
-        println!(
-            "suite {}: {} passed, {} failed, {} invalid, {} not run ({} left out by tags)",
-            a.dir.display(),
-            report.passed,
-            report.failed,
-            report.invalid,
-            report.not_run,
-            report.left_out.len()
-        );
+    match finish(a, &report, false) {
+        exit::OK => ran.code,
+        code => code,
     }
+}
+
+/// Tells the suite's counts, and writes `--report` (and `--junit`, when `junit` is asked here:
+/// a sharded suite's, merged); 0, or the exit code of a write that failed.
+pub(super) fn finish(
+    a: &TestArgs,
+    report: &crate::api::wire::flows::SuiteResult,
+    junit: bool,
+) -> i32 {
+    println!(
+        "suite {}: {} passed, {} failed, {} invalid, {} not run ({} left out by tags)",
+        a.dir.display(),
+        report.passed,
+        report.failed,
+        report.invalid,
+        report.not_run,
+        report.left_out.len()
+    );
+    let mut writes = vec![];
     if let Some(path) = &a.report {
-        let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+        writes.push((
+            path,
+            serde_json::to_string_pretty(report).unwrap_or_default(),
+        ));
+    }
+    if let (Some(path), true) = (&a.junit, junit) {
+        writes.push((path, crate::flows::report::suite_junit(report)));
+    }
+    for (path, text) in writes {
         if let Err(e) = std::fs::write(path, text) {
             eprintln!("mobilectl: cannot write {}: {e}", path.display());
             return exit::FAILED;
         }
     }
-    ran.code
+    exit::OK
 }
 
 /// Each planned flow's outcome, found among what ran by its file.
-fn outcomes(
+pub(super) fn outcomes(
     plan: &suite::Plan,
     ran: &super::flow::Ran,
     dir: &std::path::Path,

@@ -10,6 +10,7 @@ pub mod commands;
 pub mod demo;
 pub mod derived;
 pub mod flow;
+pub mod flow_shards;
 pub mod flow_suite;
 pub mod grid;
 pub mod hint;

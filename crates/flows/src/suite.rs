@@ -273,6 +273,7 @@ pub fn result(plan: &Plan, outcomes: Vec<Outcome>) -> SuiteResult {
                 name: f.name.clone(),
                 tags: f.tags.clone(),
                 status: SuiteFlowStatus::NotRun,
+                udid: None,
                 duration_ms: None,
                 artifacts: None,
                 error: None,
@@ -284,6 +285,7 @@ pub fn result(plan: &Plan, outcomes: Vec<Outcome>) -> SuiteResult {
                         false => SuiteFlowStatus::Failed,
                     };
                     flow.duration_ms = Some(r.duration_ms);
+                    flow.udid = Some(r.udid.clone());
                     flow.error = r
                         .failed_step
                         .and_then(|i| r.steps.get(i))

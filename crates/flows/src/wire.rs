@@ -89,6 +89,9 @@ pub struct SuiteFlow {
     pub name: String,
     pub tags: Vec<String>,
     pub status: SuiteFlowStatus,
+    /// The device it ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub udid: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// Its run's files (on the server's machine).

@@ -75,7 +75,8 @@ pub fn env_pair(s: &str) -> Result<(String, String), String> {
 }
 
 /// The request `flow run` sends for one flow (its `yaml` and `files` are read from the disk
-/// when it is sent, by [`run_flows`]); `flow check` sends none.
+/// when it is sent, by [`run_flows`]), and `flow test --json` for its suite (its `files`
+/// likewise); `flow check` sends none.
 pub fn plan(
     cmd: FlowCommand,
     udid: &Option<String>,
@@ -98,11 +99,25 @@ pub fn plan(
             "flow_record_stop",
             serde_json::json!({ "app_id": app_id }),
         )),
-        FlowCommand::Check(_) | FlowCommand::Export { .. } | FlowCommand::Test(_) => {
+        // With `--json` the suite is one request (its `files` are read from the folder when it
+        // is sent, by `flow_suite::run`); as text, each flow is a `flow_run_stream` of its own.
+        FlowCommand::Test(a) => {
+            let env: std::collections::BTreeMap<_, _> = a.env.into_iter().collect();
+            let body = serde_json::json!({
+                "env": env, "include_tags": a.include_tags, "exclude_tags": a.exclude_tags,
+                "timeout_ms": a.timeout_ms, "udid": udid,
+            });
+            let op = match json {
+                true => "flow_test",
+                false => "flow_run_stream",
+            };
+            Ok(Request::new(op, body))
+        }
+        FlowCommand::Check(_) | FlowCommand::Export { .. } => {
             Err(crate::client::ClientError::local(
                 exit::USAGE,
                 "VALIDATION",
-                "`flow check` and `flow export` run offline, and `flow test` is one run per flow: none is one request",
+                "`flow check` and `flow export` run offline, without the server",
                 None,
             ))
         }

@@ -1682,12 +1682,7 @@ fn a_suite_runs_the_flows_its_config_selects_in_order_with_one_report() {
     );
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    let by: Vec<(&str, &str)> = r["flows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| (f["file"].as_str().unwrap(), f["status"].as_str().unwrap()))
-        .collect();
+    let by = common::suite_outcomes(&r);
     // `flowsOrder` first, then the rest by path; the draft left out by its tag.
     assert_eq!(
         by,

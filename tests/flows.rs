@@ -1126,12 +1126,7 @@ async fn a_posted_suite_runs_as_its_config_says() {
     )
     .await;
     assert_eq!(status.as_u16(), 200, "{r}");
-    let by: Vec<(&str, &str)> = r["flows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| (f["file"].as_str().unwrap(), f["status"].as_str().unwrap()))
-        .collect();
+    let by = suite_outcomes(&r);
     assert_eq!(
         by,
         [

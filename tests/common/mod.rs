@@ -53,6 +53,16 @@ pub fn stop_server(child: &mut std::process::Child, adb_port: Option<u16>) {
     }
 }
 
+/// Each flow of a suite's result (`flow_test`, `flow test --report`): its file and status.
+pub fn suite_outcomes(r: &serde_json::Value) -> Vec<(&str, &str)> {
+    r["flows"]
+        .as_array()
+        .expect("the suite's flows")
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap(), f["status"].as_str().unwrap()))
+        .collect()
+}
+
 /// The ref on the tree line of the element with this resource id (`… #username … [e3]`).
 pub fn ref_of(tree: &str, id: &str) -> String {
     let line = tree

@@ -102,29 +102,19 @@ mod tests {
         for bad in ["0", "-3", "fast", "NaN", "inf"] {
             assert!(speed(bad).is_err(), "{bad}");
         }
+        let at = |latitude, longitude| GeoPoint {
+            latitude,
+            longitude,
+        };
         // A tenth of a degree along the equator or a meridian is about 11.12 km.
-        let o = GeoPoint {
-            latitude: 0.0,
-            longitude: 0.0,
-        };
-        let east = GeoPoint {
-            latitude: 0.0,
-            longitude: 0.1,
-        };
+        let (o, east) = (at(0.0, 0.0), at(0.0, 0.1));
         assert!(
             (distance_m(o, east) - 11_119.5).abs() < 1.0,
             "{}",
             distance_m(o, east)
         );
         // Paris to Berlin, about 878 km.
-        let paris = GeoPoint {
-            latitude: 48.8566,
-            longitude: 2.3522,
-        };
-        let berlin = GeoPoint {
-            latitude: 52.52,
-            longitude: 13.405,
-        };
+        let (paris, berlin) = (at(48.8566, 2.3522), at(52.52, 13.405));
         assert!((distance_m(paris, berlin) / 1000.0 - 878.0).abs() < 3.0);
     }
 

@@ -17,6 +17,13 @@ fn start() -> VdHarness {
     VdHarness::start(BIN, &[]).expect("virtual device + adb")
 }
 
+/// Starts the demo app's login screen (a new process when it was stopped).
+fn launch_app(vd: &VdHarness) {
+    let activity = format!("{PKG}/.LoginActivity");
+    let out = vd.adb(&["shell", "am", "start", "-n", &activity]);
+    assert!(out.success(), "{}", out.stdout_text());
+}
+
 const ALL: SampleAsk = SampleAsk {
     memory: true,
     frames: true,
@@ -136,14 +143,7 @@ fn an_app_without_a_process_is_not_found() {
         }
     }
     // Started again: a new process, found.
-    let out = vd.adb(&[
-        "shell",
-        "am",
-        "start",
-        "-n",
-        &format!("{PKG}/.LoginActivity"),
-    ]);
-    assert!(out.success(), "{}", out.stdout_text());
+    launch_app(&vd);
     let s = sample(&vd, PKG, ALL).unwrap();
     assert_eq!(u64::from(s.pid), vd.state()["app_pid"].as_u64().unwrap());
 }
@@ -165,14 +165,7 @@ fn the_threads_of_a_pid_the_host_also_has_are_the_devices() {
             continue; // A pid of the device's own processes.
         }
         assert!(vd.adb(&["shell", "am", "force-stop", PKG]).success());
-        let out = vd.adb(&[
-            "shell",
-            "am",
-            "start",
-            "-n",
-            &format!("{PKG}/.LoginActivity"),
-        ]);
-        assert!(out.success(), "{}", out.stdout_text());
+        launch_app(&vd);
         let s = sample(&vd, PKG, SampleAsk::default()).unwrap();
         assert_eq!(s.pid, host_pid);
         let names: Vec<&str> = s.tasks.iter().map(|t| t.name.as_str()).collect();

@@ -356,15 +356,13 @@ pub struct RunOptions {
     pub label: Option<String>,
 }
 
-/// What [`run_files`] ran: each flow's result, the invalid ones with their first refusal,
-/// those not run (a failure stopped the run), and the exit code.
+/// What [`run_files`] ran: each flow's result, the invalid ones with their first refusal, and
+/// the exit code (a flow in neither list was not run: a failure stopped the run).
 pub struct Ran {
     /// The results of the flows that ran, in order.
     pub runs: Vec<crate::api::wire::flows::FlowRunResult>,
     /// Each invalid flow, with why.
     pub invalid: Vec<(String, String)>,
-    /// The flows left after a failure stopped the run.
-    pub not_run: Vec<String>,
     /// 0 all passed, 1 a step failed (or the server failed), 2 a flow is invalid.
     pub code: i32,
 }
@@ -380,7 +378,6 @@ pub fn run_files(
     let mut ran = Ran {
         runs: vec![],
         invalid: vec![],
-        not_run: vec![],
         code: exit::OK,
     };
     let mut bundles = vec![];
@@ -405,7 +402,6 @@ pub fn run_files(
         }
     }
     if o.stop_at_failure && !ran.invalid.is_empty() {
-        ran.not_run = bundles.iter().map(|b| b.file.clone()).collect();
         bundles.clear();
     }
     let rt = match super::runtime() {
@@ -419,8 +415,7 @@ pub fn run_files(
         let outcome = rt.block_on(async {
             let c = crate::client::Client::connect(&g.connect_options(g.session.clone())).await?;
             let env: std::collections::BTreeMap<_, _> = o.env.iter().cloned().collect();
-            let mut left = bundles.into_iter();
-            while let Some(b) = left.next() {
+            for b in bundles {
                 let mut body = serde_json::json!({
                     "yaml": b.text, "file": b.file, "files": b.files, "env": env,
                 });
@@ -452,7 +447,6 @@ pub fn run_files(
                     }
                 };
                 if !passed && o.stop_at_failure {
-                    ran.not_run = left.map(|b| b.file).collect();
                     break;
                 }
             }

@@ -66,7 +66,6 @@ pub fn run(a: &TestArgs, g: &super::GlobalArgs, plan: &Plan) -> i32 {
                 h.join().unwrap_or_else(|_| Ran {
                     runs: vec![],
                     invalid: vec![],
-                    not_run: vec![],
                     code: exit::FAILED,
                 })
             })

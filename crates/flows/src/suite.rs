@@ -14,6 +14,9 @@ use super::load;
 use super::wire::{FlowRunResult, SuiteFlow, SuiteFlowStatus, SuiteResult};
 use super::yaml::{self, Node};
 
+/// The names a workspace's config goes by, in the order looked for.
+const CONFIG_FILES: [&str; 2] = ["config.yaml", "config.yml"];
+
 /// Most flow files a suite runs.
 pub const MAX_FLOWS: usize = 1000;
 /// Most entries (files and folders) looked at under a suite's folder.
@@ -70,7 +73,7 @@ pub struct Plan {
 
 /// The workspace config of `dir` (`config.yaml`, else `config.yml`; none: the defaults).
 pub fn config_of(dir: &Path) -> Result<Config, String> {
-    for name in ["config.yaml", "config.yml"] {
+    for name in CONFIG_FILES {
         let path = dir.join(name);
         if path.is_file() {
             let text = load::read(&path)?;
@@ -157,7 +160,7 @@ pub fn folder_files(dir: &Path) -> Result<std::collections::BTreeMap<String, Str
         let rel = f.strip_prefix(dir).unwrap_or(&f);
         out.insert(rel.to_string_lossy().replace('\\', "/"), load::read(&f)?);
     }
-    for name in ["config.yaml", "config.yml"] {
+    for name in CONFIG_FILES {
         let path = dir.join(name);
         if path.is_file() {
             out.insert(name.to_string(), load::read(&path)?);
@@ -173,10 +176,7 @@ pub fn plan_posted(
     include: &[String],
     exclude: &[String],
 ) -> Result<Plan, String> {
-    let config = match ["config.yaml", "config.yml"]
-        .iter()
-        .find_map(|name| files.get(*name))
-    {
+    let config = match CONFIG_FILES.iter().find_map(|name| files.get(*name)) {
         Some(text) => parse_config(text).map_err(|e| format!("config.yaml: {e}"))?,
         None => Config::default(),
     };

@@ -80,6 +80,9 @@ phase "mobilectl serve --demo: GET /health"
 adb_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
   fail "python3 (to pick a free port for the adb server) did not run"
 log="$work/serve.log"
+# Created here: the redirection below happens in the forked child, which may not have run
+# yet when the loop first reads the log.
+: >"$log"
 MOBILECTL_CACHE_DIR="$work/cache" "$bin" serve --demo --addr 127.0.0.1:0 \
   --adb-server-port "$adb_port" >"$log" 2>&1 &
 server_pid=$!

@@ -251,7 +251,7 @@ fn the_lint_image_runs_the_lint_steps_of_the_test_command() {
     for step in [
         "cargo fmt --all -- --check",
         "cargo clippy --workspace --all-targets --all-features --locked -- -D warnings",
-        "cargo check --no-default-features --lib --bins --locked",
+        "cargo check --no-default-features --lib --bins --bench ui_pipeline --locked",
     ] {
         assert!(lint.contains(step), "scripts/lint.sh runs `{step}`");
     }

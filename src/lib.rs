@@ -22,6 +22,8 @@
 //! - [`perf`]: an app's performance in platform-free terms (memory, CPU, frames, start-up) and
 //!   the arithmetic platforms share (pure code, no I/O).
 //! - [`media`]: MP4 facts and joining a recording's segments.
+//! - [`build`]: building apps from source (Gradle, `xcodebuild`); their output is read by the
+//!   crate `mobilectl-build` (pure code, no I/O).
 //! - [`client`]: the HTTP client the CLI and the MCP stdio bridge share (autostart, exit codes).
 //! - [`cli`]: the thin command line that calls the server over HTTP (and, with the `demo` feature,
 //!   starts the virtual Android device of `crates/virtual-device` for `serve --demo`).
@@ -37,6 +39,7 @@
 pub mod api;
 pub mod audit;
 pub mod backend;
+pub mod build;
 pub mod cli;
 pub mod client;
 pub mod controller;

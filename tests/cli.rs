@@ -967,6 +967,16 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             "NOT_FOUND",
         ),
         case("open_url", &["open", "https://example.com"], 0, "ok"),
+        // The demo server has no build root: builds are refused, saying how to allow them.
+        case("build_app", &["app", "build", "shop", "--json"], 1, "--build-root"),
+        case("build_app_stream", &["app", "build", "shop"], 1, "--build-root"),
+        case("list_builds", &["app", "builds"], 0, "no build is running"),
+        case(
+            "cancel_build",
+            &["app", "build-cancel", "bld-000000000000"],
+            1,
+            "NOT_FOUND",
+        ),
         case("list_apps", &["app", "list"], 0, "com.mobilectl.demo"),
         case(
             "launch_app",

@@ -19,6 +19,7 @@ mod android_typing;
 mod android_verify;
 mod audit_screens;
 mod batch;
+mod build;
 mod cli;
 mod device_features;
 mod devices;

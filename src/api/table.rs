@@ -12,9 +12,9 @@
 use super::errors::{DEVICE, NAMED, TARGET};
 use super::operation::{op, HttpMethod::*, Operation};
 use super::wire::{
-    act::*, apps::*, audit::*, batch::*, devices::*, diff::*, features::*, flows::*, inspect::*,
-    logs::*, perf::*, proxy::*, recording::*, runs::*, service::*, sessions::*, system::*,
-    verify::*,
+    act::*, apps::*, audit::*, batch::*, build::*, devices::*, diff::*, features::*, flows::*,
+    inspect::*, logs::*, perf::*, proxy::*, recording::*, runs::*, service::*, sessions::*,
+    system::*, verify::*,
 };
 use crate::error::ErrorCode::*;
 use crate::error::Op;
@@ -289,8 +289,49 @@ fn apps() -> Vec<Operation> {
         .body::<OpenUrlRequest>()
         .json::<AppDone>(render::devices::done)
         .core(),
+        op(Post, Op::BuildApp, "/api/v1/apps/build", "apps", "Build an app from source (Gradle, xcodebuild); optionally install and launch it.")
+            .cli("app build [PROJECT_DIR] --json", &["app", "build", "MyApp", "--install", "--json"])
+            .describe(BUILD_DESCRIPTION)
+            .errors(&[ValidationFailed, Forbidden, NotFound, ToolMissing, Busy, CommandFailed, Timeout])
+            .errors(DEVICE)
+            .body::<BuildRequest>()
+            .json::<BuildResult>(render::build::result),
+        op(Post, Op::BuildAppStream, "/api/v1/apps/build/stream", "apps", "Build an app, telling its phases, progress and diagnostics as they come (Server-Sent Events).")
+            .cli("app build [PROJECT_DIR]", &["app", "build", "MyApp", "--launch"])
+            .describe("What `build_app` does, told as it goes: one `started` event (the build's id and \
+                       command), `progress` events (each phase, and the steps done at most four times a \
+                       second), a `diagnostic` event for each distinct error or warning as it is seen, then one \
+                       `result` (or `error`) event, and the stream ends. The request is checked and planned \
+                       before the stream starts: its errors are plain answers. A client that goes away stops \
+                       the build, its whole process tree.")
+            .errors(&[ValidationFailed, Forbidden, NotFound, ToolMissing, Busy, CommandFailed])
+            .errors(DEVICE)
+            .body::<BuildRequest>()
+            .events::<BuildEvent>(render::build::event),
+        op(Get, Op::ListBuilds, "/api/v1/apps/builds", "apps", "The builds running now: phase, steps, errors so far.")
+            .cli("app builds", &["app", "builds"])
+            .json::<BuildList>(render::build::list),
+        op(Post, Op::CancelBuild, "/api/v1/apps/build/cancel", "apps", "Stop a running build and its whole process tree.")
+            .cli("app build-cancel ID", &["app", "build-cancel", "bld-0123456789ab"])
+            .errors(&[NotFound])
+            .body::<CancelBuild>()
+            .json::<BuildCancelled>(render::build::cancelled),
     ]
 }
+
+/// What `build_app` says of itself (also in the OpenAPI document).
+const BUILD_DESCRIPTION: &str = "Builds the project folder `project_dir`, under the folder the server was started with \
+    (`serve --build-root DIR`; without it builds are refused): Android with the project's Gradle wrapper \
+    (`./gradlew :MODULE:assembleVARIANT`, default `app` and `debug`), iOS with `xcodebuild` (workspace or project \
+    and scheme from the folder when it holds one only, configuration `Debug`, the destination from the device: a \
+    Simulator's udid, else generic). The platform is the device's, else what the folder holds. Each setting left \
+    out comes from the session's defaults, and each build's settings become them, so a second build needs no \
+    arguments. The answer counts the steps, errors and warnings and lists the first 500 distinct diagnostics \
+    (file, line, column, severity, message); `failure` says what made it fail (`compile`, `link`, `signing`, \
+    `sdk_missing`, `scheme_missing`…) with what to do. `success: false` is an answer, not an error; the whole \
+    output is the run artifact `log` names. With `install` (or `launch`) the built app (found from \
+    `output-metadata.json` or `-showBuildSettings`, never guessed) is installed on the device (and started). Two \
+    builds of one folder do not run at once (503 BUSY names the running one); `cancel_build` stops one.";
 
 /// The inspect operations.
 fn inspect() -> Vec<Operation> {

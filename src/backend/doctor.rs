@@ -21,6 +21,7 @@ fn version_args(tool: Tool) -> &'static [&'static str] {
         Tool::Emulator => &["-version"],
         Tool::Xcrun => &["--version"],
         Tool::Axe | Tool::Idb => &["--version"],
+        Tool::Xcodebuild => &["-version"],
     }
 }
 

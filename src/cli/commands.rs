@@ -225,6 +225,9 @@ pub enum ClientCommand {
 /// The `app` subcommands with a grammar of their own.
 #[derive(Debug, Subcommand)]
 pub enum AppCommand {
+    /// Build an app from source on the server's machine (Gradle, xcodebuild), told as it
+    /// goes; --install/--launch put it on the device.
+    Build(super::build::BuildArgs),
     /// Start an app.
     Launch {
         /// The app's bundle id (iOS) or package (Android).

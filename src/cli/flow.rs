@@ -307,7 +307,7 @@ async fn run_one(
             Ok(FlowEvent::Result(r)) => result = Some(r),
             _ => {}
         }
-        super::output::event(req.op, data, false);
+        let _ = super::output::event(req.op, data, false);
     })
     .await?;
     if let Some(e) = failure {

@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod batch;
+pub mod build;
 pub mod call;
 pub mod commands;
 pub mod demo;

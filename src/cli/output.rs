@@ -17,7 +17,7 @@ pub fn answer(a: &Answer, json: bool) -> i32 {
             }
             exit::OK
         }
-        Answer::Streamed => exit::OK,
+        Answer::Streamed(code) => *code,
         Answer::Saved(v) => {
             if json {
                 println!("{v}");
@@ -50,12 +50,37 @@ pub fn answer(a: &Answer, json: bool) -> i32 {
 
 /// Prints one event of operation `op`'s stream as it arrives: its JSON unchanged with
 /// `--json`, else its line (a log entry, a flow).
-pub fn event(op: &str, data: &str, json: bool) {
-    use std::io::Write;
-    let line = match serde_json::from_str::<Value>(data) {
-        Ok(v) if !json => crate::render::text_in(super::hint::step_words, op, &v),
+///
+/// A `progress` event is a line rewritten in place on a terminal (stderr), and printed only
+/// when its phase changes otherwise. Answers the exit code a `result` or `error` event gives
+/// the stream.
+pub fn event(op: &str, data: &str, json: bool) -> Option<i32> {
+    use std::io::{IsTerminal, Write};
+    let parsed = serde_json::from_str::<Value>(data).ok();
+    let verdict = parsed.as_ref().and_then(event_verdict);
+    let line = match &parsed {
+        Some(v) if !json => crate::render::text_in(super::hint::step_words, op, v),
         _ => data.to_string(),
     };
+    if let Some(p) = parsed
+        .as_ref()
+        .and_then(|v| v.get("progress"))
+        .filter(|_| !json)
+    {
+        let phase = p["phase"]["name"].as_str().unwrap_or_default().to_string();
+        let mut last = LAST_PHASE.lock().unwrap_or_else(|e| e.into_inner());
+        if std::io::stderr().is_terminal() {
+            eprint!("\r\x1b[K{}", line.trim_end());
+            *last = Some(String::new());
+            return verdict;
+        }
+        if last.as_deref() == Some(phase.as_str()) {
+            return verdict;
+        }
+        *last = Some(phase);
+    } else if std::io::stderr().is_terminal() {
+        end_progress();
+    }
     let mut out = std::io::stdout().lock();
     // A closed pipe (`| head`) ends the output quietly; the stream ends with the process.
     if writeln!(out, "{}", line.trim_end())
@@ -63,6 +88,32 @@ pub fn event(op: &str, data: &str, json: bool) {
         .is_err()
     {
         std::process::exit(exit::OK);
+    }
+    verdict
+}
+
+/// The exit code an event gives its stream: a verdict is an event of one key (`{"result": …}`,
+/// `{"error": {"code": …}}`), as the streams of runs and builds tell theirs; a record with such
+/// a field (a proxy flow's `error`) is not.
+fn event_verdict(v: &Value) -> Option<i32> {
+    let o = v.as_object().filter(|o| o.len() == 1)?;
+    match (o.get("result"), o.get("error")) {
+        (Some(r), _) => Some(outcome(r)),
+        (_, Some(e)) => e["code"].as_str().map(crate::client::exit_for_code),
+        _ => None,
+    }
+}
+
+/// The phase of the last progress line printed (`Some("")` on a terminal, where it is
+/// rewritten in place).
+static LAST_PHASE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Clears a progress line left on the terminal, so what follows starts on a clean line.
+pub fn end_progress() {
+    let mut last = LAST_PHASE.lock().unwrap_or_else(|e| e.into_inner());
+    if last.as_deref() == Some("") {
+        eprint!("\r\x1b[K");
+        *last = None;
     }
 }
 
@@ -97,6 +148,20 @@ pub fn outcome(v: &Value) -> i32 {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_streams_verdict_is_its_one_key_result_or_error_event() {
+        let v = |j: Value| event_verdict(&j);
+        assert_eq!(v(json!({"result": {"success": false}})), Some(1));
+        assert_eq!(v(json!({"result": {"success": true}})), Some(0));
+        assert_eq!(
+            v(json!({"error": {"code": "DEVICE_OFFLINE"}})),
+            Some(crate::client::exit_for_code("DEVICE_OFFLINE"))
+        );
+        // A proxy flow that failed is a record with an `error` field, not a verdict.
+        assert_eq!(v(json!({"id": 1, "error": "refused"})), None);
+        assert_eq!(v(json!({"progress": {"steps": 1}})), None);
+    }
 
     #[test]
     fn outcomes() {

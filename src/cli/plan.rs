@@ -128,8 +128,8 @@ pub enum Answer {
     Text(crate::client::Reply),
     /// A file was written.
     Saved(Value),
-    /// A stream was printed to its end.
-    Streamed,
+    /// A stream was printed as it came; the exit code its verdict gave.
+    Streamed(i32),
 }
 
 impl ObserveArgs {
@@ -182,11 +182,17 @@ pub async fn execute(
     match (h.answer, h.method) {
         (AnswerKind::Binary, _) => save_bytes(c, &h.path, &query, req.output).await,
         (AnswerKind::Stream, _) => {
-            c.stream(&h.path, &query, h.body.as_ref(), |data| {
-                super::output::event(req.op, data, json)
-            })
-            .await?;
-            Ok(Answer::Streamed)
+            let mut verdict = crate::client::exit::OK;
+            let streamed = c
+                .stream(&h.path, &query, h.body.as_ref(), |data| {
+                    if let Some(code) = super::output::event(req.op, data, json) {
+                        verdict = code;
+                    }
+                })
+                .await;
+            super::output::end_progress();
+            streamed?;
+            Ok(Answer::Streamed(verdict))
         }
         (kind, HttpMethod::Get) => {
             let r = c.get(&h.path, &query).await?;
@@ -341,6 +347,7 @@ pub fn plan(
             timeout_ms,
         } => plan_boot(device, avd, no_wait, timeout_ms, udid)?,
         ClientCommand::Connect { address } => plan_connect(&address)?,
+        ClientCommand::App(AppCommand::Build(b)) => super::build::plan(b, json_out).on(udid),
         ClientCommand::App(a) => plan_app(a).on(udid),
         ClientCommand::Proxy(p) => super::proxy::plan(p),
         ClientCommand::Session(s) => super::session::plan(s, udid)?,
@@ -463,6 +470,7 @@ pub fn plan(
 
 fn plan_app(a: AppCommand) -> Request {
     match a {
+        AppCommand::Build(b) => super::build::plan(b, false),
         AppCommand::Launch {
             bundle_id,
             relaunch,

@@ -36,6 +36,10 @@ pub struct ServeArgs {
     /// The directory files are pushed from and pulled into (default: the working directory).
     #[arg(long = "files-root", value_name = "DIR")]
     pub files_root: Option<std::path::PathBuf>,
+    /// The folder apps are built under (`app build`): a build runs the project's own build
+    /// scripts (Gradle, Xcode), so only projects under it are built. Default: no builds.
+    #[arg(long = "build-root", value_name = "DIR")]
+    pub build_root: Option<std::path::PathBuf>,
     /// A token that lets a request (`Mobilectl-Admin: TOKEN`) see and change what every session
     /// made (recordings, runs, proxy rules, link conditions); without it each caller sees its
     /// own only.
@@ -218,6 +222,7 @@ fn settings(args: ServeArgs) -> Result<Settings, String> {
             allow_any_url_scheme: args.allow_any_url_scheme,
             proxy,
             files_root: args.files_root,
+            build_root: args.build_root,
             admin_token: args.admin_token.filter(|t| !t.trim().is_empty()),
         },
         controller: DeviceController::new(BackendConfig {

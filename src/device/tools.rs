@@ -18,11 +18,20 @@ pub enum Tool {
     Axe,
     /// Meta's idb, the fallback to AXe.
     Idb,
+    /// Xcode's `xcodebuild`, to build iOS apps from source.
+    Xcodebuild,
 }
 
 impl Tool {
     /// Every tool, in the order the doctor checks them.
-    pub const ALL: [Tool; 5] = [Tool::Adb, Tool::Emulator, Tool::Xcrun, Tool::Axe, Tool::Idb];
+    pub const ALL: [Tool; 6] = [
+        Tool::Adb,
+        Tool::Emulator,
+        Tool::Xcrun,
+        Tool::Axe,
+        Tool::Idb,
+        Tool::Xcodebuild,
+    ];
 
     /// The program's name, as looked up on `PATH` (`adb`, `xcrun`…).
     pub fn name(self) -> &'static str {
@@ -32,6 +41,7 @@ impl Tool {
             Tool::Xcrun => "xcrun",
             Tool::Axe => "axe",
             Tool::Idb => "idb",
+            Tool::Xcodebuild => "xcodebuild",
         }
     }
 
@@ -43,6 +53,7 @@ impl Tool {
             Tool::Xcrun => "MOBILECTL_XCRUN",
             Tool::Axe => "MOBILECTL_AXE",
             Tool::Idb => "MOBILECTL_IDB",
+            Tool::Xcodebuild => "MOBILECTL_XCODEBUILD",
         }
     }
 
@@ -54,6 +65,7 @@ impl Tool {
             Tool::Xcrun => "iOS Simulators need macOS with Xcode: install Xcode and run `xcode-select --install`, or set MOBILECTL_XCRUN",
             Tool::Axe => "install AXe (`brew install cameroncooke/axe/axe`) or set MOBILECTL_AXE; idb is the fallback",
             Tool::Idb => "install idb (`brew install facebook/fb/idb-companion && pip install fb-idb`) or set MOBILECTL_IDB; AXe is preferred",
+            Tool::Xcodebuild => "building iOS apps needs macOS with Xcode: install Xcode and select it (`sudo xcode-select -s /Applications/Xcode.app`), or set MOBILECTL_XCODEBUILD",
         }
     }
 }

@@ -10,6 +10,7 @@
 //! see `stream`.
 
 pub mod http;
+mod lines;
 mod stream;
 pub mod timing;
 mod tools;
@@ -17,6 +18,7 @@ mod tree;
 
 pub use crate::device::Tool;
 pub use http::{HttpClient, HttpError, HttpRequest, HttpResponse};
+pub use lines::{LineChild, OutputLine, MAX_LINE};
 pub use stream::{StreamChild, StreamEnd, MAX_STREAMS};
 pub use tools::{ToolInfo, Toolbox};
 
@@ -53,6 +55,8 @@ pub struct Command {
     args: Vec<OsString>,
     stdin: Option<Vec<u8>>,
     envs: Vec<(OsString, OsString)>,
+    /// The child's working directory (default: the server's).
+    cwd: Option<PathBuf>,
     timeout: Duration,
 }
 
@@ -132,6 +136,7 @@ impl Command {
             args: Vec::new(),
             stdin: None,
             envs: Vec::new(),
+            cwd: None,
             timeout: DEFAULT_TIMEOUT,
         }
     }
@@ -155,6 +160,12 @@ impl Command {
     /// Sets an environment variable for the child, on top of the inherited environment.
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         self.envs.push((key.into(), value.into()));
+        self
+    }
+
+    /// Runs the child in `dir` instead of the server's working directory.
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
         self
     }
 
@@ -205,6 +216,9 @@ impl Command {
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
         tree::wrap(cmd)
     }
 
@@ -324,6 +338,9 @@ impl Command {
         cmd.args(&self.args)
             .envs(self.envs.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null());
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
         match log {
             Some(file) => {
                 let err = file.try_clone().map_err(|source| ExecError::Io {

@@ -47,33 +47,8 @@ impl Command {
     /// command's timeout bounds only the wait for a slot.
     pub async fn spawn_stream(&self) -> Result<StreamChild, ExecError> {
         let argv = self.display();
-        let slot = match tokio::time::timeout(self.timeout, STREAMS.acquire()).await {
-            Ok(Ok(permit)) => permit,
-            _ => {
-                return Err(ExecError::Busy {
-                    argv,
-                    why: format!("{MAX_STREAMS} streams were running"),
-                })
-            }
-        };
-        let mut cmd = tokio::process::Command::new(&self.program);
-        cmd.args(&self.args)
-            .envs(self.envs.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        // SAFETY: between fork and exec only async-signal-safe calls (sigaction through
-        // signal(2)) run. A server started in the background has SIGINT ignored, which its
-        // children would inherit, and a tool stopped with SIGINT (`recordVideo`) would then
-        // never stop: each long-lived child starts with the default disposition.
-        #[cfg(unix)]
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::signal(libc::SIGINT, libc::SIG_DFL);
-                libc::signal(libc::SIGQUIT, libc::SIG_DFL);
-                Ok(())
-            });
-        }
+        let slot = self.stream_slot(&argv).await?;
+        let cmd = self.long_lived();
         let mut tree = super::tree::Tree::spawn(super::tree::wrap(cmd))
             .map_err(|e| self.spawn_error(&argv, e))?;
         tracing::debug!(argv = %argv, "stream started");
@@ -114,6 +89,49 @@ impl Command {
             tree,
             _slot: slot,
         })
+    }
+}
+
+impl Command {
+    /// A slot among the [`MAX_STREAMS`], waited for at most the command's timeout.
+    pub(super) async fn stream_slot(
+        &self,
+        argv: &str,
+    ) -> Result<tokio::sync::SemaphorePermit<'static>, ExecError> {
+        match tokio::time::timeout(self.timeout, STREAMS.acquire()).await {
+            Ok(Ok(permit)) => Ok(permit),
+            _ => Err(ExecError::Busy {
+                argv: argv.to_string(),
+                why: format!("{MAX_STREAMS} streams were running"),
+            }),
+        }
+    }
+
+    /// The child of a long-lived command: stdin null, stdout and stderr piped, in the
+    /// command's working directory.
+    pub(super) fn long_lived(&self) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(&self.program);
+        cmd.args(&self.args)
+            .envs(self.envs.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
+        // SAFETY: between fork and exec only async-signal-safe calls (sigaction through
+        // signal(2)) run. A server started in the background has SIGINT ignored, which its
+        // children would inherit, and a tool stopped with SIGINT (`recordVideo`) would then
+        // never stop: each long-lived child starts with the default disposition.
+        #[cfg(unix)]
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        cmd
     }
 }
 

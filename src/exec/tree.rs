@@ -9,7 +9,10 @@ use std::process::ExitStatus;
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop};
 
 /// A spawned child with its whole process tree.
-pub struct Tree(Box<dyn ChildWrapper>);
+pub struct Tree(Box<dyn ChildWrapper>, Armed);
+
+/// Whether dropping the tree ends it (always, but after [`Tree::leave_running`]).
+struct Armed(bool);
 
 /// Wraps `cmd` so that the child starts a tree of its own, killed with the tree.
 pub fn wrap(cmd: tokio::process::Command) -> CommandWrap {
@@ -25,7 +28,7 @@ pub fn wrap(cmd: tokio::process::Command) -> CommandWrap {
 impl Tree {
     /// Spawns a wrapped command (see [`wrap`]).
     pub fn spawn(mut cmd: CommandWrap) -> io::Result<Tree> {
-        cmd.spawn().map(Tree)
+        cmd.spawn().map(|c| Tree(c, Armed(true)))
     }
 
     /// The child itself, for its pipes.
@@ -55,9 +58,19 @@ impl Tree {
     }
 }
 
+impl Tree {
+    /// Lets go of a tree whose first process has exited, leaving what it started on purpose
+    /// to outlive it running (a build tool's daemon, which the next build reuses).
+    pub fn leave_running(mut self) {
+        self.1 = Armed(false);
+    }
+}
+
 impl Drop for Tree {
     fn drop(&mut self) {
-        self.kill();
+        if self.1 .0 {
+            self.kill();
+        }
     }
 }
 

@@ -19,6 +19,28 @@ use crate::client::{ApiAnswer, Client, ClientError, ConnectOptions};
 /// How long one tool call may take end to end (the longest operation, `wait`, stops at 120 s).
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(180);
 
+/// How long `request` may take end to end: [`CALL_TIMEOUT`], or longer for a call that gives
+/// a longer limit of its own (`timeout_ms`) or runs longer by default (a build, 30 min), with
+/// a minute to spare for its answer.
+pub fn time_limit(request: &HttpCall) -> Duration {
+    let own = request
+        .body
+        .as_ref()
+        .and_then(|b| b.get("timeout_ms"))
+        .and_then(serde_json::Value::as_u64)
+        .map(Duration::from_millis);
+    let build =
+        crate::api::find(crate::error::Op::BuildApp.name()).is_some_and(|o| o.path == request.path);
+    let own = match (own, build) {
+        (None, true) => Some(crate::build::DEFAULT_TIMEOUT),
+        (own, _) => own,
+    };
+    match own {
+        Some(t) if t + Duration::from_secs(60) > CALL_TIMEOUT => t + Duration::from_secs(60),
+        _ => CALL_TIMEOUT,
+    }
+}
+
 /// Answers larger than this are refused (a full-size PNG screenshot is a few MB).
 const MAX_ANSWER: usize = 64 * 1024 * 1024;
 
@@ -85,7 +107,7 @@ fn from_client(e: ClientError) -> DispatchError {
 impl Dispatch for HttpDispatch {
     async fn send(&self, request: HttpCall) -> Result<ApiAnswer, DispatchError> {
         let client = self.client().await?;
-        match client.send_call(&request, CALL_TIMEOUT).await {
+        match client.send_call(&request, time_limit(&request)).await {
             Ok(answer) => Ok(answer),
             Err(e) => {
                 // Reconnect (and autostart) on the next call.
@@ -131,14 +153,15 @@ impl Dispatch for InProcess {
             None => builder.body(Body::empty()),
         }
         .map_err(|e| failed(format!("cannot build the request: {e}")))?;
+        let limit = time_limit(&request);
         let call = self.router.clone().oneshot(req);
-        let resp = match tokio::time::timeout(CALL_TIMEOUT, call).await {
+        let resp = match tokio::time::timeout(limit, call).await {
             Ok(Ok(r)) => r,
             Ok(Err(never)) => match never {},
             Err(_) => {
                 return Err(DispatchError {
                     code: "TIMEOUT".into(),
-                    message: format!("no answer within {} s", CALL_TIMEOUT.as_secs()),
+                    message: format!("no answer within {} s", limit.as_secs()),
                     hint: None,
                 })
             }

@@ -9,6 +9,7 @@
 //! - [`verify`]: waits, expectations, waits for a change;
 //! - [`inspect`]: the snapshot, its tree under a short header;
 //! - [`devices`]: devices, apps, outcomes, the doctor, the summary, find;
+//! - [`build`]: app builds, their diagnostics and progress;
 //! - [`sessions`]: sessions and leases;
 //! - [`logs`]: log entries, pages, crashes, the debug bundle;
 //! - [`flows`]: the recording proxy's flows, summary and status;
@@ -21,6 +22,7 @@
 
 pub mod act;
 pub mod audit;
+pub mod build;
 pub mod devices;
 pub mod errors;
 pub mod features;

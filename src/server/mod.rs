@@ -52,6 +52,8 @@ pub struct AppState {
     pub proxy: Arc<ProxyService>,
     /// The address the server is bound to (from its security policy, set by [`app`]).
     pub bound: Option<std::net::SocketAddr>,
+    /// The builds running now (`build_app`).
+    pub builds: Arc<crate::build::Builds>,
 }
 
 /// The header that shows the admin token.
@@ -67,6 +69,8 @@ pub struct ServerOptions {
     /// The directory files are pushed from and pulled into (`--files-root`); `None`: the
     /// server's working directory.
     pub files_root: Option<std::path::PathBuf>,
+    /// The folder apps are built under (`--build-root`); `None`: no builds.
+    pub build_root: Option<std::path::PathBuf>,
     /// The admin token (`--admin-token`): a request showing it (`Mobilectl-Admin: TOKEN`) sees
     /// and changes what every session made; `None`: no caller can.
     pub admin_token: Option<String>,
@@ -105,6 +109,7 @@ impl AppState {
             proxy: Arc::new(ProxyService::new(options.proxy.clone())),
             options: Arc::new(options),
             bound: None,
+            builds: Arc::default(),
         };
         if tokio::runtime::Handle::try_current().is_ok() {
             state.controller.spawn_reaper();

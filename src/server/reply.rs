@@ -210,3 +210,13 @@ impl Reply for ArtifactFile {
         Output::File(crate::api::table::ARTIFACT_TYPES)
     }
 }
+
+/// Aborts a task when the stream that owns it is dropped (its client went away): a streamed
+/// run or build stops with its reader.
+pub(crate) struct AbortOnDrop(pub(crate) tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}

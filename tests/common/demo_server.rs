@@ -30,11 +30,25 @@ impl DemoServer {
         Self::start_with_env(max_open_files, devices, &[])
     }
 
+    /// Starts the server (one virtual device) with these arguments of `serve` besides.
+    pub fn start_with_args(args: &[&str]) -> DemoServer {
+        Self::start_full(None, 1, &[], args)
+    }
+
     /// Starts the server with `devices` virtual devices and these variables set.
     pub fn start_with_env(
         max_open_files: Option<u64>,
         devices: u8,
         env: &[(&str, &str)],
+    ) -> DemoServer {
+        Self::start_full(max_open_files, devices, env, &[])
+    }
+
+    fn start_full(
+        max_open_files: Option<u64>,
+        devices: u8,
+        env: &[(&str, &str)],
+        args: &[&str],
     ) -> DemoServer {
         let (port, adb_port) = (free_port(), free_port());
         ensure_user_adb_key(&adb_path());
@@ -45,6 +59,7 @@ impl DemoServer {
         cmd.args(["serve", "--demo", "--addr", &format!("127.0.0.1:{port}")])
             .args(["--demo-devices", &devices.to_string()])
             .args(["--adb-server-port", &adb_port.to_string()])
+            .args(args)
             .env_remove("MOBILECTL_TOKEN")
             .stdout(Stdio::null())
             .stderr(Stdio::null());

@@ -134,6 +134,7 @@ fn request(caps: &Map<String, Value>) -> Result<CreateSession, InvalidCapabiliti
         ttl_s: number(name::TTL_S)?,
         wait_ms: number(name::WAIT_MS)?,
         lazy: false,
+        build: None,
     })
 }
 

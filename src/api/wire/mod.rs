@@ -9,6 +9,7 @@ pub mod act;
 pub mod apps;
 pub mod audit;
 pub mod batch;
+pub mod build;
 pub mod capabilities;
 pub mod devices;
 pub mod diff;

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::api::wire::build::BuildDefaults;
 use crate::device::{Device, DeviceKind, Platform};
 
 /// The header that puts a request in a session: the secret its creation answered.
@@ -69,6 +70,9 @@ pub struct CreateSession {
     /// connection's session does so).
     #[serde(default)]
     pub lazy: bool,
+    /// What `app build` falls back on in this session (each build updates it).
+    #[serde(default)]
+    pub build: Option<BuildDefaults>,
 }
 
 /// A session as the server keeps it.
@@ -107,6 +111,9 @@ pub struct SessionInfo {
     pub requests: u64,
     /// It is queued for a device to become free (its `POST /api/v1/sessions` has not answered).
     pub waiting: bool,
+    /// What `app build` falls back on in this session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build: Option<BuildDefaults>,
 }
 
 /// The live sessions.

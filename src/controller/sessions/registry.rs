@@ -11,6 +11,7 @@
 //!
 //! Time is `tokio::time::Instant`, so expiry is tested on paused time.
 
+use crate::api::wire::build::BuildDefaults;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
@@ -101,6 +102,8 @@ struct SessionState {
     requests: u64,
     /// Queued for a device.
     waiting: bool,
+    /// What its builds fall back on (set at creation, and by each build).
+    build: BuildDefaults,
 }
 
 impl Session {
@@ -151,9 +154,10 @@ impl Session {
 
     /// What the caller sees of it (with the leased device as listed, when known).
     pub fn info(&self, device: Option<Device>) -> SessionInfo {
-        let (udid, requests, waiting) = {
+        let (udid, requests, waiting, build) = {
             let s = self.state();
-            (s.device.clone(), s.requests, s.waiting)
+            let build = Some(s.build.clone()).filter(|b| *b != BuildDefaults::default());
+            (s.device.clone(), s.requests, s.waiting, build)
         };
         let (expires_at, expires_in_ms) = wall(self.expires());
         SessionInfo {
@@ -170,7 +174,18 @@ impl Session {
             expires_in_ms,
             requests,
             waiting,
+            build,
         }
+    }
+
+    /// What its builds fall back on.
+    pub fn build_defaults(&self) -> BuildDefaults {
+        self.state().build.clone()
+    }
+
+    /// Remembers what its last build used, for the next.
+    pub fn remember_build(&self, defaults: BuildDefaults) {
+        self.state().build = defaults;
     }
 
     /// Its lease, if it holds one.
@@ -522,6 +537,7 @@ impl SessionRegistry {
                 inflight: 0,
                 requests: 0,
                 waiting: false,
+                build: req.build.clone().unwrap_or_default(),
             }),
         });
         inner.live.insert(session.id.clone(), session.clone());

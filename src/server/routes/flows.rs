@@ -14,7 +14,7 @@ use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::flows::run::Runner;
 use crate::flows::{load, parse};
 use crate::server::flow_host::FlowHost;
-use crate::server::reply::EventStream;
+use crate::server::reply::{AbortOnDrop, EventStream};
 use crate::server::AppState;
 
 /// Runs a flow; see the module's doc.
@@ -170,15 +170,6 @@ fn flow_event(at: usize, e: &FlowEvent) -> axum::response::sse::Event {
     event
         .json_data(e)
         .unwrap_or_else(|_| axum::response::sse::Event::default().comment("unencodable"))
-}
-
-/// Aborts a task when the stream that owns it is dropped (its client went away).
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 /// A flow checked whole and ready to run: what [`flow_run`] and [`flow_run_stream`] share.

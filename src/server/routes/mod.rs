@@ -6,6 +6,7 @@ pub mod actions;
 pub mod alerts;
 pub mod apps;
 pub mod batch;
+pub mod build;
 pub mod connect;
 pub mod devices;
 pub mod features;
@@ -81,6 +82,10 @@ pub fn binding(op: Op) -> Binding {
         Op::ResetApp => body(apps::reset),
         Op::ListApps => query(apps::list),
         Op::OpenUrl => body(apps::open_url),
+        Op::BuildApp => body(build::build_app),
+        Op::BuildAppStream => body(build::build_app_stream),
+        Op::ListBuilds => plain(build::list_builds),
+        Op::CancelBuild => body(build::cancel_build),
         Op::Snapshot => query(ui::ui),
         Op::ScreenSummary => query(ui::screen_summary),
         Op::Find => query(ui::find),

@@ -19,6 +19,7 @@ pub mod offline;
 pub mod output;
 pub mod plan;
 pub mod proxy;
+pub mod repl;
 pub mod serve;
 pub mod session;
 pub mod target;
@@ -152,6 +153,9 @@ pub enum Command {
     /// Selenium Grid 4: the relay node configuration for this server's devices.
     #[command(subcommand)]
     Grid(grid::GridCommand),
+    /// An interactive shell with the CLI's commands (`snapshot`, `tap @e4`): history, and
+    /// completion of commands, flags and the last snapshot's refs.
+    Repl,
     /// Print a shell completion script.
     Completions {
         /// The shell to write the script for.
@@ -249,6 +253,7 @@ pub fn run(cli: Cli) -> i32 {
             clap_complete::generate(shell, &mut command(), "mobilectl", &mut std::io::stdout());
             0
         }
+        Command::Repl => repl::run(&cli.global),
         Command::Client(ClientCommand::Flow(f)) => flow::run(f, &cli.global),
         Command::Client(ClientCommand::Audit(a)) => match a.from_file.clone() {
             Some(dump) => audit::run_offline(&dump, &a, cli.global.json),

@@ -32,6 +32,9 @@ pub fn answer(a: &Answer, json: bool) -> i32 {
             exit::OK
         }
         Answer::Json { op, reply: r } => {
+            super::repl::remember_refs(op, || {
+                crate::render::text_in(super::hint::step_words, op, &r.value)
+            });
             if json {
                 println!("{}", r.raw.trim_end());
             } else {

@@ -197,7 +197,10 @@ pub async fn execute(
         (kind, HttpMethod::Get) => {
             let r = c.get(&h.path, &query).await?;
             Ok(match kind {
-                AnswerKind::Text => Answer::Text(r),
+                AnswerKind::Text => {
+                    super::repl::remember_refs(req.op, || r.raw.clone());
+                    Answer::Text(r)
+                }
                 _ if req.op == "debug_bundle" && req.output.is_some() => {
                     save_bundle(r, req.output.as_deref().unwrap_or("."))?
                 }

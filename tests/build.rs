@@ -680,3 +680,110 @@ fn the_cli_builds_with_progress_and_exits_by_the_outcome() {
         .len()
     );
 }
+
+/// What each recorded failure makes of a build, through the stand-ins as the server runs them:
+/// its kind, and its errors as many as the log's distinct `PATH:LINE[:COL]: error:` lines
+/// (counted here with a pattern of the compilers' own format).
+#[tokio::test]
+async fn each_recorded_failure_is_told_as_its_kind_with_the_logs_errors() {
+    use regex::Regex;
+    let compiler_error = Regex::new(r"^\S.*\.(swift|m|mm|c|java):\d+(:\d+)?: error: ").unwrap();
+    let cases = [
+        (
+            "gradle",
+            "build_logs/gradle_javac_errors_windows_tasks_issue710.txt",
+            "compile",
+        ),
+        (
+            "gradle",
+            "build_logs/gradle_sdk_location_not_found_sigblock_pr1.txt",
+            "sdk_missing",
+        ),
+        (
+            "xcode",
+            "build_logs/xcodebuild_macos_swift_errors_xcode26_warden.txt",
+            "compile",
+        ),
+        (
+            "xcode",
+            "build_logs/xcodebuild_objc_clang_errors_ios7_kiwi_xcpretty.txt",
+            "compile",
+        ),
+        (
+            "xcode",
+            "build_logs/xcodebuild_error_snippets_codesign_provisioning_clang_ld_xcpretty.txt",
+            "signing",
+        ),
+    ];
+    for (tool, log, kind) in cases {
+        let (app, _keep): (Router, Box<dyn std::any::Any>) = if tool == "gradle" {
+            let root = android_project(log, 1);
+            (
+                app_building(no_devices(), Some(root.path())),
+                Box::new(root),
+            )
+        } else {
+            let tools = FakeTools::new();
+            let root = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(root.path().join("shop/Shop.xcodeproj")).unwrap();
+            let xcodebuild = tools.add("xcodebuild", XCODEBUILD.trim_start_matches("#!/bin/sh\n"));
+            std::fs::write(
+                tools.dir.path().join("replay"),
+                fixture(log).display().to_string(),
+            )
+            .unwrap();
+            std::fs::write(tools.dir.path().join("outcome"), "65").unwrap();
+            let app = app_building(
+                BackendConfig {
+                    tools: Toolbox::with([(Tool::Xcodebuild, xcodebuild)]),
+                    ..Default::default()
+                },
+                Some(root.path()),
+            );
+            (app, Box::new((tools, root)))
+        };
+        let body = json!({ "project_dir": "shop", "ios": { "scheme": "Shop" } });
+        let body = if tool == "gradle" {
+            json!({ "project_dir": "shop" })
+        } else {
+            body
+        };
+        let (status, result) = call(&app, post("/api/v1/apps/build", body)).await;
+        assert_eq!(status, StatusCode::OK, "{log}: {result}");
+        assert_eq!(result["success"], false, "{log}");
+        assert_eq!(
+            result["failure"]["kind"], kind,
+            "{log}: {}",
+            result["failure"]
+        );
+        assert!(
+            !result["failure"]["hint"]
+                .as_str()
+                .unwrap_or_default()
+                .is_empty(),
+            "{log}"
+        );
+        let errors: BTreeSet<String> = log_lines(log)
+            .into_iter()
+            .filter(|l| compiler_error.is_match(l))
+            .collect();
+        if kind == "compile" {
+            assert_eq!(
+                result["errors"],
+                errors.len(),
+                "{log}: {}",
+                result["diagnostics"]
+            );
+            // Each error with a place is one of the log's lines.
+            for d in result["diagnostics"].as_array().unwrap() {
+                let (Some(file), Some(line)) = (d["file"].as_str(), d["line"].as_u64()) else {
+                    continue;
+                };
+                if d["severity"] == "error" {
+                    let at = format!("{file}:{line}:");
+                    assert!(errors.iter().any(|l| l.starts_with(&at)), "{log}: {d}");
+                }
+            }
+        }
+    }
+}

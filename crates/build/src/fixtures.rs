@@ -181,6 +181,115 @@ fn gradle_sdk_location_not_found() {
 }
 
 #[test]
+fn gradle_incremental_assemble_all_up_to_date() {
+    let (r, events) = read(
+        Toolchain::Gradle,
+        "gradle_assembleDebug_incremental_all_up_to_date_android_studio_rapilab.txt",
+    );
+    // grep -c '^> Task ' → 32, all distinct (27 UP-TO-DATE, 5 NO-SOURCE; "21 actionable tasks:
+    // 21 up-to-date"): each is a step though none ran. No error or warning line; BUILD SUCCESSFUL.
+    assert_eq!(r.steps_done(), 32);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Step { .. }))
+            .count(),
+        32
+    );
+    assert_eq!((r.errors(), r.warnings()), (0, 0));
+    assert!(r.diagnostics().is_empty());
+    assert!(!r.failed());
+    assert_eq!(r.failure(), None);
+    // compileDebugAidl, compileDebugRenderscript, compileDebugKotlin, javaPreCompileDebug,
+    // compileDebugJavaWithJavac, compileDebugSources, compileDebugShaders.
+    let compile = events
+        .iter()
+        .filter(|e| matches!(e, Event::Phase(p) if p.name == PhaseName::Compile))
+        .count();
+    assert_eq!(compile, 7);
+    assert!(events.contains(&Event::Phase(crate::wire::Phase {
+        name: PhaseName::Compile,
+        detail: ":app:compileDebugKotlin".into()
+    })));
+    assert!(events.contains(&Event::Phase(crate::wire::Phase {
+        name: PhaseName::Package,
+        detail: ":app:assembleDebug".into()
+    })));
+}
+
+#[test]
+fn xcode_incremental_build_with_nothing_to_do() {
+    let (r, events) = read(
+        Toolchain::Xcode,
+        "xcodebuild_incremental_nothing_to_do_watchos_xcode7_xcpretty_issue166.txt",
+    );
+    // "=== BUILD TARGET …", "Check dependencies", ** BUILD SUCCEEDED **: no step ran.
+    assert_eq!(r.steps_done(), 0);
+    assert!(!events.iter().any(|e| matches!(e, Event::Step { .. })));
+    assert_eq!((r.errors(), r.warnings()), (0, 0));
+    assert!(!r.failed());
+    assert_eq!(r.failure(), None);
+}
+
+#[test]
+fn xcode_sdk_cannot_be_located() {
+    let (r, _) = read(
+        Toolchain::Xcode,
+        "xcodebuild_sdk_cannot_be_located_iphoneos9.3_travis_issue6628.txt",
+    );
+    // One `xcodebuild: error:` line; no step; no BUILD FAILED line (Travis says "exited with 64").
+    assert_eq!((r.errors(), r.warnings()), (1, 0));
+    assert_eq!(r.steps_done(), 0);
+    assert_eq!(r.diagnostics()[0].tool, DiagnosticTool::Xcodebuild);
+    let f = r.failure().unwrap();
+    assert_eq!(f.kind, FailureKind::SdkMissing);
+    assert_eq!(f.message, "SDK \"iphoneos9.3\" cannot be located.");
+    assert!(
+        f.hint.contains("\"iphoneos9.3\"") && f.hint.contains("xcodebuild -showsdks"),
+        "{}",
+        f.hint
+    );
+}
+
+#[test]
+fn xcode_destination_not_found() {
+    let (r, _) = read(
+        Toolchain::Xcode,
+        "xcodebuild_destination_not_found_simulator_carthage_issue2860.txt",
+    );
+    // One `xcodebuild: error:` line; the indented lines under it are its specifier and the
+    // scheme's ineligible destinations, not errors; no step.
+    assert_eq!((r.errors(), r.warnings()), (1, 0));
+    assert_eq!(r.steps_done(), 0);
+    let f = r.failure().unwrap();
+    assert_eq!(f.kind, FailureKind::SdkMissing);
+    assert_eq!(
+        f.message,
+        "Unable to find a destination matching the provided destination specifier: { platform:iOS Simulator, OS:latest, name:iPhone Xs }"
+    );
+    assert!(f.hint.contains("-showdestinations"), "{}", f.hint);
+    assert!(!f.hint.contains("is not installed"), "{}", f.hint);
+}
+
+#[test]
+fn xcode_destination_not_found_platform_not_installed() {
+    let (r, _) = read(
+        Toolchain::Xcode,
+        "xcodebuild_destination_not_found_ios17.2_not_installed_gamemaker_issue4834.txt",
+    );
+    // The only ineligible destination says "error:iOS 17.2 is not installed.": that is the cause.
+    assert_eq!(r.errors(), 1);
+    let f = r.failure().unwrap();
+    assert_eq!(f.kind, FailureKind::SdkMissing);
+    assert_eq!(
+        f.message,
+        "Unable to find a destination matching the provided destination specifier: { platform:iOS, id:00008110-000605880240401E }"
+    );
+    assert!(f.hint.contains("(iOS 17.2 is not installed)"), "{}", f.hint);
+    assert!(f.hint.contains("-downloadPlatform iOS"), "{}", f.hint);
+}
+
+#[test]
 fn xcode_swift_errors_and_repeated_warnings() {
     let (r, events) = read(
         Toolchain::Xcode,

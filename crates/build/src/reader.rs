@@ -7,7 +7,10 @@
 //! skipped), and Gradle's "* What went wrong:" section (the failure's own words). Diagnostics are
 //! de-duplicated on (severity, file, line, column, message): xcodebuild and Gradle print many
 //! twice. Of the failures the output shows, the most specific wins ([`failure::rank`]); the
-//! reader reports one only when the output failed (a failure marker or an error).
+//! reader reports one only when the output failed (a failure marker or an error). A failure's
+//! line that ends with ':' takes the indented line after it (what xcodebuild could not find or
+//! resolve), and an indented line telling the same kind of failure, a detail of it, gives the
+//! hint (the platform that is not installed, the artifact Gradle could not find).
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
@@ -66,6 +69,7 @@ pub struct Reader {
     failed: bool,
     failed_line: Option<String>,
     explicit: Option<Failure>,
+    explicit_open: bool,
     first_compile: Option<Diagnostic>,
     first_link: Option<Diagnostic>,
     first_other: Option<Diagnostic>,
@@ -91,6 +95,7 @@ impl Reader {
             failed: false,
             failed_line: None,
             explicit: None,
+            explicit_open: false,
             first_compile: None,
             first_link: None,
             first_other: None,
@@ -108,6 +113,17 @@ impl Reader {
     pub fn line(&mut self, line: &str) -> Vec<Event> {
         let text = clean::line(line);
         let mut events = Vec::new();
+
+        // The indented line after a failure's "…destination specifier:" or "…dependencies:".
+        if std::mem::take(&mut self.explicit_open) {
+            let detail = text.trim();
+            if text.starts_with(char::is_whitespace) && !detail.is_empty() {
+                if let Some(f) = self.explicit.as_mut() {
+                    let message = format!("{} {detail}", f.message);
+                    f.message = clean::cap(&message, clean::MAX_MESSAGE).to_string();
+                }
+            }
+        }
 
         if let Some(mut pending) = self.javac.take() {
             if let Some(column) = diag::caret_column(&text) {
@@ -195,7 +211,8 @@ impl Reader {
         if let Some(kind_hint) = failure::classify(self.toolchain, &text) {
             let said = text.trim().trim_start_matches("> ").trim();
             let said = said.strip_prefix("xcodebuild: error: ").unwrap_or(said);
-            self.offer(kind_hint.0, said, kind_hint.1);
+            let detail = text.starts_with(char::is_whitespace);
+            self.offer(kind_hint.0, said, kind_hint.1, detail);
         }
 
         if let Some((path, phase)) = gradle::task(&text) {
@@ -361,17 +378,23 @@ impl Reader {
         }
     }
 
-    fn offer(&mut self, kind: FailureKind, message: &str, hint: String) {
-        let better = match &self.explicit {
-            Some(f) => failure::rank(kind) > failure::rank(f.kind),
-            None => true,
-        };
-        if better {
-            self.explicit = Some(Failure {
-                kind,
-                message: clean::cap(message, clean::MAX_MESSAGE).to_string(),
-                hint,
-            });
+    /// A failure a line tells. It replaces the one held if it ranks higher; a `detail` (an
+    /// indented line) of the same kind as the one held only gives it its more specific hint.
+    fn offer(&mut self, kind: FailureKind, message: &str, hint: String, detail: bool) {
+        match self.explicit.as_mut() {
+            Some(f) if failure::rank(kind) <= failure::rank(f.kind) => {
+                if detail && f.kind == kind {
+                    f.hint = hint;
+                }
+            }
+            _ => {
+                self.explicit_open = message.trim_end().ends_with(':');
+                self.explicit = Some(Failure {
+                    kind,
+                    message: clean::cap(message, clean::MAX_MESSAGE).to_string(),
+                    hint,
+                });
+            }
         }
     }
 
@@ -424,7 +447,7 @@ impl Reader {
                     DiagnosticTool::Codesign => {
                         let hint = failure::classify(Toolchain::Xcode, &d.message).map(|(_, h)| h);
                         let hint = hint.unwrap_or_else(|| "Build for the Simulator, which needs no signing, or fix the signing settings the error names.".into());
-                        self.offer(FailureKind::Signing, &d.message, hint);
+                        self.offer(FailureKind::Signing, &d.message, hint, false);
                         &mut self.first_other
                     }
                     _ => &mut self.first_other,
@@ -591,6 +614,48 @@ mod tests {
         let f = r.failure().unwrap();
         assert_eq!(f.kind, FailureKind::Other);
         assert_eq!(f.message, "Execution failed for task ':pro:lintDebug'. Lint found errors in the project; aborting build.");
+    }
+
+    #[test]
+    fn a_failure_ending_in_a_colon_takes_the_indented_line_after_it() {
+        let (r, _) = read(
+            Toolchain::Xcode,
+            "xcodebuild: error: Could not resolve package dependencies:\n  Failed to clone repository https://x/y.git\n\tnot this one\n",
+        );
+        let f = r.failure().unwrap();
+        assert_eq!(f.kind, FailureKind::Dependency);
+        assert_eq!(
+            f.message,
+            "Could not resolve package dependencies: Failed to clone repository https://x/y.git"
+        );
+        let (r, _) = read(
+            Toolchain::Xcode,
+            "xcodebuild: error: Unable to find a destination matching the provided destination specifier:\n** BUILD FAILED **\n",
+        );
+        assert!(r.failure().unwrap().message.ends_with("specifier:"));
+    }
+
+    #[test]
+    fn an_indented_detail_of_the_same_failure_gives_the_hint() {
+        let (r, _) = read(
+            Toolchain::Gradle,
+            "> Could not resolve all files for configuration ':app:debugRuntimeClasspath'.\n   > Could not find com.example:lib:1.2.3.\nBUILD FAILED in 1s\n",
+        );
+        let f = r.failure().unwrap();
+        assert_eq!(f.kind, FailureKind::Dependency);
+        assert!(
+            f.message.starts_with("Could not resolve all files"),
+            "{}",
+            f.message
+        );
+        assert!(f.hint.contains("com.example:lib:1.2.3"), "{}", f.hint);
+        // Not indented: a failure of its own, and the first of equals stays.
+        let (r, _) = read(
+            Toolchain::Xcode,
+            "xcodebuild: error: SDK \"iphoneos9.3\" cannot be located.\nxcodebuild: error: SDK \"iphoneos9.2\" cannot be located.\n",
+        );
+        let f = r.failure().unwrap();
+        assert!(f.hint.contains("iphoneos9.3") && !f.hint.contains("iphoneos9.2"));
     }
 
     #[test]

@@ -25,38 +25,20 @@ use mobilectl::controller::DeviceController;
 use mobilectl::exec::{Tool, Toolbox};
 use mobilectl::server::{self, AppState, ServerOptions};
 
-/// The Gradle wrapper stand-in: replays the log `replay` names, exits with `outcome`, and on
-/// success writes the APK and its `output-metadata.json` (AGP's format, version 3) where AGP
-/// writes them for `:app:assembleDebug`. `hang` instead starts a child that never ends, says
-/// which, and waits for it.
-const GRADLEW: &str = r#"#!/bin/sh
-cd "$(dirname "$0")"
-printf '%s\n' "$*" >> argv.log
-if [ -f hang ]; then
-  sleep 600 &
-  echo $! > child.pid
-  echo "> Task :app:preBuild"
-  wait
-fi
-cat "$(cat replay)"
-code=$(cat outcome)
-if [ "$code" = 0 ]; then
-  out=app/build/outputs/apk/debug
-  mkdir -p "$out"
-  printf 'PK\003\004 package=com.mobilectl.demo\n' > "$out/app-debug.apk"
-  cat > "$out/output-metadata.json" <<EOF
-{"version": 3, "artifactType": {"type": "APK", "kind": "Directory"}, "applicationId": "com.mobilectl.demo", "variantName": "debug", "elements": [{"type": "SINGLE", "filters": [], "attributes": [], "versionCode": 1, "versionName": "1.0", "outputFile": "app-debug.apk"}], "elementType": "File"}
-EOF
-fi
-exit "$code"
-"#;
+/// A stand-in of `tests/fixtures/standins/` (its comment says what it does).
+fn standin(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/standins")
+        .join(name);
+    std::fs::read_to_string(path).unwrap()
+}
 
 /// A build root with an Android project `shop` whose wrapper replays `log` and exits `code`.
 fn android_project(log: &str, code: i32) -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("shop");
     std::fs::create_dir_all(dir.join("app")).unwrap();
-    write_executable(&dir.join("gradlew"), GRADLEW);
+    write_executable(&dir.join("gradlew"), &standin("gradlew"));
     std::fs::write(dir.join("replay"), fixture(log).display().to_string()).unwrap();
     std::fs::write(dir.join("outcome"), code.to_string()).unwrap();
     root
@@ -416,7 +398,7 @@ async fn a_100_mb_log_is_kept_whole() {
         "#!/bin/sh\nyes \"$(printf '%0999d' 0)\" | head -c 104857600\n",
     );
     let gradlew = root.path().join("shop/gradlew");
-    let script = GRADLEW.replace(
+    let script = standin("gradlew").replace(
         "cat \"$(cat replay)\"",
         &format!("{}\necho\ncat \"$(cat replay)\"", big.display()),
     );
@@ -500,33 +482,15 @@ async fn bad_build_requests_are_clear_errors() {
     assert_eq!(error_code(&body), "TOOL_MISSING");
 }
 
-/// The `xcodebuild` stand-in: `-list -json` answers the recorded listing `list` names;
-/// `-showBuildSettings -json` answers settings in xcodebuild's shape naming the app under the
-/// `-derivedDataPath` given, as the real tool does; a build replays the log `replay` names,
-/// exits with `outcome`, and on success makes the `.app` there.
-const XCODEBUILD: &str = r#"#!/bin/sh
-here=$(dirname "$0")
-dd=""; prev=""
-for a in "$@"; do [ "$prev" = "-derivedDataPath" ] && dd="$a"; prev="$a"; done
-app="$dd/Build/Products/Debug-iphonesimulator/Backyard Birds.app"
-case " $* " in
-  *" -list "*) cat "$(cat "$here/list")"; exit 0 ;;
-  *" -showBuildSettings "*)
-    printf '[{"action":"build","target":"Backyard Birds","buildSettings":{"TARGET_BUILD_DIR":"%s","FULL_PRODUCT_NAME":"Backyard Birds.app","WRAPPER_NAME":"Backyard Birds.app","WRAPPER_EXTENSION":"app","PRODUCT_TYPE":"com.apple.product-type.application","PRODUCT_BUNDLE_IDENTIFIER":"com.example.apple-samplecode.Backyard-Birds","PLATFORM_NAME":"iphonesimulator"}}]\n' "$dd/Build/Products/Debug-iphonesimulator"
-    exit 0 ;;
-esac
-cat "$(cat "$here/replay")"
-code=$(cat "$here/outcome")
-[ "$code" = 0 ] && mkdir -p "$app"
-exit "$code"
-"#;
-
 #[tokio::test]
 async fn an_xcode_build_finds_its_scheme_and_its_app_or_says_which_scheme_is_missing() {
     let tools = FakeTools::new();
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.path().join("birds/Birds.xcodeproj")).unwrap();
-    let xcodebuild = tools.add("xcodebuild", XCODEBUILD.trim_start_matches("#!/bin/sh\n"));
+    let xcodebuild = tools.add(
+        "xcodebuild",
+        standin("xcodebuild").trim_start_matches("#!/bin/sh\n"),
+    );
     let set = |name: &str, value: &str| std::fs::write(tools.dir.path().join(name), value).unwrap();
     let list = fixture("build_logs/xcodebuild_list_json_workspace_tca_neoxcd.json");
     set("list", &list.display().to_string());
@@ -726,7 +690,10 @@ async fn each_recorded_failure_is_told_as_its_kind_with_the_logs_errors() {
             let tools = FakeTools::new();
             let root = tempfile::tempdir().unwrap();
             std::fs::create_dir_all(root.path().join("shop/Shop.xcodeproj")).unwrap();
-            let xcodebuild = tools.add("xcodebuild", XCODEBUILD.trim_start_matches("#!/bin/sh\n"));
+            let xcodebuild = tools.add(
+                "xcodebuild",
+                standin("xcodebuild").trim_start_matches("#!/bin/sh\n"),
+            );
             std::fs::write(
                 tools.dir.path().join("replay"),
                 fixture(log).display().to_string(),

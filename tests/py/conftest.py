@@ -4,6 +4,7 @@
 scripts/test.sh runs these with the binary of its `cargo test` build (MOBILECTL_BIN).
 """
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -44,8 +45,9 @@ def root():
     return ROOT
 
 
-@pytest.fixture
-def demo_server(mobilectl_bin, tmp_path):
+@contextlib.contextmanager
+def running_demo(mobilectl_bin, tmp_path, *extra_args):
+    """A `mobilectl serve --demo` with `extra_args`, in `tmp_path`: its base URL while it runs."""
     port, adb_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MOBILECTL_")}
     env["MOBILECTL_STATE_DIR"] = str(tmp_path / "state")
@@ -53,7 +55,7 @@ def demo_server(mobilectl_bin, tmp_path):
     log = open(tmp_path / "server.log", "wb")
     proc = subprocess.Popen(
         [str(mobilectl_bin), "serve", "--demo", "--addr", f"127.0.0.1:{port}",
-         "--adb-server-port", str(adb_port)],
+         "--adb-server-port", str(adb_port), *extra_args],
         stdout=log, stderr=subprocess.STDOUT, env=env,
         # The files root (push, pull, media) is the working directory: a scratch one.
         cwd=tmp_path,
@@ -72,3 +74,9 @@ def demo_server(mobilectl_bin, tmp_path):
             proc.wait()
         log.close()
         subprocess.run(["adb", "-P", str(adb_port), "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def demo_server(mobilectl_bin, tmp_path):
+    with running_demo(mobilectl_bin, tmp_path) as url:
+        yield url

@@ -324,7 +324,7 @@ const BUILD_DESCRIPTION: &str = "Builds the project folder `project_dir`, under 
     (`serve --build-root DIR`; without it builds are refused): Android with the project's Gradle wrapper \
     (`./gradlew :MODULE:assembleVARIANT`, default `app` and `debug`), iOS with `xcodebuild` (workspace or project \
     and scheme from the folder when it holds one only, configuration `Debug`, the destination from the device: a \
-    Simulator's udid, else generic). The platform is the device's, else what the folder holds. Each setting left \
+    Simulator's udid, else generic). The platform is the named device's, else what the folder holds. Each setting left \
     out comes from the session's defaults, and each build's settings become them, so a second build needs no \
     arguments. The answer counts the steps, errors and warnings and lists the first 500 distinct diagnostics \
     (file, line, column, severity, message); `failure` says what made it fail (`compile`, `link`, `signing`, \

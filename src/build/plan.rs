@@ -100,6 +100,7 @@ impl PlannedTool {
 }
 
 /// What planning needs beside the request.
+#[derive(Clone, Copy)]
 pub struct Inputs<'a> {
     /// The build root (`serve --build-root`); none: builds are off.
     pub root: Option<&'a Path>,
@@ -107,6 +108,9 @@ pub struct Inputs<'a> {
     pub defaults: &'a BuildDefaults,
     /// The device it builds for, if any.
     pub device: Option<&'a Device>,
+    /// The request named that device (or asked to install on it); otherwise it is only the
+    /// session's or the only one, and the folder's project wins over its platform.
+    pub device_asked: bool,
     /// Where `xcodebuild` is, if anywhere.
     pub xcodebuild: Option<&'a Path>,
     /// The derived data folder when neither the request nor the session names one.
@@ -115,10 +119,7 @@ pub struct Inputs<'a> {
 
 /// Plans `r`; see the module's doc.
 pub fn plan(r: &BuildRequest, i: &Inputs<'_>) -> Result<Plan> {
-    let root = i.root.ok_or_else(|| {
-        Error::new(ErrorCode::Forbidden, "this server builds no apps: it was started without a build root")
-            .with_hint("start the server with `--build-root DIR` (the folder your projects are in): a build runs the project's own build scripts, so only folders under a root you name are built")
-    })?;
+    let root = i.root.ok_or_else(builds_off)?;
     let asked = r
         .project_dir
         .clone()
@@ -137,9 +138,12 @@ pub fn plan(r: &BuildRequest, i: &Inputs<'_>) -> Result<Plan> {
             .with_hint("leave `platform` out: the device's is taken"))
         }
         (Some(p), _) => p,
-        (None, Some(d)) => d.platform,
-        (None, None) => detect(&project_dir)?,
+        (None, Some(d)) if i.device_asked || holds(&project_dir, d.platform) => d.platform,
+        (None, _) => detect(&project_dir)?,
     };
+    // A device of another platform has nothing to say of this build.
+    let device = i.device.filter(|d| d.platform == platform);
+    let i = &Inputs { device, ..*i };
     let mut remembered = BuildDefaults {
         project_dir: Some(asked),
         ..i.defaults.clone()
@@ -164,6 +168,12 @@ pub fn plan(r: &BuildRequest, i: &Inputs<'_>) -> Result<Plan> {
         tool,
         remembered,
     })
+}
+
+/// What a server started without a build root answers a build: `403 FORBIDDEN`, saying how.
+pub fn builds_off() -> Error {
+    Error::new(ErrorCode::Forbidden, "this server builds no apps: it was started without a build root")
+        .with_hint("start the server with `--build-root DIR` (the folder your projects are in): a build runs the project's own build scripts, so only folders under a root you name are built")
 }
 
 /// The request's settings over the session's.
@@ -245,14 +255,25 @@ pub const GRADLE_WRAPPER: &str = if cfg!(windows) {
     "gradlew"
 };
 
+/// Whether the folder holds a project of `platform`: a Gradle wrapper, or an Xcode project or
+/// workspace.
+fn holds(dir: &Path, platform: Platform) -> bool {
+    match platform {
+        Platform::Android => dir.join(GRADLE_WRAPPER).is_file(),
+        Platform::Ios => {
+            let (projects, workspaces) = xcode_containers(dir);
+            !projects.is_empty() || !workspaces.is_empty()
+        }
+    }
+}
+
 /// What the folder holds: a Gradle wrapper (Android), else an Xcode project or workspace.
 fn detect(dir: &Path) -> Result<Platform> {
-    if dir.join(GRADLE_WRAPPER).is_file() {
-        return Ok(Platform::Android);
-    }
-    let (projects, workspaces) = xcode_containers(dir);
-    if !projects.is_empty() || !workspaces.is_empty() {
-        return Ok(Platform::Ios);
+    if let Some(p) = [Platform::Android, Platform::Ios]
+        .into_iter()
+        .find(|p| holds(dir, *p))
+    {
+        return Ok(p);
     }
     Err(Error::validation(format!(
         "cannot tell what `{}` builds: it holds no `{GRADLE_WRAPPER}`, `.xcodeproj` or `.xcworkspace`",

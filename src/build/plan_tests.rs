@@ -31,6 +31,7 @@ fn inputs<'a>(root: &'a Path, defaults: &'a BuildDefaults, dd: &'a Path) -> Inpu
         root: Some(root),
         defaults,
         device: None,
+        device_asked: false,
         xcodebuild: Some(Path::new("/usr/bin/xcodebuild")),
         derived_data: dd,
     }
@@ -179,9 +180,39 @@ fn bad_input_is_refused_with_its_reason() {
     let pixel = device(Platform::Android, DeviceKind::Emulator);
     let with_device = Inputs {
         device: Some(&pixel),
+        device_asked: true,
         ..inputs(t.path(), &d, Path::new("/dd"))
     };
     let mut r = request("ios");
     r.platform = Some(Platform::Ios);
     assert_eq!(code(&r, &with_device), ErrorCode::ValidationFailed);
+}
+
+#[test]
+fn a_device_nobody_asked_for_does_not_override_the_folder() {
+    let t = root();
+    let d = BuildDefaults::default();
+    // The only device is an Android emulator; the folder is an iOS project: an iOS build for a
+    // generic Simulator, the emulator saying nothing of its destination.
+    let pixel = device(Platform::Android, DeviceKind::Emulator);
+    let i = Inputs {
+        device: Some(&pixel),
+        ..inputs(t.path(), &d, Path::new("/dd"))
+    };
+    let p = plan(&request("ios"), &i).unwrap();
+    assert_eq!(p.platform, Platform::Ios);
+    let (_, args) = p.tool.argv(&["build"]);
+    assert!(
+        args.contains(&"generic/platform=iOS Simulator".to_string()),
+        "{args:?}"
+    );
+    // Asked for by the request, it is the device the build is for: its platform holds.
+    let asked = Inputs {
+        device_asked: true,
+        ..i
+    };
+    assert_eq!(
+        plan(&request("ios"), &asked).unwrap_err().code,
+        ErrorCode::ValidationFailed
+    );
 }

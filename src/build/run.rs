@@ -152,7 +152,7 @@ pub async fn run(
     let deadline = tokio::time::Instant::now() + timeout;
     let mut reader = Reader::new(plan.toolchain());
     let mut output_bytes = 0u64;
-    let mut last_told = Instant::now() - PROGRESS_EVERY;
+    let mut last_told: Option<Instant> = None;
     let mut told_steps = usize::MAX;
     let stopped = loop {
         tokio::select! {
@@ -176,9 +176,10 @@ pub async fn run(
                     }
                 }
                 tell(running, &reader, phase.clone());
-                let due = phase.is_some() || last_told.elapsed() >= PROGRESS_EVERY;
+                let due = phase.is_some()
+                    || last_told.is_none_or(|t| t.elapsed() >= PROGRESS_EVERY);
                 if let Some(tx) = events.filter(|_| due && reader.steps_done() != told_steps) {
-                    last_told = Instant::now();
+                    last_told = Some(Instant::now());
                     told_steps = reader.steps_done();
                     let _ = tx.send(BuildEvent::Progress(running.progress()));
                 }

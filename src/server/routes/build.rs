@@ -90,6 +90,10 @@ struct Job {
 /// in the caller's session.
 async fn prepare(s: &AppState, r: &BuildRequest) -> Result<Job> {
     let timeout = build::timeout_of(r.timeout_ms)?;
+    // Refused before any device is looked for.
+    if s.options.build_root.is_none() {
+        return Err(build::plan::builds_off());
+    }
     let session = current_session();
     let defaults = session
         .as_ref()
@@ -119,6 +123,7 @@ async fn prepare(s: &AppState, r: &BuildRequest) -> Result<Job> {
             root: s.options.build_root.as_deref(),
             defaults: &defaults,
             device: device.as_ref(),
+            device_asked: needs_device,
             xcodebuild: s.controller.tools().path(Tool::Xcodebuild),
             derived_data: &run_dir.join("derived-data"),
         },

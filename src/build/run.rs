@@ -68,25 +68,14 @@ pub async fn settle_scheme(plan: &mut Plan) -> Result<()> {
     if scheme.is_some() {
         return Ok(());
     }
-    let out = Command::new(xcodebuild.as_path())
-        .args(["-list", "-json"])
-        .args(container.iter())
-        .current_dir(&plan.project_dir)
-        .timeout(ASK_TIMEOUT)
-        .run()
+    let mut args = vec!["-list".to_string(), "-json".to_string()];
+    args.extend(container.iter().cloned());
+    let listed = ask_xcodebuild(xcodebuild, args, &plan.project_dir, "-list")
         .await
-        .map_err(|e| exec_error(Tool::Xcodebuild, e))?;
-    if !out.success() {
-        return Err(Error::new(
-            ErrorCode::CommandFailed,
-            format!(
-                "`xcodebuild -list` failed: {}",
-                last_words(&out.stderr_text(), &out.stdout_text())
-            ),
-        )
-        .with_hint("check that the project opens in Xcode; name the scheme with `ios.scheme`"));
-    }
-    let schemes = build_output::xcode::schemes(&out.stdout_text()).map_err(|e| {
+        .map_err(|e| {
+            e.with_hint("check that the project opens in Xcode; name the scheme with `ios.scheme`")
+        })?;
+    let schemes = build_output::xcode::schemes(&listed).map_err(|e| {
         Error::new(
             ErrorCode::CommandFailed,
             format!("`xcodebuild -list -json` answered what cannot be read: {e}"),
@@ -109,6 +98,33 @@ pub async fn settle_scheme(plan: &mut Plan) -> Result<()> {
         .with_hint("name one with `ios.scheme`; a build in a session remembers it")
         .with_details(serde_json::json!({ "schemes": many }))),
     }
+}
+
+/// What `xcodebuild ARGS` (run in the project folder for its `what`: `-list`,
+/// `-showBuildSettings`) prints; its failure as `COMMAND_FAILED` with its last words.
+async fn ask_xcodebuild(
+    xcodebuild: &Path,
+    args: Vec<String>,
+    dir: &Path,
+    what: &str,
+) -> Result<String> {
+    let out = Command::new(xcodebuild)
+        .args(args)
+        .current_dir(dir)
+        .timeout(ASK_TIMEOUT)
+        .run()
+        .await
+        .map_err(|e| exec_error(Tool::Xcodebuild, e))?;
+    if !out.success() {
+        return Err(Error::new(
+            ErrorCode::CommandFailed,
+            format!(
+                "`xcodebuild {what}` failed: {}",
+                last_words(&out.stderr_text(), &out.stdout_text())
+            ),
+        ));
+    }
+    Ok(out.stdout_text())
 }
 
 /// The last non-empty line of `a`, else of `b`: a tool's last words.
@@ -278,23 +294,8 @@ fn apk_of(apk_dir: &Path) -> Result<BuiltApp> {
 
 async fn app_of(plan: &Plan) -> Result<BuiltApp> {
     let (program, args) = plan.tool.argv(&["-showBuildSettings", "-json"]);
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(&plan.project_dir)
-        .timeout(ASK_TIMEOUT)
-        .run()
-        .await
-        .map_err(|e| exec_error(Tool::Xcodebuild, e))?;
-    if !out.success() {
-        return Err(Error::new(
-            ErrorCode::CommandFailed,
-            format!(
-                "`xcodebuild -showBuildSettings` failed: {}",
-                last_words(&out.stderr_text(), &out.stdout_text())
-            ),
-        ));
-    }
-    let app = build_output::xcode::app_product(&out.stdout_text()).map_err(|e| {
+    let settings = ask_xcodebuild(&program, args, &plan.project_dir, "-showBuildSettings").await?;
+    let app = build_output::xcode::app_product(&settings).map_err(|e| {
         Error::new(
             ErrorCode::CommandFailed,
             format!("the build settings do not name the app: {e}"),

@@ -4,7 +4,8 @@
 use crate::reader::{Event, Reader};
 use crate::wire::{DiagnosticTool, FailureKind, PhaseName, Severity, Toolchain};
 
-fn fixture(name: &str) -> String {
+/// A log of fixtures/build_logs, whole.
+pub(crate) fn fixture(name: &str) -> String {
     let path = format!(
         "{}/../../fixtures/build_logs/{name}",
         env!("CARGO_MANIFEST_DIR")

@@ -146,13 +146,7 @@ pub fn apk_product(output_metadata_json: &str) -> Result<ApkProduct, String> {
 mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> String {
-        let path = format!(
-            "{}/../../fixtures/build_logs/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
+    use crate::fixtures::fixture;
 
     #[test]
     fn task_lines() {

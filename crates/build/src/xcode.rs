@@ -233,13 +233,7 @@ pub fn schemes(list_json: &str) -> Result<Vec<String>, String> {
 mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> String {
-        let path = format!(
-            "{}/../../fixtures/build_logs/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
+    use crate::fixtures::fixture;
 
     #[test]
     fn step_lines_and_their_details() {

@@ -2,9 +2,11 @@
 //! TrueType font, blended into the picture by the glyphs' coverage.
 //!
 //! This is all the product draws (the labels of annotated screenshots, the virtual device's
-//! screens). `ab_glyph` lays out and rasterises the glyphs; what is left is a few loops, kept
+//! screens: [`screen`]). `ab_glyph` lays out and rasterises the glyphs; what is left is a few loops, kept
 //! here instead of depending on `imageproc`, whose linear-algebra stack (nalgebra, simba, rand)
 //! costs every build, check and cross check about fifteen crates for these three functions.
+
+pub mod screen;
 
 use ab_glyph::{point, Font, GlyphId, PxScale, ScaleFont};
 use image::{ImageBuffer, Pixel};

@@ -8,8 +8,9 @@
 //! `text-color`.
 
 use ab_glyph::FontRef;
-use draw::{draw_text, fill_rect, outline_rect, Rect};
-use image::{ImageEncoder, Rgba, RgbaImage};
+use draw::screen::{Shape, Text};
+use draw::Rect;
+use image::{Rgba, RgbaImage};
 
 use super::state::IME_PKG;
 use super::uixml::Hierarchy;
@@ -32,9 +33,11 @@ fn hex(v: &str) -> Option<Rgba<u8>> {
     Some(Rgba([c(0)?, c(2)?, c(4)?, 255]))
 }
 
+/// The screen of `h`: what each node shows (see the module's doc), painted by
+/// `draw::screen`, where the pixel loops are compiled optimised.
 pub fn draw(h: &Hierarchy, width: u32, height: u32) -> RgbaImage {
-    let mut img = RgbaImage::from_pixel(width.max(1), height.max(1), BACKGROUND);
     let font = FontRef::try_from_slice(dejavu::sans::regular()).expect("embedded DejaVu Sans");
+    let mut shapes = Vec::new();
     for (_, n) in h.walk() {
         let b = n.bounds();
         if b.is_empty() {
@@ -55,49 +58,38 @@ pub fn draw(h: &Hierarchy, width: u32, height: u32) -> RgbaImage {
         } else {
             None
         };
-        if let Some(c) = fill {
-            fill_rect(&mut img, rect, c);
-        }
-        outline_rect(&mut img, rect, OUTLINE);
-        let (label, colour) = match (n.get("text"), n.get("content-desc"), n.get("hint")) {
-            (t, _, _) if !t.is_empty() => (t, TEXT),
-            (_, _, hint) if class.contains("EditText") && !hint.is_empty() => (hint, HINT),
-            (_, d, _) if !d.is_empty() => (d, TEXT),
-            _ => continue,
+        let label = match (n.get("text"), n.get("content-desc"), n.get("hint")) {
+            (t, _, _) if !t.is_empty() => Some((t, TEXT)),
+            (_, _, hint) if class.contains("EditText") && !hint.is_empty() => Some((hint, HINT)),
+            (_, d, _) if !d.is_empty() => Some((d, TEXT)),
+            _ => None,
         };
-        let colour = if n.get("package") == "com.android.systemui" {
-            STATUS_TEXT
-        } else {
-            hex(n.get("text-color")).unwrap_or(colour)
-        };
-        let size = (((b.y2 - b.y1) as f32) * 0.5).clamp(12.0, 48.0);
-        draw_text(
-            &mut img,
-            colour,
-            (b.x1 + 12, b.y1 + ((b.y2 - b.y1) as f32 - size) as i32 / 2),
-            size,
-            &font,
-            label,
-        );
+        let text = label.map(|(label, colour)| {
+            let colour = if n.get("package") == "com.android.systemui" {
+                STATUS_TEXT
+            } else {
+                hex(n.get("text-color")).unwrap_or(colour)
+            };
+            let size = (((b.y2 - b.y1) as f32) * 0.5).clamp(12.0, 48.0);
+            Text {
+                label: label.to_string(),
+                colour,
+                origin: (b.x1 + 12, b.y1 + ((b.y2 - b.y1) as f32 - size) as i32 / 2),
+                size,
+            }
+        });
+        shapes.push(Shape {
+            rect,
+            fill,
+            outline: Some(OUTLINE),
+            text,
+        });
     }
-    img
+    draw::screen::paint(width, height, BACKGROUND, &shapes, &font)
 }
 
 pub fn png(img: &RgbaImage) -> Vec<u8> {
-    let mut out = Vec::new();
-    let enc = image::codecs::png::PngEncoder::new_with_quality(
-        &mut out,
-        image::codecs::png::CompressionType::Fast,
-        image::codecs::png::FilterType::Sub,
-    );
-    enc.write_image(
-        img.as_raw(),
-        img.width(),
-        img.height(),
-        image::ExtendedColorType::Rgba8,
-    )
-    .expect("PNG encoding into memory");
-    out
+    draw::screen::png(img)
 }
 
 pub fn raw(img: &RgbaImage) -> Vec<u8> {

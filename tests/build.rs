@@ -471,6 +471,24 @@ async fn bad_build_requests_are_clear_errors() {
             "{answer}"
         );
     }
+    // A Gradle wrapper that cannot be run: said, with how to fix it.
+    let stuck = root.path().join("stuck");
+    std::fs::create_dir_all(stuck.join("app")).unwrap();
+    std::fs::write(stuck.join("gradlew"), "#!/bin/sh\n").unwrap();
+    let app = app_building(no_devices(), Some(root.path()));
+    let (status, body) = call(
+        &app,
+        post("/api/v1/apps/build", json!({ "project_dir": "stuck" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("chmod +x gradlew"),
+        "{body}"
+    );
     // An iOS project on a host without xcodebuild: the tool is missing, said as such.
     let app = app_building(no_devices(), Some(root.path()));
     let (status, body) = call(

@@ -158,7 +158,14 @@ pub async fn run(
             format!("`{}` cannot be run", wrapper.display()),
         )
         .with_hint("make the Gradle wrapper executable (`chmod +x gradlew`), or run `gradle wrapper` in the project"),
-        (PlannedTool::Gradle { .. }, e) => exec_error(Tool::Adb, e),
+        (PlannedTool::Gradle { .. }, e @ ExecError::Busy { .. }) => {
+            Error::new(ErrorCode::Busy, e.to_string())
+                .with_hint("the server is running as many long commands as it allows; retry shortly")
+        }
+        (PlannedTool::Gradle { .. }, e) => Error::new(
+            ErrorCode::CommandFailed,
+            format!("the Gradle wrapper could not start: {e}"),
+        ),
     })?;
     let mut file = std::io::BufWriter::new(
         std::fs::File::create(log)

@@ -5,6 +5,7 @@ launched on the demo device in one call; a build that outlasts a progress period
 progress to a client that passes a progress token.
 """
 
+import contextlib
 import shutil
 
 import anyio
@@ -27,6 +28,18 @@ def android_project(root, log, outcome=0, hang=False):
     return shop
 
 
+@contextlib.asynccontextmanager
+async def mcp_session(mobilectl_bin, url):
+    """An initialised MCP session with `mobilectl mcp` (stdio) on the server at `url`."""
+    params = StdioServerParameters(
+        command=str(mobilectl_bin), args=["mcp", "--no-autostart"], env={"MOBILECTL_URL": url}
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
 def texts(result):
     return "\n".join(c.text for c in result.content if c.type == "text")
 
@@ -38,55 +51,45 @@ def test_an_agent_builds_installs_and_launches_through_mcp(mobilectl_bin, tmp_pa
     android_project(hanging, SUCCESS_LOG, hang=True)
 
     async def drive(url):
-        params = StdioServerParameters(
-            command=str(mobilectl_bin), args=["mcp", "--no-autostart"], env={"MOBILECTL_URL": url}
-        )
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                built = await session.call_tool(
-                    "call",
-                    {"operation": "build_app",
-                     "arguments": {"project_dir": "shop", "launch": True}},
-                )
-                assert not built.is_error, texts(built)
-                result = built.structured_content
-                assert result["success"] is True, result
-                assert result["app"]["app_id"] == "com.mobilectl.demo"
-                assert result["installed_on"]["udid"]
-                said = texts(built)
-                assert said.startswith(f"build {result['id']} succeeded"), said
-                assert "installed on" in said and "launched in" in said, said
+        async with mcp_session(mobilectl_bin, url) as session:
+            built = await session.call_tool(
+                "call",
+                {"operation": "build_app",
+                 "arguments": {"project_dir": "shop", "launch": True}},
+            )
+            assert not built.is_error, texts(built)
+            result = built.structured_content
+            assert result["success"] is True, result
+            assert result["app"]["app_id"] == "com.mobilectl.demo"
+            assert result["installed_on"]["udid"]
+            said = texts(built)
+            assert said.startswith(f"build {result['id']} succeeded"), said
+            assert "installed on" in said and "launched in" in said, said
         return result
 
     with running_demo(mobilectl_bin, tmp_path, "--build-root", str(projects)) as url:
         anyio.run(drive, url)
 
     async def long_build(url):
-        params = StdioServerParameters(
-            command=str(mobilectl_bin), args=["mcp", "--no-autostart"], env={"MOBILECTL_URL": url}
-        )
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                notes = []
+        async with mcp_session(mobilectl_bin, url) as session:
+            notes = []
 
-                async def on_progress(progress, total, message):
-                    notes.append((progress, total, message))
+            async def on_progress(progress, total, message):
+                notes.append((progress, total, message))
 
-                # A build that never ends stops at its own limit (2.5 s): more than one
-                # progress period (1 s).
-                stopped = await session.call_tool(
-                    "call",
-                    {"operation": "build_app",
-                     "arguments": {"project_dir": "shop", "timeout_ms": 2500}},
-                    progress_callback=on_progress,
-                )
-                assert not stopped.is_error, texts(stopped)
-                assert stopped.structured_content["status"] == "timed_out"
-                assert notes, "no progress notification"
-                assert all(t == 2.5 for _, t, _ in notes), notes
-                assert notes[0][2].startswith("build_app: "), notes
+            # A build that never ends stops at its own limit (2.5 s): more than one
+            # progress period (1 s).
+            stopped = await session.call_tool(
+                "call",
+                {"operation": "build_app",
+                 "arguments": {"project_dir": "shop", "timeout_ms": 2500}},
+                progress_callback=on_progress,
+            )
+            assert not stopped.is_error, texts(stopped)
+            assert stopped.structured_content["status"] == "timed_out"
+            assert notes, "no progress notification"
+            assert all(t == 2.5 for _, t, _ in notes), notes
+            assert notes[0][2].startswith("build_app: "), notes
 
     (tmp_path / "second").mkdir()
     with running_demo(mobilectl_bin, tmp_path / "second", "--build-root", str(hanging)) as url:

@@ -71,16 +71,16 @@ pub fn event(op: &str, data: &str, json: bool) -> Option<i32> {
         .filter(|_| !json)
     {
         let phase = p["phase"]["name"].as_str().unwrap_or_default().to_string();
-        let mut last = LAST_PHASE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut shown = PROGRESS.lock().unwrap_or_else(|e| e.into_inner());
         if std::io::stderr().is_terminal() {
             eprint!("\r\x1b[K{}", line.trim_end());
-            *last = Some(String::new());
+            *shown = Progress::OnTerminal;
             return verdict;
         }
-        if last.as_deref() == Some(phase.as_str()) {
+        if *shown == Progress::Phase(phase.clone()) {
             return verdict;
         }
-        *last = Some(phase);
+        *shown = Progress::Phase(phase);
     } else if std::io::stderr().is_terminal() {
         end_progress();
     }
@@ -107,16 +107,25 @@ fn event_verdict(v: &Value) -> Option<i32> {
     }
 }
 
-/// The phase of the last progress line printed (`Some("")` on a terminal, where it is
-/// rewritten in place).
-static LAST_PHASE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+/// What the last progress line left.
+#[derive(PartialEq)]
+enum Progress {
+    /// None shown, or one cleared.
+    None,
+    /// A line on the terminal, to be rewritten in place or cleared.
+    OnTerminal,
+    /// A line printed for this phase (not on a terminal): the next is printed when it changes.
+    Phase(String),
+}
+
+static PROGRESS: std::sync::Mutex<Progress> = std::sync::Mutex::new(Progress::None);
 
 /// Clears a progress line left on the terminal, so what follows starts on a clean line.
 pub fn end_progress() {
-    let mut last = LAST_PHASE.lock().unwrap_or_else(|e| e.into_inner());
-    if last.as_deref() == Some("") {
+    let mut shown = PROGRESS.lock().unwrap_or_else(|e| e.into_inner());
+    if *shown == Progress::OnTerminal {
         eprint!("\r\x1b[K");
-        *last = None;
+        *shown = Progress::None;
     }
 }
 

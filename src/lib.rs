@@ -16,6 +16,8 @@
 //!   `mobilectl-proxy`, which names nothing of this one).
 //! - [`flows`]: Maestro flows, their language and runner (the crate `mobilectl-flows`, which
 //!   names nothing of this one: the server gives its runner a host, `server::flow_host`).
+//! - [`script`]: flows' JavaScript, evaluated in a worker process (the crate
+//!   `mobilectl-script`), its HTTP requests made by the server to allowed hosts only.
 //! - [`ui`]: the platform-free canonical UI tree (pure code, no I/O).
 //! - [`image`]: screenshot scaling, encoding, annotation.
 //! - [`logs`]: device logs without I/O: parsers, the bounded ring, filters, crash detection.
@@ -56,6 +58,7 @@ pub mod perf;
 pub use mobilectl_proxy as proxy;
 pub mod render;
 pub mod runs;
+pub mod script;
 pub mod server;
 pub mod ui;
 

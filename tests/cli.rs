@@ -1027,6 +1027,7 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             0,
             "ok",
         ),
+        case("reset_keychain", &["app", "reset-keychain"], 0, "ok"),
         case(
             "install_app",
             &["app", "install", "/nonexistent/app.apk"],

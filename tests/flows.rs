@@ -116,7 +116,7 @@ fn bad_input_is_refused_quickly_before_any_device_command() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(parse::SUPPORTED.len(), 34);
+    assert_eq!(parse::SUPPORTED.len(), 40);
 }
 
 /// The demo's login, as a Maestro flow.
@@ -246,9 +246,16 @@ async fn launch_arguments_reach_the_app_as_typed_intent_extras() {
 /// here: the test compares this flow's commands with the supported list).
 const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
 ---
+- clearKeychain
+- setPermissions:
+    permissions:
+      notifications: allow
 - launchApp:
     clearState: true
     stopApp: true
+- evalScript: ${output.typed = 'alice' + 'x'}
+- runScript: scripts/check.js
+- assertTrue: ${output.checked && output.typed.length == 6}
 - waitForAnimationToEnd
 - assertVisible: "LOG IN"
 - tapOn:
@@ -259,7 +266,7 @@ const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
 - inputRandomEmail
 - inputRandomPersonName
 - eraseText: 120
-- inputText: "alicex"
+- inputText: ${output.typed}
 - eraseText: 1
 - copyTextFrom:
     id: "username"
@@ -268,6 +275,7 @@ const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
 - pasteText
 - hideKeyboard
 - longPressOn: "Remember me"
+- doubleTapOn: "Remember me"
 - pressKey: Enter
 - extendedWaitUntil:
     visible: "Allow"
@@ -333,7 +341,8 @@ async fn every_supported_command_runs_on_the_demo() {
 
     let h = start_device();
     let app = app_for(&h);
-    let body = serde_json::json!({"yaml": EVERY_COMMAND, "file": "every.yaml"});
+    let files = serde_json::json!({"scripts/check.js": "output.checked = maestro.platform == 'android'"});
+    let body = serde_json::json!({"yaml": EVERY_COMMAND, "file": "every.yaml", "files": files});
     let r = run_green(&app, &body).await;
     let steps = r["steps"].as_array().expect("steps");
     // setLocation (and travel's first stop) reaches the device and is refused there: a
@@ -400,6 +409,12 @@ async fn every_supported_command_runs_on_the_demo() {
         "{rotations:?}"
     );
     assert_eq!(state["running"], false, "{state}");
+    // `doubleTapOn`: two taps at one point, right after `longPressOn`'s press there.
+    let taps: Vec<&Vec<String>> = inputs.iter().filter(|a| a[1] == "tap").collect();
+    assert!(
+        taps.windows(2).any(|w| w[0] == w[1]),
+        "no two taps in a row at one point: {taps:?}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -23,6 +23,7 @@ mod build;
 mod cli;
 mod device_features;
 mod devices;
+mod flow_scripts;
 mod flows;
 mod grid;
 mod http_api;

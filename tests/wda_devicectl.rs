@@ -533,6 +533,10 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
                 json!({"bundle_id": "com.apple.Preferences"}),
             ),
         ),
+        (
+            "reset_keychain",
+            p("/api/v1/device/keychain/reset", json!({})),
+        ),
         ("list_apps", get("/api/v1/device/app/list")),
         (
             "build_app",
@@ -944,6 +948,7 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "shutdown",
             "erase",
             "reset_app",
+            "reset_keychain",
             "set_permission",
             "status_bar",
             "send_intent",

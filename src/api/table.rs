@@ -267,6 +267,20 @@ fn apps() -> Vec<Operation> {
         .body::<AppRequest>()
         .json::<AppDone>(render::devices::done),
         op(
+            Post,
+            Op::ResetKeychain,
+            "/api/v1/device/keychain/reset",
+            "apps",
+            "Empty the device's keychain: every app's saved passwords and tokens.",
+        )
+        .cli("app reset-keychain", &["app", "reset-keychain"])
+        .describe("iOS Simulator: `simctl keychain reset`. Android has no keychain shared by apps \
+                   (an app's keystore goes with its data: `reset_app`): nothing to do, success. \
+                   iPhone: 501.")
+        .errors(DEVICE)
+        .body::<DeviceBody>()
+        .json::<SettingDone>(render::devices::done),
+        op(
             Get,
             Op::ListApps,
             "/api/v1/device/app/list",

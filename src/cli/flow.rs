@@ -88,7 +88,7 @@ pub fn plan(
             let env: std::collections::BTreeMap<_, _> = a.env.into_iter().collect();
             let body = serde_json::json!({
                 "file": a.path.display().to_string(), "env": env, "timeout_ms": a.timeout_ms,
-                "udid": udid,
+                "udid": udid, "allow_http": a.allow_http,
             });
             Ok(Request::new(run_op(json), body))
         }
@@ -105,7 +105,7 @@ pub fn plan(
             let env: std::collections::BTreeMap<_, _> = a.env.into_iter().collect();
             let body = serde_json::json!({
                 "env": env, "include_tags": a.include_tags, "exclude_tags": a.exclude_tags,
-                "timeout_ms": a.timeout_ms, "udid": udid,
+                "timeout_ms": a.timeout_ms, "udid": udid, "allow_http": a.allow_http,
             });
             let op = match json {
                 true => "flow_test",
@@ -249,6 +249,10 @@ pub struct RunArgs {
     /// Stop each flow after this long.
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,
+    /// A host the flows' scripts may send HTTP requests to (`api.example.com`,
+    /// `localhost:8080`, `*` for any), repeatable; none is allowed otherwise.
+    #[arg(long, value_name = "HOST")]
+    pub allow_http: Vec<String>,
 }
 
 /// The operation `flow run` calls: the stream for text (each step as it ends), the whole
@@ -338,6 +342,7 @@ pub fn run_flows(a: &RunArgs, g: &super::GlobalArgs) -> i32 {
         junit: a.junit.clone(),
         stop_at_failure: false,
         label: None,
+        allow_http: a.allow_http.clone(),
     };
     run_files(&files, &root, &options, g).code
 }
@@ -354,6 +359,8 @@ pub struct RunOptions {
     pub stop_at_failure: bool,
     /// A shard's name: each flow runs whole and is told in one line under it.
     pub label: Option<String>,
+    /// The hosts the flows' scripts may reach (`--allow-http`).
+    pub allow_http: Vec<String>,
 }
 
 /// What [`run_files`] ran: each flow's result, the invalid ones with their first refusal, and
@@ -418,6 +425,7 @@ pub fn run_files(
             for b in bundles {
                 let mut body = serde_json::json!({
                     "yaml": b.text, "file": b.file, "files": b.files, "env": env,
+                    "allow_http": o.allow_http,
                 });
                 if let Some(t) = o.timeout_ms {
                     body["timeout_ms"] = t.into();

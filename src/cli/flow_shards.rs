@@ -53,6 +53,7 @@ pub fn run(a: &TestArgs, g: &super::GlobalArgs, plan: &Plan) -> i32 {
                     junit: None,
                     stop_at_failure: !plan.continue_on_failure,
                     label: Some(lease.udid.clone()),
+                    allow_http: a.allow_http.clone(),
                 };
                 let mut g = g.clone();
                 g.session = Some(lease.secret.clone());

@@ -44,6 +44,10 @@ pub struct TestArgs {
     /// With `--shards`: every flow on every device, instead of the flows split between them.
     #[arg(long, requires = "shards")]
     pub shard_all: bool,
+    /// A host the flows' scripts may send HTTP requests to (`api.example.com`,
+    /// `localhost:8080`, `*` for any), repeatable; none is allowed otherwise.
+    #[arg(long, value_name = "HOST")]
+    pub allow_http: Vec<String>,
 }
 
 /// Most devices one suite runs on at once.
@@ -73,6 +77,7 @@ pub fn run(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
         junit: a.junit.clone(),
         stop_at_failure: !plan.continue_on_failure,
         label: None,
+        allow_http: a.allow_http.clone(),
     };
     let ran = super::flow::run_files(&files, &a.dir, &options, g);
     let report = suite::result(&plan, outcomes(&plan, &ran, &a.dir));
@@ -159,6 +164,7 @@ fn run_on_server(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
     let body = serde_json::json!({
         "files": files, "env": env, "include_tags": a.include_tags,
         "exclude_tags": a.exclude_tags, "timeout_ms": a.timeout_ms, "udid": g.udid,
+        "allow_http": a.allow_http,
     });
     let rt = match super::runtime() {
         Ok(rt) => rt,

@@ -224,6 +224,7 @@ fn settings(args: ServeArgs) -> Result<Settings, String> {
             files_root: args.files_root,
             build_root: args.build_root,
             admin_token: args.admin_token.filter(|t| !t.trim().is_empty()),
+            script_worker: None,
         },
         controller: DeviceController::new(BackendConfig {
             tools: Toolbox::from_env(),

@@ -103,6 +103,14 @@ impl DeviceController {
         Ok(on.into_device())
     }
 
+    /// Empties the device's keychain (every app's saved passwords and tokens).
+    pub async fn reset_keychain(&self, udid: Option<&str>) -> Result<Device> {
+        let on = self.reach(udid, Reach::Act).await?;
+        let apps = on.cap(concern::Apps)?;
+        apps.reset_keychain(&on.device).await?;
+        Ok(on.into_device())
+    }
+
     /// The apps installed on the device.
     pub async fn list_apps(&self, udid: Option<&str>) -> Result<(Device, Vec<AppInfo>)> {
         let on = self.reach(udid, Reach::Read).await?;

@@ -36,15 +36,22 @@ pub struct HttpRequest {
     method: Method,
     url: String,
     body: Option<Vec<u8>>,
+    /// The body is JSON ([`HttpRequest::json`]): sent with its content type.
+    json_body: bool,
+    headers: Vec<(String, String)>,
     timeout: Duration,
     retry_safe: bool,
+    /// Any status is an answer ([`HttpRequest::any_status`]), not only 2xx.
+    any_status: bool,
 }
 
-/// An answer with a 2xx status.
+/// An answer with a 2xx status (any status, for a request marked [`HttpRequest::any_status`]).
 #[derive(Debug, Clone)]
 pub struct HttpResponse {
-    /// The HTTP status code, 200 to 299.
+    /// The HTTP status code, 200 to 299 unless any status was asked for.
     pub status: u16,
+    /// The headers, as the server sent them (names in lower case).
+    pub headers: Vec<(String, String)>,
     /// The body's bytes, at most [`MAX_BODY`].
     pub body: Vec<u8>,
     /// Wall time of the whole send: waiting for a slot and any repeats included.
@@ -121,8 +128,11 @@ impl HttpRequest {
             method,
             url: url.into(),
             body: None,
+            json_body: false,
+            headers: Vec::new(),
             timeout: DEFAULT_HTTP_TIMEOUT,
             retry_safe: false,
+            any_status: false,
         }
     }
 
@@ -144,6 +154,26 @@ impl HttpRequest {
     /// Sends `value` as the JSON body.
     pub fn json(mut self, value: &serde_json::Value) -> Self {
         self.body = Some(value.to_string().into_bytes());
+        self.json_body = true;
+        self
+    }
+
+    /// Sends `bytes` as the body, with only the content type its headers give.
+    pub fn body(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.body = Some(bytes.into());
+        self.json_body = false;
+        self
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Any status is an answer (a script reads 404 as a response), not [`HttpError::Status`].
+    pub fn any_status(mut self) -> Self {
+        self.any_status = true;
         self
     }
 
@@ -278,13 +308,27 @@ impl HttpClient {
     async fn attempt(&self, req: &HttpRequest, url: Url) -> Result<HttpResponse, HttpError> {
         let request = req.display();
         let mut builder = self.client.request(req.method.clone(), url);
+        for (name, value) in &req.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
         if let Some(body) = &req.body {
-            builder = builder
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(body.clone());
+            if req.json_body {
+                builder = builder.header(reqwest::header::CONTENT_TYPE, "application/json");
+            }
+            builder = builder.body(body.clone());
         }
         let mut resp = builder.send().await.map_err(|e| transport(&request, &e))?;
         let status = resp.status().as_u16();
+        let headers = resp
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
         let mut body = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(|e| transport(&request, &e))? {
             if body.len() + chunk.len() > MAX_BODY {
@@ -295,7 +339,7 @@ impl HttpClient {
             }
             body.extend_from_slice(&chunk);
         }
-        if !(200..300).contains(&status) {
+        if !req.any_status && !(200..300).contains(&status) {
             return Err(HttpError::Status {
                 request,
                 status,
@@ -304,6 +348,7 @@ impl HttpClient {
         }
         Ok(HttpResponse {
             status,
+            headers,
             body,
             duration: Duration::ZERO,
         })

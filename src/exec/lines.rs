@@ -2,13 +2,14 @@
 //! `./gradlew`): the same argv-only [`Command`] in a process tree of its own, stdout and stderr
 //! each read by a task that splits them into lines (a line longer than [`MAX_LINE`] comes in
 //! pieces) and hands them over a bounded channel, so a child that writes faster than its
-//! reader is slowed by the pipe instead of filling memory. Dropping the [`LineChild`] ends the
-//! whole tree; a child that finished can leave its daemons running
-//! ([`LineChild::finish`]).
+//! reader is slowed by the pipe instead of filling memory. A child started
+//! [`Command::talking`] is written to a line at a time ([`LineChild::write_line`]: a script
+//! worker). Dropping the [`LineChild`] ends the whole tree; a child that finished can leave its
+//! daemons running ([`LineChild::finish`]).
 
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::{Command, ExecError};
 
@@ -32,6 +33,8 @@ pub struct LineChild {
     argv: String,
     lines: tokio::sync::mpsc::Receiver<OutputLine>,
     readers: Vec<tokio::task::JoinHandle<()>>,
+    /// The child's stdin, when it was started [`Command::talking`].
+    stdin: Option<tokio::process::ChildStdin>,
     // Field order: the tree is ended before the slot is given back. `None` once let go.
     tree: Option<super::tree::Tree>,
     _slot: tokio::sync::SemaphorePermit<'static>,
@@ -54,10 +57,12 @@ impl Command {
         if let Some(err) = tree.child().stderr().take() {
             readers.push(tokio::spawn(read_lines(err, true, tx)));
         }
+        let stdin = tree.child().stdin().take();
         Ok(LineChild {
             argv,
             lines,
             readers,
+            stdin,
             tree: Some(tree),
             _slot: slot,
         })
@@ -124,6 +129,19 @@ impl LineChild {
         self.lines.recv().await
     }
 
+    /// Writes `line` and a newline to the child's stdin (started [`Command::talking`]).
+    pub async fn write_line(&mut self, line: &[u8]) -> std::io::Result<()> {
+        let stdin = self.stdin.as_mut().ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "the child was not started with a stdin to write to",
+            )
+        })?;
+        stdin.write_all(line).await?;
+        stdin.write_all(b"\n").await?;
+        stdin.flush().await
+    }
+
     /// Ends the whole tree now.
     pub fn kill(&mut self) {
         if let Some(t) = &mut self.tree {
@@ -184,6 +202,25 @@ mod tests {
         assert!(lines.contains(&(false, "no newline".into())), "{lines:?}");
         assert_eq!(lines.len(), 3, "{lines:?}");
         assert_eq!(c.finish(Duration::from_secs(5)).await, Some(3));
+    }
+
+    #[tokio::test]
+    async fn a_talking_child_reads_the_lines_written_to_it() {
+        let mut c = Command::new("sh")
+            .args(["-c", "read a; echo \"got $a\"; read b; echo \"got $b\""])
+            .talking()
+            .spawn_lines()
+            .await
+            .unwrap();
+        c.write_line(b"one").await.unwrap();
+        let first = c.next_line().await.unwrap();
+        assert_eq!(first.bytes, b"got one");
+        c.write_line(b"two").await.unwrap();
+        let second = c.next_line().await.unwrap();
+        assert_eq!(second.bytes, b"got two");
+        assert_eq!(c.finish(Duration::from_secs(5)).await, Some(0));
+        let mut silent = Command::new("true").spawn_lines().await.unwrap();
+        assert!(silent.write_line(b"x").await.is_err());
     }
 
     #[tokio::test]

@@ -58,6 +58,8 @@ pub struct Command {
     /// The child's working directory (default: the server's).
     cwd: Option<PathBuf>,
     timeout: Duration,
+    /// A long-lived child's stdin is a pipe the caller writes to ([`LineChild::write_line`]).
+    talk: bool,
 }
 
 /// What a finished command left behind.
@@ -138,6 +140,7 @@ impl Command {
             envs: Vec::new(),
             cwd: None,
             timeout: DEFAULT_TIMEOUT,
+            talk: false,
         }
     }
 
@@ -172,6 +175,13 @@ impl Command {
     /// Bytes written to the child's stdin, which is then closed; without them stdin is null.
     pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
         self.stdin = Some(bytes.into());
+        self
+    }
+
+    /// A long-lived child ([`Command::spawn_lines`]) gets a pipe as stdin, which the caller
+    /// writes lines to; without it stdin is null.
+    pub fn talking(mut self) -> Self {
+        self.talk = true;
         self
     }
 

@@ -107,13 +107,16 @@ impl Command {
         }
     }
 
-    /// The child of a long-lived command: stdin null, stdout and stderr piped, in the
-    /// command's working directory.
+    /// The child of a long-lived command: stdin null (a pipe when [`Command::talking`]),
+    /// stdout and stderr piped, in the command's working directory.
     pub(super) fn long_lived(&self) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new(&self.program);
         cmd.args(&self.args)
             .envs(self.envs.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
+            .stdin(match self.talk {
+                true => Stdio::piped(),
+                false => Stdio::null(),
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some(dir) = &self.cwd {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{header, Request};
 use axum::Router;
-use mobilectl_flows::host::{Host, R};
+use mobilectl_flows::host::{Host, Script, ScriptDone, R};
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
@@ -19,6 +19,7 @@ use crate::api::wire::runs::ArtifactKind;
 use crate::controller::{DeviceController, Snapshot};
 use crate::device::{Device, Platform};
 use crate::error::Op;
+use crate::script::scripts::Scripts;
 
 /// Largest answer read from an operation.
 const MAX_ANSWER: usize = 8 * 1024 * 1024;
@@ -33,6 +34,8 @@ pub struct FlowHost {
     pub device: Device,
     /// The session whose run keeps the files (none: the server's run).
     pub session: Option<String>,
+    /// The run's JavaScript: its worker, budgets and allowed hosts.
+    pub scripts: Scripts,
 }
 
 impl Host for FlowHost {
@@ -47,6 +50,10 @@ impl Host for FlowHost {
             Platform::Android => "android",
             Platform::Ios => "ios",
         }
+    }
+
+    async fn script(&self, script: Script) -> R<ScriptDone> {
+        self.scripts.eval(script, self.platform()).await
     }
 
     async fn call(&self, op: Op, mut args: Value) -> R<Value> {
@@ -170,6 +177,7 @@ mod tests {
             controller: Arc::new(controller),
             device: Device::test_emulator("android"),
             session: None,
+            scripts: Scripts::new("mobilectl".into(), Default::default()),
         };
         let env = vec![("USER".into(), "alice".into())];
         let mut r = Runner::new(host, env, Duration::from_secs(60));

@@ -74,6 +74,9 @@ pub struct ServerOptions {
     /// The admin token (`--admin-token`): a request showing it (`Mobilectl-Admin: TOKEN`) sees
     /// and changes what every session made; `None`: no caller can.
     pub admin_token: Option<String>,
+    /// The program started as flows' script worker (`PROGRAM __script-worker`); `None`: this
+    /// executable (tests that run the server in their own process name the binary).
+    pub script_worker: Option<std::path::PathBuf>,
 }
 
 impl ServerOptions {
@@ -88,6 +91,14 @@ impl ServerOptions {
             .is_some_and(|given| {
                 security::constant_time_eq(given.trim().as_bytes(), expected.as_bytes())
             })
+    }
+
+    /// The program started as flows' script worker.
+    pub fn script_worker(&self) -> std::path::PathBuf {
+        self.script_worker
+            .clone()
+            .or_else(|| std::env::current_exe().ok())
+            .unwrap_or_else(|| std::path::PathBuf::from("mobilectl"))
     }
 
     /// The files root in effect.

@@ -188,7 +188,12 @@ pub fn app_with(toolbox: Toolbox, policy: SecurityPolicy) -> Router {
 pub fn app_with_config(config: BackendConfig, policy: SecurityPolicy) -> Router {
     // An operation answering a code its spec does not declare fails the test (a 500).
     mobilectl::server::check_declared_errors(true);
-    let state = AppState::new(DeviceController::new(config), ServerOptions::default());
+    // Flows' scripts run in the product's binary (this process is the test harness).
+    let options = ServerOptions {
+        script_worker: Some(env!("CARGO_BIN_EXE_mobilectl").into()),
+        ..Default::default()
+    };
+    let state = AppState::new(DeviceController::new(config), options);
     server::app(state, policy)
 }
 

@@ -58,6 +58,7 @@ ops! {
     LaunchApp = "launch_app",
     TerminateApp = "terminate_app",
     ResetApp = "reset_app",
+    ResetKeychain = "reset_keychain",
     ListApps = "list_apps",
     OpenUrl = "open_url",
     BuildApp = "build_app",

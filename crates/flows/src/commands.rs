@@ -40,6 +40,24 @@ fn call(op: Op, args: Value) -> OpCall {
 }
 
 /// The product's orientation for one of Maestro's `setOrientation` values.
+/// A `set_permission` call for each of Maestro's `permissions` (`allow`, `deny`, `unset`).
+fn permission_calls(app: &str, permissions: &[(String, String)]) -> Vec<OpCall> {
+    permissions
+        .iter()
+        .map(|(permission, action)| {
+            let action = match action.as_str() {
+                "allow" => "grant",
+                "deny" => "revoke",
+                _ => "reset",
+            };
+            call(
+                Op::SetPermission,
+                json!({ "bundle_id": app, "permission": permission, "action": action }),
+            )
+        })
+        .collect()
+}
+
 pub(crate) fn maestro_orientation(o: &str) -> Result<&'static str, String> {
     Ok(match o.trim() {
         "PORTRAIT" => "portrait",
@@ -69,7 +87,13 @@ impl<H: Host> Runner<H> {
                 selector,
                 long,
                 retry_if_no_change,
-            } => self.tap(selector, *long, *retry_if_no_change).await?,
+                taps,
+                delay_ms,
+            } => {
+                let times = (*taps, Duration::from_millis(*delay_ms));
+                self.tap(selector, *long, *retry_if_no_change, times)
+                    .await?
+            }
             Command::ScrollUntilVisible {
                 element,
                 direction,
@@ -121,6 +145,33 @@ impl<H: Host> Runner<H> {
             Command::StopRecording => self.stop_recording().await?,
             Command::CopyTextFrom(s) => self.copy_text_from(s).await?,
             Command::Travel { points, speed } => self.travel(points, speed).await?,
+            Command::RunScript {
+                file,
+                code,
+                env,
+                when,
+            } => {
+                if let Some(c) = when {
+                    if let Some(skip) = self.unmet(c).await? {
+                        return Ok(Some(skip));
+                    }
+                }
+                let env = env
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), self.fill(v)?)))
+                    .collect::<R<Vec<_>>>()?;
+                self.script(code, file, env).await?;
+            }
+            Command::EvalScript(code) => {
+                self.script(code, &format!("evalScript ${{{code}}}"), vec![])
+                    .await?;
+            }
+            Command::AssertTrue(condition) => {
+                let value = self.fill(condition)?;
+                if !super::vars::truthy(&value) {
+                    return Err(format!("`{condition}` is `{value}`, not true"));
+                }
+            }
             _ => return Err(format!("`{}` holds steps: the runner runs it", step.name)),
         }
         Ok(None)
@@ -143,17 +194,7 @@ impl<H: Host> Runner<H> {
                 if *clear_state {
                     calls.push(call(Op::ResetApp, json!({ "bundle_id": app })));
                 }
-                for (permission, action) in permissions {
-                    let action = match action.as_str() {
-                        "allow" => "grant",
-                        "deny" => "revoke",
-                        _ => "reset",
-                    };
-                    calls.push(call(
-                        Op::SetPermission,
-                        json!({ "bundle_id": app, "permission": permission, "action": action }),
-                    ));
-                }
+                calls.extend(permission_calls(&app, permissions));
                 let mut extras = serde_json::Map::new();
                 for (name, value) in arguments {
                     let value = match value {
@@ -173,6 +214,11 @@ impl<H: Host> Runner<H> {
                 ));
                 calls
             }
+            Command::ClearKeychain => vec![call(Op::ResetKeychain, json!({}))],
+            Command::SetPermissions {
+                app_id,
+                permissions,
+            } => permission_calls(&self.app(app_id)?, permissions),
             Command::StopApp(a) | Command::KillApp(a) => {
                 vec![call(Op::TerminateApp, json!({ "bundle_id": self.app(a)? }))]
             }
@@ -248,9 +294,16 @@ impl<H: Host> Runner<H> {
         }))
     }
 
-    /// `tapOn` / `longPressOn`: where the selector is, then a tap there (again, with
-    /// `retryTapIfNoChange`, when the screen did not change).
-    async fn tap(&self, selector: &Selector, long: bool, retry_if_no_change: bool) -> R<()> {
+    /// `tapOn`, `doubleTapOn` and `longPressOn`: where the selector is, then `times.0` taps
+    /// there `times.1` apart (again, with `retryTapIfNoChange`, when the screen did not
+    /// change).
+    async fn tap(
+        &self,
+        selector: &Selector,
+        long: bool,
+        retry_if_no_change: bool,
+        times: (u32, Duration),
+    ) -> R<()> {
         let sel = self.fill_sel(selector)?;
         let (x, y) = self.locate(&sel, FIND_MS).await?;
         let op = if long { Op::LongPress } else { Op::Tap };
@@ -258,7 +311,12 @@ impl<H: Host> Runner<H> {
             true => Some(self.read().await?.fingerprint().to_string()),
             false => None,
         };
-        self.op(op, json!({ "x": x, "y": y })).await?;
+        for i in 0..times.0 {
+            if i > 0 {
+                tokio::time::sleep(times.1).await;
+            }
+            self.op(op, json!({ "x": x, "y": y })).await?;
+        }
         if let Some(before) = before {
             if self.read().await?.fingerprint() == before {
                 self.op(op, json!({ "x": x, "y": y })).await?;
@@ -463,7 +521,9 @@ mod tests {
             - launchApp:\n    clearState: true\n    permissions: { notifications: allow, camera: deny }\n    arguments:\n      user: ${USER}\n      n: 3\n\
             - stopApp\n- killApp\n- clearState\n- inputText: hi ${USER}\n- pasteText\n\
             - eraseText: 3\n- pressKey: Enter\n- back\n- hideKeyboard\n- scroll\n\
-            - openLink: https://example.com\n- setLocation: { latitude: 48.85, longitude: 2.35 }\n";
+            - openLink: https://example.com\n- setLocation: { latitude: 48.85, longitude: 2.35 }\n\
+            - setPermissions: { appId: other.app, permissions: { location: unset } }\n\
+            - clearKeychain\n";
         let parsed = crate::load::parse_text(flow, &[("USER".into(), "alice".into())]);
         assert!(parsed.refusals.is_empty(), "{:?}", parsed.refusals);
         let host = Fake::default();
@@ -507,6 +567,14 @@ mod tests {
             Op::SetLocation,
             json!({"latitude": 48.85, "longitude": 2.35})
         )));
+        assert_eq!(seen.last(), Some(&(Op::ResetKeychain, json!({}))));
+        assert_eq!(
+            seen[seen.len() - 2..][0..1].first(),
+            Some(&(
+                Op::SetPermission,
+                json!({"bundle_id": "other.app", "permission": "location", "action": "reset"})
+            ))
+        );
         assert!(host.ops().is_empty(), "making rows calls nothing");
     }
 

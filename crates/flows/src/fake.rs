@@ -1,5 +1,7 @@
 //! A host for the crate's tests: it answers every operation with `{}` and notes it, reads
-//! the screens it was given in turn (the last one again and again), and keeps files in memory.
+//! the screens it was given in turn (the last one again and again), keeps files in memory, and
+//! answers scripts from a table of values by code (notes each; unknown code is `undefined`,
+//! code starting `throw` fails).
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -8,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use mobilectl_error::Op;
 use serde_json::{json, Value};
 
-use crate::host::{Host, R};
+use crate::host::{Host, Script, ScriptDone, R};
 use crate::select::tests::Made;
 
 /// The fake host; see the module's doc.
@@ -20,6 +22,10 @@ pub(crate) struct Fake {
     pub calls: Mutex<Vec<(Op, Value)>>,
     /// Each file kept, by name.
     pub kept: Mutex<Vec<(String, Vec<u8>)>>,
+    /// What each script evaluates to, by its code.
+    pub values: Mutex<Vec<(String, String)>>,
+    /// Each script evaluated, in order.
+    pub scripts: Mutex<Vec<Script>>,
 }
 
 impl Fake {
@@ -35,6 +41,21 @@ impl Fake {
     pub fn ops(&self) -> Vec<Op> {
         let calls = self.calls.lock().unwrap();
         calls.iter().map(|(op, _)| *op).collect()
+    }
+
+    /// Scripts evaluate to these values, by code.
+    pub fn evaluating(self, values: &[(&str, &str)]) -> Fake {
+        *self.values.lock().unwrap() = values
+            .iter()
+            .map(|(c, v)| (c.to_string(), v.to_string()))
+            .collect();
+        self
+    }
+
+    /// The code of each script evaluated, in order.
+    pub fn codes(&self) -> Vec<String> {
+        let scripts = self.scripts.lock().unwrap();
+        scripts.iter().map(|s| s.code.clone()).collect()
     }
 
     /// The files kept, by name.
@@ -89,5 +110,22 @@ impl Host for &Fake {
 
     fn kept_in(&self) -> PathBuf {
         PathBuf::from("/runs/artifacts")
+    }
+
+    async fn script(&self, script: Script) -> R<ScriptDone> {
+        self.scripts.lock().unwrap().push(script.clone());
+        if script.code.starts_with("throw") {
+            return Err(format!("Error: thrown by {}", script.name));
+        }
+        let values = self.values.lock().unwrap();
+        let value = values
+            .iter()
+            .find(|(code, _)| *code == script.code)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| "undefined".into());
+        Ok(ScriptDone {
+            value,
+            console: vec![format!("ran {}", script.name)],
+        })
     }
 }

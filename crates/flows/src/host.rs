@@ -1,7 +1,8 @@
 //! What the runner reaches of the product, and nothing else: [`Host`], which the product
 //! implements for one device. Its operations are called by their [`Op`] (the error crate's list
 //! of every operation) with JSON arguments, as the CLI and MCP call them by name; the screen is read as [`Screen`]; screenshots, recordings and the
-//! run's files are the host's to take and keep.
+//! run's files are the host's to take and keep, and JavaScript is the host's to evaluate
+//! ([`Host::script`]: the engine lives in the product, not in this crate).
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -50,4 +51,34 @@ pub trait Host: Send + Sync {
 
     /// Where the run's files are (the result names it when there are some).
     fn kept_in(&self) -> PathBuf;
+
+    /// Evaluates JavaScript (a `runScript` file, an `evalScript`, a `${…}`) in the run's
+    /// engine, whose `output` object lives as long as the run: its value and console lines,
+    /// or why it failed (it threw, went over its time or memory, or asked for a host the run
+    /// does not allow).
+    fn script(&self, script: Script) -> impl Future<Output = R<ScriptDone>> + Send;
+}
+
+/// JavaScript for the host to evaluate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Script {
+    /// The code.
+    pub code: String,
+    /// What messages call it: its file, or the `${…}` as written.
+    pub name: String,
+    /// The variables it sees as globals, in scope order (later ones win).
+    pub env: Vec<(String, String)>,
+    /// `maestro.copiedText`: what `copyTextFrom` kept last.
+    pub copied_text: Option<String>,
+    /// When the run's time is up: the evaluation ends by then at the latest.
+    pub until: std::time::Instant,
+}
+
+/// What evaluating a [`Script`] gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScriptDone {
+    /// Its value, as JavaScript's `String(value)` writes it.
+    pub value: String,
+    /// What it wrote with `console.log`, a line each.
+    pub console: Vec<String>,
 }

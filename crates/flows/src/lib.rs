@@ -32,6 +32,8 @@ pub mod random;
 pub mod record;
 pub mod report;
 pub mod run;
+#[cfg(test)]
+mod script_tests;
 pub mod select;
 pub mod suite;
 pub mod travel;

@@ -239,6 +239,7 @@ fn collect_files(steps: &[Step], out: &mut Vec<String>) {
             Command::Repeat { steps, .. } | Command::Retry { steps, .. } => {
                 collect_files(steps, out)
             }
+            Command::RunScript { file, .. } => add(file),
             _ => {}
         }
     }

@@ -40,6 +40,10 @@ pub struct Step {
     pub label: Option<String>,
     /// The `${NAME}` variables its arguments use (not those of nested commands).
     pub vars: Vec<String>,
+    /// The JavaScript `${…}` of its arguments, evaluated just before it runs (not those of
+    /// nested commands, nor of a `when` or `while`, which are evaluated each time they are
+    /// checked).
+    pub exprs: Vec<String>,
     /// What it does, its arguments checked.
     pub command: Command,
 }
@@ -53,6 +57,8 @@ pub struct Condition {
     pub not_visible: Option<Selector>,
     /// Holds on this platform only (`Android`, `iOS`; any case).
     pub platform: Option<String>,
+    /// Maestro's `true`: holds when this text, its `${…}` evaluated, is truthy.
+    pub script: Option<String>,
 }
 
 /// A swipe's or scroll's direction.
@@ -159,6 +165,8 @@ pub enum Command {
     KillApp(Option<String>),
     /// `clearState`: resets the app's data (none: the flow's `appId`).
     ClearState(Option<String>),
+    /// `clearKeychain`: empties the device's keychain (iOS; nothing to do on Android).
+    ClearKeychain,
     /// `tapOn` or `longPressOn`.
     Tap {
         /// What to tap.
@@ -167,6 +175,10 @@ pub enum Command {
         long: bool,
         /// Maestro's `retryTapIfNoChange`: tap once more when the screen did not change.
         retry_if_no_change: bool,
+        /// How many taps (Maestro's `repeat`; `doubleTapOn`: 2).
+        taps: u32,
+        /// The pause between them, in milliseconds (Maestro's `delay`).
+        delay_ms: u64,
     },
     /// `inputText`: types the text into the focused field.
     InputText(String),
@@ -260,6 +272,28 @@ pub enum Command {
     /// `setOrientation`: turns the screen (Maestro's `PORTRAIT`, `LANDSCAPE_LEFT`,
     /// `LANDSCAPE_RIGHT`, `UPSIDE_DOWN`; it may hold `${…}`).
     SetOrientation(String),
+    /// `setPermissions`: each permission (or `all`) allowed, denied or unset for the app.
+    SetPermissions {
+        /// The app (none: the flow's `appId`).
+        app_id: Option<String>,
+        /// Maestro's permission names with `allow`, `deny` or `unset`.
+        permissions: Vec<(String, String)>,
+    },
+    /// `runScript`: a JavaScript file run in the flow's engine (its `output` shared).
+    RunScript {
+        /// The file, as resolved against the flow naming it.
+        file: String,
+        /// Its text.
+        code: String,
+        /// Variables it sees besides the flow's (`${…}` still in their values).
+        env: Vec<(String, String)>,
+        /// Runs only when this holds (none: always); otherwise the step is skipped.
+        when: Option<Condition>,
+    },
+    /// `evalScript`: JavaScript evaluated for what it does (the inside of its `${…}`).
+    EvalScript(String),
+    /// `assertTrue`: fails unless the text, its `${…}` evaluated, is truthy.
+    AssertTrue(String),
     /// `runFlow`: a sub-flow's steps (from a file or inline `commands`), maybe conditional.
     RunFlow {
         /// Runs only when this holds (none: always); otherwise the step is skipped.
@@ -315,7 +349,11 @@ impl Step {
             } => {
                 format!("not visible {}", s.describe())
             }
-            Command::RunFlow { file: Some(f), .. } => f.clone(),
+            Command::RunFlow { file: Some(f), .. } | Command::RunScript { file: f, .. } => {
+                f.clone()
+            }
+            Command::EvalScript(code) => format!("${{{code}}}"),
+            Command::AssertTrue(t) => t.clone(),
             Command::ScrollUntilVisible { element, .. } => element.describe(),
             _ => String::new(),
         };

@@ -17,7 +17,9 @@ pub const SUPPORTED: &[&str] = &[
     "stopApp",
     "killApp",
     "clearState",
+    "clearKeychain",
     "tapOn",
+    "doubleTapOn",
     "longPressOn",
     "inputText",
     "eraseText",
@@ -47,31 +49,39 @@ pub const SUPPORTED: &[&str] = &[
     "runFlow",
     "repeat",
     "retry",
+    "runScript",
+    "evalScript",
+    "assertTrue",
+    "setPermissions",
+];
+
+/// Maestro's `action: X` and the bare command each is.
+const ACTIONS: &[(&str, &str)] = &[
+    ("back", "back"),
+    ("hideKeyboard", "hideKeyboard"),
+    ("hide keyboard", "hideKeyboard"),
+    ("scroll", "scroll"),
+    ("clearKeychain", "clearKeychain"),
+    ("pasteText", "pasteText"),
 ];
 
 /// Maestro commands that exist but this runner refuses, and why.
 const REFUSED: &[(&str, &str)] = &[
-    ("runScript", "JavaScript is not run"),
-    ("evalScript", "JavaScript is not run"),
-    (
-        "assertTrue",
-        "its condition is JavaScript, which is not run",
-    ),
     ("assertWithAI", "AI assertions need Maestro's cloud"),
     (
         "assertNoDefectsWithAI",
         "AI assertions need Maestro's cloud",
     ),
     ("extractTextWithAI", "AI commands need Maestro's cloud"),
-    ("doubleTapOn", "double taps are not supported yet"),
     ("addMedia", "adding media is not supported"),
-    (
-        "clearKeychain",
-        "`clearKeychain` as its own command is not supported; `launchApp: {clearKeychain: true}` is",
-    ),
     ("setAirplaneMode", "airplane mode is not supported"),
     ("toggleAirplaneMode", "airplane mode is not supported"),
 ];
+
+/// Most taps one `tapOn` makes (its `repeat`).
+pub const MAX_TAPS: u64 = 10;
+/// Maestro's pause between repeated taps (`delay`), in milliseconds.
+pub const TAP_DELAY_MS: u64 = 100;
 
 /// Largest `repeat.times` (and `retry.maxRetries` is at most 3, as in Maestro).
 pub const MAX_REPEAT: u64 = 1000;
@@ -338,6 +348,29 @@ impl P<'_> {
             }
         };
         let arg = arg.filter(|a| !a.is_null());
+        // Maestro's older spelling of some bare commands: `- action: back`.
+        let (name, arg) = match (name, arg.and_then(Node::str)) {
+            ("action", Some(what)) => match ACTIONS.iter().find(|(a, _)| *a == what) {
+                Some((_, command)) => (*command, None),
+                None => {
+                    self.refuse(
+                        file,
+                        n.line,
+                        "action",
+                        format!(
+                            "`action: {what}` is not one of Maestro's: {}",
+                            ACTIONS
+                                .iter()
+                                .map(|(a, _)| *a)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    );
+                    return None;
+                }
+            },
+            _ => (name, arg),
+        };
         let Some(&known) = SUPPORTED.iter().find(|s| **s == name) else {
             self.out
                 .commands
@@ -364,8 +397,13 @@ impl P<'_> {
             .unwrap_or_default();
         match self.args(file, known, arg, depth) {
             Ok(command) => {
-                let mut vars = vec![];
-                if let Err(e) = check_vars(n, &mut vars) {
+                let (mut vars, mut exprs) = (vec![], vec![]);
+                // `evalScript`'s code is its command, evaluated once, when it runs.
+                let own = match known {
+                    "evalScript" => None,
+                    _ => Some(&mut exprs),
+                };
+                if let Err(e) = check_vars(n, &mut vars, own) {
                     self.out
                         .commands
                         .push((name.to_string(), false, file.to_string()));
@@ -377,6 +415,7 @@ impl P<'_> {
                     .push((name.to_string(), true, file.to_string()));
                 Some(Step {
                     vars,
+                    exprs,
                     file: file.to_string(),
                     line: n.line,
                     name: known,
@@ -389,6 +428,7 @@ impl P<'_> {
                 // A sub-flow that cannot be read, or a flow over its budget, is the file's
                 // problem, not the command's.
                 let supported = e.starts_with("the sub-flow")
+                    || e.starts_with("the script")
                     || e.starts_with("`runFlow` cycle")
                     || self.budget.spent();
                 self.out
@@ -417,6 +457,7 @@ impl P<'_> {
                 depth,
             ),
             "retry" => self.retry(file, a.ok_or("needs `commands` or `file`")?, depth),
+            "runScript" => self.run_script(file, a.ok_or("needs a file")?),
             _ => self.plain(name, a),
         }
     }
@@ -506,11 +547,35 @@ impl P<'_> {
         };
         Ok(match name {
             "launchApp" => launch_app(a)?,
+            "setPermissions" => {
+                let a = a.ok_or("needs `permissions`")?;
+                allowed(a, &["appId", "permissions"])?;
+                Command::SetPermissions {
+                    app_id: a.get("appId").and_then(scalar),
+                    permissions: permissions(a.get("permissions").ok_or("needs `permissions`")?)?,
+                }
+            }
             "stopApp" => Command::StopApp(app(a)?),
             "killApp" => Command::KillApp(app(a)?),
             "clearState" => Command::ClearState(app(a)?),
-            "tapOn" | "longPressOn" => {
+            "clearKeychain" => match a {
+                None => Command::ClearKeychain,
+                Some(_) => return Err("takes no arguments".into()),
+            },
+            "tapOn" | "longPressOn" | "doubleTapOn" => {
                 let a = a.ok_or("needs a selector")?;
+                let double = name == "doubleTapOn";
+                let number = |key: &str, default: u64, max: u64| -> R<u64> {
+                    match a.get(key).and_then(scalar) {
+                        None => Ok(default),
+                        Some(t) => t
+                            .trim()
+                            .parse()
+                            .ok()
+                            .filter(|n| (1..=max).contains(n) || (key == "delay" && *n == 0))
+                            .ok_or_else(|| format!("`{key}` is a number up to {max}, not `{t}`")),
+                    }
+                };
                 Command::Tap {
                     selector: selector(a, true)?,
                     long: name == "longPressOn",
@@ -518,6 +583,8 @@ impl P<'_> {
                         .get("retryTapIfNoChange")
                         .map(|n| n.bool().unwrap_or(false))
                         .unwrap_or(false),
+                    taps: number("repeat", if double { 2 } else { 1 }, MAX_TAPS)? as u32,
+                    delay_ms: number("delay", TAP_DELAY_MS, 5000)?,
                 }
             }
             "inputText" => {
@@ -576,6 +643,26 @@ impl P<'_> {
                 Command::SetOrientation(o)
             }
             "stopRecording" => Command::StopRecording,
+            "evalScript" => {
+                let code = s(a)?;
+                let code = match super::vars::whole(code.trim()) {
+                    Some(inner) => inner.to_string(),
+                    None => code,
+                };
+                if code.trim().is_empty() {
+                    return Err("needs JavaScript: `evalScript: ${…}`".into());
+                }
+                Command::EvalScript(code)
+            }
+            "assertTrue" => {
+                let a = a.ok_or("needs a condition: `assertTrue: ${…}`")?;
+                if a.map().is_some() {
+                    allowed(a, &["condition"])?;
+                }
+                let c = scalar(a.get("condition").unwrap_or(a))
+                    .ok_or_else(|| format!("takes a condition, not {}", a.kind()))?;
+                Command::AssertTrue(c)
+            }
             "waitForAnimationToEnd" => Command::WaitForAnimationToEnd {
                 timeout_ms: match a {
                     None => None,
@@ -663,6 +750,41 @@ impl P<'_> {
         })
     }
 
+    /// `runScript`: a file (or `{file, env, when}`), loaded as a sub-flow is and charged to
+    /// the budget's text.
+    fn run_script(&mut self, file: &str, a: &Node) -> R<Command> {
+        let (f, env, when) = match a.map() {
+            None => (a, vec![], None),
+            Some(_) => {
+                allowed(a, &["file", "env", "when"])?;
+                let env = a.get("env").map(string_map).transpose()?;
+                let when = a.get("when").map(condition).transpose()?;
+                (
+                    a.get("file").ok_or("needs `file`")?,
+                    env.unwrap_or_default(),
+                    when,
+                )
+            }
+        };
+        let path = scalar(f).ok_or("the script's file is a path")?;
+        if path.contains("${") {
+            return Err(format!(
+                "the script path `{path}` uses a variable; it must be known before the run"
+            ));
+        }
+        let (code, resolved) = self
+            .loader
+            .load(file, &path)
+            .map_err(|e| e.replacen("the sub-flow", "the script", 1))?;
+        self.budget.charge_text(code.len(), 0)?;
+        Ok(Command::RunScript {
+            file: resolved,
+            code,
+            env,
+            when,
+        })
+    }
+
     /// Loads and parses a sub-flow file; its header's `env` is kept as a leading scope.
     fn sub_file(&mut self, from: &str, f: &Node, depth: usize) -> R<(String, Vec<Step>)> {
         let path = scalar(f).ok_or("the sub-flow file is a path")?;
@@ -702,6 +824,7 @@ impl P<'_> {
                 optional: false,
                 label: None,
                 vars: vec![],
+                exprs: vec![],
                 command: Command::RunFlow {
                     when: None,
                     env,
@@ -827,9 +950,6 @@ fn direction(n: Option<&Node>) -> R<Option<Direction>> {
 
 fn condition(n: &Node) -> R<Condition> {
     allowed(n, &["visible", "notVisible", "platform", "true"])?;
-    if n.get("true").is_some() {
-        return Err("a `true:` condition is JavaScript, which is not run".into());
-    }
     let c = Condition {
         visible: n.get("visible").map(|v| selector(v, false)).transpose()?,
         not_visible: n
@@ -837,9 +957,10 @@ fn condition(n: &Node) -> R<Condition> {
             .map(|v| selector(v, false))
             .transpose()?,
         platform: n.get("platform").and_then(scalar),
+        script: n.get("true").and_then(scalar),
     };
     if c == Condition::default() {
-        return Err("a condition needs `visible`, `notVisible` or `platform`".into());
+        return Err("a condition needs `visible`, `notVisible`, `platform` or `true`".into());
     }
     Ok(c)
 }
@@ -878,9 +999,6 @@ fn selector(n: &Node, tap: bool) -> R<Selector> {
         ]);
     }
     allowed(n, &keys)?;
-    if tap && n.get("repeat").is_some() {
-        return Err("`repeat` taps are not supported".into());
-    }
     let rel = |k: &str| -> R<Option<Box<Selector>>> {
         n.get(k)
             .map(|v| selector(v, false).map(Box::new))
@@ -924,19 +1042,36 @@ fn checked(sel: Selector) -> R<Selector> {
     Ok(sel)
 }
 
-/// Refuses `${…}` that is not a plain variable (JavaScript) anywhere in the command.
-fn check_vars(n: &Node, out: &mut Vec<String>) -> R<()> {
+/// The command's `${…}`: plain variables into `vars`, JavaScript into `exprs` (when given;
+/// not inside a `when` or `while`, which are evaluated as they are checked); an error for one
+/// never closed.
+fn check_vars(n: &Node, vars: &mut Vec<String>, mut exprs: Option<&mut Vec<String>>) -> R<()> {
     match &n.value {
         Value::Scalar { text, .. } => {
-            out.extend(super::vars::references(text)?);
+            for r in super::vars::references(text)? {
+                match r {
+                    super::vars::Ref::Var(v) => vars.push(v),
+                    super::vars::Ref::Expr(e) => {
+                        if let Some(out) = exprs.as_deref_mut().filter(|o| !o.contains(&e)) {
+                            out.push(e);
+                        }
+                    }
+                }
+            }
             Ok(())
         }
-        Value::Seq(items) => items.iter().try_for_each(|i| check_vars(i, out)),
+        Value::Seq(items) => items
+            .iter()
+            .try_for_each(|i| check_vars(i, vars, exprs.as_deref_mut())),
         // Nested commands are checked as their own steps; `env` values may refer to outer ones.
         Value::Map(pairs) => pairs
             .iter()
             .filter(|(k, _)| !matches!(k.str(), Some("commands")))
-            .try_for_each(|(_, v)| check_vars(v, out)),
+            .try_for_each(|(k, v)| {
+                let conditional = matches!(k.str(), Some("when" | "while"));
+                let exprs = exprs.as_deref_mut().filter(|_| !conditional);
+                check_vars(v, vars, exprs)
+            }),
     }
 }
 
@@ -1106,6 +1241,8 @@ mod tests {
 - killApp: a.b
 - clearState
 - tapOn: {id: "login", index: 1, below: "Name", enabled: true, optional: true}
+- doubleTapOn: {text: "Photo", delay: 50}
+- clearKeychain
 - longPressOn: {point: "50%, 20%"}
 - inputText: hello
 - eraseText: 5
@@ -1137,8 +1274,18 @@ mod tests {
 - runFlow: {when: {visible: Ok, platform: Android}, commands: [back]}
 - repeat: {times: 3, commands: [scroll]}
 - retry: {maxRetries: 2, commands: [back]}
+- runScript: {file: setup.js, env: {WHO: "${USER}"}, when: {true: "${output.go}"}}
+- evalScript: ${output.x = 1}
+- assertTrue: {condition: "${output.x == 1}", label: x is set}
+- setPermissions: {permissions: {camera: allow, all: deny}}
+- action: back
 "#;
-        let p = parse(text);
+        let scripts = files([("setup.js".to_string(), "output.go = true".to_string())]);
+        let p = parse_flow(
+            "t.yaml",
+            text,
+            &super::super::load::Posted { files: &scripts },
+        );
         assert!(p.refusals.is_empty(), "{:?}", p.refusals);
         let names: Vec<&str> = p.flow.steps.iter().map(|s| s.name).collect();
         for s in SUPPORTED {
@@ -1228,18 +1375,19 @@ mod tests {
             let r = parse(bad).refusals;
             assert!(r[0].to_string().contains(why), "{bad}: {r:?}");
         }
-        assert!(parse("- clearKeychain\n").refusals[0]
+        assert!(parse("- clearKeychain\n").refusals.is_empty());
+        assert!(parse("- clearKeychain: x\n").refusals[0]
             .to_string()
-            .contains("launchApp: {clearKeychain: true}"));
+            .contains("takes no arguments"));
     }
 
     #[test]
     fn refusals_name_command_line_and_the_supported_list() {
-        let p = parse("- back\n- runScript: x.js\n- frobnicate\n- tapOn: {colour: red}\n");
+        let p = parse("- back\n- assertWithAI: ok\n- frobnicate\n- tapOn: {colour: red}\n");
         let r: Vec<String> = p.refusals.iter().map(|r| r.to_string()).collect();
         assert_eq!(p.refusals.len(), 3, "{r:?}");
         assert!(
-            r[0].starts_with("t.yaml:2: `runScript`: not supported: JavaScript"),
+            r[0].starts_with("t.yaml:2: `assertWithAI`: not supported: AI assertions"),
             "{}",
             r[0]
         );
@@ -1261,8 +1409,13 @@ mod tests {
                 "more than 1000",
             ),
             ("- tapOn: \"(\"\n", "not a regular expression"),
-            ("- inputText: ${1 + 2}\n", "JavaScript"),
+            ("- inputText: ${1 + 2\n", "without a closing"),
             ("- runFlow: other.yaml\n", "cannot run sub-flow files"),
+            ("- runScript: setup.js\n", "cannot run sub-flow files"),
+            ("- runScript: {file: \"${F}.js\"}\n", "uses a variable"),
+            ("- evalScript: \"\"\n", "needs JavaScript"),
+            ("- assertTrue\n", "needs a condition"),
+            ("- action: fly\n", "not one of Maestro's: back"),
             ("- {tapOn: a, back: b}\n", "one key"),
         ] {
             let p = parse(text);

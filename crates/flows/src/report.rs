@@ -150,6 +150,7 @@ mod tests {
             status,
             duration_ms: 12,
             error: error.map(Into::into),
+            console: vec![],
         };
         let r = FlowRunResult {
             success: false,

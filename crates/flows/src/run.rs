@@ -11,6 +11,7 @@
 //! results (a `while` that keeps holding, a `times` from a variable): past them one more,
 //! failed, says so and the flow stops.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -22,8 +23,8 @@ use super::budget::MAX_STEPS;
 use super::model::*;
 use super::select::{self, Screen};
 use super::vars;
-use crate::host::Host;
 pub use crate::host::R;
+use crate::host::{Host, Script};
 use crate::wire::{FlowRunResult, FlowStep, FlowStepStatus};
 
 /// Everything a run needs: the product (for one device) to call operations through, the
@@ -49,6 +50,9 @@ pub struct Runner<H: Host> {
     /// The last operation read the screen after itself (a scroll does): the next read uses
     /// that read instead of dumping the same screen again.
     read_after_op: std::sync::atomic::AtomicBool,
+    /// The values of the JavaScript `${…}` evaluated last, by code: a step's, just before it
+    /// runs; a condition's, as it is checked.
+    evaluated: HashMap<String, String>,
 }
 
 /// A list of steps being run: a flow's own, or those a step holds.
@@ -116,6 +120,7 @@ impl<H: Host> Runner<H> {
             overrun: false,
             progress: None,
             read_after_op: std::sync::atomic::AtomicBool::new(false),
+            evaluated: HashMap::new(),
         }
     }
 
@@ -145,7 +150,7 @@ impl<H: Host> Runner<H> {
         self.env.extend(given);
         let _ = mark;
         if let Some(a) = self.app_id.clone() {
-            match vars::fill(&a, &self.env, self.platform()) {
+            match self.fill_now(&a).await {
                 Ok(a) => self.app_id = Some(a),
                 Err(e) => self.app_id = Some(e),
             }
@@ -251,10 +256,14 @@ impl<H: Host> Runner<H> {
             status: FlowStepStatus::Passed,
             duration_ms: 0,
             error: None,
+            console: vec![],
         });
         if Instant::now() >= self.deadline {
             let late = Err("the run's timeout ran out before this step".to_string());
             return Begun::Ended(self.end(step, at, started, late).await);
+        }
+        if let Err(e) = self.evaluate(&step.exprs).await {
+            return Begun::Ended(self.end(step, at, started, Err(e)).await);
         }
         let holder = |pass| Holder {
             step,
@@ -419,7 +428,7 @@ impl<H: Host> Runner<H> {
     }
 
     /// Whether a `repeat` makes another pass: passes are `left` and its `while` holds.
-    async fn another_pass(&self, left: &mut u64, while_: Option<&Condition>) -> R<bool> {
+    async fn another_pass(&mut self, left: &mut u64, while_: Option<&Condition>) -> R<bool> {
         if *left == 0 {
             return Ok(false);
         }
@@ -446,6 +455,7 @@ impl<H: Host> Runner<H> {
                 status: FlowStepStatus::Failed,
                 duration_ms: 0,
                 error: Some(overrun()),
+                console: vec![],
             };
             if let Some(to) = &self.progress {
                 let _ = to.send((self.steps.len(), outcome.clone()));
@@ -455,12 +465,55 @@ impl<H: Host> Runner<H> {
         false
     }
 
+    /// `s` with its `${…}` filled in: variables from the scope, JavaScript from the values
+    /// evaluated for the step ([`Runner::evaluate`]).
     pub(super) fn fill(&self, s: &str) -> R<String> {
         let mut env = self.env.clone();
         if let Some(c) = &self.copied {
             env.push(("maestro.copiedText".into(), c.clone()));
         }
-        vars::fill(s, &env, self.platform())
+        vars::fill(s, &env, self.platform(), &self.evaluated)
+    }
+
+    /// `s` filled in with its JavaScript evaluated now (a condition, the header's `appId`).
+    pub(super) async fn fill_now(&mut self, s: &str) -> R<String> {
+        self.evaluate(&vars::expressions(s)).await?;
+        self.fill(s)
+    }
+
+    /// Evaluates each JavaScript `${…}` of `exprs` now, for [`Runner::fill`].
+    async fn evaluate(&mut self, exprs: &[String]) -> R<()> {
+        for code in exprs {
+            let value = self.script(code, &format!("${{{code}}}"), vec![]).await?;
+            self.evaluated.insert(code.clone(), value);
+        }
+        Ok(())
+    }
+
+    /// Evaluates `code` (named `name` in messages) in the run's engine, with the scope's
+    /// variables and `env` as globals: its value. What it logs goes with the step running.
+    pub(super) async fn script(
+        &mut self,
+        code: &str,
+        name: &str,
+        env: Vec<(String, String)>,
+    ) -> R<String> {
+        let mut all = self.env.clone();
+        all.extend(env);
+        let done = self
+            .host
+            .script(Script {
+                code: code.to_string(),
+                name: name.to_string(),
+                env: all,
+                copied_text: self.copied.clone(),
+                until: self.deadline,
+            })
+            .await?;
+        if let Some(step) = self.steps.last_mut() {
+            step.console.extend(done.console);
+        }
+        Ok(done.value)
     }
 
     pub(super) fn fill_sel(&self, s: &Selector) -> R<Selector> {
@@ -505,11 +558,18 @@ impl<H: Host> Runner<H> {
         }
     }
 
-    /// Why `c` does not hold now (one read), or none when it does.
-    async fn unmet(&self, c: &Condition) -> R<Option<String>> {
+    /// Why `c` does not hold now (one read; its JavaScript evaluated now), or none when it
+    /// does.
+    pub(super) async fn unmet(&mut self, c: &Condition) -> R<Option<String>> {
         if let Some(p) = &c.platform {
             if !p.eq_ignore_ascii_case(self.platform()) {
                 return Ok(Some(format!("skipped: the platform is not {p}")));
+            }
+        }
+        if let Some(t) = &c.script {
+            let value = self.fill_now(t).await?;
+            if !vars::truthy(&value) {
+                return Ok(Some(format!("skipped: `{t}` is `{value}`")));
             }
         }
         if c.visible.is_none() && c.not_visible.is_none() {

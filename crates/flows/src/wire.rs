@@ -35,6 +35,9 @@ pub struct FlowStep {
     pub duration_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What its JavaScript wrote with `console.log`, a line each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub console: Vec<String>,
 }
 
 /// What a flow run did.

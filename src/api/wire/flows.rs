@@ -38,6 +38,9 @@ pub struct FlowRunRequest {
     pub files: BTreeMap<String, String>,
     /// The run stops after this many milliseconds (default 300000, at most 1800000).
     pub timeout_ms: Option<u64>,
+    /// Hosts the flow's scripts may send HTTP requests to (`host`, `host:port`, `*`).
+    #[serde(default)]
+    pub allow_http: Vec<String>,
 }
 
 /// Most files a posted suite holds (its flows, their sub-flows and its `config.yaml`).
@@ -65,6 +68,9 @@ pub struct FlowTestRequest {
     pub env: BTreeMap<String, String>,
     /// Each flow stops after this many milliseconds (default 300000, at most 1800000).
     pub timeout_ms: Option<u64>,
+    /// Hosts the flows' scripts may send HTTP requests to (`host`, `host:port`, `*`).
+    #[serde(default)]
+    pub allow_http: Vec<String>,
 }
 
 /// An event of a streamed flow run: each step as it ends (its SSE `id` is its index in the

@@ -2,7 +2,9 @@
 
 use axum::Json;
 
+use crate::api::wire::act::DeviceBody;
 use crate::api::wire::apps::*;
+use crate::api::wire::system::SettingDone;
 use crate::device::LaunchOptions;
 use crate::error::{Error, Result};
 use crate::server::AppState;
@@ -129,6 +131,16 @@ pub async fn reset(s: AppState, r: AppRequest) -> Result<Json<AppDone>> {
         success: true,
         device,
         bundle_id: Some(bundle_id),
+    }))
+}
+
+/// Empties the device's keychain (iOS Simulator; nothing to do on Android).
+pub async fn reset_keychain(s: AppState, r: DeviceBody) -> Result<Json<SettingDone>> {
+    let device = s.controller.reset_keychain(r.udid.as_deref()).await?;
+    Ok(Json(SettingDone {
+        success: true,
+        device,
+        note: None,
     }))
 }
 

@@ -13,6 +13,8 @@ use crate::api::wire::runs::ArtifactKind;
 use crate::error::{Error, ErrorCode, Op, Result, Step};
 use crate::flows::run::Runner;
 use crate::flows::{load, parse};
+use crate::script::allow::AllowList;
+use crate::script::scripts::Scripts;
 use crate::server::flow_host::FlowHost;
 use crate::server::reply::{AbortOnDrop, EventStream};
 use crate::server::AppState;
@@ -61,6 +63,7 @@ pub async fn flow_test(s: AppState, r: FlowTestRequest) -> Result<Json<SuiteResu
             text,
             &r.files,
             env.clone(),
+            &r.allow_http,
             timeout,
         ) {
             Err(e) => Outcome::Invalid(e.message),
@@ -178,6 +181,8 @@ struct CheckedRun {
     udid: Option<String>,
     flow: crate::flows::model::Flow,
     env: Vec<(String, String)>,
+    /// The hosts its scripts may reach.
+    allow: AllowList,
     timeout: Duration,
     session: Option<String>,
 }
@@ -188,7 +193,16 @@ fn checked(s: &AppState, r: FlowRunRequest) -> Result<CheckedRun> {
     let timeout = run_timeout(r.timeout_ms)?;
     let env: Vec<(String, String)> = r.env.into_iter().collect();
     let file = r.file.unwrap_or_else(|| "flow.yaml".to_string());
-    check_flow(s, r.udid, &file, &r.yaml, &r.files, env, timeout)
+    check_flow(
+        s,
+        r.udid,
+        &file,
+        &r.yaml,
+        &r.files,
+        env,
+        &r.allow_http,
+        timeout,
+    )
 }
 
 /// A run's time limit: `timeout_ms`, 1 to [`MAX_RUN_MS`] (default [`DEFAULT_RUN_MS`]).
@@ -202,7 +216,8 @@ fn run_timeout(timeout_ms: Option<u64>) -> Result<Duration> {
 }
 
 /// Checks one flow (`file`, its text, its sub-flows in `files`) whole before any device
-/// command.
+/// command, and the hosts its scripts may reach (`allow_http`, and its env's).
+#[allow(clippy::too_many_arguments)]
 fn check_flow(
     s: &AppState,
     udid: Option<String>,
@@ -210,6 +225,7 @@ fn check_flow(
     yaml: &str,
     files: &std::collections::BTreeMap<String, String>,
     env: Vec<(String, String)>,
+    allow_http: &[String],
     timeout: Duration,
 ) -> Result<CheckedRun> {
     let parsed = load::parse_posted(file, yaml, files, &env);
@@ -225,11 +241,20 @@ fn check_flow(
             )),
         );
     }
+    let mut scope = parsed.flow.env.clone();
+    scope.extend(env.iter().cloned());
+    let allow = AllowList::parse(allow_http)
+        .and_then(|a| a.with_env(&scope))
+        .map_err(|e| {
+            Error::validation(format!("`allow_http`: {e}"))
+                .with_hint("give hosts as `api.example.com`, `localhost:8080`, or `*` for any")
+        })?;
     Ok(CheckedRun {
         s: s.clone(),
         udid,
         flow: parsed.flow,
         env,
+        allow,
         timeout,
         session: crate::controller::current_session().map(|c| c.id.clone()),
     })
@@ -243,11 +268,13 @@ impl CheckedRun {
         device: crate::device::Device,
         progress: Option<tokio::sync::mpsc::UnboundedSender<(usize, FlowStep)>>,
     ) -> Result<FlowRunResult> {
+        let scripts = Scripts::new(self.s.options.script_worker(), self.allow);
         let host = FlowHost {
             api: crate::server::api(self.s.clone()),
             controller: self.s.controller.clone(),
             device,
             session: self.session.clone(),
+            scripts,
         };
         let mut runner = Runner::new(host, self.env, self.timeout);
         if let Some(p) = progress {
@@ -329,6 +356,7 @@ mod tests {
             status: FlowStepStatus::Passed,
             duration_ms: 5,
             error: None,
+            console: vec![],
         }
     }
 

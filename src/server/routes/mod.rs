@@ -80,6 +80,7 @@ pub fn binding(op: Op) -> Binding {
         Op::LaunchApp => body(apps::launch),
         Op::TerminateApp => body(apps::terminate),
         Op::ResetApp => body(apps::reset),
+        Op::ResetKeychain => body(apps::reset_keychain),
         Op::ListApps => query(apps::list),
         Op::OpenUrl => body(apps::open_url),
         Op::BuildApp => body(build::build_app),

@@ -341,7 +341,8 @@ async fn every_supported_command_runs_on_the_demo() {
 
     let h = start_device();
     let app = app_for(&h);
-    let files = serde_json::json!({"scripts/check.js": "output.checked = maestro.platform == 'android'"});
+    let files =
+        serde_json::json!({"scripts/check.js": "output.checked = maestro.platform == 'android'"});
     let body = serde_json::json!({"yaml": EVERY_COMMAND, "file": "every.yaml", "files": files});
     let r = run_green(&app, &body).await;
     let steps = r["steps"].as_array().expect("steps");

@@ -468,6 +468,58 @@ async fn two_mobilectl_nodes_behind_a_real_grid_hub() {
     // Ended: the name is gone with it (nothing routes it to the hub any more).
     assert!(!state.path().join("sessions/grid-ci.json").exists());
 
+    // A suite sharded through the hub: a Grid session per shard, one merged report naming
+    // each flow's device, the sessions closed after.
+    let suite = tempfile::tempdir().unwrap();
+    for name in ["a", "b"] {
+        std::fs::write(
+            suite.path().join(format!("{name}.yaml")),
+            "appId: com.mobilectl.demo\n---\n- assertVisible: \".*\"\n",
+        )
+        .unwrap();
+    }
+    let dir = suite.path().to_str().unwrap();
+    let live_ids = || async {
+        let mut all = live(&servers[0]).await;
+        all.extend(live(&servers[1]).await);
+        all.iter()
+            .map(|s| s["id"].as_str().unwrap_or_default().to_string())
+            .collect::<std::collections::BTreeSet<String>>()
+    };
+    let before = live_ids().await;
+    let (code, said) = cli(&[
+        "--json",
+        "flow",
+        "test",
+        dir,
+        "--shards",
+        "2",
+        "--grid",
+        &hub,
+        "--capability",
+        "platformName=android",
+    ]);
+    assert_eq!(code, Some(0), "{said}");
+    let json_line = said
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .unwrap_or_default();
+    let report: Value = serde_json::from_str(json_line).unwrap_or_else(|_| panic!("{said}"));
+    assert_eq!(report["passed"], 2, "{report}");
+    let udids: std::collections::BTreeSet<&str> = report["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["udid"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(udids.len(), 2, "each flow on a device of its own: {report}");
+    assert!(!udids.contains(""), "{report}");
+    let after = live_ids().await;
+    assert!(
+        after.is_subset(&before),
+        "the shards' sessions were closed: {before:?} then {after:?}"
+    );
+
     let mut cmd = tokio::process::Command::new(BIN);
     cmd.args([
         "mcp",

@@ -44,6 +44,15 @@ pub struct TestArgs {
     /// With `--shards`: every flow on every device, instead of the flows split between them.
     #[arg(long, requires = "shards")]
     pub shard_all: bool,
+    /// Lease each shard's device through this Selenium Grid 4 hub (a W3C session each, its
+    /// flows sent under `HUB/session/{id}`) instead of from the server.
+    #[arg(long, value_name = "HUB")]
+    pub grid: Option<String>,
+    /// With `--grid`: a capability every shard's session asks for (`platformName=android`),
+    /// repeatable.
+    #[arg(long = "capability", value_name = "KEY=VALUE", requires = "grid",
+          value_parser = crate::client::grid::capability)]
+    pub capabilities: Vec<(String, serde_json::Value)>,
     /// A host the flows' scripts may send HTTP requests to (`api.example.com`,
     /// `localhost:8080`, `*` for any), repeatable; none is allowed otherwise.
     #[arg(long, value_name = "HOST")]
@@ -55,7 +64,7 @@ pub const MAX_SHARDS: u8 = 16;
 
 /// Runs `flow test`; returns the exit code.
 pub fn run(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
-    if g.json && a.shards == 1 {
+    if g.json && a.shards == 1 && a.grid.is_none() {
         return run_on_server(a, g);
     }
     let plan = match suite::config_of(&a.dir)
@@ -67,7 +76,7 @@ pub fn run(a: &TestArgs, g: &super::GlobalArgs) -> i32 {
             return exit::USAGE;
         }
     };
-    if a.shards > 1 {
+    if a.shards > 1 || a.grid.is_some() {
         return super::flow_shards::run(a, g, &plan);
     }
     let files: Vec<PathBuf> = plan.flows.iter().map(|f| a.dir.join(&f.file)).collect();

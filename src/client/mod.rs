@@ -189,7 +189,7 @@ impl Client {
         path: &str,
         body: &Value,
     ) -> Result<Reply, ClientError> {
-        let req = self.http.request(method, self.url(path)).json(body);
+        let req = json_body(self.http.request(method, self.url(path)), body);
         Ok(reply(self.send(req).await?))
     }
 
@@ -211,7 +211,7 @@ impl Client {
             .query(query)
             .timeout(timeout);
         if let Some(b) = body {
-            req = req.json(b);
+            req = json_body(req, b);
         }
         req = self.authorized(req, session);
         req.send().await.map_err(|e| {
@@ -235,7 +235,7 @@ impl Client {
         mut on_event: impl FnMut(&str),
     ) -> Result<(), ClientError> {
         let req = match body {
-            Some(b) => self.http.post(self.url(path)).json(b),
+            Some(b) => json_body(self.http.post(self.url(path)), b),
             None => self.http.get(self.url(path)),
         };
         let mut req = req
@@ -346,6 +346,17 @@ fn total_ms(header: &str) -> Option<f64> {
             .then(|| parts.find_map(|p| p.trim().strip_prefix("dur=")?.parse().ok()))
             .flatten()
     })
+}
+
+/// `req` with `body` as JSON, declared UTF-8 (`application/json; charset=utf-8`): Selenium
+/// Grid's router refuses a JSON body whose content type does not say so, and the server takes
+/// both.
+fn json_body(req: reqwest::RequestBuilder, body: &Value) -> reqwest::RequestBuilder {
+    req.header(
+        reqwest::header::CONTENT_TYPE,
+        "application/json; charset=utf-8",
+    )
+    .body(body.to_string())
 }
 
 #[cfg(test)]

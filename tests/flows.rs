@@ -116,7 +116,7 @@ fn bad_input_is_refused_quickly_before_any_device_command() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(parse::SUPPORTED.len(), 40);
+    assert_eq!(parse::SUPPORTED.len(), 41);
 }
 
 /// The demo's login, as a Maestro flow.
@@ -247,6 +247,7 @@ async fn launch_arguments_reach_the_app_as_typed_intent_extras() {
 const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
 ---
 - clearKeychain
+- addMedia: [media/cat.png]
 - setPermissions:
     permissions:
       notifications: allow
@@ -343,7 +344,12 @@ async fn every_supported_command_runs_on_the_demo() {
     let app = app_for(&h);
     let files =
         serde_json::json!({"scripts/check.js": "output.checked = maestro.platform == 'android'"});
-    let body = serde_json::json!({"yaml": EVERY_COMMAND, "file": "every.yaml", "files": files});
+    let png = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(crate::common::blank_png(8, 8))
+    };
+    let media = serde_json::json!({"media/cat.png": png});
+    let body = serde_json::json!({"yaml": EVERY_COMMAND, "file": "every.yaml", "files": files, "media": media});
     let r = run_green(&app, &body).await;
     let steps = r["steps"].as_array().expect("steps");
     // setLocation (and travel's first stop) reaches the device and is refused there: a
@@ -410,6 +416,9 @@ async fn every_supported_command_runs_on_the_demo() {
         "{rotations:?}"
     );
     assert_eq!(state["running"], false, "{state}");
+    // `addMedia`: the photo reached the device's gallery under its own name.
+    let journal = serde_json::to_string(&h.journal()).unwrap_or_default();
+    assert!(journal.contains("cat.png"), "no cat.png on the device");
     // `doubleTapOn`: two taps at one point, right after `longPressOn`'s press there.
     let taps: Vec<&Vec<String>> = inputs.iter().filter(|a| a[1] == "tap").collect();
     assert!(

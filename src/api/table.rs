@@ -575,6 +575,7 @@ fn flows() -> Vec<Operation> {
                        the screen until they hold, and a failed step stops the run (unless `optional`) after its \
                        screenshot, tree and log are saved in `artifacts`. `success: false` is an answer, not an error.")
             .errors(DEVICE)
+            .body_limit(FLOW_BODY_LIMIT)
             .body::<FlowRunRequest>()
             .json::<FlowRunResult>(render::maestro::run),
         op(Post, Op::FlowRunStream, "/api/v1/flows/run/stream", "flows", "Run a Maestro flow, answering each step as it ends, then the result (Server-Sent Events).")
@@ -586,6 +587,7 @@ fn flows() -> Vec<Operation> {
                        before the stream starts: their errors are plain answers. A client that goes away \
                        stops the run.")
             .errors(DEVICE)
+            .body_limit(FLOW_BODY_LIMIT)
             .body::<FlowRunRequest>()
             .events::<FlowEvent>(render::maestro::event),
         op(Post, Op::FlowTest, "/api/v1/flows/test", "flows", "Run a suite: the flows a folder's config.yaml selects (globs, tags, order), each flow's outcome.")

@@ -423,9 +423,15 @@ pub fn run_files(
             let c = crate::client::Client::connect(&g.connect_options(g.session.clone())).await?;
             let env: std::collections::BTreeMap<_, _> = o.env.iter().cloned().collect();
             for b in bundles {
+                use base64::Engine;
+                let media: std::collections::BTreeMap<&String, String> = b
+                    .media
+                    .iter()
+                    .map(|(k, v)| (k, base64::engine::general_purpose::STANDARD.encode(v)))
+                    .collect();
                 let mut body = serde_json::json!({
                     "yaml": b.text, "file": b.file, "files": b.files, "env": env,
-                    "allow_http": o.allow_http,
+                    "allow_http": o.allow_http, "media": media,
                 });
                 if let Some(t) = o.timeout_ms {
                     body["timeout_ms"] = t.into();

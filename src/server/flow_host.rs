@@ -52,6 +52,23 @@ impl Host for FlowHost {
         }
     }
 
+    async fn add_media(&self, name: &str, bytes: &[u8]) -> R<()> {
+        // The gallery takes a file: the bytes go to a folder of the server's own, under the
+        // media's own file name (its extension tells photo from video).
+        let file_name = std::path::Path::new(name)
+            .file_name()
+            .map(|n| n.to_os_string())
+            .ok_or_else(|| format!("`{name}` names no file"))?;
+        let dir = tempfile::tempdir().map_err(|e| format!("addMedia: {e}"))?;
+        let path = dir.path().join(file_name);
+        std::fs::write(&path, bytes).map_err(|e| format!("addMedia: {e}"))?;
+        self.controller
+            .add_media(Some(&self.device.udid), &path)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.message)
+    }
+
     async fn script(&self, script: Script) -> R<ScriptDone> {
         self.scripts.eval(script, self.platform()).await
     }

@@ -162,6 +162,11 @@ impl<H: Host> Runner<H> {
                     .collect::<R<Vec<_>>>()?;
                 self.script(code, file, env).await?;
             }
+            Command::AddMedia(media) => {
+                for m in media {
+                    self.host.add_media(&m.name, &m.bytes).await?;
+                }
+            }
             Command::EvalScript(code) => {
                 self.script(code, &format!("evalScript ${{{code}}}"), vec![])
                     .await?;

@@ -112,6 +112,10 @@ impl Host for &Fake {
         PathBuf::from("/runs/artifacts")
     }
 
+    async fn add_media(&self, name: &str, bytes: &[u8]) -> R<()> {
+        self.keep(&format!("media:{name}"), bytes)
+    }
+
     async fn script(&self, script: Script) -> R<ScriptDone> {
         self.scripts.lock().unwrap().push(script.clone());
         if script.code.starts_with("throw") {

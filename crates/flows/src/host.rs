@@ -52,6 +52,10 @@ pub trait Host: Send + Sync {
     /// Where the run's files are (the result names it when there are some).
     fn kept_in(&self) -> PathBuf;
 
+    /// Adds the photo or video `name` (its extension tells its kind) with these bytes to the
+    /// device's gallery.
+    fn add_media(&self, name: &str, bytes: &[u8]) -> impl Future<Output = R<()>> + Send;
+
     /// Evaluates JavaScript (a `runScript` file, an `evalScript`, a `${…}`) in the run's
     /// engine, whose `output` object lives as long as the run: its value and console lines,
     /// or why it failed (it threw, went over its time or memory, or asked for a host the run

@@ -11,21 +11,28 @@ use super::parse::{self, Loader, Parsed, Refusal};
 use super::vars;
 use super::yaml::MAX_FLOW_BYTES;
 
+/// Largest photo or video one `addMedia` adds.
+pub const MAX_MEDIA_BYTES: usize = 32 * 1024 * 1024;
+
 /// Reads sub-flows from disk, inside `root` only.
 pub struct Files {
     /// The folder sub-flows must stay in, canonical.
     pub root: PathBuf,
 }
 
-impl Loader for Files {
-    fn load(&self, from: &str, path: &str) -> Result<(String, String), String> {
+impl Files {
+    /// The real path of `path`, resolved against `from`, when it is inside `root`.
+    fn inside(&self, from: &str, path: &str) -> Result<PathBuf, String> {
         let base = Path::new(from).parent().unwrap_or(Path::new("."));
         let wanted = base.join(path);
-        if !lexical(&wanted).starts_with(&self.root) {
-            return Err(format!(
+        let outside = || {
+            format!(
                 "the sub-flow `{path}` is outside the flow's folder {}",
                 self.root.display()
-            ));
+            )
+        };
+        if !lexical(&wanted).starts_with(&self.root) {
+            return Err(outside());
         }
         let real = wanted.canonicalize().map_err(|e| {
             format!(
@@ -33,12 +40,28 @@ impl Loader for Files {
                 wanted.display()
             )
         })?;
-        if !real.starts_with(&self.root) {
+        match real.starts_with(&self.root) {
+            true => Ok(real),
+            false => Err(outside()),
+        }
+    }
+}
+
+impl Loader for Files {
+    fn load_bytes(&self, from: &str, path: &str) -> Result<(Vec<u8>, String), String> {
+        let real = self.inside(from, path)?;
+        let size = std::fs::metadata(&real).map(|m| m.len()).unwrap_or(0);
+        if size > MAX_MEDIA_BYTES as u64 {
             return Err(format!(
-                "the sub-flow `{path}` is outside the flow's folder {}",
-                self.root.display()
+                "`{path}` is {size} bytes; a media file is at most {MAX_MEDIA_BYTES} bytes"
             ));
         }
+        let bytes = std::fs::read(&real).map_err(|e| format!("`{path}`: {e}"))?;
+        Ok((bytes, real.display().to_string()))
+    }
+
+    fn load(&self, from: &str, path: &str) -> Result<(String, String), String> {
+        let real = self.inside(from, path)?;
         Ok((read(&real)?, real.display().to_string()))
     }
 }
@@ -58,14 +81,28 @@ fn lexical(p: &Path) -> PathBuf {
     out
 }
 
-/// Sub-flows given with a posted flow, by path relative to the top flow's folder.
+/// No media, for posted flows without any.
+static NO_MEDIA: std::collections::BTreeMap<String, Vec<u8>> = std::collections::BTreeMap::new();
+
+/// Sub-flows (and media) given with a posted flow, by path relative to the top flow's folder.
 pub struct Posted<'a> {
-    /// The sub-flow files' texts, by path relative to the top flow's folder.
+    /// The sub-flow and script files' texts, by path relative to the top flow's folder.
     pub files: &'a std::collections::BTreeMap<String, String>,
+    /// The photos and videos `addMedia` names, by path relative to the top flow's folder.
+    pub media: &'a std::collections::BTreeMap<String, Vec<u8>>,
 }
 
-impl Loader for Posted<'_> {
-    fn load(&self, from: &str, path: &str) -> Result<(String, String), String> {
+impl<'a> Posted<'a> {
+    /// A loader of `files`, with no media.
+    pub fn new(files: &'a std::collections::BTreeMap<String, String>) -> Posted<'a> {
+        Posted {
+            files,
+            media: &NO_MEDIA,
+        }
+    }
+
+    /// The key `path` names, resolved against `from` and kept inside the posted folder.
+    fn key(from: &str, path: &str) -> Result<String, String> {
         let base = Path::new(from).parent().unwrap_or(Path::new(""));
         let mut parts: Vec<String> = vec![];
         for c in base.join(path).components() {
@@ -80,7 +117,24 @@ impl Loader for Posted<'_> {
                 }
             }
         }
-        let key = parts.join("/");
+        Ok(parts.join("/"))
+    }
+}
+
+impl Loader for Posted<'_> {
+    fn load_bytes(&self, from: &str, path: &str) -> Result<(Vec<u8>, String), String> {
+        let key = Posted::key(from, path)?;
+        match self.media.iter().find(|(k, _)| normal(k) == key) {
+            Some((_, b)) if b.len() > MAX_MEDIA_BYTES => Err(format!(
+                "`{key}` is more than {MAX_MEDIA_BYTES} bytes, the most a media file is"
+            )),
+            Some((_, b)) => Ok((b.clone(), key)),
+            None => Err(format!("the media file `{key}` was not given in `media`")),
+        }
+    }
+
+    fn load(&self, from: &str, path: &str) -> Result<(String, String), String> {
+        let key = Posted::key(from, path)?;
         let text = self
             .files
             .iter()
@@ -170,8 +224,10 @@ pub struct Bundle {
     pub file: String,
     /// The flow file's text.
     pub text: String,
-    /// The sub-flow files it runs: their texts, by path relative to `root`.
+    /// The sub-flow and script files it runs: their texts, by path relative to `root`.
     pub files: std::collections::BTreeMap<String, String>,
+    /// The photos and videos it adds (`addMedia`), by path relative to `root`.
+    pub media: std::collections::BTreeMap<String, Vec<u8>>,
     /// What may fail when it runs ([`Parsed::warnings`]).
     pub warnings: Vec<Refusal>,
 }
@@ -199,10 +255,14 @@ pub fn bundle(path: &Path, root: &Path, env: &[(String, String)]) -> Result<Bund
         Ok(r.display().to_string())
     };
     let mut files = std::collections::BTreeMap::new();
-    let mut sub = vec![];
-    collect_files(&parsed.flow.on_start, &mut sub);
-    collect_files(&parsed.flow.steps, &mut sub);
-    collect_files(&parsed.flow.on_complete, &mut sub);
+    let (mut sub, mut media_files) = (vec![], vec![]);
+    for steps in [
+        &parsed.flow.on_start,
+        &parsed.flow.steps,
+        &parsed.flow.on_complete,
+    ] {
+        collect_files(steps, &mut sub, &mut media_files);
+    }
     let top = path.canonicalize().map_err(|e| fail(e.to_string()))?;
     for f in sub {
         let p = PathBuf::from(&f);
@@ -212,16 +272,24 @@ pub fn bundle(path: &Path, root: &Path, env: &[(String, String)]) -> Result<Bund
         let text = read(&p).map_err(fail)?;
         files.insert(rel(&p)?, text);
     }
+    let mut media = std::collections::BTreeMap::new();
+    for f in media_files {
+        let p = PathBuf::from(&f);
+        let bytes = std::fs::read(&p).map_err(|e| fail(format!("{f}: {e}")))?;
+        media.insert(rel(&p)?, bytes);
+    }
     Ok(Bundle {
         file: rel(path)?,
         text: read(path).map_err(fail)?,
         files,
+        media,
         warnings: parsed.warnings,
     })
 }
 
-/// Every file the steps come from (each step knows its file), and every `runFlow` file.
-fn collect_files(steps: &[Step], out: &mut Vec<String>) {
+/// Every file the steps come from (each step knows its file), every `runFlow` and `runScript`
+/// file into `out`, and every `addMedia` file into `media`.
+fn collect_files(steps: &[Step], out: &mut Vec<String>, media: &mut Vec<String>) {
     for s in steps {
         let mut add = |f: &String| {
             if !out.contains(f) {
@@ -234,12 +302,19 @@ fn collect_files(steps: &[Step], out: &mut Vec<String>) {
                 if let Some(f) = file {
                     add(f);
                 }
-                collect_files(steps, out);
+                collect_files(steps, out, media);
             }
             Command::Repeat { steps, .. } | Command::Retry { steps, .. } => {
-                collect_files(steps, out)
+                collect_files(steps, out, media)
             }
             Command::RunScript { file, .. } => add(file),
+            Command::AddMedia(m) => {
+                for f in m {
+                    if !media.contains(&f.name) {
+                        media.push(f.name.clone());
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -275,9 +350,21 @@ pub fn parse_posted(
     files: &std::collections::BTreeMap<String, String>,
     env: &[(String, String)],
 ) -> Parsed {
-    let mut parsed = match files.is_empty() {
+    parse_posted_media(file, text, files, &NO_MEDIA, env)
+}
+
+/// Parses posted text named `file`, its sub-flows from `files` and the photos and videos it
+/// adds from `media`, and checks its variables.
+pub fn parse_posted_media(
+    file: &str,
+    text: &str,
+    files: &std::collections::BTreeMap<String, String>,
+    media: &std::collections::BTreeMap<String, Vec<u8>>,
+    env: &[(String, String)],
+) -> Parsed {
+    let mut parsed = match files.is_empty() && media.is_empty() {
         true => parse::parse_flow(file, text, &parse::NoFiles),
-        false => parse::parse_flow(file, text, &Posted { files }),
+        false => parse::parse_flow(file, text, &Posted { files, media }),
     };
     check_env(&mut parsed, env);
     parsed
@@ -343,11 +430,14 @@ mod tests {
         std::fs::create_dir_all(ws.join("shared")).expect("shared");
         std::fs::write(
             ws.join("flows/login.yaml"),
-            "appId: x\n---\n- runFlow: ../shared/start.yaml\n- runFlow: {file: ../shared/type.yaml, env: {WHO: bob}}\n",
+            "appId: x\n---\n- runFlow: ../shared/start.yaml\n- runFlow: {file: ../shared/type.yaml, env: {WHO: bob}}\n\
+             - runScript: ../shared/setup.js\n- addMedia: [../shared/cat.png]\n",
         )
         .expect("login");
         std::fs::write(ws.join("shared/start.yaml"), "- launchApp\n").expect("start");
         std::fs::write(ws.join("shared/type.yaml"), "- inputText: ${WHO}\n").expect("type");
+        std::fs::write(ws.join("shared/setup.js"), "output.x = 1").expect("script");
+        std::fs::write(ws.join("shared/cat.png"), b"\x89PNG\xff").expect("media");
         let file = ws.join("flows/login.yaml");
         let b = match bundle(&file, &workspace_of(&file), &[]) {
             Ok(b) => b,
@@ -355,10 +445,18 @@ mod tests {
         };
         assert_eq!(b.file, "flows/login.yaml");
         let keys: Vec<&str> = b.files.keys().map(String::as_str).collect();
-        assert_eq!(keys, vec!["shared/start.yaml", "shared/type.yaml"]);
-        let p = parse_posted(&b.file, &b.text, &b.files, &[]);
+        assert_eq!(
+            keys,
+            vec!["shared/setup.js", "shared/start.yaml", "shared/type.yaml"]
+        );
+        // Media go as bytes (not text: a PNG is not UTF-8).
+        assert_eq!(
+            b.media.get("shared/cat.png"),
+            Some(&b"\x89PNG\xff".to_vec())
+        );
+        let p = parse_posted_media(&b.file, &b.text, &b.files, &b.media, &[]);
         assert!(p.refusals.is_empty(), "{:?}", p.refusals);
-        assert_eq!(p.flow.steps.len(), 2);
+        assert_eq!(p.flow.steps.len(), 4);
         // Posted paths cannot climb out of the posted folder.
         let p = parse_posted("login.yaml", "- runFlow: ../../etc/passwd\n", &b.files, &[]);
         assert!(

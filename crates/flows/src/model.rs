@@ -279,6 +279,8 @@ pub enum Command {
         /// Maestro's permission names with `allow`, `deny` or `unset`.
         permissions: Vec<(String, String)>,
     },
+    /// `addMedia`: photos and videos added to the device's gallery, in order.
+    AddMedia(Vec<Media>),
     /// `runScript`: a JavaScript file run in the flow's engine (its `output` shared).
     RunScript {
         /// The file, as resolved against the flow naming it.
@@ -393,6 +395,21 @@ impl Selector {
             }
         }
         parts.join(" ")
+    }
+}
+
+/// A photo or video of `addMedia`, read when the flow was loaded.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Media {
+    /// Its file, as resolved against the flow naming it (its extension tells its kind).
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for Media {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Media({}, {} bytes)", self.name, self.bytes.len())
     }
 }
 

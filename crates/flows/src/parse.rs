@@ -53,6 +53,7 @@ pub const SUPPORTED: &[&str] = &[
     "evalScript",
     "assertTrue",
     "setPermissions",
+    "addMedia",
 ];
 
 /// Maestro's `action: X` and the bare command each is.
@@ -73,7 +74,6 @@ const REFUSED: &[(&str, &str)] = &[
         "AI assertions need Maestro's cloud",
     ),
     ("extractTextWithAI", "AI commands need Maestro's cloud"),
-    ("addMedia", "adding media is not supported"),
     ("setAirplaneMode", "airplane mode is not supported"),
     ("toggleAirplaneMode", "airplane mode is not supported"),
 ];
@@ -130,6 +130,15 @@ pub trait Loader {
     /// The text of `path`, resolved against `from` (the file naming it), and the resolved
     /// name; an error message when it cannot be read or is not allowed.
     fn load(&self, from: &str, path: &str) -> Result<(String, String), String>;
+
+    /// The bytes of the photo or video `path` (`addMedia`), resolved as [`Loader::load`]
+    /// resolves a file, and the resolved name.
+    fn load_bytes(&self, from: &str, path: &str) -> Result<(Vec<u8>, String), String> {
+        let _ = from;
+        Err(format!(
+            "`{path}`: a posted flow's media are given in `media`; none were"
+        ))
+    }
 }
 
 /// A loader for posted text: it has no folder, so `runFlow: file` is refused.
@@ -429,6 +438,7 @@ impl P<'_> {
                 // problem, not the command's.
                 let supported = e.starts_with("the sub-flow")
                     || e.starts_with("the script")
+                    || e.starts_with("the media file")
                     || e.starts_with("`runFlow` cycle")
                     || self.budget.spent();
                 self.out
@@ -458,6 +468,7 @@ impl P<'_> {
             ),
             "retry" => self.retry(file, a.ok_or("needs `commands` or `file`")?, depth),
             "runScript" => self.run_script(file, a.ok_or("needs a file")?),
+            "addMedia" => self.add_media(file, a.ok_or("needs the files to add")?),
             _ => self.plain(name, a),
         }
     }
@@ -783,6 +794,35 @@ impl P<'_> {
             env,
             when,
         })
+    }
+
+    /// `addMedia`: a file or a list of them (photos and videos), each read through the loader
+    /// and kept with the step.
+    fn add_media(&mut self, file: &str, a: &Node) -> R<Command> {
+        let paths = match a.seq() {
+            Some(items) => items
+                .iter()
+                .map(|i| scalar(i).ok_or("`addMedia` lists file paths"))
+                .collect::<Result<Vec<_>, _>>()?,
+            None => vec![scalar(a).ok_or("`addMedia` takes a file path or a list of them")?],
+        };
+        if paths.is_empty() {
+            return Err("`addMedia` needs at least one file".into());
+        }
+        let mut media = vec![];
+        for path in paths {
+            if path.contains("${") {
+                return Err(format!(
+                    "the media path `{path}` uses a variable; it must be known before the run"
+                ));
+            }
+            let (bytes, name) = self
+                .loader
+                .load_bytes(file, &path)
+                .map_err(|e| e.replacen("the sub-flow", "the media file", 1))?;
+            media.push(Media { name, bytes });
+        }
+        Ok(Command::AddMedia(media))
     }
 
     /// Loads and parses a sub-flow file; its header's `env` is kept as a leading scope.
@@ -1279,13 +1319,21 @@ mod tests {
 - assertTrue: {condition: "${output.x == 1}", label: x is set}
 - setPermissions: {permissions: {camera: allow, all: deny}}
 - action: back
+- addMedia: [media/cat.png, media/clip.mp4]
 "#;
         let scripts = files([("setup.js".to_string(), "output.go = true".to_string())]);
-        let p = parse_flow(
-            "t.yaml",
-            text,
-            &super::super::load::Posted { files: &scripts },
-        );
+        let media = [
+            ("media/cat.png", b"png".to_vec()),
+            ("media/clip.mp4", b"mp4".to_vec()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let posted = super::super::load::Posted {
+            files: &scripts,
+            media: &media,
+        };
+        let p = parse_flow("t.yaml", text, &posted);
         assert!(p.refusals.is_empty(), "{:?}", p.refusals);
         let names: Vec<&str> = p.flow.steps.iter().map(|s| s.name).collect();
         for s in SUPPORTED {
@@ -1416,6 +1464,8 @@ mod tests {
             ("- evalScript: \"\"\n", "needs JavaScript"),
             ("- assertTrue\n", "needs a condition"),
             ("- action: fly\n", "not one of Maestro's: back"),
+            ("- addMedia: [cat.png]\n", "media are given in `media`"),
+            ("- addMedia: []\n", "at least one file"),
             ("- {tapOn: a, back: b}\n", "one key"),
         ] {
             let p = parse(text);
@@ -1469,12 +1519,12 @@ mod tests {
         fn nesting_across_files() {
             // The top flow is level 0 and `f16.yaml` level 16: the deepest allowed.
             let ok = chain(MAX_NESTING);
-            let p = parse_flow("top.yaml", "- runFlow: f1.yaml\n", &Posted { files: &ok });
+            let p = parse_flow("top.yaml", "- runFlow: f1.yaml\n", &Posted::new(&ok));
             assert!(p.refusals.is_empty(), "{:?}", p.refusals);
             assert_eq!(all_steps(&p.flow.steps), MAX_NESTING + 1);
             // One file more is refused where the chain goes too deep, file and line.
             let long = chain(300);
-            let p = parse_flow("top.yaml", "- runFlow: f1.yaml\n", &Posted { files: &long });
+            let p = parse_flow("top.yaml", "- runFlow: f1.yaml\n", &Posted::new(&long));
             assert_eq!(p.refusals.len(), 1, "{:?}", p.refusals);
             let r = p.refusals[0].to_string();
             assert!(
@@ -1491,7 +1541,7 @@ mod tests {
                 );
                 (format!("r{i}.yaml"), text)
             }));
-            let p = parse_flow("top.yaml", "- runFlow: r1.yaml\n", &Posted { files: &both });
+            let p = parse_flow("top.yaml", "- runFlow: r1.yaml\n", &Posted::new(&both));
             let r = p.refusals[0].to_string();
             assert!(
                 r.starts_with("r8.yaml:5: `runFlow`") && r.contains("nest deeper"),
@@ -1513,7 +1563,7 @@ mod tests {
             }
             named.insert(format!("d{last}.yaml"), format!("- tapOn: {sel}\n"));
             let top = "- repeat:\n    times: 1\n    commands:\n      - runFlow: d0.yaml\n";
-            let p = parse_flow("top.yaml", top, &Posted { files: &named });
+            let p = parse_flow("top.yaml", top, &Posted::new(&named));
             assert!(p.refusals.is_empty(), "{:?}", p.refusals);
             assert_eq!(all_steps(&p.flow.steps), MAX_NESTING + 1);
         }
@@ -1533,7 +1583,7 @@ mod tests {
             (format!("f{i}.yaml"), text)
         }));
         let top = "appId: x\n---\n- runFlow: f1.yaml\n- runFlow: f1.yaml\n";
-        let p = parse_flow("top.yaml", top, &Posted { files: &fan });
+        let p = parse_flow("top.yaml", top, &Posted::new(&fan));
         assert_eq!(p.refusals.len(), 1, "{:?}", p.refusals);
         let r = p.refusals[0].to_string();
         assert!(
@@ -1575,7 +1625,7 @@ mod tests {
         let big = format!("- inputText: \"{}\"\n", "x".repeat(600 * 1024));
         let named = files([("big.yaml".to_string(), big)]);
         let top = "- runFlow: big.yaml\n".repeat(40);
-        let p = parse_flow("top.yaml", &top, &Posted { files: &named });
+        let p = parse_flow("top.yaml", &top, &Posted::new(&named));
         assert_eq!(p.refusals.len(), 1, "{:?}", p.refusals);
         let r = p.refusals[0].to_string();
         assert!(
@@ -1590,7 +1640,7 @@ mod tests {
         );
         let named = files([("wide.yaml".to_string(), wide)]);
         let top = "- runFlow: wide.yaml\n".repeat(10);
-        let p = parse_flow("top.yaml", &top, &Posted { files: &named });
+        let p = parse_flow("top.yaml", &top, &Posted::new(&named));
         let r = p.refusals[0].to_string();
         assert!(
             r.starts_with("top.yaml:6: `runFlow`") && r.contains("YAML nodes"),
@@ -1605,7 +1655,7 @@ mod tests {
         let p = parse_flow(
             "top.yaml",
             &"- runFlow: bad.yaml\n".repeat(5),
-            &Posted { files: &named },
+            &Posted::new(&named),
         );
         assert_eq!(p.refusals.len(), 1, "{:?}", p.refusals);
         assert!(p.refusals[0]

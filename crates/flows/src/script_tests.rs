@@ -88,3 +88,42 @@ async fn a_script_file_runs_with_its_env_and_a_throw_fails_its_step() {
     // No device operation but the failure's own files (its tree and log).
     assert_eq!(host.ops(), vec![Op::Snapshot, Op::TailLogs]);
 }
+
+#[tokio::test]
+async fn added_media_reach_the_host_with_their_bytes_in_order() {
+    let media = [
+        ("assets/a.png", b"A".to_vec()),
+        ("assets/b.mp4", b"BB".to_vec()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let flow = "appId: com.x\n---\n- addMedia:\n    - ../assets/a.png\n    - ../assets/b.mp4\n";
+    let parsed =
+        crate::load::parse_posted_media("flows/f.yaml", flow, &Default::default(), &media, &[]);
+    assert!(parsed.refusals.is_empty(), "{:?}", parsed.refusals);
+    let host = Fake::default();
+    let result = Runner::new(&host, vec![], Duration::from_secs(60))
+        .run(&parsed.flow)
+        .await;
+    assert!(result.success, "{:?}", result.steps);
+    let kept = host.kept.lock().unwrap().clone();
+    assert_eq!(
+        kept,
+        vec![
+            ("media:assets/a.png".to_string(), b"A".to_vec()),
+            ("media:assets/b.mp4".to_string(), b"BB".to_vec())
+        ]
+    );
+    // A path that climbs out of the posted folder is refused before the run.
+    let out = "- addMedia: ../../etc/passwd.png\n";
+    let parsed =
+        crate::load::parse_posted_media("flows/f.yaml", out, &Default::default(), &media, &[]);
+    assert!(
+        parsed.refusals[0]
+            .message
+            .contains("outside the flow's folder"),
+        "{:?}",
+        parsed.refusals
+    );
+}

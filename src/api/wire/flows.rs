@@ -41,7 +41,14 @@ pub struct FlowRunRequest {
     /// Hosts the flow's scripts may send HTTP requests to (`host`, `host:port`, `*`).
     #[serde(default)]
     pub allow_http: Vec<String>,
+    /// Photos and videos for `addMedia`, base64, by path relative to `file`'s folder.
+    #[serde(default)]
+    pub media: BTreeMap<String, String>,
 }
+
+/// Largest body of a flow run: its text, sub-flows and scripts, and the media it adds in
+/// base64 (each file at most 32 MiB).
+pub const FLOW_BODY_LIMIT: usize = 48 * 1024 * 1024;
 
 /// Most files a posted suite holds (its flows, their sub-flows and its `config.yaml`).
 pub const MAX_SUITE_FILES: usize = 2000;

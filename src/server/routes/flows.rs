@@ -56,12 +56,16 @@ pub async fn flow_test(s: AppState, r: FlowTestRequest) -> Result<Json<SuiteResu
             continue;
         }
         let text = r.files.get(&f.file).map(String::as_str).unwrap_or_default();
+        let posted = Posted {
+            file: &f.file,
+            yaml: text,
+            files: &r.files,
+            media: &Default::default(),
+        };
         let outcome = match check_flow(
             &s,
             r.udid.clone(),
-            &f.file,
-            text,
-            &r.files,
+            posted,
             env.clone(),
             &r.allow_http,
             timeout,
@@ -193,16 +197,14 @@ fn checked(s: &AppState, r: FlowRunRequest) -> Result<CheckedRun> {
     let timeout = run_timeout(r.timeout_ms)?;
     let env: Vec<(String, String)> = r.env.into_iter().collect();
     let file = r.file.unwrap_or_else(|| "flow.yaml".to_string());
-    check_flow(
-        s,
-        r.udid,
-        &file,
-        &r.yaml,
-        &r.files,
-        env,
-        &r.allow_http,
-        timeout,
-    )
+    let media = decoded_media(&r.media)?;
+    let posted = Posted {
+        file: &file,
+        yaml: &r.yaml,
+        files: &r.files,
+        media: &media,
+    };
+    check_flow(s, r.udid, posted, env, &r.allow_http, timeout)
 }
 
 /// A run's time limit: `timeout_ms`, 1 to [`MAX_RUN_MS`] (default [`DEFAULT_RUN_MS`]).
@@ -215,20 +217,45 @@ fn run_timeout(timeout_ms: Option<u64>) -> Result<Duration> {
     }
 }
 
-/// Checks one flow (`file`, its text, its sub-flows in `files`) whole before any device
-/// command, and the hosts its scripts may reach (`allow_http`, and its env's).
-#[allow(clippy::too_many_arguments)]
+/// A posted flow: its name, its text, the sub-flow and script files and the media it names.
+struct Posted<'a> {
+    file: &'a str,
+    yaml: &'a str,
+    files: &'a std::collections::BTreeMap<String, String>,
+    media: &'a std::collections::BTreeMap<String, Vec<u8>>,
+}
+
+/// The request's `media`, decoded from base64.
+fn decoded_media(
+    media: &std::collections::BTreeMap<String, String>,
+) -> Result<std::collections::BTreeMap<String, Vec<u8>>> {
+    use base64::Engine;
+    media
+        .iter()
+        .map(|(k, v)| {
+            base64::engine::general_purpose::STANDARD
+                .decode(v.trim())
+                .map(|b| (k.clone(), b))
+                .map_err(|e| {
+                    Error::validation(format!("`media`: `{k}` is not base64: {e}"))
+                        .with_hint("each media file's bytes in standard base64")
+                })
+        })
+        .collect()
+}
+
+/// Checks one posted flow whole before any device command, and the hosts its scripts may
+/// reach (`allow_http`, and its env's).
 fn check_flow(
     s: &AppState,
     udid: Option<String>,
-    file: &str,
-    yaml: &str,
-    files: &std::collections::BTreeMap<String, String>,
+    posted: Posted<'_>,
     env: Vec<(String, String)>,
     allow_http: &[String],
     timeout: Duration,
 ) -> Result<CheckedRun> {
-    let parsed = load::parse_posted(file, yaml, files, &env);
+    let parsed =
+        load::parse_posted_media(posted.file, posted.yaml, posted.files, posted.media, &env);
     if let Some(first) = parsed.refusals.first() {
         let more = match parsed.refusals.len() {
             1 => String::new(),

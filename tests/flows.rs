@@ -116,7 +116,7 @@ fn bad_input_is_refused_quickly_before_any_device_command() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(parse::SUPPORTED.len(), 40);
+    assert_eq!(parse::SUPPORTED.len(), 42);
 }
 
 /// The demo's login, as a Maestro flow.
@@ -315,6 +315,8 @@ const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
 - stopRecording
 - setOrientation: LANDSCAPE_LEFT
 - setOrientation: PORTRAIT
+- setAirplaneMode: enabled
+- toggleAirplaneMode
 - openLink: https://example.com
 - stopApp
 - killApp
@@ -341,7 +343,8 @@ async fn every_supported_command_runs_on_the_demo() {
 
     let h = start_device();
     let app = app_for(&h);
-    let files = serde_json::json!({"scripts/check.js": "output.checked = maestro.platform == 'android'"});
+    let files =
+        serde_json::json!({"scripts/check.js": "output.checked = maestro.platform == 'android'"});
     let body = serde_json::json!({"yaml": EVERY_COMMAND, "file": "every.yaml", "files": files});
     let r = run_green(&app, &body).await;
     let steps = r["steps"].as_array().expect("steps");
@@ -409,6 +412,17 @@ async fn every_supported_command_runs_on_the_demo() {
         "{rotations:?}"
     );
     assert_eq!(state["running"], false, "{state}");
+    // Airplane mode turned on, then toggled back off, by the connectivity service.
+    assert_eq!(state["airplane_mode"], false, "{state}");
+    let airplane: Vec<Vec<String>> = argvs_with(&h, "cmd")
+        .into_iter()
+        .filter(|a| a.get(2).map(String::as_str) == Some("airplane-mode"))
+        .collect();
+    let verbs: Vec<&str> = airplane
+        .iter()
+        .filter_map(|a| a.get(3).map(String::as_str))
+        .collect();
+    assert_eq!(verbs, ["enable", "disable"], "{airplane:?}");
     // `doubleTapOn`: two taps at one point, right after `longPressOn`'s press there.
     let taps: Vec<&Vec<String>> = inputs.iter().filter(|a| a[1] == "tap").collect();
     assert!(

@@ -1131,6 +1131,20 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             1,
             "UNSUPPORTED_ON_PLATFORM",
         ),
+        // Airplane mode on, toggled back off (the device's `cmd connectivity`), a bad value.
+        case(
+            "set_airplane_mode",
+            &["airplane-mode", "true"],
+            0,
+            "airplane mode on",
+        ),
+        case("set_airplane_mode", &["airplane-mode"], 0, "airplane mode off"),
+        case(
+            "set_airplane_mode",
+            &["airplane-mode", "yes"],
+            2,
+            "expected a boolean",
+        ),
         case(
             "multi_touch",
             &[

@@ -1,4 +1,4 @@
-//! Device features — clipboard, orientation, Android intents — through the real adb and the
+//! Device features — clipboard, orientation, Android intents, airplane mode — through the real adb and the
 //! virtual device (its journal holds the argv its shell parsed, so quoting is checked where it
 //! matters), through a fake `xcrun` for the Simulator (argv only: no recorded pbpaste output
 //! exists), and the 501 answers of platforms that lack a feature.
@@ -858,6 +858,76 @@ async fn biometrics_are_notifyutil_on_a_simulator_and_501_on_a_phone() {
     assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
     assert!(body["error"]["hint"].as_str().unwrap().contains("emulator"));
     assert!(services_since(&h, mark).is_empty());
+}
+
+/// Airplane mode through the connectivity service's shell command: set on, read back (the
+/// answer, the device's setting), toggled off; bad bodies refused before the device is asked;
+/// a Simulator has none (501 naming the capability).
+#[tokio::test]
+async fn airplane_mode_is_cmd_connectivity_on_android_and_501_on_a_simulator() {
+    const PATH: &str = "/api/v1/device/airplane-mode";
+    let h = start_device();
+    let app = app_for(&h);
+    call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(h.state()["airplane_mode"], false);
+
+    let mark = journal_mark(&h);
+    let (status, body) = call(&app, post(PATH, json!({"enabled": true}))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["success"], true);
+    assert_eq!(body["enabled"], true, "{body}");
+    assert!(body.get("note").is_none(), "{body}");
+    assert_eq!(body["device"]["udid"], h.serial.as_str());
+    assert_eq!(h.state()["airplane_mode"], true);
+    // Set, then read back: two round trips, the service's own words.
+    let services = services_since(&h, mark);
+    assert_eq!(services.len(), 2, "{services:?}");
+    assert!(services[0].ends_with("cmd connectivity airplane-mode enable 2>&1"));
+    assert!(services[1].ends_with("cmd connectivity airplane-mode 2>&1"));
+    let setting = h.adb(&["shell", "settings", "get", "global", "airplane_mode_on"]);
+    assert_eq!(setting.stdout_text(), "1\n");
+
+    // Asked again: it stays on. Then a toggle turns it off (read, set, read back).
+    let (status, body) = call(&app, post(PATH, json!({"enabled": true}))).await;
+    assert_eq!((status, &body["enabled"]), (StatusCode::OK, &json!(true)));
+    let mark = journal_mark(&h);
+    let (status, body) = call(&app, post(PATH, json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["enabled"], false, "{body}");
+    assert_eq!(h.state()["airplane_mode"], false);
+    let services = services_since(&h, mark);
+    assert_eq!(services.len(), 3, "{services:?}");
+    assert!(services[1].ends_with("cmd connectivity airplane-mode disable 2>&1"));
+
+    // Bad bodies, refused before anything reaches the device: a value of the wrong type does
+    // not fit the schema (400 BAD_REQUEST, as on every route); an unknown field is named, with
+    // the fields allowed (400 VALIDATION_FAILED).
+    let mark = journal_mark(&h);
+    for (bad, code) in [
+        (json!({"enabled": "yes"}), "BAD_REQUEST"),
+        (json!({"enabled": 1}), "BAD_REQUEST"),
+        (json!({"enabled": true, "mode": "on"}), "VALIDATION_FAILED"),
+    ] {
+        let (status, body) = call(&app, post(PATH, bad.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+        assert_eq!(error_code(&body), code, "{bad}: {body}");
+    }
+    assert!(services_since(&h, mark).is_empty());
+
+    // An iOS Simulator has no airplane mode: 501 naming the capability, nothing run.
+    let fakes = FakeTools::new();
+    let xcrun = fake_xcrun(
+        &fakes,
+        "ios_simctl/simctl_list_devices_json_xcode15_ios15.5-17.5_with_lastBootedAt.json",
+    );
+    let app = app_with(toolbox(&[(Tool::Xcrun, &xcrun)]), loopback_policy());
+    let (status, body) = call(&app, post(PATH, json!({"enabled": true}))).await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    assert_eq!(error_code(&body), "UNSUPPORTED_ON_PLATFORM");
+    assert_eq!(body["error"]["details"]["capability"], "airplane_mode");
+    let hint = body["error"]["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("iOS Simulator has none"), "{body}");
+    assert!(calls_except_list(&fakes, "xcrun").is_empty());
 }
 
 #[tokio::test]

@@ -116,7 +116,7 @@ fn bad_input_is_refused_quickly_before_any_device_command() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(parse::SUPPORTED.len(), 41);
+    assert_eq!(parse::SUPPORTED.len(), 43);
 }
 
 /// The demo's login, as a Maestro flow.
@@ -316,6 +316,8 @@ const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
 - stopRecording
 - setOrientation: LANDSCAPE_LEFT
 - setOrientation: PORTRAIT
+- setAirplaneMode: enabled
+- toggleAirplaneMode
 - openLink: https://example.com
 - stopApp
 - killApp
@@ -419,6 +421,17 @@ async fn every_supported_command_runs_on_the_demo() {
     // `addMedia`: the photo reached the device's gallery under its own name.
     let journal = serde_json::to_string(&h.journal()).unwrap_or_default();
     assert!(journal.contains("cat.png"), "no cat.png on the device");
+    // Airplane mode turned on, then toggled back off, by the connectivity service.
+    assert_eq!(state["airplane_mode"], false, "{state}");
+    let airplane: Vec<Vec<String>> = argvs_with(&h, "cmd")
+        .into_iter()
+        .filter(|a| a.get(2).map(String::as_str) == Some("airplane-mode"))
+        .collect();
+    let verbs: Vec<&str> = airplane
+        .iter()
+        .filter_map(|a| a.get(3).map(String::as_str))
+        .collect();
+    assert_eq!(verbs, ["enable", "disable"], "{airplane:?}");
     // `doubleTapOn`: two taps at one point, right after `longPressOn`'s press there.
     let taps: Vec<&Vec<String>> = inputs.iter().filter(|a| a[1] == "tap").collect();
     assert!(

@@ -374,6 +374,65 @@ fn app_lifecycle_and_system_stand_ins() {
         .contains("package:android\n"));
 }
 
+/// `cmd connectivity airplane-mode` as Android 11+ has it, kept in the setting
+/// `global airplane_mode_on` that `settings` reads; the shell's `AIRPLANE_MODE` broadcast
+/// (the old way) is refused, as on Android 7+.
+#[test]
+fn airplane_mode_through_the_connectivity_service() {
+    let vd = start();
+    let air = |args: &[&str]| {
+        let mut argv = vec!["shell", "cmd", "connectivity", "airplane-mode"];
+        argv.extend_from_slice(args);
+        vd.adb(&argv)
+    };
+    let setting = || {
+        vd.adb(&["shell", "settings", "get", "global", "airplane_mode_on"])
+            .stdout_text()
+    };
+    assert_eq!(air(&[]).stdout_text(), "disabled\n");
+    assert_eq!(setting(), "0\n");
+    let on = air(&["enable"]);
+    assert!(on.success() && on.stdout_text().is_empty(), "{}", said(&on));
+    assert_eq!(air(&[]).stdout_text(), "enabled\n");
+    assert_eq!(setting(), "1\n");
+    assert_eq!(vd.state()["airplane_mode"], true);
+    vd.adb(&[
+        "shell",
+        "settings",
+        "put",
+        "global",
+        "airplane_mode_on",
+        "0",
+    ]);
+    assert_eq!(air(&[]).stdout_text(), "disabled\n");
+    let wrong = air(&["on"]);
+    assert!(!wrong.success(), "{}", said(&wrong));
+    assert!(said(&wrong).contains("airplane-mode [enable|disable]"));
+    let unknown = vd.adb(&["shell", "cmd", "connectivity", "fly"]);
+    assert!(said(&unknown).contains("Unknown command: fly"));
+    assert!(vd
+        .adb(&["shell", "cmd", "-l"])
+        .stdout_text()
+        .contains("  connectivity\n"));
+    let bc = vd.adb(&[
+        "shell",
+        "am",
+        "broadcast",
+        "-a",
+        "android.intent.action.AIRPLANE_MODE",
+        "--ez",
+        "state",
+        "true",
+    ]);
+    assert!(!bc.success());
+    assert!(
+        said(&bc).contains("SecurityException: Permission Denial"),
+        "{}",
+        said(&bc)
+    );
+    assert_eq!(vd.state()["airplane_mode"], false);
+}
+
 #[test]
 fn fault_failing_dumps() {
     let vd = start();

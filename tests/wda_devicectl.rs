@@ -728,6 +728,10 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             p("/api/v1/device/biometric", json!({"action": "match"})),
         ),
         (
+            "set_airplane_mode",
+            p("/api/v1/device/airplane-mode", json!({"enabled": true})),
+        ),
+        (
             "push_file",
             p(
                 "/api/v1/device/files/push",
@@ -956,6 +960,7 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "list_notifications",
             "add_media",
             "biometric",
+            "set_airplane_mode",
             // A physical iPhone's log and network: not yet.
             "tail_logs",
             "stream_logs",

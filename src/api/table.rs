@@ -803,6 +803,16 @@ fn device_features() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<BiometricRequest>()
             .json::<SettingDone>(render::devices::done),
+        op(Post, Op::SetAirplaneMode, "/api/v1/device/airplane-mode", "system", "Turn airplane mode on or off (without `enabled`: toggle it).")
+            .cli("airplane-mode [ENABLED]", &["airplane-mode", "true"])
+            .describe("Android: `cmd connectivity airplane-mode enable|disable` (Android 11+), then read back; where \
+                       the OS has no such command, the setting `global airplane_mode_on` and the \
+                       `AIRPLANE_MODE` broadcast, which Android 7+ refuses from the shell without root: \
+                       then `note` says the radios may not have followed. The answer's `enabled` is the mode \
+                       read back after the change. iOS Simulator: 501 (it has no airplane mode); iPhone: 501.")
+            .errors(DEVICE)
+            .body::<AirplaneModeRequest>()
+            .json::<AirplaneModeDone>(render::features::airplane_mode),
     ]
 }
 

@@ -1,5 +1,5 @@
-//! Device features beyond the screen: the clipboard, the screen's orientation and Android
-//! intents. Each resolves the device as the other operations do (changes make a named
+//! Device features beyond the screen: the clipboard, the screen's orientation, Android
+//! intents and airplane mode. Each resolves the device as the other operations do (changes make a named
 //! device the active one, reads do not), checks the request before anything reaches the
 //! device, runs under the device's command lock, and marks the kept snapshot stale after a
 //! change that can move the screen (rotation, intents).
@@ -15,6 +15,16 @@ use super::DeviceController;
 
 /// Longest clipboard text accepted.
 pub const MAX_CLIPBOARD: usize = 64 * 1024;
+
+/// Airplane mode after a change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AirplaneNow {
+    pub device: Device,
+    /// Whether it is on, read back after the change.
+    pub enabled: bool,
+    /// What the device may not have done (an old Android's radios not told).
+    pub note: Option<String>,
+}
 
 /// The screen's orientation as answered.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,6 +122,44 @@ impl DeviceController {
             .await?;
         on.slot.touch();
         Ok(on.into_device())
+    }
+
+    /// Turns airplane mode on or off (`enabled`), or (`None`) the other way from how it is,
+    /// then reads it back: the answer is the mode the device reports after the change.
+    pub async fn airplane_mode(
+        &self,
+        udid: Option<&str>,
+        enabled: Option<bool>,
+    ) -> Result<AirplaneNow> {
+        let on = self.reach_held(udid, Reach::Act).await?;
+        let air = on.cap(concern::AirplaneMode)?;
+        let want = match enabled {
+            Some(e) => e,
+            None => !air.airplane_mode(&on.device).await?,
+        };
+        let note = air.set_airplane_mode(&on.device, want).await;
+        // The status bar shows the change: the kept snapshot is stale.
+        on.slot.touch();
+        let note = note?;
+        let now = air.airplane_mode(&on.device).await?;
+        if now != want {
+            let say = |on: bool| if on { "on" } else { "off" };
+            return Err(Error::new(
+                ErrorCode::CommandFailed,
+                format!(
+                    "airplane mode is still {} on `{}` after turning it {}",
+                    say(now),
+                    on.device.udid,
+                    say(want)
+                ),
+            )
+            .with_hint("switch it in the device's Quick Settings; some builds let only the system change it"));
+        }
+        Ok(AirplaneNow {
+            device: on.into_device(),
+            enabled: now,
+            note,
+        })
     }
 
     /// Starts an activity with an intent, or broadcasts it.

@@ -53,6 +53,8 @@ pub enum Capability {
     Erase,
     /// Overriding the status bar.
     StatusBar,
+    /// Reading and switching airplane mode.
+    AirplaneMode,
     /// Pointing the device at the recording proxy.
     NetworkCapture,
     /// The device's log and crashes.
@@ -63,7 +65,7 @@ pub enum Capability {
 
 impl Capability {
     /// Every capability, in the order they are listed.
-    pub const ALL: [Capability; 23] = [
+    pub const ALL: [Capability; 24] = [
         Capability::Lifecycle,
         Capability::Connect,
         Capability::Apps,
@@ -84,6 +86,7 @@ impl Capability {
         Capability::Intents,
         Capability::Erase,
         Capability::StatusBar,
+        Capability::AirplaneMode,
         Capability::NetworkCapture,
         Capability::Logs,
         Capability::Perf,
@@ -113,6 +116,7 @@ impl Capability {
             Intents => "intents",
             Erase => "erase",
             StatusBar => "status_bar",
+            AirplaneMode => "airplane_mode",
             NetworkCapture => "network_capture",
             Logs => "logs",
             Perf => "perf",
@@ -144,6 +148,7 @@ impl Capability {
             Intents => "Android intents",
             Erase => "erasing the device",
             StatusBar => "overriding the status bar",
+            AirplaneMode => "airplane mode",
             NetworkCapture => "network capture",
             Logs => "reading the device's logs and crashes",
             Perf => "reading an app's performance",
@@ -175,6 +180,9 @@ impl Capability {
                 )
             }
             Erase | StatusBar => "iOS Simulators are erased and have their status bar overridden (xcrun simctl)",
+            AirplaneMode => "airplane mode is switched on Android devices (cmd connectivity \
+                 airplane-mode); an iOS Simulator has none (it shares the Mac's network), and a \
+                 physical iPhone's is switched on the phone (Control Center)",
             NetworkCapture => "network capture points Android devices (adb) and iOS Simulators (the Mac's proxy) at the recording proxy",
             Logs => "logs are read from Android devices (adb logcat) and iOS Simulators (simctl log stream); \
                  physical iPhones are not supported yet: use Console.app or `idevicesyslog`",

@@ -1,4 +1,5 @@
-//! Text of the device features' answers: the clipboard, the orientation, an intent.
+//! Text of the device features' answers: the clipboard, the orientation, an intent, files,
+//! notifications, media, airplane mode.
 
 use serde_json::Value;
 
@@ -82,6 +83,18 @@ pub fn media(v: &Value) -> String {
     )
 }
 
+/// `set_airplane_mode`: `airplane mode on`, and the note on a line of its own.
+pub fn airplane_mode(v: &Value) -> String {
+    let mut line = format!(
+        "airplane mode {}",
+        if v["enabled"] == true { "on" } else { "off" }
+    );
+    if let Some(n) = v["note"].as_str() {
+        line += &format!("\n  note: {n}");
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,6 +114,14 @@ mod tests {
                            "output": "Status: ok"})
             ),
             "start ok · a/.B\n  Status: ok"
+        );
+        assert_eq!(
+            airplane_mode(&json!({"success": true, "enabled": true})),
+            "airplane mode on"
+        );
+        assert_eq!(
+            airplane_mode(&json!({"success": true, "enabled": false, "note": "radios not told"})),
+            "airplane mode off\n  note: radios not told"
         );
     }
 }

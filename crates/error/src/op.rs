@@ -112,6 +112,7 @@ ops! {
     PostNotification = "post_notification",
     ListNotifications = "list_notifications",
     Biometric = "biometric",
+    SetAirplaneMode = "set_airplane_mode",
     ProxyStart = "proxy_start",
     ProxyStop = "proxy_stop",
     ProxyStatus = "proxy_status",

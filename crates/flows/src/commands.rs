@@ -58,6 +58,17 @@ fn permission_calls(app: &str, permissions: &[(String, String)]) -> Vec<OpCall> 
         .collect()
 }
 
+/// Whether one of Maestro's `setAirplaneMode` values turns airplane mode on.
+pub(crate) fn maestro_airplane(v: &str) -> Result<bool, String> {
+    match v.trim() {
+        "enabled" => Ok(true),
+        "disabled" => Ok(false),
+        other => Err(format!(
+            "`{other}` is not an airplane mode: enabled or disabled"
+        )),
+    }
+}
+
 pub(crate) fn maestro_orientation(o: &str) -> Result<&'static str, String> {
     Ok(match o.trim() {
         "PORTRAIT" => "portrait",
@@ -76,6 +87,16 @@ pub(crate) fn maestro_orientation(o: &str) -> Result<&'static str, String> {
 impl<H: Host> Runner<H> {
     /// Runs a command that holds no steps; `Ok(Some(why))` when it was skipped.
     pub(super) async fn command(&mut self, step: &Step) -> R<Option<String>> {
+        // iOS has no airplane mode; Maestro passes these steps there without effect.
+        let airplane = matches!(
+            step.command,
+            Command::SetAirplaneMode(_) | Command::ToggleAirplaneMode
+        );
+        if airplane && self.host.platform() == "ios" {
+            return Ok(Some(
+                "skipped: iOS has no airplane mode (Maestro passes the step without effect)".into(),
+            ));
+        }
         if let Some(calls) = self.operation_calls(&step.command)? {
             for c in calls {
                 self.op(c.op, c.args).await?;
@@ -262,6 +283,11 @@ impl<H: Host> Runner<H> {
                     json!({ "orientation": orientation }),
                 )]
             }
+            Command::SetAirplaneMode(v) => {
+                let enabled = maestro_airplane(&self.fill(v)?)?;
+                vec![call(Op::SetAirplaneMode, json!({ "enabled": enabled }))]
+            }
+            Command::ToggleAirplaneMode => vec![call(Op::SetAirplaneMode, json!({}))],
             Command::EraseText(n) => {
                 let n = match n {
                     None => ERASE_DEFAULT,
@@ -527,6 +553,8 @@ mod tests {
             - stopApp\n- killApp\n- clearState\n- inputText: hi ${USER}\n- pasteText\n\
             - eraseText: 3\n- pressKey: Enter\n- back\n- hideKeyboard\n- scroll\n\
             - openLink: https://example.com\n- setLocation: { latitude: 48.85, longitude: 2.35 }\n\
+            - setAirplaneMode: enabled\n- setAirplaneMode: { value: disabled, label: off }\n\
+            - toggleAirplaneMode\n\
             - setPermissions: { appId: other.app, permissions: { location: unset } }\n\
             - clearKeychain\n";
         let parsed = crate::load::parse_text(flow, &[("USER".into(), "alice".into())]);
@@ -572,6 +600,20 @@ mod tests {
             Op::SetLocation,
             json!({"latitude": 48.85, "longitude": 2.35})
         )));
+        let airplane: Vec<&Value> = seen
+            .iter()
+            .filter(|(op, _)| *op == Op::SetAirplaneMode)
+            .map(|(_, args)| args)
+            .collect();
+        assert_eq!(
+            airplane,
+            [
+                &json!({"enabled": true}),
+                &json!({"enabled": false}),
+                &json!({})
+            ],
+            "enabled, disabled, then a toggle"
+        );
         assert_eq!(seen.last(), Some(&(Op::ResetKeychain, json!({}))));
         assert_eq!(
             seen[seen.len() - 2..][0..1].first(),
@@ -581,6 +623,61 @@ mod tests {
             ))
         );
         assert!(host.ops().is_empty(), "making rows calls nothing");
+    }
+
+    /// `setAirplaneMode`'s value may come from a variable, checked when the step runs; on
+    /// iOS, which has none, both commands are skipped as Maestro passes them.
+    #[tokio::test]
+    async fn airplane_mode_takes_variables_and_is_skipped_on_ios() {
+        let flow = "appId: com.x\n---\n- setAirplaneMode: ${AIR}\n- toggleAirplaneMode\n";
+        let env = vec![("AIR".into(), "enabled".into())];
+        let parsed = crate::load::parse_text(flow, &env);
+        assert!(parsed.refusals.is_empty(), "{:?}", parsed.refusals);
+        let host = Fake::default();
+        let result = Runner::new(&host, env, Duration::from_secs(60))
+            .run(&parsed.flow)
+            .await;
+        assert!(result.success, "{:?}", result.steps);
+        let calls = host.calls.lock().unwrap().clone();
+        assert_eq!(
+            calls,
+            [
+                (Op::SetAirplaneMode, json!({"enabled": true})),
+                (Op::SetAirplaneMode, json!({}))
+            ]
+        );
+
+        let wrong = vec![("AIR".into(), "on".into())];
+        let host = Fake::default();
+        let result = Runner::new(&host, wrong, Duration::from_secs(60))
+            .run(&parsed.flow)
+            .await;
+        assert!(!result.success);
+        let error = result.steps[0].error.clone().unwrap_or_default();
+        assert!(error.contains("`on` is not an airplane mode"), "{error}");
+        // (The failure's files were read: a snapshot, the log.)
+        assert!(
+            !host.ops().contains(&Op::SetAirplaneMode),
+            "{:?}",
+            host.ops()
+        );
+
+        let host = Fake {
+            ios: true,
+            ..Fake::default()
+        };
+        let env = vec![("AIR".into(), "enabled".into())];
+        let result = Runner::new(&host, env, Duration::from_secs(60))
+            .run(&parsed.flow)
+            .await;
+        assert!(result.success, "{:?}", result.steps);
+        use crate::wire::FlowStepStatus::Skipped;
+        assert!(
+            result.steps.iter().all(|s| s.status == Skipped),
+            "{:?}",
+            result.steps
+        );
+        assert!(host.ops().is_empty(), "{:?}", host.ops());
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub(crate) struct Fake {
     pub values: Mutex<Vec<(String, String)>>,
     /// Each script evaluated, in order.
     pub scripts: Mutex<Vec<Script>>,
+    /// The device is an iPhone or a Simulator (else Android).
+    pub ios: bool,
 }
 
 impl Fake {
@@ -73,7 +75,11 @@ impl Host for &Fake {
     }
 
     fn platform(&self) -> &str {
-        "android"
+        if self.ios {
+            "ios"
+        } else {
+            "android"
+        }
     }
 
     async fn call(&self, op: Op, args: Value) -> R<Value> {

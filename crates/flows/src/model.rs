@@ -272,6 +272,10 @@ pub enum Command {
     /// `setOrientation`: turns the screen (Maestro's `PORTRAIT`, `LANDSCAPE_LEFT`,
     /// `LANDSCAPE_RIGHT`, `UPSIDE_DOWN`; it may hold `${…}`).
     SetOrientation(String),
+    /// `setAirplaneMode`: Maestro's `enabled` or `disabled` (it may hold `${…}`).
+    SetAirplaneMode(String),
+    /// `toggleAirplaneMode`: airplane mode the other way from how it is.
+    ToggleAirplaneMode,
     /// `setPermissions`: each permission (or `all`) allowed, denied or unset for the app.
     SetPermissions {
         /// The app (none: the flow's `appId`).

@@ -46,6 +46,8 @@ pub const SUPPORTED: &[&str] = &[
     "inputRandomEmail",
     "inputRandomPersonName",
     "setOrientation",
+    "setAirplaneMode",
+    "toggleAirplaneMode",
     "runFlow",
     "repeat",
     "retry",
@@ -74,8 +76,6 @@ const REFUSED: &[(&str, &str)] = &[
         "AI assertions need Maestro's cloud",
     ),
     ("extractTextWithAI", "AI commands need Maestro's cloud"),
-    ("setAirplaneMode", "airplane mode is not supported"),
-    ("toggleAirplaneMode", "airplane mode is not supported"),
 ];
 
 /// Most taps one `tapOn` makes (its `repeat`).
@@ -653,6 +653,27 @@ impl P<'_> {
                 }
                 Command::SetOrientation(o)
             }
+            "setAirplaneMode" => {
+                let a = a.ok_or("needs `enabled` or `disabled`")?;
+                if a.map().is_some() {
+                    allowed(a, &["value"])?;
+                }
+                let v =
+                    scalar(a.get("value").unwrap_or(a)).ok_or("needs `enabled` or `disabled`")?;
+                if !v.contains("${") {
+                    crate::commands::maestro_airplane(&v)?;
+                }
+                Command::SetAirplaneMode(v)
+            }
+            "toggleAirplaneMode" => match a {
+                None => Command::ToggleAirplaneMode,
+                Some(a) if a.is_null() => Command::ToggleAirplaneMode,
+                Some(a) if a.map().is_some() => {
+                    allowed(a, &[])?;
+                    Command::ToggleAirplaneMode
+                }
+                Some(_) => return Err("takes no arguments".into()),
+            },
             "stopRecording" => Command::StopRecording,
             "evalScript" => {
                 let code = s(a)?;
@@ -1311,6 +1332,10 @@ mod tests {
 - inputRandomEmail
 - inputRandomPersonName
 - setOrientation: LANDSCAPE_LEFT
+- setAirplaneMode: enabled
+- setAirplaneMode: {value: disabled, optional: true}
+- setAirplaneMode: ${AIR}
+- toggleAirplaneMode
 - runFlow: {when: {visible: Ok, platform: Android}, commands: [back]}
 - repeat: {times: 3, commands: [scroll]}
 - retry: {maxRetries: 2, commands: [back]}
@@ -1349,6 +1374,17 @@ mod tests {
             .collect();
         assert!(matches!(recordings[0], Command::StartRecording(n) if n == "login"));
         assert!(matches!(recordings[1], Command::StartRecording(n) if n == "again"));
+        let airplane: Vec<&Command> = p
+            .flow
+            .steps
+            .iter()
+            .filter(|s| s.name.ends_with("AirplaneMode"))
+            .map(|s| &s.command)
+            .collect();
+        assert!(matches!(airplane[0], Command::SetAirplaneMode(v) if v == "enabled"));
+        assert!(matches!(airplane[1], Command::SetAirplaneMode(v) if v == "disabled"));
+        assert!(matches!(airplane[2], Command::SetAirplaneMode(v) if v == "${AIR}"));
+        assert!(matches!(airplane[3], Command::ToggleAirplaneMode));
         assert!(parse("- startRecording\n").refusals[0]
             .to_string()
             .contains("needs a file name"));
@@ -1358,6 +1394,13 @@ mod tests {
                 "`SIDEWAYS` is not an orientation",
             ),
             ("- inputRandomEmail: {length: 3}\n", "takes no arguments"),
+            ("- setAirplaneMode: on\n", "`on` is not an airplane mode"),
+            ("- setAirplaneMode\n", "needs `enabled` or `disabled`"),
+            (
+                "- setAirplaneMode: {state: enabled}\n",
+                "unknown argument `state`",
+            ),
+            ("- toggleAirplaneMode: now\n", "takes no arguments"),
             ("- inputRandomText: {size: 3}\n", "size"),
             ("- travel: {points: [\"0,0\"]}\n", "needs `speed`"),
             ("- travel: {points: [\"95,0\"], speed: 3}\n", "latitude is"),

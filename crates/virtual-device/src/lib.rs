@@ -189,6 +189,10 @@ impl Device {
             "clipboard": st.clipboard,
             "rotation": st.rotation(),
             "shade_open": st.shade_open,
+            "airplane_mode": st
+                .settings
+                .get(&("global".to_string(), "airplane_mode_on".to_string()))
+                .is_some_and(|v| v.trim() != "0"),
             "media": st.media,
             "notifications": st.notifications.iter().map(|n| serde_json::json!({"tag": n.tag, "title": n.title, "text": n.text})).collect::<Vec<_>>(),
             "fail_dumps_left": self.faults.fail_dumps_left(),

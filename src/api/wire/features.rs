@@ -1,5 +1,5 @@
-//! Wire types of the device features: the clipboard, the screen's orientation and Android
-//! intents.
+//! Wire types of the device features: the clipboard, the screen's orientation, Android
+//! intents, files, media, notifications, biometrics, multi-touch and airplane mode.
 
 // The fields and variants of these wire types are described by the API schema, where
 // descriptions are kept short on purpose (token budget).
@@ -188,4 +188,25 @@ pub struct MediaDone {
     /// Where it went (Android: the device path; iOS: `Photos`).
     pub location: String,
     pub bytes: u64,
+}
+
+/// Turn airplane mode on or off; without `enabled`, the other way from how it is.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AirplaneModeRequest {
+    pub udid: Option<String>,
+    /// On (true) or off; absent: toggle.
+    pub enabled: Option<bool>,
+}
+
+/// Airplane mode, as the device reports it after the change.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AirplaneModeDone {
+    pub success: bool,
+    pub device: Device,
+    /// Whether airplane mode is on now.
+    pub enabled: bool,
+    /// What the device may not have done (an old Android's radios not told).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }

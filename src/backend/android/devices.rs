@@ -14,6 +14,7 @@ use crate::api::wire::service::{Readiness, ToolCheck};
 use crate::backend::command_failed;
 use crate::backend::doctor;
 use crate::backend::validate;
+use crate::backend::AirplaneMode;
 use crate::backend::Alerts;
 use crate::backend::Apps;
 use crate::backend::Biometrics;
@@ -317,6 +318,7 @@ impl DeviceBackend for AdbBackend {
         media: Media,
         biometrics: Biometrics,
         intents: Intents,
+        airplane_mode: AirplaneMode,
         network_capture: NetworkCapture,
         logs: Logs,
         perf: Perf,

@@ -5,6 +5,7 @@
 //! reconnected when the adb server forgot one it listed before (see `connect`).
 
 mod act;
+mod airplane;
 mod apps;
 pub mod connect;
 mod devices;

@@ -41,7 +41,7 @@ pub use logs::Logs;
 pub use perf::{not_running, unrecognised, Perf};
 pub use screen::{Recording, Screen};
 pub use system::{
-    Biometrics, Clipboard, Erase, Files, Intents, Location, Media, NotificationShade,
+    AirplaneMode, Biometrics, Clipboard, Erase, Files, Intents, Location, Media, NotificationShade,
     Notifications, Permissions, ScreenOrientation, StatusBar,
 };
 
@@ -329,6 +329,10 @@ pub trait DeviceBackend: Send + Sync {
     fn status_bar(&self) -> Option<&dyn StatusBar> {
         None
     }
+    /// Airplane mode.
+    fn airplane_mode(&self) -> Option<&dyn AirplaneMode> {
+        None
+    }
     /// The recording proxy.
     fn network_capture(&self) -> Option<&dyn NetworkCapture> {
         None
@@ -408,6 +412,7 @@ concerns! {
     Intents: intents = Intents,
     Erase: erase = Erase,
     StatusBar: status_bar = StatusBar,
+    AirplaneMode: airplane_mode = AirplaneMode,
     NetworkCapture: network_capture = NetworkCapture,
     Logs: logs = Logs,
     Perf: perf = Perf,
@@ -476,6 +481,7 @@ mod tests {
                 Media,
                 Biometrics,
                 Intents,
+                AirplaneMode,
                 NetworkCapture,
                 Logs,
                 Perf

@@ -1,6 +1,6 @@
 //! The device's system features, one small trait each: location, permissions, clipboard,
 //! orientation, files, notifications and the shade, the gallery, biometrics, intents,
-//! erasing and the status bar (see `crate::controller::features`).
+//! erasing, the status bar and airplane mode (see `crate::controller::features`).
 
 use std::path::Path;
 
@@ -129,4 +129,14 @@ pub trait Erase: Send + Sync {
 pub trait StatusBar: Send + Sync {
     /// Overrides the status bar (`Some`) or restores it (`None`).
     async fn status_bar(&self, device: &Device, values: Option<&StatusBarOverride>) -> Result<()>;
+}
+
+/// Airplane mode.
+#[async_trait]
+pub trait AirplaneMode: Send + Sync {
+    /// Whether airplane mode is on.
+    async fn airplane_mode(&self, device: &Device) -> Result<bool>;
+    /// Turns airplane mode on (`true`) or off; answers a note when the device may not have
+    /// followed all the way (an old Android's radios not told).
+    async fn set_airplane_mode(&self, device: &Device, enabled: bool) -> Result<Option<String>>;
 }

@@ -1,4 +1,5 @@
-//! Device features: the clipboard, the screen's orientation and Android intents.
+//! Device features: the clipboard, the screen's orientation, Android intents, files, media,
+//! notifications, biometrics, multi-touch and airplane mode.
 
 use axum::Json;
 
@@ -164,6 +165,20 @@ pub async fn biometric(s: AppState, r: BiometricRequest) -> Result<Json<SettingD
         success: true,
         device,
         note: None,
+    }))
+}
+
+/// Turns airplane mode on or off, or toggles it; answers the mode read back.
+pub async fn airplane_mode(s: AppState, r: AirplaneModeRequest) -> Result<Json<AirplaneModeDone>> {
+    let now = s
+        .controller
+        .airplane_mode(r.udid.as_deref(), r.enabled)
+        .await?;
+    Ok(Json(AirplaneModeDone {
+        success: true,
+        device: now.device,
+        enabled: now.enabled,
+        note: now.note,
     }))
 }
 

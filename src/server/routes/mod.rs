@@ -134,6 +134,7 @@ pub fn binding(op: Op) -> Binding {
         Op::PostNotification => body(features::post_notification),
         Op::ListNotifications => query(features::list_notifications),
         Op::Biometric => body(features::biometric),
+        Op::SetAirplaneMode => body(features::airplane_mode),
         Op::ProxyStart => body(proxy::start),
         Op::ProxyStop => body(proxy::stop),
         Op::ProxyStatus => plain(proxy::status),

@@ -1,6 +1,6 @@
 //! App lifecycle stand-ins: `am` (start [-W] [-S] [-n CMP | -a ACTION -d URI], force-stop,
 //! broadcast, kill), `pm` (list packages [-3], path, clear, grant, revoke, install, uninstall),
-//! `monkey -p PKG … 1`, and `cmd package|activity|input|window …`.
+//! `monkey -p PKG … 1`, and `cmd package|activity|input|window|connectivity …`.
 //!
 //! Installs record a package name: from a `package=NAME` (or `package="NAME"`) marker in the
 //! first 64 KiB of the file (the test APKs are text files carrying one), else from the file name
@@ -25,6 +25,13 @@ const SYSTEM_PACKAGES: &[&str] = &[
 fn known(st: &DeviceState, pkg: &str) -> bool {
     pkg == st.app.spec.package || st.installed.contains_key(pkg) || SYSTEM_PACKAGES.contains(&pkg)
 }
+
+/// Broadcasts only the system may send (a few of Android's protected broadcasts).
+const PROTECTED_BROADCASTS: &[&str] = &[
+    "android.intent.action.AIRPLANE_MODE",
+    "android.intent.action.BOOT_COMPLETED",
+    "android.intent.action.BATTERY_CHANGED",
+];
 
 /// Package of the ADB Keyboard IME, which types `am broadcast -a ADB_INPUT_B64 --es msg …`.
 const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
@@ -80,6 +87,19 @@ pub fn am(dev: &Device, args: &[String]) -> AppletResult {
             let mut shown = intent.clone();
             shown.action = Some(action.to_string());
             shown.flags = Some(shown.flags.unwrap_or(0) | 0x400000);
+            // Android 7+ keeps system broadcasts to the system: the shell's is refused.
+            if PROTECTED_BROADCASTS.contains(&action) {
+                return AppletResult::Output {
+                    code: 255,
+                    stdout: format!("Broadcasting: Intent {{ {} }}\n", shown.describe()).into(),
+                    stderr: format!(
+                        "Exception occurred while executing 'broadcast':\n\
+                         java.lang.SecurityException: Permission Denial: not allowed to send \
+                         broadcast {action} from pid=4242, uid=2000\n"
+                    )
+                    .into(),
+                };
+            }
             st.log(
                 'I',
                 "BroadcastQueue",
@@ -380,8 +400,9 @@ pub fn cmd(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
         "clipboard" => clipboard(dev, rest),
         "notification" => notification(dev, rest),
         "statusbar" => statusbar(dev, rest),
+        "connectivity" => connectivity(dev, rest),
         "-l" => AppletResult::ok(
-            "Currently running services:\n  activity\n  clipboard\n  input\n  notification\n  package\n  settings\n  statusbar\n  window\n",
+            "Currently running services:\n  activity\n  clipboard\n  connectivity\n  input\n  notification\n  package\n  settings\n  statusbar\n  window\n",
         ),
         other => AppletResult::fail(20, format!("cmd: Can't find service: {other}\n")),
     }
@@ -460,6 +481,36 @@ fn statusbar(dev: &Device, args: &[String]) -> AppletResult {
         }
     }
     AppletResult::ok("")
+}
+
+/// The connectivity service's help, as Android 11+ prints it (the commands kept here).
+const CONNECTIVITY_HELP: &str = "Connectivity service commands:\n  help\n    Print this help text.\n  airplane-mode [enable|disable]\n    Turn airplane mode on or off.\n  airplane-mode\n    Get airplane mode.\n";
+
+/// `cmd connectivity airplane-mode [enable|disable]`, as Android 11+ answers it: no argument
+/// prints `enabled` or `disabled` (the setting `global airplane_mode_on`), `enable` and
+/// `disable` write that setting and print nothing; another argument prints the help and
+/// exits 255, as does an unknown command (`Unknown command: X`).
+fn connectivity(dev: &Device, args: &[String]) -> AppletResult {
+    const KEY: (&str, &str) = ("global", "airplane_mode_on");
+    let mut st = dev.state();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] | ["help"] | ["-h"] => AppletResult::ok(CONNECTIVITY_HELP),
+        ["airplane-mode"] => {
+            let on = st
+                .settings
+                .get(&(KEY.0.into(), KEY.1.into()))
+                .is_some_and(|v| v.trim() != "0");
+            AppletResult::ok(if on { "enabled\n" } else { "disabled\n" })
+        }
+        ["airplane-mode", verb @ ("enable" | "disable"), ..] => {
+            let value = if verb == "enable" { "1" } else { "0" };
+            st.settings
+                .insert((KEY.0.into(), KEY.1.into()), value.into());
+            AppletResult::ok("")
+        }
+        ["airplane-mode", ..] => AppletResult::fail(255, CONNECTIVITY_HELP),
+        [other, ..] => AppletResult::fail(255, format!("Unknown command: {other}\n")),
+    }
 }
 
 #[cfg(test)]

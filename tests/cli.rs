@@ -715,6 +715,10 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
     std::fs::create_dir(&suite).unwrap();
     std::fs::copy(&flow, suite.join("noop.yaml")).unwrap();
     let suite = suite.to_str().unwrap();
+    let suite_body = serde_json::json!({"files": {
+        "noop.yaml": std::fs::read_to_string(&flow).unwrap()
+    }})
+    .to_string();
     let flow = flow.to_str().unwrap();
     let junit = dir.path().join("junit.xml");
     let junit = junit.to_str().unwrap();
@@ -1351,6 +1355,13 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             &["flow", "test", suite, "--json"],
             0,
             "\"passed\":1",
+        ),
+        // The suite's stream has no command of its own: `call` runs it, each event told.
+        case(
+            "flow_test_stream",
+            &["call", "flow_test_stream", &suite_body],
+            0,
+            "suite passed: 1 passed, 0 failed",
         ),
         case(
             "flow_record_start",

@@ -835,6 +835,178 @@ async fn a_streamed_run_tells_each_step_as_it_ends_and_stops_when_its_client_goe
     assert!(!names.contains(&"flow-long.json"), "{names:?}");
 }
 
+/// `flow_test_stream` tells each step with its flow as it ends (its id the flow's index, a dot,
+/// the step's) and each flow's outcome as it ends (its id the flow's index), then the result
+/// `flow_test` answers for the same folder; a suite that cannot start is a plain 400 before any
+/// stream; a client that goes away stops the suite (the device is free again, and the suite
+/// saved no report).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_suite_tells_each_step_with_its_flow_and_each_flow_and_stops_when_its_client_goes(
+) {
+    use crate::common::android::*;
+    use crate::common::sse::SseReader;
+    use crate::common::*;
+    use std::time::Duration;
+    use tower::ServiceExt;
+    let h = start_device();
+    let cache = tempfile::tempdir().unwrap();
+    let controller =
+        mobilectl::controller::DeviceController::new(mobilectl::backend::BackendConfig {
+            tools: mobilectl::exec::Toolbox::with([(mobilectl::exec::Tool::Adb, h.adb.clone())]),
+            adb_server_port: Some(h.adb_port),
+            ..Default::default()
+        })
+        .with_runs(mobilectl::runs::RunStore::open(
+            cache.path().to_path_buf(),
+            Default::default(),
+        ));
+    mobilectl::server::check_declared_errors(true);
+    let state = mobilectl::server::AppState::new(controller, Default::default());
+    let app = mobilectl::server::app(state, loopback_policy());
+    let stream = |body: serde_json::Value| {
+        let app = app.clone();
+        async move {
+            let res = app
+                .oneshot(post("/api/v1/flows/test/stream", body))
+                .await
+                .unwrap();
+            (res.status(), SseReader::new(res.into_body()))
+        }
+    };
+
+    // `flowsOrder` runs `second` first; then the rest by path: the refused one, the failing one.
+    let files = serde_json::json!({
+        "config.yaml": "executionOrder: {flowsOrder: [second]}\n",
+        "first.yaml": "- extendedWaitUntil: {visible: \"Nope\", timeout: 200}\n",
+        "second.yaml": "appId: com.mobilectl.demo\n---\n- assertVisible: \"LOG IN\"\n- waitForAnimationToEnd\n",
+        "bad.yaml": "- frobnicate\n",
+    });
+    let (status, whole) = call(
+        &app,
+        post("/api/v1/flows/test", serde_json::json!({"files": files})),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{whole}");
+    let (status, mut events) = stream(serde_json::json!({"files": files})).await;
+    assert_eq!(status.as_u16(), 200);
+    // Every event as it came: its name, id and what it names (a step's flow, a flow's file).
+    let mut told = vec![];
+    let mut flows = vec![];
+    let result = loop {
+        let e = events
+            .next(Duration::from_secs(60))
+            .await
+            .expect("an event before the stream ends");
+        match e.event.as_str() {
+            "step" => {
+                let step = &e.data["step"];
+                assert!(step["step"]["title"].is_string(), "{step}");
+                told.push(("step", e.id, step["flow"].as_str().unwrap().to_string()));
+            }
+            "flow" => {
+                let flow = e.data["flow"].clone();
+                told.push(("flow", e.id, flow["file"].as_str().unwrap().to_string()));
+                flows.push(flow);
+            }
+            "result" => break e.data["result"].clone(),
+            other => panic!("event {other}: {:?}", e.data),
+        }
+    };
+    assert!(
+        events.next(Duration::from_secs(5)).await.is_none(),
+        "the stream ends"
+    );
+    let told: Vec<(&str, &str, &str)> = told
+        .iter()
+        .map(|(kind, id, file)| (*kind, id.as_str(), file.as_str()))
+        .collect();
+    assert_eq!(
+        told,
+        [
+            ("step", "0.0", "second.yaml"),
+            ("step", "0.1", "second.yaml"),
+            ("flow", "0", "second.yaml"),
+            ("flow", "1", "bad.yaml"),
+            ("step", "2.0", "first.yaml"),
+            ("flow", "2", "first.yaml"),
+        ]
+    );
+    // Each flow's event is its entry in the result, which is `flow_test`'s for the folder (but
+    // for how long each took and where its artifacts went).
+    assert_eq!(&serde_json::Value::from(flows), &result["flows"]);
+    let timeless = |r: &serde_json::Value| {
+        let mut r = r.clone();
+        for f in r["flows"].as_array_mut().unwrap() {
+            let f = f.as_object_mut().unwrap();
+            f.remove("duration_ms");
+            f.remove("artifacts");
+        }
+        r
+    };
+    assert_eq!(timeless(&result), timeless(&whole));
+    assert_eq!(
+        suite_outcomes(&result),
+        [
+            ("second.yaml", "passed"),
+            ("bad.yaml", "invalid"),
+            ("first.yaml", "failed")
+        ]
+    );
+
+    // A suite that cannot start is refused before any stream.
+    let (status, body) = call(
+        &app,
+        post(
+            "/api/v1/flows/test/stream",
+            serde_json::json!({"files": {"config.yaml": "flows: ['../*']\n", "a.yaml": "- back\n"}}),
+        ),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 400, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("outside the suite's folder"),
+        "{body}"
+    );
+
+    // A long suite whose client leaves after its first step: the device is free afterwards,
+    // and the suite saved no report (it would at its end).
+    let long = serde_json::json!({"files": {
+        "long.yaml": "- repeat:\n    times: 1000\n    commands:\n      - assertVisible: \"LOG IN\"\n",
+    }});
+    let (status, mut events) = stream(long).await;
+    assert_eq!(status.as_u16(), 200);
+    let first = events.next(Duration::from_secs(60)).await.expect("a step");
+    assert_eq!(first.event, "step");
+    drop(events);
+    run_green(
+        &app,
+        &serde_json::json!({"yaml": "- assertVisible: \"LOG IN\"\n", "file": "short.yaml"}),
+    )
+    .await;
+    let (_, runs) = call(&app, get("/api/v1/runs")).await;
+    let id = runs["runs"][0]["id"]
+        .as_str()
+        .expect("the server's run")
+        .to_string();
+    let (_, detail) = call(&app, get(&format!("/api/v1/runs/{id}"))).await;
+    let names: Vec<&str> = detail["artifacts"]
+        .as_array()
+        .expect("artifacts")
+        .iter()
+        .filter_map(|a| a["name"].as_str())
+        .collect();
+    assert!(names.contains(&"flow-short.json"), "{names:?}");
+    // The two suites that ended saved theirs; the one stopped did not.
+    assert!(names.contains(&"suite-2.json"), "{names:?}");
+    assert!(
+        !names.contains(&"suite-3.json") && !names.contains(&"flow-long.json"),
+        "{names:?}"
+    );
+}
+
 /// Sub-flow files `{dir}f1.yaml`… `{dir}f{n}.yaml`, each running the next `times` times (as
 /// written, relative to itself), the last one `back`; for a posted flow's `files`.
 fn sub_flow_files(dir: &str, n: usize, times: usize) -> std::collections::BTreeMap<String, String> {

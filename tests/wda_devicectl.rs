@@ -845,6 +845,13 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
             ),
         ),
         (
+            "flow_test_stream",
+            p(
+                "/api/v1/flows/test/stream",
+                json!({"files": {"a.yaml": "- waitForAnimationToEnd\n"}}),
+            ),
+        ),
+        (
             "flow_record_start",
             p("/api/v1/flows/record/start", json!({})),
         ),

@@ -602,6 +602,19 @@ fn flows() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<FlowTestRequest>()
             .json::<SuiteResult>(render::maestro::suite),
+        op(Post, Op::FlowTestStream, "/api/v1/flows/test/stream", "flows", "Run a suite, answering each step and each flow as it ends, then the result (Server-Sent Events).")
+            .cli("", &["call", "flow_test_stream", r#"{"files": {"login.yaml": "- launchApp\n"}}"#])
+            .describe("What `flow_test` does, told as it goes: a `step` event as each step ends, with the \
+                       flow it is from (`flow`, its file; the `id` is the flow's index, a dot, the step's index \
+                       in that flow's steps), a `flow` event as each flow's outcome is known (the `id` its \
+                       index in the result's `flows`; a flow an earlier failure stopped is `not_run`), then one \
+                       `result` event, what `flow_test` answers (its reports saved the same way), and the \
+                       stream ends. The suite is planned and the device resolved before the stream starts: \
+                       their errors are plain answers; a suite that cannot go on (its device went away) ends \
+                       with an `error` event. A client that goes away stops the suite.")
+            .errors(DEVICE)
+            .body::<FlowTestRequest>()
+            .events::<SuiteEvent>(render::maestro::suite_event),
         op(Post, Op::FlowRecordStart, "/api/v1/flows/record/start", "flows", "Record this caller's acts and verifies as a Maestro flow.")
             .cli("flow record start", &["flow", "record", "start"])
             .describe("Per session (or per session-less caller). Each successful act or verify operation \

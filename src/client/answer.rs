@@ -91,4 +91,55 @@ impl Client {
         })?;
         Ok(ApiAnswer::from_parts(status, &headers, body.to_vec()))
     }
+
+    /// Sends `call`, whose answer is a stream of Server-Sent Events: each event's `data` goes
+    /// to `on_event` as it arrives, and the answer (its body empty) is returned when the server
+    /// ends the stream. An answer that is not a stream (an error before the stream started) is
+    /// returned whole, as [`Client::send_call`] returns it. No time limit: the server bounds
+    /// what it streams (a flow's own `timeout_ms`), and heartbeats keep the stream alive.
+    pub async fn send_call_streamed(
+        &self,
+        call: &HttpCall,
+        mut on_event: impl FnMut(&str),
+    ) -> Result<ApiAnswer, ClientError> {
+        let req = self
+            .http
+            .request(reqwest_method(call.method), self.url(&call.path))
+            .query(&call.query)
+            .header(reqwest::header::ACCEPT, "text/event-stream");
+        let mut resp = self
+            .send_built(req, call.body.as_ref(), call.session.as_deref())
+            .await?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let cut = |e: reqwest::Error| {
+            ClientError::local(
+                super::exit::UNREACHABLE,
+                "SERVER_UNREACHABLE",
+                format!("the answer was cut off: {e}"),
+                None,
+            )
+        };
+        if !resp.status().is_success() || !is_event_stream(&headers) {
+            let body = resp.bytes().await.map_err(cut)?;
+            return Ok(ApiAnswer::from_parts(status, &headers, body.to_vec()));
+        }
+        let mut events = super::sse::SseSplitter::default();
+        while let Some(chunk) = resp.chunk().await.map_err(cut)? {
+            for data in events.push(&chunk) {
+                on_event(&data);
+            }
+        }
+        Ok(ApiAnswer::from_parts(status, &headers, Vec::new()))
+    }
+}
+
+/// Whether an answer is a stream of Server-Sent Events (`text/event-stream`).
+pub fn is_event_stream(headers: &HeaderMap) -> bool {
+    is_event_stream_type(&content_type(headers))
+}
+
+/// Whether a content type is that of Server-Sent Events.
+pub fn is_event_stream_type(content_type: &str) -> bool {
+    content_type.starts_with("text/event-stream")
 }

@@ -6,7 +6,7 @@ pub mod answer;
 pub mod autostart;
 pub mod error;
 pub mod grid;
-mod sse;
+pub mod sse;
 
 use std::time::{Duration, Instant};
 
@@ -205,11 +205,22 @@ impl Client {
         session: Option<&str>,
         timeout: Duration,
     ) -> Result<reqwest::Response, ClientError> {
-        let mut req = self
+        let req = self
             .http
             .request(method, self.url(path))
             .query(query)
             .timeout(timeout);
+        self.send_built(req, body, session).await
+    }
+
+    /// Sends `req` with `body` as JSON, authorized in `session`; only a failure to get an
+    /// answer at all is an error.
+    async fn send_built(
+        &self,
+        mut req: reqwest::RequestBuilder,
+        body: Option<&Value>,
+        session: Option<&str>,
+    ) -> Result<reqwest::Response, ClientError> {
         if let Some(b) = body {
             req = json_body(req, b);
         }

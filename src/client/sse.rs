@@ -3,14 +3,14 @@
 
 /// Splits a Server-Sent Events byte stream into the `data` of its events.
 #[derive(Default)]
-pub(super) struct SseSplitter {
+pub struct SseSplitter {
     pending: Vec<u8>,
 }
 
 impl SseSplitter {
     /// Takes the next bytes; returns the data of every event they completed. Works on bytes,
     /// so a character split across chunks is decoded whole.
-    pub(super) fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
         // Lines may end with CRLF; JSON data never holds a raw CR.
         self.pending.extend(bytes.iter().filter(|b| **b != b'\r'));
         let mut out = Vec::new();

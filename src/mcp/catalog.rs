@@ -167,11 +167,15 @@ fn one(op: &Operation) -> String {
                 Mcp::Connection => "each MCP connection manages its own session",
                 _ => "it moves a whole document",
             };
+            // An operation without a command of its own is run by `call`.
+            let command = match op.cli.usage {
+                "" => format!("call {}", op.name),
+                usage => usage.to_string(),
+            };
             s.push_str(&format!(
-                "not an MCP tool ({why}): use HTTP {} {} or `mobilectl {}`",
+                "not an MCP tool ({why}): use HTTP {} {} or `mobilectl {command}`",
                 op.method.as_str(),
                 op.path,
-                op.cli.usage
             ));
         }
     }

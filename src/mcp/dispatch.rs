@@ -1,7 +1,9 @@
 //! The one seam between MCP tools and the API: a [`Dispatch`] sends an [`HttpCall`] and
-//! returns the [`ApiAnswer`] as the API gave it. Two implementations: [`HttpDispatch`] (stdio
-//! mode, a client of the HTTP server like the CLI, with the same autostart) and [`InProcess`]
-//! (`/mcp` inside the server, calling the API router directly).
+//! returns the [`ApiAnswer`] as the API gave it, or, for an operation answering Server-Sent
+//! Events, hands each event's data on as it comes ([`Dispatch::send_streamed`]). Two
+//! implementations: [`HttpDispatch`] (stdio mode, a client of the HTTP server like the CLI,
+//! with the same autostart) and [`InProcess`] (`/mcp` inside the server, calling the API
+//! router directly).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -10,6 +12,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::{header, Request};
 use axum::Router;
+use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::Mutex;
 use tower::ServiceExt;
 
@@ -61,6 +64,16 @@ pub trait Dispatch: Send + Sync + 'static {
     fn send(
         &self,
         request: HttpCall,
+    ) -> impl Future<Output = Result<ApiAnswer, DispatchError>> + Send;
+
+    /// Sends one request whose answer is a stream of Server-Sent Events: each event's `data`
+    /// goes to `events` as it comes, and the answer (its body empty) is returned when the
+    /// stream ends. An answer that is not a stream (an error before the stream started) is
+    /// returned whole, as [`Dispatch::send`] returns it.
+    fn send_streamed(
+        &self,
+        request: HttpCall,
+        events: UnboundedSender<String>,
     ) -> impl Future<Output = Result<ApiAnswer, DispatchError>> + Send;
 }
 
@@ -116,6 +129,24 @@ impl Dispatch for HttpDispatch {
             }
         }
     }
+
+    async fn send_streamed(
+        &self,
+        request: HttpCall,
+        events: UnboundedSender<String>,
+    ) -> Result<ApiAnswer, DispatchError> {
+        let client = self.client().await?;
+        let tell = |data: &str| {
+            let _ = events.send(data.to_string());
+        };
+        match client.send_call_streamed(&request, tell).await {
+            Ok(answer) => Ok(answer),
+            Err(e) => {
+                self.forget().await;
+                Err(from_client(e))
+            }
+        }
+    }
 }
 
 /// Calls the API router of this very server, without a socket. The request has already
@@ -132,13 +163,9 @@ impl InProcess {
     }
 }
 
-impl Dispatch for InProcess {
-    async fn send(&self, request: HttpCall) -> Result<ApiAnswer, DispatchError> {
-        let failed = |message: String| DispatchError {
-            code: "INTERNAL".into(),
-            message,
-            hint: None,
-        };
+impl InProcess {
+    /// Sends `request` to the router; its answer's head, within the request's time limit.
+    async fn answer(&self, request: &HttpCall) -> Result<axum::response::Response, DispatchError> {
         let mut builder = Request::builder()
             .method(request.method.as_str())
             .uri(request.uri())
@@ -152,25 +179,65 @@ impl Dispatch for InProcess {
                 .body(Body::from(b.to_string())),
             None => builder.body(Body::empty()),
         }
-        .map_err(|e| failed(format!("cannot build the request: {e}")))?;
-        let limit = time_limit(&request);
+        .map_err(|e| internal(format!("cannot build the request: {e}")))?;
+        let limit = time_limit(request);
         let call = self.router.clone().oneshot(req);
-        let resp = match tokio::time::timeout(limit, call).await {
-            Ok(Ok(r)) => r,
+        match tokio::time::timeout(limit, call).await {
+            Ok(Ok(r)) => Ok(r),
             Ok(Err(never)) => match never {},
-            Err(_) => {
-                return Err(DispatchError {
-                    code: "TIMEOUT".into(),
-                    message: format!("no answer within {} s", limit.as_secs()),
-                    hint: None,
-                })
-            }
-        };
-        let status = resp.status().as_u16();
+            Err(_) => Err(DispatchError {
+                code: "TIMEOUT".into(),
+                message: format!("no answer within {} s", limit.as_secs()),
+                hint: None,
+            }),
+        }
+    }
+}
+
+/// A failure of this server itself.
+fn internal(message: String) -> DispatchError {
+    DispatchError {
+        code: "INTERNAL".into(),
+        message,
+        hint: None,
+    }
+}
+
+/// A whole answer of the router, its body read (up to [`MAX_ANSWER`]).
+async fn whole(resp: axum::response::Response) -> Result<ApiAnswer, DispatchError> {
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let body = axum::body::to_bytes(resp.into_body(), MAX_ANSWER)
+        .await
+        .map_err(|e| internal(format!("cannot read the answer: {e}")))?;
+    Ok(ApiAnswer::from_parts(status, &headers, body.to_vec()))
+}
+
+impl Dispatch for InProcess {
+    async fn send(&self, request: HttpCall) -> Result<ApiAnswer, DispatchError> {
+        whole(self.answer(&request).await?).await
+    }
+
+    async fn send_streamed(
+        &self,
+        request: HttpCall,
+        events: UnboundedSender<String>,
+    ) -> Result<ApiAnswer, DispatchError> {
+        use futures_util::StreamExt;
+        let resp = self.answer(&request).await?;
         let headers = resp.headers().clone();
-        let body = axum::body::to_bytes(resp.into_body(), MAX_ANSWER)
-            .await
-            .map_err(|e| failed(format!("cannot read the answer: {e}")))?;
-        Ok(ApiAnswer::from_parts(status, &headers, body.to_vec()))
+        if !resp.status().is_success() || !crate::client::answer::is_event_stream(&headers) {
+            return whole(resp).await;
+        }
+        let status = resp.status().as_u16();
+        let mut body = resp.into_body().into_data_stream();
+        let mut split = crate::client::sse::SseSplitter::default();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| internal(format!("the stream broke: {e}")))?;
+            for data in split.push(&chunk) {
+                let _ = events.send(data);
+            }
+        }
+        Ok(ApiAnswer::from_parts(status, &headers, Vec::new()))
     }
 }

@@ -9,7 +9,7 @@
 //! Parts: [`schema`] (compact input schemas), [`brief`] (the default list's briefer ones),
 //! [`tools`] (a tool per operation, arguments → request, answer → result), [`offer`] (which
 //! tools a connection lists: by default the agent's loop), [`catalog`] (`call` and `describe`,
-//! which reach every operation), [`progress`] (progress notifications of long calls), [`dispatch`] (the two ways of sending a request), [`session`] (the
+//! which reach every operation), [`progress`] (progress notifications of long calls, a flow's steps as they end), [`dispatch`] (the two ways of sending a request, whole or streamed), [`session`] (the
 //! connection's session), [`server`] (the rmcp handler), [`http`] (the `/mcp` service),
 //! [`idle`] (the lease of a `/mcp` session that went quiet).
 

@@ -14,12 +14,15 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 
-use super::dispatch::Dispatch;
+use super::dispatch::{Dispatch, DispatchError};
 use super::idle::OpenStreams;
 use super::offer::{Offer, Offered};
-use super::progress::Reporter;
+use super::progress::{self, Heard, Reporter};
 use super::session::{ConnectionSession, DevicePick};
 use super::{catalog, resources, tools};
+use crate::api::call::HttpCall;
+use crate::client::ApiAnswer;
+use crate::error::Op;
 
 /// An MCP server over some way of reaching the API, for one connection: its tool calls run in
 /// the connection's own session.
@@ -87,14 +90,18 @@ impl<D: Dispatch> McpServer<D> {
         name: &str,
         args: Option<&rmcp::model::JsonObject>,
     ) -> Result<rmcp::model::CallToolResult, ErrorData> {
-        self.call_offered(&self.offer.clone(), name, args).await
+        self.call_offered(&self.offer.clone(), name, args, None)
+            .await
     }
 
+    /// Runs one tool call as `offer` allows, telling `progress` (when the client asked for
+    /// it) meanwhile.
     async fn call_offered(
         &self,
         offer: &Offer,
         name: &str,
         args: Option<&rmcp::model::JsonObject>,
+        progress: Option<Reporter>,
     ) -> Result<rmcp::model::CallToolResult, ErrorData> {
         // With `call` offered every operation is in reach anyway: a tool not in the list is
         // run rather than refused (an agent may know its name from an earlier session).
@@ -104,10 +111,10 @@ impl<D: Dispatch> McpServer<D> {
                 .map(Offered::Operation)
         });
         match found {
-            Some(Offered::Operation(def)) => Ok(self.run(def, args).await),
+            Some(Offered::Operation(def)) => Ok(self.run(def, args, progress).await),
             Some(Offered::Describe) => Ok(catalog::describe(args)),
             Some(Offered::Call) => Ok(match catalog::call_target(args) {
-                Ok((def, inner)) => self.run(def, inner.as_ref()).await,
+                Ok((def, inner)) => self.run(def, inner.as_ref(), progress).await,
                 Err(refused) => refused,
             }),
             None => {
@@ -125,21 +132,93 @@ impl<D: Dispatch> McpServer<D> {
         }
     }
 
-    /// Calls `def`'s operation with `args` and tells its answer.
+    /// Calls `def`'s operation with `args` and tells its answer; with `progress`, tells how
+    /// it goes meanwhile: a flow run's or a suite's steps as they end (through its streamed
+    /// twin), any other call's time so far.
     async fn run(
         &self,
         def: &'static tools::ToolDef,
         args: Option<&rmcp::model::JsonObject>,
+        progress: Option<Reporter>,
     ) -> rmcp::model::CallToolResult {
         let request = match def.request(args) {
             Ok(r) => r,
             Err(e) => return tools::argument_error(&e),
         };
-        match self.session.send(request).await {
+        let twin = progress::streamed_twin(&def.tool.name);
+        let answer = match (progress, twin) {
+            (Some(p), Some(twin)) => self.streamed(request, twin, p).await,
+            (Some(p), None) => p.around(self.session.send(request)).await,
+            (None, _) => self.session.send(request).await,
+        };
+        match answer {
             Ok(answer) if tools::asks_json(args) => tools::result_as_json(&answer),
             Ok(answer) => tools::result(&def.tool.name, &answer),
             Err(e) => tools::dispatch_error(&e),
         }
+    }
+}
+
+impl<D: Dispatch> McpServer<D> {
+    /// Sends `request` to `twin`, the streamed twin of its operation, telling `progress` of
+    /// each step (and each flow of a suite) as it ends; answers what the operation itself
+    /// would: the result as its JSON answer, or the error that ended the stream as its error
+    /// answer (an answer before the stream started is returned as it came).
+    async fn streamed(
+        &self,
+        mut request: HttpCall,
+        twin: Op,
+        progress: Reporter,
+    ) -> Result<ApiAnswer, DispatchError> {
+        request.path = crate::api::entry(twin).path.to_string();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let sent = self.session.send_streamed(request, tx);
+        tokio::pin!(sent);
+        let mut steps = progress::Steps::of(twin);
+        let mut last = None;
+        let answer = loop {
+            tokio::select! {
+                Some(data) = rx.recv() => last = tell(&mut steps, &progress, &data).await.or(last),
+                answer = &mut sent => break answer?,
+            }
+        };
+        while let Ok(data) = rx.try_recv() {
+            last = tell(&mut steps, &progress, &data).await.or(last);
+        }
+        if !crate::client::answer::is_event_stream_type(&answer.content_type) {
+            return Ok(answer);
+        }
+        let json = |status: u16, body: Vec<u8>| ApiAnswer {
+            status,
+            content_type: "application/json".into(),
+            headers: answer.headers.clone(),
+            body,
+        };
+        match last {
+            Some(Heard::Result(result)) => Ok(json(200, result.to_string().into_bytes())),
+            Some(Heard::Error(error)) => {
+                let envelope = serde_json::json!({ "error": &error });
+                Ok(json(error.code.status(), envelope.to_string().into_bytes()))
+            }
+            _ => Err(DispatchError {
+                code: "SERVER_UNREACHABLE".into(),
+                message: format!("the stream of `{}` ended without its result", twin.name()),
+                hint: None,
+            }),
+        }
+    }
+}
+
+/// Tells the progress an event of a streamed run says; its end (result or error) when it is
+/// the last.
+async fn tell(steps: &mut progress::Steps, progress: &Reporter, data: &str) -> Option<Heard> {
+    match steps.hear(data) {
+        Heard::Progress(n, message) => {
+            progress.tell(n, message).await;
+            None
+        }
+        Heard::Nothing => None,
+        end => Some(end),
     }
 }
 
@@ -189,20 +268,16 @@ impl<D: Dispatch> ServerHandler for McpServer<D> {
         }
         let offer = self.offer_of(&context)?;
         let args = request.arguments.as_ref();
-        let work = self.call_offered(&offer, &request.name, args);
-        let result = match context.meta.get_progress_token() {
-            Some(token) => {
-                let what = match args.and_then(|a| a.get("operation")) {
-                    Some(serde_json::Value::String(op)) if request.name == catalog::CALL => op,
-                    _ => request.name.as_ref(),
-                };
-                Reporter::new(context.peer.clone(), token, what, args)
-                    .around(work)
-                    .await
-            }
-            None => work.await,
-        };
-        result.map(Into::into)
+        let progress = context.meta.get_progress_token().map(|token| {
+            let what = match args.and_then(|a| a.get("operation")) {
+                Some(serde_json::Value::String(op)) if request.name == catalog::CALL => op,
+                _ => request.name.as_ref(),
+            };
+            Reporter::new(context.peer.clone(), token, what, args)
+        });
+        self.call_offered(&offer, &request.name, args, progress)
+            .await
+            .map(Into::into)
     }
 
     async fn list_resources(

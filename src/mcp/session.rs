@@ -90,19 +90,46 @@ impl<D: Dispatch> ConnectionSession<D> {
 
     /// Sends `request` in the connection's session (made first if needed); when the server no
     /// longer knows the session, makes a new one and sends it once more.
-    pub async fn send(&self, mut request: HttpCall) -> Result<ApiAnswer, DispatchError> {
+    pub async fn send(&self, request: HttpCall) -> Result<ApiAnswer, DispatchError> {
+        self.in_session(request, |r| self.dispatch.send(r)).await
+    }
+
+    /// Sends `request`, whose answer is a stream of Server-Sent Events, as [`Self::send`]
+    /// sends a request: each event's `data` goes to `events` as it comes
+    /// ([`Dispatch::send_streamed`]).
+    pub async fn send_streamed(
+        &self,
+        request: HttpCall,
+        events: tokio::sync::mpsc::UnboundedSender<String>,
+    ) -> Result<ApiAnswer, DispatchError> {
+        self.in_session(request, |r| self.dispatch.send_streamed(r, events.clone()))
+            .await
+    }
+
+    /// Sends `request` with `send` in the connection's session (made first if needed); when
+    /// the server no longer knows the session (an answer before any stream), makes a new one
+    /// and sends it once more.
+    async fn in_session<F, Fut>(
+        &self,
+        mut request: HttpCall,
+        send: F,
+    ) -> Result<ApiAnswer, DispatchError>
+    where
+        F: Fn(HttpCall) -> Fut,
+        Fut: std::future::Future<Output = Result<ApiAnswer, DispatchError>>,
+    {
         if self.pick.external {
-            return self.dispatch.send(request).await;
+            return send(request).await;
         }
         let secret = self.secret().await?;
         request.session = Some(secret);
-        let answer = self.dispatch.send(request.clone()).await?;
+        let answer = send(request.clone()).await?;
         if !session_gone(&answer) {
             return Ok(answer);
         }
         *self.secret.lock().await = None;
         request.session = Some(self.secret().await?);
-        self.dispatch.send(request).await
+        send(request).await
     }
 
     /// The session's secret, the session made now if the connection has none.

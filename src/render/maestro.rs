@@ -23,25 +23,34 @@ pub fn suite(v: &Value) -> String {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|f| {
-            let mark = match s(&f["status"]) {
-                "passed" => "ok     ",
-                "failed" => "FAIL   ",
-                "invalid" => "INVALID",
-                _ => "not run",
-            };
-            let ms = f["duration_ms"]
-                .as_u64()
-                .map(|d| format!(" {d} ms"))
-                .unwrap_or_default();
-            let why = f["error"]
-                .as_str()
-                .map(|e| format!(": {e}"))
-                .unwrap_or_default();
-            format!("{mark} {}{ms}{why}", s(&f["file"]))
-        })
+        .map(suite_flow)
         .collect();
-    lines.push(format!(
+    lines.push(counts(v));
+    lines.join("\n")
+}
+
+/// One flow of a suite: status, file, duration, and why it failed or was refused.
+fn suite_flow(f: &Value) -> String {
+    let mark = match s(&f["status"]) {
+        "passed" => "ok     ",
+        "failed" => "FAIL   ",
+        "invalid" => "INVALID",
+        _ => "not run",
+    };
+    let ms = f["duration_ms"]
+        .as_u64()
+        .map(|d| format!(" {d} ms"))
+        .unwrap_or_default();
+    let why = f["error"]
+        .as_str()
+        .map(|e| format!(": {e}"))
+        .unwrap_or_default();
+    format!("{mark} {}{ms}{why}", s(&f["file"]))
+}
+
+/// A suite's verdict and counts.
+fn counts(v: &Value) -> String {
+    format!(
         "suite {}: {} passed, {} failed, {} invalid, {} not run ({} left out by tags)",
         if v["success"] == true {
             "passed"
@@ -53,8 +62,7 @@ pub fn suite(v: &Value) -> String {
         v["invalid"],
         v["not_run"],
         v["left_out"].as_array().map_or(0, Vec::len)
-    ));
-    lines.join("\n")
+    )
 }
 
 /// `flow_run_stream`: a step as it ends (`{"step": …}`), the verdict (`{"result": …}`), or
@@ -65,6 +73,28 @@ pub fn event(v: &Value) -> String {
         (_, Some(r), _) => verdict(r),
         (_, _, Some(e)) => format!(
             "flow could not go on: {}: {}",
+            s(&e["code"]),
+            s(&e["message"])
+        ),
+        _ => String::new(),
+    }
+}
+
+/// `flow_test_stream`: a step as it ends, under its flow's file (`{"step": {"flow", "step"}}`),
+/// a flow's outcome as its suite's line (`{"flow": …}`), the counts (`{"result": …}`), or why
+/// the suite could not go on (`{"error": …}`).
+pub fn suite_event(v: &Value) -> String {
+    match (
+        v.get("step"),
+        v.get("flow"),
+        v.get("result"),
+        v.get("error"),
+    ) {
+        (Some(st), _, _, _) => format!("{}: {}", s(&st["flow"]), step(&st["step"])),
+        (_, Some(f), _, _) => suite_flow(f),
+        (_, _, Some(r), _) => counts(r),
+        (_, _, _, Some(e)) => format!(
+            "suite could not go on: {}: {}",
             s(&e["code"]),
             s(&e["message"])
         ),
@@ -166,6 +196,38 @@ mod tests {
         assert_eq!(
             event(&gone),
             "flow could not go on: DEVICE_OFFLINE: it went offline"
+        );
+    }
+
+    #[test]
+    fn a_streamed_suite_tells_steps_under_their_flow_then_each_flow_then_the_counts() {
+        let st = json!({"title": "back", "file": "sub/a.yaml", "line": 2, "depth": 0,
+                        "status": "passed", "duration_ms": 7});
+        assert_eq!(
+            suite_event(&json!({"step": {"flow": "a.yaml", "step": st}})),
+            "a.yaml: ok        7 ms  back  (a.yaml:2)"
+        );
+        let flow = json!({"file": "a.yaml", "name": "a", "tags": [], "status": "failed",
+                          "duration_ms": 40, "error": "no"});
+        assert_eq!(
+            suite_event(&json!({ "flow": flow })),
+            "FAIL    a.yaml 40 ms: no"
+        );
+        let result = json!({"success": false, "passed": 0, "failed": 1, "invalid": 0,
+                            "not_run": 0, "flows": [flow], "left_out": []});
+        assert_eq!(
+            suite_event(&json!({ "result": result })),
+            "suite FAILED: 0 passed, 1 failed, 0 invalid, 0 not run (0 left out by tags)"
+        );
+        // The whole suite's answer: the same flow line, then the same counts.
+        assert_eq!(
+            suite(&result),
+            "FAIL    a.yaml 40 ms: no\nsuite FAILED: 0 passed, 1 failed, 0 invalid, 0 not run (0 left out by tags)"
+        );
+        let gone = json!({"error": {"code": "DEVICE_OFFLINE", "message": "it went offline"}});
+        assert_eq!(
+            suite_event(&gone),
+            "suite could not go on: DEVICE_OFFLINE: it went offline"
         );
     }
 }

@@ -91,6 +91,7 @@ ops! {
     FlowRun = "flow_run",
     FlowRunStream = "flow_run_stream",
     FlowTest = "flow_test",
+    FlowTestStream = "flow_test_stream",
     FlowRecordStart = "flow_record_start",
     FlowRecordStop = "flow_record_stop",
     Wait = "wait",

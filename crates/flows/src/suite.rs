@@ -264,43 +264,53 @@ pub enum Outcome {
 /// The suite's result: each planned flow with its outcome (`outcomes` in the plan's order).
 pub fn result(plan: &Plan, outcomes: Vec<Outcome>) -> SuiteResult {
     let mut outcomes = outcomes.into_iter();
-    let flows: Vec<SuiteFlow> = plan
+    let flows = plan
         .flows
         .iter()
-        .map(|f| {
-            let mut flow = SuiteFlow {
-                file: f.file.clone(),
-                name: f.name.clone(),
-                tags: f.tags.clone(),
-                status: SuiteFlowStatus::NotRun,
-                udid: None,
-                duration_ms: None,
-                artifacts: None,
-                error: None,
-            };
-            match outcomes.next().unwrap_or(Outcome::NotRun) {
-                Outcome::Ran(r) => {
-                    flow.status = match r.success {
-                        true => SuiteFlowStatus::Passed,
-                        false => SuiteFlowStatus::Failed,
-                    };
-                    flow.duration_ms = Some(r.duration_ms);
-                    flow.udid = Some(r.udid.clone());
-                    flow.error = r
-                        .failed_step
-                        .and_then(|i| r.steps.get(i))
-                        .and_then(|s| s.error.clone());
-                    flow.artifacts = r.artifacts;
-                }
-                Outcome::Invalid(why) => {
-                    flow.status = SuiteFlowStatus::Invalid;
-                    flow.error = Some(why);
-                }
-                Outcome::NotRun => {}
-            }
-            flow
-        })
+        .map(|f| flow(f, outcomes.next().unwrap_or(Outcome::NotRun)))
         .collect();
+    tally(plan, flows)
+}
+
+/// One planned flow as the suite's result tells it, with its outcome: what a streamed suite
+/// sends as each flow ends.
+pub fn flow(f: &Planned, outcome: Outcome) -> SuiteFlow {
+    let mut flow = SuiteFlow {
+        file: f.file.clone(),
+        name: f.name.clone(),
+        tags: f.tags.clone(),
+        status: SuiteFlowStatus::NotRun,
+        udid: None,
+        duration_ms: None,
+        artifacts: None,
+        error: None,
+    };
+    match outcome {
+        Outcome::Ran(r) => {
+            flow.status = match r.success {
+                true => SuiteFlowStatus::Passed,
+                false => SuiteFlowStatus::Failed,
+            };
+            flow.duration_ms = Some(r.duration_ms);
+            flow.udid = Some(r.udid.clone());
+            flow.error = r
+                .failed_step
+                .and_then(|i| r.steps.get(i))
+                .and_then(|s| s.error.clone());
+            flow.artifacts = r.artifacts;
+        }
+        Outcome::Invalid(why) => {
+            flow.status = SuiteFlowStatus::Invalid;
+            flow.error = Some(why);
+        }
+        Outcome::NotRun => {}
+    }
+    flow
+}
+
+/// The suite's result from each of its flows as [`flow`] told it (in the plan's order): the
+/// counts, and the files the plan's tags left out.
+pub fn tally(plan: &Plan, flows: Vec<SuiteFlow>) -> SuiteResult {
     let count = |s: SuiteFlowStatus| flows.iter().filter(|f| f.status == s).count();
     SuiteResult {
         success: flows.iter().all(|f| f.status == SuiteFlowStatus::Passed),

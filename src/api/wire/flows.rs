@@ -95,6 +95,33 @@ pub enum FlowEvent {
     Error(super::error::ErrorBody),
 }
 
+/// A step of a streamed suite, as it ends: which flow of the suite it is from (its file in the
+/// suite's folder, as the result's `flows` name it) and the step.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SuiteStep {
+    /// The suite's flow the step is from (its `file`).
+    pub flow: String,
+    /// The step, as its flow's result tells it.
+    pub step: FlowStep,
+}
+
+/// An event of a streamed suite: each step as it ends (`step`, its SSE `id` its index in its
+/// flow's steps), each flow's outcome as it is known (`flow`, its `id` its index in the
+/// result's `flows`; a flow an earlier failure stopped is `not_run`), then the whole result
+/// (`result`); or, when the suite could not go on, the error envelope as the last event
+/// (`error`).
+// Its variants are described by the API schema, where descriptions are kept short on
+// purpose (token budget).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SuiteEvent {
+    Step(SuiteStep),
+    Flow(SuiteFlow),
+    Result(SuiteResult),
+    Error(super::error::ErrorBody),
+}
+
 /// Start recording (no fields: the recording is the caller's, by its session).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -34,7 +34,47 @@ pub async fn flow_run(s: AppState, r: FlowRunRequest) -> Result<Json<FlowRunResu
 /// and run in turn as [`flow_run`] runs one; a refused flow is `invalid` and the suite goes on
 /// (unless `continueOnFailure: false`). Its JUnit and JSON reports join the caller's run.
 pub async fn flow_test(s: AppState, r: FlowTestRequest) -> Result<Json<SuiteResult>> {
-    use crate::flows::suite::{self, Outcome};
+    let suite = planned(&s, r)?;
+    Ok(Json(suite.go(None).await?))
+}
+
+/// Runs a suite as [`flow_test`] does, answering each step (with its flow) as it ends and each
+/// flow's outcome as it is known, then the result, as Server-Sent Events. The suite is planned
+/// and its device resolved before the stream starts (their errors are plain answers); a client
+/// that goes away stops the suite.
+pub async fn flow_test_stream(s: AppState, r: FlowTestRequest) -> Result<EventStream<SuiteEvent>> {
+    let mut suite = planned(&s, r)?;
+    let device = s.controller.resolve_to_act(suite.udid.as_deref()).await?;
+    suite.udid = Some(device.udid);
+    streamed(&s, suite_event, move |events| async move {
+        let last = match suite.go(Some(&events)).await {
+            Ok(result) => SuiteEvent::Result(result),
+            Err(e) => SuiteEvent::Error(e.into()),
+        };
+        let _ = events.send((None, last));
+    })
+}
+
+/// Where a streamed suite's events go, each with its SSE `id` when it has one.
+type SuiteEvents = tokio::sync::mpsc::UnboundedSender<(Option<String>, SuiteEvent)>;
+
+/// A suite planned whole and ready to run: what [`flow_test`] and [`flow_test_stream`] share.
+struct PlannedSuite {
+    s: AppState,
+    udid: Option<String>,
+    plan: crate::flows::suite::Plan,
+    /// The folder's files: its flows and their sub-flows.
+    files: std::collections::BTreeMap<String, String>,
+    env: Vec<(String, String)>,
+    allow_http: Vec<String>,
+    /// Each flow's time limit.
+    timeout: Duration,
+}
+
+/// Plans a suite before any device command: too many files, a timeout out of range or a
+/// config that cannot select its flows is `400 VALIDATION`.
+fn planned(s: &AppState, r: FlowTestRequest) -> Result<PlannedSuite> {
+    use crate::flows::suite;
     if r.files.len() > MAX_SUITE_FILES {
         return Err(Error::validation(format!(
             "a suite holds at most {MAX_SUITE_FILES} files, not {}",
@@ -47,45 +87,94 @@ pub async fn flow_test(s: AppState, r: FlowTestRequest) -> Result<Json<SuiteResu
         Error::validation(format!("the suite cannot run: {e}"))
             .with_hint("`mobilectl flow check DIR` checks every flow; `flows` globs are relative to the folder")
     })?;
-    let env: Vec<(String, String)> = r.env.into_iter().collect();
-    let mut outcomes = Vec::with_capacity(plan.flows.len());
-    let mut stopped = false;
-    for f in &plan.flows {
-        if stopped {
-            outcomes.push(Outcome::NotRun);
-            continue;
-        }
-        let text = r.files.get(&f.file).map(String::as_str).unwrap_or_default();
-        let posted = Posted {
-            file: &f.file,
-            yaml: text,
-            files: &r.files,
-            media: &Default::default(),
-        };
-        let outcome = match check_flow(
-            &s,
-            r.udid.clone(),
-            posted,
-            env.clone(),
-            &r.allow_http,
-            timeout,
-        ) {
-            Err(e) => Outcome::Invalid(e.message),
-            Ok(run) => {
-                let udid = run.udid.clone();
-                let result = s
-                    .controller
-                    .holding_device(udid.as_deref(), |device, _| run.go(device, None))
-                    .await?;
-                Outcome::Ran(result)
+    Ok(PlannedSuite {
+        s: s.clone(),
+        udid: r.udid,
+        plan,
+        files: r.files,
+        env: r.env.into_iter().collect(),
+        allow_http: r.allow_http,
+        timeout,
+    })
+}
+
+impl PlannedSuite {
+    /// Runs the flows in turn, each under its own hold of the device, telling `events` (when
+    /// streamed) of each step as it ends and of each flow's outcome; saves the suite's reports.
+    /// An error is the device's: the suite cannot go on.
+    async fn go(self, events: Option<&SuiteEvents>) -> Result<SuiteResult> {
+        use crate::flows::suite::{self, Outcome};
+        let mut flows = Vec::with_capacity(self.plan.flows.len());
+        let mut stopped = false;
+        for (i, f) in self.plan.flows.iter().enumerate() {
+            let outcome = match stopped {
+                true => Outcome::NotRun,
+                false => {
+                    let text = self
+                        .files
+                        .get(&f.file)
+                        .map(String::as_str)
+                        .unwrap_or_default();
+                    let posted = Posted {
+                        file: &f.file,
+                        yaml: text,
+                        files: &self.files,
+                        media: &Default::default(),
+                    };
+                    match check_flow(
+                        &self.s,
+                        self.udid.clone(),
+                        posted,
+                        self.env.clone(),
+                        &self.allow_http,
+                        self.timeout,
+                    ) {
+                        Err(e) => Outcome::Invalid(e.message),
+                        Ok(run) => Outcome::Ran(self.run(run, i, &f.file, events).await?),
+                    }
+                }
+            };
+            stopped =
+                !self.plan.continue_on_failure && !matches!(&outcome, Outcome::Ran(r) if r.success);
+            let flow = suite::flow(f, outcome);
+            if let Some(events) = events {
+                let _ = events.send((Some(i.to_string()), SuiteEvent::Flow(flow.clone())));
             }
-        };
-        stopped = !plan.continue_on_failure && !matches!(&outcome, Outcome::Ran(r) if r.success);
-        outcomes.push(outcome);
+            flows.push(flow);
+        }
+        let result = suite::tally(&self.plan, flows);
+        save_suite_reports(&self.s, &result);
+        Ok(result)
     }
-    let result = suite::result(&plan, outcomes);
-    save_suite_reports(&s, &result);
-    Ok(Json(result))
+
+    /// Runs the suite's flow `at` (its `file`) under a hold of the device, telling `events` of
+    /// each of its steps as it ends (their `id`: the flow's index, a dot, the step's).
+    async fn run(
+        &self,
+        run: CheckedRun,
+        at: usize,
+        file: &str,
+        events: Option<&SuiteEvents>,
+    ) -> Result<FlowRunResult> {
+        let udid = run.udid.clone();
+        let controller = &self.s.controller;
+        let Some(events) = events else {
+            return controller
+                .holding_device(udid.as_deref(), |device, _| run.go(device, None))
+                .await;
+        };
+        let (steps_tx, steps_rx) = tokio::sync::mpsc::unbounded_channel();
+        let work =
+            controller.holding_device(udid.as_deref(), |device, _| run.go(device, Some(steps_tx)));
+        forwarding(work, steps_rx, |step_at, step| {
+            let step = SuiteStep {
+                flow: file.to_string(),
+                step,
+            };
+            let _ = events.send((Some(format!("{at}.{step_at}")), SuiteEvent::Step(step)));
+        })
+        .await
+    }
 }
 
 /// The suite's reports (its result as JSON, and as JUnit XML) into the caller's run.
@@ -109,56 +198,85 @@ fn save_suite_reports(s: &AppState, result: &SuiteResult) {
 /// Server-Sent Events. The flow is checked and its device resolved before the stream starts
 /// (their errors are plain answers); a client that goes away stops the run.
 pub async fn flow_run_stream(s: AppState, r: FlowRunRequest) -> Result<EventStream<FlowEvent>> {
-    use axum::response::sse::{KeepAlive, Sse};
     let run = checked(&s, r)?;
     let device = s.controller.resolve_to_act(run.udid.as_deref()).await?;
+    let controller = s.controller.clone();
+    let event = |(at, e): &(usize, FlowEvent)| flow_event(*at, e);
+    streamed(&s, event, move |events| async move {
+        let (steps_tx, steps_rx) = tokio::sync::mpsc::unbounded_channel();
+        let udid = device.udid.clone();
+        let work =
+            controller.holding_device(Some(&udid), |device, _| run.go(device, Some(steps_tx)));
+        relay(work, steps_rx, events).await;
+    })
+}
+
+/// Answers what `work` sends (each item made an SSE event by `event`) as Server-Sent Events.
+/// `work` runs in a task of its own within the caller's session, which it keeps in use (not
+/// idle) meanwhile; the task stops when the stream is dropped (its client went away).
+fn streamed<T, E, W, Fut>(
+    s: &AppState,
+    event: fn(&T) -> axum::response::sse::Event,
+    work: W,
+) -> Result<EventStream<E>>
+where
+    T: Send + 'static,
+    E: Send + 'static,
+    W: FnOnce(tokio::sync::mpsc::UnboundedSender<T>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    use axum::response::sse::{KeepAlive, Sse};
     let session = crate::controller::current_session();
-    // The run keeps its session in use (not idle) while it goes on.
     let entered = match &session {
         Some(sn) => Some(s.controller.sessions().enter_session(sn)?),
         None => None,
     };
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let controller = s.controller.clone();
+    let work = work(tx);
     let task = tokio::spawn(crate::controller::within(session, async move {
         let _entered = entered;
-        let (steps_tx, steps_rx) = tokio::sync::mpsc::unbounded_channel();
-        let udid = device.udid.clone();
-        let work =
-            controller.holding_device(Some(&udid), |device, _| run.go(device, Some(steps_tx)));
-        relay(work, steps_rx, tx).await;
+        work.await;
     }));
     let stop = AbortOnDrop(task);
-    let events = futures_util::stream::unfold((rx, stop), |(mut rx, stop)| async move {
-        let (at, e) = rx.recv().await?;
-        Some((
-            Ok::<_, std::convert::Infallible>(flow_event(at, &e)),
-            (rx, stop),
-        ))
+    let events = futures_util::stream::unfold((rx, stop), move |(mut rx, stop)| async move {
+        let item = rx.recv().await?;
+        Some((Ok::<_, std::convert::Infallible>(event(&item)), (rx, stop)))
     });
     Ok(EventStream::new(
         Sse::new(events).keep_alive(KeepAlive::new().text("heartbeat")),
     ))
 }
 
-/// Sends each step of a run as it ends, then its result, or its error when it could not run.
-async fn relay(
-    work: impl std::future::Future<Output = Result<FlowRunResult>>,
+/// Runs `work` to its end, handing `tell` each step `steps` gives as it ends meanwhile (and
+/// those given just before the end).
+async fn forwarding<T>(
+    work: impl std::future::Future<Output = T>,
     mut steps: tokio::sync::mpsc::UnboundedReceiver<(usize, FlowStep)>,
-    events: tokio::sync::mpsc::UnboundedSender<(usize, FlowEvent)>,
-) {
+    mut tell: impl FnMut(usize, FlowStep),
+) -> T {
     tokio::pin!(work);
-    let result = loop {
+    let done = loop {
         tokio::select! {
-            Some((at, step)) = steps.recv() => {
-                let _ = events.send((at, FlowEvent::Step(step)));
-            }
+            Some((at, step)) = steps.recv() => tell(at, step),
             done = &mut work => break done,
         }
     };
     while let Ok((at, step)) = steps.try_recv() {
-        let _ = events.send((at, FlowEvent::Step(step)));
+        tell(at, step);
     }
+    done
+}
+
+/// Sends each step of a run as it ends, then its result, or its error when it could not run.
+async fn relay(
+    work: impl std::future::Future<Output = Result<FlowRunResult>>,
+    steps: tokio::sync::mpsc::UnboundedReceiver<(usize, FlowStep)>,
+    events: tokio::sync::mpsc::UnboundedSender<(usize, FlowEvent)>,
+) {
+    let result = forwarding(work, steps, |at, step| {
+        let _ = events.send((at, FlowEvent::Step(step)));
+    })
+    .await;
     let last = match result {
         Ok(result) => FlowEvent::Result(result),
         Err(e) => FlowEvent::Error(e.into()),
@@ -173,6 +291,24 @@ fn flow_event(at: usize, e: &FlowEvent) -> axum::response::sse::Event {
         FlowEvent::Step(_) => event.event("step").id(at.to_string()),
         FlowEvent::Result(_) => event.event("result"),
         FlowEvent::Error(_) => event.event("error"),
+    };
+    event
+        .json_data(e)
+        .unwrap_or_else(|_| axum::response::sse::Event::default().comment("unencodable"))
+}
+
+/// An SSE event of a streamed suite: `step` (its `id` the flow's index in the suite, a dot,
+/// the step's in its flow), `flow` (its `id` the flow's index), `result` or `error`.
+fn suite_event((id, e): &(Option<String>, SuiteEvent)) -> axum::response::sse::Event {
+    let event = axum::response::sse::Event::default().event(match e {
+        SuiteEvent::Step(_) => "step",
+        SuiteEvent::Flow(_) => "flow",
+        SuiteEvent::Result(_) => "result",
+        SuiteEvent::Error(_) => "error",
+    });
+    let event = match id {
+        Some(id) => event.id(id),
+        None => event,
     };
     event
         .json_data(e)

@@ -113,6 +113,7 @@ pub fn binding(op: Op) -> Binding {
         Op::FlowRun => body(flows::flow_run),
         Op::FlowRunStream => body(flows::flow_run_stream),
         Op::FlowTest => body(flows::flow_test),
+        Op::FlowTestStream => body(flows::flow_test_stream),
         Op::FlowRecordStart => body(flows::record_start),
         Op::FlowRecordStop => body(flows::record_stop),
         Op::Wait => body(verify::wait),

@@ -77,17 +77,20 @@ mod bench {
             let u0 = udids[0].clone();
             let post =
                 |path: &str, body: Value| http.post(format!("{url}{path}")).json(&body).send();
+            // Runs a flow on `udid`: its answer, which must be a success.
+            let run = |udid: &str, yaml: &str| {
+                let req = post("/api/v1/flows/run", json!({"udid": udid, "yaml": yaml}));
+                async move {
+                    let r: Value = req.await.unwrap().json().await.unwrap();
+                    assert_eq!(r["success"], true, "{r}");
+                    r
+                }
+            };
             // Warm up: the app started, the device read.
             let start =
                 "appId: com.mobilectl.demo\n---\n- launchApp\n- assertVisible: \"LOG IN\"\n";
             for u in &udids {
-                let r: Value = post("/api/v1/flows/run", json!({"udid": u, "yaml": start}))
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
-                assert_eq!(r["success"], true, "{r}");
+                run(u, start).await;
             }
 
             // 1. The runner's overhead.
@@ -106,14 +109,8 @@ mod bench {
                 }
                 direct.push(t.elapsed().as_secs_f64() * 1000.0);
                 let t = Instant::now();
-                let r: Value = post("/api/v1/flows/run", json!({"udid": u0, "yaml": flow}))
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
+                run(&u0, &flow).await;
                 flowed.push(t.elapsed().as_secs_f64() * 1000.0);
-                assert_eq!(r["success"], true, "{r}");
             }
             let (d, f) = (median(direct), median(flowed));
             println!(
@@ -128,13 +125,7 @@ mod bench {
             let scripts = "- evalScript: ${1 + 1}\n".repeat(21);
             let (mut first, mut warm) = (vec![], vec![]);
             for _ in 0..REPS {
-                let r: Value = post("/api/v1/flows/run", json!({"udid": u0, "yaml": scripts}))
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
-                assert_eq!(r["success"], true, "{r}");
+                let r = run(&u0, &scripts).await;
                 let ms: Vec<f64> = r["steps"]
                     .as_array()
                     .unwrap()

@@ -75,6 +75,7 @@ async fn a_script_fetches_the_user_and_later_steps_log_in_as_it() {
     let setup = format!(
         "var r = http.get('http://127.0.0.1:{port}/user');\n\
          output.user = json(r.body).name;\n\
+         output.field = 'user.*';\n\
          var e = http.post('http://127.0.0.1:{port}/echo', {{body: {{a: 1}}, headers: {{'x-token': TOKEN}}}});\n\
          output.echo = e.status + ' ' + json(e.body).token + ' ' + json(e.body).got;\n\
          console.log('user is', output.user);\n"
@@ -82,7 +83,7 @@ async fn a_script_fetches_the_user_and_later_steps_log_in_as_it() {
     let flow = "appId: com.mobilectl.demo\n---\n- launchApp\n\
         - runScript: {file: ../scripts/setup.js, env: {TOKEN: t-42}}\n\
         - assertTrue: ${output.echo == '201 t-42 {\"a\":1}'}\n\
-        - tapOn: {id: \"user.*\"}\n- inputText: ${output.user.toUpperCase()}\n\
+        - tapOn: {id: \"${output.field}\"}\n- inputText: ${output.user.toUpperCase()}\n\
         - evalScript: ${output.typed = maestro.platform + ':' + output.user}\n\
         - tapOn: LOG IN\n- extendedWaitUntil: {visible: \"Allow|ALLOW\", timeout: 10000}\n\
         - assertTrue: ${output.typed == 'android:erin'}\n";

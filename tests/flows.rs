@@ -242,6 +242,26 @@ async fn launch_arguments_reach_the_app_as_typed_intent_extras() {
     );
 }
 
+/// An app for `h`'s device whose runs (and their reports) are kept under `cache`.
+fn app_keeping_runs_in(
+    h: &virtual_device::testing::VdHarness,
+    cache: &std::path::Path,
+) -> axum::Router {
+    let controller =
+        mobilectl::controller::DeviceController::new(mobilectl::backend::BackendConfig {
+            tools: mobilectl::exec::Toolbox::with([(mobilectl::exec::Tool::Adb, h.adb.clone())]),
+            adb_server_port: Some(h.adb_port),
+            ..Default::default()
+        })
+        .with_runs(mobilectl::runs::RunStore::open(
+            cache.to_path_buf(),
+            Default::default(),
+        ));
+    mobilectl::server::check_declared_errors(true);
+    let state = mobilectl::server::AppState::new(controller, Default::default());
+    mobilectl::server::app(state, crate::common::loopback_policy())
+}
+
 /// Every command the runner supports, once at least, on the demo (a new command must be added
 /// here: the test compares this flow's commands with the supported list).
 const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
@@ -271,6 +291,7 @@ const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
 - eraseText: 1
 - copyTextFrom:
     id: "username"
+- assertTrue: ${maestro.copiedText.length > 0 && maestro.copiedText == output.typed.slice(0, maestro.copiedText.length)}
 - tapOn:
     id: "password"
 - pasteText
@@ -741,19 +762,7 @@ async fn a_streamed_run_tells_each_step_as_it_ends_and_stops_when_its_client_goe
     use tower::ServiceExt;
     let h = start_device();
     let cache = tempfile::tempdir().unwrap();
-    let controller =
-        mobilectl::controller::DeviceController::new(mobilectl::backend::BackendConfig {
-            tools: mobilectl::exec::Toolbox::with([(mobilectl::exec::Tool::Adb, h.adb.clone())]),
-            adb_server_port: Some(h.adb_port),
-            ..Default::default()
-        })
-        .with_runs(mobilectl::runs::RunStore::open(
-            cache.path().to_path_buf(),
-            Default::default(),
-        ));
-    mobilectl::server::check_declared_errors(true);
-    let state = mobilectl::server::AppState::new(controller, Default::default());
-    let app = mobilectl::server::app(state, loopback_policy());
+    let app = app_keeping_runs_in(&h, cache.path());
     let stream = |body: serde_json::Value| {
         let app = app.clone();
         async move {
@@ -850,19 +859,7 @@ async fn a_streamed_suite_tells_each_step_with_its_flow_and_each_flow_and_stops_
     use tower::ServiceExt;
     let h = start_device();
     let cache = tempfile::tempdir().unwrap();
-    let controller =
-        mobilectl::controller::DeviceController::new(mobilectl::backend::BackendConfig {
-            tools: mobilectl::exec::Toolbox::with([(mobilectl::exec::Tool::Adb, h.adb.clone())]),
-            adb_server_port: Some(h.adb_port),
-            ..Default::default()
-        })
-        .with_runs(mobilectl::runs::RunStore::open(
-            cache.path().to_path_buf(),
-            Default::default(),
-        ));
-    mobilectl::server::check_declared_errors(true);
-    let state = mobilectl::server::AppState::new(controller, Default::default());
-    let app = mobilectl::server::app(state, loopback_policy());
+    let app = app_keeping_runs_in(&h, cache.path());
     let stream = |body: serde_json::Value| {
         let app = app.clone();
         async move {

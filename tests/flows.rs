@@ -242,6 +242,23 @@ async fn launch_arguments_reach_the_app_as_typed_intent_extras() {
     );
 }
 
+/// The names of the artifacts of the server's run (the first run listed).
+async fn server_run_artifacts(app: &axum::Router) -> Vec<String> {
+    use crate::common::*;
+    let (_, runs) = call(app, get("/api/v1/runs")).await;
+    let id = runs["runs"][0]["id"]
+        .as_str()
+        .expect("the server's run")
+        .to_string();
+    let (_, detail) = call(app, get(&format!("/api/v1/runs/{id}"))).await;
+    detail["artifacts"]
+        .as_array()
+        .expect("artifacts")
+        .iter()
+        .filter_map(|a| a["name"].as_str().map(str::to_string))
+        .collect()
+}
+
 /// An app for `h`'s device whose runs (and their reports) are kept under `cache`.
 fn app_keeping_runs_in(
     h: &virtual_device::testing::VdHarness,
@@ -828,18 +845,8 @@ async fn a_streamed_run_tells_each_step_as_it_ends_and_stops_when_its_client_goe
         &serde_json::json!({"yaml": "- assertVisible: \"Allow|ALLOW\"\n", "file": "short.yaml"}),
     )
     .await;
-    let (_, runs) = call(&app, get("/api/v1/runs")).await;
-    let id = runs["runs"][0]["id"]
-        .as_str()
-        .expect("the server's run")
-        .to_string();
-    let (_, detail) = call(&app, get(&format!("/api/v1/runs/{id}"))).await;
-    let names: Vec<&str> = detail["artifacts"]
-        .as_array()
-        .expect("artifacts")
-        .iter()
-        .filter_map(|a| a["name"].as_str())
-        .collect();
+    let names = server_run_artifacts(&app).await;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     assert!(names.contains(&"flow-short.json"), "{names:?}");
     assert!(!names.contains(&"flow-long.json"), "{names:?}");
 }
@@ -983,18 +990,8 @@ async fn a_streamed_suite_tells_each_step_with_its_flow_and_each_flow_and_stops_
         &serde_json::json!({"yaml": "- assertVisible: \"LOG IN\"\n", "file": "short.yaml"}),
     )
     .await;
-    let (_, runs) = call(&app, get("/api/v1/runs")).await;
-    let id = runs["runs"][0]["id"]
-        .as_str()
-        .expect("the server's run")
-        .to_string();
-    let (_, detail) = call(&app, get(&format!("/api/v1/runs/{id}"))).await;
-    let names: Vec<&str> = detail["artifacts"]
-        .as_array()
-        .expect("artifacts")
-        .iter()
-        .filter_map(|a| a["name"].as_str())
-        .collect();
+    let names = server_run_artifacts(&app).await;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     assert!(names.contains(&"flow-short.json"), "{names:?}");
     // The two suites that ended saved theirs; the one stopped did not.
     assert!(names.contains(&"suite-2.json"), "{names:?}");

@@ -88,6 +88,7 @@ fn bench(c: &mut Criterion) {
         outcome: Outcome::Ok,
         code: None,
         artifacts: vec![],
+        console: vec![],
         act: true,
     };
     let traced = RunStore::open(dir.path().join("trace-bench"), policy);

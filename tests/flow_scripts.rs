@@ -71,7 +71,8 @@ fn outcomes(r: &Value) -> Vec<String> {
 async fn a_script_fetches_the_user_and_later_steps_log_in_as_it() {
     let port = local_api().await;
     let h = start_device();
-    let app = app_for(&h);
+    let cache = tempfile::tempdir().unwrap();
+    let app = app_keeping_runs_in(&h, cache.path());
     let setup = format!(
         "var r = http.get('http://127.0.0.1:{port}/user');\n\
          output.user = json(r.body).name;\n\
@@ -96,6 +97,21 @@ async fn a_script_fetches_the_user_and_later_steps_log_in_as_it() {
         mobilectl::render::text("flow_run", &r)
     );
     assert_eq!(r["steps"][1]["console"], json!(["user is erin"]), "{r}");
+    // The run's trace has them too, on the flow's line.
+    let traces = walk(cache.path(), "trace.jsonl");
+    let flow_line = traces
+        .iter()
+        .flat_map(|t| {
+            std::fs::read_to_string(t)
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|l| serde_json::from_str::<Value>(&l).ok())
+        .find(|l| l["op"] == "flow_run")
+        .expect("the flow's trace line");
+    assert_eq!(flow_line["console"], json!(["user is erin"]), "{flow_line}");
     let typed = argvs_with(&h, "input");
     assert!(
         typed.contains(&vec!["input".into(), "text".into(), "ERIN".into()]),
@@ -195,4 +211,21 @@ async fn scripts_that_loop_or_allocate_without_end_fail_their_step_and_the_serve
         assert_eq!(r["success"], true, "after `{script}`: {r}");
     }
     assert_eq!(server.exited(), None, "the server process ended");
+}
+
+/// Every file named `name` under `dir`.
+fn walk(dir: &std::path::Path, name: &str) -> Vec<std::path::PathBuf> {
+    let mut out = vec![];
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.file_name().is_some_and(|n| n == name) {
+                out.push(p);
+            }
+        }
+    }
+    out
 }

@@ -259,26 +259,6 @@ async fn server_run_artifacts(app: &axum::Router) -> Vec<String> {
         .collect()
 }
 
-/// An app for `h`'s device whose runs (and their reports) are kept under `cache`.
-fn app_keeping_runs_in(
-    h: &virtual_device::testing::VdHarness,
-    cache: &std::path::Path,
-) -> axum::Router {
-    let controller =
-        mobilectl::controller::DeviceController::new(mobilectl::backend::BackendConfig {
-            tools: mobilectl::exec::Toolbox::with([(mobilectl::exec::Tool::Adb, h.adb.clone())]),
-            adb_server_port: Some(h.adb_port),
-            ..Default::default()
-        })
-        .with_runs(mobilectl::runs::RunStore::open(
-            cache.to_path_buf(),
-            Default::default(),
-        ));
-    mobilectl::server::check_declared_errors(true);
-    let state = mobilectl::server::AppState::new(controller, Default::default());
-    mobilectl::server::app(state, crate::common::loopback_policy())
-}
-
 /// Every command the runner supports, once at least, on the demo (a new command must be added
 /// here: the test compares this flow's commands with the supported list).
 const EVERY_COMMAND: &str = r#"appId: com.mobilectl.demo
@@ -779,7 +759,7 @@ async fn a_streamed_run_tells_each_step_as_it_ends_and_stops_when_its_client_goe
     use tower::ServiceExt;
     let h = start_device();
     let cache = tempfile::tempdir().unwrap();
-    let app = app_keeping_runs_in(&h, cache.path());
+    let app = crate::common::android::app_keeping_runs_in(&h, cache.path());
     let stream = |body: serde_json::Value| {
         let app = app.clone();
         async move {
@@ -866,7 +846,7 @@ async fn a_streamed_suite_tells_each_step_with_its_flow_and_each_flow_and_stops_
     use tower::ServiceExt;
     let h = start_device();
     let cache = tempfile::tempdir().unwrap();
-    let app = app_keeping_runs_in(&h, cache.path());
+    let app = crate::common::android::app_keeping_runs_in(&h, cache.path());
     let stream = |body: serde_json::Value| {
         let app = app.clone();
         async move {

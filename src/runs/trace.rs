@@ -44,6 +44,10 @@ pub struct TraceLine {
     /// Artifacts saved because of this operation (a failure's screenshot and tree).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<String>,
+    /// What a flow's scripts wrote with `console.log` while the operation ran (`flow_run`,
+    /// `flow_test`), a line each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub console: Vec<String>,
     /// An act or verify operation: its failure makes the run failed.
     #[serde(skip)]
     pub act: bool,
@@ -82,6 +86,7 @@ mod tests {
             outcome,
             code: code.map(str::to_string),
             artifacts: vec![],
+            console: vec![],
             act,
         }
     }

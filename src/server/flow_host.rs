@@ -70,7 +70,9 @@ impl Host for FlowHost {
     }
 
     async fn script(&self, script: Script) -> R<ScriptDone> {
-        self.scripts.eval(script, self.platform()).await
+        let done = self.scripts.eval(script, self.platform()).await?;
+        crate::server::traced::note_console(&done.console);
+        Ok(done)
     }
 
     async fn call(&self, op: Op, mut args: Value) -> R<Value> {

@@ -24,6 +24,33 @@ pub const CAPTURE_LIMIT: Duration = Duration::from_secs(3);
 /// Largest answer read back to see whether an act's outcome failed.
 const MAX_READ_BACK: usize = 16 * 1024 * 1024;
 
+tokio::task_local! {
+    /// The console lines a flow's scripts wrote during the traced operation (`flow_run`,
+    /// `flow_test`), for its trace line.
+    static CONSOLE: std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+}
+
+/// Keeps a script's console `lines` for the trace line of the operation running them (none
+/// outside a traced operation: a streamed run's task, whose line was written as it began).
+pub fn note_console(lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = CONSOLE.try_with(|c| {
+        c.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(lines.iter().cloned())
+    });
+}
+
+/// Runs `work` with a console of its own: its output and the lines its scripts wrote.
+async fn with_console<T>(work: impl Future<Output = T>) -> (T, Vec<String>) {
+    let console = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let out = CONSOLE.scope(console.clone(), work).await;
+    let lines = std::mem::take(&mut *console.lock().unwrap_or_else(|p| p.into_inner()));
+    (out, lines)
+}
+
 /// What the trace says of a request besides its outcome.
 pub(super) struct Call {
     pub op: &'static str,
@@ -83,21 +110,18 @@ pub(super) async fn traced<R>(
     work: impl Future<Output = Result<R>>,
 ) -> Result<R> {
     let (time, started) = (chrono::Utc::now(), Instant::now());
-    let r = work.await;
+    let (r, console) = with_console(work).await;
     let (outcome, code) = match &r {
         Ok(_) => (Outcome::Ok, None),
         Err(e) => (Outcome::Error, Some(e.code)),
     };
-    record(
-        s,
-        call,
-        time,
-        started,
+    let ended = Ended {
         outcome,
-        code.map(|c| c.as_str().to_string()),
-        code.is_some_and(about_screen),
-    )
-    .await;
+        code: code.map(|c| c.as_str().to_string()),
+        screen: code.is_some_and(about_screen),
+        console,
+    };
+    record(s, call, time, started, ended).await;
     r
 }
 
@@ -109,7 +133,7 @@ pub(super) async fn traced_act(
     work: impl Future<Output = Result<Response>>,
 ) -> Result<Response> {
     let (time, started) = (chrono::Utc::now(), Instant::now());
-    let r = work.await;
+    let (r, console) = with_console(work).await;
     let (r, outcome, code, screen) = match r {
         Err(e) => {
             let screen = about_screen(e.code);
@@ -124,8 +148,23 @@ pub(super) async fn traced_act(
             }
         }
     };
-    record(s, call, time, started, outcome, code, screen).await;
+    let ended = Ended {
+        outcome,
+        code,
+        screen,
+        console,
+    };
+    record(s, call, time, started, ended).await;
     r
+}
+
+/// How a traced operation ended: its outcome and code, whether that is about the screen, and
+/// its scripts' console lines.
+struct Ended {
+    outcome: Outcome,
+    code: Option<String>,
+    screen: bool,
+    console: Vec<String>,
 }
 
 /// The response as it was, and `Some(failure code)` when its JSON says `success: false`.
@@ -189,10 +228,14 @@ async fn record(
     call: Call,
     time: chrono::DateTime<chrono::Utc>,
     started: Instant,
-    outcome: Outcome,
-    code: Option<String>,
-    screen: bool,
+    ended: Ended,
 ) {
+    let Ended {
+        outcome,
+        code,
+        screen,
+        console,
+    } = ended;
     let duration_ms = started.elapsed().as_millis() as u64;
     let session = crate::controller::current_session();
     // The device named, else the session's, else (session-less) the active one.
@@ -226,6 +269,7 @@ async fn record(
         outcome,
         code,
         artifacts,
+        console,
         act: call.act,
     };
     let who = session.as_ref().map(|x| (x.id.as_str(), x.name.as_deref()));

@@ -58,6 +58,26 @@ pub fn app_for_with(h: &VdHarness, max: Option<std::time::Duration>) -> axum::Ro
     )
 }
 
+/// An app for `h`'s device whose runs (their traces and reports) are kept under `cache`.
+pub fn app_keeping_runs_in(h: &VdHarness, cache: &std::path::Path) -> axum::Router {
+    let controller = mobilectl::controller::DeviceController::new(BackendConfig {
+        tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
+        adb_server_port: Some(h.adb_port),
+        ..Default::default()
+    })
+    .with_runs(mobilectl::runs::RunStore::open(
+        cache.to_path_buf(),
+        Default::default(),
+    ));
+    mobilectl::server::check_declared_errors(true);
+    let options = mobilectl::server::ServerOptions {
+        script_worker: Some(env!("CARGO_BIN_EXE_mobilectl").into()),
+        ..Default::default()
+    };
+    let state = mobilectl::server::AppState::new(controller, options);
+    mobilectl::server::app(state, super::loopback_policy())
+}
+
 /// The ref of the first listed element whose id ends with `id_tail`.
 pub fn ref_by_id(snapshot: &Value, id_tail: &str) -> String {
     snapshot["elements"]

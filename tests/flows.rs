@@ -753,23 +753,13 @@ async fn retry_tap_if_no_change_taps_again_only_when_the_screen_stayed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streamed_run_tells_each_step_as_it_ends_and_stops_when_its_client_goes() {
     use crate::common::android::*;
-    use crate::common::sse::SseReader;
+    use crate::common::sse::post_stream;
     use crate::common::*;
     use std::time::Duration;
-    use tower::ServiceExt;
     let h = start_device();
     let cache = tempfile::tempdir().unwrap();
     let app = crate::common::android::app_keeping_runs_in(&h, cache.path());
-    let stream = |body: serde_json::Value| {
-        let app = app.clone();
-        async move {
-            let res = app
-                .oneshot(post("/api/v1/flows/run/stream", body))
-                .await
-                .unwrap();
-            (res.status(), SseReader::new(res.into_body()))
-        }
-    };
+    let stream = |body: serde_json::Value| post_stream(&app, "/api/v1/flows/run/stream", body);
 
     let body = serde_json::json!({"yaml": LOGIN, "file": "login.yaml", "env": {"USER": "alice"}});
     let (status, mut events) = stream(body).await;
@@ -840,23 +830,13 @@ async fn a_streamed_run_tells_each_step_as_it_ends_and_stops_when_its_client_goe
 async fn a_streamed_suite_tells_each_step_with_its_flow_and_each_flow_and_stops_when_its_client_goes(
 ) {
     use crate::common::android::*;
-    use crate::common::sse::SseReader;
+    use crate::common::sse::post_stream;
     use crate::common::*;
     use std::time::Duration;
-    use tower::ServiceExt;
     let h = start_device();
     let cache = tempfile::tempdir().unwrap();
     let app = crate::common::android::app_keeping_runs_in(&h, cache.path());
-    let stream = |body: serde_json::Value| {
-        let app = app.clone();
-        async move {
-            let res = app
-                .oneshot(post("/api/v1/flows/test/stream", body))
-                .await
-                .unwrap();
-            (res.status(), SseReader::new(res.into_body()))
-        }
-    };
+    let stream = |body: serde_json::Value| post_stream(&app, "/api/v1/flows/test/stream", body);
 
     // `flowsOrder` runs `second` first; then the rest by path: the refused one, the failing one.
     let files = serde_json::json!({

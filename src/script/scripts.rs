@@ -29,7 +29,8 @@ const STDERR_KEPT: usize = 8;
 pub struct Scripts {
     program: PathBuf,
     allow: AllowList,
-    http: HttpClient,
+    /// Made when a script first asks for a request (most runs make none).
+    http: std::sync::OnceLock<HttpClient>,
     worker: tokio::sync::Mutex<Option<LineChild>>,
 }
 
@@ -40,7 +41,7 @@ impl Scripts {
         Scripts {
             program,
             allow,
-            http: HttpClient::new(),
+            http: std::sync::OnceLock::new(),
             worker: tokio::sync::Mutex::new(None),
         }
     }
@@ -172,7 +173,7 @@ impl Scripts {
         if let Some(body) = call.body {
             req = req.body(body);
         }
-        match self.http.send(&req).await {
+        match self.http.get_or_init(HttpClient::new).send(&req).await {
             Ok(r) => {
                 let mut headers: BTreeMap<String, String> = BTreeMap::new();
                 for (k, v) in &r.headers {

@@ -61,7 +61,9 @@ impl Host for FlowHost {
             .ok_or_else(|| format!("`{name}` names no file"))?;
         let dir = tempfile::tempdir().map_err(|e| format!("addMedia: {e}"))?;
         let path = dir.path().join(file_name);
-        std::fs::write(&path, bytes).map_err(|e| format!("addMedia: {e}"))?;
+        tokio::fs::write(&path, bytes)
+            .await
+            .map_err(|e| format!("addMedia: {e}"))?;
         self.controller
             .add_media(Some(&self.device.udid), &path)
             .await

@@ -20,6 +20,17 @@ pub struct SseReader {
     pending: String,
 }
 
+/// Posts `body` to the streaming route `path` of `app`: the answer's status and its events.
+pub async fn post_stream(
+    app: &axum::Router,
+    path: &str,
+    body: Value,
+) -> (axum::http::StatusCode, SseReader) {
+    use tower::ServiceExt;
+    let res = app.clone().oneshot(super::post(path, body)).await.unwrap();
+    (res.status(), SseReader::new(res.into_body()))
+}
+
 impl SseReader {
     pub fn new(body: Body) -> Self {
         SseReader {

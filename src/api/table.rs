@@ -207,6 +207,21 @@ fn sessions() -> Vec<Operation> {
             .errors(DEVICE)
             .body::<EraseRequest>()
             .json::<SettingDone>(render::devices::done),
+        op(Post, Op::InstallHelper, "/api/v1/device/helper/install", "devices", "Install the on-device helper that reads and acts in milliseconds (Android: Appium's UiAutomator2 server).")
+            .cli("helper install", &["helper", "install", "--apks", "apks/server.apk", "--apks", "apks/test.apk"])
+            .describe("Android: the two APKs of the npm package `appium-uiautomator2-server` (`apks/`), given under \
+                       the files root or found where npm or Appium installed them (`MOBILECTL_UIA2_APKS`, \
+                       `./node_modules`, `npm root -g`, `~/.appium`; `looked_in` lists them); each file's manifest \
+                       is read first and a file that is not the server's is refused before anything is installed \
+                       (422). Afterwards reads and actions on the device go through the server (a snapshot's \
+                       `source` says `uiautomator2-server`), started when first needed and stopped when the \
+                       device's lease is released or mobilectl stops; a server another tool runs is left alone. \
+                       Any failure of the server falls back to `uiautomator dump` and `input` with one note. \
+                       iOS: 501 (its tools need no helper).")
+            .errors(DEVICE)
+            .errors(&[NotFound])
+            .body::<HelperInstallRequest>()
+            .json::<HelperInstalled>(render::devices::helper_installed),
     ]
 }
 

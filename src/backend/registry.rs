@@ -3,6 +3,7 @@
 //! is its folder beside this file and one line in [`builtin`]; tests build a controller over
 //! their own list (`DeviceController::with_backends`).
 
+use crate::backend::android::resident::HelperUse;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,6 +29,9 @@ pub struct BackendConfig {
     pub adb_connect_allow: Vec<Cidr>,
     /// Length of one Android `screenrecord` file (default 180 s; chained past it).
     pub android_record_segment: Option<Duration>,
+    /// Whether Android devices are read and driven through the UiAutomator2 server where it
+    /// is installed (`--android-helper`).
+    pub android_helper: HelperUse,
 }
 
 /// The built-in backends, in listing order.
@@ -46,7 +50,8 @@ pub fn builtin(config: &BackendConfig) -> Vec<Arc<dyn DeviceBackend>> {
                 config
                     .android_record_segment
                     .unwrap_or(crate::backend::android::record::SEGMENT_LIMIT),
-            ),
+            )
+            .with_helper(config.android_helper),
         ),
         Arc::new(SimctlBackend::new(config.tools.clone())),
         Arc::new(WdaBackend::new(

@@ -53,6 +53,11 @@ pub struct ServeArgs {
     /// before (repeatable). Without it adb is never sent off this machine.
     #[arg(long = "adb-connect-allow", value_name = "CIDR")]
     pub adb_connect_allow: Vec<crate::backend::android::connect::Cidr>,
+    /// Whether Android devices with the UiAutomator2 server installed (`helper install`) are
+    /// read and driven through it: `auto` (default) starts it when first needed, `off` keeps
+    /// to `uiautomator dump` and `input`.
+    #[arg(long, value_enum, default_value = "auto", env = "MOBILECTL_ANDROID_HELPER")]
+    pub android_helper: crate::backend::android::resident::HelperUse,
     /// Also start a virtual Android device running a small demo app, connect adb to it and
     /// make it the active device: every Android route can be tried without a phone.
     #[arg(long)]
@@ -231,6 +236,7 @@ fn settings(args: ServeArgs) -> Result<Settings, String> {
             adb_server_port: args.adb_server_port,
             wda,
             adb_connect_allow: args.adb_connect_allow,
+            android_helper: args.android_helper,
             android_record_segment: Some(std::time::Duration::from_secs(
                 args.android_record_segment_s,
             )),

@@ -111,6 +111,20 @@ impl DeviceController {
         Ok(on.into_device())
     }
 
+    /// Installs the device's helper (Android: the UiAutomator2 server) from `given` files,
+    /// else from where it is found on this machine.
+    pub async fn install_helper(
+        &self,
+        udid: Option<&str>,
+        given: &[std::path::PathBuf],
+    ) -> Result<crate::api::wire::devices::HelperInstalled> {
+        let on = self.reach(udid, Reach::Act).await?;
+        let helper = on.cap(concern::DeviceHelper)?;
+        let mut done = helper.install_helper(&on.device, given).await?;
+        done.device = on.into_device();
+        Ok(done)
+    }
+
     /// The apps installed on the device.
     pub async fn list_apps(&self, udid: Option<&str>) -> Result<(Device, Vec<AppInfo>)> {
         let on = self.reach(udid, Reach::Read).await?;

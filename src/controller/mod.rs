@@ -205,6 +205,31 @@ impl DeviceController {
         self.stop_recordings_of_ended_sessions(&live);
         self.stop_perf_windows_of_ended_sessions(&live);
         self.runs.end_sessions_except(|id| live.contains(id));
+        self.let_go_of_released();
+    }
+
+    /// Tells the backends of the devices whose lease was released (they stop what they
+    /// started there for the session: Android's resident server), in the background.
+    pub fn let_go_of_released(&self) {
+        let released = self.sessions.take_released();
+        if released.is_empty() {
+            return;
+        }
+        let backends = self.backends.clone();
+        tokio::spawn(async move {
+            for udid in &released {
+                for b in backends.iter() {
+                    b.device_released(udid).await;
+                }
+            }
+        });
+    }
+
+    /// Stops what the backends keep running on devices (the server is stopping).
+    pub async fn let_go_of_all(&self) {
+        for b in self.backends.iter() {
+            b.closing().await;
+        }
     }
 
     /// The backend that listed `device` and drives it.

@@ -37,6 +37,8 @@ pub struct Snapshot {
     pub completed: Instant,
     /// How long the dump took on the device.
     pub dump_ms: u64,
+    /// What the reader said about this read (a fast path replaced by the one-shot tool).
+    pub notes: Vec<String>,
 }
 
 impl Snapshot {
@@ -150,6 +152,7 @@ impl DeviceController {
             device: device.clone(),
             tool: source.tool,
             activity: source.foreground,
+            notes: source.notes,
             tree,
             screen,
             completed: Instant::now(),

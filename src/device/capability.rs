@@ -61,11 +61,14 @@ pub enum Capability {
     Logs,
     /// An app's CPU, memory, threads and frames.
     Perf,
+    /// An on-device helper that reads and acts faster than the one-shot tools (Android: the
+    /// UiAutomator2 server).
+    Helper,
 }
 
 impl Capability {
     /// Every capability, in the order they are listed.
-    pub const ALL: [Capability; 24] = [
+    pub const ALL: [Capability; 25] = [
         Capability::Lifecycle,
         Capability::Connect,
         Capability::Apps,
@@ -90,6 +93,7 @@ impl Capability {
         Capability::NetworkCapture,
         Capability::Logs,
         Capability::Perf,
+        Capability::Helper,
     ];
 
     /// Its wire name (`multi_touch`).
@@ -120,6 +124,7 @@ impl Capability {
             NetworkCapture => "network_capture",
             Logs => "logs",
             Perf => "perf",
+            Helper => "helper",
         }
     }
 
@@ -152,6 +157,7 @@ impl Capability {
             NetworkCapture => "network capture",
             Logs => "reading the device's logs and crashes",
             Perf => "reading an app's performance",
+            Helper => "installing an on-device helper",
         }
     }
 
@@ -189,6 +195,8 @@ impl Capability {
             Perf => "an app's CPU, memory and frames are read on Android devices (adb: /proc, dumpsys) and \
                  on iOS Simulators (the app's process on the Mac); on a physical iPhone use Xcode's \
                  Instruments or its debug gauges",
+            Helper => "the helper is Android's (Appium's UiAutomator2 server); iOS reads through \
+                 its own tools (AXe, idb, WebDriverAgent), which need no helper",
             _ => {
                 return Next::new(
                     "see {0}: each backend lists its `capabilities`",

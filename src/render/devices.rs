@@ -117,6 +117,23 @@ pub fn connected(v: &Value) -> String {
     .into()
 }
 
+/// `helper install`: what was installed, from where.
+pub fn helper_installed(v: &Value) -> String {
+    let packages: Vec<String> = v["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| format!("{} {}", s(&p["package"]), s(&p["version"])).trim_end().to_string())
+        .collect();
+    format!(
+        "installed {} on {} (from {}, {} ms)",
+        packages.join(", "),
+        s(&v["device"]["udid"]),
+        s(&v["source"]),
+        v["install_ms"]
+    )
+}
+
 /// `boot`, `shutdown`: the device's state after.
 pub fn power(v: &Value) -> String {
     if v.get("success").is_some() {

@@ -116,6 +116,7 @@ pub async fn run(settings: Settings) -> Result<(), StartError> {
         tokio::join!(
             recordings.stop_all_recordings(),
             recordings.stop_all_perf_windows(),
+            recordings.let_go_of_all(),
             super::routes::proxy::on_shutdown(state)
         );
     };

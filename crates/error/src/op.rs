@@ -54,6 +54,7 @@ ops! {
     ReleaseDevice = "release_device",
     ConnectDevice = "connect_device",
     Erase = "erase",
+    InstallHelper = "install_helper",
     InstallApp = "install_app",
     LaunchApp = "launch_app",
     TerminateApp = "terminate_app",

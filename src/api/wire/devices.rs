@@ -232,3 +232,43 @@ mod tests {
             .is_err());
     }
 }
+
+/// Where to take the on-device helper from.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HelperInstallRequest {
+    /// Device udid; default: the target device.
+    pub udid: Option<String>,
+    /// The helper's files, under the server's files root (Android: the two APKs of the npm
+    /// package `appium-uiautomator2-server`). Empty: found in the npm and Appium folders of
+    /// the server's machine.
+    #[serde(default)]
+    pub apks: Vec<String>,
+}
+
+/// One package of the helper, installed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HelperPackage {
+    /// The package (`io.appium.uiautomator2.server`).
+    pub package: String,
+    /// Its version, as its manifest says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The file installed.
+    pub path: String,
+}
+
+/// The helper installed on a device.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HelperInstalled {
+    /// The device it was installed on.
+    pub device: Device,
+    /// What was installed.
+    pub packages: Vec<HelperPackage>,
+    /// Where the files came from (`given`, or the folder they were found in).
+    pub source: String,
+    /// The folders looked in, in order (empty when the files were given).
+    pub looked_in: Vec<String>,
+    /// How long installing took, in ms.
+    pub install_ms: u64,
+}

@@ -51,8 +51,13 @@ pub struct SnapshotView {
     /// Focused activity or window (Android).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub activity: Option<String>,
-    /// The tool that read the screen (`uiautomator`, `axe`, `idb`).
+    /// The tool that read the screen (`uiautomator`, `uiautomator2-server` (the resident
+    /// helper), `axe`, `idb`, `wda`).
     pub source: String,
+    /// What to know about how this read went (the resident helper failed and `uiautomator
+    /// dump` read instead).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// `pixels` (Android) or `points` (iOS): the unit of every bounds and tap.
     pub coordinate_space: CoordinateSpace,
     pub screen: Size,

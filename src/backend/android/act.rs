@@ -95,16 +95,29 @@ pub fn split_output(output: &str, text: &str) -> Result<(String, String)> {
 #[async_trait]
 impl Input for AdbBackend {
     async fn tap(&self, device: &Device, at: Point) -> Result<()> {
+        if self.act_by_resident(device, &InputStep::Tap(at)).await.is_some() {
+            return Ok(());
+        }
         self.input(device, &input::tap_script(at)).await.map(drop)
     }
 
     async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
+        if self.act_by_resident(device, &InputStep::LongPress { at, duration_ms }).await.is_some() {
+            return Ok(());
+        }
         self.input(device, &input::swipe_script(at, at, duration_ms))
             .await
             .map(drop)
     }
 
     async fn swipe(&self, device: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
+        if self.act_by_resident(device, &InputStep::Swipe {
+            from,
+            to,
+            duration_ms,
+        }).await.is_some() {
+            return Ok(());
+        }
         self.input(device, &input::swipe_script(from, to, duration_ms))
             .await
             .map(drop)
@@ -123,6 +136,9 @@ impl Input for AdbBackend {
     /// Tap, clear, type and Enter in one adb round trip; text that needs the ADB Keyboard is
     /// checked on the device before the first step.
     async fn type_job(&self, device: &Device, job: &TypeJob<'_>) -> Result<TypedWith> {
+        if let Some(Some(with)) = self.act_by_resident(device, &InputStep::Type(job.clone())).await {
+            return Ok(with);
+        }
         let (script, with) = input::type_job_script(job)?;
         if self
             .input(device, &script)
@@ -135,6 +151,9 @@ impl Input for AdbBackend {
     }
 
     async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
+        if self.act_by_resident(device, &InputStep::Press(key)).await.is_some() {
+            return Ok(());
+        }
         self.input(device, &input::key_script(key)?).await.map(drop)
     }
 
@@ -145,6 +164,10 @@ impl Input for AdbBackend {
     }
 
     async fn hide_keyboard(&self, device: &Device) -> Result<()> {
+        let back = InputStep::Press(KeyPress::Named(Key::Back));
+        if self.act_by_resident(device, &back).await.is_some() {
+            return Ok(());
+        }
         self.input(device, &input::key_script(KeyPress::Named(Key::Back))?)
             .await
             .map(drop)
@@ -163,8 +186,36 @@ impl Input for AdbBackend {
         settle: Duration,
         log_tail: Option<&LogRead>,
         _screen: &dyn Screen,
-        _logs: Option<&dyn Logs>,
+        logs: Option<&dyn Logs>,
     ) -> Result<AfterAction> {
+        let mut notes = Vec::new();
+        if let Some(server) = self.resident(&device.udid).await {
+            match self.resident_act(&server, step).await {
+                Ok(typed_with) => {
+                    if !settle.is_zero() {
+                        tokio::time::sleep(settle).await;
+                    }
+                    let ui = match self.resident_read(&server, device).await {
+                        Ok(ui) => ui,
+                        Err(warning) => {
+                            let mut ui = self.dump_ui(device).await?;
+                            ui.notes.insert(0, warning);
+                            ui
+                        }
+                    };
+                    let log = match (log_tail, logs) {
+                        (Some(read), Some(logs)) => logs.log_read(device, read).await.ok(),
+                        _ => None,
+                    };
+                    return Ok(AfterAction {
+                        acted: Acted { typed_with },
+                        ui,
+                        log,
+                    });
+                }
+                Err(warning) => notes.push(warning),
+            }
+        }
         let (script, typed_with) = step_script(step)?;
         let limit = input_time_limit(&script) + settle + DUMP_TIMEOUT * 2;
         let log_read = log_tail.map(|r| self.log_read_script(&device.udid, r));
@@ -185,10 +236,13 @@ impl Input for AdbBackend {
                 text: xml,
                 tool: "uiautomator",
                 foreground: focus,
+                notes: Vec::new(),
             },
             // The step ran; only the read failed: read again, with the usual retries.
-            _ => self.dump_ui(device).await?,
+            _ => self.uiautomator_dump(device).await?,
         };
+        let mut ui = ui;
+        ui.notes = notes;
         // A log the device could not read as asked (a buffer it lacks) is left to the crash
         // check's own read, which knows what to do about it.
         let log = log_output
@@ -198,6 +252,20 @@ impl Input for AdbBackend {
                 bytes: l.as_bytes().to_vec(),
             });
         Ok(AfterAction { acted, ui, log })
+    }
+}
+
+impl AdbBackend {
+    /// Runs `step` through the resident server where one runs: `Some` with what it reported
+    /// when it did, `None` when the caller must use the one-shot tools (no server, or it
+    /// failed: logged, and later calls use the tools too).
+    async fn act_by_resident(
+        &self,
+        device: &Device,
+        step: &InputStep<'_>,
+    ) -> Option<Option<TypedWith>> {
+        let server = self.resident(&device.udid).await?;
+        self.resident_act(&server, step).await.ok()
     }
 }
 

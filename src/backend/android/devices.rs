@@ -10,11 +10,12 @@ use async_trait::async_trait;
 use tokio::task::JoinSet;
 
 use super::{AdbBackend, QUICK_TIMEOUT};
-use crate::api::wire::service::{Readiness, ToolCheck};
+use crate::api::wire::service::{BackendCheck, Readiness, ToolCheck};
 use crate::backend::command_failed;
 use crate::backend::doctor;
 use crate::backend::validate;
 use crate::backend::AirplaneMode;
+use crate::backend::DeviceHelper;
 use crate::backend::Alerts;
 use crate::backend::Apps;
 use crate::backend::Biometrics;
@@ -217,6 +218,21 @@ fn to_device(d: ListedDevice, p: Props) -> Device {
 
 #[async_trait]
 impl DeviceBackend for AdbBackend {
+    /// The resident UiAutomator2 server mobilectl started there is stopped (Appium, Espresso
+    /// tests or another agent may want UiAutomation back); the next session looks again.
+    async fn device_released(&self, udid: &str) {
+        self.reset_resident(udid).await;
+    }
+
+    async fn closing(&self) {
+        self.stop_residents().await;
+    }
+
+    /// Besides the tools: where the UiAutomator2 server's APKs are, and the servers running.
+    async fn doctor(&self, tools: &[ToolCheck]) -> (Readiness, Vec<BackendCheck>) {
+        (self.readiness(tools).await, self.helper_checks().await)
+    }
+
     /// Every device adb knows, online or not. Starts the adb server when it is not running.
     /// A device's properties are read once when it appears online (one `getprop` round trip)
     /// and kept while it stays listed online.
@@ -322,6 +338,7 @@ impl DeviceBackend for AdbBackend {
         network_capture: NetworkCapture,
         logs: Logs,
         perf: Perf,
+        helper: DeviceHelper,
     );
 }
 

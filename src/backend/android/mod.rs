@@ -12,11 +12,13 @@ mod devices;
 mod emulator;
 mod features;
 mod files;
+mod focus;
 pub mod input;
 mod logs;
 pub mod perf;
 mod proxy;
 pub mod record;
+pub mod resident;
 pub mod screen;
 pub mod shell;
 mod track;
@@ -55,6 +57,10 @@ pub struct AdbBackend {
     connect_policy: connect::ConnectPolicy,
     /// Length of one `screenrecord` file of a recording (see [`record`]).
     record_segment: Duration,
+    /// The UiAutomator2 servers of the devices, where they are used (see [`resident`]).
+    residents: resident::Residents,
+    /// Each device's last focused window, for reads that have none of their own.
+    focus: focus::FocusCache,
 }
 
 impl AdbBackend {
@@ -78,7 +84,15 @@ impl AdbBackend {
             seen: Default::default(),
             connect_policy: Default::default(),
             record_segment: record::SEGMENT_LIMIT,
+            residents: Default::default(),
+            focus: Default::default(),
         }
+    }
+
+    /// The same backend, using the UiAutomator2 server as `use_` says (see [`resident`]).
+    pub fn with_helper(mut self, use_: resident::HelperUse) -> Self {
+        self.residents = resident::Residents::new(use_);
+        self
     }
 
     /// The same backend, recording the screen in files of `segment` (tests: shorter than

@@ -117,8 +117,25 @@ impl Screen for AdbBackend {
         Ok(out.stdout)
     }
 
-    /// The UI dump, retried with backoff on uiautomator's transient failures.
+    /// The screen read by the resident UiAutomator2 server where it runs, else (and when it
+    /// fails, said in the read's notes) the UI dump.
     async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
+        let mut notes = Vec::new();
+        if let Some(server) = self.resident(&device.udid).await {
+            match self.resident_read(&server, device).await {
+                Ok(source) => return Ok(source),
+                Err(warning) => notes.push(warning),
+            }
+        }
+        let mut source = self.uiautomator_dump(device).await?;
+        source.notes = notes;
+        Ok(source)
+    }
+}
+
+impl AdbBackend {
+    /// The UI dump, retried with backoff on uiautomator's transient failures.
+    pub(crate) async fn uiautomator_dump(&self, device: &Device) -> Result<UiSource> {
         let script = dump_script();
         let mut last = String::new();
         for attempt in 0..DUMP_ATTEMPTS {
@@ -132,6 +149,7 @@ impl Screen for AdbBackend {
                         text: xml,
                         tool: "uiautomator",
                         foreground: focus,
+                        notes: Vec::new(),
                     })
                 }
                 DumpOutcome::Transient(words) => {

@@ -89,6 +89,7 @@ impl Screen for SimctlBackend {
             text,
             tool: tool.name(),
             foreground: None,
+            notes: Vec::new(),
         })
     }
 }

@@ -26,6 +26,7 @@ pub(crate) use offers;
 
 mod apps;
 mod capture;
+mod helper;
 mod input;
 mod lifecycle;
 mod logs;
@@ -35,6 +36,7 @@ mod system;
 
 pub use apps::Apps;
 pub use capture::NetworkCapture;
+pub use helper::DeviceHelper;
 pub use input::{tap_button, Alerts, Input, MultiTouchInput};
 pub use lifecycle::{Connect, Lifecycle};
 pub use logs::Logs;
@@ -63,6 +65,9 @@ pub struct UiSource {
     pub tool: &'static str,
     /// The foreground app or activity, when the backend learnt it in the same round trip.
     pub foreground: Option<String>,
+    /// What the caller should know about how this read went (a fast path that failed and
+    /// was replaced by the one-shot tool), said with the snapshot.
+    pub notes: Vec<String>,
 }
 
 /// How text was typed, reported back to the caller.
@@ -248,6 +253,14 @@ pub trait DeviceBackend: Send + Sync {
         None
     }
 
+    /// The lease of `udid` was released: stop what this backend started there for the
+    /// session's use (a helper on the device), so other tools can have it. The default:
+    /// nothing.
+    async fn device_released(&self, _udid: &str) {}
+
+    /// The server is stopping: stop what this backend keeps running on devices.
+    async fn closing(&self) {}
+
     // --- capabilities: `None` when the backend has nothing of the concern ---------------------
     /// Booting and shutting down.
     fn lifecycle(&self) -> Option<&dyn Lifecycle> {
@@ -345,6 +358,10 @@ pub trait DeviceBackend: Send + Sync {
     fn perf(&self) -> Option<&dyn Perf> {
         None
     }
+    /// An on-device helper.
+    fn helper(&self) -> Option<&dyn DeviceHelper> {
+        None
+    }
 }
 
 /// A concern a backend may have, tied to its [`Capability`] and its accessor: an operation asks
@@ -416,6 +433,7 @@ concerns! {
     NetworkCapture: network_capture = NetworkCapture,
     Logs: logs = Logs,
     Perf: perf = Perf,
+    DeviceHelper: helper = Helper,
 }
 
 impl dyn DeviceBackend + '_ {

@@ -130,6 +130,7 @@ impl Screen for WdaBackend {
             text,
             tool: "wda",
             foreground: None,
+            notes: Vec::new(),
         })
     }
 

@@ -307,6 +307,9 @@ struct Inner {
     /// udid → id of the session that leases it.
     leases: HashMap<String, String>,
     gone: VecDeque<Remembered>,
+    /// Devices whose lease was released since the controller last looked
+    /// ([`SessionRegistry::take_released`]).
+    let_go: Vec<String>,
     queue: Vec<Waiter>,
     next_ticket: u64,
 }
@@ -353,6 +356,7 @@ impl Inner {
         let released = session.state().device.take();
         if let Some(u) = &released {
             self.leases.remove(u);
+            self.let_go.push(u.clone());
         }
         self.gone.push_back(Remembered {
             id: session.id.clone(),
@@ -634,6 +638,7 @@ impl SessionRegistry {
         let released = session.state().device.take();
         if let Some(u) = &released {
             inner.leases.remove(u);
+            inner.let_go.push(u.clone());
         }
         drop(inner);
         if let Some(u) = &released {
@@ -641,6 +646,11 @@ impl SessionRegistry {
             self.released.notify_waiters();
         }
         released
+    }
+
+    /// The devices whose lease was released since the last call (each once).
+    pub fn take_released(&self) -> Vec<String> {
+        std::mem::take(&mut self.inner().let_go)
     }
 
     /// Expires the sessions idle past their TTL; answers them.

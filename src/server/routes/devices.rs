@@ -71,3 +71,22 @@ pub async fn boot(state: AppState, body: BootRequest) -> Result<Json<PowerResult
 pub async fn shutdown(state: AppState, body: ShutdownRequest) -> Result<Json<PowerResult>> {
     Ok(Json(state.controller.shutdown(&body).await?))
 }
+
+/// Installs the device's helper (Android: the UiAutomator2 server's APKs), from files under
+/// the files root or from where npm or Appium put them.
+pub async fn install_helper(
+    state: AppState,
+    body: HelperInstallRequest,
+) -> Result<Json<HelperInstalled>> {
+    let root = state.options.files_root();
+    let given = body
+        .apks
+        .iter()
+        .map(|p| crate::controller::resolve_read(&root, p).map(|(path, _)| path))
+        .collect::<Result<Vec<_>>>()?;
+    let done = state
+        .controller
+        .install_helper(body.udid.as_deref(), &given)
+        .await?;
+    Ok(Json(done))
+}

@@ -76,6 +76,7 @@ pub fn binding(op: Op) -> Binding {
         Op::ReleaseDevice => plain(sessions::release),
         Op::ConnectDevice => body(connect::connect),
         Op::Erase => body(simulator::erase),
+        Op::InstallHelper => body(devices::install_helper),
         Op::InstallApp => body(apps::install),
         Op::LaunchApp => body(apps::launch),
         Op::TerminateApp => body(apps::terminate),

@@ -73,6 +73,7 @@ pub async fn mine(s: AppState) -> Result<Json<SessionInfo>> {
 pub async fn release(s: AppState) -> Result<Json<SessionEnded>> {
     let session = current_session().ok_or_else(no_session)?;
     let released = s.controller.sessions().release(&session);
+    s.controller.let_go_of_released();
     Ok(Json(SessionEnded {
         id: session.id.clone(),
         released,

@@ -22,6 +22,7 @@ fn view(snapshot: &Snapshot, opts: &ViewOptions) -> SnapshotView {
         app: snapshot.app(),
         activity: snapshot.activity.clone(),
         source: snapshot.tool.to_string(),
+        notes: snapshot.notes.clone(),
         coordinate_space: screen.coordinate_space,
         screen: screen.screen,
         fingerprint: screen.fingerprint.clone(),
@@ -55,15 +56,19 @@ pub async fn ui(s: AppState, q: UiQuery) -> Result<Tagged<JsonOrText<SnapshotVie
                     CoordinateSpace::Pixels => "px",
                     CoordinateSpace::Points => "pt",
                 };
-                let head = format!(
-                    "# {} {} · {} · {}x{} {unit} · fingerprint {}\n",
+                let mut head = format!(
+                    "# {} {} · {} · {}x{} {unit} · {} · fingerprint {}\n",
                     v.snapshot_id,
                     v.device.udid,
                     v.activity.as_deref().or(v.app.as_deref()).unwrap_or("?"),
                     v.screen.w,
                     v.screen.h,
+                    v.source,
                     v.fingerprint
                 );
+                for note in &v.notes {
+                    head += &format!("# note: {note}\n");
+                }
                 (
                     [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
                     head + &v.tree_text,

@@ -2,7 +2,8 @@
 //! broadcast, kill), `pm` (list packages [-3], path, clear, grant, revoke, install, uninstall),
 //! `monkey -p PKG … 1`, and `cmd package|activity|input|window|connectivity …`.
 //!
-//! Installs record a package name: from a `package=NAME` (or `package="NAME"`) marker in the
+//! Installs record a package name: from the APK's binary manifest (a real APK), else from a
+//! `package=NAME` (or `package="NAME"`) marker in the
 //! first 64 KiB of the file (the test APKs are text files carrying one), else from the file name
 //! (`app-debug.apk` → `app.debug`). Installed packages have no UI: they are listed, have a
 //! path, can be cleared and uninstalled, but starting them shows nothing new. The
@@ -220,8 +221,20 @@ pub fn monkey(dev: &Device, args: &[String]) -> AppletResult {
 }
 
 /// The package an APK installs and the instrumentations it declares (runner, target).
+/// A real APK's binary manifest says; other files (the tests' text APKs) go through the
+/// markers below.
 fn manifest_of(data: &[u8], file_name: &str) -> (String, Vec<(String, String)>) {
-    (package_name_of(data, file_name), instrumentations_of(data))
+    match apk_manifest::read_manifest(data) {
+        Ok(m) => {
+            let runners = m
+                .instrumentations
+                .iter()
+                .map(|i| (i.name.clone(), i.target_package.clone()))
+                .collect();
+            (m.package, runners)
+        }
+        Err(_) => (package_name_of(data, file_name), instrumentations_of(data)),
+    }
 }
 
 /// `<instrumentation android:name="R" android:targetPackage="T" …>` markers in the first
@@ -236,7 +249,10 @@ fn instrumentations_of(data: &[u8]) -> Vec<(String, String)> {
         .skip(1)
         .filter_map(|rest| {
             let tag = rest.split('>').next()?;
-            Some((attr(tag, "android:name")?, attr(tag, "android:targetPackage")?))
+            Some((
+                attr(tag, "android:name")?,
+                attr(tag, "android:targetPackage")?,
+            ))
         })
         .collect()
 }
@@ -316,7 +332,9 @@ pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
                 .iter()
                 .flat_map(|(pkg, list)| list.iter().map(move |(name, target)| (pkg, name, target)))
                 .filter(|(_, _, target)| filter.is_none_or(|f| f == *target))
-                .map(|(pkg, name, target)| format!("instrumentation:{pkg}/{name} (target={target})\n"))
+                .map(|(pkg, name, target)| {
+                    format!("instrumentation:{pkg}/{name} (target={target})\n")
+                })
                 .collect();
             AppletResult::ok(out)
         }

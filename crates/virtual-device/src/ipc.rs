@@ -35,8 +35,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixListener;
 
 use super::applets::{self, AppletResult};
-use super::uia2::instrument::{Outcome, Waiting};
 use super::log::Buffer;
+use super::uia2::instrument::{Outcome, Waiting};
 use super::Device;
 
 pub async fn serve(dev: Arc<Device>, listener: UnixListener) {

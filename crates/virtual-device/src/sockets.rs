@@ -108,7 +108,9 @@ mod tests {
         assert_eq!(s.lookup("tcp:6791"), None);
         drop(b);
         assert_eq!(s.lookup("tcp:6790"), None);
-        let _a = s.bind("localabstract:chrome_devtools_remote", addr).unwrap();
+        let _a = s
+            .bind("localabstract:chrome_devtools_remote", addr)
+            .unwrap();
         assert_eq!(s.lookup("localabstract:chrome_devtools_remote"), Some(addr));
         assert_eq!(normalise("tcp:0"), None);
         assert_eq!(normalise("localabstract:"), None);

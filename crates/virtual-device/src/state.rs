@@ -566,7 +566,8 @@ impl DeviceState {
             return true;
         }
         self.note(perf::Work::Type(text.chars().count()));
-        self.typed.insert((self.screen.clone(), path), text.to_string());
+        self.typed
+            .insert((self.screen.clone(), path), text.to_string());
         true
     }
 

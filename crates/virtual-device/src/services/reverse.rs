@@ -158,7 +158,10 @@ async fn install(
     dev.reverse.lock().remove(local);
     let binding = dev
         .sockets
-        .bind(local, std::net::SocketAddr::from(([127, 0, 0, 1], host_port)))
+        .bind(
+            local,
+            std::net::SocketAddr::from(([127, 0, 0, 1], host_port)),
+        )
         .map_err(|_| format!("cannot bind listener: {local}: Address already in use"))?;
     let accept = tokio::spawn(async move {
         loop {

@@ -46,10 +46,7 @@ pub fn send_keys(dev: &Device, v: &Value) -> Result<Value, Failure> {
         _ => return Err(Failure::invalid_argument("'text' is a required field")),
     };
     let replace = v.get("replace").and_then(Value::as_bool).unwrap_or(false);
-    let (text, enter) = match text
-        .strip_suffix("\\n")
-        .or_else(|| text.strip_suffix('\n'))
-    {
+    let (text, enter) = match text.strip_suffix("\\n").or_else(|| text.strip_suffix('\n')) {
         Some(t) => (t.to_string(), true),
         None => (text, false),
     };
@@ -95,7 +92,10 @@ fn gestures(items: &[Value]) -> Result<Vec<Gesture>, Failure> {
         let kind = item.get("type").and_then(Value::as_str).unwrap_or("");
         match kind {
             "pointerMove" => {
-                let (nx, ny) = (num(item, "x")?.round() as i64, num(item, "y")?.round() as i64);
+                let (nx, ny) = (
+                    num(item, "x")?.round() as i64,
+                    num(item, "y")?.round() as i64,
+                );
                 match item.get("origin") {
                     None | Some(Value::Null) => (x, y) = (nx, ny),
                     Some(Value::String(o)) if o == "viewport" => (x, y) = (nx, ny),
@@ -184,7 +184,10 @@ pub fn perform(dev: &Device, v: &Value) -> Result<Value, Failure> {
                     match value {
                         "\u{E007}" | "\u{E006}" => input(dev, &["keyevent".into(), "66".into()]),
                         "\u{E003}" => input(dev, &["keyevent".into(), "67".into()]),
-                        v if v.chars().count() == 1 && !('\u{E000}'..='\u{F8FF}').contains(&v.chars().next().unwrap_or(' ')) => {
+                        v if v.chars().count() == 1
+                            && !('\u{E000}'..='\u{F8FF}')
+                                .contains(&v.chars().next().unwrap_or(' ')) =>
+                        {
                             dev.state().type_text(v);
                         }
                         _ => {}

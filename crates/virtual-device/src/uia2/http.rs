@@ -162,7 +162,9 @@ impl Failure {
         Failure {
             status: StatusCode::NOT_FOUND,
             error: "no such element",
-            message: "An element could not be located on the page using the given search parameters".into(),
+            message:
+                "An element could not be located on the page using the given search parameters"
+                    .into(),
             class: "io.appium.uiautomator2.common.exceptions.ElementNotFoundException",
         }
     }
@@ -399,9 +401,7 @@ async fn session_command(
         (false, ["appium", "device", which]) => {
             let v = parse_body(body)?;
             let Some(code) = v.get("keycode").and_then(Value::as_i64) else {
-                return Err(Failure::invalid_argument(
-                    "'keycode' is a required field",
-                ));
+                return Err(Failure::invalid_argument("'keycode' is a required field"));
             };
             let long = *which == "long_press_keycode";
             let dev = server.dev.clone();

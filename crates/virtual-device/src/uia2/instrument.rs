@@ -99,7 +99,10 @@ pub async fn start(dev: &Arc<Device>, args: &[String]) -> Outcome {
         }
     }
     let Some(component) = component else {
-        return Outcome::Done(AppletResult::fail(1, format!("Error: No instrumentation component specified\n\n{USAGE}")));
+        return Outcome::Done(AppletResult::fail(
+            1,
+            format!("Error: No instrumentation component specified\n\n{USAGE}"),
+        ));
     };
     let Some((pkg, runner)) = component.split_once('/') else {
         return Outcome::Done(AppletResult::fail(

@@ -102,7 +102,10 @@ pub async fn start(dev: &Arc<Device>) -> watch::Receiver<Option<End>> {
         Ok(l) => l,
         Err(e) => return crash(dev, pid, ended, &format!("java.net.SocketException: {e}")),
     };
-    let port = match listener.local_addr().map(|a| dev.sockets.bind(PORT_SPEC, a)) {
+    let port = match listener
+        .local_addr()
+        .map(|a| dev.sockets.bind(PORT_SPEC, a))
+    {
         Ok(Ok(b)) => b,
         _ => {
             let why = "io.netty.channel.unix.Errors$NativeIoException: bind(..) failed: Address already in use";
@@ -136,7 +139,9 @@ fn crash(
     st.log(
         'E',
         "AndroidRuntime",
-        &format!("FATAL EXCEPTION: UiAutomator2HttpServer\nProcess: {SERVER_PKG}, PID: {pid}\n{why}"),
+        &format!(
+            "FATAL EXCEPTION: UiAutomator2HttpServer\nProcess: {SERVER_PKG}, PID: {pid}\n{why}"
+        ),
     );
     st.end_other_process(pid, "crash");
     ended.send_replace(Some(End::Crashed));

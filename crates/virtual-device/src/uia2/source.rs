@@ -197,7 +197,13 @@ mod tests {
         let want: Vec<(String, String, String)> = dump
             .walk()
             .iter()
-            .map(|(_, n)| (n.get("class").into(), n.get("bounds").into(), n.get("text").into()))
+            .map(|(_, n)| {
+                (
+                    n.get("class").into(),
+                    n.get("bounds").into(),
+                    n.get("text").into(),
+                )
+            })
             .collect();
         assert_eq!(seen, want);
         assert_eq!(tag_of("a.b$Inner"), "a.b.Inner");

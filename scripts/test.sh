@@ -71,6 +71,23 @@ fetch_grid() {
 }
 fetch_grid >target/grid.log 2>&1 &
 GRID_PID=$!
+# The real APKs of Appium's UiAutomator2 server (npm `appium-uiautomator2-server`, checked
+# against the registry's SHA-1 of the package), into target/uia2 once: the virtual device's
+# tests install them (crates/virtual-device/tests/uia2.rs reads MOBILECTL_UIA2_APKS).
+UIA2_VERSION=10.6.6
+UIA2_SHA1=cb91f0256df0975098b8e8cc15f026c0ba6bff50
+export MOBILECTL_UIA2_APKS="$PWD/target/uia2/apks"
+fetch_uia2() {
+  [ -f "$MOBILECTL_UIA2_APKS/appium-uiautomator2-server-v$UIA2_VERSION.apk" ] && return 0
+  mkdir -p target/uia2
+  local tgz=target/uia2/package.tgz
+  curl -fsSL --retry 3 -o "$tgz" \
+    "https://registry.npmjs.org/appium-uiautomator2-server/-/appium-uiautomator2-server-$UIA2_VERSION.tgz"
+  echo "$UIA2_SHA1  $tgz" | sha1sum -c --quiet -
+  tar -xzf "$tgz" -C target/uia2 --strip-components=1 package/apks
+  rm -f "$tgz"
+}
+fetch_uia2 >target/uia2.log 2>&1 || { cat target/uia2.log; echo "the UiAutomator2 server APKs could not be fetched (above)" >&2; exit 1; }
 # What the cross checks for macOS and Windows need (scripts/cross_check.sh install: zig from
 # PyPI, the rustup targets): downloads, in the background while Rust builds.
 CROSS_LOG=target/cross.log

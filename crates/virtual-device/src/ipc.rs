@@ -17,7 +17,10 @@
 //! in `onCreate` whenever it is started), `app-pid N` (the pid the app's next start takes,
 //! later starts the ones after it), `log-buffers main,system` (the buffers the device
 //! has, as on an old device without `crash`), `screenrecord-limit S` (the longest
-//! `screenrecord` allowed per file; 180 by default).
+//! `screenrecord` allowed per file; 180 by default), `uia2 garbage|hang|die|normal` (the
+//! UiAutomator2 server stand-in answers 200 with a body that is not JSON, accepts requests and
+//! never answers, dies now — connections dropped, its `am instrument -w` prints the crash —
+//! or behaves again; see [`crate::uia2`]).
 //!
 //! A recording `screenrecord` is answered `{"record":true}`, then, once it stopped (the
 //! client closed its end, or the time limit), `{"code":C,"stderr":"…"}`.
@@ -33,6 +36,7 @@ use tokio::net::UnixListener;
 
 use super::applets::{self, AppletResult};
 use super::log::Buffer;
+use super::uia2::instrument::{Outcome, Waiting};
 use super::Device;
 
 pub async fn serve(dev: Arc<Device>, listener: UnixListener) {
@@ -71,6 +75,13 @@ async fn handle(dev: Arc<Device>, sock: tokio::net::UnixStream) -> std::io::Resu
     let result = match req["kind"].as_str() {
         Some("applet") => {
             let argv = strings(&req["argv"]);
+            if let Some(args) = crate::uia2::instrument::args_of(&argv) {
+                dev.journal.argv(&argv);
+                match crate::uia2::instrument::start(&dev, args).await {
+                    Outcome::Done(r) => return write_result(wr, r).await,
+                    Outcome::Wait(w) => return instrument_wait(w, rd, wr).await,
+                }
+            }
             if let Some(opts) = recording(&dev, &argv) {
                 dev.journal.argv(&argv);
                 if dev.sandbox.real_program("ffmpeg").is_none() {
@@ -109,6 +120,34 @@ async fn handle(dev: Arc<Device>, sock: tokio::net::UnixStream) -> std::io::Resu
         Some("control") => control(&dev, &strings(&req["args"])),
         _ => AppletResult::fail(2, "unknown request kind\n"),
     };
+    write_result(wr, result).await
+}
+
+/// `am instrument -w`: streams what `am` prints until the instrumentation's run ends (or the
+/// client is gone: its shell closed; the run goes on without it).
+async fn instrument_wait(
+    w: Waiting,
+    mut rd: tokio::io::BufReader<tokio::net::unix::OwnedReadHalf>,
+    mut wr: tokio::net::unix::OwnedWriteHalf,
+) -> std::io::Result<()> {
+    wr.write_all(b"{\"stream\":true}\n").await?;
+    wr.write_all(w.head.as_bytes()).await?;
+    let gone = async move {
+        let mut sink = [0u8; 64];
+        while matches!(rd.read(&mut sink).await, Ok(n) if n > 0) {}
+    };
+    tokio::select! {
+        tail = w.tail() => wr.write_all(tail.as_bytes()).await?,
+        _ = gone => {}
+    }
+    wr.shutdown().await
+}
+
+/// Writes an applet's answer: the JSON header line, then stdout and stderr.
+async fn write_result(
+    mut wr: tokio::net::unix::OwnedWriteHalf,
+    result: AppletResult,
+) -> std::io::Result<()> {
     let mut out = Vec::new();
     match result {
         AppletResult::Output {
@@ -179,6 +218,17 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
             }
             _ => AppletResult::fail(2, "screenrecord-limit needs seconds (1 or more)\n"),
         },
+        ["uia2", mode] => {
+            use crate::uia2::{self, Fault};
+            match mode {
+                "normal" => dev.uia2.set_fault(Fault::Normal),
+                "garbage" => dev.uia2.set_fault(Fault::Garbage),
+                "hang" => dev.uia2.set_fault(Fault::Hang),
+                "die" => uia2::die(dev),
+                _ => return AppletResult::fail(2, "uia2 takes normal | garbage | hang | die\n"),
+            }
+            AppletResult::ok("ok\n")
+        }
         ["state"] => AppletResult::ok(format!("{}\n", dev.state_json())),
         ["screen", name] => match dev.state().show_screen(name) {
             true => AppletResult::ok("ok\n"),
@@ -228,7 +278,7 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
         }
         _ => AppletResult::fail(
             2,
-            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal | flood N | anr-timeout MS | freeze-ms MS | crash-on-launch on|off | app-pid N | log-buffers LIST\n",
+            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal | flood N | anr-timeout MS | freeze-ms MS | crash-on-launch on|off | app-pid N | log-buffers LIST | uia2 normal|garbage|hang|die\n",
         ),
     }
 }

@@ -2,7 +2,8 @@
 //! (`{"seq":1,"t_ms":…,"service":"shell:echo hi"}`) and every program a device command ran, as
 //! the argv mksh produced (`{"seq":2,"t_ms":…,"argv":["input","text","a;b$(id)"]}`); sync
 //! requests appear as argv `["sync","SEND","/sdcard/x"]`, and a host whose key is not
-//! authorised as `{"seq":3,"t_ms":…,"auth_refused":"user@host"}` (the comment of its key). `t_ms` is milliseconds since the Unix
+//! authorised as `{"seq":3,"t_ms":…,"auth_refused":"user@host"}` (the comment of its key); a
+//! request to the UiAutomator2 server stand-in as `{"seq":4,"t_ms":…,"uia2":"GET /status"}`. `t_ms` is milliseconds since the Unix
 //! epoch; `seq` starts at 1 and increases by one per line.
 
 use std::io::Write;
@@ -59,6 +60,11 @@ impl Journal {
     /// A host offered a public key that is not authorised (`comment`: its `user@host`).
     pub fn auth_refused(&self, comment: &str) {
         self.append("auth_refused", comment.into());
+    }
+
+    /// A request to the UiAutomator2 server stand-in: `POST /session/ID/actions`.
+    pub fn uia2(&self, request: &str) {
+        self.append("uia2", request.into());
     }
 
     pub fn argv<S: AsRef<str>>(&self, argv: &[S]) {

@@ -6,7 +6,15 @@
 //! - [`auth`]: adb's RSA authentication; only the keys of the user who started the device
 //!   (or those given) get a connection.
 //! - [`services`]: `shell:` (legacy and v2), `exec:`, `sync:`, `reverse:` (forwards that
-//!   really tunnel: a connection to the device's port reaches the host's through adb).
+//!   really tunnel: a connection to the device's port reaches the host's through adb), and
+//!   `tcp:PORT` / `localabstract:NAME` (what `adb forward` opens: a connection to whatever
+//!   listens there on the device, refused when nothing does); [`sockets`]: the device-wide
+//!   table of those listening sockets.
+//! - `uia2`: a stand-in for Appium's UiAutomator2 server: `am instrument -w … io.appium.
+//!   uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner` (once both APKs are
+//!   installed) runs it in the process `io.appium.uiautomator2.server`, on device port 6790,
+//!   speaking the server's HTTP/JSON protocol (status, session, source, actions, keys, key
+//!   codes, settings); each request is journaled as `{"uia2":"METHOD PATH"}`.
 //! - [`sandbox`]: temp device root, restricted `PATH` of stand-ins, path mapping.
 //! - `applets`: `input`, `uiautomator`, `screencap`, `am`, `pm`, `monkey`, `cmd`,
 //!   `dumpsys` (`meminfo` and `gfxinfo` too), `wm`, `getprop`, `settings`, `logcat`, `cat` of
@@ -27,7 +35,12 @@
 //! `{"port":…,"serial":"127.0.0.1:…","control_socket":…,"journal":…,"root":…}` — then serves
 //! until killed. Control it from elsewhere with
 //! `mobilectl virtual-device control --socket SOCKET (latency MS | fail-dumps N | drop |
-//! offline on|off | state | journal)`.
+//! offline on|off | state | journal | uia2 MODE | …)` (all of them in `ipc`). The
+//! UiAutomator2 stand-in's faults: `uia2 garbage` (every request answered 200 with a body that
+//! is not JSON), `uia2 hang` (requests accepted, never answered), `uia2 die` (the server's
+//! process dies now: connections dropped, port closed, the `am instrument -w` waiting on it
+//! prints `INSTRUMENTATION_RESULT: shortMsg=Process crashed.` / `INSTRUMENTATION_CODE: 0` and
+//! exits), `uia2 normal` (back to answering as the real server does).
 
 // The device runs the host's mksh and Unix utilities, over Unix sockets and process groups:
 // on other hosts the crate is empty (`serve --demo` there says why).
@@ -47,10 +60,12 @@ pub mod log;
 mod render;
 pub mod sandbox;
 mod services;
+pub mod sockets;
 pub mod state;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod transport;
+mod uia2;
 mod uixml;
 
 use std::path::{Path, PathBuf};
@@ -156,6 +171,10 @@ pub(crate) struct Device {
     pub flood: watch::Sender<u64>,
     /// Running `screenrecord`s and the device's longest recording.
     pub recorders: applets::screenrecord::Recorders,
+    /// What listens on the device's ports and abstract sockets (`adb forward` reaches them).
+    pub sockets: sockets::Sockets,
+    /// The UiAutomator2 server stand-in (running once instrumented).
+    pub uia2: uia2::Uia2,
 }
 
 impl Device {
@@ -200,6 +219,8 @@ impl Device {
             "reverse": self.reverse.json(),
             "app_pid": st.running.then_some(st.process.pid),
             "main_thread_blocked": st.process.blocked(),
+            "sockets": self.sockets.json(),
+            "uia2_pid": self.uia2.pid(),
         })
     }
 }
@@ -267,6 +288,7 @@ impl Drop for RunningDevice {
         for t in &self.tasks {
             t.abort();
         }
+        uia2::stop(&self.dev, uia2::End::Crashed, "shutdown");
         self.dev.drop_connections();
     }
 }
@@ -307,6 +329,8 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         reverse: Default::default(),
         flood: watch::channel(0).0,
         recorders: applets::screenrecord::Recorders::new(),
+        sockets: Default::default(),
+        uia2: Default::default(),
     });
     let d = dev.clone();
     let accept = tokio::spawn(async move {

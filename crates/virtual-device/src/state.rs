@@ -45,6 +45,10 @@ pub struct DeviceState {
     history: Vec<String>,
     pub focused: Option<Vec<usize>>,
     pub installed: BTreeMap<String, String>,
+    /// The instrumentations installed packages declare: package → (runner class, target).
+    pub instrumentations: BTreeMap<String, Vec<(String, String)>>,
+    /// Other apps' processes running (an instrumentation's): pid → process name.
+    pub others: BTreeMap<u32, String>,
     pub permissions: BTreeSet<(String, String)>,
     pub settings: BTreeMap<(String, String), String>,
     pub props: BTreeMap<String, String>,
@@ -99,6 +103,8 @@ impl DeviceState {
             history: Vec::new(),
             focused: None,
             installed: BTreeMap::new(),
+            instrumentations: BTreeMap::new(),
+            others: BTreeMap::new(),
             permissions: BTreeSet::new(),
             settings,
             props: BTreeMap::new(),
@@ -533,6 +539,35 @@ impl DeviceState {
                     .unwrap_or_default()
             });
         entry.push_str(text);
+        true
+    }
+
+    /// The focused field's text (typed or as the screen had it); `None` without a focus.
+    pub fn focused_text(&self) -> Option<String> {
+        let path = self.focused.clone()?;
+        if let Some(t) = self.typed.get(&(self.screen.clone(), path.clone())) {
+            return Some(t.clone());
+        }
+        Some(
+            self.live
+                .get(&self.screen)
+                .and_then(|h| h.node(&path))
+                .map(|n| n.get("text").to_string())
+                .unwrap_or_default(),
+        )
+    }
+
+    /// Sets the focused field's text, as UiAutomator's `setText` does; false without a focus.
+    pub fn set_focused_text(&mut self, text: &str) -> bool {
+        let Some(path) = self.focused.clone() else {
+            return false;
+        };
+        if self.input_blocked() {
+            return true;
+        }
+        self.note(perf::Work::Type(text.chars().count()));
+        self.typed
+            .insert((self.screen.clone(), path), text.to_string());
         true
     }
 

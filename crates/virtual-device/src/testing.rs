@@ -314,6 +314,19 @@ impl VdHarness {
         .expect("run adb")
     }
 
+    /// `adb -P PORT -s SERIAL ARGS…` left running (stdout and stderr piped, stdin null): a
+    /// long-lived `shell am instrument -w …`, closed by killing it.
+    pub fn adb_spawn(&self, args: &[&str]) -> std::io::Result<Child> {
+        self.adb_command()
+            .arg("-s")
+            .arg(&self.serial)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+    }
+
     /// `adb -P PORT -s SERIAL ARGS…` with `input` on stdin (e.g. an interactive `shell`).
     pub fn adb_with_input(&self, args: &[&str], input: &[u8]) -> CmdOutput {
         run_with_input(

@@ -268,7 +268,7 @@ fn open_service(
     let local = NEXT_LOCAL_ID.fetch_add(1, Ordering::Relaxed);
     let end = p.data.iter().position(|&b| b == 0).unwrap_or(p.data.len());
     let service = String::from_utf8_lossy(&p.data[..end]).into_owned();
-    if !super::services::is_known(&service) {
+    if !super::services::is_known(dev, &service) {
         let _ = out_tx.send(Packet::new(A_CLSE, 0, remote, Vec::new()));
         return;
     }

@@ -2,10 +2,13 @@
 //! broadcast, kill), `pm` (list packages [-3], path, clear, grant, revoke, install, uninstall),
 //! `monkey -p PKG … 1`, and `cmd package|activity|input|window|connectivity …`.
 //!
-//! Installs record a package name: from a `package=NAME` (or `package="NAME"`) marker in the
+//! Installs record a package name: from the APK's binary manifest (a real APK), else from a
+//! `package=NAME` (or `package="NAME"`) marker in the
 //! first 64 KiB of the file (the test APKs are text files carrying one), else from the file name
 //! (`app-debug.apk` → `app.debug`). Installed packages have no UI: they are listed, have a
-//! path, can be cleared and uninstalled, but starting them shows nothing new.
+//! path, can be cleared and uninstalled, but starting them shows nothing new. The
+//! instrumentations a manifest declares (`<instrumentation android:name=… android:targetPackage=…>`)
+//! are recorded for `pm list instrumentation` and `am instrument` ([`crate::uia2`]).
 
 use super::AppletResult;
 use crate::state::{DeviceState, IME_PKG, LAUNCHER_PKG};
@@ -48,6 +51,11 @@ pub fn am(dev: &Device, args: &[String]) -> AppletResult {
             if let Some(pkg) = rest.iter().rev().find(|a| !a.starts_with('-')) {
                 if pkg == &st.app.spec.package {
                     st.force_stop();
+                }
+                if crate::uia2::is_server_package(pkg) {
+                    drop(st);
+                    crate::uia2::force_stop(dev, pkg);
+                    st = dev.state();
                 }
                 st.log(
                     'I',
@@ -212,6 +220,43 @@ pub fn monkey(dev: &Device, args: &[String]) -> AppletResult {
     }
 }
 
+/// The package an APK installs and the instrumentations it declares (runner, target).
+/// A real APK's binary manifest says; other files (the tests' text APKs) go through the
+/// markers below.
+fn manifest_of(data: &[u8], file_name: &str) -> (String, Vec<(String, String)>) {
+    match apk_manifest::read_manifest(data) {
+        Ok(m) => {
+            let runners = m
+                .instrumentations
+                .iter()
+                .map(|i| (i.name.clone(), i.target_package.clone()))
+                .collect();
+            (m.package, runners)
+        }
+        Err(_) => (package_name_of(data, file_name), instrumentations_of(data)),
+    }
+}
+
+/// `<instrumentation android:name="R" android:targetPackage="T" …>` markers in the first
+/// 64 KiB (text manifests of test APKs; a relative name `.R` is the package's).
+fn instrumentations_of(data: &[u8]) -> Vec<(String, String)> {
+    let head = String::from_utf8_lossy(&data[..data.len().min(64 * 1024)]).into_owned();
+    let attr = |tag: &str, key: &str| -> Option<String> {
+        let i = tag.find(&format!("{key}=\""))? + key.len() + 2;
+        Some(tag[i..].split('"').next()?.to_string())
+    };
+    head.split("<instrumentation")
+        .skip(1)
+        .filter_map(|rest| {
+            let tag = rest.split('>').next()?;
+            Some((
+                attr(tag, "android:name")?,
+                attr(tag, "android:targetPackage")?,
+            ))
+        })
+        .collect()
+}
+
 fn package_name_of(data: &[u8], file_name: &str) -> String {
     let head = String::from_utf8_lossy(&data[..data.len().min(64 * 1024)]).into_owned();
     if let Some(i) = head.find("package=") {
@@ -280,6 +325,19 @@ pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
                 .collect();
             AppletResult::ok(out)
         }
+        "list" if rest.first().map(String::as_str) == Some("instrumentation") => {
+            let filter = rest[1..].iter().find(|a| !a.starts_with('-'));
+            let out: String = st
+                .instrumentations
+                .iter()
+                .flat_map(|(pkg, list)| list.iter().map(move |(name, target)| (pkg, name, target)))
+                .filter(|(_, _, target)| filter.is_none_or(|f| f == *target))
+                .map(|(pkg, name, target)| {
+                    format!("instrumentation:{pkg}/{name} (target={target})\n")
+                })
+                .collect();
+            AppletResult::ok(out)
+        }
         "path" => {
             if target == st.app.spec.package || st.installed.contains_key(&target) {
                 AppletResult::ok(format!(
@@ -292,6 +350,11 @@ pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
         "clear" => {
             if target == st.app.spec.package {
                 st.force_stop();
+            }
+            if crate::uia2::is_server_package(&target) {
+                drop(st);
+                crate::uia2::force_stop(dev, &target);
+                st = dev.state();
             }
             if known(&st, &target) {
                 AppletResult::ok("Success\n")
@@ -339,7 +402,7 @@ pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
                     stderr: Vec::new(),
                 };
             }
-            let pkg = package_name_of(&data, &name);
+            let (pkg, instrumentations) = manifest_of(&data, &name);
             if let Some(apk) = dev.sandbox.host_path(&format!("/data/app/{pkg}-1.apk")) {
                 let _ = std::fs::write(apk, &data);
             }
@@ -348,6 +411,11 @@ pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
                 "PackageManager",
                 &format!("Package {pkg} installed ({} bytes)", data.len()),
             );
+            if instrumentations.is_empty() {
+                st.instrumentations.remove(&pkg);
+            } else {
+                st.instrumentations.insert(pkg.clone(), instrumentations);
+            }
             st.installed.insert(pkg, name);
             AppletResult::ok("Success\n")
         }
@@ -369,6 +437,12 @@ pub fn pm(dev: &Device, args: &[String], stdin: Vec<u8>) -> AppletResult {
             }
         }
         "uninstall" => {
+            if crate::uia2::is_server_package(&target) && st.installed.contains_key(&target) {
+                drop(st);
+                crate::uia2::force_stop(dev, &target);
+                st = dev.state();
+            }
+            st.instrumentations.remove(&target);
             if st.installed.remove(&target).is_some() {
                 AppletResult::ok("Success\n")
             } else {
@@ -528,6 +602,21 @@ mod tests {
         assert_eq!(
             super::package_name_of(b"", "hello.apk"),
             "com.example.hello"
+        );
+    }
+
+    #[test]
+    fn instrumentations_from_a_text_manifest() {
+        let manifest = br#"PK<manifest package="io.appium.uiautomator2.server.test"><instrumentation android:name="androidx.test.runner.AndroidJUnitRunner" android:targetPackage="io.appium.uiautomator2.server" /></manifest>"#;
+        assert_eq!(
+            super::manifest_of(manifest, "x.apk"),
+            (
+                "io.appium.uiautomator2.server.test".to_string(),
+                vec![(
+                    "androidx.test.runner.AndroidJUnitRunner".to_string(),
+                    "io.appium.uiautomator2.server".to_string()
+                )]
+            )
         );
     }
 }

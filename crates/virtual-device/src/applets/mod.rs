@@ -20,6 +20,12 @@ mod ui;
 
 pub use logcat::{follow as follow_log, Options as LogcatOptions};
 pub use proc_table::system_ids;
+pub(crate) use ui::idle_within;
+
+/// `input ARGS…` (what the UiAutomator2 stand-in's gestures and keys run).
+pub(crate) fn input(dev: &Device, args: &[String]) -> AppletResult {
+    input::run(dev, args)
+}
 
 use std::path::PathBuf;
 

@@ -10,7 +10,7 @@ const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Waits (on this blocking thread) until the app's main thread is not blocked; false when it
 /// still is after `limit`.
-fn idle_within(dev: &Device, limit: std::time::Duration) -> bool {
+pub(crate) fn idle_within(dev: &Device, limit: std::time::Duration) -> bool {
     let deadline = std::time::Instant::now() + limit;
     loop {
         if !dev.state().process.blocked() {

@@ -6,8 +6,10 @@
 //! A forward really tunnels: the device's "local port" P is a listener on a free host port
 //! (the device has no network of its own; [`Forwards::host_port`] says which), and each
 //! connection to it opens a stream from the device to the host named REMOTE — the adb server
-//! then connects to that port on the host's loopback and relays, as with a phone. Forwards of
-//! a connection go when it closes.
+//! then connects to that port on the host's loopback and relays, as with a phone. The port is
+//! in the device's socket table too ([`crate::sockets`]): `adb forward` reaches it, and no
+//! other device process can listen on it meanwhile. Forwards of a connection go when it
+//! closes.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -24,6 +26,8 @@ struct Forward {
     host_port: u16,
     conn: u64,
     accept: tokio::task::JoinHandle<()>,
+    /// The device's port, held in the device's socket table while the forward lasts.
+    _binding: crate::sockets::Binding,
 }
 
 impl Drop for Forward {
@@ -150,6 +154,15 @@ async fn install(
         .port();
     let target = remote.to_string();
     let conn = opener.conn;
+    // A forward of the same port is replaced below: its name is freed first.
+    dev.reverse.lock().remove(local);
+    let binding = dev
+        .sockets
+        .bind(
+            local,
+            std::net::SocketAddr::from(([127, 0, 0, 1], host_port)),
+        )
+        .map_err(|_| format!("cannot bind listener: {local}: Address already in use"))?;
     let accept = tokio::spawn(async move {
         loop {
             let Ok((sock, _)) = listener.accept().await else {
@@ -172,13 +185,14 @@ async fn install(
             host_port,
             conn,
             accept,
+            _binding: binding,
         },
     );
     Ok(())
 }
 
 /// Copies bytes between a connection to the device's port and its stream to the host.
-async fn relay(sock: TcpStream, w: StreamWriter, mut r: StreamReader) {
+pub(super) async fn relay(sock: TcpStream, w: StreamWriter, mut r: StreamReader) {
     let _ = sock.set_nodelay(true);
     let (mut rd, mut wr) = sock.into_split();
     let up = async {

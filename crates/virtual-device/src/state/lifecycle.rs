@@ -134,7 +134,36 @@ impl DeviceState {
         if self.running {
             v.push((self.process.pid, self.app.spec.package.clone()));
         }
+        v.extend(self.others.iter().map(|(p, n)| (*p, n.clone())));
         v
+    }
+
+    /// Another app's process starts (`package`, for an instrumentation): the next pid,
+    /// announced by ActivityManager as Android does.
+    pub fn start_other_process(&mut self, package: &str, why: &str) -> u32 {
+        let mut pid = self.process.next_pid;
+        while self.others.contains_key(&pid) || (self.running && pid == self.process.pid) {
+            pid += 1;
+        }
+        self.process.next_pid = pid + 1;
+        self.others.insert(pid, package.to_string());
+        self.log(
+            'I',
+            "ActivityManager",
+            &format!("Start proc {pid}:{package}/u0a124 for {why}"),
+        );
+        pid
+    }
+
+    /// Another app's process ends (`reason`: `force-stop`, `crash`, or its work finished).
+    pub fn end_other_process(&mut self, pid: u32, reason: &str) {
+        if let Some(package) = self.others.remove(&pid) {
+            self.log(
+                'I',
+                "ActivityManager",
+                &format!("Process {package} (pid {pid}) has died: {reason}"),
+            );
+        }
     }
 
     /// An uncaught exception on the main thread, thrown from the activity's `method`

@@ -114,6 +114,7 @@ impl Screen for FixtureBackend {
             text: std::fs::read_to_string(path).unwrap(),
             tool: "fixture",
             foreground: None,
+            notes: Vec::new(),
         })
     }
     async fn screenshot_png(&self, _device: &Device) -> Result<Vec<u8>> {
@@ -595,6 +596,7 @@ impl Screen for Pages {
             text: std::fs::read_to_string(path).unwrap(),
             tool: "fixture",
             foreground: None,
+            notes: Vec::new(),
         })
     }
     async fn screenshot_png(&self, _device: &Device) -> Result<Vec<u8>> {

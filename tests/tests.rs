@@ -11,6 +11,7 @@ mod common;
 mod adb_connect;
 mod android_e2e;
 mod android_faults;
+mod android_helper;
 mod android_logs;
 mod android_perf_device;
 mod android_routes;

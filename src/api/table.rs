@@ -213,13 +213,13 @@ fn sessions() -> Vec<Operation> {
                        the files root or found where npm or Appium installed them (`MOBILECTL_UIA2_APKS`, \
                        `./node_modules`, `npm root -g`, `~/.appium`; `looked_in` lists them); each file's manifest \
                        is read first and a file that is not the server's is refused before anything is installed \
-                       (422). Afterwards reads and actions on the device go through the server (a snapshot's \
+                       (400). Afterwards reads and actions on the device go through the server (a snapshot's \
                        `source` says `uiautomator2-server`), started when first needed and stopped when the \
                        device's lease is released or mobilectl stops; a server another tool runs is left alone. \
                        Any failure of the server falls back to `uiautomator dump` and `input` with one note. \
                        iOS: 501 (its tools need no helper).")
             .errors(DEVICE)
-            .errors(&[NotFound])
+            .errors(&[NotFound, Forbidden])
             .body::<HelperInstallRequest>()
             .json::<HelperInstalled>(render::devices::helper_installed),
     ]

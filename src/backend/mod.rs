@@ -23,10 +23,11 @@ pub mod wda;
 pub use registry::BackendConfig;
 pub use traits::{
     concern, lacking, not_running, tap_button, unrecognised, unsupported, unsupported_logs, Acted,
-    AfterAction, AfterShutdown, AirplaneMode, DeviceHelper, Alerts, Apps, Biometrics, Clipboard, Concern,
-    Connect, DeviceBackend, Erase, Files, Input, InputStep, Intents, Lifecycle, Location, Logs,
-    Media, MultiTouchInput, NetworkCapture, NotificationShade, Notifications, Perf, Permissions,
-    Recording, Screen, ScreenGeometry, ScreenOrientation, StatusBar, TypeJob, TypedWith, UiSource,
+    AfterAction, AfterShutdown, AirplaneMode, Alerts, Apps, Biometrics, Clipboard, Concern,
+    Connect, DeviceBackend, DeviceHelper, Erase, Files, Input, InputStep, Intents, Lifecycle,
+    Location, Logs, Media, MultiTouchInput, NetworkCapture, NotificationShade, Notifications, Perf,
+    Permissions, Recording, Screen, ScreenGeometry, ScreenOrientation, StatusBar, TypeJob,
+    TypedWith, UiSource,
 };
 
 pub use run::{command_failed, exec_error, http_error, run_tool, tool_command, tool_missing};

@@ -56,7 +56,12 @@ pub struct ServeArgs {
     /// Whether Android devices with the UiAutomator2 server installed (`helper install`) are
     /// read and driven through it: `auto` (default) starts it when first needed, `off` keeps
     /// to `uiautomator dump` and `input`.
-    #[arg(long, value_enum, default_value = "auto", env = "MOBILECTL_ANDROID_HELPER")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        env = "MOBILECTL_ANDROID_HELPER"
+    )]
     pub android_helper: crate::backend::android::resident::HelperUse,
     /// Also start a virtual Android device running a small demo app, connect adb to it and
     /// make it the active device: every Android route can be tried without a phone.

@@ -123,7 +123,11 @@ pub fn helper_installed(v: &Value) -> String {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|p| format!("{} {}", s(&p["package"]), s(&p["version"])).trim_end().to_string())
+        .map(|p| {
+            format!("{} {}", s(&p["package"]), s(&p["version"]))
+                .trim_end()
+                .to_string()
+        })
         .collect();
     format!(
         "installed {} on {} (from {}, {} ms)",

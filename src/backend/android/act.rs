@@ -95,14 +95,22 @@ pub fn split_output(output: &str, text: &str) -> Result<(String, String)> {
 #[async_trait]
 impl Input for AdbBackend {
     async fn tap(&self, device: &Device, at: Point) -> Result<()> {
-        if self.act_by_resident(device, &InputStep::Tap(at)).await.is_some() {
+        if self
+            .act_by_resident(device, &InputStep::Tap(at))
+            .await
+            .is_some()
+        {
             return Ok(());
         }
         self.input(device, &input::tap_script(at)).await.map(drop)
     }
 
     async fn long_press(&self, device: &Device, at: Point, duration_ms: u64) -> Result<()> {
-        if self.act_by_resident(device, &InputStep::LongPress { at, duration_ms }).await.is_some() {
+        if self
+            .act_by_resident(device, &InputStep::LongPress { at, duration_ms })
+            .await
+            .is_some()
+        {
             return Ok(());
         }
         self.input(device, &input::swipe_script(at, at, duration_ms))
@@ -111,11 +119,18 @@ impl Input for AdbBackend {
     }
 
     async fn swipe(&self, device: &Device, from: Point, to: Point, duration_ms: u64) -> Result<()> {
-        if self.act_by_resident(device, &InputStep::Swipe {
-            from,
-            to,
-            duration_ms,
-        }).await.is_some() {
+        if self
+            .act_by_resident(
+                device,
+                &InputStep::Swipe {
+                    from,
+                    to,
+                    duration_ms,
+                },
+            )
+            .await
+            .is_some()
+        {
             return Ok(());
         }
         self.input(device, &input::swipe_script(from, to, duration_ms))
@@ -136,7 +151,10 @@ impl Input for AdbBackend {
     /// Tap, clear, type and Enter in one adb round trip; text that needs the ADB Keyboard is
     /// checked on the device before the first step.
     async fn type_job(&self, device: &Device, job: &TypeJob<'_>) -> Result<TypedWith> {
-        if let Some(Some(with)) = self.act_by_resident(device, &InputStep::Type(job.clone())).await {
+        if let Some(Some(with)) = self
+            .act_by_resident(device, &InputStep::Type(job.clone()))
+            .await
+        {
             return Ok(with);
         }
         let (script, with) = input::type_job_script(job)?;
@@ -151,7 +169,11 @@ impl Input for AdbBackend {
     }
 
     async fn press_key(&self, device: &Device, key: KeyPress) -> Result<()> {
-        if self.act_by_resident(device, &InputStep::Press(key)).await.is_some() {
+        if self
+            .act_by_resident(device, &InputStep::Press(key))
+            .await
+            .is_some()
+        {
             return Ok(());
         }
         self.input(device, &input::key_script(key)?).await.map(drop)

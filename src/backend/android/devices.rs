@@ -15,13 +15,13 @@ use crate::backend::command_failed;
 use crate::backend::doctor;
 use crate::backend::validate;
 use crate::backend::AirplaneMode;
-use crate::backend::DeviceHelper;
 use crate::backend::Alerts;
 use crate::backend::Apps;
 use crate::backend::Biometrics;
 use crate::backend::Clipboard;
 use crate::backend::Connect;
 use crate::backend::DeviceBackend;
+use crate::backend::DeviceHelper;
 use crate::backend::Files;
 use crate::backend::Input;
 use crate::backend::Intents;
@@ -121,11 +121,16 @@ pub(super) struct Props {
     release: Option<String>,
     sdk: Option<u32>,
     qemu: bool,
+    /// The UiAutomator2 server's instrumentation is installed (see `super::resident`).
+    pub(super) helper: bool,
 }
 
-/// One command, four properties, one value per line (empty when unset).
+/// One command, four properties, one value per line (empty when unset), then how many
+/// instrumentations of the UiAutomator2 server the package manager lists (`cmd package`, a
+/// binder call: no JVM started), so reads need not ask.
 const PROPS_SCRIPT: &str = "getprop ro.product.model; getprop ro.build.version.release; \
-getprop ro.build.version.sdk; getprop ro.kernel.qemu";
+getprop ro.build.version.sdk; getprop ro.kernel.qemu; \
+cmd package list instrumentation 2>/dev/null | grep -c 'io.appium.uiautomator2.server.test/'";
 
 fn parse_props(text: &str) -> Props {
     let mut lines = text.lines().map(|l| l.trim_end_matches('\r').trim());
@@ -134,15 +139,34 @@ fn parse_props(text: &str) -> Props {
     let release = next();
     let sdk = next().and_then(|s| s.parse().ok());
     let qemu = next().as_deref() == Some("1");
+    let helper = next()
+        .and_then(|n| n.parse::<u32>().ok())
+        .is_some_and(|n| n > 0);
     Props {
         model,
         release,
         sdk,
         qemu,
+        helper,
     }
 }
 
 impl AdbBackend {
+    /// Whether the UiAutomator2 server was installed when `serial` was listed (`None`: not
+    /// listed online yet).
+    pub(super) fn helper_listed(&self, serial: &str) -> Option<bool> {
+        self.props.lock().ok()?.get(serial).map(|p| p.helper)
+    }
+
+    /// Notes that the UiAutomator2 server is installed on `serial` now.
+    pub(super) fn note_helper_installed(&self, serial: &str) {
+        if let Ok(mut props) = self.props.lock() {
+            if let Some(p) = props.get_mut(serial) {
+                p.helper = true;
+            }
+        }
+    }
+
     /// The adb server's port: ours, else `ANDROID_ADB_SERVER_PORT`, else adb's 5037.
     fn adb_server_port(&self) -> u16 {
         self.server_port

@@ -83,7 +83,10 @@ mod tests {
         let moved = a.replace("[0,0][10,10]", "[0,5][10,15]");
         assert_eq!(structure(a), structure(&typed));
         assert_eq!(structure(a), structure(&moved));
-        assert_ne!(structure(a), structure(&a.replace("p:id/email", "p:id/name")));
+        assert_ne!(
+            structure(a),
+            structure(&a.replace("p:id/email", "p:id/name"))
+        );
         assert_ne!(structure(a), structure(&a.replace("EditText", "TextView")));
     }
 

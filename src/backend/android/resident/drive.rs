@@ -75,7 +75,11 @@ impl AdbBackend {
         Ok(None)
     }
 
-    async fn pointer(&self, server: &Arc<Server>, actions: serde_json::Value) -> Result<(), String> {
+    async fn pointer(
+        &self,
+        server: &Arc<Server>,
+        actions: serde_json::Value,
+    ) -> Result<(), String> {
         self.resident_call(server, Method::POST, "/actions", Some(&actions))
             .await
             .map(drop)
@@ -118,10 +122,15 @@ impl AdbBackend {
                 Some(&protocol::keys(job.text, job.clear_chars.is_some())),
             )
             .await?;
-            TypedWith(if job.text.is_empty() { "none" } else { TYPED_WITH })
+            TypedWith(if job.text.is_empty() {
+                "none"
+            } else {
+                TYPED_WITH
+            })
         };
         if job.submit {
-            self.resident_key(server, KeyPress::Named(Key::Enter)).await?;
+            self.resident_key(server, KeyPress::Named(Key::Enter))
+                .await?;
         }
         Ok(with)
     }

@@ -91,9 +91,15 @@ pub fn pair_of(files: &[PathBuf]) -> Result<HelperApks> {
         (Some(server), Some(test)) => Ok(HelperApks { server, test }),
         (s, _) => Err(Error::validation(format!(
             "the UiAutomator2 server needs two APKs; {} is missing",
-            if s.is_none() { SERVER_PACKAGE } else { TEST_PACKAGE }
+            if s.is_none() {
+                SERVER_PACKAGE
+            } else {
+                TEST_PACKAGE
+            }
         ))
-        .with_hint(format!("pass both APKs of the npm package {NPM_PACKAGE} (its apks/ folder)"))),
+        .with_hint(format!(
+            "pass both APKs of the npm package {NPM_PACKAGE} (its apks/ folder)"
+        ))),
     }
 }
 
@@ -204,6 +210,7 @@ impl DeviceHelper for AdbBackend {
                 path: apk.path.display().to_string(),
             });
         }
+        self.note_helper_installed(&device.udid);
         self.reset_resident(&device.udid).await;
         Ok(HelperInstalled {
             device: device.clone(),

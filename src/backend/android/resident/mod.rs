@@ -120,12 +120,20 @@ impl AdbBackend {
                 *held = Slot::Absent(Absent::Failed(
                     "the UiAutomator2 server's instrumentation ended".into(),
                 ));
-                tracing::warn!(serial, "the UiAutomator2 server ended: reading with uiautomator dump from now on");
+                tracing::warn!(
+                    serial,
+                    "the UiAutomator2 server ended: reading with uiautomator dump from now on"
+                );
                 self.stop_helper(&self.residents.http, &s).await;
                 return None;
             }
             Slot::Absent(_) => return None,
             Slot::Unknown => {}
+        }
+        // The listing read whether it is installed: no round trip for devices without it.
+        if self.helper_listed(serial) == Some(false) {
+            *held = Slot::Absent(Absent::NotInstalled);
+            return None;
         }
         let probe = match self.probe_helper(serial).await {
             Ok(p) => p,
@@ -170,7 +178,10 @@ impl AdbBackend {
         rest: &str,
         body: Option<&Value>,
     ) -> Result<Value, String> {
-        match call(&self.residents.http, method, server.path(rest), body, REQUEST_TIMEOUT).await {
+        let limit = self
+            .max_command_time
+            .map_or(REQUEST_TIMEOUT, |m| m.min(REQUEST_TIMEOUT));
+        match call(&self.residents.http, method, server.path(rest), body, limit).await {
             Ok(v) => Ok(v),
             Err(why) => {
                 let warning = format!(

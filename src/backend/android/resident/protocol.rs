@@ -54,8 +54,10 @@ fn finger(from: Point, to: Point, hold_ms: u64, move_ms: u64) -> Value {
         steps.push(json!({ "type": "pause", "duration": hold_ms }));
     }
     if px(from.x) != px(to.x) || px(from.y) != px(to.y) || move_ms > 0 {
-        steps.push(json!({ "type": "pointerMove", "duration": move_ms, "origin": "viewport",
-                           "x": px(to.x), "y": px(to.y) }));
+        steps.push(
+            json!({ "type": "pointerMove", "duration": move_ms, "origin": "viewport",
+                           "x": px(to.x), "y": px(to.y) }),
+        );
     }
     steps.push(json!({ "type": "pointerUp", "button": 0 }));
     json!({ "actions": [{
@@ -222,7 +224,9 @@ mod tests {
         assert!(page_source(json!("<?xml version='1.0'?><hierarchy/>")).is_ok());
         assert!(page_source(json!({"a": 1})).is_err());
         assert!(page_source(json!("ok")).is_err());
-        let (ready, version) = status(&json!({"ready": true, "message": "UiAutomator2 Server is ready to accept commands", "build": {"version": "10.6.6", "versionCode": 220}}));
+        let (ready, version) = status(
+            &json!({"ready": true, "message": "UiAutomator2 Server is ready to accept commands", "build": {"version": "10.6.6", "versionCode": 220}}),
+        );
         assert!(ready);
         assert_eq!(version.as_deref(), Some("10.6.6"));
         assert_eq!(

@@ -76,9 +76,11 @@ pub fn probe_script() -> String {
 pub fn parse_probe(out: &str) -> Probe {
     let (listed, pids) = out.split_once(PROBE_MARKER).unwrap_or((out, ""));
     Probe {
-        installed: listed
-            .lines()
-            .any(|l| l.trim().strip_prefix("instrumentation:").is_some_and(|r| r.starts_with(INSTRUMENTATION))),
+        installed: listed.lines().any(|l| {
+            l.trim()
+                .strip_prefix("instrumentation:")
+                .is_some_and(|r| r.starts_with(INSTRUMENTATION))
+        }),
         running: pids.split_whitespace().next().map(str::to_string),
     }
 }
@@ -162,7 +164,15 @@ impl AdbBackend {
         let cmd = self
             .adb_for(serial)
             .map_err(|e| failed(e.message))?
-            .args(["shell", "am", "instrument", "-w", "-e", "disableAnalytics", "true"])
+            .args([
+                "shell",
+                "am",
+                "instrument",
+                "-w",
+                "-e",
+                "disableAnalytics",
+                "true",
+            ])
             .arg(INSTRUMENTATION);
         let mut child = cmd.spawn_lines().await.map_err(|e| failed(e.to_string()))?;
         let ended = Arc::new(AtomicBool::new(false));
@@ -216,11 +226,12 @@ impl AdbBackend {
             )
             .await
             .map_err(|e| e.message)?;
-        server.host_port = out
-            .stdout_text()
-            .trim()
-            .parse()
-            .map_err(|_| format!("adb forward did not say its port: {}", out.stdout_text().trim()))?;
+        server.host_port = out.stdout_text().trim().parse().map_err(|_| {
+            format!(
+                "adb forward did not say its port: {}",
+                out.stdout_text().trim()
+            )
+        })?;
         server.base = format!("http://127.0.0.1:{}", server.host_port);
         let deadline = Instant::now() + START_TIMEOUT;
         let mut last;
@@ -232,7 +243,15 @@ impl AdbBackend {
                     words.trim()
                 ));
             }
-            match call(http, Method::GET, format!("{}/status", server.base), None, Duration::from_secs(2)).await {
+            match call(
+                http,
+                Method::GET,
+                format!("{}/status", server.base),
+                None,
+                Duration::from_secs(2),
+            )
+            .await
+            {
                 Ok(v) if protocol::status(&v).0 => {
                     server.version = protocol::status(&v).1;
                     break;

@@ -59,7 +59,7 @@ mod bench {
         );
 
         // Overhead: GET /ui vs the same adb command alone, interleaved.
-        let script = dump_script();
+        let script = dump_script(None);
         let mut api = Vec::new();
         let mut raw = Vec::new();
         for _ in 0..50 {

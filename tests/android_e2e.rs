@@ -204,6 +204,10 @@ async fn typed_text_arrives_literally_and_nothing_runs() {
         "dumpsys",
         "grep",
         "getprop",
+        // The listing's check for the UiAutomator2 server (`cmd package list instrumentation`),
+        // the dump's structure sum.
+        "cmd",
+        "cksum",
         // The log supervisor the first action started (crash detection).
         "date",
         "ps",

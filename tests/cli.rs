@@ -1199,6 +1199,12 @@ fn every_operation_runs_from_the_cli_against_the_demo() {
             "--adb-connect-allow",
         ),
         case("connect_device", &["connect", "nohost"], 2, "HOST:PORT"),
+        case(
+            "install_helper",
+            &["helper", "install", "--apks", "missing.apk"],
+            1,
+            "cannot be read",
+        ),
         // network capture
         case(
             "proxy_start",

@@ -216,3 +216,57 @@ async fn after_idle_time_a_request_neither_lists_nor_probes() {
     assert_eq!(n, 1, "one round trip, no getprop");
     assert_eq!(listings(), before, "no `adb devices` after the idle time");
 }
+
+/// The programs the device ran since `mark` (their names).
+fn programs_since(h: &VdHarness, mark: u64) -> Vec<String> {
+    h.journal()
+        .into_iter()
+        .filter(|e| e["seq"].as_u64().is_some_and(|s| s > mark))
+        .filter_map(|e| e["argv"][0].as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_read_runs_dumpsys_only_when_the_screens_structure_changed() {
+    let (h, app) = warm().await;
+    let (first, _) = costed(&app, &h, "/api/v1/device/ui", None).await;
+    assert!(
+        first["activity"]
+            .as_str()
+            .unwrap()
+            .ends_with("LoginActivity"),
+        "{first}"
+    );
+    // The same screen again: uiautomator alone (and the tiny grep, cksum), one round trip.
+    let mark = journal_mark(&h);
+    let (again, n) = costed(&app, &h, "/api/v1/device/ui", None).await;
+    assert_eq!(n, 1);
+    let ran = programs_since(&h, mark);
+    assert!(ran.contains(&"uiautomator".to_string()), "{ran:?}");
+    assert!(!ran.contains(&"dumpsys".to_string()), "{ran:?}");
+    assert_eq!(
+        again["activity"], first["activity"],
+        "the last focus read holds"
+    );
+    // Typing changes text, not structure (the first typing brings the keyboard's window up:
+    // that one is a change): no dumpsys for the next.
+    let user = ref_by_id(&again, "username");
+    let body = json!({ "ref": user, "text": "ali" });
+    let (_, n) = costed(&app, &h, "/api/v1/device/ui/type", Some(body)).await;
+    assert_eq!(n, 1);
+    let mark = journal_mark(&h);
+    let body = json!({ "ref": user, "text": "ce" });
+    let (typed, n) = costed(&app, &h, "/api/v1/device/ui/type", Some(body)).await;
+    assert_eq!(n, 1);
+    let ran = programs_since(&h, mark);
+    assert!(!ran.contains(&"dumpsys".to_string()), "{ran:?} {typed}");
+    // Another screen in front: its structure differs, dumpsys runs in the same round trip
+    // and the activity is the new one.
+    let body = json!({ "selector": {"text": "LOG IN"}, "observe": true });
+    let mark = journal_mark(&h);
+    let (_, n) = costed(&app, &h, "/api/v1/device/ui/tap", Some(body)).await;
+    assert_eq!(n, 1);
+    assert!(programs_since(&h, mark).contains(&"dumpsys".to_string()));
+    let (after, _) = costed(&app, &h, "/api/v1/device/ui", None).await;
+    assert_ne!(after["activity"], first["activity"], "{after}");
+}

@@ -783,7 +783,11 @@ async fn doctor_reports_each_endpoint() {
 
     fake.stop().await;
     let (_, doctor) = call(&app, get("/api/v1/doctor")).await;
-    let wda = &doctor["checks"][0];
+    let checks = doctor["checks"].as_array().unwrap();
+    let wda = checks
+        .iter()
+        .find(|c| c["name"] == "WebDriverAgent")
+        .unwrap();
     assert_eq!(wda["ok"], false);
     assert!(wda["remediation"].as_str().unwrap().contains("iproxy"));
     assert_eq!(doctor["wda"], "blocked");

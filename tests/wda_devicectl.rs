@@ -509,6 +509,10 @@ fn every_request(dir: &Path) -> Vec<(&'static str, Request<Body>)> {
         ),
         ("erase", p("/api/v1/device/erase", json!({}))),
         (
+            "install_helper",
+            p("/api/v1/device/helper/install", json!({})),
+        ),
+        (
             "install_app",
             p("/api/v1/device/app/install", json!({"path": bundle})),
         ),
@@ -958,6 +962,7 @@ async fn every_device_route_works_on_a_wda_device_or_answers_501_with_a_hint() {
             "boot",
             "shutdown",
             "erase",
+            "install_helper",
             "reset_app",
             "reset_keychain",
             "set_permission",

@@ -27,7 +27,16 @@ pub fn device(bench: &str) -> Option<VdHarness> {
 }
 
 /// The server for `h`'s device, serving on a free loopback port: its address and state.
+#[allow(dead_code)] // Not every bench including this file serves without a files root.
 pub async fn serve(h: &VdHarness) -> (std::net::SocketAddr, AppState) {
+    serve_rooted(h, None).await
+}
+
+/// [`serve`], with `files_root` as the server's files root.
+pub async fn serve_rooted(
+    h: &VdHarness,
+    files_root: Option<std::path::PathBuf>,
+) -> (std::net::SocketAddr, AppState) {
     let controller = DeviceController::new(BackendConfig {
         tools: Toolbox::with([(Tool::Adb, h.adb.clone())]),
         adb_server_port: Some(h.adb_port),
@@ -35,7 +44,11 @@ pub async fn serve(h: &VdHarness) -> (std::net::SocketAddr, AppState) {
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let state = AppState::new(controller, ServerOptions::default());
+    let options = ServerOptions {
+        files_root,
+        ..Default::default()
+    };
+    let state = AppState::new(controller, options);
     let policy = SecurityPolicy {
         bound: Some(addr),
         ..Default::default()

@@ -74,6 +74,7 @@ pub const UTILITIES: &[&str] = &[
     "wc",
     "grep",
     "md5sum",
+    "cksum",
     "sha256sum",
     "base64",
     "printf",

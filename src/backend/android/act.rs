@@ -60,12 +60,17 @@ pub fn step_script(step: &InputStep<'_>) -> Result<(String, Option<&'static str>
 
 /// The whole script: the step (its errors joined to its output), the marker, the settle
 /// time, the dump.
-pub fn act_and_dump_script(step: &str, settle: Duration, log_read: Option<&str>) -> String {
+pub fn act_and_dump_script(
+    step: &str,
+    settle: Duration,
+    known: Option<&str>,
+    log_read: Option<&str>,
+) -> String {
     let mut s = format!("{{ {step}; }} 2>&1; echo {ACTED_MARKER}; ");
     if !settle.is_zero() {
         s += &format!("sleep {:.3}; ", settle.as_secs_f64());
     }
-    s += &dump_script();
+    s += &dump_script(known);
     if let Some(read) = log_read {
         s += &format!("; echo {LOG_MARKER}; {read} 2>&1");
     }
@@ -241,7 +246,8 @@ impl Input for AdbBackend {
         let (script, typed_with) = step_script(step)?;
         let limit = input_time_limit(&script) + settle + DUMP_TIMEOUT * 2;
         let log_read = log_tail.map(|r| self.log_read_script(&device.udid, r));
-        let whole = act_and_dump_script(&script, settle, log_read.as_deref());
+        let known = self.focus.device_shape(&device.udid);
+        let whole = act_and_dump_script(&script, settle, known.as_deref(), log_read.as_deref());
         let out = self.exec_out(&device.udid, &whole, limit).await?;
         let text = match step {
             InputStep::Type(job) => job.text,
@@ -254,10 +260,10 @@ impl Input for AdbBackend {
         };
         let (dump_output, log_output) = split_log(&rest);
         let ui = match classify_dump(dump_output) {
-            DumpOutcome::Xml { xml, focus } => UiSource {
+            DumpOutcome::Xml { xml, shape, focus } => UiSource {
                 text: xml,
                 tool: "uiautomator",
-                foreground: focus,
+                foreground: self.focus.settle(&device.udid, shape, focus),
                 notes: Vec::new(),
             },
             // The step ran; only the read failed: read again, with the usual retries.
@@ -318,12 +324,12 @@ mod tests {
         }))
         .unwrap();
         assert_eq!((step.as_str(), with), ("input tap 540 1290", None));
-        let s = act_and_dump_script(&step, Duration::from_millis(250), None);
+        let s = act_and_dump_script(&step, Duration::from_millis(250), None, None);
         let marker = s.find(ACTED_MARKER).unwrap();
         assert!(s.starts_with("{ input tap 540 1290; } 2>&1; echo "), "{s}");
         assert!(s[marker..].contains("sleep 0.250; "), "{s}");
-        assert!(s.ends_with(&dump_script()), "{s}");
-        assert!(!act_and_dump_script(&step, Duration::ZERO, None).contains("sleep"));
+        assert!(s.ends_with(&dump_script(None)), "{s}");
+        assert!(!act_and_dump_script(&step, Duration::ZERO, None, None).contains("sleep"));
     }
 
     #[test]
@@ -336,7 +342,7 @@ mod tests {
         };
         let (step, with) = step_script(&InputStep::Type(job)).unwrap();
         assert_eq!(with, Some("adb_keyboard"));
-        let s = act_and_dump_script(&step, Duration::ZERO, None);
+        let s = act_and_dump_script(&step, Duration::ZERO, None, None);
         let guard = s.find(NO_IME_MARKER).unwrap();
         let tap = s.find("input tap 10 20").unwrap();
         assert!(guard < tap, "{s}");
@@ -344,7 +350,12 @@ mod tests {
 
     #[test]
     fn the_log_tail_comes_after_the_dump() {
-        let s = act_and_dump_script("input tap 1 2", Duration::ZERO, Some("logcat -d -t 1"));
+        let s = act_and_dump_script(
+            "input tap 1 2",
+            Duration::ZERO,
+            None,
+            Some("logcat -d -t 1"),
+        );
         assert!(
             s.ends_with("; echo __MOBILECTL_LOG__; logcat -d -t 1 2>&1"),
             "{s}"

@@ -130,7 +130,7 @@ pub(super) struct Props {
 /// binder call: no JVM started), so reads need not ask.
 const PROPS_SCRIPT: &str = "getprop ro.product.model; getprop ro.build.version.release; \
 getprop ro.build.version.sdk; getprop ro.kernel.qemu; \
-cmd package list instrumentation 2>/dev/null | grep -c 'io.appium.uiautomator2.server.test/'";
+cmd package list instrumentation 2>/dev/null | grep -c 'io.appium.uiautomator2.server.test/' || true";
 
 fn parse_props(text: &str) -> Props {
     let mut lines = text.lines().map(|l| l.trim_end_matches('\r').trim());

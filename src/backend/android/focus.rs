@@ -3,14 +3,16 @@
 //! device tool. The structure of the tree (each element's package, class and resource id, in
 //! order: no text, no bounds) changes whenever another window or activity comes to the
 //! front, so while a device's structure stays what it was at its last focus read, that read
-//! still holds (typing, scrolling a list of alike rows, a checkbox ticked). Used by the
-//! resident server's reads, which have no focus of their own.
+//! still holds (typing, scrolling a list of alike rows, a checkbox ticked). The dump's script
+//! sums the structure on the device and runs `dumpsys window` only when it differs from the
+//! known one, in the same round trip ([`super::screen::dump_script`]); the resident server's
+//! reads, which have no focus of their own, sum it here ([`structure`]) and ask adb only then.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
-use super::screen::parse_focus;
+use super::screen::{parse_focus, Focus};
 use super::{AdbBackend, QUICK_TIMEOUT};
 
 /// The script reading the focused window.
@@ -37,23 +39,57 @@ pub fn structure(xml: &str) -> u64 {
     h.finish()
 }
 
+/// A structure, as summed where it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Shape {
+    /// By the device's `cksum`, in the dump's script.
+    Device(String),
+    /// By [`structure`], of a page source.
+    Host(u64),
+}
+
 /// Each device's last focus read, with the structure it was read for.
 #[derive(Debug, Clone, Default)]
-pub struct FocusCache(Arc<Mutex<HashMap<String, (u64, Option<String>)>>>);
+pub struct FocusCache(Arc<Mutex<HashMap<String, (Shape, Option<String>)>>>);
 
 impl FocusCache {
-    fn get(&self, serial: &str, shape: u64) -> Option<Option<String>> {
+    fn get(&self, serial: &str, shape: &Shape) -> Option<Option<String>> {
         let held = self.0.lock().unwrap_or_else(|p| p.into_inner());
         held.get(serial)
-            .filter(|(s, _)| *s == shape)
+            .filter(|(s, _)| s == shape)
             .map(|(_, f)| f.clone())
     }
 
-    fn put(&self, serial: &str, shape: u64, focus: Option<String>) {
+    fn put(&self, serial: &str, shape: Shape, focus: Option<String>) {
         self.0
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(serial.to_string(), (shape, focus));
+    }
+
+    /// The device-summed structure of `serial`'s last focus read, for the dump's script.
+    pub fn device_shape(&self, serial: &str) -> Option<String> {
+        let held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        match held.get(serial) {
+            Some((Shape::Device(s), _)) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    /// The focused window after a dump: the one it read (kept with its structure), or the
+    /// last one read when the structure was the known one.
+    pub fn settle(&self, serial: &str, shape: Option<String>, focus: Focus) -> Option<String> {
+        match (focus, shape) {
+            (Focus::Read(read), Some(shape)) => {
+                self.put(serial, Shape::Device(shape), read.clone());
+                read
+            }
+            (Focus::Read(read), None) => read,
+            (Focus::Unchanged, shape) => {
+                let known = shape.map(Shape::Device)?;
+                self.get(serial, &known).flatten()
+            }
+        }
     }
 }
 
@@ -61,8 +97,8 @@ impl AdbBackend {
     /// The focused window of `serial` whose screen is `xml`: the last read when the
     /// structure is the same, else read now (none when the read fails).
     pub(crate) async fn focus_of(&self, serial: &str, xml: &str) -> Option<String> {
-        let shape = structure(xml);
-        if let Some(focus) = self.focus.get(serial, shape) {
+        let shape = Shape::Host(structure(xml));
+        if let Some(focus) = self.focus.get(serial, &shape) {
             return focus;
         }
         let out = self.shell(serial, FOCUS_SCRIPT, QUICK_TIMEOUT).await.ok()?;

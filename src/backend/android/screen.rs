@@ -1,6 +1,7 @@
 //! Reading an Android screen: the UI dump (uiautomator to a file, then `cat`, plus the focused
-//! window from `dumpsys window`, all in one adb round trip, retried on uiautomator's transient
-//! failures) and screenshots (`exec-out screencap -p`).
+//! window from `dumpsys window` when the screen's structure changed since it was last read,
+//! all in one adb round trip, retried on uiautomator's transient failures) and screenshots
+//! (`exec-out screencap -p`).
 
 use std::time::Duration;
 
@@ -16,35 +17,54 @@ use crate::error::{Error, ErrorCode, Result};
 /// Where the dump is written on the device.
 pub const DUMP_PATH: &str = "/data/local/tmp/mobilectl.xml";
 const FOCUS_MARKER: &str = "__MOBILECTL_FOCUS__";
+/// Starts the line with the dump's structure (see [`dump_script`]).
+const SHAPE_MARKER: &str = "__MOBILECTL_SHAPE__";
 /// Time limit of one dump attempt.
 pub const DUMP_TIMEOUT: Duration = Duration::from_secs(30);
 const SCREENCAP_TIMEOUT: Duration = Duration::from_secs(20);
 /// Tries of a dump before giving up.
 pub const DUMP_ATTEMPTS: u32 = 3;
 
-/// The one script of a snapshot. On failure it prints uiautomator's own words instead of XML.
-/// The focus read (`dumpsys window`) runs at the same time as the dump: the two sides of a
-/// pipe run concurrently, and its few lines wait in the pipe until the dump is printed, so a
-/// snapshot takes about one `uiautomator dump`. (No shell builtins touch the dump's path, so a
-/// sandboxed device maps it like a real one.)
-pub fn dump_script() -> String {
+/// The one script of a snapshot: the dump (on failure, uiautomator's own words instead of
+/// XML), then the dump's structure — the `cksum` of its package, class and resource-id
+/// attributes in order (no text, no bounds) — then the focused window from `dumpsys window`,
+/// only when the structure is not `known` (the structure of this device's last focus read).
+/// Another window or activity in front changes the structure; typing, scrolling alike rows or
+/// ticking a box does not, and then the read runs one device tool (uiautomator; `grep` and
+/// `cksum` are tiny). (No shell builtins touch the dump's path, so a sandboxed device maps it
+/// like a real one.)
+pub fn dump_script(known: Option<&str>) -> String {
     format!(
-        "rm -f {p}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp' | \
-         {{ out=$(uiautomator dump {p} 2>&1); cat {p} 2>/dev/null || echo \"$out\"; \
-         echo; echo {FOCUS_MARKER}; cat; }}",
-        p = DUMP_PATH
+        "rm -f {p}; out=$(uiautomator dump {p} 2>&1); cat {p} 2>/dev/null || echo \"$out\"; \
+         echo; echo {FOCUS_MARKER}; \
+         s=$(grep -oE ' (package|class|resource-id)=\"[^\"]*\"' {p} 2>/dev/null | cksum); \
+         echo \"{SHAPE_MARKER}$s\"; \
+         [ \"$s\" = {known} ] || dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'",
+        p = DUMP_PATH,
+        known = super::shell::quote(known.unwrap_or("")),
     )
+}
+
+/// The focus part of a dump's output.
+#[derive(Debug, PartialEq, Clone)]
+pub enum Focus {
+    /// `dumpsys window` ran: the focused window (`package/activity`), when it named one.
+    Read(Option<String>),
+    /// The structure was the known one: the last focus read holds.
+    Unchanged,
 }
 
 /// What one dump attempt gave.
 #[derive(Debug, PartialEq)]
 pub enum DumpOutcome {
-    /// A dump: uiautomator's XML, and the focused window.
+    /// A dump: uiautomator's XML, its structure, and the focused window.
     Xml {
         /// The uiautomator XML, trimmed.
         xml: String,
-        /// The focused window (`package/activity`), when `dumpsys window` named one.
-        focus: Option<String>,
+        /// The dump's structure as the device summed it (`cksum`'s answer).
+        shape: Option<String>,
+        /// The focused window, or that it is the last one read.
+        focus: Focus,
     },
     /// uiautomator's transient failures: worth another try.
     Transient(String),
@@ -68,14 +88,27 @@ pub fn parse_focus(text: &str) -> Option<String> {
 
 /// What the output of [`dump_script`] is: the dump and focus, or a failure transient or not.
 pub fn classify_dump(output: &str) -> DumpOutcome {
-    let (body, focus) = match output.split_once(FOCUS_MARKER) {
-        Some((b, f)) => (b, parse_focus(f)),
-        None => (output, None),
+    let (body, tail) = output.split_once(FOCUS_MARKER).unwrap_or((output, ""));
+    let shape = tail
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(SHAPE_MARKER))
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty());
+    let focus_lines: String = tail
+        .lines()
+        .filter(|l| !l.contains(SHAPE_MARKER))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let focus = if shape.is_some() && focus_lines.trim().is_empty() {
+        Focus::Unchanged
+    } else {
+        Focus::Read(parse_focus(&focus_lines))
     };
     let body = body.trim();
     if body.starts_with("<?xml") || body.starts_with("<hierarchy") {
         return DumpOutcome::Xml {
             xml: body.to_string(),
+            shape,
             focus,
         };
     }
@@ -136,7 +169,8 @@ impl Screen for AdbBackend {
 impl AdbBackend {
     /// The UI dump, retried with backoff on uiautomator's transient failures.
     pub(crate) async fn uiautomator_dump(&self, device: &Device) -> Result<UiSource> {
-        let script = dump_script();
+        let known = self.focus.device_shape(&device.udid);
+        let script = dump_script(known.as_deref());
         let mut last = String::new();
         for attempt in 0..DUMP_ATTEMPTS {
             if attempt > 0 {
@@ -144,11 +178,11 @@ impl AdbBackend {
             }
             let out = self.exec_out(&device.udid, &script, DUMP_TIMEOUT).await?;
             match classify_dump(&out.stdout_text()) {
-                DumpOutcome::Xml { xml, focus } => {
+                DumpOutcome::Xml { xml, shape, focus } => {
                     return Ok(UiSource {
                         text: xml,
                         tool: "uiautomator",
-                        foreground: focus,
+                        foreground: self.focus.settle(&device.udid, shape, focus),
                         notes: Vec::new(),
                     })
                 }
@@ -186,15 +220,22 @@ mod tests {
 
     #[test]
     fn xml_with_focus() {
-        let out = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"></hierarchy>\n\n__MOBILECTL_FOCUS__\n  mCurrentFocus=Window{5c3 u0 com.example/com.example.MainActivity}\n  mFocusedApp=ActivityRecord{1 u0 com.example/.MainActivity t12}\n";
-        let DumpOutcome::Xml { xml, focus } = classify_dump(out) else {
+        let out = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"></hierarchy>\n\n__MOBILECTL_FOCUS__\n__MOBILECTL_SHAPE__3515704829 40\n  mCurrentFocus=Window{5c3 u0 com.example/com.example.MainActivity}\n  mFocusedApp=ActivityRecord{1 u0 com.example/.MainActivity t12}\n";
+        let DumpOutcome::Xml { xml, shape, focus } = classify_dump(out) else {
             panic!()
         };
         assert!(xml.ends_with("</hierarchy>"));
+        assert_eq!(shape.as_deref(), Some("3515704829 40"));
         assert_eq!(
-            focus.as_deref(),
-            Some("com.example/com.example.MainActivity")
+            focus,
+            Focus::Read(Some("com.example/com.example.MainActivity".into()))
         );
+        // The structure was the known one: dumpsys did not run.
+        let same = "<hierarchy rotation=\"0\"></hierarchy>\n__MOBILECTL_FOCUS__\n__MOBILECTL_SHAPE__3515704829 40\n";
+        let DumpOutcome::Xml { focus, .. } = classify_dump(same) else {
+            panic!()
+        };
+        assert_eq!(focus, Focus::Unchanged);
     }
 
     #[test]

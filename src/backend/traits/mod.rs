@@ -502,7 +502,8 @@ mod tests {
                 AirplaneMode,
                 NetworkCapture,
                 Logs,
-                Perf
+                Perf,
+                Helper
             ]
         );
         assert_eq!(

@@ -232,7 +232,7 @@ mod tests {
         let text = dir.path().join("notes.apk");
         std::fs::write(&text, "not a zip").unwrap();
         let e = pair_of(std::slice::from_ref(&text)).unwrap_err();
-        assert_eq!(e.code, ErrorCode::ValidationError);
+        assert_eq!(e.code, ErrorCode::ValidationFailed);
         assert!(e.message.contains("is not an APK"), "{}", e.message);
         let e = pair_of(&[dir.path().join("absent.apk")]).unwrap_err();
         assert!(e.message.contains("cannot open it"), "{}", e.message);

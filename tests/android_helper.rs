@@ -317,6 +317,7 @@ async fn another_tools_server_is_detected_and_left_running() {
     );
     assert_eq!(pid(), theirs, "never killed");
     let _ = other.kill();
+    let _ = other.wait();
 }
 
 // Multi-threaded: the lease's release stops the server in a task of its own, which runs

@@ -48,9 +48,12 @@ enum Shape {
     Host(u64),
 }
 
-/// Each device's last focus read, with the structure it was read for.
+/// A focus read: the structure it was read for, and the focused window it found.
+type Read = (Shape, Option<String>);
+
+/// Each device's last focus read, by serial.
 #[derive(Debug, Clone, Default)]
-pub struct FocusCache(Arc<Mutex<HashMap<String, (Shape, Option<String>)>>>);
+pub struct FocusCache(Arc<Mutex<HashMap<String, Read>>>);
 
 impl FocusCache {
     fn get(&self, serial: &str, shape: &Shape) -> Option<Option<String>> {

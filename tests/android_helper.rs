@@ -426,3 +426,55 @@ async fn the_servers_source_and_the_dump_of_one_screen_parse_to_the_same_tree() 
     assert_eq!(by_server["fingerprint"], screen.fingerprint);
     assert_eq!(by_server["tree_text"], screen.tree_text);
 }
+
+#[tokio::test]
+async fn swipes_and_long_presses_go_through_the_server_as_pointer_actions() {
+    let h = start_device();
+    let app = app_rooted(&h, apks(), None);
+    installed(&h, &app).await;
+    log_in(&app).await;
+    let mark = journal_mark(&h);
+    for (path, body) in [
+        (
+            "/api/v1/device/ui/swipe",
+            json!({ "from": {"x": 540, "y": 1800}, "to": {"x": 540, "y": 600}, "duration_ms": 300 }),
+        ),
+        (
+            "/api/v1/device/ui/long-press",
+            json!({ "x": 540, "y": 1200, "duration_ms": 800 }),
+        ),
+    ] {
+        let (status, v) = call(&app, post(path, body)).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {v}");
+    }
+    let actions = server_requests(&h, mark)
+        .into_iter()
+        .filter(|r| r.ends_with("/actions"))
+        .count();
+    assert_eq!(actions, 2);
+    assert!(
+        argvs_with(&h, "input").is_empty(),
+        "{:?}",
+        argvs_with(&h, "input")
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_cannot_take_its_port_is_reported_once_and_the_dump_reads() {
+    let h = start_device();
+    let app = app_rooted(&h, apks(), None);
+    installed(&h, &app).await;
+    // Something else holds the device's port 6790 (a reverse forward to nowhere).
+    let held = h.adb(&["reverse", "tcp:6790", "tcp:9"]);
+    assert!(held.success(), "{}", held.stderr_text());
+    let snap = snapshot(&app).await;
+    assert_eq!(snap["source"], "uiautomator", "{snap}");
+    let notes = snap["notes"].as_array().expect("the failed start is said");
+    assert_eq!(notes.len(), 1, "{snap}");
+    assert!(
+        notes[0].as_str().unwrap().contains("did not start"),
+        "{snap}"
+    );
+    let again = snapshot(&app).await;
+    assert!(again.get("notes").is_none(), "said once: {again}");
+}

@@ -216,7 +216,14 @@ impl Input for AdbBackend {
         logs: Option<&dyn Logs>,
     ) -> Result<AfterAction> {
         let mut notes = Vec::new();
-        if let Some(server) = self.resident(&device.udid).await {
+        let resident = match self.resident(&device.udid).await {
+            Ok(server) => Some(server),
+            Err(note) => {
+                notes.extend(note);
+                None
+            }
+        };
+        if let Some(server) = resident {
             match self.resident_act(&server, step).await {
                 Ok(typed_with) => {
                     if !settle.is_zero() {
@@ -292,7 +299,7 @@ impl AdbBackend {
         device: &Device,
         step: &InputStep<'_>,
     ) -> Option<Option<TypedWith>> {
-        let server = self.resident(&device.udid).await?;
+        let server = self.resident(&device.udid).await.ok()?;
         self.resident_act(&server, step).await.ok()
     }
 }

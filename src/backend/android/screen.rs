@@ -154,11 +154,12 @@ impl Screen for AdbBackend {
     /// fails, said in the read's notes) the UI dump.
     async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
         let mut notes = Vec::new();
-        if let Some(server) = self.resident(&device.udid).await {
-            match self.resident_read(&server, device).await {
+        match self.resident(&device.udid).await {
+            Ok(server) => match self.resident_read(&server, device).await {
                 Ok(source) => return Ok(source),
                 Err(warning) => notes.push(warning),
-            }
+            },
+            Err(note) => notes.extend(note),
         }
         let mut source = self.uiautomator_dump(device).await?;
         source.notes = notes;

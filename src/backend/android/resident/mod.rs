@@ -45,6 +45,13 @@ pub enum HelperUse {
     Off,
 }
 
+/// What a read or act that fell back says, once.
+fn fallback_note(why: &str) -> String {
+    format!(
+        "the UiAutomator2 server failed ({why}); this and later reads and actions use uiautomator dump and input"
+    )
+}
+
 /// Where the fast path stands on one device.
 #[derive(Debug, Clone)]
 pub enum Slot {
@@ -106,43 +113,42 @@ impl Residents {
 }
 
 impl AdbBackend {
-    /// The server to use on `serial`, started when it may be; `None`: use the one-shot tools.
-    pub(super) async fn resident(&self, serial: &str) -> Option<Arc<Server>> {
+    /// The server to use on `serial`, started when it may be. `Err`: use the one-shot tools,
+    /// with a note to pass on when this call found the server failed (it did not start, or
+    /// its instrumentation ended): said once, not by every later call.
+    pub(super) async fn resident(&self, serial: &str) -> Result<Arc<Server>, Option<String>> {
         if self.residents.use_ == HelperUse::Off {
-            return None;
+            return Err(None);
         }
         let slot = self.residents.slot(serial);
         let mut held = slot.lock().await;
         match &*held {
-            Slot::Running(s) if !s.has_ended() => return Some(s.clone()),
+            Slot::Running(s) if !s.has_ended() => return Ok(s.clone()),
             Slot::Running(s) => {
                 let s = s.clone();
-                *held = Slot::Absent(Absent::Failed(
-                    "the UiAutomator2 server's instrumentation ended".into(),
-                ));
-                tracing::warn!(
-                    serial,
-                    "the UiAutomator2 server ended: reading with uiautomator dump from now on"
-                );
+                let why = "the UiAutomator2 server's instrumentation ended";
+                *held = Slot::Absent(Absent::Failed(why.into()));
+                tracing::warn!(serial, "{why}: reading with uiautomator dump from now on");
                 self.stop_helper(&self.residents.http, &s).await;
-                return None;
+                return Err(Some(fallback_note(why)));
             }
-            Slot::Absent(_) => return None,
+            Slot::Absent(_) => return Err(None),
             Slot::Unknown => {}
         }
         // The listing read whether it is installed: no round trip for devices without it.
         if self.helper_listed(serial) == Some(false) {
             *held = Slot::Absent(Absent::NotInstalled);
-            return None;
+            return Err(None);
         }
         let probe = match self.probe_helper(serial).await {
             Ok(p) => p,
             Err(why) => {
                 // The device did not answer the probe: look again next time.
                 tracing::debug!(serial, error = %why, "UiAutomator2 probe failed");
-                return None;
+                return Err(None);
             }
         };
+        let mut note = None;
         *held = if !probe.installed {
             Slot::Absent(Absent::NotInstalled)
         } else if let Some(pid) = probe.running {
@@ -158,13 +164,14 @@ impl AdbBackend {
                 }
                 Err(why) => {
                     tracing::warn!(serial, error = %why, "the UiAutomator2 server did not start: reading with uiautomator dump");
+                    note = Some(fallback_note(&format!("it did not start: {why}")));
                     Slot::Absent(why)
                 }
             }
         };
         match &*held {
-            Slot::Running(s) => Some(s.clone()),
-            _ => None,
+            Slot::Running(s) => Ok(s.clone()),
+            _ => Err(note),
         }
     }
 
@@ -184,9 +191,7 @@ impl AdbBackend {
         match call(&self.residents.http, method, server.path(rest), body, limit).await {
             Ok(v) => Ok(v),
             Err(why) => {
-                let warning = format!(
-                    "the UiAutomator2 server failed ({why}); this and later reads and actions use uiautomator dump and input"
-                );
+                let warning = fallback_note(&why);
                 tracing::warn!(serial = %server.serial, "{warning}");
                 self.give_up(server, Absent::Failed(why)).await;
                 Err(warning)

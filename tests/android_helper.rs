@@ -478,3 +478,32 @@ async fn a_server_that_cannot_take_its_port_is_reported_once_and_the_dump_reads(
     let again = snapshot(&app).await;
     assert!(again.get("notes").is_none(), "said once: {again}");
 }
+
+#[tokio::test]
+async fn without_files_the_install_finds_the_npm_package_and_says_where_it_looked() {
+    let apks = apks();
+    let h = start_device();
+    // A files root without the APKs: they are found, not given.
+    let root = tempfile::tempdir().unwrap();
+    let app = app_rooted(&h, root.path().to_path_buf(), None);
+    let (status, _) = call(&app, get("/api/v1/device/list")).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, done) = call(&app, post("/api/v1/device/helper/install", json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    // MOBILECTL_UIA2_APKS (set by scripts/test.sh) is the first place looked in.
+    assert_eq!(done["source"], apks.display().to_string(), "{done}");
+    let looked: Vec<&str> = done["looked_in"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(looked[0], apks.display().to_string());
+    assert!(
+        looked
+            .iter()
+            .any(|p| p.ends_with("node_modules/appium-uiautomator2-server/apks")),
+        "{looked:?}"
+    );
+    assert_eq!(snapshot(&app).await["source"], "uiautomator2-server");
+}

@@ -238,6 +238,49 @@ mod tests {
         assert!(e.message.contains("cannot open it"), "{}", e.message);
     }
 
+    /// The real test package's manifest with its package renamed (same length, UTF-16 in the
+    /// string pool), in an APK of its own.
+    fn apk_of_another_package(dir: &Path) -> PathBuf {
+        use std::io::Write;
+        let mut manifest =
+            include_bytes!("../../../../crates/apk/tests/data/uia2_server_test_10.6.6.axml")
+                .to_vec();
+        let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+        let (from, to) = (
+            utf16("uiautomator2.server.test"),
+            utf16("uiautomator2.server.tesX"),
+        );
+        let at = manifest
+            .windows(from.len())
+            .position(|w| w == from.as_slice())
+            .unwrap();
+        manifest[at..at + to.len()].copy_from_slice(&to);
+        let path = dir.join("other.apk");
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+        zip.start_file(
+            "AndroidManifest.xml",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        zip.write_all(&manifest).unwrap();
+        zip.finish().unwrap();
+        path
+    }
+
+    #[test]
+    fn an_apk_of_another_package_is_refused_by_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = apk_of_another_package(dir.path());
+        let e = pair_of(&[other]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationFailed);
+        assert!(
+            e.message
+                .contains("`io.appium.uiautomator2.server.tesX`, not the UiAutomator2 server's"),
+            "{}",
+            e.message
+        );
+    }
+
     #[test]
     fn a_folder_without_the_pair_is_reported_with_where_it_looked() {
         let dir = tempfile::tempdir().unwrap();

@@ -293,7 +293,10 @@ impl AdbBackend {
                     s.version.clone(),
                     format!("reads and acts through it (host port {})", s.host_port),
                 ),
-                Slot::Absent(Absent::NotInstalled) => continue,
+                // Read with the one-shot tools, usable: said so, with why.
+                Slot::Absent(why @ (Absent::NotInstalled | Absent::Foreign { .. })) => {
+                    (true, None, format!("uiautomator dump and input: {why}"))
+                }
                 Slot::Absent(why) => (false, None, format!("uiautomator dump and input: {why}")),
             };
             checks.push(BackendCheck {

@@ -216,7 +216,7 @@ fn sessions() -> Vec<Operation> {
                        (400). Afterwards reads and actions on the device go through the server (a snapshot's \
                        `source` says `uiautomator2-server`), started when first needed and stopped when the \
                        device's lease is released or mobilectl stops; a server another tool runs is left alone. \
-                       Any failure of the server falls back to `uiautomator dump` and `input` with one note. \
+                       A broken server (no answer, garbage, a hang) falls back to `uiautomator dump` and `input` with one note; a request it only refuses is done by those for that once. \
                        iOS: 501 (its tools need no helper).")
             .errors(DEVICE)
             .errors(&[NotFound, Forbidden])

@@ -231,9 +231,9 @@ impl Input for AdbBackend {
                     }
                     let ui = match self.resident_read(&server, device).await {
                         Ok(ui) => ui,
-                        Err(warning) => {
+                        Err(note) => {
                             let mut ui = self.dump_ui(device).await?;
-                            ui.notes.insert(0, warning);
+                            ui.notes.splice(0..0, note);
                             ui
                         }
                     };
@@ -247,7 +247,7 @@ impl Input for AdbBackend {
                         log,
                     });
                 }
-                Err(warning) => notes.push(warning),
+                Err(note) => notes.extend(note),
             }
         }
         let (script, typed_with) = step_script(step)?;

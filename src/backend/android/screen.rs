@@ -157,7 +157,7 @@ impl Screen for AdbBackend {
         match self.resident(&device.udid).await {
             Ok(server) => match self.resident_read(&server, device).await {
                 Ok(source) => return Ok(source),
-                Err(warning) => notes.push(warning),
+                Err(note) => notes.extend(note),
             },
             Err(note) => notes.extend(note),
         }

@@ -1,15 +1,15 @@
 //! Reads and acts through a running server: the page source (with the focused window, read
 //! by adb only when the screen's structure changed, [`super::super::focus`]), taps, presses
 //! and swipes as W3C pointer actions, keys by code, text set into the focused field. Each
-//! answers `Err(warning)` when the server failed: the caller then does the same with the
-//! one-shot tools and passes the warning on.
+//! answers `Err(fallback)` when it could not: the caller then does the same with the
+//! one-shot tools and passes the note on, when there is one.
 
 use std::sync::Arc;
 
 use reqwest::Method;
 
-use super::protocol;
 use super::start::Server;
+use super::{protocol, Fallback};
 use crate::backend::android::input::keycode;
 use crate::backend::android::AdbBackend;
 use crate::backend::{InputStep, TypeJob, TypedWith, UiSource};
@@ -27,7 +27,7 @@ impl AdbBackend {
         &self,
         server: &Arc<Server>,
         device: &Device,
-    ) -> Result<UiSource, String> {
+    ) -> Result<UiSource, Fallback> {
         let value = self
             .resident_call(server, Method::GET, "/source", None)
             .await?;
@@ -37,7 +37,7 @@ impl AdbBackend {
                 let warning = format!("the UiAutomator2 server's page source is unusable ({r}); uiautomator dump reads instead");
                 self.give_up(server, super::Absent::Failed(r.to_string()))
                     .await;
-                return Err(warning);
+                return Err(Some(warning));
             }
         };
         let foreground = self.focus_of(&device.udid, &xml).await;
@@ -54,7 +54,7 @@ impl AdbBackend {
         &self,
         server: &Arc<Server>,
         step: &InputStep<'_>,
-    ) -> Result<Option<TypedWith>, String> {
+    ) -> Result<Option<TypedWith>, Fallback> {
         match step {
             InputStep::Tap(at) => self.pointer(server, protocol::tap(*at)).await?,
             InputStep::LongPress { at, duration_ms } => {
@@ -79,7 +79,7 @@ impl AdbBackend {
         &self,
         server: &Arc<Server>,
         actions: serde_json::Value,
-    ) -> Result<(), String> {
+    ) -> Result<(), Fallback> {
         self.resident_call(server, Method::POST, "/actions", Some(&actions))
             .await
             .map(drop)
@@ -87,10 +87,11 @@ impl AdbBackend {
 
     /// A key by its Android code. A named key Android lacks is refused by the caller's
     /// one-shot path, which says so.
-    async fn resident_key(&self, server: &Arc<Server>, key: KeyPress) -> Result<(), String> {
+    async fn resident_key(&self, server: &Arc<Server>, key: KeyPress) -> Result<(), Fallback> {
         let code = match key {
             KeyPress::Code(c) => c,
-            KeyPress::Named(k) => keycode(k).ok_or_else(|| "no Android key code".to_string())?,
+            // The one-shot path refuses it, saying so.
+            KeyPress::Named(k) => keycode(k).ok_or(None)?,
         };
         self.resident_call(
             server,
@@ -108,7 +109,7 @@ impl AdbBackend {
         &self,
         server: &Arc<Server>,
         job: &TypeJob<'_>,
-    ) -> Result<TypedWith, String> {
+    ) -> Result<TypedWith, Fallback> {
         if let Some(at) = job.tap {
             self.pointer(server, protocol::tap(at)).await?;
         }

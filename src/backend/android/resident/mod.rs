@@ -45,6 +45,10 @@ pub enum HelperUse {
     Off,
 }
 
+/// What a call that fell back to the one-shot tools passes on: the note to say, when there
+/// is one (the server failed), or none (it only refused that one request).
+pub type Fallback = Option<String>;
+
 /// What a read or act that fell back says, once.
 fn fallback_note(why: &str) -> String {
     format!(
@@ -116,7 +120,7 @@ impl AdbBackend {
     /// The server to use on `serial`, started when it may be. `Err`: use the one-shot tools,
     /// with a note to pass on when this call found the server failed (it did not start, or
     /// its instrumentation ended): said once, not by every later call.
-    pub(super) async fn resident(&self, serial: &str) -> Result<Arc<Server>, Option<String>> {
+    pub(super) async fn resident(&self, serial: &str) -> Result<Arc<Server>, Fallback> {
         if self.residents.use_ == HelperUse::Off {
             return Err(None);
         }
@@ -175,26 +179,32 @@ impl AdbBackend {
         }
     }
 
-    /// One command to `server`; on any failure the server is given up (stopped, the slot
-    /// absent with the reason) and the caller falls back. Answers the value, or the warning
-    /// the caller passes on.
+    /// One command to `server`. When the server is broken (no answer, garbage, a hang, a
+    /// lost session) it is given up (stopped, the slot absent with the reason) and the answer
+    /// is the note the caller passes on; when it only refused this request (no focused field)
+    /// it stays in use and the caller does this one with the one-shot tools, saying nothing.
     pub(super) async fn resident_call(
         &self,
         server: &Arc<Server>,
         method: Method,
         rest: &str,
         body: Option<&Value>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, Fallback> {
         let limit = self
             .max_command_time
             .map_or(REQUEST_TIMEOUT, |m| m.min(REQUEST_TIMEOUT));
         match call(&self.residents.http, method, server.path(rest), body, limit).await {
             Ok(v) => Ok(v),
+            Err(refused) if !refused.breaks_server() => {
+                tracing::info!(serial = %server.serial, "{refused}: done with the one-shot tools");
+                Err(None)
+            }
             Err(why) => {
+                let why = why.to_string();
                 let warning = fallback_note(&why);
                 tracing::warn!(serial = %server.serial, "{warning}");
                 self.give_up(server, Absent::Failed(why)).await;
-                Err(warning)
+                Err(Some(warning))
             }
         }
     }

@@ -122,25 +122,65 @@ impl Drop for Server {
     }
 }
 
-/// One request; the answer's value, or why not (as text: it goes into a warning).
+/// Why a request to the server brought no value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallError {
+    /// The server answered with an error about this request (`no such element` when no field
+    /// has focus…): it works, it could not do this.
+    Refused {
+        /// The W3C error name.
+        error: String,
+        /// The request and the server's words.
+        text: String,
+    },
+    /// No answer, an answer that is not the server's, a hang: it cannot be relied on.
+    Broken(String),
+}
+
+impl CallError {
+    /// Whether the server can no longer be relied on: anything but a refusal of this one
+    /// request. A lost session (`invalid session id`: the server restarted, or another client
+    /// replaced it) counts as broken.
+    pub fn breaks_server(&self) -> bool {
+        match self {
+            CallError::Refused { error, .. } => error == "invalid session id",
+            CallError::Broken(_) => true,
+        }
+    }
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Refused { text, .. } | CallError::Broken(text) => write!(f, "{text}"),
+        }
+    }
+}
+
+/// One request; the answer's value, or why not.
 pub async fn call(
     http: &HttpClient,
     method: Method,
     url: String,
     body: Option<&Value>,
     timeout: Duration,
-) -> Result<Value, String> {
+) -> Result<Value, CallError> {
     let mut req = HttpRequest::new(method, url).timeout(timeout).any_status();
     if let Some(b) = body {
         req = req.json(b);
     }
     match http.send(&req).await {
-        Ok(resp) => protocol::read_answer(&resp.body).map_err(|r| match r {
-            Refusal::Error { .. } => format!("the server refused `{}`: {r}", req.display()),
-            Refusal::Garbled(_) => format!("`{}`: {r}", req.display()),
+        Ok(resp) => protocol::read_answer(&resp.body).map_err(|r| match &r {
+            Refusal::Error { error, .. } => CallError::Refused {
+                error: error.clone(),
+                text: format!("the server refused `{}`: {r}", req.display()),
+            },
+            Refusal::Garbled(_) => CallError::Broken(format!("`{}`: {r}", req.display())),
         }),
-        Err(e @ HttpError::Timeout { .. }) => Err(format!("the server hung: {e}")),
-        Err(e) => Err(e.to_string()),
+        Err(e @ HttpError::Timeout { .. }) => {
+            Err(CallError::Broken(format!("the server hung: {e}")))
+        }
+        Err(e) => Err(CallError::Broken(e.to_string())),
     }
 }
 
@@ -257,7 +297,7 @@ impl AdbBackend {
                     break;
                 }
                 Ok(_) => last = "the server says it is not ready".into(),
-                Err(e) => last = e,
+                Err(e) => last = e.to_string(),
             }
             if Instant::now() >= deadline {
                 return Err(format!(
@@ -275,7 +315,8 @@ impl AdbBackend {
             Some(&protocol::new_session()),
             START_TIMEOUT,
         )
-        .await?;
+        .await
+        .map_err(|e| e.to_string())?;
         server.session = protocol::session_id(&opened)
             .ok_or_else(|| format!("the server opened a session without its id: {opened}"))?;
         call(
@@ -285,7 +326,8 @@ impl AdbBackend {
             Some(&protocol::settings()),
             REQUEST_TIMEOUT,
         )
-        .await?;
+        .await
+        .map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -319,6 +361,18 @@ impl AdbBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_keeps_the_server_anything_else_breaks_it() {
+        let refused = |error: &str| CallError::Refused {
+            error: error.into(),
+            text: String::new(),
+        };
+        assert!(!refused("no such element").breaks_server());
+        assert!(!refused("invalid argument").breaks_server());
+        assert!(refused("invalid session id").breaks_server());
+        assert!(CallError::Broken("the server hung".into()).breaks_server());
+    }
 
     #[test]
     fn the_probe_reads_the_listing_and_the_pid() {

@@ -18,6 +18,7 @@ mod android_routes;
 mod android_screenshots;
 mod android_typing;
 mod android_verify;
+mod android_web;
 mod audit_screens;
 mod batch;
 mod build;

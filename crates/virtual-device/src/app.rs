@@ -150,6 +150,7 @@ const DEMO_FILES: &[(&str, &str)] = &[
     ("list.xml", include_str!("demo/list.xml")),
     ("detail.xml", include_str!("demo/detail.xml")),
     ("a11y.xml", include_str!("demo/a11y.xml")),
+    ("web.xml", include_str!("demo/web.xml")),
 ];
 
 impl App {

@@ -83,6 +83,14 @@ impl Sockets {
         self.lock().get(&name).map(|(_, addr)| *addr)
     }
 
+    /// The abstract socket names listened on (`webview_devtools_remote_4242`), sorted.
+    pub fn abstract_names(&self) -> Vec<String> {
+        self.lock()
+            .keys()
+            .filter_map(|k| k.strip_prefix("localabstract:").map(str::to_string))
+            .collect()
+    }
+
     /// `{"tcp:6790": "127.0.0.1:41234"}`
     pub fn json(&self) -> Value {
         Value::Object(

@@ -230,7 +230,11 @@ impl Input for AdbBackend {
                         tokio::time::sleep(settle).await;
                     }
                     let ui = match self.resident_read(&server, device).await {
-                        Ok(ui) => ui,
+                        Ok(mut ui) => {
+                            ui.notes
+                                .extend(self.web_notes(&device.udid, &ui.text).await);
+                            ui
+                        }
                         Err(note) => {
                             let mut ui = self.dump_ui(device).await?;
                             ui.notes.splice(0..0, note);
@@ -286,6 +290,8 @@ impl Input for AdbBackend {
                 format: LogFormat::AndroidLogcat,
                 bytes: l.as_bytes().to_vec(),
             });
+        ui.notes
+            .extend(self.web_notes(&device.udid, &ui.text).await);
         Ok(AfterAction { acted, ui, log })
     }
 }

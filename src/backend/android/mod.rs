@@ -22,6 +22,7 @@ pub mod resident;
 pub mod screen;
 pub mod shell;
 mod track;
+pub mod web;
 
 pub use devices::parse_devices_l;
 

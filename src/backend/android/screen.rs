@@ -151,17 +151,28 @@ impl Screen for AdbBackend {
     }
 
     /// The screen read by the resident UiAutomator2 server where it runs, else (and when it
-    /// fails, said in the read's notes) the UI dump.
+    /// fails, said in the read's notes) the UI dump; a WebView that shows nothing and cannot
+    /// be read over DevTools is said in the notes too ([`super::web`]).
     async fn dump_ui(&self, device: &Device) -> Result<UiSource> {
         let mut notes = Vec::new();
-        match self.resident(&device.udid).await {
+        let read = match self.resident(&device.udid).await {
             Ok(server) => match self.resident_read(&server, device).await {
-                Ok(source) => return Ok(source),
-                Err(note) => notes.extend(note),
+                Ok(source) => Some(source),
+                Err(note) => {
+                    notes.extend(note);
+                    None
+                }
             },
-            Err(note) => notes.extend(note),
-        }
-        let mut source = self.uiautomator_dump(device).await?;
+            Err(note) => {
+                notes.extend(note);
+                None
+            }
+        };
+        let mut source = match read {
+            Some(source) => source,
+            None => self.uiautomator_dump(device).await?,
+        };
+        notes.extend(self.web_notes(&device.udid, &source.text).await);
         source.notes = notes;
         Ok(source)
     }

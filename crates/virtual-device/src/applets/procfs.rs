@@ -4,7 +4,9 @@
 //! 52 fields, the name in parentheses, CPU in ticks of 1/100 s, the thread count in field 20,
 //! the start in ticks since boot). A pid the device does not have: `No such file or
 //! directory`, as Android answers; other `/proc` files (`/proc/meminfo`, `/proc/self/…`) stay
-//! the host's, as before.
+//! the host's, as before. `/proc/net/unix` lists the device's abstract sockets — what its
+//! processes listen on ([`crate::sockets`]: a WebView's `webview_devtools_remote_PID`) — in
+//! the kernel's format, `@NAME` as the path.
 //!
 //! `cat` becomes the device's only when an operand is one of these files and the rest are
 //! plain files (read from the device's `/`, in order) with no option but `-u`; any other `cat`
@@ -28,10 +30,27 @@ use crate::sandbox::Sandbox;
 use crate::state::ZYGOTE_PID;
 use crate::Device;
 
+const NET_UNIX: &str = "/proc/net/unix";
+
+/// `/proc/net/unix` of a device whose abstract sockets are `names`: the kernel's header, then
+/// a listening stream socket per name (`Flags` `00010000` = listening, `Type` 1 = stream,
+/// `St` 01 = unconnected), inodes made up and distinct.
+pub fn net_unix(names: &[String]) -> String {
+    let mut out = String::from("Num       RefCount Protocol Flags    Type St Inode Path\n");
+    for (i, name) in names.iter().enumerate() {
+        out += &format!(
+            "0000000000000000: 00000002 00000000 00010000 0001 01 {} @{name}\n",
+            40_000 + i
+        );
+    }
+    out
+}
+
 /// A `/proc` path the device answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum ProcPath<'a> {
     Uptime,
+    NetUnix,
     /// `/proc/PID[/task[/TID]][/FILE]`: `task` is `Some(TID)` under `task/` (`None` for the
     /// task folder itself), `file` empty for a folder.
     Pid {
@@ -49,6 +68,7 @@ fn is_pid(s: &str) -> bool {
 /// Whether `arg` is a `/proc` path the device answers.
 pub fn owns(arg: &str) -> bool {
     arg == "/proc/uptime"
+        || arg == NET_UNIX
         || arg
             .strip_prefix("/proc/")
             .and_then(|r| r.split('/').next())
@@ -63,6 +83,9 @@ pub fn takes(args: &[String]) -> bool {
 fn parse(arg: &str) -> ProcPath<'_> {
     if arg == "/proc/uptime" {
         return ProcPath::Uptime;
+    }
+    if arg == NET_UNIX {
+        return ProcPath::NetUnix;
     }
     let Some(rest) = arg.strip_prefix("/proc/") else {
         return ProcPath::Missing;
@@ -135,7 +158,8 @@ pub fn cat(dev: &Device, args: &[String]) -> AppletResult {
         let now = st.uptime_ns();
         (processes(&st, now), uptime_cs(&st, now))
     };
-    answer(&procs, uptime, &dev.sandbox, args)
+    let sockets = net_unix(&dev.sockets.abstract_names());
+    answer(&procs, uptime, &sockets, &dev.sandbox, args)
 }
 
 /// `cat` of `args` on a device with processes `procs`, up and idle `uptime` (hundredths of a
@@ -143,6 +167,7 @@ pub fn cat(dev: &Device, args: &[String]) -> AppletResult {
 fn answer(
     procs: &[ProcView],
     (up, idle): (u64, u64),
+    net_unix: &str,
     sandbox: &Sandbox,
     args: &[String],
 ) -> AppletResult {
@@ -176,6 +201,10 @@ fn answer(
                     )
                     .bytes(),
                 );
+                continue;
+            }
+            ProcPath::NetUnix => {
+                out.extend(net_unix.bytes());
                 continue;
             }
             ProcPath::Pid { pid, task, file } => (pid, task, file),

@@ -20,7 +20,7 @@ fn strings(args: &[&str]) -> Vec<String> {
 /// `cat ARGS` on the device: (exit code, stdout, stderr).
 fn cat(st: &DeviceState, sb: &Sandbox, args: &[String]) -> (i32, String, String) {
     let now = st.uptime_ns();
-    match answer(&processes(st, now), uptime_cs(st, now), sb, args) {
+    match answer(&processes(st, now), uptime_cs(st, now), "", sb, args) {
         AppletResult::Output {
             code,
             stdout,

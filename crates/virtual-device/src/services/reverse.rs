@@ -3,7 +3,8 @@
 //! adbd does (`OKAY`, `FAIL` + length + message, or the length-prefixed listing
 //! `host-N LOCAL REMOTE` per line).
 //!
-//! A forward really tunnels: the device's "local port" P is a listener on a free host port
+//! A forward really tunnels: the device's "local port" P (`tcp:PORT`, or an abstract socket
+//! `localabstract:NAME`) is a listener on a free host port
 //! (the device has no network of its own; [`Forwards::host_port`] says which), and each
 //! connection to it opens a stream from the device to the host named REMOTE — the adb server
 //! then connects to that port on the host's loopback and relays, as with a phone. The port is
@@ -88,11 +89,6 @@ async fn fail(w: &StreamWriter, message: &str) {
         .await;
 }
 
-/// `tcp:PORT` with a port the device could listen on.
-fn tcp_port(spec: &str) -> Option<u16> {
-    spec.strip_prefix("tcp:")?.parse().ok().filter(|p| *p > 0)
-}
-
 pub async fn run(dev: &Arc<Device>, cmd: &str, w: StreamWriter, _r: StreamReader) {
     if cmd == "list-forward" {
         let list = dev.reverse.listing();
@@ -136,9 +132,9 @@ async fn install(
     norebind: bool,
     opener: Opener,
 ) -> Result<(), String> {
-    if tcp_port(local).is_none() {
+    if crate::sockets::normalise(local).is_none() {
         return Err(format!(
-            "cannot bind listener: the virtual device forwards tcp:PORT only, not {local}"
+            "cannot bind listener: the virtual device forwards tcp:PORT and localabstract:NAME only, not {local}"
         ));
     }
     let exists = dev.reverse.lock().contains_key(local);

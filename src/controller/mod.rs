@@ -215,8 +215,12 @@ impl DeviceController {
         if released.is_empty() {
             return;
         }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            // Outside a runtime (a synchronous caller): nothing runs on devices to stop.
+            return;
+        };
         let backends = self.backends.clone();
-        tokio::spawn(async move {
+        runtime.spawn(async move {
             for udid in &released {
                 for b in backends.iter() {
                     b.device_released(udid).await;

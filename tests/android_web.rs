@@ -1,11 +1,12 @@
-//! Web content on the virtual device through the real adb: a WebView that shows nothing of
-//! its page (the demo's `web` screen) is said in the snapshot's notes with the fix when its
-//! app has no DevTools socket, and not once the app listens on
-//! `webview_devtools_remote_PID` (an abstract socket the device lists in `/proc/net/unix`);
-//! a screen without a WebView reads no socket list.
+//! Web content on the virtual device through the real adb. The demo's `web` screen is a
+//! WebView backed by a real headless Chromium whose DevTools the device serves on
+//! `webview_devtools_remote_PID`, as a debug build's WebView does: its page is read into the
+//! snapshot with refs, acted on by refs and CSS selectors, verified with `expect`; a WebView
+//! that cannot be debugged is said in the notes with the fix; Chromium killed, a page that
+//! navigates while it is read and a page of 20,000 elements answer bounded snapshots.
 
 use axum::http::StatusCode;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::common::android::*;
 use crate::common::*;
@@ -72,4 +73,224 @@ async fn a_webview_that_shows_nothing_and_cannot_be_debugged_is_said_with_the_fi
     );
     let debuggable = snapshot(&app).await;
     assert!(debuggable.get("notes").is_none(), "{debuggable}");
+}
+
+fn snapshot_text(v: &Value) -> &str {
+    v["tree_text"].as_str().unwrap_or_default()
+}
+
+/// The element of `snapshot` whose web `id` is `id`.
+fn web_element<'a>(snapshot: &'a Value, id: &str) -> &'a Value {
+    snapshot["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == id && e["class"].as_str().is_some_and(|c| c.starts_with("html:")))
+        .unwrap_or_else(|| panic!("no web element #{id} in {}", snapshot_text(snapshot)))
+}
+
+/// The web screen with its page read (Chromium started by the device when the screen shows).
+async fn web_screen(h: &virtual_device::testing::VdHarness, app: &axum::Router) -> Value {
+    h.control(&["screen", "web"]).unwrap();
+    let v = snapshot(app).await;
+    assert!(v.get("notes").is_none(), "{v}");
+    v
+}
+
+fn eval(h: &virtual_device::testing::VdHarness, js: &str) -> Value {
+    let out = h.control(&["web", "eval", js]).unwrap();
+    serde_json::from_str(out.trim()).unwrap_or(Value::String(out.trim().to_string()))
+}
+
+async fn act(app: &axum::Router, route: &str, body: Value) -> (StatusCode, Value) {
+    call(app, post(&format!("/api/v1/device/ui/{route}"), body)).await
+}
+
+#[tokio::test]
+async fn the_web_login_is_read_with_refs_signed_in_by_them_and_verified() {
+    let h = start_device();
+    let app = app_for(&h);
+    let page = web_screen(&h, &app).await;
+    let text = snapshot_text(&page);
+    // One tree: the native toolbar, the WebView with the page's title, the form inside it.
+    assert!(text.contains("webview \"Help centre sign-in\""), "{text}");
+    let email = web_element(&page, "email");
+    assert_eq!(email["role"], "textbox");
+    assert_eq!(email["class"], "html:input");
+    assert!(email["ref"].is_string(), "{email}");
+    let webview = page["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["role"] == "webview")
+        .unwrap();
+    assert!(
+        webview["value"].as_str().unwrap().contains("login"),
+        "the page's URL: {webview}"
+    );
+    // Inside the WebView's bounds, in screen pixels.
+    let (wy, ey) = (
+        webview["bounds"]["y"].as_f64().unwrap(),
+        email["bounds"]["y"].as_f64().unwrap(),
+    );
+    assert!(ey > wy, "{email} {webview}");
+    assert!(web_element(&page, "password")["states"]["password"] == true);
+    let submit = web_element(&page, "submit");
+    assert_eq!(submit["role"], "button");
+
+    // Typing by refs: the finger taps the field, the keyboard types, the page has the value.
+    for (id, value) in [("email", "ana@example.com"), ("password", "secret")] {
+        let (status, typed) = act(
+            &app,
+            "type",
+            json!({"ref": web_element(&page, id)["ref"], "text": value}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{typed}");
+        let got = eval(&h, &format!("document.getElementById('{id}').value"));
+        assert_eq!(got, value, "the page's field has what was typed");
+    }
+    let (_, filled) = act(&app, "expect", json!({"kind": "element_has_text", "selector": {"css": "#email"}, "text": "ana@example.com"})).await;
+    assert_eq!(filled["success"], true, "read back from the page: {filled}");
+
+    // A tap on Sign in is a touch the page sees; the page navigates, the fingerprint follows.
+    let before = snapshot(&app).await;
+    let (status, tapped) = act(
+        &app,
+        "tap",
+        json!({"ref": web_element(&before, "submit")["ref"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{tapped}");
+    let (_, welcome) = act(
+        &app,
+        "wait",
+        json!({"selector": {"text": "Welcome, ana@example.com"}, "condition": "exists", "timeout_ms": 10000}),
+    )
+    .await;
+    assert_eq!(welcome["status"], "success", "{welcome}");
+    let (_, verdict) = act(
+        &app,
+        "expect",
+        json!({"kind": "element_visible", "selector": {"role": "heading", "text": "Welcome, ana@example.com"}}),
+    )
+    .await;
+    assert_eq!(verdict["success"], true, "{verdict}");
+    let after = snapshot(&app).await;
+    assert_ne!(after["fingerprint"], before["fingerprint"]);
+    // The sign-in button's ref is from the page before: stale now.
+    let (status, stale) = act(
+        &app,
+        "tap",
+        json!({"ref": web_element(&before, "submit")["ref"], "snapshot_id": before["snapshot_id"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{stale}");
+    assert_eq!(error_code(&stale), "STALE_REFERENCE");
+}
+
+#[tokio::test]
+async fn a_css_selector_finds_the_element_its_ref_names() {
+    let h = start_device();
+    let app = app_for(&h);
+    let page = web_screen(&h, &app).await;
+    let (_, found) = act(
+        &app,
+        "expect",
+        json!({"kind": "element_visible", "selector": {"css": "form #submit"}}),
+    )
+    .await;
+    assert_eq!(found["success"], true, "{found}");
+    assert_eq!(
+        found["observed"]["first"]["ref"],
+        web_element(&page, "submit")["ref"],
+        "{found}"
+    );
+    // CSS that matches several elements is ambiguous, as any selector.
+    let (status, several) = act(&app, "tap", json!({"selector": {"css": "input"}})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{several}");
+    // Tapping by CSS focuses the field in the page.
+    let (status, tapped) = act(&app, "tap", json!({"selector": {"css": "#password"}})).await;
+    assert_eq!(status, StatusCode::OK, "{tapped}");
+    assert_eq!(eval(&h, "document.activeElement.id"), "password");
+    // Bad CSS is the caller's mistake, said by the page; on a native screen CSS finds nothing.
+    let (status, bad) = act(&app, "tap", json!({"selector": {"css": "###"}})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    assert!(
+        bad["error"]["message"].as_str().unwrap().contains("###"),
+        "{bad}"
+    );
+    h.control(&["screen", "login"]).unwrap();
+    let (_, none) = act(
+        &app,
+        "expect",
+        json!({"kind": "element_visible", "selector": {"css": "#email"}}),
+    )
+    .await;
+    assert_eq!(none["success"], false, "{none}");
+}
+
+#[tokio::test]
+async fn chromium_killed_leaves_the_native_part_and_a_note() {
+    let h = start_device();
+    let app = app_for(&h);
+    web_screen(&h, &app).await;
+    // Killed while a read may be under way: the read answers either way.
+    let reading = {
+        let app = app.clone();
+        tokio::spawn(async move { call(&app, get("/api/v1/device/ui")).await })
+    };
+    h.control(&["web", "kill"]).unwrap();
+    let (status, during) = reading.await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{during}");
+    let after = snapshot(&app).await;
+    assert!(
+        snapshot_text(&after).contains("Navigate up"),
+        "the native part: {after}"
+    );
+    assert!(!snapshot_text(&after).contains("Sign in"), "{after}");
+    let notes = after["notes"].as_array().expect("a note");
+    assert_eq!(notes.len(), 1, "{after}");
+}
+
+#[tokio::test]
+async fn a_page_that_navigates_while_it_is_read_still_answers() {
+    let h = start_device();
+    let app = app_for(&h);
+    web_screen(&h, &app).await;
+    // The page reloads itself every few milliseconds from now on.
+    eval(&h, "setInterval(() => location.reload(), 5); 1");
+    for _ in 0..5 {
+        let v = snapshot(&app).await;
+        assert!(snapshot_text(&v).contains("Navigate up"), "{v}");
+    }
+}
+
+#[tokio::test]
+async fn a_page_of_twenty_thousand_elements_is_cut_and_said() {
+    let h = start_device();
+    let app = app_for(&h);
+    web_screen(&h, &app).await;
+    h.control(&["web", "big", "20000"]).unwrap();
+    let (_, waited) = act(&app, "wait-for-change", json!({"timeout_ms": 10000})).await;
+    assert_eq!(waited["status"], "changed", "{waited}");
+    let v = snapshot(&app).await;
+    let web = v["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["class"].as_str().is_some_and(|c| c.starts_with("html:")))
+        .count();
+    assert!(web <= 2000, "{web} web elements listed");
+    let notes = v["notes"].as_array().expect("the cut is said");
+    assert!(
+        notes[0]
+            .as_str()
+            .unwrap()
+            .contains("more elements than the 2000 listed"),
+        "{notes:?}"
+    );
+    // The compact text stays a screen's worth.
+    let (_, _, text) = get_raw(&app, "/api/v1/device/ui?format=text").await;
+    assert!(text.len() < 20_000, "{} bytes", text.len());
 }

@@ -115,6 +115,7 @@ impl Screen for FixtureBackend {
             tool: "fixture",
             foreground: None,
             notes: Vec::new(),
+            web: Vec::new(),
         })
     }
     async fn screenshot_png(&self, _device: &Device) -> Result<Vec<u8>> {
@@ -597,6 +598,7 @@ impl Screen for Pages {
             tool: "fixture",
             foreground: None,
             notes: Vec::new(),
+            web: Vec::new(),
         })
     }
     async fn screenshot_png(&self, _device: &Device) -> Result<Vec<u8>> {

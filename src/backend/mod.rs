@@ -27,7 +27,7 @@ pub use traits::{
     Connect, DeviceBackend, DeviceHelper, Erase, Files, Input, InputStep, Intents, Lifecycle,
     Location, Logs, Media, MultiTouchInput, NetworkCapture, NotificationShade, Notifications, Perf,
     Permissions, Recording, Screen, ScreenGeometry, ScreenOrientation, StatusBar, TypeJob,
-    TypedWith, UiSource,
+    TypedWith, UiSource, Web,
 };
 
 pub use run::{command_failed, exec_error, http_error, run_tool, tool_command, tool_missing};

@@ -41,6 +41,8 @@ pub struct Selector {
     pub id: Option<String>,
     /// Role of the element (`role:ROLE`).
     pub role: Option<String>,
+    /// CSS selector of a web element inside a WebView (`css:#email`).
+    pub css: Option<String>,
     /// Match values as substrings.
     pub contains: bool,
     /// Match ignoring case.
@@ -60,7 +62,8 @@ pub struct Modifiers {
     pub index: Option<u32>,
 }
 
-const FORMS: &str = "@e12, 120,540, text:VALUE, text~:VALUE, label:VALUE, id:VALUE or role:ROLE";
+const FORMS: &str =
+    "@e12, 120,540, text:VALUE, text~:VALUE, label:VALUE, id:VALUE, role:ROLE or css:SELECTOR";
 
 /// Parses exactly one target from the given arguments.
 pub fn parse_one(args: &[String], m: Modifiers) -> Result<Target, String> {
@@ -123,6 +126,7 @@ pub fn parse(word: &str, m: Modifiers) -> Result<Target, String> {
         "label" => s.label = Some(value),
         "id" => s.id = Some(value),
         "role" => s.role = Some(value.to_ascii_lowercase()),
+        "css" => s.css = Some(value),
         other => return Err(format!("unknown target kind `{other}:`; use {FORMS}")),
     }
     Ok(Target::Selector(s))
@@ -153,7 +157,7 @@ pub fn parse_selector(args: &[String], m: Modifiers) -> Result<Selector, String>
     match parse_one(args, m)? {
         Target::Selector(s) => Ok(s),
         _ => Err(format!(
-            "`{}` is not a selector here; use text:, label:, id: or role:",
+            "`{}` is not a selector here; use text:, label:, id:, role: or css:",
             args.join(" ")
         )),
     }
@@ -196,6 +200,7 @@ impl Selector {
             ("label", &self.label),
             ("id", &self.id),
             ("role", &self.role),
+            ("css", &self.css),
         ] {
             if let Some(v) = v {
                 o.insert(k.into(), json!(v));

@@ -331,7 +331,8 @@ impl DeviceController {
         } = expectation
         else {
             let snapshot = self.current(udid).await?;
-            return Ok(super::verify::expect_on(&snapshot, expectation));
+            let expectation = self.bind_expectation(&snapshot.device, expectation).await?;
+            return Ok(super::verify::expect_on(&snapshot, &expectation));
         };
         let spec = DiffSpec {
             baseline: baseline.spec()?,

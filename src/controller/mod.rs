@@ -11,6 +11,7 @@ mod alerts;
 mod apps;
 mod audit;
 mod batch;
+mod css;
 mod diff;
 mod doctor;
 mod features;

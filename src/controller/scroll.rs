@@ -98,7 +98,8 @@ impl DeviceController {
             .fresh_or_dump_locked(&action.device, &action.session)
             .await?;
         loop {
-            match select::find(&snapshot.screen, selector) {
+            let bound = self.bind_css(&action.device, selector).await?;
+            match select::find(&snapshot.screen, &bound) {
                 Ok(m) if in_view(&snapshot.screen, m.node) => {
                     let target = Target {
                         r#ref: m.r#ref.clone(),

@@ -139,6 +139,7 @@ impl DeviceController {
                 };
             }
         }
+        ui::web::graft(&mut tree, source.web);
         let previous = session.last();
         let screen = ui::analyze(
             &tree,

@@ -266,8 +266,9 @@ impl DeviceController {
         }
         if let Some(selector) = &target.selector {
             let snapshot = self.fresh_or_dump_locked(device, session).await?;
-            let m =
-                select::find(&snapshot.screen, selector).map_err(|e| select_error(e, selector))?;
+            let selector = self.bind_css(device, selector).await?;
+            let m = select::find(&snapshot.screen, &selector)
+                .map_err(|e| select_error(e, &selector))?;
             return Ok(element_resolved(&snapshot, m.node));
         }
         match (target.x, target.y) {

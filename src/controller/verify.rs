@@ -94,7 +94,8 @@ impl DeviceController {
         loop {
             let snapshot = self.snapshot(&device).await?;
             polls += 1;
-            let (held, matched, observed) = judge(&snapshot.screen, selector, condition, text);
+            let selector = self.bind_css(&device, selector).await?;
+            let (held, matched, observed) = judge(&snapshot.screen, &selector, condition, text);
             let timed_out = started.elapsed() >= polling.timeout;
             if held || timed_out {
                 return Ok(WaitResult {

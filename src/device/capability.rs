@@ -64,11 +64,13 @@ pub enum Capability {
     /// An on-device helper that reads and acts faster than the one-shot tools (Android: the
     /// UiAutomator2 server).
     Helper,
+    /// Web content inside apps read over the DevTools Protocol: CSS selectors on it.
+    Web,
 }
 
 impl Capability {
     /// Every capability, in the order they are listed.
-    pub const ALL: [Capability; 25] = [
+    pub const ALL: [Capability; 26] = [
         Capability::Lifecycle,
         Capability::Connect,
         Capability::Apps,
@@ -94,6 +96,7 @@ impl Capability {
         Capability::Logs,
         Capability::Perf,
         Capability::Helper,
+        Capability::Web,
     ];
 
     /// Its wire name (`multi_touch`).
@@ -125,6 +128,7 @@ impl Capability {
             Logs => "logs",
             Perf => "perf",
             Helper => "helper",
+            Web => "web",
         }
     }
 
@@ -158,6 +162,7 @@ impl Capability {
             Logs => "reading the device's logs and crashes",
             Perf => "reading an app's performance",
             Helper => "installing an on-device helper",
+            Web => "CSS selectors on web content",
         }
     }
 
@@ -197,6 +202,9 @@ impl Capability {
                  Instruments or its debug gauges",
             Helper => "the helper is Android's (Appium's UiAutomator2 server); iOS reads through \
                  its own tools (AXe, idb, WebDriverAgent), which need no helper",
+            Web => "web content is read over DevTools in debuggable Android WebViews and Chrome; on \
+                 iOS a WKWebView's content is in the tree through its accessibility elements, \
+                 without CSS: select by text, label or role",
             _ => {
                 return Next::new(
                     "see {0}: each backend lists its `capabilities`",

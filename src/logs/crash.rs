@@ -21,15 +21,24 @@ pub enum CrashKind {
     Anr,
     /// An iOS crash report (`.ips` or `.crash`).
     IosCrash,
+    /// An uncaught JavaScript error of a page inside the app (a WebView's): the app runs on.
+    PageError,
 }
 
 impl CrashKind {
+    /// Whether the app stops (or stops answering) with it: a page's error does not, so it is
+    /// not an action's crash.
+    pub fn ends_the_app(self) -> bool {
+        self != CrashKind::PageError
+    }
+
     fn verb(self) -> &'static str {
         match self {
             CrashKind::JavaCrash => "crashed with",
             CrashKind::NativeCrash => "died of",
             CrashKind::Anr => "is not responding:",
             CrashKind::IosCrash => "crashed with",
+            CrashKind::PageError => "had an uncaught error in a web page:",
         }
     }
 }
@@ -46,6 +55,8 @@ pub enum CrashSource {
     Ips,
     /// An iOS text crash report (`.crash`).
     CrashReport,
+    /// A page's DevTools (an uncaught error of a WebView's page).
+    Devtools,
 }
 
 /// A crash or an ANR.

@@ -17,6 +17,7 @@ pub mod roles;
 pub mod select;
 pub mod summary;
 pub mod view;
+pub mod web;
 
 pub use model::{CoordinateSpace, DumpKind, Element, Rect, Role, Size, States, Tree};
 pub use parse::{detect_kind, parse, parse_any, ParseError};

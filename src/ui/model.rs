@@ -355,6 +355,10 @@ pub struct Element {
     /// Indices of its children in [`Tree::nodes`], in document order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<usize>,
+    /// The DOM node a web element was read from (the DevTools Protocol's `backendNodeId`),
+    /// which CSS selectors are matched against; `None` for native elements. Not shown.
+    #[serde(skip)]
+    pub dom: Option<u64>,
 }
 
 impl Element {

@@ -26,6 +26,13 @@ pub struct Selector {
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
+    /// A CSS selector, for web content inside a WebView (`#email`, `button[type=submit]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub css: Option<String>,
+    /// The DOM nodes `css` matched in the screen's pages: filled by the controller before
+    /// matching (the page answers CSS, the tree does not); unfilled, `css` matches nothing.
+    #[serde(skip)]
+    pub css_nodes: Option<Vec<u64>>,
     /// Substring instead of exact match for `text` and `label`.
     #[serde(default)]
     pub contains: bool,
@@ -70,8 +77,8 @@ pub struct Candidate {
 /// Why a selector names no single element.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SelectError {
-    /// None of `text`, `label`, `id` and `role` was given.
-    #[error("the selector is empty: give text, label, id or role")]
+    /// None of `text`, `label`, `id`, `role` and `css` was given.
+    #[error("the selector is empty: give text, label, id, role or css")]
     EmptySelector,
     /// No element matches.
     #[error("no element matches the selector")]
@@ -140,6 +147,14 @@ fn matches(e: &Element, sel: &Selector) -> bool {
             return false;
         }
     }
+    if sel.css.is_some() {
+        let matched = e
+            .dom
+            .is_some_and(|d| sel.css_nodes.as_ref().is_some_and(|n| n.contains(&d)));
+        if !matched {
+            return false;
+        }
+    }
     true
 }
 
@@ -163,8 +178,8 @@ pub fn find_all(s: &Screen, sel: &Selector) -> Vec<Match> {
         if !s.shown[i] || !matches(&s.elements[i], sel) {
             continue;
         }
-        // With a role filter the matched element itself is the target.
-        let target = if sel.role.is_some() {
+        // With a role or CSS filter the matched element itself is the target.
+        let target = if sel.role.is_some() || sel.css.is_some() {
             i
         } else {
             s.ref_owner(i).unwrap_or(i)
@@ -178,7 +193,12 @@ pub fn find_all(s: &Screen, sel: &Selector) -> Vec<Match> {
 
 /// Resolves a selector to exactly one element.
 pub fn find(s: &Screen, sel: &Selector) -> Result<Match, SelectError> {
-    if sel.text.is_none() && sel.label.is_none() && sel.id.is_none() && sel.role.is_none() {
+    if sel.text.is_none()
+        && sel.label.is_none()
+        && sel.id.is_none()
+        && sel.role.is_none()
+        && sel.css.is_none()
+    {
         return Err(SelectError::EmptySelector);
     }
     let mut all = find_all(s, sel);

@@ -231,8 +231,7 @@ impl Input for AdbBackend {
                     }
                     let ui = match self.resident_read(&server, device).await {
                         Ok(mut ui) => {
-                            ui.notes
-                                .extend(self.web_notes(&device.udid, &ui.text).await);
+                            self.add_web(&device.udid, &mut ui).await;
                             ui
                         }
                         Err(note) => {
@@ -276,6 +275,7 @@ impl Input for AdbBackend {
                 tool: "uiautomator",
                 foreground: self.focus.settle(&device.udid, shape, focus),
                 notes: Vec::new(),
+                web: Vec::new(),
             },
             // The step ran; only the read failed: read again, with the usual retries.
             _ => self.uiautomator_dump(device).await?,
@@ -290,8 +290,7 @@ impl Input for AdbBackend {
                 format: LogFormat::AndroidLogcat,
                 bytes: l.as_bytes().to_vec(),
             });
-        ui.notes
-            .extend(self.web_notes(&device.udid, &ui.text).await);
+        self.add_web(&device.udid, &mut ui).await;
         Ok(AfterAction { acted, ui, log })
     }
 }

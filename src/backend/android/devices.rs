@@ -21,7 +21,6 @@ use crate::backend::Biometrics;
 use crate::backend::Clipboard;
 use crate::backend::Connect;
 use crate::backend::DeviceBackend;
-use crate::backend::DeviceHelper;
 use crate::backend::Files;
 use crate::backend::Input;
 use crate::backend::Intents;
@@ -37,6 +36,7 @@ use crate::backend::Permissions;
 use crate::backend::Recording;
 use crate::backend::Screen;
 use crate::backend::ScreenOrientation;
+use crate::backend::{DeviceHelper, Web};
 use crate::device::LaunchOptions;
 use crate::device::{Device, DeviceKind, DeviceState, Platform};
 use crate::error::Error;
@@ -246,10 +246,12 @@ impl DeviceBackend for AdbBackend {
     /// tests or another agent may want UiAutomation back); the next session looks again.
     async fn device_released(&self, udid: &str) {
         self.reset_resident(udid).await;
+        self.let_go_of_pages(Some(udid)).await;
     }
 
     async fn closing(&self) {
         self.stop_residents().await;
+        self.let_go_of_pages(None).await;
     }
 
     /// Besides the tools: where the UiAutomator2 server's APKs are, and the servers running.
@@ -363,6 +365,7 @@ impl DeviceBackend for AdbBackend {
         logs: Logs,
         perf: Perf,
         helper: DeviceHelper,
+        web: Web,
     );
 }
 

@@ -62,6 +62,8 @@ pub struct AdbBackend {
     residents: resident::Residents,
     /// Each device's last focused window, for reads that have none of their own.
     focus: focus::FocusCache,
+    /// The web pages of the devices' WebViews, attached over DevTools (see [`web`]).
+    web: std::sync::Arc<web::AttachedPages>,
 }
 
 impl AdbBackend {
@@ -87,6 +89,7 @@ impl AdbBackend {
             record_segment: record::SEGMENT_LIMIT,
             residents: Default::default(),
             focus: Default::default(),
+            web: Default::default(),
         }
     }
 

@@ -172,8 +172,8 @@ impl Screen for AdbBackend {
             Some(source) => source,
             None => self.uiautomator_dump(device).await?,
         };
-        notes.extend(self.web_notes(&device.udid, &source.text).await);
         source.notes = notes;
+        self.add_web(&device.udid, &mut source).await;
         Ok(source)
     }
 }
@@ -196,6 +196,7 @@ impl AdbBackend {
                         tool: "uiautomator",
                         foreground: self.focus.settle(&device.udid, shape, focus),
                         notes: Vec::new(),
+                        web: Vec::new(),
                     })
                 }
                 DumpOutcome::Transient(words) => {

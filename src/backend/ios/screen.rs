@@ -90,6 +90,7 @@ impl Screen for SimctlBackend {
             tool: tool.name(),
             foreground: None,
             notes: Vec::new(),
+            web: Vec::new(),
         })
     }
 }

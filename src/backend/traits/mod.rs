@@ -33,6 +33,7 @@ mod logs;
 mod perf;
 mod screen;
 mod system;
+mod web;
 
 pub use apps::Apps;
 pub use capture::NetworkCapture;
@@ -46,6 +47,7 @@ pub use system::{
     AirplaneMode, Biometrics, Clipboard, Erase, Files, Intents, Location, Media, NotificationShade,
     Notifications, Permissions, ScreenOrientation, StatusBar,
 };
+pub use web::Web;
 
 use async_trait::async_trait;
 
@@ -68,6 +70,9 @@ pub struct UiSource {
     /// What the caller should know about how this read went (a fast path that failed and
     /// was replaced by the one-shot tool), said with the snapshot.
     pub notes: Vec<String>,
+    /// The pages shown inside the screen's WebViews, read apart from the native dump and
+    /// grafted under their WebView nodes once it is parsed.
+    pub web: Vec<crate::ui::web::WebContent>,
 }
 
 /// How text was typed, reported back to the caller.
@@ -362,6 +367,10 @@ pub trait DeviceBackend: Send + Sync {
     fn helper(&self) -> Option<&dyn DeviceHelper> {
         None
     }
+    /// CSS selectors on web content.
+    fn web(&self) -> Option<&dyn Web> {
+        None
+    }
 }
 
 /// A concern a backend may have, tied to its [`Capability`] and its accessor: an operation asks
@@ -434,6 +443,7 @@ concerns! {
     Logs: logs = Logs,
     Perf: perf = Perf,
     DeviceHelper: helper = Helper,
+    Web: web = Web,
 }
 
 impl dyn DeviceBackend + '_ {
@@ -503,7 +513,8 @@ mod tests {
                 NetworkCapture,
                 Logs,
                 Perf,
-                Helper
+                Helper,
+                Web
             ]
         );
         assert_eq!(

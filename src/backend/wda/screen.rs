@@ -131,6 +131,7 @@ impl Screen for WdaBackend {
             tool: "wda",
             foreground: None,
             notes: Vec::new(),
+            web: Vec::new(),
         })
     }
 

@@ -294,6 +294,24 @@ impl Drop for LogHub {
     }
 }
 
+/// What the device's web pages logged since the last look, into its log (entries tagged
+/// `web`) and its crashes (uncaught errors, kind `page_error`).
+fn absorb_page_events(backend: &dyn DeviceBackend, device: &Device, logs: &DeviceLogs) {
+    let Some(web) = backend.web() else {
+        return;
+    };
+    let events = web.page_events(device);
+    if events.is_empty() {
+        return;
+    }
+    let crashes: Vec<Crash> = events.iter().filter_map(|e| e.crash()).collect();
+    logs.ring
+        .push(events.iter().map(|e| e.log_entry()).collect(), |_| {});
+    for c in crashes {
+        logs.crashes.add(c);
+    }
+}
+
 impl DeviceController {
     /// The device's log, read at least once (the supervisor is started if needed).
     pub async fn device_logs(&self, device: &Device) -> Result<Arc<DeviceLogs>> {
@@ -302,6 +320,7 @@ impl DeviceController {
             return Err(crate::backend::lacking(&*backend, device, Capability::Logs));
         };
         logs.ready(PRIME_WAIT).await?;
+        absorb_page_events(&*backend, device, &logs);
         Ok(logs)
     }
 

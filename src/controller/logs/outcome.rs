@@ -142,7 +142,9 @@ impl DeviceController {
             if !observe {
                 let logs = mark.logs.clone().or_else(|| self.logs.get(&device.udid))?;
                 return first(
-                    logs.crashes_where(|c| c.time_ms.is_some_and(|t| t >= since) && of_app(c)),
+                    logs.crashes_where(|c| {
+                        c.time_ms.is_some_and(|t| t >= since) && of_app(c) && c.kind.ends_the_app()
+                    }),
                 );
             }
             let mut found = source.crash_reports(device, Some(since)).await.ok()?;
@@ -168,7 +170,7 @@ impl DeviceController {
                     .map(|t| clock.map_or(t, |k| k.to_host_ms(t)))
                     .is_some_and(|h| h >= since),
             };
-            after && of_app(c)
+            after && of_app(c) && c.kind.ends_the_app()
         }))
     }
 

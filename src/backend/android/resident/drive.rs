@@ -46,6 +46,7 @@ impl AdbBackend {
             tool: TOOL,
             foreground,
             notes: Vec::new(),
+            web: Vec::new(),
         })
     }
 

@@ -12,8 +12,14 @@ use std::collections::BTreeSet;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
+mod pages;
+mod read;
+
+pub use pages::AttachedPages;
+
 use super::shell::quote;
-use super::{AdbBackend, QUICK_TIMEOUT};
+use crate::ui::model::Rect;
+use crate::ui::parse::android_bounds;
 
 /// The class of Android's WebView.
 const WEBVIEW: &str = "android.webkit.WebView";
@@ -36,41 +42,58 @@ fn class_of(e: &BytesStart<'_>) -> String {
     attr(e, b"class").unwrap_or_else(|| String::from_utf8_lossy(e.name().as_ref()).into_owned())
 }
 
-/// The packages of the WebViews in `xml` that have no element inside them: their page is
-/// not in the accessibility tree. Unreadable XML answers none (the parser says why).
-pub fn bare_webviews(xml: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
+/// A WebView of a dump: its app, where it is, and whether it showed nothing of its page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebViewNode {
+    /// The package of its window.
+    pub package: String,
+    /// Its bounds, as the dump gives them.
+    pub bounds: Rect,
+    /// It has no element inside: its page is not in the accessibility tree.
+    pub bare: bool,
+}
+
+/// The WebViews in `xml`, in document order (a WebView inside another is listed too).
+/// Unreadable XML answers none (the parser says why).
+pub fn webviews(xml: &str) -> Vec<WebViewNode> {
+    let mut found = Vec::new();
     if !xml.contains(WEBVIEW) {
         return found;
     }
     let mut reader = Reader::from_str(xml);
-    // The WebViews open around the current element: (depth, package, has a child).
-    let mut open: Vec<(usize, String, bool)> = Vec::new();
+    // The WebViews open around the current element: (depth, index into `found`).
+    let mut open: Vec<(usize, usize)> = Vec::new();
     let mut depth = 0usize;
+    let node = |e: &BytesStart<'_>| WebViewNode {
+        package: attr(e, b"package").unwrap_or_default(),
+        bounds: attr(e, b"bounds")
+            .and_then(|b| android_bounds(&b))
+            .unwrap_or_default(),
+        bare: true,
+    };
     loop {
         match reader.read_event() {
             Ok(Event::Start(e)) => {
-                if let Some(w) = open.last_mut() {
-                    w.2 = true;
+                if let Some(&(_, w)) = open.last() {
+                    found[w].bare = false;
                 }
                 depth += 1;
                 if class_of(&e) == WEBVIEW {
-                    open.push((depth, attr(&e, b"package").unwrap_or_default(), false));
+                    open.push((depth, found.len()));
+                    found.push(node(&e));
                 }
             }
             Ok(Event::Empty(e)) => {
-                if let Some(w) = open.last_mut() {
-                    w.2 = true;
+                if let Some(&(_, w)) = open.last() {
+                    found[w].bare = false;
                 }
                 if class_of(&e) == WEBVIEW {
-                    found.insert(attr(&e, b"package").unwrap_or_default());
+                    found.push(node(&e));
                 }
             }
             Ok(Event::End(_)) => {
                 if open.last().is_some_and(|w| w.0 == depth) {
-                    if let Some((_, package, false)) = open.pop() {
-                        found.insert(package);
-                    }
+                    open.pop();
                 }
                 depth = depth.saturating_sub(1);
             }
@@ -78,8 +101,17 @@ pub fn bare_webviews(xml: &str) -> BTreeSet<String> {
             Ok(_) => {}
         }
     }
-    found.retain(|p| !p.is_empty());
+    found.retain(|w| !w.package.is_empty());
     found
+}
+
+/// The packages of the WebViews in `xml` that show nothing of their page.
+pub fn bare_webviews(xml: &str) -> BTreeSet<String> {
+    webviews(xml)
+        .into_iter()
+        .filter(|w| w.bare)
+        .map(|w| w.package)
+        .collect()
 }
 
 /// The abstract sockets of `/proc/net/unix` (its `@NAME` paths) that are DevTools'.
@@ -92,10 +124,18 @@ pub fn devtools_sockets(net_unix: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The DevTools socket of `package`, running as `pid`, among `sockets`.
+pub fn socket_of(sockets: &BTreeSet<String>, package: &str, pid: Option<&str>) -> Option<String> {
+    if package == CHROME && sockets.contains(CHROME_SOCKET) {
+        return Some(CHROME_SOCKET.to_string());
+    }
+    let name = format!("webview_devtools_remote_{}", pid?);
+    sockets.contains(&name).then_some(name)
+}
+
 /// Whether `package`, running as `pid`, has a DevTools socket among `sockets`.
 pub fn debuggable(sockets: &BTreeSet<String>, package: &str, pid: Option<&str>) -> bool {
-    (package == CHROME && sockets.contains(CHROME_SOCKET))
-        || pid.is_some_and(|p| sockets.contains(&format!("webview_devtools_remote_{p}")))
+    socket_of(sockets, package, pid).is_some()
 }
 
 /// The note for a WebView of `package` whose page can be read neither way.
@@ -108,7 +148,7 @@ pub fn closed_note(package: &str) -> String {
 }
 
 /// The device script: each package's pid, then the DevTools sockets.
-fn script(packages: &BTreeSet<String>) -> String {
+pub(super) fn script(packages: &BTreeSet<String>) -> String {
     let mut s = String::new();
     for p in packages {
         s += &format!("echo {PID_MARKER} {q} $(pidof {q}); ", q = quote(p));
@@ -117,7 +157,7 @@ fn script(packages: &BTreeSet<String>) -> String {
 }
 
 /// The pids the script printed, by package.
-fn pids(out: &str) -> Vec<(String, Option<String>)> {
+pub(super) fn pids(out: &str) -> Vec<(String, Option<String>)> {
     out.lines()
         .filter_map(|l| l.trim().strip_prefix(PID_MARKER))
         .map(|rest| {
@@ -126,34 +166,6 @@ fn pids(out: &str) -> Vec<(String, Option<String>)> {
             (package, words.next().map(str::to_string))
         })
         .collect()
-}
-
-impl AdbBackend {
-    /// The notes a read of `xml` on `serial` needs about web content: one per app whose
-    /// WebView shows nothing and cannot be read over DevTools. No device round trip when the
-    /// screen has no bare WebView; none said when the sockets cannot be read.
-    pub(crate) async fn web_notes(&self, serial: &str, xml: &str) -> Vec<String> {
-        let packages: BTreeSet<String> = bare_webviews(xml)
-            .into_iter()
-            .filter(|p| crate::backend::validate::android_package(p).is_ok())
-            .collect();
-        if packages.is_empty() {
-            return Vec::new();
-        }
-        let Ok(out) = self
-            .shell_any(serial, &script(&packages), QUICK_TIMEOUT)
-            .await
-        else {
-            return Vec::new();
-        };
-        let text = out.stdout_text();
-        let sockets = devtools_sockets(&text);
-        pids(&text)
-            .into_iter()
-            .filter(|(package, pid)| !debuggable(&sockets, package, pid.as_deref()))
-            .map(|(package, _)| closed_note(&package))
-            .collect()
-    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Web content on the virtual device through the real adb: a WebView that shows nothing of
-//! its page (the demo's `web` screen) is said in the snapshot's notes with the fix when its
-//! app has no DevTools socket, and not once the app listens on
-//! `webview_devtools_remote_PID` (an abstract socket the device lists in `/proc/net/unix`);
-//! a screen without a WebView reads no socket list.
+//! its page (the demo's `web` screen with the app's WebView debugging off, `web debug off`,
+//! so no Chromium stands behind it) is said in the snapshot's notes with the fix when its app
+//! has no DevTools socket, and not once the app listens on `webview_devtools_remote_PID` (an
+//! abstract socket the device lists in `/proc/net/unix`); a screen without a WebView reads no
+//! socket list.
 
 use axum::http::StatusCode;
 use serde_json::Value;
@@ -36,6 +37,8 @@ async fn a_webview_that_shows_nothing_and_cannot_be_debugged_is_said_with_the_fi
         "no WebView: no socket list read"
     );
 
+    // A release build's WebView: not debuggable, no DevTools socket, no page to read.
+    h.control(&["web", "debug", "off"]).unwrap();
     h.control(&["screen", "web"]).unwrap();
     let web = snapshot(&app).await;
     let notes = web["notes"].as_array().expect("a note about the WebView");

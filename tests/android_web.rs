@@ -37,6 +37,10 @@ async fn a_webview_that_shows_nothing_and_cannot_be_debugged_is_said_with_the_fi
         "no WebView: no socket list read"
     );
 
+    // A release build's WebView: not debuggable, no DevTools socket, no page to read.
+    h.control(&["web", "debug", "off"]).unwrap();
+    // A release build's WebView: not debuggable, no DevTools socket, no page to read.
+    h.control(&["web", "debug", "off"]).unwrap();
     h.control(&["screen", "web"]).unwrap();
     let web = snapshot(&app).await;
     let notes = web["notes"].as_array().expect("a note about the WebView");
@@ -71,8 +75,13 @@ async fn a_webview_that_shows_nothing_and_cannot_be_debugged_is_said_with_the_fi
         listed.contains(&format!("@webview_devtools_remote_{pid}")),
         "{listed}"
     );
-    let debuggable = snapshot(&app).await;
-    assert!(debuggable.get("notes").is_none(), "{debuggable}");
+    // Nothing answers behind that socket: the page cannot be attached, said as such.
+    let unreachable = snapshot(&app).await;
+    let notes = unreachable["notes"].as_array().expect("a note");
+    assert_eq!(notes.len(), 1, "{unreachable}");
+    let note = notes[0].as_str().unwrap();
+    assert!(note.contains("could not be attached over DevTools"), "{note}");
+    assert!(!note.contains("setWebContentsDebuggingEnabled"), "{note}");
 }
 
 fn snapshot_text(v: &Value) -> &str {

@@ -31,7 +31,9 @@
 //! A transition may call the app's API first (`http`: method, path, body, `fail_to`): see
 //! [`crate::demo_api`]. A tap's transition may `carry` texts from inside the element tapped
 //! to the screen it opens (`{"…:id/item_title": "…:id/toolbar_title"}`), so each row of a list
-//! opens a detail of its own.
+//! opens a detail of its own. A screen's `web` names its WebView (`"web":
+//! "com.mobilectl.demo:id/help_web"`) when a real Chromium should stand behind it
+//! (`web`).
 //!
 //! How taps, keys and typing change the screens: see [`super::state`].
 
@@ -112,6 +114,11 @@ pub struct ScreenSpec {
     /// `resource-id` (`am start … --es username ada` shows `ada` in the username field).
     #[serde(default)]
     pub launch_extras: BTreeMap<String, String>,
+    /// The `resource-id` of a WebView on the screen whose page a real headless Chromium
+    /// draws and takes input for, with a DevTools socket as a debuggable app has (see
+    /// `web`); without it a WebView shows nothing.
+    #[serde(default)]
+    pub web: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

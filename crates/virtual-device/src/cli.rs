@@ -46,7 +46,7 @@ pub struct VirtualDeviceArgs {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum VdAction {
-    /// Control a running device: latency MS | fail-dumps N | screen NAME | drop | offline on|off | state | journal
+    /// Control a running device: latency MS | fail-dumps N | screen NAME | drop | offline on|off | state | journal | web debug on|off | web kill | web eval JS | web big N | web page login | …
     Control {
         #[arg(long)]
         socket: PathBuf,

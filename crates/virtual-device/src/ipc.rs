@@ -20,7 +20,11 @@
 //! `screenrecord` allowed per file; 180 by default), `uia2 garbage|hang|die|normal` (the
 //! UiAutomator2 server stand-in answers 200 with a body that is not JSON, accepts requests and
 //! never answers, dies now — connections dropped, its `am instrument -w` prints the crash —
-//! or behaves again; see [`crate::uia2`]).
+//! or behaves again; see [`crate::uia2`]), and the WebView's Chromium (see
+//! `web::control`): `web debug on|off` (the app's WebView debugging; on by default),
+//! `web kill` (Chromium dies now), `web eval JS` (the value as JSON), `web big N` (a page of
+//! about N elements), `web page login`. `screen NAME` answers once a WebView's Chromium that
+//! the screen starts listens (or failed to start). Controls run on a blocking thread.
 //!
 //! A recording `screenrecord` is answered `{"record":true}`, then, once it stopped (the
 //! client closed its end, or the time limit), `{"code":C,"stderr":"…"}`.
@@ -117,7 +121,14 @@ async fn handle(dev: Arc<Device>, sock: tokio::net::UnixStream) -> std::io::Resu
                 .await
                 .map_err(std::io::Error::other)?
         }
-        Some("control") => control(&dev, &strings(&req["args"])),
+        Some("control") => {
+            // Some controls wait (for the WebView's Chromium): never on the runtime's threads.
+            let args = strings(&req["args"]);
+            let dev = dev.clone();
+            tokio::task::spawn_blocking(move || control(&dev, &args))
+                .await
+                .map_err(std::io::Error::other)?
+        }
         _ => AppletResult::fail(2, "unknown request kind\n"),
     };
     write_result(wr, result).await
@@ -187,8 +198,15 @@ fn recording(dev: &Device, argv: &[String]) -> Option<applets::screenrecord::Opt
 }
 
 fn control(dev: &Device, args: &[String]) -> AppletResult {
+    let r = control_once(dev, args);
+    crate::web::reconcile(dev);
+    r
+}
+
+fn control_once(dev: &Device, args: &[String]) -> AppletResult {
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     match a[..] {
+        ["web", ref rest @ ..] => crate::web::control::run(dev, rest),
         ["latency", ms] => match ms.parse() {
             Ok(ms) => {
                 dev.faults.set_latency_ms(ms);
@@ -230,10 +248,17 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
             AppletResult::ok("ok\n")
         }
         ["state"] => AppletResult::ok(format!("{}\n", dev.state_json())),
-        ["screen", name] => match dev.state().show_screen(name) {
-            true => AppletResult::ok("ok\n"),
-            false => AppletResult::fail(2, "no such screen in the app\n"),
-        },
+        ["screen", name] => {
+            let shown = dev.state().show_screen(name);
+            if shown {
+                // A WebView's Chromium starts with its screen: answer once it listens.
+                crate::web::reconcile(dev);
+                dev.web.wait_settled();
+                AppletResult::ok("ok\n")
+            } else {
+                AppletResult::fail(2, "no such screen in the app\n")
+            }
+        }
         ["journal"] => AppletResult::ok(format!("{}\n", dev.journal.path().display())),
         ["flood", n] => match n.parse::<u64>() {
             Ok(n) => {
@@ -278,7 +303,7 @@ fn control(dev: &Device, args: &[String]) -> AppletResult {
         }
         _ => AppletResult::fail(
             2,
-            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal | flood N | anr-timeout MS | freeze-ms MS | crash-on-launch on|off | app-pid N | log-buffers LIST | uia2 normal|garbage|hang|die\n",
+            "usage: latency MS | fail-dumps N | drop | offline on|off | state | journal | flood N | anr-timeout MS | freeze-ms MS | crash-on-launch on|off | app-pid N | log-buffers LIST | uia2 normal|garbage|hang|die | web debug on|off | web kill | web eval JS | web big N | web page login\n",
         ),
     }
 }

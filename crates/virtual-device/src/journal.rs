@@ -3,7 +3,9 @@
 //! the argv mksh produced (`{"seq":2,"t_ms":…,"argv":["input","text","a;b$(id)"]}`); sync
 //! requests appear as argv `["sync","SEND","/sdcard/x"]`, and a host whose key is not
 //! authorised as `{"seq":3,"t_ms":…,"auth_refused":"user@host"}` (the comment of its key); a
-//! request to the UiAutomator2 server stand-in as `{"seq":4,"t_ms":…,"uia2":"GET /status"}`. `t_ms` is milliseconds since the Unix
+//! request to the UiAutomator2 server stand-in as `{"seq":4,"t_ms":…,"uia2":"GET /status"}`;
+//! what the device does with the WebView's Chromium as `{"seq":5,"t_ms":…,"web":"tap 205.7
+//! 209.1"}` (see `web`). `t_ms` is milliseconds since the Unix
 //! epoch; `seq` starts at 1 and increases by one per line.
 
 use std::io::Write;
@@ -65,6 +67,11 @@ impl Journal {
     /// A request to the UiAutomator2 server stand-in: `POST /session/ID/actions`.
     pub fn uia2(&self, request: &str) {
         self.append("uia2", request.into());
+    }
+
+    /// What the device did with the WebView's Chromium: `start pid=… port=… ms=…`, `tap X Y`.
+    pub fn web(&self, what: &str) {
+        self.append("web", what.into());
     }
 
     pub fn argv<S: AsRef<str>>(&self, argv: &[S]) {

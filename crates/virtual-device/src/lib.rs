@@ -24,6 +24,12 @@
 //!   crashes, ANRs, and the CPU, frames and memory its work costs); [`log`]: the log buffers
 //!   `logcat` reads and follows.
 //! - `render`: PNG / raw screenshots. [`journal`]: JSON lines of everything run.
+//! - `web`: the demo's WebView backed by a real headless Chromium (found as
+//!   `$MOBILECTL_CHROMIUM`, else `chromium`, `chromium-browser`, `google-chrome`): while its
+//!   screen is shown with WebView debugging on, the device lists
+//!   `@webview_devtools_remote_<pid>` in `/proc/net/unix` and `adb forward
+//!   localabstract:webview_devtools_remote_<pid>` reaches Chromium's DevTools (`/json/list`,
+//!   the page's WebSocket); screenshots show the page, taps, swipes, text and keys reach it.
 //! - [`faults`]: latency, failing dumps, dropped connections, offline.
 //! - `ipc`: the Unix socket for applets and run-time control from other processes.
 //! - [`testing`]: a blocking harness for integration tests (device subprocess + private
@@ -40,7 +46,9 @@
 //! is not JSON), `uia2 hang` (requests accepted, never answered), `uia2 die` (the server's
 //! process dies now: connections dropped, port closed, the `am instrument -w` waiting on it
 //! prints `INSTRUMENTATION_RESULT: shortMsg=Process crashed.` / `INSTRUMENTATION_CODE: 0` and
-//! exits), `uia2 normal` (back to answering as the real server does).
+//! exits), `uia2 normal` (back to answering as the real server does). The WebView's Chromium:
+//! `web debug on|off`, `web kill`, `web eval JS`, `web big N`, `web page login` (see
+//! `web::control`).
 
 // The device runs the host's mksh and Unix utilities, over Unix sockets and process groups:
 // on other hosts the crate is empty (`serve --demo` there says why).
@@ -67,6 +75,7 @@ pub mod testing;
 pub mod transport;
 mod uia2;
 mod uixml;
+mod web;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -175,6 +184,8 @@ pub(crate) struct Device {
     pub sockets: sockets::Sockets,
     /// The UiAutomator2 server stand-in (running once instrumented).
     pub uia2: uia2::Uia2,
+    /// The Chromium behind the app's WebView (running while its screen was shown).
+    pub web: web::Web,
 }
 
 impl Device {
@@ -221,6 +232,7 @@ impl Device {
             "main_thread_blocked": st.process.blocked(),
             "sockets": self.sockets.json(),
             "uia2_pid": self.uia2.pid(),
+            "web": self.web.json(),
         })
     }
 }
@@ -289,6 +301,7 @@ impl Drop for RunningDevice {
             t.abort();
         }
         uia2::stop(&self.dev, uia2::End::Crashed, "shutdown");
+        web::shutdown(&self.dev);
         self.dev.drop_connections();
     }
 }
@@ -317,7 +330,11 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         opts.model = format!("{DEFAULT_MODEL}_{port}");
     }
     let ipc_listener = UnixListener::bind(&sandbox.socket)?;
-    let dev = Arc::new(Device {
+    let web_folder = sandbox
+        .root
+        .parent()
+        .map_or_else(|| sandbox.root.join("web"), |tmp| tmp.join("web"));
+    let dev = Arc::new_cyclic(|me| Device {
         faults: Faults::new(opts.latency_ms, opts.fail_dumps),
         opts,
         port,
@@ -331,6 +348,7 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         recorders: applets::screenrecord::Recorders::new(),
         sockets: Default::default(),
         uia2: Default::default(),
+        web: web::Web::new(me.clone(), web_folder),
     });
     let d = dev.clone();
     let accept = tokio::spawn(async move {
@@ -352,6 +370,7 @@ pub async fn start(opts: VirtualDeviceOptions) -> Result<RunningDevice, VdError>
         loop {
             every.tick().await;
             d.state().tick(state::now_ms());
+            web::reconcile(&d);
         }
     });
     Ok(RunningDevice {

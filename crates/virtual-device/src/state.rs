@@ -16,6 +16,7 @@ mod lifecycle;
 pub mod perf;
 mod rotation;
 mod shade;
+mod web;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -69,6 +70,9 @@ pub struct DeviceState {
     clock: perf::Clock,
     /// The app process's CPU, frames and memory (its last run's once it ended).
     pub perf: perf::AppPerf,
+    /// How many times a screen of the app was shown (a WebView's Chromium that
+    /// was killed comes back when its screen is shown anew).
+    pub shows: u64,
 }
 
 pub fn now_ms() -> u64 {
@@ -118,6 +122,7 @@ impl DeviceState {
             pending_http: None,
             clock: perf::Clock::default(),
             perf: perf::AppPerf::new(0, 0, ""),
+            shows: 0,
         };
         s.boot();
         s.start_process();
@@ -315,6 +320,7 @@ impl DeviceState {
             "@back" => match self.history.pop() {
                 Some(prev) => {
                     self.screen = prev;
+                    self.shows += 1;
                     self.note(perf::Work::Screen(self.screen.clone()));
                 }
                 None => self.foreground = false,
@@ -410,6 +416,7 @@ impl DeviceState {
 
     /// The app logs what the screen now shown logs.
     fn screen_shown(&mut self) {
+        self.shows += 1;
         let lines = self.spec().map(|s| s.logs.clone()).unwrap_or_default();
         for line in lines {
             if let Some((level, tag, msg)) = super::app::app_log_line(&line) {

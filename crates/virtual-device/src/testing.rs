@@ -24,6 +24,8 @@ use serde_json::Value;
 
 /// Time limit of one adb invocation.
 pub const ADB_TIMEOUT: Duration = Duration::from_secs(30);
+/// Time limit of one control command.
+pub const CONTROL_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The adb client used by the harness (`MOBILECTL_TEST_ADB` overrides the `adb` on `PATH`).
 pub fn adb_path() -> PathBuf {
@@ -352,7 +354,9 @@ impl VdHarness {
         wait_until(timeout, || self.adb_state() == want)
     }
 
-    /// `mobilectl virtual-device control --socket S ARGS…`; the command's stdout.
+    /// `mobilectl virtual-device control --socket S ARGS…`; the command's stdout. A control
+    /// may wait for the WebView's Chromium to start or load a page (`screen web`, `web big N`):
+    /// the limit leaves room for a loaded host.
     pub fn control(&self, args: &[&str]) -> std::io::Result<String> {
         let out = run_with_timeout(
             Command::new(&self.bin)
@@ -361,7 +365,7 @@ impl VdHarness {
                 .arg("--socket")
                 .arg(&self.control_socket)
                 .args(args),
-            Duration::from_secs(10),
+            CONTROL_TIMEOUT,
         )?;
         if !out.success() {
             return Err(std::io::Error::other(out.stderr_text()));

@@ -519,3 +519,87 @@ fn the_real_server_apks_install_and_list_their_instrumentation() {
     ]);
     assert!(wait_exit(am, Duration::from_secs(10)).contains("Process crashed."));
 }
+
+/// `web eval JS` on the device's WebView page: the value.
+fn web_eval(vd: &VdHarness, js: &str) -> Value {
+    let out = vd.control(&["web", "eval", js]).unwrap();
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+/// A touch pointer's tap at (x, y), as W3C actions.
+fn tap_action(x: i64, y: i64) -> Value {
+    json!({"actions": [{"type": "pointer", "id": "finger1", "parameters": {"pointerType": "touch"},
+        "actions": [{"type": "pointerMove", "duration": 0, "x": x, "y": y},
+                    {"type": "pointerDown", "button": 0}, {"type": "pause", "duration": 50},
+                    {"type": "pointerUp", "button": 0}]}]})
+}
+
+/// The server's gestures and keys go through the device's input code: on the web screen
+/// (the WebView backed by Chromium, which this test needs) they reach the page.
+#[test]
+fn pointer_actions_and_keys_reach_a_web_page() {
+    let chromium = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .any(|n| virtual_device::sandbox::find_host_program(n).is_some())
+        || std::env::var_os("MOBILECTL_CHROMIUM").is_some();
+    assert!(
+        chromium,
+        "this test needs a real Chromium: apt-get install chromium"
+    );
+    let vd = VdHarness::start(BIN, &[]).expect("virtual device + adb");
+    let dir = tempfile::tempdir().unwrap();
+    install_server(&vd, dir.path());
+    let am = instrument(&vd);
+    let port = forward(&vd);
+    wait_ready(port);
+    let (_, v) = json_call(
+        port,
+        "POST",
+        "/session",
+        Some(&json!({"capabilities": {"alwaysMatch": {"platformName": "Android"}}})),
+    );
+    let sid = v["sessionId"].as_str().unwrap().to_string();
+    vd.control(&["screen", "web"]).unwrap();
+    assert_eq!(vd.state()["web"]["running"], true, "{}", vd.state());
+    let email = web_eval(
+        &vd,
+        "(() => { const r = document.getElementById('email').getBoundingClientRect(); return [Math.round((r.x + r.width / 2) * 2.625), Math.round(252 + (r.y + r.height / 2) * 2.625)]; })()",
+    );
+    let (x, y) = (email[0].as_i64().unwrap(), email[1].as_i64().unwrap());
+    let actions = format!("/session/{sid}/actions");
+    let keys = format!("/session/{sid}/keys");
+    let value = |vd: &VdHarness| web_eval(vd, "document.getElementById('email').value");
+
+    // Nothing focused in the page yet: no field to type into.
+    let (status, v) = json_call(port, "POST", &keys, Some(&json!({"text": "x"})));
+    assert_eq!(
+        (status, v["value"]["error"].as_str()),
+        (404, Some("no such element"))
+    );
+    let (status, _) = json_call(port, "POST", &actions, Some(&tap_action(x, y)));
+    assert_eq!(status, 200);
+    assert_eq!(web_eval(&vd, "document.activeElement.id"), "email");
+    assert!(web_eval(&vd, "window.touches").as_u64().unwrap() >= 1);
+    for (body, want) in [
+        (json!({"text": "old text"}), "old text"),
+        (
+            json!({"text": "ada@example.com", "replace": true}),
+            "ada@example.com",
+        ),
+        (json!({"text": "!"}), "ada@example.com!"),
+    ] {
+        assert_eq!(json_call(port, "POST", &keys, Some(&body)).0, 200);
+        assert_eq!(value(&vd), want);
+    }
+    let typing = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+        {"type": "keyDown", "value": "\u{E003}"}, {"type": "keyUp", "value": "\u{E003}"},
+        {"type": "keyDown", "value": "x"}, {"type": "keyUp", "value": "x"}]}]});
+    assert_eq!(json_call(port, "POST", &actions, Some(&typing)).0, 200);
+    assert_eq!(value(&vd), "ada@example.comx");
+    // The native screen did not change under the page.
+    assert_eq!(vd.state()["screen"], "web");
+    assert_eq!(vd.state()["focused"], Value::Null);
+    let (status, _) = json_call(port, "DELETE", &format!("/session/{sid}"), None);
+    assert_eq!(status, 200);
+    assert!(wait_exit(am, Duration::from_secs(10)).contains("OK (1 test)"));
+}

@@ -83,7 +83,13 @@ pub fn am(dev: &Device, args: &[String]) -> AppletResult {
                     _ => None,
                 };
                 if let Some(text) = text {
-                    st.type_text(&text);
+                    // Into the page when the WebView's Chromium has the keyboard.
+                    drop(st);
+                    let web = crate::web::act::type_text(dev, &text);
+                    st = dev.state();
+                    if !web {
+                        st.type_text(&text);
+                    }
                 }
             }
             // The media scanner adds a scanned file to the media store.

@@ -2,6 +2,11 @@
 //! list under them, see [`crate::state::perf`]), text (`%s` → space;
 //! non-ASCII fails as on devices without an IME), keyevent (names or numbers, `--longpress`),
 //! press, draganddrop. An optional source (`touchscreen`, `keyboard`, …) may come first.
+//!
+//! With the web screen in front and Chromium behind its WebView (the crate's `web`), a touch
+//! inside the WebView reaches the page (touchStart/touchMove/touchEnd), and so do `input text`
+//! and the keys a page takes (DEL, FORWARD_DEL, ENTER, MOVE_END, MOVE_HOME, TAB, SPACE,
+//! letters, digits); touches elsewhere and other keys (BACK, HOME…) are the system's.
 
 use super::AppletResult;
 use crate::Device;
@@ -33,13 +38,13 @@ fn key_name(k: &str) -> String {
 }
 
 pub fn run(dev: &Device, args: &[String]) -> AppletResult {
-    let r = run_locked(dev, args);
+    let r = dispatch(dev, args);
     // A transition that calls the app's API finishes once the call is answered.
     crate::demo_api::settle(dev);
     r
 }
 
-fn run_locked(dev: &Device, args: &[String]) -> AppletResult {
+fn dispatch(dev: &Device, args: &[String]) -> AppletResult {
     let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
     if let Some(first) = args.first() {
         if [
@@ -76,11 +81,13 @@ fn run_locked(dev: &Device, args: &[String]) -> AppletResult {
             .map(|v| v.parse::<f32>().ok().map(|f| f as i32))
             .collect()
     };
-    let mut st = dev.state();
+    use crate::web::act as web;
     match cmd {
         "tap" => match nums(2) {
             Some(p) => {
-                st.tap(p[0], p[1], false);
+                if !web::tap(dev, p[0], p[1], 0) {
+                    dev.state().tap(p[0], p[1], false);
+                }
                 AppletResult::ok("")
             }
             None => AppletResult::fail(
@@ -91,10 +98,13 @@ fn run_locked(dev: &Device, args: &[String]) -> AppletResult {
         "swipe" | "draganddrop" => match nums(4) {
             Some(p) => {
                 let duration: i32 = rest.get(4).and_then(|d| d.parse().ok()).unwrap_or(300);
+                let duration = duration.max(0) as u64;
                 if p[0] == p[2] && p[1] == p[3] {
-                    st.tap(p[0], p[1], duration >= 500);
-                } else {
-                    st.swipe((p[0], p[1]), (p[2], p[3]), duration.max(0) as u64);
+                    if !web::tap(dev, p[0], p[1], duration) {
+                        dev.state().tap(p[0], p[1], duration >= 500);
+                    }
+                } else if !web::swipe(dev, (p[0], p[1]), (p[2], p[3]), duration) {
+                    dev.state().swipe((p[0], p[1]), (p[2], p[3]), duration);
                 }
                 AppletResult::ok("")
             }
@@ -113,7 +123,10 @@ fn run_locked(dev: &Device, args: &[String]) -> AppletResult {
                     "Exception occurred while executing 'text':\njava.lang.NullPointerException: Attempt to get length of null array\n",
                 );
             }
-            st.type_text(&text.replace("%s", " "));
+            let text = text.replace("%s", " ");
+            if !web::type_text(dev, &text) {
+                dev.state().type_text(&text);
+            }
             AppletResult::ok("")
         }
         "keyevent" | "press" => {
@@ -129,7 +142,9 @@ fn run_locked(dev: &Device, args: &[String]) -> AppletResult {
                 return AppletResult::fail(1, USAGE);
             }
             for k in keys {
-                st.key(&key_name(k));
+                if !web::key(dev, k) {
+                    dev.state().key(&key_name(k));
+                }
             }
             AppletResult::ok("")
         }

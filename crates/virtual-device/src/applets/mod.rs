@@ -24,7 +24,9 @@ pub(crate) use ui::idle_within;
 
 /// `input ARGS…` (what the UiAutomator2 stand-in's gestures and keys run).
 pub(crate) fn input(dev: &Device, args: &[String]) -> AppletResult {
-    input::run(dev, args)
+    let r = input::run(dev, args);
+    crate::web::reconcile(dev);
+    r
 }
 
 use std::path::PathBuf;
@@ -75,8 +77,15 @@ pub fn follow_options(dev: &Device, argv: &[String]) -> Option<LogcatOptions> {
         .filter(LogcatOptions::follows)
 }
 
-/// Journals `argv` and runs it.
+/// Journals `argv` and runs it; then the WebView's Chromium follows what it did to the app
+/// (a force-stop takes its socket away before the command returns).
 pub fn run(dev: &Device, argv: &[String], stdin: Vec<u8>) -> AppletResult {
+    let r = run_one(dev, argv, stdin);
+    crate::web::reconcile(dev);
+    r
+}
+
+fn run_one(dev: &Device, argv: &[String], stdin: Vec<u8>) -> AppletResult {
     dev.journal.argv(argv);
     let Some(name) = argv.first() else {
         return AppletResult::fail(1, "empty argv\n");

@@ -1,6 +1,7 @@
 //! `uiautomator dump [--compressed] [FILE]` (default `/sdcard/window_dump.xml`, `/dev/tty`
 //! prints the XML) and `screencap [-p] [-d ID] [FILE]` (PNG with `-p` or a `.png` file name,
-//! else Android's raw format; to stdout without FILE).
+//! else Android's raw format; to stdout without FILE). A WebView with Chromium behind it shows
+//! the page's own rendering ([`crate::web::act::composite`]).
 
 use super::AppletResult;
 use crate::{render, Device};
@@ -71,7 +72,9 @@ pub fn screencap(dev: &Device, args: &[String]) -> AppletResult {
         let st = dev.state();
         (st.current(), st.screen_size())
     };
-    let img = render::draw(&hier, w, h);
+    let mut img = render::draw(&hier, w, h);
+    // A WebView with Chromium behind it shows the page.
+    crate::web::act::composite(dev, &mut img);
     let bytes = if png {
         render::png(&img)
     } else {

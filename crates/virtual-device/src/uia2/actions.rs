@@ -6,12 +6,16 @@
 //! down–up, a tap (`input tap`), a long press when held at least [`LONG_PRESS_MS`] without
 //! moving (`input swipe X Y X Y MS`), or a swipe from where it went down to where it went up
 //! lasting the time in between (`input swipe`). Sources run one after another, not
-//! interleaved. A `key` source's keyDown of a character types it; WebDriver's Enter and
-//! Backspace keys press ENTER and DEL.
+//! interleaved. A `key` source's keyDown of a character types it; WebDriver's Enter,
+//! Backspace, Delete, Tab, End and Home keys press ENTER, DEL, FORWARD_DEL, TAB, MOVE_END and
+//! MOVE_HOME. All of it reaches the web page when the WebView's Chromium is in front
+//! ([`crate::web::act`]): `/keys` then types into the page's focused field (all of it selected
+//! first with `replace`).
 
 use serde_json::Value;
 
 use super::http::Failure;
+use crate::web::act::SetText;
 use crate::Device;
 
 /// Android's long-press timeout as the device's `input swipe` applies it (a zero-distance
@@ -50,6 +54,11 @@ pub fn send_keys(dev: &Device, v: &Value) -> Result<Value, Failure> {
         Some(t) => (t.to_string(), true),
         None => (text, false),
     };
+    match crate::web::act::set_text(dev, &text, replace, enter) {
+        SetText::Done => return Ok(Value::Null),
+        SetText::NoFocus => return Err(Failure::no_such_element()),
+        SetText::NotWeb => {}
+    }
     {
         let mut st = dev.state();
         let Some(current) = st.focused_text() else {
@@ -184,9 +193,16 @@ pub fn perform(dev: &Device, v: &Value) -> Result<Value, Failure> {
                     match value {
                         "\u{E007}" | "\u{E006}" => input(dev, &["keyevent".into(), "66".into()]),
                         "\u{E003}" => input(dev, &["keyevent".into(), "67".into()]),
+                        "\u{E017}" => input(dev, &["keyevent".into(), "112".into()]),
+                        "\u{E004}" => input(dev, &["keyevent".into(), "61".into()]),
+                        "\u{E010}" => input(dev, &["keyevent".into(), "123".into()]),
+                        "\u{E011}" => input(dev, &["keyevent".into(), "122".into()]),
+                        // A character: into the page when it has the keyboard, else the
+                        // focused native field.
                         v if v.chars().count() == 1
                             && !('\u{E000}'..='\u{F8FF}')
-                                .contains(&v.chars().next().unwrap_or(' ')) =>
+                                .contains(&v.chars().next().unwrap_or(' '))
+                            && !crate::web::act::type_text(dev, v) =>
                         {
                             dev.state().type_text(v);
                         }

@@ -1,0 +1,438 @@
+//! The demo's WebView backed by a real headless Chromium, through the real adb: the DevTools
+//! socket `webview_devtools_remote_<pid>` in `/proc/net/unix` and behind `adb forward`
+//! (`/json/list`, `/json/version`, the page's WebSocket), its lifecycle (`web kill`, the
+//! screen shown anew, force-stop, `web debug off`), screenshots of the page, and taps, swipes,
+//! text and keys reaching it as a finger and a keyboard would.
+//!
+//! These tests need Chromium on the host (`apt-get install chromium`, or `MOBILECTL_CHROMIUM`);
+//! without it they fail saying so.
+#![cfg(unix)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::Message;
+use virtual_device::testing::{wait_until, VdHarness};
+
+const BIN: &str = env!("CARGO_BIN_EXE_vd-test-device");
+const PACKAGE: &str = "com.mobilectl.demo";
+/// The WebView's bounds on the demo's web screen, and the device's scale (420 dpi).
+const WEBVIEW_TOP: f64 = 252.0;
+const DPR: f64 = 2.625;
+/// The pages' background.
+const PAGE_BACKGROUND: [u8; 3] = [0xe8, 0xf0, 0xfe];
+
+/// Fails (never skips) when the host has no Chromium for the device to run.
+fn need_chromium() {
+    let named = std::env::var_os("MOBILECTL_CHROMIUM").filter(|p| !p.is_empty());
+    let found = match named {
+        Some(p) => {
+            std::path::Path::new(&p).is_file()
+                || virtual_device::sandbox::find_host_program(&p.to_string_lossy()).is_some()
+        }
+        None => ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .any(|n| virtual_device::sandbox::find_host_program(n).is_some()),
+    };
+    assert!(
+        found,
+        "the WebView tests need a real Chromium on this host: apt-get install chromium (or set MOBILECTL_CHROMIUM to one)"
+    );
+}
+
+/// A device showing the web screen, its Chromium running.
+fn web_device() -> VdHarness {
+    need_chromium();
+    let vd = VdHarness::start(BIN, &[]).expect("virtual device + adb");
+    vd.control(&["screen", "web"]).unwrap();
+    let web = &vd.state()["web"];
+    assert_eq!(web["running"], true, "Chromium did not start: {web}");
+    vd
+}
+
+fn app_pid(vd: &VdHarness) -> String {
+    let out = vd.adb(&["shell", "pidof", PACKAGE]);
+    assert!(out.success(), "{out:?}");
+    out.stdout_text().trim().to_string()
+}
+
+fn unix_sockets(vd: &VdHarness) -> String {
+    vd.adb(&["shell", "cat", "/proc/net/unix"]).stdout_text()
+}
+
+fn listed(vd: &VdHarness, pid: &str) -> bool {
+    unix_sockets(vd).contains(&format!("@webview_devtools_remote_{pid}\n"))
+}
+
+/// `adb forward tcp:0 localabstract:webview_devtools_remote_<pid>`: the host port.
+fn forward(vd: &VdHarness, pid: &str) -> u16 {
+    let out = vd.adb(&[
+        "forward",
+        "tcp:0",
+        &format!("localabstract:webview_devtools_remote_{pid}"),
+    ]);
+    assert!(out.success(), "{out:?}");
+    out.stdout_text().trim().parse().unwrap()
+}
+
+/// `GET path` over HTTP/1.1 (the body read to its Content-Length); an error when the
+/// connection closed without an answer (a refused forward).
+fn http_get(port: u16, path: &str) -> std::io::Result<(u16, String)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n")?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(split) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..split]).to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            if buf.len() >= split + 4 + len {
+                let status = head
+                    .split_whitespace()
+                    .nth(1)
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0);
+                let body = String::from_utf8_lossy(&buf[split + 4..split + 4 + len]);
+                return Ok((status, body.into_owned()));
+            }
+        }
+        let n = s.read(&mut chunk)?;
+        if n == 0 {
+            return Err(std::io::Error::other(format!(
+                "closed without an answer: {:?}",
+                String::from_utf8_lossy(&buf)
+            )));
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// `web eval JS`: the value.
+fn eval(vd: &VdHarness, js: &str) -> Value {
+    let out = vd.control(&["web", "eval", js]).unwrap();
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{js}: {out:?}: {e}"))
+}
+
+/// The screen point (pixels) at the centre of the page's element `#id`.
+fn centre(vd: &VdHarness, id: &str) -> (i64, i64) {
+    let r = eval(
+        vd,
+        &format!("(() => {{ const r = document.getElementById('{id}').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"),
+    );
+    let (x, y) = (r[0].as_f64().unwrap(), r[1].as_f64().unwrap());
+    (
+        (x * DPR).round() as i64,
+        (WEBVIEW_TOP + y * DPR).round() as i64,
+    )
+}
+
+fn tap(vd: &VdHarness, (x, y): (i64, i64)) {
+    let out = vd.adb(&["shell", "input", "tap", &x.to_string(), &y.to_string()]);
+    assert!(out.success(), "{out:?}");
+}
+
+fn shell(vd: &VdHarness, args: &[&str]) {
+    let mut all = vec!["shell"];
+    all.extend_from_slice(args);
+    let out = vd.adb(&all);
+    assert!(out.success(), "{out:?}");
+}
+
+fn screenshot(vd: &VdHarness) -> image::RgbaImage {
+    let out = vd.adb(&["exec-out", "screencap", "-p"]);
+    assert!(out.success(), "{out:?}");
+    image::load_from_memory(&out.stdout).unwrap().to_rgba8()
+}
+
+fn web_journal(vd: &VdHarness) -> Vec<String> {
+    vd.journal()
+        .iter()
+        .filter_map(|l| l["web"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// A DevTools WebSocket client of the page, as the product's is.
+struct Ws {
+    rt: tokio::runtime::Runtime,
+    ws: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    next: u64,
+}
+
+impl Ws {
+    fn connect(url: &str) -> Ws {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (ws, _) = rt
+            .block_on(async {
+                tokio::time::timeout(
+                    Duration::from_secs(10),
+                    tokio_tungstenite::connect_async(url),
+                )
+                .await
+            })
+            .unwrap()
+            .unwrap();
+        Ws { rt, ws, next: 1 }
+    }
+
+    /// The next message `pick` accepts (within 10 s).
+    fn until(&mut self, mut pick: impl FnMut(&Value) -> bool) -> Value {
+        let ws = &mut self.ws;
+        let next = async {
+            loop {
+                let Some(Ok(Message::Text(t))) = ws.next().await else {
+                    panic!("the WebSocket closed");
+                };
+                let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                if pick(&v) {
+                    return v;
+                }
+            }
+        };
+        self.rt
+            .block_on(async { tokio::time::timeout(Duration::from_secs(10), next).await })
+            .expect("no such message within 10 s")
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        let msg = json!({"id": id, "method": method, "params": params}).to_string();
+        let ws = &mut self.ws;
+        self.rt
+            .block_on(async { ws.send(Message::text(msg)).await })
+            .unwrap();
+        let v = self.until(|v| v["id"] == id);
+        assert!(v.get("error").is_none(), "{method}: {v}");
+        v["result"].clone()
+    }
+}
+
+#[test]
+fn the_devtools_socket_serves_the_page_and_goes_with_chromium() {
+    let vd = web_device();
+    let pid = app_pid(&vd);
+    assert!(listed(&vd, &pid), "{}", unix_sockets(&vd));
+    let port = forward(&vd, &pid);
+
+    // What chrome://inspect reads: the page, with its WebSocket on the forwarded port.
+    let (status, body) = http_get(port, "/json/list").unwrap();
+    assert_eq!(status, 200, "{body}");
+    let list: Value = serde_json::from_str(&body).unwrap();
+    let pages: Vec<&Value> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["type"] == "page")
+        .collect();
+    assert_eq!(pages.len(), 1, "{list}");
+    let page = pages[0];
+    assert_eq!(page["title"], "Help centre sign-in");
+    assert!(
+        page["url"].as_str().unwrap().starts_with("file:///")
+            && page["url"].as_str().unwrap().ends_with("/login.html"),
+        "{page}"
+    );
+    let ws_url = page["webSocketDebuggerUrl"].as_str().unwrap();
+    assert!(
+        ws_url.starts_with(&format!("ws://127.0.0.1:{port}/devtools/page/")),
+        "{ws_url}"
+    );
+    let (status, version) = http_get(port, "/json/version").unwrap();
+    assert_eq!(status, 200);
+    let version: Value = serde_json::from_str(&version).unwrap();
+    assert!(
+        version["Browser"].as_str().unwrap().contains("Chrome/"),
+        "{version}"
+    );
+
+    // The page's WebSocket through the forward: evaluate, and the page's console and errors.
+    let mut ws = Ws::connect(ws_url);
+    let h1 = ws.call(
+        "Runtime.evaluate",
+        json!({"expression": "document.querySelector('h1').textContent", "returnByValue": true}),
+    );
+    assert_eq!(h1["result"]["value"], "Sign in");
+    ws.call("Runtime.enable", json!({}));
+    tap(&vd, centre(&vd, "report"));
+    let thrown = ws.until(|v| v["method"] == "Runtime.exceptionThrown");
+    let text = thrown["params"]["exceptionDetails"]["exception"]["description"]
+        .as_str()
+        .unwrap();
+    assert!(text.starts_with("TypeError"), "{thrown}");
+    tap(&vd, centre(&vd, "submit"));
+    let logged = ws.until(|v| v["method"] == "Runtime.consoleAPICalled");
+    assert_eq!(
+        logged["params"]["args"][0]["value"],
+        "sign-in submitted for (no email)"
+    );
+    assert_eq!(
+        eval(&vd, "document.getElementById('error').textContent"),
+        "Enter your email and password"
+    );
+    assert_eq!(eval(&vd, "document.title"), "Help centre sign-in");
+    drop(ws);
+
+    // A page of 20,000 elements, then back.
+    vd.control(&["web", "big", "20000"]).unwrap();
+    let n = eval(&vd, "document.querySelectorAll('*').length")
+        .as_u64()
+        .unwrap();
+    assert!((19_900..=20_100).contains(&n), "{n}");
+    vd.control(&["web", "page", "login"]).unwrap();
+    assert_eq!(eval(&vd, "document.title"), "Help centre sign-in");
+    let err = vd
+        .control(&["web", "eval", "null.x"])
+        .expect_err("a throw fails");
+    assert!(err.to_string().contains("TypeError"), "{err}");
+
+    // The fault: Chromium dies; the socket goes and the forward is refused.
+    vd.control(&["web", "kill"]).unwrap();
+    assert!(!listed(&vd, &pid), "{}", unix_sockets(&vd));
+    assert!(http_get(port, "/json/list").is_err());
+    assert_eq!(vd.state()["web"]["running"], false);
+    let err = vd.control(&["web", "eval", "1"]).unwrap_err();
+    assert!(err.to_string().contains("killed"), "{err}");
+    // Still bare while the screen stays; shown anew, Chromium is back.
+    assert!(!wait_until(Duration::from_millis(300), || listed(
+        &vd, &pid
+    )));
+    vd.control(&["screen", "web"]).unwrap();
+    assert!(listed(&vd, &pid));
+    assert_eq!(http_get(port, "/json/list").unwrap().0, 200);
+    // A force-stop ends the app's process and its Chromium before it returns.
+    shell(&vd, &["am", "force-stop", PACKAGE]);
+    assert!(!listed(&vd, &pid), "{}", unix_sockets(&vd));
+    assert!(http_get(port, "/json/list").is_err());
+    let journal = web_journal(&vd);
+    assert_eq!(
+        journal
+            .iter()
+            .filter(|l| l.starts_with("start pid="))
+            .count(),
+        2,
+        "{journal:?}"
+    );
+    assert!(journal.iter().any(|l| l == "kill: web kill"), "{journal:?}");
+    assert!(
+        journal.iter().any(|l| l == "kill: the app's process ended"),
+        "{journal:?}"
+    );
+}
+
+#[test]
+fn with_debugging_off_the_webview_is_bare_without_a_socket() {
+    need_chromium();
+    let vd = VdHarness::start(BIN, &[]).expect("virtual device + adb");
+    vd.control(&["web", "debug", "off"]).unwrap();
+    vd.control(&["screen", "web"]).unwrap();
+    let pid = app_pid(&vd);
+    assert!(!unix_sockets(&vd).contains("webview_devtools_remote"));
+    assert_eq!(vd.state()["web"]["running"], false);
+    let port = forward(&vd, &pid);
+    assert!(http_get(port, "/json/list").is_err(), "nothing listens");
+    // The WebView shows nothing of a page: the native screen's white.
+    let shot = screenshot(&vd);
+    assert_eq!(&shot.get_pixel(1000, 2300).0[..3], &[255, 255, 255]);
+    // Debugging on with the screen shown: Chromium starts and listens.
+    vd.control(&["web", "debug", "on"]).unwrap();
+    assert!(listed(&vd, &pid), "{}", unix_sockets(&vd));
+    assert_eq!(http_get(port, "/json/list").unwrap().0, 200);
+}
+
+#[test]
+fn screenshots_taps_and_typing_reach_the_page() {
+    let vd = web_device();
+    // Inside the WebView: the page's background; outside: the native toolbar.
+    let shot = screenshot(&vd);
+    assert_eq!((shot.width(), shot.height()), (1080, 2400));
+    assert_eq!(&shot.get_pixel(1000, 2300).0[..3], &PAGE_BACKGROUND);
+    assert_eq!(&shot.get_pixel(1000, 170).0[..3], &[255, 255, 255]);
+    // The page is the WebView's size in CSS pixels, on a phone.
+    assert_eq!(
+        eval(&vd, "[innerWidth, innerHeight, devicePixelRatio]"),
+        json!([411, 818, 2.625])
+    );
+
+    // A tap on the email field focuses it (as a touch), and typing goes into it.
+    tap(&vd, centre(&vd, "email"));
+    assert_eq!(eval(&vd, "document.activeElement.id"), "email");
+    assert!(eval(&vd, "window.touches").as_u64().unwrap() >= 1);
+    shell(&vd, &["input", "text", "ada@example.comx"]);
+    shell(&vd, &["input", "keyevent", "67"]);
+    assert_eq!(
+        eval(&vd, "document.getElementById('email').value"),
+        "ada@example.com"
+    );
+    // As the product types: tap, MOVE_END and DELs to clear, words with SPACE between.
+    tap(&vd, centre(&vd, "password"));
+    shell(&vd, &["input", "text", "old"]);
+    shell(&vd, &["input", "keyevent", "123", "67", "67", "67"]);
+    shell(&vd, &["input", "text", "correct"]);
+    shell(&vd, &["input", "keyevent", "62"]);
+    shell(&vd, &["input", "text", "horse%sbattery"]);
+    assert_eq!(
+        eval(&vd, "document.getElementById('password').value"),
+        "correct horse battery"
+    );
+    // A swipe scrolls the page; a tap outside the WebView stays native.
+    shell(&vd, &["input", "swipe", "540", "2000", "540", "900", "300"]);
+    assert!(wait_until(Duration::from_secs(5), || eval(&vd, "scrollY")
+        .as_f64()
+        .unwrap_or(0.0)
+        > 100.0));
+    assert_eq!(vd.state()["screen"], "web");
+    // Once the fling is over, back at the top, a tap on Sign in submits: the welcome page.
+    let mut last = Value::Null;
+    assert!(wait_until(Duration::from_secs(10), || {
+        let y = eval(&vd, "scrollY");
+        std::mem::replace(&mut last, y.clone()) == y
+    }));
+    assert!(wait_until(Duration::from_secs(5), || eval(
+        &vd,
+        "window.scrollTo(0, 0); scrollY"
+    ) == 0));
+    tap(&vd, centre(&vd, "submit"));
+    assert!(
+        wait_until(Duration::from_secs(10), || eval(&vd, "document.title")
+            == "Help centre"),
+        "{}",
+        eval(&vd, "location.href")
+    );
+    assert_eq!(
+        eval(&vd, "document.querySelector('h1').textContent"),
+        "Welcome, ada@example.com"
+    );
+
+    // Enter submits too; Tab moves to the next field.
+    vd.control(&["web", "page", "login"]).unwrap();
+    tap(&vd, centre(&vd, "email"));
+    shell(&vd, &["input", "text", "bob@example.com"]);
+    shell(&vd, &["input", "keyevent", "61"]);
+    assert_eq!(eval(&vd, "document.activeElement.id"), "password");
+    shell(&vd, &["input", "text", "pw"]);
+    shell(&vd, &["input", "keyevent", "KEYCODE_ENTER"]);
+    assert!(wait_until(Duration::from_secs(10), || eval(
+        &vd,
+        "document.title"
+    ) == "Help centre"));
+    let journal = web_journal(&vd);
+    assert!(journal.iter().any(|l| l.starts_with("tap ")), "{journal:?}");
+    assert!(journal.iter().any(|l| l == "key Enter"), "{journal:?}");
+    assert!(
+        journal.iter().any(|l| l.starts_with("swipe ")),
+        "{journal:?}"
+    );
+}

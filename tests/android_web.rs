@@ -80,7 +80,10 @@ async fn a_webview_that_shows_nothing_and_cannot_be_debugged_is_said_with_the_fi
     let notes = unreachable["notes"].as_array().expect("a note");
     assert_eq!(notes.len(), 1, "{unreachable}");
     let note = notes[0].as_str().unwrap();
-    assert!(note.contains("could not be attached over DevTools"), "{note}");
+    assert!(
+        note.contains("could not be attached over DevTools"),
+        "{note}"
+    );
     assert!(!note.contains("setWebContentsDebuggingEnabled"), "{note}");
 }
 
@@ -230,6 +233,7 @@ async fn a_css_selector_finds_the_element_its_ref_names() {
         "{bad}"
     );
     h.control(&["screen", "login"]).unwrap();
+    snapshot(&app).await;
     let (_, none) = act(
         &app,
         "expect",
@@ -290,16 +294,86 @@ async fn a_page_of_twenty_thousand_elements_is_cut_and_said() {
         .iter()
         .filter(|e| e["class"].as_str().is_some_and(|c| c.starts_with("html:")))
         .count();
-    assert!(web <= 2000, "{web} web elements listed");
+    assert!(web > 0 && web <= 2000, "{web} web elements listed");
     let notes = v["notes"].as_array().expect("the cut is said");
+    let note = notes[0].as_str().unwrap();
+    assert!(note.contains("is large (19"), "{note}");
+    assert!(note.contains("within a screen of what it shows"), "{note}");
+    // What the screen shows is there: the heading and the first articles.
+    let text = snapshot_text(&v);
     assert!(
-        notes[0]
-            .as_str()
-            .unwrap()
-            .contains("more elements than the 2000 listed"),
-        "{notes:?}"
+        text.contains("All articles") && text.contains("link \"Article 1\""),
+        "{text}"
     );
     // The compact text stays a screen's worth.
     let (_, _, text) = get_raw(&app, "/api/v1/device/ui?format=text").await;
     assert!(text.len() < 20_000, "{} bytes", text.len());
+}
+
+#[tokio::test]
+async fn what_the_page_logs_and_throws_is_in_the_logs_and_crashes() {
+    let h = start_device();
+    let app = app_for(&h);
+    web_screen(&h, &app).await;
+    // An empty form's submit logs a line; "Report a problem" throws an uncaught TypeError.
+    let (status, submitted) = act(&app, "tap", json!({"selector": {"css": "#submit"}})).await;
+    assert_eq!(status, StatusCode::OK, "{submitted}");
+    let (status, reported) = act(&app, "tap", json!({"selector": {"css": "#report"}})).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "a page's error does not fail the tap: {reported}"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let entries = loop {
+        let (status, page) = call(&app, get("/api/v1/logs?tag=web")).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        let entries: Vec<String> = page["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["message"].as_str().unwrap().to_string())
+            .collect();
+        if entries.iter().any(|m| m.contains("Uncaught TypeError"))
+            || std::time::Instant::now() > deadline
+        {
+            break entries;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    let logged = entries
+        .iter()
+        .find(|m| m.contains("sign-in submitted for (no email)"))
+        .unwrap_or_else(|| panic!("the console line: {entries:?}"));
+    assert!(
+        logged.starts_with("[file://") && logged.contains("login.html]"),
+        "{logged}"
+    );
+    assert!(
+        entries.iter().any(|m| m.contains("Uncaught TypeError")),
+        "{entries:?}"
+    );
+    let (status, crashes) = call(&app, get("/api/v1/logs/crashes")).await;
+    assert_eq!(status, StatusCode::OK, "{crashes}");
+    let page_error = crashes["crashes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "page_error")
+        .unwrap_or_else(|| panic!("a page_error among {crashes}"));
+    assert_eq!(page_error["app"], "com.mobilectl.demo");
+    let (status, one) = call(
+        &app,
+        get(&format!(
+            "/api/v1/logs/crashes/{}",
+            page_error["id"].as_str().unwrap()
+        )),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{one}");
+    let text = one.to_string();
+    assert!(
+        text.contains("TypeError") && text.contains("requestSubmit"),
+        "{one}"
+    );
 }

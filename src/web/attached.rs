@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use super::cdp::{Cdp, CdpError, Event};
 use super::page::{read_page, PageAnswers, PageError, PageRead};
 use super::targets::{self, Target};
+use super::viewport;
 use crate::exec::{HttpClient, HttpRequest};
 use crate::ui::model::Rect;
 
@@ -71,13 +72,24 @@ impl Attached {
         self.cdp.events()
     }
 
-    /// The page as elements under a WebView at `host`, at most `max_elements` of them.
+    /// The page as elements under a WebView at `host`, at most `max_elements` of them: its
+    /// accessibility tree, or for a page of more than [`viewport::LARGE_PAGE`] elements what a
+    /// script finds near its viewport.
     pub async fn read(
         &self,
         host: Rect,
         max_elements: usize,
         limit: Duration,
     ) -> Result<PageRead, WebError> {
+        let count = self.evaluate(viewport::COUNT, limit).await?;
+        if count.as_u64().unwrap_or(0) > viewport::LARGE_PAGE {
+            let answer = self
+                .evaluate(&format!("({})({max_elements})", viewport::SCRIPT), limit)
+                .await?;
+            return viewport::read_items(&answer, host).ok_or(WebError::Page(PageError::Missing(
+                "the viewport script's answer",
+            )));
+        }
         let mut tries = 0;
         loop {
             tries += 1;

@@ -83,7 +83,10 @@ fn frames(stack: &Value) -> Vec<String> {
         .take(crate::logs::crash::TOP_FRAMES)
         .map(|f| {
             let name = f["functionName"].as_str().filter(|n| !n.is_empty());
-            let url = f["url"].as_str().filter(|u| !u.is_empty()).unwrap_or("<anonymous>");
+            let url = f["url"]
+                .as_str()
+                .filter(|u| !u.is_empty())
+                .unwrap_or("<anonymous>");
             let at = format!(
                 "{url}:{}:{}",
                 f["lineNumber"].as_u64().unwrap_or(0) + 1,
@@ -156,14 +159,15 @@ impl PageEvent {
         let (level, text) = match &self.what {
             PageHappening::Console { level, text } => (*level, text.clone()),
             PageHappening::Error {
-                exception,
-                message,
-                ..
+                exception, message, ..
             } => (
                 Level::Error,
                 format!(
                     "Uncaught {}{message}",
-                    exception.as_deref().map(|e| format!("{e}: ")).unwrap_or_default()
+                    exception
+                        .as_deref()
+                        .map(|e| format!("{e}: "))
+                        .unwrap_or_default()
                 ),
             ),
         };
@@ -264,11 +268,23 @@ mod tests {
             crash.message.as_deref(),
             Some("Cannot read properties of null (reading 'f')")
         );
-        assert!(crash.frames[0].starts_with("report ("), "{:?}", crash.frames);
+        assert!(
+            crash.frames[0].starts_with("report ("),
+            "{:?}",
+            crash.frames
+        );
         assert!(crash.is_of("com.example"));
         assert!(!crash.id.is_empty());
-        assert_eq!(crash.id, events[3].crash().unwrap().id, "the same id each time");
+        assert_eq!(
+            crash.id,
+            events[3].crash().unwrap().id,
+            "the same id each time"
+        );
         let log = events[3].log_entry();
-        assert!(log.message.contains("Uncaught TypeError: Cannot read"), "{}", log.message);
+        assert!(
+            log.message.contains("Uncaught TypeError: Cannot read"),
+            "{}",
+            log.message
+        );
     }
 }

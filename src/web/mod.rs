@@ -11,5 +11,6 @@ pub mod cdp;
 pub mod events;
 pub mod page;
 pub mod targets;
+pub mod viewport;
 
 pub use attached::{Attached, WebError};

@@ -50,6 +50,8 @@ pub struct PageRead {
     pub content: WebContent,
     /// Elements of the page past the limit, not listed.
     pub left_out: usize,
+    /// Read near the viewport from the DOM (a large page), not from the accessibility tree.
+    pub near_viewport: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -216,7 +218,7 @@ fn dom_nodes(snapshot: &Value) -> Result<(HashMap<u64, DomNode>, String), PageEr
 }
 
 /// The canonical role of an accessibility role (ARIA's names and Chromium's own).
-fn role_of(ax_role: &str, editable: bool) -> Role {
+pub(super) fn role_of(ax_role: &str, editable: bool, modal: bool) -> Role {
     match ax_role {
         "button" | "ToggleButton" => Role::Button,
         "PopUpButton" | "listbox" => Role::Picker,
@@ -238,7 +240,10 @@ fn role_of(ax_role: &str, editable: bool) -> Role {
         "tablist" => Role::Tablist,
         "menu" | "menubar" => Role::Menu,
         "menuitem" => Role::Menuitem,
-        "dialog" | "alertdialog" | "alert" => Role::Alert,
+        // A modal dialog blocks the page as an app's dialog blocks the app; `alert` (a live
+        // message such as a form's error) and non-modal dialogs do not.
+        "dialog" | "alertdialog" if modal => Role::Alert,
+        "alert" | "status" => Role::Text,
         "toolbar" => Role::Toolbar,
         "Iframe" | "IframePresentational" | "RootWebArea" | "WebArea" => Role::Webview,
         _ => Role::Group,
@@ -246,7 +251,7 @@ fn role_of(ax_role: &str, editable: bool) -> Role {
 }
 
 /// Roles whose name is made of their content: their descendants add nothing but repeats.
-fn is_leaf(role: Role) -> bool {
+pub(super) fn is_leaf(role: Role) -> bool {
     matches!(
         role,
         Role::Button
@@ -350,6 +355,7 @@ pub fn read_page(
             ..Default::default()
         },
         left_out: 0,
+        near_viewport: false,
     };
     // Depth-first from the root's children, carrying the element each node hangs under.
     let mut stack: Vec<(&str, Option<usize>)> = root
@@ -409,10 +415,13 @@ fn labels_of_controls(nodes: &[AxNode]) -> std::collections::HashSet<u64> {
 fn element(node: &AxNode, dom: &HashMap<u64, DomNode>, mapping: &Mapping) -> Option<Element> {
     let facts = node.backend_dom_node_id.and_then(|id| dom.get(&id));
     let editable = node.prop("editable").is_some() && !node.flag("readonly");
-    let role = role_of(node.role(), editable);
+    let role = role_of(node.role(), editable, node.flag("modal"));
     let name = AxNode::text(&node.name);
     let value = AxNode::text(&node.value);
-    if role == Role::Group && name.is_none() && facts.is_none_or(|f| !f.clickable) {
+    if matches!(role, Role::Group | Role::Text)
+        && name.is_none()
+        && facts.is_none_or(|f| !f.clickable)
+    {
         return None;
     }
     let disabled = node.flag("disabled");

@@ -141,11 +141,9 @@ impl DeviceController {
         if source.crash_detection() == CrashDetection::Reports {
             if !observe {
                 let logs = mark.logs.clone().or_else(|| self.logs.get(&device.udid))?;
-                return first(
-                    logs.crashes_where(|c| {
-                        c.time_ms.is_some_and(|t| t >= since) && of_app(c) && c.kind.ends_the_app()
-                    }),
-                );
+                return first(logs.crashes_where(|c| {
+                    c.time_ms.is_some_and(|t| t >= since) && of_app(c) && c.kind.ends_the_app()
+                }));
             }
             let mut found = source.crash_reports(device, Some(since)).await.ok()?;
             found.retain(|c| c.time_ms.is_none_or(|t| t >= since) && of_app(c));

@@ -72,7 +72,16 @@ impl AdbBackend {
                     if let Ok(mut url) = page.url.lock() {
                         url.clone_from(&read.content.url);
                     }
-                    if read.left_out > 0 {
+                    if read.near_viewport {
+                        notes.push(format!(
+                            "the page in the WebView of `{}` is large ({} elements): the {} \
+                             within a screen of what it shows are listed, read from its DOM \
+                             rather than its accessibility tree",
+                            view.package,
+                            read.left_out + read.content.nodes.len(),
+                            read.content.nodes.len()
+                        ));
+                    } else if read.left_out > 0 {
                         notes.push(format!(
                             "the page in the WebView of `{}` has {} more elements than the \
                              {MAX_WEB_ELEMENTS} listed (in document order)",

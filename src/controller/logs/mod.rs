@@ -253,7 +253,8 @@ impl LogHub {
         }
     }
 
-    fn get(&self, udid: &str) -> Option<Arc<DeviceLogs>> {
+    /// The device's log when it is followed already (nothing started).
+    pub(super) fn get(&self, udid: &str) -> Option<Arc<DeviceLogs>> {
         self.devices.lock().ok().and_then(|m| m.get(udid).cloned())
     }
 
@@ -296,7 +297,7 @@ impl Drop for LogHub {
 
 /// What the device's web pages logged since the last look, into its log (entries tagged
 /// `web`) and its crashes (uncaught errors, kind `page_error`).
-fn absorb_page_events(backend: &dyn DeviceBackend, device: &Device, logs: &DeviceLogs) {
+pub(super) fn absorb_page_events(backend: &dyn DeviceBackend, device: &Device, logs: &DeviceLogs) {
     let Some(web) = backend.web() else {
         return;
     };

@@ -47,8 +47,10 @@
 //! process dies now: connections dropped, port closed, the `am instrument -w` waiting on it
 //! prints `INSTRUMENTATION_RESULT: shortMsg=Process crashed.` / `INSTRUMENTATION_CODE: 0` and
 //! exits), `uia2 normal` (back to answering as the real server does). The WebView's Chromium:
-//! `web debug on|off`, `web kill`, `web eval JS`, `web big N`, `web page login` (see
-//! `web::control`).
+//! `web debug on|off`, `web kill`, `web eval JS`, `web big N`, `web page login`, and
+//! `web a11y on|off` (off by default: on, `uiautomator dump` and the UiAutomator2 stand-in's
+//! page source show the page's accessibility nodes inside the WebView's node, as a real WebView
+//! exposes them; see `web::control`, `web::expose`).
 
 // The device runs the host's mksh and Unix utilities, over Unix sockets and process groups:
 // on other hosts the crate is empty (`serve --demo` there says why).

@@ -436,3 +436,174 @@ fn screenshots_taps_and_typing_reach_the_page() {
         "{journal:?}"
     );
 }
+
+/// `uiautomator dump` through adb, then `cat`: the dump's XML.
+fn dump(vd: &VdHarness) -> String {
+    shell(vd, &["uiautomator", "dump", "/sdcard/x.xml"]);
+    let out = vd.adb(&["shell", "cat", "/sdcard/x.xml"]);
+    assert!(out.success(), "{out:?}");
+    out.stdout_text()
+}
+
+type Attrs = std::collections::HashMap<String, String>;
+
+/// Every `<node>`'s attributes in a dump, with the classes of its ancestors.
+fn nodes(xml: &str) -> Vec<(Vec<String>, Attrs)> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut stack: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    loop {
+        let (e, open) = match reader.read_event().unwrap() {
+            quick_xml::events::Event::Start(e) => (e, true),
+            quick_xml::events::Event::Empty(e) => (e, false),
+            quick_xml::events::Event::End(e) => {
+                if e.name().as_ref() == b"node" {
+                    stack.pop();
+                }
+                continue;
+            }
+            quick_xml::events::Event::Eof => break,
+            _ => continue,
+        };
+        if e.name().as_ref() != b"node" {
+            continue;
+        }
+        let attrs: Attrs = e
+            .attributes()
+            .map(|a| {
+                let a = a.unwrap();
+                (
+                    String::from_utf8(a.key.as_ref().to_vec()).unwrap(),
+                    a.unescape_value().unwrap().into_owned(),
+                )
+            })
+            .collect();
+        let class = attrs["class"].clone();
+        out.push((stack.clone(), attrs));
+        if open {
+            stack.push(class);
+        }
+    }
+    out
+}
+
+/// The nodes inside the WebView (`help_web`).
+fn in_webview(xml: &str) -> Vec<Attrs> {
+    let all = nodes(xml);
+    let depth = all
+        .iter()
+        .find(|(_, a)| a["resource-id"] == "com.mobilectl.demo:id/help_web")
+        .map(|(up, _)| up.len())
+        .expect("the WebView's node");
+    let start = all
+        .iter()
+        .position(|(_, a)| a["resource-id"] == "com.mobilectl.demo:id/help_web")
+        .unwrap();
+    all[start + 1..]
+        .iter()
+        .take_while(|(up, _)| up.len() > depth)
+        .map(|(_, a)| a.clone())
+        .collect()
+}
+
+fn bounds(a: &Attrs) -> [i64; 4] {
+    let v: Vec<i64> = a["bounds"]
+        .split(['[', ']', ','])
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse().unwrap())
+        .collect();
+    [v[0], v[1], v[2], v[3]]
+}
+
+#[test]
+fn with_web_a11y_on_dumps_show_the_page_inside_the_webview() {
+    let vd = web_device();
+    // Off by default: the WebView is bare.
+    assert!(in_webview(&dump(&vd)).is_empty());
+
+    vd.control(&["web", "a11y", "on"]).unwrap();
+    assert_eq!(vd.state()["web"]["a11y"], true);
+    let inside = in_webview(&dump(&vd));
+    let find = |pick: &dyn Fn(&Attrs) -> bool| {
+        inside
+            .iter()
+            .find(|a| pick(a))
+            .unwrap_or_else(|| panic!("{inside:#?}"))
+            .clone()
+    };
+    let root = &inside[0];
+    assert_eq!(root["class"], "android.webkit.WebView");
+    assert_eq!(root["text"], "Help centre sign-in");
+    assert_eq!(root["bounds"], "[0,252][1080,2400]");
+    let email = find(&|a| a["resource-id"] == "email");
+    assert_eq!(email["class"], "android.widget.EditText");
+    assert_eq!(email["package"], PACKAGE);
+    assert_eq!(email["hint"], "Email");
+    assert_eq!(email["text"], "");
+    let [x1, y1, x2, y2] = bounds(&email);
+    assert!(x1 >= 0 && x2 <= 1080 && y1 >= 252 && y2 <= 2400 && x1 < x2 && y1 < y2);
+    // The field's centre on the screen is where the page has it.
+    let (cx, cy) = centre(&vd, "email");
+    assert!(
+        ((x1 + x2) / 2 - cx).abs() <= 2 && ((y1 + y2) / 2 - cy).abs() <= 2,
+        "{email:?}"
+    );
+    assert_eq!(
+        find(&|a| a["resource-id"] == "password")["password"],
+        "true"
+    );
+    let submit = find(&|a| a["class"] == "android.widget.Button" && a["text"] == "Sign in");
+    assert_eq!(submit["resource-id"], "submit");
+    assert_eq!(submit["clickable"], "true");
+    find(&|a| a["class"] == "android.widget.TextView" && a["text"] == "Sign in");
+    let link = find(&|a| a["resource-id"] == "forgot");
+    assert_eq!(
+        (
+            link["class"].as_str(),
+            link["text"].as_str(),
+            link["clickable"].as_str()
+        ),
+        ("android.view.View", "Forgot password?", "true")
+    );
+    // The footer is below the fold: not visible to the user, not dumped.
+    assert!(
+        inside.iter().all(|a| a["resource-id"] != "legal"),
+        "{inside:#?}"
+    );
+
+    // Typing into the field: its node's text, and focus.
+    tap(&vd, centre(&vd, "email"));
+    shell(&vd, &["input", "text", "ada@example.com"]);
+    let inside = in_webview(&dump(&vd));
+    let email = inside.iter().find(|a| a["resource-id"] == "email").unwrap();
+    assert_eq!(email["text"], "ada@example.com");
+    assert_eq!(email["focused"], "true");
+    let journal = web_journal(&vd);
+    assert!(
+        journal
+            .iter()
+            .any(|l| l.starts_with("a11y: ") && l.contains(" nodes ms=")),
+        "{journal:?}"
+    );
+
+    // Chromium gone: bare again, and the journal says why.
+    vd.control(&["web", "kill"]).unwrap();
+    assert!(in_webview(&dump(&vd)).is_empty());
+    let journal = web_journal(&vd);
+    assert!(
+        journal
+            .iter()
+            .any(|l| l.starts_with("a11y: the WebView is bare: ")),
+        "{journal:?}"
+    );
+}
+
+#[test]
+fn with_web_a11y_off_the_webview_is_bare_again() {
+    let vd = web_device();
+    vd.control(&["web", "a11y", "on"]).unwrap();
+    assert!(!in_webview(&dump(&vd)).is_empty());
+    vd.control(&["web", "a11y", "off"]).unwrap();
+    assert!(in_webview(&dump(&vd)).is_empty());
+    assert_eq!(vd.state()["web"]["a11y"], false);
+}

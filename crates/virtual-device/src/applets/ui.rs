@@ -1,7 +1,8 @@
 //! `uiautomator dump [--compressed] [FILE]` (default `/sdcard/window_dump.xml`, `/dev/tty`
 //! prints the XML) and `screencap [-p] [-d ID] [FILE]` (PNG with `-p` or a `.png` file name,
 //! else Android's raw format; to stdout without FILE). A WebView with Chromium behind it shows
-//! the page's own rendering ([`crate::web::act::composite`]).
+//! the page's own rendering ([`crate::web::act::composite`]); with `web a11y on` the dump
+//! shows the page inside the WebView's node ([`crate::web::expose`]).
 
 use super::AppletResult;
 use crate::{render, Device};
@@ -36,7 +37,10 @@ pub fn uiautomator(dev: &Device, args: &[String]) -> AppletResult {
         .find(|a| !a.starts_with('-'))
         .cloned()
         .unwrap_or_else(|| "/sdcard/window_dump.xml".into());
-    let xml = dev.state().current().to_xml();
+    let mut h = dev.state().current();
+    // With `web a11y on`, the page inside the WebView.
+    crate::web::expose::fill(dev, &mut h, false);
+    let xml = h.to_xml();
     if file == "/dev/tty" || file == "/dev/stdout" {
         return AppletResult::ok(format!("{xml}UI hierchary dumped to: {file}\n"));
     }

@@ -4,7 +4,8 @@
 //! width height>` root, each element named by its class, its attributes in the server's order
 //! (empty `content-desc`/`resource-id` left out, as the server leaves out nulls). Like
 //! `uiautomator dump` it first waits for the app to be idle, here up to the session's
-//! `waitForIdleTimeout`, and then answers anyway.
+//! `waitForIdleTimeout`, and then answers anyway. With `web a11y on` the page is inside the
+//! WebView (`crate::web::expose`), headings marked `heading="true"`.
 
 use std::time::Duration;
 
@@ -16,10 +17,11 @@ use crate::Device;
 
 pub fn page_source(dev: &Device, idle_limit: Duration) -> Result<Value, Failure> {
     let _ = crate::applets::idle_within(dev, idle_limit);
-    let (h, (w, hh)) = {
+    let (mut h, (w, hh)) = {
         let st = dev.state();
         (st.current(), st.screen_size())
     };
+    crate::web::expose::fill(dev, &mut h, true);
     Ok(Value::String(to_page_source(&h, w, hh)))
 }
 
@@ -115,7 +117,7 @@ fn write(n: &Node, depth: usize, window: u32, s: &mut String) {
     for (k, v) in [
         ("dismissable", "false"),
         ("a11y-focused", "false"),
-        ("heading", "false"),
+        ("heading", if n.flag("heading") { "true" } else { "false" }),
         ("live-region", "0"),
         ("context-clickable", "false"),
         ("content-invalid", "false"),

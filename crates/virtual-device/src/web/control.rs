@@ -3,6 +3,10 @@
 //! - `web debug on|off` — the app's WebView debugging (`setWebContentsDebuggingEnabled`): on
 //!   by default, as in a debug build; off kills Chromium and leaves the WebView bare, with no
 //!   socket; on starts it again if the web screen is shown.
+//! - `web a11y on|off` — whether the page is exposed to accessibility services: on, the dumps
+//!   (`uiautomator dump`, the UiAutomator2 stand-in's page source) show the page's nodes inside
+//!   the WebView as a real WebView does ([`super::expose`]); off (the default) the WebView is a
+//!   bare node, like one whose app exposes nothing.
 //! - `web kill` — a fault: Chromium dies now (its socket goes, forwards to it are refused);
 //!   the WebView is bare until its screen is shown anew.
 //! - `web eval JS…` — evaluates the words joined by spaces in the page (`Runtime.evaluate`,
@@ -11,20 +15,25 @@
 //! - `web big N` — loads a generated page of about N elements (a list of N/2 links).
 //! - `web page login` — back to the sign-in page.
 //!
-//! Except `web kill`, each waits (bounded) while Chromium is starting.
+//! Except `web kill` and `web a11y`, each waits (bounded) while Chromium is starting.
 
 use super::pages;
 use crate::applets::AppletResult;
 use crate::Device;
 
 const USAGE: &str =
-    "usage: web debug on|off | web kill | web eval JS | web big N | web page login\n";
+    "usage: web debug on|off | web a11y on|off | web kill | web eval JS | web big N | web page login\n";
 
 pub fn run(dev: &Device, args: &[&str]) -> AppletResult {
     match args {
         ["debug", v @ ("on" | "off")] => {
             dev.web.set_debug(dev, *v == "on");
             dev.web.wait_settled();
+            AppletResult::ok("ok\n")
+        }
+        ["a11y", v @ ("on" | "off")] => {
+            dev.web.set_a11y(*v == "on");
+            dev.journal.web(&format!("a11y {v}"));
             AppletResult::ok("ok\n")
         }
         ["kill"] => {

@@ -19,12 +19,18 @@
 //! hierarchy, and the WebView is bare in them). Everything the device does with Chromium is journaled as
 //! `{"web":"start pid=… port=… ms=…"}`, `{"web":"tap X Y"}` (CSS pixels), `{"web":"kill: …"}`…
 //!
+//! With `web a11y on` the dumps (`uiautomator dump`, the UiAutomator2 stand-in's page source)
+//! show the page inside the WebView as a real WebView exposes it to accessibility services
+//! ([`expose`], [`a11y`]); off (the default) the WebView is a bare node.
+//!
 //! Locks: the device state's lock may be held while this module's is taken, never the reverse.
 
+mod a11y;
 pub mod act;
 mod cdp;
 mod chromium;
 pub mod control;
+pub mod expose;
 pub mod input;
 mod page;
 pub mod pages;
@@ -73,6 +79,8 @@ struct Running {
 
 struct Inner {
     debug: bool,
+    /// Whether dumps show the page inside the WebView (`web a11y on|off`, off by default).
+    a11y: bool,
     phase: Phase,
     /// The screens-shown count the last start was for (or the kill happened at): no start
     /// again until a screen is shown anew.
@@ -100,6 +108,7 @@ impl Web {
         Web {
             inner: Mutex::new(Inner {
                 debug: true,
+                a11y: false,
                 phase: Phase::Off,
                 settled_at: None,
                 gen: 0,
@@ -161,7 +170,12 @@ impl Web {
     /// `{"debug":true,"running":true,"socket":"webview_devtools_remote_4301","port":…}`
     pub fn json(&self) -> Value {
         let inner = self.lock();
-        let mut v = json!({"debug": inner.debug, "running": false, "starting": false});
+        let mut v = json!({
+            "debug": inner.debug,
+            "a11y": inner.a11y,
+            "running": false,
+            "starting": false
+        });
         match &inner.phase {
             Phase::Off => {}
             Phase::Starting { .. } => v["starting"] = json!(true),
@@ -186,6 +200,16 @@ impl Web {
             (None, false) => "the app's WebView debugging is off (web debug on)".into(),
             (None, true) => "no Chromium runs behind the WebView: show the web screen".into(),
         }
+    }
+
+    /// Whether dumps show the page inside the WebView ([`expose`]).
+    pub fn a11y(&self) -> bool {
+        self.lock().a11y
+    }
+
+    /// Turns the page's exposure in dumps on or off (`web a11y on|off`).
+    pub fn set_a11y(&self, on: bool) {
+        self.lock().a11y = on;
     }
 
     /// Turns the app's WebView debugging on or off: off kills Chromium; on starts it when the

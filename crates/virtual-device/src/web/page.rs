@@ -91,6 +91,20 @@ impl Page {
         Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
     }
 
+    /// What the page exposes to accessibility services: its full accessibility tree
+    /// (`Accessibility.getFullAXTree`) and a DOM snapshot with layout rectangles
+    /// (`DOMSnapshot.captureSnapshot`). Reads only: no navigation, no emulation change.
+    pub async fn a11y_tree(&self) -> Result<(Value, Value), String> {
+        let ax = self.call("Accessibility.getFullAXTree", json!({})).await?;
+        let snapshot = self
+            .call(
+                "DOMSnapshot.captureSnapshot",
+                json!({"computedStyles": [], "includeDOMRects": true}),
+            )
+            .await?;
+        Ok((ax, snapshot))
+    }
+
     /// Opens `url` and waits until it has loaded.
     pub async fn navigate(&self, url: &str) -> Result<(), String> {
         let r = self.call("Page.navigate", json!({"url": url})).await?;

@@ -143,7 +143,7 @@ impl DeviceController {
         // What the screen's pages logged goes to the device's log as it is read, when that log
         // is followed already (a logs request takes it in any case).
         if let Some(logs) = self.logs.get(&device.udid) {
-            super::logs::absorb_page_events(&*backend, device, &logs);
+            super::logs::absorb_page_events(backend, device, &logs);
         }
         let previous = session.last();
         let screen = ui::analyze(

@@ -250,6 +250,11 @@ pub(super) fn role_of(ax_role: &str, editable: bool, modal: bool) -> Role {
     }
 }
 
+/// Roles a finger acts on by themselves (a list's item is acted on through what it holds).
+pub(super) fn is_control(role: Role) -> bool {
+    role.is_control() && role != Role::Cell
+}
+
 /// Roles whose name is made of their content: their descendants add nothing but repeats.
 pub(super) fn is_leaf(role: Role) -> bool {
     matches!(
@@ -426,20 +431,7 @@ fn element(node: &AxNode, dom: &HashMap<u64, DomNode>, mapping: &Mapping) -> Opt
     }
     let disabled = node.flag("disabled");
     let checkable = matches!(role, Role::Checkbox | Role::Radio | Role::Switch);
-    let clickable = !disabled
-        && (matches!(
-            role,
-            Role::Button
-                | Role::Link
-                | Role::Textbox
-                | Role::Checkbox
-                | Role::Radio
-                | Role::Switch
-                | Role::Tab
-                | Role::Menuitem
-                | Role::Picker
-                | Role::Slider
-        ) || facts.is_some_and(|f| f.clickable));
+    let clickable = !disabled && (is_control(role) || facts.is_some_and(|f| f.clickable));
     let tag = facts.map(|f| f.tag.as_str()).unwrap_or("");
     let tag = match tag {
         "#text" => "text",

@@ -8,7 +8,7 @@
 
 use serde::Deserialize;
 
-use super::page::{is_leaf, role_of, PageRead};
+use super::page::{is_control, role_of, PageRead};
 use crate::ui::model::{Element, Rect, Role, States};
 use crate::ui::web::{WebContent, WEB_CLASS_PREFIX};
 
@@ -145,8 +145,7 @@ pub fn read_items(answer: &serde_json::Value, host: Rect) -> Option<PageRead> {
             at.push(parent);
             continue;
         }
-        let control = is_leaf(role) && !matches!(role, Role::Text | Role::Heading | Role::Image);
-        let clickable = !item.disabled && (control || item.click);
+        let clickable = !item.disabled && (is_control(role) || item.click);
         let el = Element {
             role,
             text: (role == Role::Textbox)

@@ -159,6 +159,13 @@ async fn the_web_login_is_read_with_refs_signed_in_by_them_and_verified() {
         )
         .await;
         assert_eq!(status, StatusCode::OK, "{typed}");
+        if id == "email" {
+            assert_eq!(
+                typed["details"]["readback"], value,
+                "read back from the page: {typed}"
+            );
+            assert_eq!(typed["details"]["matched"], true, "{typed}");
+        }
         let got = eval(&h, &format!("document.getElementById('{id}').value"));
         assert_eq!(got, value, "the page's field has what was typed");
     }
@@ -375,5 +382,35 @@ async fn what_the_page_logs_and_throws_is_in_the_logs_and_crashes() {
     assert!(
         text.contains("TypeError") && text.contains("requestSubmit"),
         "{one}"
+    );
+}
+
+#[tokio::test]
+async fn scroll_to_brings_web_content_below_the_fold_into_view() {
+    let h = start_device();
+    let app = app_for(&h);
+    let page = web_screen(&h, &app).await;
+    let footer = "Terms of service and privacy notice";
+    assert!(
+        !snapshot_text(&page).contains(footer),
+        "below the fold at first: {}",
+        snapshot_text(&page)
+    );
+    let (status, body) = act(
+        &app,
+        "scroll-to",
+        json!({"selector": {"text": footer}, "max_scrolls": 6}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["details"]["scrolls"].as_u64().unwrap() >= 1, "{body}");
+    // The page scrolled (a swipe inside the WebView is a finger's drag on the page).
+    let scrolled = eval(&h, "window.scrollY");
+    assert!(scrolled.as_f64().unwrap() > 0.0, "{scrolled}");
+    let now = snapshot(&app).await;
+    assert!(
+        snapshot_text(&now).contains(footer),
+        "{}",
+        snapshot_text(&now)
     );
 }

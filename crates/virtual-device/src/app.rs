@@ -32,8 +32,11 @@
 //! [`crate::demo_api`]. A tap's transition may `carry` texts from inside the element tapped
 //! to the screen it opens (`{"…:id/item_title": "…:id/toolbar_title"}`), so each row of a list
 //! opens a detail of its own. A screen's `web` names its WebView (`"web":
-//! "com.mobilectl.demo:id/help_web"`) when a real Chromium should stand behind it
-//! (`web`).
+//! "com.mobilectl.demo:id/help_web"`, or `""` for a WebView without one) when a real Chromium
+//! should stand behind it (`web`); its `devtools` says whose DevTools socket that is: the app's
+//! WebView's (`"webview"`, the default: `webview_devtools_remote_<pid>`) or Chrome's
+//! (`"chrome"`: the screen is a Chrome Custom Tab over the app, run by Chrome's own process —
+//! the package of the screen's `activity` — and its socket is `chrome_devtools_remote`).
 //!
 //! How taps, keys and typing change the screens: see [`super::state`].
 
@@ -119,6 +122,20 @@ pub struct ScreenSpec {
     /// `web`); without it a WebView shows nothing.
     #[serde(default)]
     pub web: Option<String>,
+    /// Whose WebView `web` is: the app's, or Chrome's (a Custom Tab).
+    #[serde(default)]
+    pub devtools: Devtools,
+}
+
+/// Whose DevTools socket a screen's WebView has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Devtools {
+    /// The app's own WebView: `webview_devtools_remote_<the app's pid>`.
+    #[default]
+    Webview,
+    /// Chrome's (a Custom Tab): `chrome_devtools_remote`, in Chrome's process.
+    Chrome,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -158,6 +175,7 @@ const DEMO_FILES: &[(&str, &str)] = &[
     ("detail.xml", include_str!("demo/detail.xml")),
     ("a11y.xml", include_str!("demo/a11y.xml")),
     ("web.xml", include_str!("demo/web.xml")),
+    ("tab.xml", include_str!("demo/tab.xml")),
 ];
 
 impl App {

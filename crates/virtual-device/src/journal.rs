@@ -69,7 +69,7 @@ impl Journal {
         self.append("uia2", request.into());
     }
 
-    /// What the device did with the WebView's Chromium: `start pid=… port=… ms=…`, `tap X Y`.
+    /// What the device did with the WebView's Chromium: `start pid=… socket=… port=… ms=…`, `tap X Y`.
     pub fn web(&self, what: &str) {
         self.append("web", what.into());
     }

@@ -30,6 +30,13 @@
 //!   `@webview_devtools_remote_<pid>` in `/proc/net/unix` and `adb forward
 //!   localabstract:webview_devtools_remote_<pid>` reaches Chromium's DevTools (`/json/list`,
 //!   the page's WebSocket); screenshots show the page, taps, swipes, text and keys reach it.
+//!   The demo's screens: `login` (initial), `login_error`, `permission`, `list`, `detail`,
+//!   `a11y`, `web` (the WebView above) and `tab`: a Chrome Custom Tab over the app
+//!   (`com.android.chrome/org.chromium.chrome.browser.customtabs.CustomTabActivity`, every
+//!   node Chrome's: its toolbar with "Close tab", then its web contents as one bare
+//!   `android.webkit.WebView` at `[0,231][1080,2400]`), run by Chrome's own process while it
+//!   shows; the same sign-in page, on Chrome's socket `@chrome_devtools_remote`; BACK or
+//!   "Close tab" closes it.
 //! - [`faults`]: latency, failing dumps, dropped connections, offline.
 //! - `ipc`: the Unix socket for applets and run-time control from other processes.
 //! - [`testing`]: a blocking harness for integration tests (device subprocess + private

@@ -9,18 +9,20 @@
 //! toggles `checked`; password fields dump bullets. Typed text survives navigation and is reset
 //! by `am force-stop`/`pm clear`. Away from the app (HOME, force-stop) the screen is a
 //! launcher with one icon (tap it to launch the app). What the app does also costs it CPU
-//! time, frames and memory ([`perf`]).
+//! time, frames and memory ([`perf`]). A screen whose `devtools` is `chrome` is a Chrome Custom
+//! Tab over the app: Chrome's process (the package of the screen's activity) runs while it is
+//! the app's screen, and ends when it closes (BACK, "Close tab", the app stopped).
 
 pub mod frames;
 mod lifecycle;
 pub mod perf;
 mod rotation;
 mod shade;
-mod web;
+pub mod web;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::app::{App, ScreenSpec, Transition};
+use super::app::{App, Devtools, ScreenSpec, Transition};
 use super::log::{Buffer, DeviceLog};
 use super::uixml::{Hierarchy, Node, Rect};
 
@@ -48,8 +50,10 @@ pub struct DeviceState {
     pub installed: BTreeMap<String, String>,
     /// The instrumentations installed packages declare: package → (runner class, target).
     pub instrumentations: BTreeMap<String, Vec<(String, String)>>,
-    /// Other apps' processes running (an instrumentation's): pid → process name.
+    /// Other apps' processes running (an instrumentation's, Chrome's): pid → process name.
     pub others: BTreeMap<u32, String>,
+    /// Chrome's process (one of `others`) while a Custom Tab is the app's screen.
+    tab_pid: Option<u32>,
     pub permissions: BTreeSet<(String, String)>,
     pub settings: BTreeMap<(String, String), String>,
     pub props: BTreeMap<String, String>,
@@ -109,6 +113,7 @@ impl DeviceState {
             installed: BTreeMap::new(),
             instrumentations: BTreeMap::new(),
             others: BTreeMap::new(),
+            tab_pid: None,
             permissions: BTreeSet::new(),
             settings,
             props: BTreeMap::new(),
@@ -127,6 +132,7 @@ impl DeviceState {
         s.boot();
         s.start_process();
         s.screen_shown();
+        s.sync_tab_process();
         s
     }
 
@@ -338,6 +344,57 @@ impl DeviceState {
                 self.screen_shown();
             }
             _ => {}
+        }
+        self.sync_tab_process();
+    }
+
+    /// The package whose process shows the app's current screen when it is a Custom Tab
+    /// (`devtools: chrome`): its activity's.
+    fn tab_package(&self) -> Option<String> {
+        let spec = self.spec()?;
+        if spec.devtools != Devtools::Chrome {
+            return None;
+        }
+        let comp = self.app.component(&self.screen);
+        comp.split_once('/').map(|(pkg, _)| pkg.to_string())
+    }
+
+    /// Chrome's process while a Custom Tab is the app's screen (its pid: `pidof`).
+    pub fn tab_pid(&self) -> Option<u32> {
+        self.tab_pid.filter(|p| self.others.contains_key(p))
+    }
+
+    /// Starts Chrome's process when a Custom Tab became the app's screen, ends it when the tab
+    /// closed (another screen, the app stopped).
+    fn sync_tab_process(&mut self) {
+        let want = if self.running {
+            self.tab_package()
+        } else {
+            None
+        };
+        let have = self
+            .tab_pid()
+            .and_then(|p| self.others.get(&p).map(|n| (p, n.clone())));
+        if let (Some(w), Some((_, h))) = (&want, &have) {
+            if w == h {
+                return;
+            }
+        }
+        if let Some((pid, _)) = have {
+            self.end_other_process(pid, "cch CEM");
+        }
+        self.tab_pid = want.map(|pkg| {
+            let comp = self.app.component(&self.screen);
+            self.start_other_process(&pkg, &format!("top-activity {{{comp}}}"))
+        });
+    }
+
+    /// `am force-stop PACKAGE` of another app: a Custom Tab its process shows closes (the
+    /// screen before it comes back).
+    pub fn force_stop_other(&mut self, package: &str) {
+        if self.tab_package().as_deref() == Some(package) && self.tab_pid().is_some() {
+            self.unfocus();
+            self.go("@back");
         }
     }
 
@@ -656,6 +713,7 @@ impl DeviceState {
                 self.go(s);
             }
         }
+        self.sync_tab_process();
         self.log_start();
     }
 
@@ -705,6 +763,7 @@ impl DeviceState {
         self.typed.clear();
         self.live = self.app.screens.clone();
         self.screen = self.app.spec.initial.clone();
+        self.sync_tab_process();
     }
 
     /// The screen whose activity (`.Name` or `pkg.Name`) matches.

@@ -2,7 +2,8 @@
 //! socket `webview_devtools_remote_<pid>` in `/proc/net/unix` and behind `adb forward`
 //! (`/json/list`, `/json/version`, the page's WebSocket), its lifecycle (`web kill`, the
 //! screen shown anew, force-stop, `web debug off`), screenshots of the page, and taps, swipes,
-//! text and keys reaching it as a finger and a keyboard would.
+//! text and keys reaching it as a finger and a keyboard would; and the demo's Chrome Custom
+//! Tab (`screen tab`), whose page is Chrome's, on `chrome_devtools_remote`.
 //!
 //! These tests need Chromium on the host (`apt-get install chromium`, or `MOBILECTL_CHROMIUM`);
 //! without it they fail saying so.
@@ -606,4 +607,199 @@ fn with_web_a11y_off_the_webview_is_bare_again() {
     vd.control(&["web", "a11y", "off"]).unwrap();
     assert!(in_webview(&dump(&vd)).is_empty());
     assert_eq!(vd.state()["web"]["a11y"], false);
+}
+
+/// The Custom Tab's WebView: Chrome's content area, below its 147 px toolbar.
+const TAB_WEBVIEW: [i64; 4] = [0, 231, 1080, 2400];
+const CHROME: &str = "com.android.chrome";
+const CUSTOM_TAB: &str =
+    "com.android.chrome/org.chromium.chrome.browser.customtabs.CustomTabActivity";
+
+fn chrome_listed(vd: &VdHarness) -> bool {
+    unix_sockets(vd).contains("@chrome_devtools_remote\n")
+}
+
+/// `dumpsys window`'s focused window line.
+fn focus(vd: &VdHarness) -> String {
+    let out = vd.adb(&["shell", "dumpsys", "window"]);
+    assert!(out.success(), "{out:?}");
+    out.stdout_text()
+        .lines()
+        .find(|l| l.contains("mCurrentFocus="))
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn a_custom_tab_is_chromes_on_chrome_devtools_remote_and_closes() {
+    need_chromium();
+    let vd = VdHarness::start(BIN, &[]).expect("virtual device + adb");
+    let packages = vd.adb(&["shell", "pm", "list", "packages"]).stdout_text();
+    assert!(
+        packages.contains("package:com.android.chrome\n"),
+        "{packages}"
+    );
+    assert!(!vd.adb(&["shell", "pidof", CHROME]).success());
+    vd.control(&["screen", "tab"]).unwrap();
+    assert_eq!(vd.state()["web"]["running"], true, "{}", vd.state()["web"]);
+
+    // Chrome's socket, not the app's WebView's.
+    let sockets = unix_sockets(&vd);
+    assert!(sockets.contains("@chrome_devtools_remote\n"), "{sockets}");
+    assert!(!sockets.contains("webview_devtools_remote_"), "{sockets}");
+    let focused = focus(&vd);
+    assert!(focused.contains(CUSTOM_TAB), "{focused}");
+    let chrome_pid = vd.adb(&["shell", "pidof", CHROME]);
+    assert!(chrome_pid.success(), "{chrome_pid:?}");
+    let chrome_pid = chrome_pid.stdout_text().trim().to_string();
+    assert_ne!(chrome_pid, app_pid(&vd));
+
+    // chrome://inspect's way in: the sign-in page.
+    let out = vd.adb(&["forward", "tcp:0", "localabstract:chrome_devtools_remote"]);
+    assert!(out.success(), "{out:?}");
+    let port: u16 = out.stdout_text().trim().parse().unwrap();
+    let (status, body) = http_get(port, "/json/list").unwrap();
+    assert_eq!(status, 200, "{body}");
+    let list: Value = serde_json::from_str(&body).unwrap();
+    let page = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["type"] == "page")
+        .unwrap_or_else(|| panic!("no page: {list}"));
+    assert_eq!(page["title"], "Help centre sign-in");
+    assert!(
+        page["url"].as_str().unwrap().ends_with("/login.html"),
+        "{page}"
+    );
+
+    // The dump: Chrome's toolbar, then its web contents as one bare WebView.
+    let xml = dump(&vd);
+    let all = nodes(&xml);
+    assert!(all.iter().all(|(_, a)| a["package"] == CHROME), "{xml}");
+    let by_id = |id: &str| {
+        all.iter()
+            .find(|(_, a)| a["resource-id"] == id)
+            .map(|(_, a)| a.clone())
+            .unwrap_or_else(|| panic!("{id}: {xml}"))
+    };
+    by_id("com.android.chrome:id/toolbar");
+    assert_eq!(
+        by_id("com.android.chrome:id/title_bar")["text"],
+        "Help centre sign-in"
+    );
+    assert_eq!(
+        by_id("com.android.chrome:id/url_bar")["class"],
+        "android.widget.TextView"
+    );
+    let close = all
+        .iter()
+        .find(|(_, a)| a["content-desc"] == "Close tab")
+        .map(|(_, a)| a.clone())
+        .expect("Close tab");
+    assert_eq!(close["clickable"], "true");
+    assert!(all.iter().any(|(_, a)| a["content-desc"] == "More options"));
+    let webviews: Vec<usize> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, a))| a["class"] == "android.webkit.WebView")
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(webviews.len(), 1, "{xml}");
+    let (up, webview) = &all[webviews[0]];
+    assert_eq!(webview["resource-id"], "");
+    assert_eq!(bounds(webview), TAB_WEBVIEW);
+    let depth = up.len();
+    assert!(
+        all[webviews[0] + 1..]
+            .iter()
+            .all(|(above, _)| above.len() <= depth),
+        "bare: {xml}"
+    );
+
+    // The page fills the content area (CSS px = px / 2.625) and takes taps like the web screen's.
+    let inner = eval(&vd, "[innerWidth, innerHeight]");
+    let css = |px: i64| (px as f64 / DPR).round();
+    assert_eq!(
+        inner[0].as_f64(),
+        Some(css(TAB_WEBVIEW[2] - TAB_WEBVIEW[0]))
+    );
+    assert_eq!(
+        inner[1].as_f64(),
+        Some(css(TAB_WEBVIEW[3] - TAB_WEBVIEW[1]))
+    );
+    let r = eval(
+        &vd,
+        "(() => { const r = document.getElementById('submit').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()",
+    );
+    let (x, y) = (r[0].as_f64().unwrap(), r[1].as_f64().unwrap());
+    tap(
+        &vd,
+        (
+            (x * DPR).round() as i64,
+            (TAB_WEBVIEW[1] as f64 + y * DPR).round() as i64,
+        ),
+    );
+    assert_eq!(
+        eval(&vd, "document.getElementById('error').textContent"),
+        "Enter your email and password"
+    );
+
+    // Screenshots show the page in the content area; with `web a11y on` the page's nodes are
+    // inside the WebView, Chrome's.
+    let img = screenshot(&vd);
+    let px = img.get_pixel(540, 2300).0;
+    assert_eq!([px[0], px[1], px[2]], PAGE_BACKGROUND);
+    vd.control(&["web", "a11y", "on"]).unwrap();
+    let exposed = nodes(&dump(&vd));
+    let start = exposed
+        .iter()
+        .position(|(_, a)| a["class"] == "android.webkit.WebView")
+        .unwrap();
+    let inside: Vec<&Attrs> = exposed[start + 1..]
+        .iter()
+        .take_while(|(up, _)| up.len() > depth)
+        .map(|(_, a)| a)
+        .collect();
+    assert!(
+        inside
+            .iter()
+            .any(|a| a["text"] == "Sign in" && a["package"] == CHROME),
+        "{inside:?}"
+    );
+    vd.control(&["web", "a11y", "off"]).unwrap();
+
+    // BACK closes the tab: the app's screen again, Chrome's process and socket gone.
+    shell(&vd, &["input", "keyevent", "4"]);
+    assert!(!chrome_listed(&vd), "{}", unix_sockets(&vd));
+    assert!(http_get(port, "/json/list").is_err());
+    assert!(!vd.adb(&["shell", "pidof", CHROME]).success());
+    let focused = focus(&vd);
+    assert!(focused.contains("com.mobilectl.demo/"), "{focused}");
+    assert_eq!(vd.state()["screen"], "login");
+
+    // From the app's WebView to a tab: the socket changes with the WebView in front; the
+    // close button closes the tab.
+    vd.control(&["screen", "web"]).unwrap();
+    let pid = app_pid(&vd);
+    assert!(listed(&vd, &pid), "{}", unix_sockets(&vd));
+    vd.control(&["screen", "tab"]).unwrap();
+    assert!(chrome_listed(&vd), "{}", unix_sockets(&vd));
+    assert!(!listed(&vd, &pid), "{}", unix_sockets(&vd));
+    let b = bounds(&close);
+    tap(&vd, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2));
+    assert!(!chrome_listed(&vd), "{}", unix_sockets(&vd));
+    assert_eq!(vd.state()["screen"], "web");
+    let journal = web_journal(&vd);
+    assert!(
+        journal
+            .iter()
+            .any(|l| l.starts_with("start pid=") && l.contains("socket=chrome_devtools_remote")),
+        "{journal:?}"
+    );
+    assert!(
+        journal.iter().any(|l| l == "kill: Chrome's process ended"),
+        "{journal:?}"
+    );
 }

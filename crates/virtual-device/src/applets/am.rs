@@ -23,6 +23,8 @@ const SYSTEM_PACKAGES: &[&str] = &[
     IME_PKG,
     "com.android.permissioncontroller",
     "com.android.shell",
+    // Chrome: the demo's Custom Tab (its `tab` screen) runs in its process.
+    "com.android.chrome",
 ];
 
 fn known(st: &DeviceState, pkg: &str) -> bool {
@@ -51,6 +53,8 @@ pub fn am(dev: &Device, args: &[String]) -> AppletResult {
             if let Some(pkg) = rest.iter().rev().find(|a| !a.starts_with('-')) {
                 if pkg == &st.app.spec.package {
                     st.force_stop();
+                } else {
+                    st.force_stop_other(pkg);
                 }
                 if crate::uia2::is_server_package(pkg) {
                     drop(st);

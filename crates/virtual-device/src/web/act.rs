@@ -16,7 +16,7 @@ use crate::Device;
 /// The page of the WebView in front (the web screen shown, its Chromium running).
 fn in_front(dev: &Device) -> Option<Arc<Page>> {
     let view = dev.state().web_view()?;
-    dev.web.page_of(view.app_pid)
+    dev.web.page_of(&view)
 }
 
 /// The page and the point (CSS pixels) under a screen point inside the WebView in front.
@@ -24,7 +24,7 @@ fn under(dev: &Device, x: i32, y: i32) -> Option<(Arc<Page>, (f64, f64))> {
     let (page, (ux, uy)) = {
         let st = dev.state();
         let view = st.web_view()?;
-        (dev.web.page_of(view.app_pid)?, st.upright(x, y))
+        (dev.web.page_of(&view)?, st.upright(x, y))
     };
     page.viewport
         .contains(ux, uy)
@@ -155,7 +155,7 @@ pub fn composite(dev: &Device, img: &mut RgbaImage) {
     let Some((page, b)) = ({
         let st = dev.state();
         st.web_view()
-            .and_then(|view| Some((dev.web.page_of(view.app_pid)?, st.web_view_shown_bounds()?)))
+            .and_then(|view| Some((dev.web.page_of(&view)?, st.web_view_shown_bounds()?)))
     }) else {
         return;
     };

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::a11y::{self, Frame};
 use super::input::DENSITY_DPI;
+use crate::state::web::is_web_view;
 use crate::uixml::Hierarchy;
 use crate::Device;
 
@@ -23,20 +24,19 @@ pub fn fill(dev: &Device, h: &mut Hierarchy, heading: bool) {
     if !dev.web.a11y() {
         return;
     }
-    let (view, package) = {
-        let st = dev.state();
-        (st.web_view(), st.app.spec.package.clone())
+    let Some(view) = dev.state().web_view() else {
+        return;
     };
-    let Some(view) = view else { return };
-    let Some(path) = h
+    // The page's nodes are the package's whose WebView it is (the app's, or Chrome's).
+    let Some((path, package)) = h
         .walk()
         .into_iter()
-        .find(|(_, n)| n.get("resource-id") == view.id)
-        .map(|(p, _)| p)
+        .find(|(_, n)| is_web_view(n, &view.id))
+        .map(|(p, n)| (p, n.get("package").to_string()))
     else {
         return;
     };
-    let Some(page) = dev.web.page_of(view.app_pid) else {
+    let Some(page) = dev.web.page_of(&view) else {
         dev.journal.web(&format!(
             "a11y: the WebView is bare: {}",
             dev.web.why_bare()

@@ -6,10 +6,16 @@
 //! forward` opens) reaches Chromium's DevTools port byte for byte, so `/json/list`,
 //! `/json/version` and the page's WebSocket work as on a phone.
 //!
+//! A Chrome Custom Tab (a screen whose `devtools` is `chrome`, the demo's `tab`) is served the
+//! same way, for Chrome's process and on Chrome's fixed socket, `@chrome_devtools_remote`
+//! ([`CHROME_SOCKET`]). One Chromium serves the WebView in front: when another one comes in
+//! front (the web screen, then the tab) the first's is killed and the socket changes with it.
+//!
 //! Chromium starts once, lazily, the first time the screen shows (the screen's show count is
 //! the key: [`crate::state::DeviceState::shows`]), in a process group of its own, and is
-//! killed when the device stops, when the app's process ends (force-stop, `pm clear`, a
-//! crash) or is replaced, on `web debug off` and on the `web kill` fault; the WebView is then
+//! killed when the device stops, when the process it serves ends (the app's: force-stop, `pm
+//! clear`, a crash, or is replaced; Chrome's: the tab closed), when another WebView comes in
+//! front, on `web debug off` and on the `web kill` fault; the WebView is then
 //! bare (no socket, nothing drawn) until the screen is shown anew. Without a Chromium on the
 //! host the WebView stays bare and the journal says why.
 //!
@@ -17,7 +23,7 @@
 //! CSS pixels at the density's scale, `mobile`, touch on); screenshots, touches and keys reach
 //! it through [`act`] (`screenrecord` draws only the native screen: its frames follow the
 //! hierarchy, and the WebView is bare in them). Everything the device does with Chromium is journaled as
-//! `{"web":"start pid=… port=… ms=…"}`, `{"web":"tap X Y"}` (CSS pixels), `{"web":"kill: …"}`…
+//! `{"web":"start pid=… socket=… port=… ms=…"}`, `{"web":"tap X Y"}` (CSS pixels), `{"web":"kill: …"}`…
 //!
 //! With `web a11y on` the dumps (`uiautomator dump`, the UiAutomator2 stand-in's page source)
 //! show the page inside the WebView as a real WebView exposes it to accessibility services
@@ -43,6 +49,7 @@ use serde_json::{json, Value};
 use tokio::sync::watch;
 
 use crate::sockets::Binding;
+use crate::state::web::WebView;
 use crate::Device;
 use input::{Viewport, DENSITY_DPI};
 pub use page::Page;
@@ -55,13 +62,32 @@ pub fn socket_name(pid: u32) -> String {
     format!("webview_devtools_remote_{pid}")
 }
 
+/// The abstract socket Chrome's DevTools listen on (whatever Chrome's pid).
+pub const CHROME_SOCKET: &str = "chrome_devtools_remote";
+
+/// Whom a Chromium serves: a process (the app's, or Chrome's) and its socket's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Served {
+    pid: u32,
+    socket: String,
+}
+
+impl Served {
+    fn of(view: &WebView) -> Served {
+        Served {
+            pid: view.pid,
+            socket: view.socket.clone(),
+        }
+    }
+}
+
 enum Phase {
     /// No Chromium: the WebView is bare.
     Off,
-    /// Starting for the app's process `app_pid` (its group, once spawned).
+    /// Starting for `served` (its group, once spawned).
     Starting {
         gen: u64,
-        app_pid: u32,
+        served: Served,
         pgid: Option<i32>,
     },
     /// Running, its DevTools port listed as the WebView's socket.
@@ -71,7 +97,7 @@ enum Phase {
 struct Running {
     gen: u64,
     page: Arc<Page>,
-    app_pid: u32,
+    served: Served,
     pgid: i32,
     port: u16,
     _socket: Binding,
@@ -143,10 +169,10 @@ impl Web {
         }
     }
 
-    /// The running page when it belongs to the app's process `app_pid`.
-    pub(crate) fn page_of(&self, app_pid: u32) -> Option<Arc<Page>> {
+    /// The running page when it is the one of `view` (its process, its socket).
+    pub(crate) fn page_of(&self, view: &WebView) -> Option<Arc<Page>> {
         match &self.lock().phase {
-            Phase::Running(r) if r.app_pid == app_pid => Some(r.page.clone()),
+            Phase::Running(r) if r.served == Served::of(view) => Some(r.page.clone()),
             _ => None,
         }
     }
@@ -181,7 +207,8 @@ impl Web {
             Phase::Starting { .. } => v["starting"] = json!(true),
             Phase::Running(r) => {
                 v["running"] = json!(true);
-                v["socket"] = json!(socket_name(r.app_pid));
+                v["socket"] = json!(r.served.socket);
+                v["pid"] = json!(r.served.pid);
                 v["port"] = json!(r.port);
                 v["chromium_pid"] = json!(r.pgid);
             }
@@ -198,7 +225,9 @@ impl Web {
         match (&inner.why, inner.debug) {
             (Some(why), _) => why.clone(),
             (None, false) => "the app's WebView debugging is off (web debug on)".into(),
-            (None, true) => "no Chromium runs behind the WebView: show the web screen".into(),
+            (None, true) => {
+                "no Chromium runs behind the WebView: show the web (or tab) screen".into()
+            }
         }
     }
 
@@ -251,23 +280,31 @@ impl Web {
     }
 }
 
-/// Brings Chromium in line with the app: killed when the app's process it served is gone,
-/// started when a web screen is shown anew with debugging on. Cheap; called by the device's
-/// clock every 20 ms and after every applet and control, so that a force-stop takes the socket
-/// away before its command returns.
+/// Brings Chromium in line with the app: killed when the process it served is gone or another
+/// WebView is in front, started when a web screen is shown anew with debugging on. Cheap;
+/// called by the device's clock every 20 ms and after every applet and control, so that a
+/// force-stop (or a tab's closing) takes the socket away before its command returns.
 pub fn reconcile(dev: &Device) {
     let st = dev.state();
-    let app_pid = st.app_pid();
     let view = st.web_view();
     let web = &dev.web;
     let mut inner = web.lock();
     let served = match &inner.phase {
         Phase::Off => None,
-        Phase::Starting { app_pid, .. } => Some(*app_pid),
-        Phase::Running(r) => Some(r.app_pid),
+        Phase::Starting { served, .. } => Some(served.clone()),
+        Phase::Running(r) => Some(r.served.clone()),
     };
-    if served.is_some() && served != app_pid {
-        web.kill_locked(&mut inner, dev, "the app's process ended");
+    if let Some(served) = served {
+        if !st.process_alive(served.pid) {
+            let whose = if served.socket == CHROME_SOCKET {
+                "Chrome's process ended"
+            } else {
+                "the app's process ended"
+            };
+            web.kill_locked(&mut inner, dev, whose);
+        } else if view.as_ref().is_some_and(|v| Served::of(v) != served) {
+            web.kill_locked(&mut inner, dev, "another WebView is in front");
+        }
     }
     let Some(view) = view else { return };
     if !inner.debug || !matches!(inner.phase, Phase::Off) || inner.settled_at == Some(view.shows) {
@@ -281,16 +318,16 @@ pub fn reconcile(dev: &Device) {
     inner.settled_at = Some(view.shows);
     inner.gen += 1;
     let gen = inner.gen;
+    let served = Served::of(&view);
     inner.phase = Phase::Starting {
         gen,
-        app_pid: view.app_pid,
+        served: served.clone(),
         pgid: None,
     };
     inner.why = None;
     web.bump();
     let viewport = Viewport::new(rect, DENSITY_DPI);
-    web.rt
-        .spawn(start(owner, gen, view.app_pid, viewport, screen));
+    web.rt.spawn(start(owner, gen, served, viewport, screen));
 }
 
 /// Chromium stops with the device.
@@ -298,9 +335,9 @@ pub fn shutdown(dev: &Device) {
     dev.web.kill(dev, "the device stopped");
 }
 
-/// Starts Chromium for the app's process `app_pid` and opens the sign-in page; lists the
-/// socket once the page has loaded, unless the start was overtaken (killed, debugging off).
-async fn start(dev: Arc<Device>, gen: u64, app_pid: u32, viewport: Viewport, screen: (u32, u32)) {
+/// Starts Chromium for `served` and opens the sign-in page; lists its socket once the page
+/// has loaded, unless the start was overtaken (killed, debugging off).
+async fn start(dev: Arc<Device>, gen: u64, served: Served, viewport: Viewport, screen: (u32, u32)) {
     let t0 = Instant::now();
     let web = &dev.web;
     let outcome = launch(&dev, gen, viewport, screen).await;
@@ -313,19 +350,21 @@ async fn start(dev: Arc<Device>, gen: u64, app_pid: u32, viewport: Viewport, scr
             port,
             exited,
         }) if current => {
-            let name = format!("localabstract:{}", socket_name(app_pid));
+            let name = format!("localabstract:{}", served.socket);
             match dev.sockets.bind(&name, ([127, 0, 0, 1], port).into()) {
                 Ok(socket) => {
                     inner.phase = Phase::Running(Running {
                         gen,
                         page,
-                        app_pid,
+                        served: served.clone(),
                         pgid,
                         port,
                         _socket: socket,
                     });
                     dev.journal.web(&format!(
-                        "start pid={app_pid} port={port} ms={}",
+                        "start pid={} socket={} port={port} ms={}",
+                        served.pid,
+                        served.socket,
                         t0.elapsed().as_millis()
                     ));
                     web.rt.spawn(watch_exit(dev.clone(), gen, pgid, exited));

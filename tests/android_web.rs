@@ -414,3 +414,43 @@ async fn scroll_to_brings_web_content_below_the_fold_into_view() {
         snapshot_text(&now)
     );
 }
+
+#[tokio::test]
+async fn a_chrome_custom_tab_is_read_through_chromes_own_socket() {
+    let h = start_device();
+    let app = app_for(&h);
+    h.control(&["screen", "tab"]).unwrap();
+    let tab = snapshot(&app).await;
+    assert!(tab.get("notes").is_none(), "{tab}");
+    assert_eq!(
+        tab["activity"],
+        "com.android.chrome/org.chromium.chrome.browser.customtabs.CustomTabActivity"
+    );
+    let text = snapshot_text(&tab);
+    // Chrome's toolbar, then the page under Chrome's WebView, with refs.
+    assert!(text.contains("Close tab"), "{text}");
+    assert!(text.contains("webview \"Help centre sign-in\""), "{text}");
+    let email = web_element(&tab, "email");
+    assert!(email["ref"].is_string(), "{email}");
+    let (status, typed) = act(
+        &app,
+        "type",
+        json!({"selector": {"css": "#email"}, "text": "tab@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{typed}");
+    assert_eq!(
+        eval(&h, "document.getElementById('email').value"),
+        "tab@example.com"
+    );
+    // Closing the tab: back to the app, the page gone from the tree.
+    let (status, closed) = act(&app, "tap", json!({"selector": {"label": "Close tab"}})).await;
+    assert_eq!(status, StatusCode::OK, "{closed}");
+    let back = snapshot(&app).await;
+    assert!(
+        !snapshot_text(&back).contains("webview"),
+        "{}",
+        snapshot_text(&back)
+    );
+    assert!(back.get("notes").is_none(), "{back}");
+}

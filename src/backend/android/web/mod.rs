@@ -143,7 +143,8 @@ pub fn closed_note(package: &str) -> String {
     format!(
         "a WebView of `{package}` shows nothing of its page, and the page cannot be read over \
          DevTools either: the app does not enable WebView debugging (in its debug build: \
-         `WebView.setWebContentsDebuggingEnabled(true)`)"
+         `WebView.setWebContentsDebuggingEnabled(true)`), or its WebView is still starting \
+         (read again in a moment)"
     )
 }
 

@@ -41,14 +41,14 @@ pub const INSTRUCTIONS: &str = "\
 mobilectl drives Android devices and iOS Simulators. How to work:
 1. Look: `snapshot` gives the screen as a text tree of elements with refs e1..eN (format=json \
 for JSON); `screen_summary` is briefer; `screenshot` is an image; `screenshot_annotated` draws \
-the refs on it.
+refs on it.
 2. Act on one target, given as exactly one of: ref (e12, from the latest snapshot; add its \
 snapshot_id to have it refused if the screen was read again since); x and y (pixels on \
 Android, points on iOS; a screenshot's tap_per_image_pixel turns image positions into them); \
-selector {text, label, id, role (button, textbox, text, image, checkbox, switch, cell, tab, \
-link…), contains, case_insensitive, index}, matched on a fresh read; grid (\"C5\", a cell of \
-`screenshot_annotated` with grid=true). observe: true reads the screen after the action \
-too and answers what changed (settle_ms: wait before that read); measure: true adds the \
+selector {text, label, id, role (button, textbox, text, image, checkbox, switch, tab, \
+link…), css (web pages: \"#email\"), contains, case_insensitive, index}, matched on a \
+fresh read; grid (\"C5\", a cell of `screenshot_annotated` with grid=true). observe: \
+true reads the screen after the action and answers what changed (settle_ms: wait before that read); measure: true adds the \
 app's frames and CPU.
 3. Refs belong to their snapshot. After the screen changes (navigation, typing, scrolling, a \
 dialog) take a new snapshot; an old ref answers STALE_REFERENCE.

@@ -175,3 +175,28 @@ async fn screenshot_pixels_map_to_points() {
         .unwrap();
     assert_eq!(io[..5], ["simctl", "io", UDID, "screenshot", "--type=png"]);
 }
+
+#[tokio::test]
+async fn a_css_selector_on_a_simulator_is_501_saying_where_web_content_is_read() {
+    let fakes = FakeTools::new();
+    let (x, a) = (xcrun(&fakes), ui_tool(&fakes, "axe", AXE_TREE));
+    let app = app_with(
+        toolbox(&[(Tool::Xcrun, &x), (Tool::Axe, &a)]),
+        loopback_policy(),
+    );
+    let (status, body) = call(
+        &app,
+        post(
+            &format!("/api/v1/device/ui/tap?udid={UDID}"),
+            json!({ "selector": { "css": "#email" } }),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    let hint = body["error"]["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("WKWebView"), "{body}");
+    assert!(
+        !fakes.calls("axe").iter().any(|c| c[0] == "tap"),
+        "nothing was tapped"
+    );
+}

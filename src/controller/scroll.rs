@@ -118,7 +118,17 @@ impl DeviceController {
                 }
                 _ => {}
             }
-            let end_reached = previous_fingerprint.as_deref() == Some(&snapshot.screen.fingerprint);
+            let mut end_reached =
+                previous_fingerprint.as_deref() == Some(&snapshot.screen.fingerprint);
+            if end_reached && snapshot.tree.nodes.iter().any(crate::ui::web::is_web) {
+                // A page scrolls on its own time (the browser's compositor, a fling after the
+                // finger lifts): what looks unmoved may not have moved yet. One more read.
+                snapshot = self.dump_locked(&action.device, &action.session).await?;
+                end_reached = previous_fingerprint.as_deref() == Some(&snapshot.screen.fingerprint);
+                if !end_reached {
+                    continue;
+                }
+            }
             if scrolls >= max_scrolls || end_reached {
                 let why = if end_reached {
                     format!("the content stopped moving after {scrolls} scroll(s)")

@@ -14,6 +14,9 @@ use super::viewport;
 use crate::exec::{HttpClient, HttpRequest};
 use crate::ui::model::Rect;
 
+/// Most pages of one socket tried when attaching (a browser with many tabs).
+const MAX_TRIED: usize = 8;
+
 /// Why a page could not be attached or read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WebError {
@@ -23,6 +26,9 @@ pub enum WebError {
     /// The list has no page a WebView shows.
     #[error("the DevTools socket lists no page this WebView shows")]
     NoPage,
+    /// The attached page is hidden: its WebView is not the one on the screen now.
+    #[error("the attached page is hidden (its WebView is not the one shown)")]
+    Hidden,
     /// The protocol failed.
     #[error(transparent)]
     Cdp(#[from] CdpError),
@@ -53,13 +59,26 @@ impl Attached {
             .await
             .map_err(|e| WebError::List(e.to_string()))?;
         let all = targets::parse(&list.text()).map_err(WebError::List)?;
-        let target = targets::pick(&all, host).ok_or(WebError::NoPage)?.clone();
-        let path = target.socket_path().ok_or(WebError::NoPage)?;
-        let ws = format!("ws://{}{path}", base.trim_start_matches("http://"));
-        let cdp = Cdp::connect(&ws, limit).await?;
-        // Console messages and uncaught errors are events only once Runtime is enabled.
-        cdp.call("Runtime.enable", json!({}), limit).await?;
-        Ok(Attached { target, cdp })
+        let candidates = targets::candidates(&all, host);
+        let last = candidates.len().min(MAX_TRIED);
+        for (i, target) in candidates.into_iter().take(MAX_TRIED).enumerate() {
+            let path = target.socket_path().ok_or(WebError::NoPage)?;
+            let ws = format!("ws://{}{path}", base.trim_start_matches("http://"));
+            let page = Attached {
+                target: target.clone(),
+                cdp: Cdp::connect(&ws, limit).await?,
+            };
+            // A hidden page is not the one shown (Chrome's tabs behind the one in front, a
+            // WebView behind another screen): the next one is tried, the last is kept.
+            let probe = page.evaluate(viewport::PROBE, limit).await?;
+            if probe["hidden"] == true && i + 1 < last {
+                continue;
+            }
+            // Console messages and uncaught errors are events only once Runtime is enabled.
+            page.cdp.call("Runtime.enable", json!({}), limit).await?;
+            return Ok(page);
+        }
+        Err(WebError::NoPage)
     }
 
     /// Why the page's connection ended (the page closed, the browser died), once it has.
@@ -81,8 +100,11 @@ impl Attached {
         max_elements: usize,
         limit: Duration,
     ) -> Result<PageRead, WebError> {
-        let count = self.evaluate(viewport::COUNT, limit).await?;
-        if count.as_u64().unwrap_or(0) > viewport::LARGE_PAGE {
+        let probe = self.evaluate(viewport::PROBE, limit).await?;
+        if probe["hidden"] == true {
+            return Err(WebError::Hidden);
+        }
+        if probe["n"].as_u64().unwrap_or(0) > viewport::LARGE_PAGE {
             let answer = self
                 .evaluate(&format!("({})({max_elements})", viewport::SCRIPT), limit)
                 .await?;

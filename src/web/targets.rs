@@ -106,6 +106,21 @@ pub fn pick(targets: &[Target], host: Rect) -> Option<&Target> {
         .copied()
 }
 
+/// The pages to try for a WebView at `host`, best first: [`pick`]'s choice, then the other
+/// pages (a tab in front is known only by asking the page itself whether it is hidden).
+pub fn candidates(targets: &[Target], host: Rect) -> Vec<&Target> {
+    let first = pick(targets, host);
+    first
+        .into_iter()
+        .chain(targets.iter().filter(|t| {
+            t.kind == "page"
+                && t.socket_path().is_some()
+                && first.is_none_or(|f| f.id != t.id)
+                && t.place().is_none_or(|p| p.visible)
+        }))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +196,12 @@ mod tests {
             targets[1].socket_path().as_deref(),
             Some("/devtools/page/top")
         );
+        // To try in order: the pick, then the other shown pages (never a hidden view).
+        let order: Vec<&str> = candidates(&targets, Rect::new(0., 1252., 1080., 1148.))
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect();
+        assert_eq!(order, ["bottom", "top"]);
     }
 
     #[test]

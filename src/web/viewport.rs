@@ -15,8 +15,10 @@ use crate::ui::web::{WebContent, WEB_CLASS_PREFIX};
 /// Pages with more elements than this are read near their viewport.
 pub const LARGE_PAGE: u64 = 1500;
 
-/// How many elements the page has (`Runtime.evaluate`, answers a number).
-pub const COUNT: &str = "document.getElementsByTagName('*').length";
+/// How many elements the page has, and whether it is hidden (a WebView not shown: detached, or
+/// behind another screen); `Runtime.evaluate` answers `{n, hidden}`.
+pub const PROBE: &str =
+    "({n: document.getElementsByTagName('*').length, hidden: document.visibilityState === 'hidden'})";
 
 /// The script's body: a function of the most elements to keep, answering
 /// `{url, title, vx, vy, vw, vh, total, items: [{p, tag, role, name, value, id, type, x, y, w,

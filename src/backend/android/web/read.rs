@@ -62,12 +62,40 @@ impl AdbBackend {
         let limit = self.web_limit();
         let mut contents = Vec::new();
         for (view, page) in pairs {
-            let Some(page) = page else { continue };
-            match page
+            let Some(mut page) = page else { continue };
+            let mut answer = page
                 .attached
                 .read(view.bounds, MAX_WEB_ELEMENTS, limit)
-                .await
-            {
+                .await;
+            if matches!(answer, Err(crate::web::WebError::Hidden)) {
+                // The page kept from an earlier read belongs to a WebView no longer shown (an
+                // app with several): attach anew to the page this one shows, once.
+                if self.web.forget(serial, &page) {
+                    self.unforward(serial, &page).await;
+                }
+                match self
+                    .attach(serial, &view.package, &page.socket, &view)
+                    .await
+                {
+                    Ok(fresh) => {
+                        self.web.keep(serial, fresh.clone());
+                        page = fresh;
+                        answer = page
+                            .attached
+                            .read(view.bounds, MAX_WEB_ELEMENTS, limit)
+                            .await;
+                    }
+                    Err(why) => {
+                        notes.push(format!(
+                            "the page in the WebView of `{}` could not be attached over \
+                             DevTools ({why}): the snapshot shows the app's native part only",
+                            view.package
+                        ));
+                        continue;
+                    }
+                }
+            }
+            match answer {
                 Ok(read) => {
                     if let Ok(mut url) = page.url.lock() {
                         url.clone_from(&read.content.url);

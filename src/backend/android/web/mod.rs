@@ -1,11 +1,10 @@
-//! Web content on an Android screen, as far as mobilectl reads it today: which WebViews a
-//! read shows without any content of theirs, and whether their page could be read over the
-//! Chrome DevTools Protocol instead — a debuggable WebView listens on the abstract socket
+//! The WebViews of an Android screen and where their pages can be read: which WebViews a dump
+//! has (their app, bounds, and whether they show anything of their page), the DevTools socket
+//! of each app — a debuggable WebView listens on the abstract socket
 //! `webview_devtools_remote_PID` of its app's process, Chrome on `chrome_devtools_remote`,
-//! both listed in `/proc/net/unix` (what `chrome://inspect` looks at). A WebView with neither
-//! content nor a socket is said in the read's notes, with the fix, never left as an empty
-//! screen without explanation. A screen without such a WebView costs nothing: the socket list
-//! is read (one round trip) only when the dump has one.
+//! both listed in `/proc/net/unix` on the device (what `chrome://inspect` looks at) — and the
+//! note for a WebView with neither content nor a socket, with the fix. Reading the pages is
+//! [`read`]'s; keeping them attached is [`pages`]'.
 
 use std::collections::BTreeSet;
 
@@ -105,15 +104,6 @@ pub fn webviews(xml: &str) -> Vec<WebViewNode> {
     found
 }
 
-/// The packages of the WebViews in `xml` that show nothing of their page.
-pub fn bare_webviews(xml: &str) -> BTreeSet<String> {
-    webviews(xml)
-        .into_iter()
-        .filter(|w| w.bare)
-        .map(|w| w.package)
-        .collect()
-}
-
 /// The abstract sockets of `/proc/net/unix` (its `@NAME` paths) that are DevTools'.
 pub fn devtools_sockets(net_unix: &str) -> BTreeSet<String> {
     net_unix
@@ -131,11 +121,6 @@ pub fn socket_of(sockets: &BTreeSet<String>, package: &str, pid: Option<&str>) -
     }
     let name = format!("webview_devtools_remote_{}", pid?);
     sockets.contains(&name).then_some(name)
-}
-
-/// Whether `package`, running as `pid`, has a DevTools socket among `sockets`.
-pub fn debuggable(sockets: &BTreeSet<String>, package: &str, pid: Option<&str>) -> bool {
-    socket_of(sockets, package, pid).is_some()
 }
 
 /// The note for a WebView of `package` whose page can be read neither way.
@@ -172,6 +157,19 @@ pub(super) fn pids(out: &str) -> Vec<(String, Option<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The packages of the WebViews in `xml` that show nothing of their page.
+    fn bare_webviews(xml: &str) -> BTreeSet<String> {
+        webviews(xml)
+            .into_iter()
+            .filter(|w| w.bare)
+            .map(|w| w.package)
+            .collect()
+    }
+
+    fn debuggable(sockets: &BTreeSet<String>, package: &str, pid: Option<&str>) -> bool {
+        socket_of(sockets, package, pid).is_some()
+    }
 
     fn fixture(name: &str) -> String {
         std::fs::read_to_string(format!(

@@ -77,13 +77,13 @@ pub fn input_schema(op: &Operation, components: &Map<String, Value>) -> Map<Stri
         Input::Body(body) => {
             let mut scratch = Vec::new();
             let root = serde_json::to_value(body.register(&mut scratch)).unwrap_or(Value::Null);
-            let mut defs = components.clone();
-            for (name, s) in scratch {
-                if let Ok(v) = serde_json::to_value(s) {
-                    defs.entry(name).or_insert(v);
-                }
-            }
-            compact_root(&root, &defs)
+            // The types the body registered itself, looked up after the document's (the same
+            // types, by name): the document's are read in place, not copied for each tool.
+            let own: Map<String, Value> = scratch
+                .into_iter()
+                .filter_map(|(name, s)| Some((name, serde_json::to_value(s).ok()?)))
+                .collect();
+            compact_root(&root, [components, &own])
         }
     };
     let mut root = root;
@@ -175,8 +175,12 @@ fn object(properties: Map<String, Value>, required: Vec<Value>) -> Value {
 
 /// The body's schema as the tool's root: an object without its own description (the tool's
 /// description says what it does).
-fn compact_root(root: &Value, defs: &Map<String, Value>) -> Value {
-    let mut v = compact(root, defs);
+fn compact_root(root: &Value, defs: [&Map<String, Value>; 2]) -> Value {
+    let mut v = Walk {
+        defs,
+        expanding: Vec::new(),
+    }
+    .compact(root, 0);
     if let Value::Object(m) = &mut v {
         m.remove("description");
         m.entry("type").or_insert(json!("object"));
@@ -187,7 +191,7 @@ fn compact_root(root: &Value, defs: &Map<String, Value>) -> Value {
 /// Compacts one schema: inlines `$ref`, merges `allOf`, unwraps nullable unions, drops noise.
 pub fn compact(schema: &Value, defs: &Map<String, Value>) -> Value {
     Walk {
-        defs,
+        defs: [defs, &Map::new()],
         expanding: Vec::new(),
     }
     .compact(schema, 0)
@@ -195,7 +199,8 @@ pub fn compact(schema: &Value, defs: &Map<String, Value>) -> Value {
 
 /// A walk through a schema, with the named types being expanded (to stop at recursion).
 struct Walk<'a> {
-    defs: &'a Map<String, Value>,
+    /// Where a `$ref`'s name is looked up, in this order.
+    defs: [&'a Map<String, Value>; 2],
     expanding: Vec<String>,
 }
 
@@ -209,7 +214,8 @@ impl Walk<'_> {
         }
         if let Some(r) = m.get("$ref").and_then(Value::as_str) {
             let name = r.rsplit('/').next().unwrap_or(r).to_string();
-            let mut target = match self.defs.get(&name) {
+            let found = self.defs.iter().find_map(|d| d.get(&name));
+            let mut target = match found {
                 Some(t) if !self.expanding.contains(&name) => {
                     self.expanding.push(name);
                     let v = self.compact(t, depth + 1);
@@ -474,7 +480,7 @@ mod tests {
             ],
             "description": "Options of `type`."
         });
-        let s = compact_root(&body, &defs());
+        let s = compact_root(&body, [&defs(), &Map::new()]);
         let props = s["properties"].as_object().unwrap();
         let names: Vec<&str> = props.keys().map(String::as_str).collect();
         assert_eq!(names, ["ref", "selector", "text", "udid"]);

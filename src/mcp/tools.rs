@@ -116,12 +116,14 @@ pub fn tools() -> &'static [ToolDef] {
     &TOOLS
 }
 
-/// The groups of the tools (the table's tags), each once, in the table's order.
+/// The groups of the tools (the table's tags), each once, in the table's order. Read from the
+/// table, not the built tools: every command line asks for them (`mcp --tools` names its
+/// choices), and building the tools' schemas costs a process start far more.
 pub fn groups() -> Vec<&'static str> {
     let mut groups: Vec<&'static str> = Vec::new();
-    for t in tools() {
-        if !groups.contains(&t.group) {
-            groups.push(t.group);
+    for op in crate::api::operations().iter().filter(|op| is_tool(op)) {
+        if !groups.contains(&op.tag) {
+            groups.push(op.tag);
         }
     }
     groups

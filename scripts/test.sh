@@ -116,9 +116,6 @@ wait_pyenv() {
 # build, and the product without default features are linted for macOS by the cross checks
 # beside the tests (below), on the dependencies checked for macOS anyway.
 PHASE_START_S=$SECONDS scripts/lint.sh fmt
-phase "cargo test: build, clippy linting the workspace's crates as it compiles them"
-. scripts/clippy_env.sh
-cargo test --workspace --lib --bins --tests --locked --no-run
 
 # The user's adb key, which every adb server of the tests signs with and the virtual device
 # authorises: made once here, as the adb server would on its first start, because the Rust and
@@ -130,17 +127,40 @@ if [ ! -f "$ADB_HOME/.android/adbkey" ]; then
   adb keygen "$ADB_HOME/.android/adbkey" >/dev/null
 fi
 
-# The Rust tests and the Python tools' tests run side by side: both mostly wait on devices
-# and servers (each on its own ports and private adb server), so together they take about
-# the time of the longer one. The Python output is printed after the Rust tests.
-phase "python tools"
-wait_pyenv
-phase "python tests (validator, generated client, MCP SDK, README session, Schemathesis): started"
+phase "cargo test: build, clippy linting the workspace's crates as it compiles them"
+. scripts/clippy_env.sh
+# Cargo says each unit it has made on stdout (JSON; its progress and rendered diagnostics stay
+# on stderr): the Python tests need only the server's binary, so they start as soon as cargo
+# has made it, while the test binaries still compile (the build's last minute keeps one core
+# mostly idle), and run beside the build's end and the Rust tests. Both mostly wait on devices
+# and servers, each on its own ports and private adb server. Their output is printed after
+# the Rust tests.
+BUILD_MESSAGES=target/build-messages.json
+MOBILECTL_BIN="$PWD/target/debug/mobilectl"
+: >"$BUILD_MESSAGES"
+cargo test --workspace --lib --bins --tests --locked --no-run \
+  --message-format json-render-diagnostics >"$BUILD_MESSAGES" &
+BUILD_PID=$!
+trap 'kill "$PYENV_PID" "$GRID_PID" "$CROSS_PID" "$BUILD_PID" 2>/dev/null || true' EXIT
+binary_made() { grep -q -F "\"executable\":\"$MOBILECTL_BIN\"" "$BUILD_MESSAGES"; }
+until binary_made || ! kill -0 "$BUILD_PID" 2>/dev/null; do sleep 1; done
 PYTEST_LOG=target/pytest.log
-MOBILECTL_BIN="$PWD/target/debug/mobilectl" "$PYENV/bin/python" -m pytest -q tests/py \
-  >"$PYTEST_LOG" 2>&1 &
-PYTEST_PID=$!
-trap 'kill "$PYENV_PID" "$GRID_PID" "$CROSS_PID" "$PYTEST_PID" 2>/dev/null || true' EXIT
+PYTEST_PID=""
+start_pytest() {
+  phase "python tools"
+  wait_pyenv
+  phase "python tests (validator, generated client, MCP SDK, README session, Schemathesis): started"
+  MOBILECTL_BIN="$MOBILECTL_BIN" "$PYENV/bin/python" -m pytest -q tests/py >"$PYTEST_LOG" 2>&1 &
+  PYTEST_PID=$!
+  trap 'kill "$PYENV_PID" "$GRID_PID" "$CROSS_PID" "$BUILD_PID" "$PYTEST_PID" 2>/dev/null || true' EXIT
+}
+binary_made && start_pytest
+if ! wait "$BUILD_PID"; then
+  echo "the tests' build failed (above)" >&2
+  exit 1
+fi
+phase "cargo test: built"
+[ -n "$PYTEST_PID" ] || start_pytest
 phase "the Selenium Grid jar"
 if ! wait "$GRID_PID"; then
   cat target/grid.log

@@ -233,15 +233,19 @@ fn the_lint_image_runs_the_lint_steps_of_the_test_command() {
         .collect();
     let test_sh = read("scripts/test.sh");
     let cross = read("scripts/cross_check.sh");
-    let clippy_build = test_sh
-        .find("\n. scripts/clippy_env.sh\ncargo test --workspace --lib --bins --tests --locked --no-run\n")
-        .expect("scripts/test.sh builds its tests in the clippy environment");
+    let clippy_env = test_sh
+        .find("\n. scripts/clippy_env.sh\n")
+        .expect("scripts/test.sh sources the clippy environment");
+    let clippy_build = clippy_env
+        + test_sh[clippy_env..]
+            .find("\ncargo test --workspace --lib --bins --tests --locked --no-run")
+            .expect("scripts/test.sh builds its tests in the clippy environment");
     let test_run = test_sh
         .find("\ncargo test --workspace --lib --bins --tests --locked -- ")
         .expect("scripts/test.sh runs its tests");
     assert!(
         clippy_build < test_run,
-        "the tests run on the build clippy linted"
+        "the tests run on the build clippy linted, in its environment"
     );
     for step in [
         "clippy --target \"$t\" --workspace --all-targets --all-features --locked \\\n    -- -D warnings",

@@ -19,6 +19,14 @@ pub const MAX_WEB_ELEMENTS: usize = 2000;
 /// Time limit of one DevTools request (listing the pages, opening one, one read's calls).
 const WEB_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The note for a WebView whose page could not be attached.
+fn not_attached_note(package: &str, why: &str) -> String {
+    format!(
+        "the page in the WebView of `{package}` could not be attached over DevTools ({why}): \
+         the snapshot shows the app's native part only"
+    )
+}
+
 impl AdbBackend {
     fn web_limit(&self) -> Duration {
         self.max_command_time
@@ -70,15 +78,12 @@ impl AdbBackend {
             if matches!(answer, Err(crate::web::WebError::Hidden)) {
                 // The page kept from an earlier read belongs to a WebView no longer shown (an
                 // app with several): attach anew to the page this one shows, once.
-                if self.web.forget(serial, &page) {
-                    self.unforward(serial, &page).await;
-                }
+                self.let_go(serial, &page).await;
                 match self
                     .attach(serial, &view.package, &page.socket, &view)
                     .await
                 {
                     Ok(fresh) => {
-                        self.web.keep(serial, fresh.clone());
                         page = fresh;
                         answer = page
                             .attached
@@ -86,11 +91,7 @@ impl AdbBackend {
                             .await;
                     }
                     Err(why) => {
-                        notes.push(format!(
-                            "the page in the WebView of `{}` could not be attached over \
-                             DevTools ({why}): the snapshot shows the app's native part only",
-                            view.package
-                        ));
+                        notes.push(not_attached_note(&view.package, &why));
                         continue;
                     }
                 }
@@ -120,9 +121,7 @@ impl AdbBackend {
                 }
                 Err(e) => {
                     tracing::info!(%serial, package = %view.package, error = %e, "web page not read");
-                    if self.web.forget(serial, &page) {
-                        self.unforward(serial, &page).await;
-                    }
+                    self.let_go(serial, &page).await;
                     notes.push(format!(
                         "the page in the WebView of `{}` could not be read over DevTools ({e}): \
                          the snapshot shows the app's native part only",
@@ -168,20 +167,14 @@ impl AdbBackend {
                 continue;
             };
             match self.attach(serial, &view.package, &socket, view).await {
-                Ok(p) => {
-                    self.web.keep(serial, p.clone());
-                    *page = Some(p);
-                }
-                Err(why) => notes.push(format!(
-                    "the page in the WebView of `{}` could not be attached over DevTools \
-                     ({why}): the snapshot shows the app's native part only",
-                    view.package
-                )),
+                Ok(p) => *page = Some(p),
+                Err(why) => notes.push(not_attached_note(&view.package, &why)),
             }
         }
     }
 
-    /// Forwards a host port to `socket` and attaches to the page the WebView shows.
+    /// Forwards a host port to `socket`, attaches to the page the WebView shows, and keeps it
+    /// for the reads after this one.
     async fn attach(
         &self,
         serial: &str,
@@ -207,7 +200,9 @@ impl AdbBackend {
                     listener: None,
                 };
                 self.web.listen(serial, &mut page);
-                Ok(Arc::new(page))
+                let page = Arc::new(page);
+                self.web.keep(serial, page.clone());
+                Ok(page)
             }
             Err(e) => {
                 self.remove_forward(serial, host_port).await;
@@ -247,6 +242,14 @@ impl AdbBackend {
 
     async fn unforward(&self, serial: &str, page: &Page) {
         self.remove_forward(serial, page.host_port).await;
+    }
+
+    /// Lets go of a kept page that cannot serve this screen: forgotten, its forward removed
+    /// (once, whoever let go of it first).
+    async fn let_go(&self, serial: &str, page: &Arc<Page>) {
+        if self.web.forget(serial, page) {
+            self.unforward(serial, page).await;
+        }
     }
 
     /// Reads the pages of the WebViews of `source` into it, with their notes.

@@ -53,8 +53,7 @@ mod bench {
     }
 
     fn tokens(text: &str) -> usize {
-        tiktoken_rs::cl100k_base()
-            .unwrap()
+        tiktoken_rs::cl100k_base_singleton()
             .encode_with_special_tokens(text)
             .len()
     }

@@ -32,8 +32,8 @@ fn text_of(r: &CallToolResult) -> String {
 /// cl100k tokens of the `tools/list` answer as sent.
 fn tools_list_tokens(tools: &[Tool]) -> usize {
     let answer = serde_json::to_string(&json!({ "tools": tools })).unwrap();
-    tiktoken_rs::cl100k_base()
-        .unwrap()
+    // Built once for the binary: building the tokenizer costs about a second unoptimised.
+    tiktoken_rs::cl100k_base_singleton()
         .encode_with_special_tokens(&answer)
         .len()
 }

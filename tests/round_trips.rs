@@ -96,8 +96,7 @@ async fn a_plain_tap_is_one_round_trip_and_at_most_60_tokens() {
     assert_eq!(services_since(&h, mark).len(), 1);
     // The answer as sent, counted as a model reads it.
     let text = String::from_utf8(bytes.to_vec()).unwrap();
-    let tokens = tiktoken_rs::cl100k_base()
-        .unwrap()
+    let tokens = tiktoken_rs::cl100k_base_singleton()
         .encode_with_special_tokens(&text)
         .len();
     println!("a tap's answer: {tokens} cl100k tokens: {text}");

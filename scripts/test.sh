@@ -98,8 +98,10 @@ fetch_uia2 >target/uia2.log 2>&1 || { cat target/uia2.log; echo "the UiAutomator
 CROSS_LOG=target/cross.log
 scripts/cross_check.sh install >"$CROSS_LOG" 2>&1 &
 CROSS_PID=$!
-# A run that stops early stops the installs and checks too (the next run starts them again).
-trap 'kill "$PYENV_PID" "$GRID_PID" "$CROSS_PID" 2>/dev/null || true' EXIT
+# A run that stops early stops what it started in the background too (the installs, the build,
+# the Python tests, the cross checks; the next run starts them again).
+BACKGROUND=("$PYENV_PID" "$GRID_PID" "$CROSS_PID")
+trap 'kill "${BACKGROUND[@]}" 2>/dev/null || true' EXIT
 wait_pyenv() {
   if ! wait "$PYENV_PID"; then
     cat "$PYENV_LOG"
@@ -141,7 +143,7 @@ MOBILECTL_BIN="$PWD/target/debug/mobilectl"
 cargo test --workspace --lib --bins --tests --locked --no-run \
   --message-format json-render-diagnostics >"$BUILD_MESSAGES" &
 BUILD_PID=$!
-trap 'kill "$PYENV_PID" "$GRID_PID" "$CROSS_PID" "$BUILD_PID" 2>/dev/null || true' EXIT
+BACKGROUND+=("$BUILD_PID")
 binary_made() { grep -q -F "\"executable\":\"$MOBILECTL_BIN\"" "$BUILD_MESSAGES"; }
 until binary_made || ! kill -0 "$BUILD_PID" 2>/dev/null; do sleep 1; done
 PYTEST_LOG=target/pytest.log
@@ -152,7 +154,7 @@ start_pytest() {
   phase "python tests (validator, generated client, MCP SDK, README session, Schemathesis): started"
   MOBILECTL_BIN="$MOBILECTL_BIN" "$PYENV/bin/python" -m pytest -q tests/py >"$PYTEST_LOG" 2>&1 &
   PYTEST_PID=$!
-  trap 'kill "$PYENV_PID" "$GRID_PID" "$CROSS_PID" "$BUILD_PID" "$PYTEST_PID" 2>/dev/null || true' EXIT
+  BACKGROUND+=("$PYTEST_PID")
 }
 binary_made && start_pytest
 if ! wait "$BUILD_PID"; then
@@ -191,7 +193,7 @@ CROSS_CHECK_LOG=target/cross-check.log
   exec nice -n 19 scripts/cross_check.sh
 ) >"$CROSS_CHECK_LOG" 2>&1 &
 CROSS_CHECK_PID=$!
-trap 'kill "$PYENV_PID" "$GRID_PID" "$PYTEST_PID" "$CROSS_CHECK_PID" 2>/dev/null || true' EXIT
+BACKGROUND+=("$CROSS_CHECK_PID")
 phase "cargo test: run"
 # Four test threads on two cores: most tests wait on a device, adb or a server, not the CPU
 # (the integration tests take 56–58 s so against 82–83 s with two).

@@ -19,10 +19,22 @@ pub const MAX_WEB_ELEMENTS: usize = 2000;
 /// Time limit of one DevTools request (listing the pages, opening one, one read's calls).
 const WEB_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The note for a WebView whose page could not be attached.
-fn not_attached_note(package: &str, why: &str) -> String {
+/// What went wrong with a WebView's page over DevTools.
+#[derive(Clone, Copy)]
+enum Failed {
+    Attached,
+    Read,
+}
+
+/// The note for a WebView whose page could not be attached or read: the snapshot shows the
+/// app's native part only.
+fn native_only_note(package: &str, failed: Failed, why: &dyn std::fmt::Display) -> String {
+    let verb = match failed {
+        Failed::Attached => "attached",
+        Failed::Read => "read",
+    };
     format!(
-        "the page in the WebView of `{package}` could not be attached over DevTools ({why}): \
+        "the page in the WebView of `{package}` could not be {verb} over DevTools ({why}): \
          the snapshot shows the app's native part only"
     )
 }
@@ -91,7 +103,7 @@ impl AdbBackend {
                             .await;
                     }
                     Err(why) => {
-                        notes.push(not_attached_note(&view.package, &why));
+                        notes.push(native_only_note(&view.package, Failed::Attached, &why));
                         continue;
                     }
                 }
@@ -122,11 +134,7 @@ impl AdbBackend {
                 Err(e) => {
                     tracing::info!(%serial, package = %view.package, error = %e, "web page not read");
                     self.let_go(serial, &page).await;
-                    notes.push(format!(
-                        "the page in the WebView of `{}` could not be read over DevTools ({e}): \
-                         the snapshot shows the app's native part only",
-                        view.package
-                    ));
+                    notes.push(native_only_note(&view.package, Failed::Read, &e));
                 }
             }
         }
@@ -168,7 +176,7 @@ impl AdbBackend {
             };
             match self.attach(serial, &view.package, &socket, view).await {
                 Ok(p) => *page = Some(p),
-                Err(why) => notes.push(not_attached_note(&view.package, &why)),
+                Err(why) => notes.push(native_only_note(&view.package, Failed::Attached, &why)),
             }
         }
     }

@@ -3,6 +3,8 @@
 //! matches an element on screen, stops at the end of the content (the screen stops changing),
 //! and reports the scrolls done.
 
+use std::time::{Duration, Instant};
+
 use serde_json::json;
 
 use super::actions::{swipe_within, Observe};
@@ -13,6 +15,13 @@ use crate::backend::InputStep;
 use crate::error::{Error, ErrorCode, Result, Step};
 use crate::ui::select::{self, Selector};
 use crate::ui::{Rect, Screen};
+
+/// How long web content that looks unmoved after a scroll is read again before scroll-to
+/// calls it the end: a browser moves the page on its compositor and tells the page (whose
+/// tree a read sees) later, and a fling goes on after the finger lifts.
+const WEB_SETTLE: Duration = Duration::from_millis(1500);
+/// The pause between those reads.
+const WEB_SETTLE_POLL: Duration = Duration::from_millis(150);
 
 /// The biggest scrollable element on screen, else the screen without its edges.
 fn default_scroll_area(screen: &Screen) -> Rect {
@@ -122,9 +131,15 @@ impl DeviceController {
                 previous_fingerprint.as_deref() == Some(&snapshot.screen.fingerprint);
             if end_reached && snapshot.tree.nodes.iter().any(crate::ui::web::is_web) {
                 // A page scrolls on its own time (the browser's compositor, a fling after the
-                // finger lifts): what looks unmoved may not have moved yet. One more read.
-                snapshot = self.dump_locked(&action.device, &action.session).await?;
-                end_reached = previous_fingerprint.as_deref() == Some(&snapshot.screen.fingerprint);
+                // finger lifts, the page's main thread told last): what looks unmoved may not
+                // have moved yet. Read again until it has, for a short while.
+                let deadline = Instant::now() + WEB_SETTLE;
+                while end_reached && Instant::now() < deadline {
+                    tokio::time::sleep(WEB_SETTLE_POLL).await;
+                    snapshot = self.dump_locked(&action.device, &action.session).await?;
+                    end_reached =
+                        previous_fingerprint.as_deref() == Some(&snapshot.screen.fingerprint);
+                }
                 if !end_reached {
                     continue;
                 }

@@ -2,7 +2,7 @@
 //!
 //! Screenshots are opaque, so everything works on 8-bit RGB: the alpha channel of
 //! `screencap`/`simctl` PNGs is dropped at decode time (a quarter less work for the resize, and
-//! JPEG has no alpha anyway). Downscaling uses `fast_image_resize` (SIMD) with a bilinear
+//! JPEG has no alpha anyway). Downscaling uses `fast_image_resize` (SIMD; through `crates/resample`) with a bilinear
 //! convolution whose support widens with the reduction factor, so text is averaged rather than
 //! sampled as nearest-neighbour would do. JPEG is encoded with `jpeg-encoder` (AVX2 when the CPU
 //! has it); both are several times faster than `image`'s own resize and JPEG encoder.
@@ -11,13 +11,9 @@ use std::io::Cursor;
 
 use ::image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use ::image::{DynamicImage, ImageFormat, RgbImage};
-use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use resample::{Pixels, Resampler};
 
 use super::{Format, ImageError, RenderOptions, Rendered};
-
-/// Resampling filter for downscaling: bilinear, with the support widened by the reduction
-/// factor, keeps small text legible at 0.5 (see the bench and the stripes test).
-pub const FILTER: FilterType = FilterType::Bilinear;
 
 /// Decodes, downscales and encodes a PNG screenshot according to `opts`.
 pub fn render(png: &[u8], opts: &RenderOptions) -> Result<Rendered, ImageError> {
@@ -78,11 +74,12 @@ pub(super) fn decode_whole(
     let rgb = match img {
         DynamicImage::ImageRgba8(rgba) if (nw, nh) != original => {
             let mut out = ::image::RgbaImage::new(nw, nh);
-            // Screenshots are opaque: no premultiplying by alpha.
-            let options = ResizeOptions::new()
-                .resize_alg(ResizeAlg::Convolution(FILTER))
-                .use_alpha(false);
-            match Resizer::new().resize(&rgba, &mut out, &options) {
+            match Resampler::new().resample(
+                Pixels::Rgba8,
+                (rgba.as_raw(), original),
+                (&mut out, (nw, nh)),
+                None,
+            ) {
                 Ok(()) => DynamicImage::ImageRgba8(out).to_rgb8(),
                 Err(_) => downscale(DynamicImage::ImageRgba8(rgba).to_rgb8(), scale),
             }
@@ -122,8 +119,12 @@ pub(super) fn downscale(img: RgbImage, scale: f32) -> RgbImage {
         return img;
     }
     let mut out = RgbImage::new(nw, nh);
-    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FILTER));
-    match Resizer::new().resize(&img, &mut out, &options) {
+    match Resampler::new().resample(
+        Pixels::Rgb8,
+        (img.as_raw(), (w, h)),
+        (&mut out, (nw, nh)),
+        None,
+    ) {
         Ok(()) => out,
         // Both images are 8-bit RGB of non-zero size, so this cannot fail; keep the original
         // rather than panic if it ever does.

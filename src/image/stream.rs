@@ -6,7 +6,7 @@
 //! needs only the source rows under its filter window, and the JPEG encoder consumes rows top to
 //! bottom. So [`BandedResize`] resizes destination rows as soon as their source rows exist, and
 //! [`encode_jpeg`] hands the encoder each row the moment it is asked for. The crop window given
-//! to `fast_image_resize` keeps the full image's sampling grid (same scale, same centres) and its
+//! to the resampler (`crates/resample`) keeps the full image's sampling grid (same scale, same centres) and its
 //! filter windows are clamped only at rows no finished destination row needs, so the output
 //! equals the whole-image resize (a test compares them byte for byte).
 //!
@@ -19,12 +19,10 @@ use std::io::Cursor;
 use std::sync::mpsc;
 
 use ::image::{DynamicImage, RgbImage, RgbaImage};
-use fast_image_resize::images::{Image, ImageRef};
-use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
 use jpeg_encoder::{ImageBuffer, JpegColorType};
 use png::{BitDepth, ColorType, Transformations};
+use resample::{Crop, Pixels, Resampler, FILTER_REACH};
 
-use super::encode::FILTER;
 use super::ImageError;
 
 /// Source rows handed from the decoding thread to the resizing one at a time.
@@ -43,8 +41,8 @@ pub(super) fn decode_downscaled(
     size: (u32, u32),
 ) -> Result<Option<RgbImage>, ImageError> {
     with_decoder(png, size, |rows| {
-        let pixel_type = rows.pixel_type;
-        to_rgb(rows.finish()?, size, pixel_type)
+        let pixels = rows.pixels;
+        to_rgb(rows.finish()?, size, pixels)
     })
 }
 
@@ -93,9 +91,9 @@ fn with_decoder<T>(
     );
     decoder.set_transformations(Transformations::EXPAND | Transformations::STRIP_16);
     let mut reader = decoder.read_info().map_err(decode_error)?;
-    let pixel_type = match reader.output_color_type() {
-        (ColorType::Rgb, BitDepth::Eight) => PixelType::U8x3,
-        (ColorType::Rgba, BitDepth::Eight) => PixelType::U8x4,
+    let pixels = match reader.output_color_type() {
+        (ColorType::Rgb, BitDepth::Eight) => Pixels::Rgb8,
+        (ColorType::Rgba, BitDepth::Eight) => Pixels::Rgba8,
         _ => return Ok(None),
     };
     if reader.info().interlaced {
@@ -111,7 +109,7 @@ fn with_decoder<T>(
             size.0, size.1
         )));
     }
-    let stride = width as usize * pixel_type.size();
+    let stride = width as usize * pixels.size();
 
     let (band_tx, band_rx) = mpsc::sync_channel::<Band>(BANDS_IN_FLIGHT);
     std::thread::scope(|scope| {
@@ -143,7 +141,7 @@ fn with_decoder<T>(
         let Ok(decoding) = spawned else {
             return Ok(None);
         };
-        let mut rows = BandedResize::new(band_rx, (width, height), size, pixel_type);
+        let mut rows = BandedResize::new(band_rx, (width, height), size, pixels);
         let result = consume(&mut rows);
         // Stop the decoder early if the consumer gave up before the end.
         drop(rows);
@@ -170,9 +168,8 @@ struct BandedResize {
     done: u32,
     size: (u32, u32),
     out_size: (u32, u32),
-    pixel_type: PixelType,
-    resizer: Resizer,
-    options: ResizeOptions,
+    pixels: Pixels,
+    resampler: Resampler,
     /// The first error met; later requests return zeroed rows and the caller reports this.
     failed: Option<ImageError>,
 }
@@ -182,9 +179,9 @@ impl BandedResize {
         bands: mpsc::Receiver<Band>,
         size: (u32, u32),
         out_size: (u32, u32),
-        pixel_type: PixelType,
+        pixels: Pixels,
     ) -> Self {
-        let channels = pixel_type.size();
+        let channels = pixels.size();
         let stride = size.0 as usize * channels;
         let (source_rows, out) = if out_size == size {
             (size.1 as usize, Vec::new())
@@ -203,22 +200,18 @@ impl BandedResize {
             done: 0,
             size,
             out_size,
-            pixel_type,
-            resizer: Resizer::new(),
-            options: ResizeOptions::new()
-                .resize_alg(ResizeAlg::Convolution(FILTER))
-                // Screenshots are opaque: no premultiplying by alpha.
-                .use_alpha(false),
+            pixels,
+            resampler: Resampler::new(),
             failed: None,
         }
     }
 
     fn stride(&self) -> usize {
-        self.size.0 as usize * self.pixel_type.size()
+        self.size.0 as usize * self.pixels.size()
     }
 
     fn out_stride(&self) -> usize {
-        self.out_size.0 as usize * self.pixel_type.size()
+        self.out_size.0 as usize * self.pixels.size()
     }
 
     /// Source rows received so far, kept or dropped.
@@ -303,7 +296,7 @@ impl BandedResize {
         let ratio = f64::from(height) / f64::from(out_h);
         // Destination row j is centred on source row (j + 0.5) × ratio; its filter reaches
         // `reach` source rows either way (two rows of slack for rounding).
-        let reach = filter_support(FILTER) * ratio.max(1.0) + 2.0;
+        let reach = FILTER_REACH * ratio.max(1.0) + 2.0;
         let ready = if received >= height {
             out_h
         } else {
@@ -318,20 +311,25 @@ impl BandedResize {
         let stride = self.stride();
         let out_stride = self.out_stride();
         let kept = received - self.first_row;
-        let decoded = ImageRef::new(width, kept, &self.source, self.pixel_type)
-            .map_err(|e| ImageError::Decode(e.to_string()))?;
         // The crop is relative to the kept rows; its scale is the whole image's (`min` only
         // trims floating-point excess at the image's bottom edge).
         let top = f64::from(self.done) * ratio - f64::from(self.first_row);
         let rows = (f64::from(ready - self.done) * ratio).min(f64::from(kept) - top);
-        let crop = self.options.crop(0.0, top, f64::from(width), rows);
         let target_rows =
             &mut self.out[self.done as usize * out_stride..ready as usize * out_stride];
-        let mut target =
-            Image::from_slice_u8(out_w, ready - self.done, target_rows, self.pixel_type)
-                .map_err(|e| ImageError::Decode(e.to_string()))?;
-        self.resizer
-            .resize(&decoded, &mut target, &crop)
+        let crop = Crop {
+            left: 0.0,
+            top,
+            width: f64::from(width),
+            height: rows,
+        };
+        self.resampler
+            .resample(
+                self.pixels,
+                (&self.source, (width, kept)),
+                (target_rows, (out_w, ready - self.done)),
+                Some(crop),
+            )
             .map_err(|e| ImageError::Decode(e.to_string()))?;
         self.done = ready;
         // The next destination row reaches no higher than this.
@@ -368,7 +366,7 @@ impl ImageBuffer for &RowSource<'_> {
 
     fn fill_buffers(&self, y: u16, buffers: &mut [Vec<u8>; 4]) {
         let mut rows = self.rows.borrow_mut();
-        let channels = rows.pixel_type.size();
+        let channels = rows.pixels.size();
         let row = rows.row(u32::from(y));
         let [luma, cb, cr, _] = buffers;
         if row.is_empty() {
@@ -394,26 +392,12 @@ impl ImageBuffer for &RowSource<'_> {
     }
 }
 
-/// How far (in destination pixels) a filter reaches from a pixel's centre.
-fn filter_support(filter: FilterType) -> f64 {
-    match filter {
-        FilterType::Box => 0.5,
-        FilterType::Bilinear | FilterType::Hamming => 1.0,
-        FilterType::CatmullRom | FilterType::Mitchell => 2.0,
-        _ => 3.0,
-    }
-}
-
 /// The resized pixels as opaque RGB (an RGBA source is converted only now, at its small size).
-fn to_rgb(
-    pixels: Vec<u8>,
-    (w, h): (u32, u32),
-    pixel_type: PixelType,
-) -> Result<RgbImage, ImageError> {
-    let rgb = if pixel_type == PixelType::U8x4 {
-        RgbaImage::from_raw(w, h, pixels).map(|rgba| DynamicImage::ImageRgba8(rgba).to_rgb8())
+fn to_rgb(bytes: Vec<u8>, (w, h): (u32, u32), pixels: Pixels) -> Result<RgbImage, ImageError> {
+    let rgb = if pixels == Pixels::Rgba8 {
+        RgbaImage::from_raw(w, h, bytes).map(|rgba| DynamicImage::ImageRgba8(rgba).to_rgb8())
     } else {
-        RgbImage::from_raw(w, h, pixels)
+        RgbImage::from_raw(w, h, bytes)
     };
     rgb.ok_or_else(|| ImageError::Decode(format!("resized buffer does not hold {w}x{h} pixels")))
 }
@@ -572,7 +556,7 @@ mod tests {
             let (whole, _, _) = decode_whole(&png, &opts).unwrap();
             let size = crate::image::scaled_size(240, 700, scale);
             let (tx, rx) = mpsc::sync_channel::<Band>(64);
-            let mut rows = BandedResize::new(rx, (240, 700), size, PixelType::U8x4);
+            let mut rows = BandedResize::new(rx, (240, 700), size, Pixels::Rgba8);
             // Bands of 1, 7, 64, 3, … rows, each resized as it arrives.
             let mut sent = 0;
             for band_rows in [1, 7, 64, 3, 100, 2, 13].iter().cycle() {
@@ -588,7 +572,7 @@ mod tests {
                 }
             }
             drop(tx);
-            let streamed = to_rgb(rows.finish().unwrap(), size, PixelType::U8x4).unwrap();
+            let streamed = to_rgb(rows.finish().unwrap(), size, Pixels::Rgba8).unwrap();
             assert!(streamed == whole, "scale {scale}: banded resize differs");
         }
     }

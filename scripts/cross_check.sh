@@ -21,10 +21,11 @@
 #
 # Installs what it needs on a fresh Debian machine: the rustup targets, and zig (the C cross
 # compiler of the C dependencies) with cargo-zigbuild, pinned in scripts/cross/requirements.txt,
-# in target/crossenv. Builds share the host's target folder: what runs on the host while
-# compiling (proc macros, build scripts) is built once for both (session 16, from cold after the
-# host build: 255 s in a folder of their own, 207 s shared; docs/measurements.md); each target's own
-# artifacts go to target/<triple>/, so the host build is not rebuilt after them.
+# in target/crossenv (scripts/pyenv.sh). Builds share the host's target folder: what runs on
+# the host while compiling (proc macros, build scripts) is built once for both (session 16,
+# from cold after the host build: 255 s in a folder of their own, 207 s shared;
+# docs/measurements.md); each target's own artifacts go to target/<triple>/, so the host build
+# is not rebuilt after them.
 # `scripts/cross_check.sh install` only installs (downloads: the test command runs it in the
 # background while it builds).
 set -euo pipefail
@@ -34,13 +35,7 @@ TARGETS=(aarch64-apple-darwin x86_64-pc-windows-gnu)
 ENV=target/crossenv
 REQ=scripts/cross/requirements.txt
 
-if [ ! -x "$ENV/bin/cargo-zigbuild" ] || ! cmp -s "$REQ" "$ENV/requirements.txt"; then
-  echo "cross tools: PyPI → $ENV"
-  rm -rf "$ENV"
-  python3 -m venv "$ENV"
-  "$ENV/bin/pip" install -q --disable-pip-version-check -r "$REQ"
-  cp "$REQ" "$ENV/requirements.txt"
-fi
+scripts/pyenv.sh "$ENV" "$REQ"
 installed=$(rustup target list --installed)
 for t in "${TARGETS[@]}"; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"

@@ -39,20 +39,12 @@ if command -v rustup >/dev/null 2>&1; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
 fi
 
-# The Python tools, pinned in tests/py/requirements.txt, in target/pyenv (made once, updated
-# when the requirements change). Made in the background while Rust builds; waited for before
-# the Python tests, and its failure fails the run.
+# The Python tools, pinned in tests/py/requirements.txt, in target/pyenv (scripts/pyenv.sh: made
+# once, again when the requirements change). Made in the background while Rust builds; waited
+# for before the Python tests, and its failure fails the run.
 PYENV=target/pyenv
 PYENV_LOG=target/pyenv.log
-make_pyenv() {
-  if [ ! -x "$PYENV/bin/python" ] || ! cmp -s tests/py/requirements.txt "$PYENV/requirements.txt"; then
-    echo "python tools: PyPI → $PYENV"
-    rm -rf "$PYENV"
-    python3 -m venv "$PYENV"
-    "$PYENV/bin/pip" install -q --disable-pip-version-check -r tests/py/requirements.txt
-    cp tests/py/requirements.txt "$PYENV/requirements.txt"
-  fi
-}
+make_pyenv() { scripts/pyenv.sh "$PYENV" tests/py/requirements.txt; }
 mkdir -p target
 make_pyenv >"$PYENV_LOG" 2>&1 &
 PYENV_PID=$!

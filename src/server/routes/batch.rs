@@ -4,8 +4,9 @@
 //! in-process, so it answers exactly what its route answers. The batch stops at the first step
 //! that failed unless told to go on, and with `observe` ends with one read of the screen and
 //! what changed over the whole batch. `timeout_ms` bounds the steps: a step still running at
-//! the deadline (a wait, say) is cut there and answers `504 TIMEOUT`, and the batch says it
-//! timed out and stopped at that step.
+//! the deadline (a wait, say) is cut there and answers `504 TIMEOUT` (as does a step the
+//! deadline comes before, which does not run), and the batch says it timed out and stopped at
+//! that step. The time counts from when the device is held and the steps can start.
 
 use std::time::{Duration, Instant};
 
@@ -38,28 +39,31 @@ struct Planned {
 pub async fn batch(s: AppState, r: BatchRequest) -> Result<Json<BatchResult>> {
     let planned = plan(&r)?;
     let limit = Duration::from_millis(r.timeout_ms.unwrap_or(DEFAULT_BATCH_MS));
-    let deadline = Instant::now() + limit;
     let api = crate::server::api(s.clone());
     let controller = s.controller.clone();
     let result = s
         .controller
         .holding_device(r.udid.as_deref(), |device, before| async move {
+            // The steps' time: from when they can start (the device held), not from the
+            // request (waiting for the device is not a step's).
+            let deadline = Instant::now() + limit;
             let mut steps = Vec::with_capacity(planned.len());
             let (mut stopped_at, mut timed_out) = (None, false);
             for (i, step) in planned.into_iter().enumerate() {
-                if Instant::now() >= deadline {
+                let op = step.op;
+                let started = Instant::now();
+                if started >= deadline {
+                    steps.push(cut_step(op, started, limit, Cut::BeforeStart));
                     (stopped_at, timed_out) = (Some(i), true);
                     break;
                 }
-                let op = step.op;
-                let started = Instant::now();
                 let cut_at = tokio::time::Instant::from_std(deadline);
                 let done = match tokio::time::timeout_at(cut_at, run_step(&api, &device.udid, step))
                     .await
                 {
                     Ok(done) => done,
                     Err(_) => {
-                        steps.push(cut_step(op, started, limit));
+                        steps.push(cut_step(op, started, limit, Cut::Running));
                         (stopped_at, timed_out) = (Some(i), true);
                         break;
                     }
@@ -144,12 +148,25 @@ fn plan(r: &BatchRequest) -> Result<Vec<Planned>> {
         .collect()
 }
 
-/// A step cut at the batch's deadline: its answer is the `TIMEOUT` error envelope.
-fn cut_step(op: &str, started: Instant, limit: Duration) -> StepResult {
+/// Where the batch's deadline found a step.
+enum Cut {
+    /// Before it started: it did not run.
+    BeforeStart,
+    /// While it ran: it was stopped.
+    Running,
+}
+
+/// A step cut at the batch's deadline: its answer is the `TIMEOUT` error envelope, so that
+/// `steps[stopped_at]` says why the batch stopped there.
+fn cut_step(op: &str, started: Instant, limit: Duration, cut: Cut) -> StepResult {
+    let when = match cut {
+        Cut::BeforeStart => "before this step, which did not run",
+        Cut::Running => "during this step, which was stopped",
+    };
     let e = Error::new(
         ErrorCode::Timeout,
         format!(
-            "the batch's timeout_ms ({} ms) ran out during this step, which was stopped",
+            "the batch's timeout_ms ({} ms) ran out {when}",
             limit.as_millis()
         ),
     )
@@ -198,5 +215,30 @@ async fn run_step(api: &Router, udid: &str, step: Planned) -> StepResult {
         status,
         timing_ms: started.elapsed().as_millis() as u64,
         answer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Either way the step answers `504 TIMEOUT`, and says whether it ran.
+    #[test]
+    fn a_cut_step_says_whether_it_ran() {
+        let limit = Duration::from_millis(300);
+        for (cut, says) in [
+            (Cut::BeforeStart, "before this step, which did not run"),
+            (Cut::Running, "during this step, which was stopped"),
+        ] {
+            let step = cut_step("tap", Instant::now(), limit, cut);
+            assert!(!step.ok);
+            assert_eq!(step.status, 504);
+            assert_eq!(step.answer["error"]["code"], "TIMEOUT", "{}", step.answer);
+            let message = step.answer["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("(300 ms)") && message.contains(says),
+                "{message}"
+            );
+        }
     }
 }

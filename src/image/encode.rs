@@ -2,7 +2,7 @@
 //!
 //! Screenshots are opaque, so everything works on 8-bit RGB: the alpha channel of
 //! `screencap`/`simctl` PNGs is dropped at decode time (a quarter less work for the resize, and
-//! JPEG has no alpha anyway). Downscaling uses `fast_image_resize` (SIMD; through `crates/resample`) with a bilinear
+//! JPEG has no alpha anyway). Downscaling uses `fast_image_resize` (SIMD; through `resample.rs`) with a bilinear
 //! convolution whose support widens with the reduction factor, so text is averaged rather than
 //! sampled as nearest-neighbour would do. JPEG is encoded with `jpeg-encoder` (AVX2 when the CPU
 //! has it); both are several times faster than `image`'s own resize and JPEG encoder.
@@ -11,8 +11,8 @@ use std::io::Cursor;
 
 use ::image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use ::image::{DynamicImage, ImageFormat, RgbImage};
-use resample::{Pixels, Resampler};
 
+use super::resample::{Pixels, Resampler};
 use super::{Format, ImageError, RenderOptions, Rendered};
 
 /// Decodes, downscales and encodes a PNG screenshot according to `opts`.

@@ -27,6 +27,7 @@ pub mod diff;
 mod encode;
 mod font;
 mod grid;
+mod resample;
 mod stream;
 
 /// Most screenshots decoded, resized or encoded at once (about the core count).

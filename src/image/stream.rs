@@ -6,7 +6,7 @@
 //! needs only the source rows under its filter window, and the JPEG encoder consumes rows top to
 //! bottom. So [`BandedResize`] resizes destination rows as soon as their source rows exist, and
 //! [`encode_jpeg`] hands the encoder each row the moment it is asked for. The crop window given
-//! to the resampler (`crates/resample`) keeps the full image's sampling grid (same scale, same centres) and its
+//! to the resampler (`resample.rs`) keeps the full image's sampling grid (same scale, same centres) and its
 //! filter windows are clamped only at rows no finished destination row needs, so the output
 //! equals the whole-image resize (a test compares them byte for byte).
 //!
@@ -21,8 +21,8 @@ use std::sync::mpsc;
 use ::image::{DynamicImage, RgbImage, RgbaImage};
 use jpeg_encoder::{ImageBuffer, JpegColorType};
 use png::{BitDepth, ColorType, Transformations};
-use resample::{Crop, Pixels, Resampler, FILTER_REACH};
 
+use super::resample::{Crop, Pixels, Resampler, FILTER_REACH};
 use super::ImageError;
 
 /// Source rows handed from the decoding thread to the resizing one at a time.

@@ -20,12 +20,13 @@ UV_HOME=target/uv
 mkdir -p target
 (
   flock 9
-  if [ ! -x "$UV_HOME/bin/uv" ] || ! cmp -s scripts/uv-requirements.txt "$UV_HOME/requirements.txt"; then
+  pinned=scripts/uv-requirements.txt
+  if [ ! -x "$UV_HOME/bin/uv" ] || ! cmp -s "$pinned" "$UV_HOME/requirements.txt"; then
     echo "uv: PyPI → $UV_HOME"
     rm -rf "$UV_HOME"
     python3 -m venv "$UV_HOME"
-    "$UV_HOME/bin/pip" install -q --disable-pip-version-check -r scripts/uv-requirements.txt
-    cp scripts/uv-requirements.txt "$UV_HOME/requirements.txt"
+    "$UV_HOME/bin/pip" install -q --disable-pip-version-check -r "$pinned"
+    cp "$pinned" "$UV_HOME/requirements.txt"
   fi
 ) 9>target/uv.lock
 echo "python packages: PyPI → $dir"

@@ -2,10 +2,11 @@
 //!
 //! Screenshots are opaque, so everything works on 8-bit RGB: the alpha channel of
 //! `screencap`/`simctl` PNGs is dropped at decode time (a quarter less work for the resize, and
-//! JPEG has no alpha anyway). Downscaling uses `fast_image_resize` (SIMD; through `resample.rs`) with a bilinear
-//! convolution whose support widens with the reduction factor, so text is averaged rather than
-//! sampled as nearest-neighbour would do. JPEG is encoded with `jpeg-encoder` (AVX2 when the CPU
-//! has it); both are several times faster than `image`'s own resize and JPEG encoder.
+//! JPEG has no alpha anyway). Downscaling uses `fast_image_resize` (SIMD, called in
+//! `resample.rs`) with a bilinear convolution whose support widens with the reduction factor,
+//! so text is averaged rather than sampled as nearest-neighbour would do. JPEG is encoded with
+//! `jpeg-encoder` (AVX2 when the CPU has it); both are several times faster than `image`'s own
+//! resize and JPEG encoder.
 
 use std::io::Cursor;
 

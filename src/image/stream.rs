@@ -6,9 +6,9 @@
 //! needs only the source rows under its filter window, and the JPEG encoder consumes rows top to
 //! bottom. So [`BandedResize`] resizes destination rows as soon as their source rows exist, and
 //! [`encode_jpeg`] hands the encoder each row the moment it is asked for. The crop window given
-//! to the resampler (`resample.rs`) keeps the full image's sampling grid (same scale, same centres) and its
-//! filter windows are clamped only at rows no finished destination row needs, so the output
-//! equals the whole-image resize (a test compares them byte for byte).
+//! to the resampler (`resample.rs`) keeps the full image's sampling grid (same scale, same
+//! centres) and its filter windows are clamped only at rows no finished destination row needs,
+//! so the output equals the whole-image resize (a test compares them byte for byte).
 //!
 //! Handles non-interlaced PNGs that decode (after expanding palettes and stripping 16-bit) to
 //! 8-bit RGB or RGBA — what `screencap` and `simctl` produce. Anything else returns `Ok(None)`
